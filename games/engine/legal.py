@@ -1,0 +1,86 @@
+"""Legal moves of the seat on turn, in the fixed order of RULES.md §10:
+plays by canonical card index then suit order C D H S, then draw, then pass."""
+
+from __future__ import annotations
+
+from .cards import JACK, SEVEN, SUITS, Card
+from .moves import DRAW_MOVE, PASS_MOVE, Move
+from .state import ACE_FOLLOWUP, DEAL_OVER, OPENING, State
+
+
+def can_play_on(card: Card, top: Card, active_suit: str | None) -> bool:
+    """R-14 and R-16: a card's legality on a top card, sevens aside."""
+    if top.rank == JACK:
+        return card.rank != JACK and card.suit == active_suit
+    return card.rank == JACK or card.suit == top.suit or card.rank == top.rank
+
+
+def playable_cards(state: State) -> tuple[Card, ...]:
+    """Cards of the seat on turn that may be played now (Jack nominations not expanded)."""
+    if state.turn is None or state.phase == DEAL_OVER:
+        return ()
+    hand = state.hands[state.turn]
+    if state.phase == OPENING:
+        return tuple(c for c in hand if c.suit == "C")  # R-10, R-12
+    if state.pending_sevens:
+        return tuple(c for c in hand if c.rank == SEVEN)  # R-22: any 7, no Jack
+    top = state.top_card
+    assert top is not None
+    return tuple(c for c in hand if can_play_on(c, top, state.active_suit))
+
+
+def jack_suits(state: State) -> tuple[str, ...]:
+    """Suits a Jack may nominate now (R-19, option jack_nomination)."""
+    if state.rules.jack_nomination == "different_suit":
+        return tuple(s for s in SUITS if s != state.active_suit)
+    return SUITS
+
+
+def can_draw(state: State, has_play: bool) -> bool:
+    """R-17, R-18; with pending sevens a draw takes the penalty and is always open (R-22)."""
+    if state.phase == ACE_FOLLOWUP:
+        return False  # R-25: no draw during a follow-up
+    if state.phase == OPENING:
+        return not has_play  # R-10: no draw while holding a club
+    if state.pending_sevens:
+        return True
+    policy = state.rules.draw_policy
+    if policy == "one_then_pass":
+        return state.draws_this_turn == 0
+    if policy == "until_playable":
+        return not has_play
+    return True
+
+
+def can_pass(state: State, has_play: bool) -> bool:
+    if state.phase == ACE_FOLLOWUP:
+        return True  # R-25: end the follow-up
+    if state.phase == OPENING or state.pending_sevens or state.draws_this_turn == 0:
+        return False  # R-17: pass only after a draw this turn
+    if state.rules.draw_policy == "until_playable":
+        return not has_play and not state.stock  # R-18: no pass unless the stock ran out
+    return True
+
+
+def legal_moves(state: State) -> tuple[Move, ...]:
+    """Every legal action of the seat on turn; empty once the deal is over."""
+    if state.turn is None or state.phase == DEAL_OVER:
+        return ()
+    playable = playable_cards(state)
+    moves: list[Move] = []
+    nominate = state.phase != OPENING  # R-11: the opening J♣ nominates nothing
+    for card in playable:
+        if card.rank == JACK and nominate:
+            moves.extend(Move.play(card, suit) for suit in jack_suits(state))
+        else:
+            moves.append(Move.play(card))
+    has_play = bool(playable)
+    if can_draw(state, has_play):
+        moves.append(DRAW_MOVE)
+    if can_pass(state, has_play):
+        moves.append(PASS_MOVE)
+    return tuple(moves)
+
+
+def is_legal(state: State, move: Move) -> bool:
+    return move in legal_moves(state)

@@ -1,0 +1,100 @@
+"""Rule options of RULES.md, one frozen value per match; it validates itself."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from .errors import RulesError
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "opening": ("opener_only", "club_round"),  # R-10..R-12
+    "draw_policy": ("free", "one_then_pass", "until_playable"),  # R-17, R-18
+    "jack_nomination": ("any_suit", "different_suit"),  # R-19
+    "seven_chain_growth": ("linear", "doubling"),  # R-22
+    "ace_mode": ("follow_up", "extra_turn", "skip_next"),  # R-25
+    "two_player_reverse": ("no_effect", "skip"),  # R-26
+    "stock_exhausted": ("end_immediately", "end_when_draw_needed", "reshuffle"),  # R-29
+    "match_tiebreak": ("shared", "extra_deal"),  # R-32
+}
+_BOOLEANS = ("seven_penalty_ends_turn",)  # R-23
+_RANGES: dict[str, tuple[int, int]] = {
+    "max_actions": (10, 100_000),  # §9
+    "max_players": (2, 7),  # R-7
+    "hand_size": (1, 25),  # R-5
+    "deals_per_match": (1, 52),  # §1
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The rule options of one match; defaults are the project's decisions in RULES.md."""
+
+    opening: str = "opener_only"
+    draw_policy: str = "free"
+    jack_nomination: str = "any_suit"
+    seven_chain_growth: str = "linear"
+    seven_penalty_ends_turn: bool = True
+    ace_mode: str = "follow_up"
+    two_player_reverse: str = "no_effect"
+    stock_exhausted: str = "end_immediately"
+    max_actions: int = 1000
+    match_tiebreak: str = "shared"
+    max_players: int = 6
+    hand_size: int = 7
+    deals_per_match: int = 4
+
+    def __post_init__(self) -> None:
+        for name, choices in _CHOICES.items():
+            value = getattr(self, name)
+            if value not in choices:
+                raise RulesError(
+                    name,
+                    value,
+                    f"rule option {name!r} takes one of {', '.join(choices)}, not {value!r}",
+                )
+        for name in _BOOLEANS:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise RulesError(
+                    name, value, f"rule option {name!r} takes true or false, not {value!r}"
+                )
+        for name, (low, high) in _RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise RulesError(
+                    name,
+                    value,
+                    f"rule option {name!r} takes a whole number {low}..{high}, not {value!r}",
+                )
+        if self.max_players * self.hand_size > 51:
+            raise RulesError(
+                "hand_size",
+                self.hand_size,
+                f"{self.max_players} players × {self.hand_size} cards leave no stock"
+                " (at most 51 cards may be dealt)",
+            )
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:
+        """Default rules overridden by `options`; an unknown option is a RulesError naming it."""
+        if options is None:
+            return cls()
+        if not isinstance(options, Mapping):
+            raise RulesError("rules", options, "rules must be an object of option: value")
+        known = {f.name for f in fields(cls)}
+        for name in options:
+            if name not in known:
+                raise RulesError(name, options[name], f"unknown rule option {name!r}")
+        return cls(**dict(options))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def option_names() -> tuple[str, ...]:
+        return tuple(f.name for f in fields(Rules))
+
+
+DEFAULT_RULES = Rules()
