@@ -1,0 +1,386 @@
+"""Match routes of API.md: one thin API class per operation (validate → service/selector → render)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from django.utils.cache import patch_cache_control
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import CursorPagination
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import engine
+from pisyedili_api.errors import ApplicationError
+from pisyedili_api.openapi import error_responses
+
+from .selectors import (
+    deal_reveal,
+    match_get,
+    match_list,
+    match_moves_for_player,
+    match_summary,
+    match_view_for_player,
+)
+from .services import match_apply_move, match_create, match_join
+
+CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
+MAX_WAIT_SECONDS = 25
+
+
+def no_store(response: Response) -> Response:
+    """Per-seat responses must never be cached by a proxy or browser (they show a hand)."""
+    patch_cache_control(response, no_store=True, private=True)
+    return response
+
+
+# ---- output shapes (for the schema; the views return the selectors' dicts) ----
+
+
+class SeatPlayerSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    display_name = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = SeatPlayerSerializer(allow_null=True)
+    total = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True)
+
+
+class DealSummarySerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["active", "over"])
+    winners = serializers.ListField(child=serializers.IntegerField())
+    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"], allow_null=True)
+    penalties = serializers.ListField(child=serializers.IntegerField())
+
+
+class MatchSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    deals_total = serializers.IntegerField()
+    current_deal = serializers.IntegerField(allow_null=True)
+    version = serializers.IntegerField()
+    rules = serializers.DictField()
+    seats = SeatSerializer(many=True)
+    deals = DealSummarySerializer(many=True)
+
+
+class MoveBodySerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
+    card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
+    suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
+
+
+class StateSerializer(serializers.Serializer):
+    match = serializers.UUIDField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    deal = serializers.IntegerField(allow_null=True)
+    deals_total = serializers.IntegerField()
+    phase = serializers.ChoiceField(
+        choices=["opening", "play", "ace_followup", "deal_over", "match_over"], allow_null=True
+    )
+    you = serializers.IntegerField()
+    turn = serializers.IntegerField(allow_null=True)
+    dealer = serializers.IntegerField(allow_null=True)
+    direction = serializers.ChoiceField(choices=[1, -1])
+    hand = serializers.ListField(child=serializers.CharField())
+    hand_counts = serializers.ListField(child=serializers.IntegerField())
+    top_card = serializers.CharField(allow_null=True)
+    active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
+    pending_sevens = serializers.IntegerField()
+    draws_this_turn = serializers.IntegerField()
+    stock_count = serializers.IntegerField()
+    totals = serializers.ListField(child=serializers.IntegerField())
+    commitment = serializers.CharField(allow_null=True)
+    legal_moves = MoveBodySerializer(many=True)
+
+
+class MoveEntrySerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    deal = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
+    card = serializers.CharField(allow_null=True)
+    suit = serializers.CharField(allow_null=True)
+    drawn = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="Cards the draw took: shown to the drawer, to others once the deal is over.",
+    )
+    drawn_count = serializers.IntegerField()
+    by_bot = serializers.BooleanField()
+    at = serializers.DateTimeField()
+
+
+class DealResultSerializer(serializers.Serializer):
+    winners = serializers.ListField(child=serializers.IntegerField())
+    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"])
+    last_card = serializers.CharField(allow_null=True)
+    multiplier = serializers.IntegerField()
+    penalties = serializers.ListField(child=serializers.IntegerField())
+    hand_penalties = serializers.ListField(child=serializers.IntegerField())
+
+
+class DealRevealSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    opener = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["active", "over"])
+    commitment = serializers.CharField()
+    result = DealResultSerializer(allow_null=True)
+    seed = serializers.CharField(allow_null=True)
+    hands_at_start = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), allow_null=True
+    )
+    moves = MoveEntrySerializer(many=True, allow_null=True)
+
+
+# ---- pagination ----
+
+
+class MatchCursorPagination(CursorPagination):
+    ordering = ("-created_at", "-id")
+    page_size = 20
+    page_size_query_param = "limit"
+    max_page_size = 100
+
+    def decode_cursor(self, request: Request) -> Any:
+        try:
+            return super().decode_cursor(request)
+        except Exception:
+            raise ValidationError({"cursor": ["Invalid cursor."]}) from None
+
+
+class PaginatedMatchSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = MatchSerializer(many=True)
+
+
+# ---- views ----
+
+
+class MatchListCreateApi(APIView):
+    """`GET /matches` (public, newest first) and `POST /matches` (create)."""
+
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
+
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=["waiting", "active", "finished"], required=False)
+        player = serializers.UUIDField(required=False)
+        limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
+        cursor = serializers.CharField(required=False, max_length=500)
+
+    class InputSerializer(serializers.Serializer):
+        seats = serializers.IntegerField(min_value=2, max_value=7)
+        bots = serializers.ListField(
+            child=serializers.CharField(max_length=32), required=False, default=list, max_length=6
+        )
+        deals = serializers.IntegerField(min_value=1, max_value=52, required=False)
+        rules = serializers.DictField(required=False)
+
+    @extend_schema(
+        operation_id="matches_list",
+        parameters=[FilterSerializer],
+        responses={200: PaginatedMatchSerializer, **error_responses("invalid", "not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        cursor = filters.validated_data.get("cursor")
+        if cursor is not None:
+            try:
+                base64.b64decode(cursor.encode("ascii"), validate=False)
+            except (binascii.Error, UnicodeEncodeError, ValueError):
+                raise ValidationError({"cursor": ["Invalid cursor."]}) from None
+        matches = match_list(
+            status=filters.validated_data.get("status"),
+            player_id=filters.validated_data.get("player"),
+        )
+        paginator = MatchCursorPagination()
+        page = paginator.paginate_queryset(matches, request, view=self)
+        return paginator.get_paginated_response([match_summary(m) for m in page or []])
+
+    @extend_schema(
+        operation_id="matches_create",
+        request=InputSerializer,
+        responses={201: MatchSerializer, **error_responses("invalid", "not_authenticated")},
+        examples=[
+            OpenApiExample(
+                "two greedy bots",
+                value={"seats": 3, "bots": ["greedy", "greedy"], "deals": 4},
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        match = match_create(player=request.user.player, **body.validated_data)
+        return Response(match_summary(match_get(match_id=match.id)), status=status.HTTP_201_CREATED)
+
+
+class MatchDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="matches_detail",
+        responses={200: MatchSerializer, **error_responses("not_authenticated", "not_found")},
+    )
+    def get(self, request: Request, match_id: Any) -> Response:
+        return Response(match_summary(match_get(match_id=match_id)))
+
+
+class MatchJoinApi(APIView):
+    @extend_schema(
+        operation_id="matches_join",
+        request=None,
+        responses={
+            200: MatchSerializer,
+            **error_responses("not_authenticated", "not_found", "match_full"),
+        },
+    )
+    def post(self, request: Request, match_id: Any) -> Response:
+        match = match_join(match_id=match_id, player=request.user.player)
+        return Response(match_summary(match_get(match_id=match.id)))
+
+
+class MatchStateApi(APIView):
+    class FilterSerializer(serializers.Serializer):
+        after_version = serializers.IntegerField(min_value=0, required=False)
+        wait = serializers.FloatField(min_value=0, max_value=MAX_WAIT_SECONDS, required=False)
+
+    @extend_schema(
+        operation_id="matches_state",
+        parameters=[FilterSerializer],
+        responses={
+            200: StateSerializer,
+            **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
+        },
+    )
+    def get(self, request: Request, match_id: Any) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        view = match_view_for_player(
+            match_id=match_id,
+            player=request.user.player,
+            after_version=filters.validated_data.get("after_version"),
+            wait=filters.validated_data.get("wait", 0),
+        )
+        return no_store(Response(view))
+
+
+class MatchMovesApi(APIView):
+    """`POST …/moves` (play one move) and `GET …/moves` (the move log as the caller may see it)."""
+
+    class InputSerializer(MoveBodySerializer):
+        version = serializers.IntegerField(min_value=0)
+
+    class FilterSerializer(serializers.Serializer):
+        deal = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
+
+    @extend_schema(
+        operation_id="matches_moves_create",
+        request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="Repeat a request safely: the same key and body return the first response.",
+            )
+        ],
+        responses={
+            200: StateSerializer,
+            **error_responses(
+                "invalid",
+                "invalid_move",
+                "not_authenticated",
+                "not_seated",
+                "not_found",
+                "stale_version",
+                "not_your_turn",
+                "match_not_active",
+                "illegal_move",
+                "idempotency_mismatch",
+            ),
+        },
+        examples=[
+            OpenApiExample("draw", value={"action": "draw", "version": 17}, request_only=True),
+            OpenApiExample(
+                "play a Jack", value={"action": "play", "card": "JS", "suit": "H", "version": 17},
+                request_only=True,
+            ),
+        ],
+    )
+    def post(self, request: Request, match_id: Any) -> Response:
+        body = request.data
+        if not isinstance(body, dict):
+            raise ApplicationError("invalid", "The body must be a JSON object.", {"body": ["Expected an object."]})
+        version = body.get("version")
+        if version is None:
+            raise ApplicationError("invalid", "version: This field is required.", {"version": ["This field is required."]})
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+            message = "A valid non-negative integer is required."
+            raise ApplicationError("invalid", f"version: {message}", {"version": [message]})
+        key = request.headers.get("Idempotency-Key")
+        if key is not None and not 1 <= len(key) <= 255:
+            message = "Idempotency-Key must be 1..255 characters."
+            raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
+        move_body = {name: body[name] for name in ("action", "card", "suit") if name in body}
+        try:
+            move = engine.Move.decode(move_body)
+        except engine.InvalidMove as exc:
+            raise ApplicationError("invalid_move", str(exc), {exc.field: [str(exc)]}) from None
+        view = match_apply_move(
+            match_id=match_id,
+            player_id=request.user.player.id,
+            move=move,
+            version=version,
+            idempotency_key=key,
+            request_body={**move_body, "version": version},
+        )
+        return no_store(Response(view))
+
+    @extend_schema(
+        operation_id="matches_moves_list",
+        parameters=[FilterSerializer],
+        responses={
+            200: MoveEntrySerializer(many=True),
+            **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
+        },
+    )
+    def get(self, request: Request, match_id: Any) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        moves = match_moves_for_player(
+            match_id=match_id, player=request.user.player, deal=filters.validated_data.get("deal")
+        )
+        return no_store(Response(moves))
+
+
+class DealDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="matches_deals_detail",
+        responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
+    )
+    def get(self, request: Request, match_id: Any, number: int) -> Response:
+        return Response(deal_reveal(match_id=match_id, number=number))

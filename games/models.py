@@ -1,0 +1,155 @@
+"""Matches, seats, deals, the append-only move log and per-deal score entries.
+
+The live deal's engine state (JSON with hidden cards and the seed) sits on the match row, so a
+move is: lock the match row, apply, update that one row, insert one Move row. Deal rows keep
+the seed, the commitment, the hands at the start and, once over, the final state and result.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+from players.models import Player
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        ACTIVE = "active"
+        FINISHED = "finished"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seat_count = models.PositiveSmallIntegerField()
+    deals_total = models.PositiveSmallIntegerField()
+    current_deal = models.PositiveSmallIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+    rules = models.JSONField()
+    # Denormalised for the move hot path (one locked row has all a move needs):
+    # seat -> player id (null while open), seat -> bot strategy ("" for people), running totals.
+    seat_players = models.JSONField(default=list)
+    seat_bots = models.JSONField(default=list)
+    totals = models.JSONField(default=list)
+    live_deal = models.ForeignKey(
+        "Deal", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    state = models.JSONField(null=True, blank=True, help_text="Engine state of the live deal (secret).")
+    move_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "-created_at"])]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"match {self.id} ({self.status})"
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    total = models.IntegerField(default=0)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="seat_unique_per_match"),
+            models.UniqueConstraint(fields=["match", "player"], name="player_once_per_match"),
+        ]
+
+
+class Deal(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        OVER = "over"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
+    number = models.PositiveSmallIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    opener = models.PositiveSmallIntegerField()
+    seed = models.BinaryField(max_length=32)
+    commitment = models.CharField(max_length=64)
+    hands_at_start = models.JSONField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    result = models.JSONField(null=True, blank=True)
+    final_state = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="deal_number_unique_per_match")
+        ]
+
+    def __str__(self) -> str:
+        return f"deal {self.number} of {self.match_id}"
+
+
+class Move(models.Model):
+    """Append-only log; `seq` counts the match's moves from 1 and is unique per match."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="moves")
+    deal_number = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    action = models.CharField(max_length=8)
+    card = models.CharField(max_length=3, null=True, blank=True)
+    suit = models.CharField(max_length=1, null=True, blank=True)
+    drawn = models.JSONField(default=list)
+    by_bot = models.BooleanField(default=False)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seq"], name="move_seq_unique_per_match")
+        ]
+        indexes = [models.Index(fields=["match", "deal_number", "seq"])]
+
+
+class ScoreEntry(models.Model):
+    """One seat's score in one deal: why it scored what it did (R-28..R-31)."""
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="scores")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="scores")
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="scores")
+    penalty = models.IntegerField()
+    hand_penalty = models.IntegerField()
+    multiplier = models.PositiveSmallIntegerField()
+    cards_left = models.JSONField(default=list)
+    won = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["deal", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "seat"], name="score_once_per_deal_seat")
+        ]
+        verbose_name_plural = "score entries"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a (player, Idempotency-Key); a repeat with the same body gets it back."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    response = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "key"], name="idempotency_key_unique_per_player")
+        ]

@@ -1,0 +1,223 @@
+"""Reads on matches. Per-seat views are built from `engine.observe` only (DESIGN.md)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from uuid import UUID
+
+from django.db.models import Prefetch, QuerySet
+
+from games import engine
+from pisyedili_api.errors import ApplicationError
+from players.models import Player
+
+from .models import Deal, Match, Move, Seat
+
+LONG_POLL_INTERVAL = 0.05  # seconds between version checks while a long-poll waits
+
+
+def seat_of(match: Match, player_id: Any) -> int | None:
+    """The seat `player_id` holds in `match`, or None."""
+    if player_id is None:
+        return None
+    wanted = str(player_id)
+    for seat, holder in enumerate(match.seat_players):
+        if holder == wanted:
+            return seat
+    return None
+
+
+def match_get(*, match_id: UUID | str) -> Match:
+    match = (
+        Match.objects.filter(id=match_id)
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("player")),
+            Prefetch("deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")),
+        )
+        .first()
+    )
+    if match is None:
+        raise ApplicationError("not_found", "No such match.")
+    return match
+
+
+def match_list(*, status: str | None = None, player_id: UUID | None = None) -> QuerySet[Match]:
+    matches = Match.objects.all()
+    if status:
+        matches = matches.filter(status=status)
+    if player_id:
+        matches = matches.filter(seats__player_id=player_id)
+    return matches.prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("player")),
+        Prefetch("deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")),
+    ).order_by("-created_at", "-id")
+
+
+def match_summary(match: Match) -> dict[str, Any]:
+    """The public `<match>` object of API.md (no card, no seed)."""
+    seats = {row.seat: row for row in match.seats.all()}
+    deals = sorted(match.deals.all(), key=lambda d: d.number)
+    return {
+        "id": str(match.id),
+        "status": match.status,
+        "created_at": match.created_at,
+        "finished_at": match.finished_at,
+        "deals_total": match.deals_total,
+        "current_deal": match.current_deal or None,
+        "version": match.version,
+        "rules": match.rules,
+        "seats": [
+            {
+                "seat": seat,
+                "player": (
+                    {
+                        "id": str(seats[seat].player.id),
+                        "display_name": seats[seat].player.display_name,
+                        "is_bot": seats[seat].player.is_bot,
+                    }
+                    if seat in seats
+                    else None
+                ),
+                "total": match.totals[seat],
+                "place": seats[seat].place if seat in seats else None,
+            }
+            for seat in range(match.seat_count)
+        ],
+        "deals": [
+            {
+                "number": deal.number,
+                "status": deal.status,
+                "winners": (deal.result or {}).get("winners", []),
+                "reason": (deal.result or {}).get("reason"),
+                "penalties": (deal.result or {}).get("penalties", []),
+            }
+            for deal in deals
+        ],
+    }
+
+
+def state_view(match: Match, seat: int) -> dict[str, Any]:
+    """The caller's view (API.md `…/state`): an observation of the live deal plus match facts."""
+    view: dict[str, Any] = {
+        "match": str(match.id),
+        "version": match.version,
+        "status": match.status,
+        "deal": match.current_deal or None,
+        "deals_total": match.deals_total,
+        "phase": None,
+        "you": seat,
+        "turn": None,
+        "dealer": None,
+        "direction": 1,
+        "hand": [],
+        "hand_counts": [],
+        "top_card": None,
+        "active_suit": None,
+        "pending_sevens": 0,
+        "draws_this_turn": 0,
+        "stock_count": 0,
+        "totals": list(match.totals),
+        "commitment": None,
+        "legal_moves": [],
+    }
+    if not match.state:
+        return view  # waiting for players: no deal yet
+    state = engine.state_from_json(match.state)
+    view.update(engine.observe(state, seat).to_dict())
+    view["commitment"] = engine.commitment(state.seed)
+    if match.status == Match.Status.FINISHED:
+        view["phase"] = "match_over"
+        view["turn"] = None
+        view["legal_moves"] = []
+    return view
+
+
+def match_view_for_player(
+    *, match_id: UUID | str, player: Player, after_version: int | None = None, wait: float = 0
+) -> dict[str, Any]:
+    """The player's view; with `after_version`, wait up to `wait` s for version > after_version."""
+    match = Match.objects.filter(id=match_id).first()
+    if match is None:
+        raise ApplicationError("not_found", "No such match.")
+    seat = seat_of(match, player.id)
+    if seat is None:
+        raise ApplicationError("not_seated")
+    if after_version is not None and wait > 0 and match.version <= after_version:
+        deadline = time.monotonic() + wait
+        versions = Match.objects.filter(id=match.id).values_list("version", flat=True)
+        while time.monotonic() < deadline:
+            time.sleep(min(LONG_POLL_INTERVAL, max(0.0, deadline - time.monotonic())))
+            if versions.first() > after_version:  # type: ignore[operator]
+                break
+        match = Match.objects.get(id=match.id)
+    return state_view(match, seat)
+
+
+def _deal_over_numbers(match: Match) -> set[int]:
+    return set(Deal.objects.filter(match=match, status=Deal.Status.OVER).values_list("number", flat=True))
+
+
+def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
+    """One move-log entry; `drawn` only for the drawer or once the deal is over (API.md)."""
+    return {
+        "seq": move.seq,
+        "deal": move.deal_number,
+        "seat": move.seat,
+        "action": move.action,
+        "card": move.card,
+        "suit": move.suit,
+        "drawn": list(move.drawn) if reveal_drawn else None,
+        "drawn_count": len(move.drawn),
+        "by_bot": move.by_bot,
+        "at": move.at,
+    }
+
+
+def match_moves_for_player(
+    *, match_id: UUID | str, player: Player, deal: int | None = None
+) -> list[dict[str, Any]]:
+    match = Match.objects.filter(id=match_id).first()
+    if match is None:
+        raise ApplicationError("not_found", "No such match.")
+    seat = seat_of(match, player.id)
+    if seat is None:
+        raise ApplicationError("not_seated")
+    moves = Move.objects.filter(match=match).order_by("seq")
+    if deal is not None:
+        moves = moves.filter(deal_number=deal)
+    over = _deal_over_numbers(match)
+    return [move_entry(m, reveal_drawn=m.seat == seat or m.deal_number in over) for m in moves]
+
+
+def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
+    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is over."""
+    deal = Deal.objects.filter(match_id=match_id, number=number).first()
+    if deal is None:
+        raise ApplicationError("not_found", "No such deal.")
+    over = deal.status == Deal.Status.OVER
+    body: dict[str, Any] = {
+        "number": deal.number,
+        "dealer": deal.dealer,
+        "opener": deal.opener,
+        "status": deal.status,
+        "commitment": deal.commitment,
+        "result": None,
+        "seed": None,
+        "hands_at_start": None,
+        "moves": None,
+    }
+    if over:
+        result = dict(deal.result or {})
+        body["result"] = {
+            "winners": result.get("winners", []),
+            "reason": result.get("reason"),
+            "last_card": result.get("last_card"),
+            "multiplier": result.get("multiplier"),
+            "penalties": result.get("penalties", []),
+            "hand_penalties": result.get("hand_penalties", []),
+        }
+        body["seed"] = bytes(deal.seed).hex()
+        body["hands_at_start"] = deal.hands_at_start
+        body["moves"] = [move_entry(m, reveal_drawn=True) for m in deal.moves.order_by("seq")]
+    return body

@@ -1,0 +1,386 @@
+"""Writes on matches: create, join, apply a move (human or bot), end a deal, finish a match.
+
+Exactly-once moves (API.md, DESIGN.md "A move, end to end"): the match row is locked with
+SELECT … FOR UPDATE, the request's version must equal the match's, a repeated Idempotency-Key
+(per player) returns the stored first response, and (match, seq) is unique. Every path that can
+hit an IntegrityError turns it into a documented 4xx.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from openskill.models import PlackettLuce
+
+from games import engine
+from pisyedili_api.errors import ApplicationError
+from players.models import Player
+from players.services import bot_player_get_or_create
+
+from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
+from .models import Move as MoveRow
+from .selectors import seat_of, state_view
+
+logger = logging.getLogger(__name__)
+
+MIN_SEATS = 2
+
+
+def _rules_error(exc: engine.RulesError) -> ApplicationError:
+    return ApplicationError("invalid", str(exc), {"rules": {exc.option: [exc.message]}})
+
+
+def match_create(
+    *,
+    player: Player,
+    seats: int,
+    bots: Sequence[str] = (),
+    deals: int | None = None,
+    rules: Mapping[str, Any] | None = None,
+) -> Match:
+    """A new match: the creator takes seat 0, bots the next seats; it starts once full."""
+    options = dict(rules or {})
+    if deals is not None:
+        options["deals_per_match"] = deals
+    try:
+        parsed = engine.Rules.from_dict(options)
+    except engine.RulesError as exc:
+        raise _rules_error(exc) from None
+    if not MIN_SEATS <= seats <= parsed.max_players:
+        message = f"seats must be {MIN_SEATS}..{parsed.max_players} (rule option max_players)"
+        raise ApplicationError("invalid", message, {"seats": [message]})
+    if seats * parsed.hand_size > 51:
+        message = f"{seats} seats × {parsed.hand_size} cards leave no stock"
+        raise ApplicationError("invalid", message, {"seats": [message]})
+    if len(bots) > seats - 1:
+        message = f"at most {seats - 1} bots fit beside you at a table of {seats}"
+        raise ApplicationError("invalid", message, {"bots": [message]})
+    unknown = [name for name in bots if name not in engine.BOTS]
+    if unknown:
+        message = f"unknown bot strategy {unknown[0]!r}; see GET /api/v1/bots"
+        raise ApplicationError("invalid", message, {"bots": [message]})
+
+    ordinal: dict[str, int] = {}
+    bot_players = []
+    for name in bots:
+        ordinal[name] = ordinal.get(name, 0) + 1
+        bot_players.append(bot_player_get_or_create(strategy=name, ordinal=ordinal[name]))
+
+    with transaction.atomic():
+        seat_players: list[str | None] = [str(player.id)] + [str(b.id) for b in bot_players]
+        seat_players += [None] * (seats - len(seat_players))
+        match = Match.objects.create(
+            created_by=player,
+            seat_count=seats,
+            deals_total=parsed.deals_per_match,
+            rules=parsed.to_dict(),
+            seat_players=seat_players,
+            seat_bots=[""] + list(bots) + [""] * (seats - 1 - len(bots)),
+            totals=[0] * seats,
+        )
+        Seat.objects.bulk_create(
+            [Seat(match=match, seat=0, player=player)]
+            + [Seat(match=match, seat=i + 1, player=b) for i, b in enumerate(bot_players)]
+        )
+        if None not in seat_players:
+            _match_start(match)
+            match.version += 1
+            match.save()
+            _after_commit_bot_turn(match)
+    return match
+
+
+def match_join(*, match_id: UUID, player: Player) -> Match:
+    """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(id=match_id).first()
+        if match is None:
+            raise ApplicationError("not_found", "No such match.")
+        if seat_of(match, player.id) is not None:
+            return match
+        if match.status != Match.Status.WAITING or None not in match.seat_players:
+            raise ApplicationError("match_full")
+        seat = match.seat_players.index(None)
+        try:
+            with transaction.atomic():
+                Seat.objects.create(match=match, seat=seat, player=player)
+        except IntegrityError:
+            raise ApplicationError("match_full") from None
+        match.seat_players[seat] = str(player.id)
+        match.version += 1
+        if None not in match.seat_players:
+            _match_start(match)
+        match.save()
+        _after_commit_bot_turn(match)
+    return match
+
+
+def _match_start(match: Match) -> None:
+    """Every seat is filled: deal 1 (the caller saves the match)."""
+    match.status = Match.Status.ACTIVE
+    _deal_start(match, 1)
+
+
+def _deal_start(match: Match, number: int) -> None:
+    """Deal `number` (R-3..R-5, R-8): fresh seed, commitment public, state stored on the match."""
+    rules = engine.Rules.from_dict(match.rules)
+    seed = engine.new_seed()
+    opener = engine.opener_for_deal(number, match.seat_count)
+    state = engine.new_deal(rules, match.seat_count, opener, seed)
+    deal = Deal.objects.create(
+        match=match,
+        number=number,
+        dealer=state.dealer,
+        opener=opener,
+        seed=seed,
+        commitment=engine.commitment(seed),
+        hands_at_start=[[c.code for c in hand] for hand in state.hands],
+    )
+    match.live_deal = deal
+    match.current_deal = number
+    match.state = engine.state_to_json(state)
+
+
+def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
+    canonical = json.dumps({"match": str(match_id), "body": body}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def match_apply_move(
+    *,
+    match_id: UUID | str,
+    player_id: UUID | str,
+    move: engine.Move,
+    version: int,
+    idempotency_key: str | None = None,
+    request_body: Mapping[str, Any] | None = None,
+    by_bot: bool = False,
+) -> dict[str, Any]:
+    """Apply one move for the player's seat; return that seat's view right after it.
+
+    Order of checks: match exists → seat → idempotent replay → match active → version → turn →
+    legality. A replay returns the stored first response and applies nothing.
+    """
+    digest = request_hash(match_id, request_body if request_body is not None else move.encode())
+    try:
+        with transaction.atomic():
+            return _apply_locked(
+                match_id=match_id,
+                player_id=player_id,
+                move=move,
+                version=version,
+                idempotency_key=idempotency_key,
+                digest=digest,
+                by_bot=by_bot,
+            )
+    except IntegrityError:
+        # Only a race the row lock does not cover gets here: the same Idempotency-Key sent to
+        # two matches at once. The transaction rolled back; answer as the winner decided.
+        if idempotency_key:
+            record = IdempotencyRecord.objects.filter(player_id=player_id, key=idempotency_key).first()
+            if record is not None:
+                if record.request_hash == digest:
+                    return record.response
+                raise ApplicationError("idempotency_mismatch") from None
+        current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
+        raise ApplicationError("stale_version", detail={"current_version": current}) from None
+
+
+def _apply_locked(
+    *,
+    match_id: UUID | str,
+    player_id: UUID | str,
+    move: engine.Move,
+    version: int,
+    idempotency_key: str | None,
+    digest: str,
+    by_bot: bool,
+) -> dict[str, Any]:
+    match = Match.objects.select_for_update(of=("self",)).filter(id=match_id).first()
+    if match is None:
+        raise ApplicationError("not_found", "No such match.")
+    seat = seat_of(match, player_id)
+    if seat is None:
+        raise ApplicationError("not_seated")
+    if idempotency_key:
+        record = IdempotencyRecord.objects.filter(player_id=player_id, key=idempotency_key).first()
+        if record is not None:
+            if record.request_hash != digest:
+                raise ApplicationError("idempotency_mismatch")
+            return record.response
+    if match.status != Match.Status.ACTIVE:
+        raise ApplicationError("match_not_active")
+    if version != match.version:
+        raise ApplicationError("stale_version", detail={"current_version": match.version})
+    state = engine.state_from_json(match.state)
+    try:
+        after = engine.apply(state, move, seat)
+    except engine.NotYourTurn:
+        raise ApplicationError("not_your_turn") from None
+    except engine.IllegalMove as exc:
+        raise ApplicationError(
+            "illegal_move",
+            f"{move} is not legal now.",
+            {"legal_moves": [m.encode() for m in exc.legal_moves]},
+        ) from None
+
+    seq = match.move_count + 1
+    MoveRow.objects.create(
+        match_id=match.id,
+        seq=seq,
+        deal_id=match.live_deal_id,
+        deal_number=match.current_deal,
+        seat=seat,
+        player_id=player_id,
+        action=move.action,
+        card=move.card.code if move.card is not None else None,
+        suit=move.suit,
+        drawn=[c.code for c in after.last_drawn] if move.action == "draw" else [],
+        by_bot=by_bot,
+    )
+    match.move_count = seq
+    match.version += 1
+    if after.is_over:
+        _deal_end(match, after)
+        match.save()
+    else:
+        match.state = engine.state_to_json(after)
+        match.save(update_fields=["state", "version", "move_count"])
+    view = state_view(match, seat)
+    if idempotency_key:
+        IdempotencyRecord.objects.create(
+            player_id=player_id, key=idempotency_key, request_hash=digest, match=match, response=view
+        )
+    _after_commit_bot_turn(match)
+    return view
+
+
+def _after_commit_bot_turn(match: Match) -> None:
+    """If a bot is on turn, enqueue its turn once this transaction commits."""
+    if match.status != Match.Status.ACTIVE or not match.state:
+        return
+    turn = match.state.get("turn")
+    if turn is None or not match.seat_bots[turn]:
+        return
+    from .tasks import enqueue_bot_turn
+
+    match_id, version = str(match.id), match.version
+    transaction.on_commit(lambda: enqueue_bot_turn(match_id, version))
+
+
+def _deal_end(match: Match, final: engine.State) -> None:
+    """R-28..R-32: score the deal, then deal the next one or finish the match (same transaction)."""
+    result = final.result
+    assert result is not None
+    now = timezone.now()
+    deal = Deal.objects.select_for_update().get(id=match.live_deal_id)
+    deal.status = Deal.Status.OVER
+    deal.result = result.to_json()
+    deal.final_state = engine.state_to_json(final)
+    deal.finished_at = now
+    deal.save(update_fields=["status", "result", "final_state", "finished_at"])
+
+    player_ids = [UUID(p) for p in match.seat_players]
+    ScoreEntry.objects.bulk_create(
+        [
+            ScoreEntry(
+                deal=deal,
+                match=match,
+                seat=seat,
+                player_id=player_ids[seat],
+                penalty=result.penalties[seat],
+                hand_penalty=result.hand_penalties[seat],
+                multiplier=result.multiplier,
+                cards_left=[c.code for c in final.hands[seat]],
+                won=seat in result.winners,
+            )
+            for seat in range(match.seat_count)
+        ]
+    )
+    match.totals = [t + p for t, p in zip(match.totals, result.penalties, strict=True)]
+    # Counters in a fixed order (by player id) so concurrent matches never deadlock.
+    for seat in sorted(range(match.seat_count), key=lambda s: player_ids[s]):
+        Player.objects.filter(id=player_ids[seat]).update(
+            deals_played=F("deals_played") + 1,
+            deals_won=F("deals_won") + (1 if seat in result.winners else 0),
+            penalty_points=F("penalty_points") + result.penalties[seat],
+        )
+    rules = engine.Rules.from_dict(match.rules)
+    if match.current_deal < match.deals_total or engine.match_needs_extra_deal(match.totals, rules):
+        if match.current_deal >= match.deals_total:
+            match.deals_total += 1  # R-32 extra_deal: play on while the lowest total is shared
+        _deal_start(match, match.current_deal + 1)
+        _seats_save_totals(match, places=None)
+        return
+    match.state = engine.state_to_json(final)
+    match.status = Match.Status.FINISHED
+    match.finished_at = now
+    places = engine.match_places(match.totals)
+    _seats_save_totals(match, places=places)
+    _match_settle(match, player_ids, places)
+
+
+def _seats_save_totals(match: Match, places: list[int] | None) -> None:
+    seats = list(Seat.objects.filter(match=match))
+    for row in seats:
+        row.total = match.totals[row.seat]
+        if places is not None:
+            row.place = places[row.seat]
+    Seat.objects.bulk_update(seats, ["total", "place"])
+
+
+_RATING_MODEL = PlackettLuce()
+
+
+def _match_settle(match: Match, player_ids: list[UUID], places: list[int]) -> None:
+    """Places, wins and openskill ratings, once per match (inside the finishing move)."""
+    players = {p.id: p for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")}
+    teams = [[_RATING_MODEL.rating(mu=players[pid].rating_mu, sigma=players[pid].rating_sigma)] for pid in player_ids]
+    rated = _RATING_MODEL.rate(teams, ranks=places)
+    for seat, pid in enumerate(player_ids):
+        player = players[pid]
+        player.rating_mu = rated[seat][0].mu
+        player.rating_sigma = rated[seat][0].sigma
+        player.matches += 1
+        if places[seat] == 1:
+            player.wins += 1
+    Player.objects.bulk_update(
+        sorted(players.values(), key=lambda p: p.id), ["rating_mu", "rating_sigma", "matches", "wins"]
+    )
+
+
+def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
+    """One bot turn if the match is still at `version` and a bot is on turn; True if it moved.
+
+    Safe to run twice: a stale version or a human on turn means "done" (DESIGN.md, Celery)."""
+    match = Match.objects.filter(id=match_id).first()
+    if match is None or match.version != version or match.status != Match.Status.ACTIVE:
+        return False
+    state = engine.state_from_json(match.state)
+    seat = state.turn
+    if seat is None or not match.seat_bots[seat]:
+        return False
+    bot = engine.get_bot(match.seat_bots[seat])
+    move = bot.choose(engine.observe(state, seat), random.Random())
+    try:
+        match_apply_move(
+            match_id=match.id,
+            player_id=match.seat_players[seat],
+            move=move,
+            version=version,
+            by_bot=True,
+        )
+    except ApplicationError as exc:
+        if exc.code in ("stale_version", "match_not_active", "not_your_turn"):
+            return False
+        raise
+    return True

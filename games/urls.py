@@ -1,0 +1,12 @@
+from django.urls import path
+
+from . import apis
+
+urlpatterns = [
+    path("matches", apis.MatchListCreateApi.as_view(), name="match-list"),
+    path("matches/<uuid:match_id>", apis.MatchDetailApi.as_view(), name="match-detail"),
+    path("matches/<uuid:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),
+    path("matches/<uuid:match_id>/state", apis.MatchStateApi.as_view(), name="match-state"),
+    path("matches/<uuid:match_id>/moves", apis.MatchMovesApi.as_view(), name="match-moves"),
+    path("matches/<uuid:match_id>/deals/<int:number>", apis.DealDetailApi.as_view(), name="deal-detail"),
+]

@@ -1,0 +1,128 @@
+"""The one application error type and the one place that maps errors to HTTP.
+
+Every 4xx/5xx body is `{"code", "message", "detail"?}` (API.md "Errors"): DRF's own exceptions,
+Django's 404/500 pages and our `ApplicationError` all come out in that shape, never as HTML.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+from rest_framework.views import set_rollback
+
+logger = logging.getLogger(__name__)
+
+# code -> (status, default message); the table of API.md plus what HTTP itself can produce.
+ERROR_CODES: dict[str, tuple[int, str]] = {
+    "invalid": (400, "The request body or query is malformed."),
+    "invalid_move": (400, "The body is not a move: unknown action, bad card code or suit on a non-Jack."),
+    "not_authenticated": (401, "Authentication credentials were missing or wrong."),
+    "not_seated": (403, "You have no seat in this match."),
+    "forbidden": (403, "You may not do this."),
+    "not_found": (404, "No such object."),
+    "method_not_allowed": (405, "This method is not allowed on this route."),
+    "not_acceptable": (406, "Only application/json responses are available."),
+    "stale_version": (409, "The version you sent is not the match's current version."),
+    "not_your_turn": (409, "Your seat is not on turn."),
+    "match_not_active": (409, "The match is waiting for players or finished."),
+    "match_full": (409, "The match is full or has started."),
+    "unsupported_media_type": (415, "Send the body as application/json."),
+    "illegal_move": (422, "The rules do not allow that move now."),
+    "idempotency_mismatch": (422, "This Idempotency-Key was used with a different body."),
+    "throttled": (429, "Too many requests; retry later."),
+    "server_error": (500, "Something went wrong on our side."),
+}
+
+
+class ApplicationError(Exception):
+    """An error a service or selector raises on purpose; `code` is one of ERROR_CODES."""
+
+    def __init__(self, code: str, message: str | None = None, detail: dict[str, Any] | None = None):
+        status, default_message = ERROR_CODES[code]
+        super().__init__(message or default_message)
+        self.code = code
+        self.status = status
+        self.message = message or default_message
+        self.detail = detail
+
+
+def error_body(code: str, message: str | None = None, detail: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message or ERROR_CODES[code][1]}
+    if detail is not None:
+        body["detail"] = detail
+    return body
+
+
+def _first_message(detail: Any) -> str | None:
+    if isinstance(detail, str):
+        return str(detail)
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    if isinstance(detail, dict) and detail:
+        key, value = next(iter(detail.items()))
+        inner = _first_message(value)
+        return f"{key}: {inner}" if inner else None
+    return None
+
+
+_DRF_CODES: list[tuple[type[Exception], str]] = [
+    (drf.ValidationError, "invalid"),
+    (drf.ParseError, "invalid"),
+    (drf.NotAuthenticated, "not_authenticated"),
+    (drf.AuthenticationFailed, "not_authenticated"),
+    (drf.PermissionDenied, "forbidden"),
+    (drf.NotFound, "not_found"),
+    (drf.MethodNotAllowed, "method_not_allowed"),
+    (drf.NotAcceptable, "not_acceptable"),
+    (drf.UnsupportedMediaType, "unsupported_media_type"),
+    (drf.Throttled, "throttled"),
+]
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF EXCEPTION_HANDLER: every error the API raises becomes `{"code","message","detail"?}`."""
+    if isinstance(exc, ApplicationError):
+        set_rollback()
+        return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status)
+    if isinstance(exc, Http404):
+        exc = drf.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = drf.PermissionDenied()
+    if not isinstance(exc, drf.APIException):
+        return None  # a bug: Django's handler500 answers with JSON, and it is logged
+    code = next((c for klass, c in _DRF_CODES if isinstance(exc, klass)), None)
+    headers: dict[str, str] = {}
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
+    if isinstance(exc, drf.Throttled) and exc.wait is not None:
+        headers["Retry-After"] = str(int(exc.wait) + (0 if float(exc.wait).is_integer() else 1))
+    set_rollback()
+    if code is None:
+        code = "invalid" if exc.status_code == 400 else "server_error"
+    if code == "invalid" and isinstance(exc, drf.ValidationError):
+        detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        message = _first_message(detail) or ERROR_CODES["invalid"][1]
+        return Response(error_body("invalid", message, detail), status=400, headers=headers)
+    message = _first_message(exc.detail) or ERROR_CODES[code][1]
+    return Response(error_body(code, message), status=exc.status_code, headers=headers)
+
+
+def json_404(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("not_found"), status=404)
+
+
+def json_500(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(error_body("server_error"), status=500)
+
+
+def json_400(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("invalid"), status=400)
+
+
+def json_403(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("forbidden"), status=403)

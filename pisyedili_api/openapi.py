@@ -1,0 +1,52 @@
+"""OpenAPI helpers: the error body and an example for every error code a route can answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse
+from rest_framework import serializers
+
+from .errors import ERROR_CODES, error_body
+
+_EXAMPLE_DETAIL: dict[str, Any] = {
+    "invalid": {"version": ["This field is required."]},
+    "invalid_move": {"card": ["bad card code 'ZZ'"]},
+    "stale_version": {"current_version": 18},
+    "illegal_move": {"legal_moves": [{"action": "play", "card": "7H"}, {"action": "draw"}]},
+}
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=sorted(ERROR_CODES))
+    message = serializers.CharField()
+    detail = serializers.DictField(required=False, help_text="Field errors or facts about the error.")
+
+
+# Every authenticated route may answer these.
+AUTH = ("not_authenticated",)
+COMMON = ("invalid",)
+
+
+def error_responses(*codes: str) -> dict[int, OpenApiResponse]:
+    """`responses=` entries for drf-spectacular: one per status, one example per code."""
+    by_status: dict[int, list[str]] = {}
+    for code in codes:
+        by_status.setdefault(ERROR_CODES[code][0], []).append(code)
+    responses = {}
+    for status, status_codes in sorted(by_status.items()):
+        examples = [
+            OpenApiExample(
+                name=code,
+                value=error_body(code, None, _EXAMPLE_DETAIL.get(code)),
+                response_only=True,
+                status_codes=[str(status)],
+            )
+            for code in status_codes
+        ]
+        responses[status] = OpenApiResponse(
+            response=ErrorSerializer,
+            description=", ".join(f"`{code}`" for code in status_codes),
+            examples=examples,
+        )
+    return responses

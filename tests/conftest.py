@@ -1,0 +1,70 @@
+"""Fixtures for the Django tests (engine tests need none of this).
+
+Every test runs against the database of DATABASE_URL (PostgreSQL under `make test`). Bot turns
+run in-process (Celery eager) unless a test starts a real worker; every response body goes
+through the hidden-information scanner of tests/leakscan.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_setup() -> Iterator[None]:
+    from django.conf import settings
+
+    from pisyedili_api.celery import app
+
+    if "tests.leakscan.LeakScanMiddleware" not in settings.MIDDLEWARE:
+        settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.leakscan.LeakScanMiddleware"]
+    app.conf.task_always_eager = True
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _no_leaks(request: pytest.FixtureRequest) -> Iterator[None]:
+    from tests.leakscan import VIOLATIONS
+
+    VIOLATIONS.clear()
+    yield
+    found = list(VIOLATIONS)
+    VIOLATIONS.clear()
+    assert not found, f"hidden information leaked: {found[:5]}"
+
+
+@pytest.fixture
+def api() -> Any:
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+@pytest.fixture
+def make_player(db: Any) -> Callable[..., Any]:
+    """Register a player through the service; returns (player, token)."""
+    from players.services import player_register
+
+    def make(name: str | None = None) -> Any:
+        name = name or f"player{next(_counter)}"
+        return player_register(username=name, password="s3cret-pass", display_name=name.title())
+
+    return make
+
+
+@pytest.fixture
+def client_for() -> Callable[[str], Any]:
+    from rest_framework.test import APIClient
+
+    def make(token: str) -> Any:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        return client
+
+    return make

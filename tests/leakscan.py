@@ -1,0 +1,106 @@
+"""A scanner over every response body the test suite produces (API.md hidden information).
+
+Installed as a middleware for the whole test session (tests/conftest.py). For each JSON response
+under /api/v1/ it checks, against the database at scan time:
+- no seed of a deal in progress appears anywhere in the body;
+- no card that is now in another seat's hand or in the stock appears as a card value in the
+  parts of the body that describe the live deal (a `deal` context equal to the live deal).
+Violations are collected and fail the test that produced them (autouse fixture).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+
+CARD_RE = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
+MATCH_PATH_RE = re.compile(r"^/api/v1/matches/([0-9a-fA-F-]{36})(/.*)?$")
+DEAL_PATH_RE = re.compile(r"^/deals/(\d+)$")
+
+VIOLATIONS: list[str] = []
+
+
+def _viewer_player_id(request: HttpRequest) -> str | None:
+    from rest_framework.authtoken.models import Token
+
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    parts = header.split()
+    if len(parts) != 2 or parts[0] != "Token":
+        return None
+    token = Token.objects.select_related("user__player").filter(key=parts[1]).first()
+    if token is None or not hasattr(token.user, "player"):
+        return None
+    return str(token.user.player.id)
+
+
+def _strings_in_deal(body: Any, live_deal: int, context: int | None) -> Iterator[str]:
+    """Card-like strings of `body` in a context that is (or may be) the live deal."""
+    if isinstance(body, dict):
+        deal = body.get("deal")
+        if isinstance(deal, int) and not isinstance(deal, bool):
+            context = deal
+        for value in body.values():
+            yield from _strings_in_deal(value, live_deal, context)
+    elif isinstance(body, list):
+        for value in body:
+            yield from _strings_in_deal(value, live_deal, context)
+    elif isinstance(body, str) and CARD_RE.match(body) and context in (None, live_deal):
+        yield body
+
+
+def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
+    """Violations in one response body; empty when it leaks nothing."""
+    from games import engine
+    from games.models import Deal, Match
+    from games.selectors import seat_of
+
+    found: list[str] = []
+    for seed in Deal.objects.filter(status=Deal.Status.ACTIVE).values_list("seed", flat=True):
+        if bytes(seed).hex() in raw:
+            found.append(f"{path}: seed of a deal in progress")
+    matched = MATCH_PATH_RE.match(path)
+    if not matched:
+        return found
+    match = Match.objects.filter(id=matched.group(1)).first()
+    if match is None or match.status != Match.Status.ACTIVE or not match.state:
+        return found
+    state = engine.state_from_json(match.state)
+    seat = seat_of(match, viewer)
+    hidden = {c.code for c in state.stock}
+    for other, hand in enumerate(state.hands):
+        if other != seat:
+            hidden.update(c.code for c in hand)
+    context: int | None = None
+    deal_path = DEAL_PATH_RE.match(matched.group(2) or "")
+    if deal_path:
+        context = int(deal_path.group(1))
+    for code in _strings_in_deal(body, match.current_deal, context):
+        if code in hidden:
+            found.append(f"{path}: card {code} is hidden from seat {seat}")
+    return found
+
+
+class LeakScanMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        path = request.path
+        if (
+            path.startswith("/api/v1/")
+            and not path.startswith(("/api/v1/schema", "/api/v1/docs"))
+            and not getattr(response, "streaming", False)
+            and response.get("Content-Type", "").startswith("application/json")
+        ):
+            try:
+                raw = response.content.decode()
+                body = json.loads(raw) if raw else None
+                VIOLATIONS.extend(scan_body(path, body, raw, _viewer_player_id(request)))
+            except Exception as exc:  # the scanner must never pass silently
+                VIOLATIONS.append(f"{path}: scanner failed: {exc!r}")
+        return response
