@@ -1,0 +1,143 @@
+"""Bot against bot: paired two-seat deals, win rates, mean penalties and time per move.
+
+    .venv/bin/python bench/bots.py --a greedy --b random --deals 2000 --seed 1 [--jobs 2]
+
+Deals come in pairs with the same seed and the seats swapped (the opener is seat 0 in both),
+so each bot plays both hands of every shuffle. A deal is won by the seat(s) scoring 0 (R-30,
+R-31); a shared stock-exhaustion win (equal hand penalties, both score 0) counts half a win for
+each bot. Times are wall-clock per `choose` call, forced moves (one legal move) included; the
+machine is shared, so they are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from games.engine import Rules, apply_legal, new_deal, observe  # noqa: E402
+from games.engine.bots import get_bot  # noqa: E402
+
+
+@dataclass
+class Tally:
+    wins: float = 0.0
+    penalty: int = 0
+    deals: int = 0
+    times: list[float] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.wins += other.wins
+        self.penalty += other.penalty
+        self.deals += other.deals
+        self.times.extend(other.times)
+
+
+def deal_seed(seed: int, index: int) -> bytes:
+    return hashlib.sha256(f"bench-bots:{seed}:{index}".encode()).digest()
+
+
+def play_deal(
+    names: tuple[str, str], seed: bytes, rules: Rules, rng_seed: str
+) -> tuple[tuple[int, int], tuple[float, float], tuple[list[float], list[float]]]:
+    """One deal, bot names[s] in seat s; penalties, win shares and choose() times by seat."""
+    bots = [get_bot(name) for name in names]
+    rngs = [random.Random(f"{rng_seed}:{seat}") for seat in range(2)]
+    times: tuple[list[float], list[float]] = ([], [])
+    state = new_deal(rules, 2, 0, seed)
+    while state.result is None:
+        seat = state.turn
+        assert seat is not None
+        observation = observe(state, seat)
+        start = time.perf_counter()
+        move = bots[seat].choose(observation, rngs[seat])
+        times[seat].append(time.perf_counter() - start)
+        if move not in observation.legal_moves:
+            raise AssertionError(f"{names[seat]} chose the illegal move {move}")
+        state = apply_legal(state, move)
+    result = state.result
+    share = 1.0 / len(result.winners)
+    wins = tuple(share if s in result.winners else 0.0 for s in range(2))
+    return (result.penalties[0], result.penalties[1]), (wins[0], wins[1]), times
+
+
+def play_pairs(a: str, b: str, seed: int, indices: range, rules_json: str) -> tuple[Tally, Tally]:
+    rules = Rules.from_dict(json.loads(rules_json))
+    tallies = (Tally(), Tally())
+    for index in indices:
+        deal = deal_seed(seed, index)
+        for swap in (False, True):
+            names = (b, a) if swap else (a, b)
+            penalties, wins, times = play_deal(names, deal, rules, f"{seed}:{index}:{swap}")
+            for seat in range(2):
+                tally = tallies[(seat + swap) % 2]  # tallies[0] is bot a
+                tally.wins += wins[seat]
+                tally.penalty += penalties[seat]
+                tally.deals += 1
+                tally.times.extend(times[seat])
+    return tallies
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--a", default="greedy", help="first bot (default greedy)")
+    parser.add_argument("--b", default="random", help="second bot (default random)")
+    parser.add_argument("--deals", type=int, default=2000, help="deals in all (even; 2 per seed)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--rules", default="{}", help='rule options as JSON, e.g. \'{"ace_mode": "skip_next"}\''
+    )
+    args = parser.parse_args(argv)
+    pairs = args.deals // 2
+    jobs = max(1, args.jobs)
+    chunks = [range(start, pairs, jobs) for start in range(jobs)]
+    started = time.perf_counter()
+    total = (Tally(), Tally())
+    if jobs == 1:
+        results = [play_pairs(args.a, args.b, args.seed, chunks[0], args.rules)]
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            futures = [
+                pool.submit(play_pairs, args.a, args.b, args.seed, chunk, args.rules)
+                for chunk in chunks
+            ]
+            results = [future.result() for future in futures]
+    for part in results:
+        total[0].add(part[0])
+        total[1].add(part[1])
+    elapsed = time.perf_counter() - started
+    deals = total[0].deals
+    print(
+        f"{deals} deals ({pairs} seeds x 2 seatings), 2 seats, rules {args.rules},"
+        f" seed {args.seed}, {jobs} job(s), {elapsed:.1f} s"
+    )
+    print("shared stock-exhaustion wins count half for each bot")
+    print(
+        f"{'bot':>10} {'win rate':>9} {'wins':>8} {'mean pen':>9} {'moves':>8}"
+        f" {'median ms':>10} {'p95 ms':>8}"
+    )
+    for name, tally in zip((args.a, args.b), total, strict=True):
+        times = sorted(tally.times)
+        median = statistics.median(times) * 1000 if times else 0.0
+        p95 = times[int(0.95 * (len(times) - 1))] * 1000 if times else 0.0
+        print(
+            f"{name:>10} {tally.wins / deals:>9.1%} {tally.wins:>8.1f}"
+            f" {tally.penalty / deals:>9.2f} {len(times):>8} {median:>10.3f} {p95:>8.3f}"
+        )
+    a, b = total
+    if b.penalty:
+        print(f"{args.a} concedes {a.penalty / b.penalty:.1%} of {args.b}'s mean penalty")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""Bots (issue 2, item 6): every bot plays only legal moves, sees only its observation, and the
+stronger bots beat the weaker ones.
+
+Positions come from seeded random playouts over the option combinations of `strategies`, so all
+phases (opening, play, Ace follow-up), pending sevens and 2..7 seats occur.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from strategies import random_deal_states, seeded_deal_parameters
+
+from games.engine import (
+    DRAW_MOVE,
+    PASS_MOVE,
+    Move,
+    Rules,
+    State,
+    apply_legal,
+    cards,
+    deal_from_codes,
+    new_deal,
+    observe,
+)
+from games.engine.bots import BOTS, Bot, get_bot
+from games.engine.bots.determinize import determinize, opened_seats, unseen_cards
+from games.engine.bots.ismcts import SearchConfig, make_ismcts_bot, search
+from games.engine.cards import Card
+from games.engine.state import ACE_FOLLOWUP, OPENING
+
+SMALL_ISMCTS = make_ismcts_bot(SearchConfig(iterations=12), name="ismcts-small")
+
+
+def sample_positions(count: int, seed: int) -> list[State]:
+    """`count` positions with a seat on turn, spread over option combinations and table sizes."""
+    rng = random.Random(seed)
+    positions: list[State] = []
+    while len(positions) < count:
+        rules, seats, opener, deal_seed = seeded_deal_parameters(rng.randrange(1000), rng)
+        states = [
+            s for s, legal in random_deal_states(rules, seats, opener, deal_seed, rng) if legal
+        ]
+        positions.extend(rng.sample(states, min(len(states), 6)))
+    return positions[:count]
+
+
+POSITIONS = sample_positions(240, seed=11)
+
+
+def test_positions_cover_every_phase_and_pending_sevens() -> None:
+    phases = {s.phase for s in POSITIONS}
+    assert {OPENING, "play", ACE_FOLLOWUP} <= phases
+    assert any(s.pending_sevens for s in POSITIONS)
+    assert len({s.seats for s in POSITIONS}) >= 5
+
+
+def test_registry_names_and_get_bot() -> None:
+    assert {"random", "greedy", "ismcts"} <= set(BOTS)
+    for name, bot in BOTS.items():
+        assert get_bot(name) is bot and bot.name == name and bot.description
+    with pytest.raises(KeyError, match="no-such-bot"):
+        get_bot("no-such-bot")
+
+
+@pytest.mark.parametrize("name", ["random", "greedy"])
+def test_bot_returns_a_legal_move_on_every_position(name: str) -> None:
+    bot = get_bot(name)
+    rng = random.Random(3)
+    for state in POSITIONS:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        move = bot.choose(observation, rng)
+        assert move in observation.legal_moves, (name, state)
+
+
+def test_ismcts_returns_a_legal_move_on_many_positions() -> None:
+    rng = random.Random(4)
+    for state in POSITIONS[::4]:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        assert SMALL_ISMCTS.choose(observation, rng) in observation.legal_moves
+
+
+def test_a_bot_refuses_a_seat_that_is_not_on_turn() -> None:
+    state = new_deal(Rules(), 3, 0, bytes(32))
+    with pytest.raises(ValueError):
+        get_bot("greedy").choose(observe(state, 1), random.Random(0))
+
+
+def permute_hidden(state: State, rng: random.Random, seat: int) -> State:
+    """The same public position with the cards `seat` cannot see dealt differently."""
+    hidden = [c for s, hand in enumerate(state.hands) if s != seat for c in hand]
+    hidden += list(state.stock)
+    rng.shuffle(hidden)
+    hands = []
+    position = 0
+    for s, hand in enumerate(state.hands):
+        if s == seat:
+            hands.append(hand)
+            continue
+        hands.append(tuple(sorted(hidden[position : position + len(hand)])))
+        position += len(hand)
+    return replace(
+        state, hands=tuple(hands), stock=tuple(hidden[position:]), seed=rng.randbytes(32)
+    )
+
+
+@pytest.mark.parametrize("bot", [get_bot("random"), get_bot("greedy"), SMALL_ISMCTS], ids=str)
+def test_bots_do_not_see_hidden_cards(bot: Bot) -> None:
+    """Permuting the other hands and the stock changes neither the observation nor, for the same
+    rng seed, the move chosen."""
+    rng = random.Random(5)
+    positions = POSITIONS[1::6] if bot is SMALL_ISMCTS else POSITIONS[::2]
+    differing = 0
+    for state in positions:
+        seat = state.turn
+        assert seat is not None
+        other = permute_hidden(state, rng, seat)
+        differing += other.hands != state.hands
+        first = bot.choose(observe(state, seat), random.Random(9))
+        second = bot.choose(observe(other, seat), random.Random(9))
+        assert first == second, (bot.name, state)
+    assert differing > len(positions) // 2  # the permutation really moved hidden cards
+
+
+@pytest.mark.parametrize("bot", [get_bot("greedy"), SMALL_ISMCTS], ids=str)
+def test_bots_are_deterministic_given_the_rng(bot: Bot) -> None:
+    for state in POSITIONS[2::10]:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        assert bot.choose(observation, random.Random(21)) == bot.choose(
+            observation, random.Random(21)
+        )
+
+
+# --- determinization ----------------------------------------------------------------------
+
+
+def test_determinization_is_indistinguishable_to_the_observer() -> None:
+    """A determinized state gives the observing seat exactly its observation back, holds all 52
+    cards once, and deals the unseen cards differently from one sample to another."""
+    rng = random.Random(6)
+    for state in POSITIONS:
+        seat = state.turn
+        assert seat is not None
+        observation = observe(state, seat)
+        sampled = determinize(observation, rng)
+        assert observe(sampled, seat) == observation
+        everything = (
+            [c for h in sampled.hands for c in h] + list(sampled.stock) + list(sampled.pile)
+        )
+        assert sorted(everything) == list(range(52))
+        assert sampled.opened == state.opened, state  # R-10, R-12: derived from public facts
+    state = new_deal(Rules(), 4, 0, bytes(32))
+    observation = observe(state, 0)
+    samples = {determinize(observation, rng).hands[1] for _ in range(20)}
+    assert len(samples) > 15
+
+
+def test_unseen_cards_are_all_but_own_hand_and_pile() -> None:
+    state = deal_from_codes(["7H JS", "2C 3C", "KD"], top="6C", pile="9C", stock="AS 4D")
+    unseen = unseen_cards(observe(state, 0))
+    assert len(unseen) == 52 - 2 - 2
+    assert not set(unseen) & set(cards("7H JS 6C 9C"))
+    assert set(cards("2C 3C KD AS 4D")) <= set(unseen)
+
+
+def test_opened_seats_in_a_club_round() -> None:
+    """R-12: in the club round the seats from the opener up to the seat on turn have opened."""
+    rules = Rules(opening="club_round")
+    state = new_deal(rules, 4, 2, bytes(32))
+    rng = random.Random(1)
+    while state.phase == OPENING:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        assert opened_seats(observation) == state.opened
+        state = apply_legal(state, rng.choice(observation.legal_moves))
+
+
+# --- greedy's heuristic ---------------------------------------------------------------------
+
+
+def greedy(state: State) -> Move:
+    assert state.turn is not None
+    return get_bot("greedy").choose(observe(state, state.turn), random.Random(0))
+
+
+def test_greedy_answers_pending_sevens_with_a_seven() -> None:
+    state = deal_from_codes(["7C KH 9H", "2D 3D"], top="7H", pending_sevens=1, stock="4S 5S 6S")
+    assert greedy(state) == Move.play(Card.from_code("7C"))
+
+
+def test_greedy_takes_the_penalty_without_a_seven() -> None:
+    state = deal_from_codes(["KH 9H JS", "2D 3D"], top="7H", pending_sevens=1, stock="4S 5S 6S")
+    assert greedy(state) == DRAW_MOVE
+
+
+def test_greedy_finishes_with_its_last_card() -> None:
+    state = deal_from_codes(["JD", "2D 3D"], top="9H", stock="4S 5S")
+    move = greedy(state)
+    assert move.action == "play" and move.card == Card.from_code("JD")
+
+
+def test_greedy_sheds_the_dearest_card_and_holds_jacks() -> None:
+    state = deal_from_codes(["3H KH JS 4C", "2D 3D 5S"], top="9H", stock="4S 6S")
+    assert greedy(state) == Move.play(Card.from_code("KH"))
+
+
+def test_greedy_plays_a_jack_when_nothing_else_plays_after_drawing() -> None:
+    state = deal_from_codes(["3S 4S 5D JC", "2D 3D 5C"], top="9H", stock="4D 5H", draws_this_turn=1)
+    move = greedy(state)
+    assert move.action == "play" and move.card == Card.from_code("JC")
+    assert move.suit == "S"  # R-19: the suit it holds most of
+
+
+def test_greedy_draws_when_nothing_plays_then_passes() -> None:
+    state = deal_from_codes(["3S 4S 5D", "2D 3D 5C"], top="9H", stock="4D 5H")
+    assert greedy(state) == DRAW_MOVE
+    after = replace(state, draws_this_turn=1)
+    assert greedy(after) == PASS_MOVE
+
+
+def test_greedy_attacks_with_a_seven_when_the_next_player_is_about_to_finish() -> None:
+    state = deal_from_codes(["7H KH 3S", "2D"], top="9H", stock="4D 5H")
+    assert greedy(state) == Move.play(Card.from_code("7H"))
+    relaxed = deal_from_codes(["7H KH 3S", "2D 4D 6D"], top="9H", stock="4S 5H")
+    assert greedy(relaxed) == Move.play(Card.from_code("7H"))  # 20 > 10: it sheds the 7 anyway
+
+
+# --- strength -------------------------------------------------------------------------------
+
+
+def play_match(bots: tuple[Bot, Bot], seeds: int, rng_seed: int) -> tuple[float, list[int]]:
+    """Paired two-seat deals (each seed twice, seats swapped): bot 0's win share and both
+    bots' total penalties. A shared stock-exhaustion win counts half."""
+    wins = 0.0
+    penalties = [0, 0]
+    rng = random.Random(rng_seed)
+    for index in range(seeds):
+        deal_seed = random.Random(index + 1000 * rng_seed).randbytes(32)
+        for swap in (0, 1):
+            seating = (bots[swap], bots[1 - swap])
+            state = new_deal(Rules(), 2, 0, deal_seed)
+            while state.result is None:
+                seat = state.turn
+                assert seat is not None
+                state = apply_legal(state, seating[seat].choose(observe(state, seat), rng))
+            result = state.result
+            mine = swap  # the seat bot 0 sits in
+            if mine in result.winners:
+                wins += 1 / len(result.winners)
+            penalties[0] += result.penalties[mine]
+            penalties[1] += result.penalties[1 - mine]
+    return wins / (2 * seeds), penalties
+
+
+def test_greedy_beats_random() -> None:
+    share, penalties = play_match((get_bot("greedy"), get_bot("random")), seeds=150, rng_seed=1)
+    assert share >= 0.8  # about 0.92 over 2,000 deals (bench/bots.py)
+    assert penalties[0] * 4 < penalties[1]
+
+
+def test_search_visits_add_up_and_pick_a_legal_move() -> None:
+    state = deal_from_codes(["3H KH JS 4C 7H", "2D 3D 5S 9S"], top="9H", stock="4S 5C 6D 8D")
+    observation = observe(state, 0)
+    move, visits = search(observation, random.Random(2), SearchConfig(iterations=40))
+    assert move in observation.legal_moves
+    assert set(visits) == set(observation.legal_moves)
+    assert sum(visits.values()) == 40
+    assert visits[move] == max(visits.values())
