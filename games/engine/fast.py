@@ -1,0 +1,557 @@
+"""The fast path: a mutable, bitmask-based deal with exactly the semantics of the reference
+engine (`legal.py`, `transitions.py`) for every rule option, for bots' rollouts and benchmarks.
+
+`FastDeal.from_state(state)` converts a reference `State`; `deal.legal_actions()` lists the legal
+actions as ints in the order of RULES.md §10; `deal.apply_action(a)` plays one in place (it
+trusts that `a` is legal); `deal.to_state()` converts back, equal field for field to the state
+the reference engine reaches by the same moves. `tests/engine/test_fast_agrees.py` checks that.
+
+Action encoding (70 ids), in the manner of OpenSpiel's game headers:
+
+    0..51   play card c (c = suit·13 + rank, R-2) with no suit: any non-Jack, or a Jack in the
+            opening (R-11: the opening J♣ nominates nothing)
+    52..67  play a Jack nominating a suit: 52 + 4·jack_suit_index + nominated_suit_index
+            (suit indices C=0 D=1 H=2 S=3; e.g. 52 = J♣ nominating clubs, 67 = J♠ → spades)
+    68      draw (one card; with pending sevens, the whole penalty, R-22)
+    69      pass
+
+`action_to_move(a)` and `move_to_action(m)` convert to and from the reference `Move`.
+
+Representation: a set of cards is a 52-bit int (bit c = card c). `hands[s]` is seat s's mask;
+`stock` is a list of card indices with the TOP LAST (pop() draws); `pile` lists the cards played,
+top last. `phase_code` is one of OPENING, PLAY, ACE_FOLLOWUP, DEAL_OVER below; `turn` is -1 once
+the deal is over; `active` is the active suit index (-1 before the first card). `mask` caches the
+cards playable by suit and rank right now: clubs in the opening (R-10), sevens with pending
+sevens (R-22), else the table entry of (top card, active suit) (R-14, R-16). Legal-action tuples
+are cached by (playable cards, draw, pass, nomination) and shared: they are immutable tuples.
+"""
+
+from __future__ import annotations
+
+from .cards import JACK, PACK, SEVEN, SUITS
+from .moves import DRAW, DRAW_MOVE, PASS, PASS_MOVE, Move
+from .rules import Rules
+from .shuffle import reshuffle_prefix, shuffled
+from .state import SHED, STOCK_EXHAUSTED, DealResult, State, new_deal
+from .tables import (
+    BIT_INDEX,
+    CARD_KIND,
+    CARD_PENALTY,
+    CLUBS,
+    JACK_CARDS,
+    JACKS,
+    KIND_ACE,
+    KIND_EIGHT,
+    KIND_PLAIN,
+    KIND_SEVEN,
+    LEGAL_ON,
+    SEVENS,
+    cards_of,
+    mask_of,
+    penalty_of,
+)
+
+OPENING, PLAY, ACE_FOLLOWUP, DEAL_OVER = 0, 1, 2, 3
+PHASE_NAMES: tuple[str, ...] = ("opening", "play", "ace_followup", "deal_over")
+_PHASE_CODES = {name: code for code, name in enumerate(PHASE_NAMES)}
+
+DRAW_ACTION, PASS_ACTION = 68, 69
+NUM_ACTIONS = 70
+JACK_ACTION_BASE = 52
+
+# draw_policy codes (R-17, R-18), ace_mode codes (R-25), stock_exhausted codes (R-29).
+FREE, ONE_THEN_PASS, UNTIL_PLAYABLE = 0, 1, 2
+_DRAW_POLICIES = {"free": FREE, "one_then_pass": ONE_THEN_PASS, "until_playable": UNTIL_PLAYABLE}
+FOLLOW_UP, EXTRA_TURN, SKIP_NEXT = 0, 1, 2
+_ACE_MODES = {"follow_up": FOLLOW_UP, "extra_turn": EXTRA_TURN, "skip_next": SKIP_NEXT}
+END_IMMEDIATELY, END_WHEN_DRAW_NEEDED, RESHUFFLE = 0, 1, 2
+_STOCK_POLICIES = {
+    "end_immediately": END_IMMEDIATELY,
+    "end_when_draw_needed": END_WHEN_DRAW_NEEDED,
+    "reshuffle": RESHUFFLE,
+}
+_NO_LIMIT = 1 << 62
+
+# Legal-action cache keys: the playable mask in bits 0..51, then these flags.
+_DRAW_BIT = 1 << 52
+_PASS_BIT = 1 << 53
+_DRAW_PASS_BITS = _DRAW_BIT | _PASS_BIT
+_NOMINATE_SHIFT = 54  # 0 no nomination (opening), 1 any suit, 2 + s: any suit but s
+_NOMINATE_ANY = 1 << _NOMINATE_SHIFT
+_NOMINATE_NOT = tuple((2 + s) << _NOMINATE_SHIFT for s in range(4))
+_ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
+_NO_ACTIONS: tuple[int, ...] = ()
+
+
+def _build_actions(key: int) -> tuple[int, ...]:
+    """The action tuple of a cache key, in the order of RULES.md §10."""
+    playable = key & ((1 << 52) - 1)
+    nominate = key >> _NOMINATE_SHIFT
+    actions: list[int] = []
+    for c in cards_of(playable):
+        if c in JACK_CARDS and nominate:
+            base = JACK_ACTION_BASE + 4 * (c // 13)
+            actions.extend(base + s for s in range(4) if nominate == 1 or s != nominate - 2)
+        else:
+            actions.append(c)
+    if key & _DRAW_BIT:
+        actions.append(DRAW_ACTION)
+    if key & _PASS_BIT:
+        actions.append(PASS_ACTION)
+    result = tuple(actions)
+    if len(_ACTIONS_CACHE) < 1_000_000:  # bounded: the keys seen in practice are far fewer
+        _ACTIONS_CACHE[key] = result
+    return result
+
+
+def action_to_move(action: int) -> Move:
+    """The reference `Move` of an action id."""
+    if action < JACK_ACTION_BASE:
+        return Move.play(PACK[action])
+    if action < DRAW_ACTION:
+        j = action - JACK_ACTION_BASE
+        return Move.play(PACK[JACK_CARDS[j >> 2]], SUITS[j & 3])
+    if action == DRAW_ACTION:
+        return DRAW_MOVE
+    if action == PASS_ACTION:
+        return PASS_MOVE
+    raise ValueError(f"{action!r} is not an action id 0..{NUM_ACTIONS - 1}")
+
+
+def move_to_action(move: Move) -> int:
+    """The action id of a reference `Move`."""
+    if move.action == DRAW:
+        return DRAW_ACTION
+    if move.action == PASS:
+        return PASS_ACTION
+    assert move.card is not None
+    if move.suit is None:
+        return int(move.card)
+    return JACK_ACTION_BASE + 4 * move.card.suit_index + SUITS.index(move.suit)
+
+
+class FastDeal:
+    """One deal in progress, mutable, with the reference engine's semantics."""
+
+    __slots__ = (
+        "rules",
+        "seats",
+        "opener",
+        "seed",
+        "hands",
+        "stock",
+        "pile",
+        "phase_code",
+        "turn",
+        "direction",
+        "active",
+        "pending_sevens",
+        "draws_this_turn",
+        "opened",
+        "reshuffles",
+        "actions",
+        "last_drawn",
+        "result",
+        "mask",
+        "_draw_policy",
+        "_different_suit",
+        "_doubling",
+        "_penalty_ends_turn",
+        "_ace_mode",
+        "_ten_skips",
+        "_stock_policy",
+        "_club_round",
+        "_action_limit",
+    )
+
+    rules: Rules
+    seats: int
+    opener: int
+    seed: bytes
+    hands: list[int]
+    stock: list[int]
+    pile: list[int]
+    phase_code: int
+    turn: int
+    direction: int
+    active: int
+    pending_sevens: int
+    draws_this_turn: int
+    opened: list[bool]
+    reshuffles: int
+    actions: int
+    last_drawn: tuple[int, ...]
+    result: DealResult | None
+    mask: int
+    _draw_policy: int
+    _different_suit: bool
+    _doubling: bool
+    _penalty_ends_turn: bool
+    _ace_mode: int
+    _ten_skips: int
+    _stock_policy: int
+    _club_round: bool
+    _action_limit: int
+
+    # -- construction and conversion ---------------------------------------------------------
+
+    @classmethod
+    def new(cls, rules: Rules, seats: int, opener: int, seed: bytes) -> FastDeal:
+        """A fresh deal, shuffled and dealt as `state.new_deal` does (R-4, R-5)."""
+        return cls.from_state(new_deal(rules, seats, opener, seed))
+
+    @classmethod
+    def from_state(cls, state: State) -> FastDeal:
+        deal = cls.__new__(cls)
+        deal._set_rules(state.rules)
+        deal.seats = state.seats
+        deal.opener = state.opener
+        deal.seed = state.seed
+        deal.hands = [mask_of(hand) for hand in state.hands]
+        deal.stock = [int(c) for c in reversed(state.stock)]
+        deal.pile = [int(c) for c in state.pile]
+        deal.phase_code = _PHASE_CODES[state.phase]
+        deal.turn = -1 if state.turn is None else state.turn
+        deal.direction = state.direction
+        deal.active = -1 if state.active_suit is None else SUITS.index(state.active_suit)
+        deal.pending_sevens = state.pending_sevens
+        deal.draws_this_turn = state.draws_this_turn
+        deal.opened = list(state.opened)
+        deal.reshuffles = state.reshuffles
+        deal.actions = state.actions
+        deal.last_drawn = tuple(int(c) for c in state.last_drawn)
+        deal.result = state.result
+        deal._update_mask()
+        return deal
+
+    def _set_rules(self, rules: Rules) -> None:
+        self.rules = rules
+        self._draw_policy = _DRAW_POLICIES[rules.draw_policy]
+        self._different_suit = rules.jack_nomination == "different_suit"
+        self._doubling = rules.seven_chain_growth == "doubling"
+        self._penalty_ends_turn = rules.seven_penalty_ends_turn
+        self._ace_mode = _ACE_MODES[rules.ace_mode]
+        # Turn steps of a 10 with two players (R-26): 1 = no effect, 2 = acts as an 8.
+        self._ten_skips = 2 if rules.two_player_reverse == "skip" else 1
+        self._stock_policy = _STOCK_POLICIES[rules.stock_exhausted]
+        self._club_round = rules.opening == "club_round"
+        # §9: the max_actions bound applies only with reshuffle.
+        self._action_limit = (
+            rules.max_actions if rules.stock_exhausted == "reshuffle" else _NO_LIMIT
+        )
+
+    def _update_mask(self) -> None:
+        """Recompute `mask` from the phase, pending sevens, top card and active suit."""
+        if self.phase_code == OPENING:
+            self.mask = CLUBS  # R-10, R-12
+        elif self.pending_sevens:
+            self.mask = SEVENS  # R-22: any 7, no Jack
+        elif self.pile and self.active >= 0:
+            self.mask = LEGAL_ON[self.pile[-1] * 4 + self.active]  # R-14, R-16
+        else:
+            self.mask = 0
+
+    def to_state(self) -> State:
+        """The reference `State` equal to this deal."""
+        return State(
+            rules=self.rules,
+            seats=self.seats,
+            opener=self.opener,
+            seed=self.seed,
+            hands=tuple(tuple(PACK[c] for c in cards_of(hand)) for hand in self.hands),
+            stock=tuple(PACK[c] for c in reversed(self.stock)),
+            pile=tuple(PACK[c] for c in self.pile),
+            phase=PHASE_NAMES[self.phase_code],
+            turn=None if self.turn < 0 else self.turn,
+            direction=self.direction,
+            active_suit=None if self.active < 0 else SUITS[self.active],
+            pending_sevens=self.pending_sevens,
+            draws_this_turn=self.draws_this_turn,
+            opened=tuple(self.opened),
+            reshuffles=self.reshuffles,
+            actions=self.actions,
+            last_drawn=tuple(PACK[c] for c in self.last_drawn),
+            result=self.result,
+        )
+
+    def copy(self) -> FastDeal:
+        """An independent copy (for rollouts)."""
+        other = FastDeal.__new__(FastDeal)
+        other.rules = self.rules
+        other.seats = self.seats
+        other.opener = self.opener
+        other.seed = self.seed
+        other.hands = self.hands[:]
+        other.stock = self.stock[:]
+        other.pile = self.pile[:]
+        other.phase_code = self.phase_code
+        other.turn = self.turn
+        other.direction = self.direction
+        other.active = self.active
+        other.pending_sevens = self.pending_sevens
+        other.draws_this_turn = self.draws_this_turn
+        other.opened = self.opened[:]
+        other.reshuffles = self.reshuffles
+        other.actions = self.actions
+        other.last_drawn = self.last_drawn
+        other.result = self.result
+        other.mask = self.mask
+        other._draw_policy = self._draw_policy
+        other._different_suit = self._different_suit
+        other._doubling = self._doubling
+        other._penalty_ends_turn = self._penalty_ends_turn
+        other._ace_mode = self._ace_mode
+        other._ten_skips = self._ten_skips
+        other._stock_policy = self._stock_policy
+        other._club_round = self._club_round
+        other._action_limit = self._action_limit
+        return other
+
+    # -- public facts --------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase_code == DEAL_OVER
+
+    @property
+    def phase(self) -> str:
+        return PHASE_NAMES[self.phase_code]
+
+    @property
+    def active_suit(self) -> str | None:
+        return None if self.active < 0 else SUITS[self.active]
+
+    @property
+    def top_card(self) -> int:
+        """The top card's index, or -1 before the first play."""
+        return self.pile[-1] if self.pile else -1
+
+    @property
+    def result_penalties(self) -> tuple[int, ...] | None:
+        """The deal scores by seat once the deal is over (R-30, R-31), else None."""
+        return None if self.result is None else self.result.penalties
+
+    @property
+    def hand_counts(self) -> tuple[int, ...]:
+        return tuple(hand.bit_count() for hand in self.hands)
+
+    @property
+    def stock_count(self) -> int:
+        return len(self.stock)
+
+    def hand_cards(self, seat: int) -> list[int]:
+        """Seat's cards as indices in canonical order."""
+        return cards_of(self.hands[seat])
+
+    # -- legal actions -------------------------------------------------------------------------
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """Every legal action id of the seat on turn, in the order of RULES.md §10 (a shared
+        immutable tuple); empty once the deal is over."""
+        phase = self.phase_code
+        if phase == PLAY:
+            playable = self.hands[self.turn] & self.mask
+            if self.pending_sevens:
+                key = playable | _DRAW_BIT  # R-22: a penalty draw is always open, no pass
+            else:
+                policy = self._draw_policy
+                if policy == FREE:  # R-17: pass only after a draw this turn
+                    key = playable | (_DRAW_PASS_BITS if self.draws_this_turn else _DRAW_BIT)
+                elif policy == ONE_THEN_PASS:  # R-18: at most one draw
+                    key = playable | (_PASS_BIT if self.draws_this_turn else _DRAW_BIT)
+                elif playable:  # R-18 until_playable: no draw, no pass while holding a play
+                    key = playable
+                elif self.draws_this_turn and not self.stock:
+                    key = _DRAW_PASS_BITS  # pass once the stock ran out
+                else:
+                    key = _DRAW_BIT
+                if playable & JACKS:
+                    key |= _NOMINATE_NOT[self.active] if self._different_suit else _NOMINATE_ANY
+        elif phase == ACE_FOLLOWUP:
+            playable = self.hands[self.turn] & self.mask
+            key = playable | _PASS_BIT  # R-25: no draw; pass ends the follow-up
+            if playable & JACKS:
+                key |= _NOMINATE_NOT[self.active] if self._different_suit else _NOMINATE_ANY
+        elif phase == OPENING:
+            playable = self.hands[self.turn] & CLUBS
+            key = playable or _DRAW_BIT  # R-10: play a club if holding one, else draw
+        else:
+            return _NO_ACTIONS
+        actions = _ACTIONS_CACHE.get(key)
+        if actions is None:
+            actions = _build_actions(key)
+        return actions
+
+    # -- applying an action --------------------------------------------------------------------
+
+    def apply_action(self, action: int) -> None:
+        """Apply a legal action in place (legality is trusted, as `apply_legal` does)."""
+        self.actions += 1
+        if action < JACK_ACTION_BASE:
+            card = action
+            suit = -1
+        elif action == DRAW_ACTION:
+            stock = self.stock
+            if self.pending_sevens or len(stock) < 2:
+                self._draw()
+            else:
+                card = stock.pop()
+                self.hands[self.turn] |= 1 << card
+                self.last_drawn = (card,)
+                self.draws_this_turn += 1
+            if self.actions >= self._action_limit:
+                self._check_limit()
+            return
+        elif action == PASS_ACTION:
+            self.turn = (self.turn + self.direction) % self.seats
+            self.phase_code = PLAY
+            self.draws_this_turn = 0
+            self.last_drawn = ()
+            if self.actions >= self._action_limit:
+                self._check_limit()
+            return
+        else:
+            j = action - JACK_ACTION_BASE
+            card = JACK_CARDS[j >> 2]
+            suit = j & 3
+        # A play (R-13..R-16).
+        seat = self.turn
+        hands = self.hands
+        hand = hands[seat] ^ (1 << card)
+        hands[seat] = hand
+        self.pile.append(card)
+        self.last_drawn = ()
+        if not hand:
+            self._shed_win(seat, card)  # R-28: no effect of the winning card applies
+            return
+        if self.phase_code == OPENING:
+            self._opening_play(seat)
+        else:
+            active = card // 13 if suit < 0 else suit
+            self.active = active
+            self.draws_this_turn = 0
+            kind = CARD_KIND[card]
+            if kind == KIND_PLAIN:
+                self.mask = LEGAL_ON[card * 4 + active]
+                self.turn = (seat + self.direction) % self.seats
+                self.phase_code = PLAY
+            elif kind == KIND_SEVEN:
+                self.pending_sevens += 1  # R-21, R-22
+                self.mask = SEVENS
+                self.turn = (seat + self.direction) % self.seats
+                self.phase_code = PLAY
+            elif kind == KIND_EIGHT:
+                self.mask = LEGAL_ON[card * 4 + active]
+                self.turn = (seat + 2 * self.direction) % self.seats  # R-24
+                self.phase_code = PLAY
+            elif kind == KIND_ACE:
+                self.mask = LEGAL_ON[card * 4 + active]
+                mode = self._ace_mode
+                if mode == FOLLOW_UP:
+                    self.phase_code = ACE_FOLLOWUP  # R-25: same player, one more card
+                else:
+                    self.phase_code = PLAY
+                    if mode == SKIP_NEXT:
+                        self.turn = (seat + 2 * self.direction) % self.seats  # acts as an 8
+            else:  # a ten, R-26
+                self.mask = LEGAL_ON[card * 4 + active]
+                self.phase_code = PLAY
+                if self.seats == 2:
+                    self.turn = (seat + self._ten_skips * self.direction) % 2
+                else:
+                    self.direction = direction = -self.direction
+                    self.turn = (seat + direction) % self.seats
+        if self.actions >= self._action_limit:
+            self._check_limit()
+
+    def _opening_play(self, seat: int) -> None:
+        """R-11: the opening club has no effect; play passes to the left. R-12: club round."""
+        opened = self.opened
+        opened[seat] = True
+        self.active = 0  # clubs
+        if not self._club_round or all(opened):
+            self.phase_code = PLAY
+            self.mask = LEGAL_ON[self.pile[-1] * 4]
+        self.turn = (seat + 1) % self.seats
+        self.direction = 1
+        self.draws_this_turn = 0
+
+    def _draw(self) -> None:
+        """A draw (R-17, R-18) or the penalty draw (R-22, R-23), with stock exhaustion (R-29)
+        and reshuffles (R-6) exactly as `transitions._take_cards`."""
+        seat = self.turn
+        k = self.pending_sevens
+        # R-22: the whole penalty in one draw.
+        count = (3 * 2 ** (k - 1) if self._doubling else 3 * k) if k else 1
+        stock = self.stock
+        if not stock:
+            # Only under end_when_draw_needed: a draw from the empty stock ends the deal.
+            self.last_drawn = ()
+            self._stock_exhausted()
+            return
+        policy = self._stock_policy
+        taken: list[int] = []
+        exhausted = False
+        while len(taken) < count:
+            taken.append(stock.pop())
+            if stock:
+                continue
+            if policy == END_WHEN_DRAW_NEEDED:
+                break
+            pile = self.pile
+            if policy == RESHUFFLE and len(pile) > 1:
+                self.reshuffles += 1  # R-6: the pile but its top card becomes the stock
+                new_stock = shuffled(pile[:-1], self.seed, reshuffle_prefix(self.reshuffles))
+                new_stock.reverse()
+                stock.extend(new_stock)
+                del pile[:-1]
+                continue
+            exhausted = True
+            break
+        self.hands[seat] |= mask_of(taken)
+        self.last_drawn = tuple(taken)
+        if exhausted:
+            self._stock_exhausted()
+            return
+        if k:
+            self.pending_sevens = 0
+            self.mask = LEGAL_ON[self.pile[-1] * 4 + self.active]
+            self.draws_this_turn = 0
+            if self._penalty_ends_turn:  # R-23
+                self.turn = (seat + self.direction) % self.seats
+                self.phase_code = PLAY
+        else:
+            self.draws_this_turn += 1
+
+    def _check_limit(self) -> None:
+        """§9: in reshuffle mode, reaching max_actions ends the deal as a stock exhaustion."""
+        if self.phase_code != DEAL_OVER:
+            self._stock_exhausted()
+
+    def _shed_win(self, seat: int, card: int) -> None:
+        """R-28, R-31: the others score multiplier × the penalty values in their hands."""
+        rank = card % 13
+        multiplier = 3 if rank == SEVEN else 2 if rank == JACK else 1
+        hand_penalties = tuple(penalty_of(hand) for hand in self.hands)
+        penalties = tuple(0 if s == seat else multiplier * p for s, p in enumerate(hand_penalties))
+        self.active = card // 13
+        self._over(DealResult((seat,), SHED, PACK[card], multiplier, penalties, hand_penalties))
+
+    def _stock_exhausted(self) -> None:
+        """R-30: the lowest hand penalty wins and scores 0; the others score their penalty."""
+        hand_penalties = tuple(penalty_of(hand) for hand in self.hands)
+        low = min(hand_penalties)
+        winners = tuple(s for s, p in enumerate(hand_penalties) if p == low)
+        penalties = tuple(0 if p == low else p for p in hand_penalties)
+        self._over(DealResult(winners, STOCK_EXHAUSTED, None, 1, penalties, hand_penalties))
+
+    def _over(self, result: DealResult) -> None:
+        self.phase_code = DEAL_OVER
+        self.turn = -1
+        self.pending_sevens = 0
+        self.draws_this_turn = 0
+        self.mask = 0
+        self.result = result
+
+
+assert BIT_INDEX[1] == 0 and CARD_PENALTY[51] == 15 and KIND_EIGHT != KIND_ACE
