@@ -28,12 +28,16 @@ are cached by (playable cards, draw, pass, nomination) and shared: they are immu
 
 from __future__ import annotations
 
+import hashlib
+import struct
+
 from .cards import JACK, PACK, SEVEN, SUITS
 from .moves import DRAW, DRAW_MOVE, PASS, PASS_MOVE, Move
 from .rules import Rules
-from .shuffle import reshuffle_prefix, shuffled
+from .shuffle import SHUFFLE_PREFIX, reshuffle_prefix, shuffled
 from .state import SHED, STOCK_EXHAUSTED, DealResult, State, new_deal
 from .tables import (
+    ALL_CARDS,
     BIT_INDEX,
     CARD_KIND,
     CARD_PENALTY,
@@ -83,25 +87,88 @@ _ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
 _NO_ACTIONS: tuple[int, ...] = ()
 
 
-def _build_actions(key: int) -> tuple[int, ...]:
-    """The action tuple of a cache key, in the order of RULES.md §10."""
-    playable = key & ((1 << 52) - 1)
-    nominate = key >> _NOMINATE_SHIFT
-    actions: list[int] = []
-    for c in cards_of(playable):
+def _card_actions(nominate: int) -> dict[int, tuple[int, ...]]:
+    """Lowest-bit -> the action ids of playing that card, under a nomination code."""
+    table: dict[int, tuple[int, ...]] = {}
+    for c in range(52):
         if c in JACK_CARDS and nominate:
             base = JACK_ACTION_BASE + 4 * (c // 13)
-            actions.extend(base + s for s in range(4) if nominate == 1 or s != nominate - 2)
+            table[1 << c] = tuple(base + s for s in range(4) if nominate == 1 or s != nominate - 2)
         else:
-            actions.append(c)
+            table[1 << c] = (c,)
+    return table
+
+
+_CARD_ACTIONS = tuple(_card_actions(nominate) for nominate in range(6))
+_CACHE_LIMIT = 1 << 20  # keys kept; the keys seen in practice are far fewer
+
+
+def _build_actions(key: int) -> tuple[int, ...]:
+    """The action tuple of a cache key, in the order of RULES.md §10 (and cache it)."""
+    playable = key & ALL_CARDS
+    table = _CARD_ACTIONS[key >> _NOMINATE_SHIFT]
+    actions: list[int] = []
+    while playable:
+        low = playable & -playable
+        actions += table[low]
+        playable ^= low
     if key & _DRAW_BIT:
         actions.append(DRAW_ACTION)
     if key & _PASS_BIT:
         actions.append(PASS_ACTION)
     result = tuple(actions)
-    if len(_ACTIONS_CACHE) < 1_000_000:  # bounded: the keys seen in practice are far fewer
+    if len(_ACTIONS_CACHE) < _CACHE_LIMIT:
         _ACTIONS_CACHE[key] = result
     return result
+
+
+# The shuffle of R-4 for `FastDeal.new`, the same permutation as `shuffle.shuffled_pack` (a test
+# checks it over many seeds) with HMAC-SHA256 (RFC 2104) computed from precomputed pads: the
+# generic `hmac` module costs more than the rest of a deal's set-up. Reshuffles (R-6) are rare
+# and use `shuffle.shuffled` itself.
+_SHA256 = hashlib.sha256
+_INNER_PAD = bytes(x ^ 0x36 for x in range(256))
+_OUTER_PAD = bytes(x ^ 0x5C for x in range(256))
+_UINT32_BLOCK = struct.Struct(">8I").unpack
+_LIMITS = tuple(2**32 - 2**32 % (j + 1) for j in range(52))
+
+
+def shuffled_pack_indices(seed: bytes) -> list[int]:
+    """The card indices of the pack after the deal's shuffle (R-4), top first."""
+    key = seed if len(seed) <= 64 else _SHA256(seed).digest()
+    key = key.ljust(64, b"\0")
+    inner = _SHA256(key.translate(_INNER_PAD))
+    outer = _SHA256(key.translate(_OUTER_PAD))
+    words: list[int] = []
+    blocks = 0
+
+    def more_words() -> None:
+        nonlocal blocks
+        h = inner.copy()
+        h.update((SHUFFLE_PREFIX + str(blocks)).encode("ascii"))
+        o = outer.copy()
+        o.update(h.digest())
+        words.extend(_UINT32_BLOCK(o.digest()))
+        blocks += 1
+
+    for _ in range(7):  # 56 words: 51 are needed unless some are rejected
+        more_words()
+    deck = list(range(52))
+    position = 0
+    for j in range(51, 0, -1):
+        limit = _LIMITS[j]
+        if position == len(words):
+            more_words()
+        x = words[position]
+        position += 1
+        while x >= limit:  # rejection sampling, R-4
+            if position == len(words):
+                more_words()
+            x = words[position]
+            position += 1
+        k = x % (j + 1)
+        deck[j], deck[k] = deck[k], deck[j]
+    return deck
 
 
 def action_to_move(action: int) -> Move:
@@ -197,8 +264,37 @@ class FastDeal:
 
     @classmethod
     def new(cls, rules: Rules, seats: int, opener: int, seed: bytes) -> FastDeal:
-        """A fresh deal, shuffled and dealt as `state.new_deal` does (R-4, R-5)."""
-        return cls.from_state(new_deal(rules, seats, opener, seed))
+        """A fresh deal, shuffled and dealt as `state.new_deal` does (R-4, R-5, R-9)."""
+        if not (2 <= seats <= rules.max_players and 0 <= opener < seats):
+            return cls.from_state(new_deal(rules, seats, opener, seed))  # raises its RulesError
+        deck = shuffled_pack_indices(seed)
+        hands = [0] * seats
+        dealt = rules.hand_size * seats
+        for position in range(dealt):  # one card at a time clockwise from the opener (R-5)
+            hands[(opener + position) % seats] |= 1 << deck[position]
+        stock = deck[dealt:]
+        stock.reverse()
+        deal = cls.__new__(cls)
+        deal._set_rules(rules)
+        deal.seats = seats
+        deal.opener = opener
+        deal.seed = seed
+        deal.hands = hands
+        deal.stock = stock
+        deal.pile = []
+        deal.phase_code = OPENING
+        deal.turn = opener
+        deal.direction = 1
+        deal.active = -1
+        deal.pending_sevens = 0
+        deal.draws_this_turn = 0
+        deal.opened = [False] * seats
+        deal.reshuffles = 0
+        deal.actions = 0
+        deal.last_drawn = ()
+        deal.result = None
+        deal.mask = CLUBS
+        return deal
 
     @classmethod
     def from_state(cls, state: State) -> FastDeal:

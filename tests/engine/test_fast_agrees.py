@@ -19,7 +19,9 @@ from games.engine.fast import (
     FastDeal,
     action_to_move,
     move_to_action,
+    shuffled_pack_indices,
 )
+from games.engine.shuffle import shuffled_pack
 
 CHOICES: dict[str, tuple[Any, ...]] = {
     "opening": ("opener_only", "club_round"),
@@ -86,7 +88,9 @@ def test_fast_path_agrees_with_reference_over_seeded_random_playouts() -> None:
         seats = 2 + number % 6  # 2..7
         opener = rng.randrange(seats)
         seed = rng.randbytes(32)
-        play_both(new_deal(rules, seats, opener, seed), rng, seen)
+        state = new_deal(rules, seats, opener, seed)
+        assert FastDeal.new(rules, seats, opener, seed).to_state() == state
+        play_both(state, rng, seen)
     # The playouts reached every kind of action and ending, including the rare paths.
     for what in ("play", "draw", "pass", "shed", "stock_exhausted", "reshuffle", "max_actions"):
         assert seen.get(what, 0) > 0, (what, seen)
@@ -125,6 +129,23 @@ def test_fast_path_agrees_from_literal_positions() -> None:
         for _ in range(30):
             play_both(state, rng, seen)
     assert seen.get("reshuffle", 0) > 0
+
+
+def test_fast_shuffle_and_deal_equal_the_reference() -> None:
+    """`FastDeal.new` shuffles (R-4) and deals (R-5) without `shuffle.py`: same cards, same order,
+    for seeds of any length (HMAC hashes keys longer than 64 bytes)."""
+    rng = random.Random(4)
+    seeds = [bytes(32), bytes(range(32)), b"", b"k" * 64, b"long" * 40]
+    seeds += [rng.randbytes(32) for _ in range(300)]
+    for seed in seeds:
+        assert shuffled_pack_indices(seed) == [int(c) for c in shuffled_pack(seed)]
+    # R-4's first test vector, top first.
+    assert shuffled_pack_indices(bytes(32))[:3] == [18, 3, 46]  # 7D 5C 9S
+    for seats in range(2, 7):
+        for opener in range(seats):
+            seed = rng.randbytes(32)
+            fast = FastDeal.new(Rules(hand_size=seats + 1), seats, opener, seed)
+            assert fast.to_state() == new_deal(Rules(hand_size=seats + 1), seats, opener, seed)
 
 
 def test_action_ids_round_trip_through_moves() -> None:
