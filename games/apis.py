@@ -5,12 +5,13 @@ from __future__ import annotations
 import base64
 import binascii
 from typing import Any
+from urllib import parse
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -159,9 +160,17 @@ class MatchCursorPagination(CursorPagination):
     max_page_size = 100
 
     def decode_cursor(self, request: Request) -> Any:
+        """DRF's decoder is lenient (it skips non-base64 characters); a bad cursor is 400 here."""
+        encoded = request.query_params.get(self.cursor_query_param)
+        if encoded is None:
+            return None
         try:
+            text = base64.b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
+            keys = set(parse.parse_qs(text, keep_blank_values=True))
+            if not keys or not keys <= {"o", "r", "p"}:
+                raise ValueError(text)
             return super().decode_cursor(request)
-        except Exception:
+        except (binascii.Error, UnicodeError, ValueError, NotFound):
             raise ValidationError({"cursor": ["Invalid cursor."]}) from None
 
 
@@ -202,12 +211,6 @@ class MatchListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        cursor = filters.validated_data.get("cursor")
-        if cursor is not None:
-            try:
-                base64.b64decode(cursor.encode("ascii"), validate=False)
-            except (binascii.Error, UnicodeEncodeError, ValueError):
-                raise ValidationError({"cursor": ["Invalid cursor."]}) from None
         matches = match_list(
             status=filters.validated_data.get("status"),
             player_id=filters.validated_data.get("player"),

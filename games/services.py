@@ -22,6 +22,7 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games import engine
+from games.engine.bots import BOTS, get_bot
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 from players.services import bot_player_get_or_create
@@ -64,7 +65,7 @@ def match_create(
     if len(bots) > seats - 1:
         message = f"at most {seats - 1} bots fit beside you at a table of {seats}"
         raise ApplicationError("invalid", message, {"bots": [message]})
-    unknown = [name for name in bots if name not in engine.BOTS]
+    unknown = [name for name in bots if name not in BOTS]
     if unknown:
         message = f"unknown bot strategy {unknown[0]!r}; see GET /api/v1/bots"
         raise ApplicationError("invalid", message, {"bots": [message]})
@@ -369,7 +370,7 @@ def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
     seat = state.turn
     if seat is None or not match.seat_bots[seat]:
         return False
-    bot = engine.get_bot(match.seat_bots[seat])
+    bot = get_bot(match.seat_bots[seat])
     move = bot.choose(engine.observe(state, seat), random.Random())
     try:
         match_apply_move(

@@ -156,7 +156,7 @@ class BotListApi(APIView):
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
-        from games.engine import BOTS
+        from games.engine.bots import BOTS
 
         return Response(
             [{"strategy": name, "description": bot.description} for name, bot in BOTS.items()]

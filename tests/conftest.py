@@ -25,6 +25,8 @@ def _session_setup() -> Iterator[None]:
     if "tests.leakscan.LeakScanMiddleware" not in settings.MIDDLEWARE:
         settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.leakscan.LeakScanMiddleware"]
     app.conf.task_always_eager = True
+    # Registration is not what these tests measure: a fast hasher keeps fixtures cheap.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     yield
 
 

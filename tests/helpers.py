@@ -1,0 +1,37 @@
+"""Small helpers shared by the Django tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def create_match(client: Any, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/v1/matches", {"seats": 2, **body}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def state(client: Any, match_id: str) -> dict[str, Any]:
+    response = client.get(f"/api/v1/matches/{match_id}/state")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def post_move(client: Any, match_id: str, move: dict[str, Any], version: int, **headers: Any) -> Any:
+    return client.post(
+        f"/api/v1/matches/{match_id}/moves", {**move, "version": version}, format="json", **headers
+    )
+
+
+def play_until(clients: dict[int, Any], match_id: str, done: Any, limit: int = 2000) -> dict[str, Any]:
+    """Seated clients (by seat) play their first legal move until `done(view)` or the match ends."""
+    view = state(next(iter(clients.values())), match_id)
+    for _ in range(limit):
+        if view["status"] != "active" or done(view):
+            return view
+        if view["you"] != view["turn"]:
+            view = state(clients[view["turn"]], match_id)
+        response = post_move(clients[view["turn"]], match_id, view["legal_moves"][0], view["version"])
+        assert response.status_code == 200, response.content
+        view = response.json()
+    raise AssertionError("the match did not get there")

@@ -1,0 +1,101 @@
+"""Auth and player routes of API.md against PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.throttling import SimpleRateThrottle
+
+pytestmark = pytest.mark.django_db
+
+
+def test_register_returns_player_and_token(api):
+    r = api.post(
+        "/api/v1/auth/register",
+        {"username": "ana", "password": "s3cret-pass", "display_name": "Ana"},
+        format="json",
+    )
+    assert r.status_code == 201
+    body = r.json()
+    assert set(body) == {"id", "username", "display_name", "token"}
+    assert body["username"] == "ana" and body["display_name"] == "Ana"
+    me = api.get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Token {body['token']}")
+    assert me.status_code == 200
+    assert me.json()["id"] == body["id"]
+
+
+def test_register_display_name_defaults_to_username(api):
+    r = api.post("/api/v1/auth/register", {"username": "bob", "password": "s3cret-pass"}, format="json")
+    assert r.status_code == 201 and r.json()["display_name"] == "bob"
+
+
+def test_register_taken_username_is_invalid(api, make_player):
+    make_player("carla")
+    r = api.post("/api/v1/auth/register", {"username": "carla", "password": "s3cret-pass"}, format="json")
+    assert r.status_code == 400
+    assert r.json()["code"] == "invalid" and "username" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"username": "x"}, {"username": "", "password": "s3cret-pass"},
+     {"username": "has space", "password": "s3cret-pass"}, {"username": "dan", "password": "123"}],
+)
+def test_register_bad_bodies_are_invalid(api, body):
+    r = api.post("/api/v1/auth/register", body, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    assert r.json()["detail"]
+
+
+def test_token_for_right_and_wrong_password(api, make_player):
+    _, token = make_player("erin")
+    r = api.post("/api/v1/auth/token", {"username": "erin", "password": "s3cret-pass"}, format="json")
+    assert r.status_code == 200 and r.json() == {"token": token}
+    r = api.post("/api/v1/auth/token", {"username": "erin", "password": "wrong-pass"}, format="json")
+    assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
+
+
+def test_me_needs_a_token(api):
+    r = api.get("/api/v1/players/me")
+    assert r.status_code == 401
+    assert r.json()["code"] == "not_authenticated"
+    assert r["WWW-Authenticate"].startswith("Token")
+    r = api.get("/api/v1/players/me", HTTP_AUTHORIZATION="Token not-a-token")
+    assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
+
+
+def test_player_by_id_is_public_with_rating_and_stats(api, make_player):
+    player, _ = make_player("fay")
+    r = api.get(f"/api/v1/players/{player.id}")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["username"] == "fay" and body["is_bot"] is False
+    assert set(body["rating"]) == {"mu", "sigma", "ordinal"}
+    assert body["rating"]["ordinal"] == pytest.approx(body["rating"]["mu"] - 3 * body["rating"]["sigma"])
+    assert body["stats"] == {"matches": 0, "wins": 0, "deals_played": 0, "deals_won": 0, "penalty_points": 0}
+
+
+def test_unknown_player_is_not_found(api):
+    r = api.get("/api/v1/players/00000000-0000-0000-0000-000000000000")
+    assert r.status_code == 404 and r.json()["code"] == "not_found"
+
+
+def test_bots_list_names_random_greedy_and_the_strongest(api):
+    r = api.get("/api/v1/bots")
+    assert r.status_code == 200
+    strategies = {b["strategy"] for b in r.json()}
+    assert {"random", "greedy", "ismcts"} <= strategies
+    assert all(b["description"] for b in r.json())
+
+
+def test_auth_routes_are_throttled_with_retry_after(api, monkeypatch):
+    from django.core.cache import cache
+
+    cache.clear()
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "2/min"})
+    for _ in range(2):
+        api.post("/api/v1/auth/token", {"username": "nobody", "password": "x"}, format="json")
+    r = api.post("/api/v1/auth/token", {"username": "nobody", "password": "x"}, format="json")
+    assert r.status_code == 429
+    assert r.json()["code"] == "throttled"
+    assert int(r["Retry-After"]) > 0
+    cache.clear()
