@@ -48,7 +48,7 @@ OPTION_COMBINATIONS: tuple[dict[str, Any], ...] = (
         "jack_nomination": "different_suit",
         "seven_chain_growth": "doubling",
         "stock_exhausted": "reshuffle",
-        "max_actions": 300,
+        "max_actions": 150,
         "hand_size": 5,
         "deals_per_match": 3,
     },
@@ -68,7 +68,8 @@ OPTION_COMBINATIONS: tuple[dict[str, Any], ...] = (
         "hand_size": 3,
         "match_tiebreak": "extra_deal",
     },
-    {"stock_exhausted": "reshuffle"},  # the default max_actions of §9
+    # The default max_actions of §9; one deal per match, as these deals run ~600 actions.
+    {"stock_exhausted": "reshuffle", "deals_per_match": 1},
     {"hand_size": 1, "deals_per_match": 1, "max_players": 7},
     {
         "seven_chain_growth": "doubling",
