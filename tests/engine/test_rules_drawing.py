@@ -156,6 +156,25 @@ def test_r29_end_immediately_during_the_opening_search() -> None:
     assert state.pile == ()
 
 
+def test_r29_end_when_draw_needed_during_the_opening_search() -> None:
+    rules = Rules(stock_exhausted="end_when_draw_needed")
+    state = deal_from_codes(["3H KS", "4D 2C", "QS"], stock="9D", rules=rules)
+    state = apply(state, DRAW_MOVE)  # 9♦, the last card, no club: the search must go on
+    assert state.phase == "opening" and state.stock == ()
+    assert legal_moves(state) == (DRAW_MOVE,)
+    state = apply(state, DRAW_MOVE)
+    assert state.phase == "deal_over" and state.result is not None
+    assert state.result.hand_penalties == (3 + 10 + 9, 6, 10)
+
+
+def test_r29_reshuffle_during_the_opening_search_has_nothing_to_reshuffle() -> None:
+    rules = Rules(stock_exhausted="reshuffle")
+    state = deal_from_codes(["3H KS", "4D 2C", "QS"], stock="9D", rules=rules)
+    state = apply(state, DRAW_MOVE)  # the pile is empty: the deal ends as end_immediately
+    assert state.phase == "deal_over" and state.result is not None
+    assert state.result.reason == "stock_exhausted" and state.reshuffles == 0
+
+
 # R-29 end_when_draw_needed ---------------------------------------------------------------------
 
 
