@@ -1,0 +1,101 @@
+"""The rules engine is pure Python (DESIGN.md, issue 2): importing it loads no Django, DRF or
+Celery and none of the Django apps' models, services or tasks; the import-linter contract of
+pyproject.toml holds; and the engine passes mypy strict."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN = ("django", "rest_framework", "celery", "games.models", "games.services", "games.tasks")
+
+
+def _tool(name: str) -> str:
+    """A console script of the running interpreter's environment, else one on PATH."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed (it is a dev dependency in pyproject.toml)")
+    return found
+
+
+def _clean_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("DJANGO_SETTINGS_MODULE", None)  # nothing may configure Django behind our back
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def test_importing_the_engine_loads_no_django_drf_celery_or_app_modules() -> None:
+    # Every module of the package (the bots included), not only what __init__ pulls in.
+    script = (
+        "import importlib, json, pkgutil, sys\n"
+        "import games.engine\n"
+        "for info in pkgutil.walk_packages(games.engine.__path__, 'games.engine.'):\n"
+        "    importlib.import_module(info.name)\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    modules = json.loads(completed.stdout)
+    assert "games.engine" in modules and "games.engine.transitions" in modules
+    leaked = [
+        name
+        for name in modules
+        if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN)
+    ]
+    assert leaked == []
+
+
+def test_import_linter_contract_is_kept() -> None:
+    completed = subprocess.run(
+        [_tool("lint-imports")],
+        cwd=ROOT,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    summary = re.search(r"Contracts: (\d+) kept, (\d+) broken", completed.stdout)
+    assert summary is not None, completed.stdout
+    assert int(summary[1]) >= 1 and int(summary[2]) == 0
+
+
+def test_engine_passes_mypy_strict() -> None:
+    """mypy strict on games/engine ([tool.mypy] of pyproject.toml); about a second here. If it
+    ever takes more than 20 s, the check is skipped rather than slowing the suite."""
+    started = time.monotonic()
+    try:
+        completed = subprocess.run(
+            [_tool("mypy"), "--strict", "games/engine"],
+            cwd=ROOT,
+            env=_clean_env(),
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"mypy took over 20 s (started {time.monotonic() - started:.0f} s ago)")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
