@@ -98,6 +98,13 @@ def test_r19_different_suit_after_a_jack_nomination_was_answered() -> None:
     assert legal_moves(state) == (*jack("JD", "DHS"), DRAW_MOVE)
 
 
+def test_r19_different_suit_in_an_ace_follow_up_excludes_the_aces_suit() -> None:
+    rules = Rules(jack_nomination="different_suit")
+    state = position(["AH JD 9C", "3C", "KC"], top="5H", rules=rules)
+    state = apply(state, play("AH"))
+    assert legal_moves(state) == (*jack("JD", "CDS"), PASS_MOVE)
+
+
 def test_r19_no_jack_while_sevens_are_pending() -> None:
     state = position(["JH JS 7C", "3D", "KD"], top="7H", pending_sevens=1)
     assert legal_moves(state) == (play("7C"), DRAW_MOVE)
@@ -137,6 +144,13 @@ def test_r21_a_seven_is_not_wild() -> None:
         apply(state, play("7C"))
     state = position(["7C 4D", "3D", "KD"], top="9C")
     assert legal_moves(state) == (play("7C"), DRAW_MOVE)
+
+
+def test_r21_a_seven_on_a_jack_needs_the_nominated_suit() -> None:
+    state = position(["7C 7H 2S", "3D", "KD"], top="JS", active_suit="H")
+    assert legal_moves(state) == (play("7H"), DRAW_MOVE)
+    state = apply(state, play("7H"))
+    assert state.pending_sevens == 1 and state.active_suit == "H"
 
 
 # R-22 ------------------------------------------------------------------------------------------
