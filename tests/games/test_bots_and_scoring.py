@@ -1,0 +1,139 @@
+"""Bot seats (every bot of the engine), deal scoring, match end and the R-32 extra deal."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import engine
+from games.engine.bots import BOTS
+from games.models import Deal, Match, Move, ScoreEntry
+from games.services import match_play_bot_turn
+from players.models import Player
+from tests.helpers import create_match, post_move, state
+
+pytestmark = pytest.mark.django_db(transaction=True)  # bots run on commit
+
+
+def play_as_human(client, match_id, limit=1000):
+    view = state(client, match_id)
+    for _ in range(limit):
+        if view["status"] != "active":
+            return view
+        assert view["turn"] == 0, "bots answer before the human's response returns"
+        response = post_move(client, match_id, view["legal_moves"][-1], view["version"])
+        assert response.status_code == 200, response.content
+        view = state(client, match_id)
+    raise AssertionError("the match did not finish")
+
+
+@pytest.mark.parametrize("strategy", sorted(BOTS))
+def test_every_bot_fills_a_seat_and_plays_a_whole_match(make_player, client_for, strategy):
+    player, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=2, bots=[strategy], deals=1)
+    final = play_as_human(client, match["id"])
+    assert final["status"] == "finished" and final["phase"] == "match_over"
+    assert Move.objects.filter(match_id=match["id"], by_bot=True, seat=1).exists()
+    assert not Move.objects.filter(match_id=match["id"], by_bot=True, seat=0).exists()
+    bot = Player.objects.get(id=match["seats"][1]["player"]["id"])
+    assert bot.is_bot and bot.strategy == strategy and bot.matches >= 1
+
+
+def test_four_seats_one_human_three_bots(make_player, client_for):
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=4, bots=["greedy", "random", "greedy"], deals=2)
+    final = play_as_human(client, match["id"])
+    assert final["status"] == "finished"
+    m = Match.objects.get(id=match["id"])
+    assert m.current_deal == 2 and ScoreEntry.objects.filter(match=m).count() == 8
+    # R-8: deal 2 is opened by seat 1 (a bot), so the bots played before the human could.
+    deal2 = Deal.objects.get(match=m, number=2)
+    assert deal2.opener == 1
+    assert Move.objects.filter(match=m, deal_number=2).order_by("seq").first().seat == 1
+    seqs = list(Move.objects.filter(match=m).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert m.version == 1 + len(seqs)  # one version step at the start, one per move
+
+
+def test_bot_turn_task_is_idempotent(make_player, client_for):
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=2, bots=["greedy"], deals=1)
+    view = state(client, match["id"])
+    # A human on turn: the task does nothing, whatever the version.
+    assert match_play_bot_turn(match_id=match["id"], version=view["version"]) is False
+    response = post_move(client, match["id"], view["legal_moves"][0], view["version"])
+    assert response.status_code == 200
+    moves = Move.objects.filter(match_id=match["id"]).count()
+    # The bot already answered in-process; replaying the old task is a no-op.
+    assert match_play_bot_turn(match_id=match["id"], version=view["version"] + 1) is False
+    assert Move.objects.filter(match_id=match["id"]).count() == moves
+
+
+def _force_live_state(match_id, state):
+    Match.objects.filter(id=match_id).update(state=engine.state_to_json(state))
+
+
+def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
+    _, ta = make_player()
+    _, tb = make_player()
+    ca, cb = client_for(ta), client_for(tb)
+    match = create_match(ca, deals=1, rules={"match_tiebreak": "extra_deal"})
+    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+    rules = engine.Rules.from_dict(Match.objects.get(id=match["id"]).rules)
+    # Seat 0 draws the last stock card: both hands are then worth 28 (R-29, R-30) → both win, 0 each,
+    # the lowest total is shared → another deal (R-32 extra_deal).
+    position = engine.deal_from_codes(
+        hands=["5H 3S", "10C 9D 9H"], top="9S", stock=["7D"], turn=0, rules=rules, phase="play"
+    )
+    _force_live_state(match["id"], position)
+    view = state(ca, match["id"])
+    assert {"action": "draw"} in view["legal_moves"]
+    response = post_move(ca, match["id"], {"action": "draw"}, view["version"])
+    assert response.status_code == 200, response.content
+    m = Match.objects.get(id=match["id"])
+    deal1 = Deal.objects.get(match=m, number=1)
+    assert deal1.result["reason"] == "stock_exhausted"
+    assert m.status == "active" and m.deals_total == 2 and m.current_deal == 2
+    assert response.json()["deal"] == 2 and response.json()["deals_total"] == 2
+
+
+def test_shared_tiebreak_ends_with_shared_first_place(make_player, client_for):
+    _, ta = make_player()
+    _, tb = make_player()
+    ca, cb = client_for(ta), client_for(tb)
+    match = create_match(ca, deals=1)
+    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+    rules = engine.Rules.from_dict(Match.objects.get(id=match["id"]).rules)
+    position = engine.deal_from_codes(
+        hands=["5H 3S", "10C 9D 9H"], top="9S", stock=["7D"], turn=0, rules=rules, phase="play"
+    )
+    _force_live_state(match["id"], position)
+    view = state(ca, match["id"])
+    assert post_move(ca, match["id"], {"action": "draw"}, view["version"]).status_code == 200
+    detail = ca.get(f"/api/v1/matches/{match['id']}").json()
+    assert detail["status"] == "finished"
+    assert [s["place"] for s in detail["seats"]] == [1, 1]
+    entries = list(ScoreEntry.objects.filter(match_id=match["id"]).order_by("seat"))
+    assert [(e.penalty, e.hand_penalty, e.won) for e in entries] == [(0, 28, True), (0, 28, True)]
+
+
+def test_shed_win_scores_with_multiplier_and_cards_left(make_player, client_for):
+    _, ta = make_player()
+    _, tb = make_player()
+    ca, cb = client_for(ta), client_for(tb)
+    match = create_match(ca, deals=1)
+    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+    rules = engine.Rules.from_dict(Match.objects.get(id=match["id"]).rules)
+    # R-31 example: last card 7D; a hand of JS 7C 3H scores (25+20+3)×3 = 144.
+    position = engine.deal_from_codes(
+        hands=["7D", "JS 7C 3H"], top="9D", stock=["2C", "4C"], turn=0, rules=rules, phase="play"
+    )
+    _force_live_state(match["id"], position)
+    view = state(ca, match["id"])
+    assert post_move(ca, match["id"], {"action": "play", "card": "7D"}, view["version"]).status_code == 200
+    loser = ScoreEntry.objects.get(match_id=match["id"], seat=1)
+    assert (loser.penalty, loser.hand_penalty, loser.multiplier) == (144, 48, 3)
+    assert sorted(loser.cards_left) == sorted(["JS", "7C", "3H"])
+    assert ca.get(f"/api/v1/matches/{match['id']}").json()["seats"][1]["total"] == 144
