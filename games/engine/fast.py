@@ -43,7 +43,6 @@ from .tables import (
     CARD_PENALTY,
     CLUBS,
     JACK_CARDS,
-    JACKS,
     KIND_ACE,
     KIND_EIGHT,
     KIND_PLAIN,
@@ -209,6 +208,7 @@ class FastDeal:
         "stock",
         "pile",
         "phase_code",
+        "is_over",
         "turn",
         "direction",
         "active",
@@ -220,8 +220,11 @@ class FastDeal:
         "last_drawn",
         "result",
         "mask",
+        "_flags",
+        "_fresh_flags",
+        "_drawn_flags",
+        "_nominate",
         "_draw_policy",
-        "_different_suit",
         "_doubling",
         "_penalty_ends_turn",
         "_ace_mode",
@@ -239,6 +242,7 @@ class FastDeal:
     stock: list[int]
     pile: list[int]
     phase_code: int
+    is_over: bool
     turn: int
     direction: int
     active: int
@@ -250,8 +254,14 @@ class FastDeal:
     last_drawn: tuple[int, ...]
     result: DealResult | None
     mask: int
+    # The draw, pass and nomination bits of the legal-action cache key for the state now, or -1
+    # when they depend on more than the state's counters (the opening, until_playable, the end):
+    # then `_legal_key` works them out in full.
+    _flags: int
+    _fresh_flags: tuple[int, ...]  # by active suit: a new turn in the play phase
+    _drawn_flags: tuple[int, ...]  # by active suit: after a draw on a normal turn
+    _nominate: tuple[int, ...]  # by active suit: the nomination bits (R-19)
     _draw_policy: int
-    _different_suit: bool
     _doubling: bool
     _penalty_ends_turn: bool
     _ace_mode: int
@@ -283,6 +293,7 @@ class FastDeal:
         deal.stock = stock
         deal.pile = []
         deal.phase_code = OPENING
+        deal.is_over = False
         deal.turn = opener
         deal.direction = 1
         deal.active = -1
@@ -294,6 +305,7 @@ class FastDeal:
         deal.last_drawn = ()
         deal.result = None
         deal.mask = CLUBS
+        deal._flags = -1
         return deal
 
     @classmethod
@@ -307,6 +319,7 @@ class FastDeal:
         deal.stock = [int(c) for c in reversed(state.stock)]
         deal.pile = [int(c) for c in state.pile]
         deal.phase_code = _PHASE_CODES[state.phase]
+        deal.is_over = deal.phase_code == DEAL_OVER
         deal.turn = -1 if state.turn is None else state.turn
         deal.direction = state.direction
         deal.active = -1 if state.active_suit is None else SUITS.index(state.active_suit)
@@ -317,13 +330,24 @@ class FastDeal:
         deal.actions = state.actions
         deal.last_drawn = tuple(int(c) for c in state.last_drawn)
         deal.result = state.result
-        deal._update_mask()
+        deal._update_derived()
         return deal
 
     def _set_rules(self, rules: Rules) -> None:
         self.rules = rules
-        self._draw_policy = _DRAW_POLICIES[rules.draw_policy]
-        self._different_suit = rules.jack_nomination == "different_suit"
+        policy = self._draw_policy = _DRAW_POLICIES[rules.draw_policy]
+        if rules.jack_nomination == "different_suit":
+            self._nominate = _NOMINATE_NOT
+        else:
+            self._nominate = (_NOMINATE_ANY,) * 4
+        if policy == FREE:  # R-17: draw at will; pass after a draw
+            self._fresh_flags = tuple(_DRAW_BIT | n for n in self._nominate)
+            self._drawn_flags = tuple(_DRAW_PASS_BITS | n for n in self._nominate)
+        elif policy == ONE_THEN_PASS:  # R-18: one draw, then play or pass
+            self._fresh_flags = tuple(_DRAW_BIT | n for n in self._nominate)
+            self._drawn_flags = tuple(_PASS_BIT | n for n in self._nominate)
+        else:  # until_playable: draw and pass depend on the playable cards
+            self._fresh_flags = self._drawn_flags = (-1, -1, -1, -1)
         self._doubling = rules.seven_chain_growth == "doubling"
         self._penalty_ends_turn = rules.seven_penalty_ends_turn
         self._ace_mode = _ACE_MODES[rules.ace_mode]
@@ -336,16 +360,28 @@ class FastDeal:
             rules.max_actions if rules.stock_exhausted == "reshuffle" else _NO_LIMIT
         )
 
-    def _update_mask(self) -> None:
-        """Recompute `mask` from the phase, pending sevens, top card and active suit."""
-        if self.phase_code == OPENING:
+    def _update_derived(self) -> None:
+        """Recompute `mask` and `_flags` from the phase, counters, top card and active suit."""
+        phase = self.phase_code
+        active = self.active
+        if phase == OPENING:
             self.mask = CLUBS  # R-10, R-12
         elif self.pending_sevens:
             self.mask = SEVENS  # R-22: any 7, no Jack
-        elif self.pile and self.active >= 0:
-            self.mask = LEGAL_ON[self.pile[-1] * 4 + self.active]  # R-14, R-16
+        elif self.pile and active >= 0:
+            self.mask = LEGAL_ON[self.pile[-1] * 4 + active]  # R-14, R-16
         else:
             self.mask = 0
+        if phase in (OPENING, DEAL_OVER) or active < 0:
+            self._flags = -1
+        elif phase == ACE_FOLLOWUP:
+            self._flags = _PASS_BIT | self._nominate[active]
+        elif self.pending_sevens:
+            self._flags = _DRAW_BIT
+        elif self.draws_this_turn:
+            self._flags = self._drawn_flags[active]
+        else:
+            self._flags = self._fresh_flags[active]
 
     def to_state(self) -> State:
         """The reference `State` equal to this deal."""
@@ -381,6 +417,7 @@ class FastDeal:
         other.stock = self.stock[:]
         other.pile = self.pile[:]
         other.phase_code = self.phase_code
+        other.is_over = self.is_over
         other.turn = self.turn
         other.direction = self.direction
         other.active = self.active
@@ -392,8 +429,11 @@ class FastDeal:
         other.last_drawn = self.last_drawn
         other.result = self.result
         other.mask = self.mask
+        other._flags = self._flags
+        other._fresh_flags = self._fresh_flags
+        other._drawn_flags = self._drawn_flags
+        other._nominate = self._nominate
         other._draw_policy = self._draw_policy
-        other._different_suit = self._different_suit
         other._doubling = self._doubling
         other._penalty_ends_turn = self._penalty_ends_turn
         other._ace_mode = self._ace_mode
@@ -404,10 +444,6 @@ class FastDeal:
         return other
 
     # -- public facts --------------------------------------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase_code == DEAL_OVER
 
     @property
     def phase(self) -> str:
@@ -444,58 +480,60 @@ class FastDeal:
     def legal_actions(self) -> tuple[int, ...]:
         """Every legal action id of the seat on turn, in the order of RULES.md §10 (a shared
         immutable tuple); empty once the deal is over."""
-        phase = self.phase_code
-        if phase == PLAY:
-            playable = self.hands[self.turn] & self.mask
-            if self.pending_sevens:
-                key = playable | _DRAW_BIT  # R-22: a penalty draw is always open, no pass
-            else:
-                policy = self._draw_policy
-                if policy == FREE:  # R-17: pass only after a draw this turn
-                    key = playable | (_DRAW_PASS_BITS if self.draws_this_turn else _DRAW_BIT)
-                elif policy == ONE_THEN_PASS:  # R-18: at most one draw
-                    key = playable | (_PASS_BIT if self.draws_this_turn else _DRAW_BIT)
-                elif playable:  # R-18 until_playable: no draw, no pass while holding a play
-                    key = playable
-                elif self.draws_this_turn and not self.stock:
-                    key = _DRAW_PASS_BITS  # pass once the stock ran out
-                else:
-                    key = _DRAW_BIT
-                if playable & JACKS:
-                    key |= _NOMINATE_NOT[self.active] if self._different_suit else _NOMINATE_ANY
-        elif phase == ACE_FOLLOWUP:
-            playable = self.hands[self.turn] & self.mask
-            key = playable | _PASS_BIT  # R-25: no draw; pass ends the follow-up
-            if playable & JACKS:
-                key |= _NOMINATE_NOT[self.active] if self._different_suit else _NOMINATE_ANY
-        elif phase == OPENING:
-            playable = self.hands[self.turn] & CLUBS
-            key = playable or _DRAW_BIT  # R-10: play a club if holding one, else draw
+        flags = self._flags
+        if flags < 0:
+            if self.is_over:
+                return _NO_ACTIONS
+            key = self._legal_key()
         else:
-            return _NO_ACTIONS
-        actions = _ACTIONS_CACHE.get(key)
-        if actions is None:
-            actions = _build_actions(key)
-        return actions
+            key = (self.hands[self.turn] & self.mask) | flags
+        try:
+            return _ACTIONS_CACHE[key]
+        except KeyError:
+            return _build_actions(key)
+
+    def _legal_key(self) -> int:
+        """The legal-action cache key worked out in full from the phase and the rules."""
+        phase = self.phase_code
+        playable = self.hands[self.turn] & self.mask
+        if phase == OPENING:
+            return playable or _DRAW_BIT  # R-10: play a club if holding one, else draw
+        nominate = self._nominate[self.active]
+        if phase == ACE_FOLLOWUP:
+            return playable | _PASS_BIT | nominate  # R-25: no draw; pass ends the follow-up
+        if self.pending_sevens:
+            return playable | _DRAW_BIT  # R-22: a penalty draw is always open, no pass
+        policy = self._draw_policy
+        draws = self.draws_this_turn
+        if policy == FREE:  # R-17: pass only after a draw this turn
+            return playable | nominate | (_DRAW_PASS_BITS if draws else _DRAW_BIT)
+        if policy == ONE_THEN_PASS:  # R-18: at most one draw
+            return playable | nominate | (_PASS_BIT if draws else _DRAW_BIT)
+        if playable:  # R-18 until_playable: no draw, no pass while holding a play
+            return playable | nominate
+        if draws and not self.stock:
+            return _DRAW_PASS_BITS  # pass once the stock ran out
+        return _DRAW_BIT
 
     # -- applying an action --------------------------------------------------------------------
 
     def apply_action(self, action: int) -> None:
         """Apply a legal action in place (legality is trusted, as `apply_legal` does)."""
-        self.actions += 1
+        actions = self.actions = self.actions + 1
         if action < JACK_ACTION_BASE:
             card = action
             suit = -1
         elif action == DRAW_ACTION:
             stock = self.stock
-            if self.pending_sevens or len(stock) < 2:
-                self._draw()
+            if self.pending_sevens or self._flags < 0 or len(stock) < 2:
+                self._draw()  # penalties, the opening, until_playable, the stock's last card
             else:
                 card = stock.pop()
                 self.hands[self.turn] |= 1 << card
                 self.last_drawn = (card,)
                 self.draws_this_turn += 1
-            if self.actions >= self._action_limit:
+                self._flags = self._drawn_flags[self.active]
+            if actions >= self._action_limit:
                 self._check_limit()
             return
         elif action == PASS_ACTION:
@@ -503,7 +541,8 @@ class FastDeal:
             self.phase_code = PLAY
             self.draws_this_turn = 0
             self.last_drawn = ()
-            if self.actions >= self._action_limit:
+            self._flags = self._fresh_flags[self.active]
+            if actions >= self._action_limit:
                 self._check_limit()
             return
         else:
@@ -531,33 +570,39 @@ class FastDeal:
                 self.mask = LEGAL_ON[card * 4 + active]
                 self.turn = (seat + self.direction) % self.seats
                 self.phase_code = PLAY
+                self._flags = self._fresh_flags[active]
             elif kind == KIND_SEVEN:
                 self.pending_sevens += 1  # R-21, R-22
                 self.mask = SEVENS
                 self.turn = (seat + self.direction) % self.seats
                 self.phase_code = PLAY
+                self._flags = _DRAW_BIT
             elif kind == KIND_EIGHT:
                 self.mask = LEGAL_ON[card * 4 + active]
                 self.turn = (seat + 2 * self.direction) % self.seats  # R-24
                 self.phase_code = PLAY
+                self._flags = self._fresh_flags[active]
             elif kind == KIND_ACE:
                 self.mask = LEGAL_ON[card * 4 + active]
                 mode = self._ace_mode
                 if mode == FOLLOW_UP:
                     self.phase_code = ACE_FOLLOWUP  # R-25: same player, one more card
+                    self._flags = _PASS_BIT | self._nominate[active]
                 else:
                     self.phase_code = PLAY
+                    self._flags = self._fresh_flags[active]
                     if mode == SKIP_NEXT:
                         self.turn = (seat + 2 * self.direction) % self.seats  # acts as an 8
             else:  # a ten, R-26
                 self.mask = LEGAL_ON[card * 4 + active]
                 self.phase_code = PLAY
+                self._flags = self._fresh_flags[active]
                 if self.seats == 2:
                     self.turn = (seat + self._ten_skips * self.direction) % 2
                 else:
                     self.direction = direction = -self.direction
                     self.turn = (seat + direction) % self.seats
-        if self.actions >= self._action_limit:
+        if actions >= self._action_limit:
             self._check_limit()
 
     def _opening_play(self, seat: int) -> None:
@@ -567,10 +612,10 @@ class FastDeal:
         self.active = 0  # clubs
         if not self._club_round or all(opened):
             self.phase_code = PLAY
-            self.mask = LEGAL_ON[self.pile[-1] * 4]
         self.turn = (seat + 1) % self.seats
         self.direction = 1
         self.draws_this_turn = 0
+        self._update_derived()
 
     def _draw(self) -> None:
         """A draw (R-17, R-18) or the penalty draw (R-22, R-23), with stock exhaustion (R-29)
@@ -611,17 +656,17 @@ class FastDeal:
             return
         if k:
             self.pending_sevens = 0
-            self.mask = LEGAL_ON[self.pile[-1] * 4 + self.active]
             self.draws_this_turn = 0
             if self._penalty_ends_turn:  # R-23
                 self.turn = (seat + self.direction) % self.seats
                 self.phase_code = PLAY
         else:
             self.draws_this_turn += 1
+        self._update_derived()
 
     def _check_limit(self) -> None:
         """§9: in reshuffle mode, reaching max_actions ends the deal as a stock exhaustion."""
-        if self.phase_code != DEAL_OVER:
+        if not self.is_over:
             self._stock_exhausted()
 
     def _shed_win(self, seat: int, card: int) -> None:
@@ -643,10 +688,12 @@ class FastDeal:
 
     def _over(self, result: DealResult) -> None:
         self.phase_code = DEAL_OVER
+        self.is_over = True
         self.turn = -1
         self.pending_sevens = 0
         self.draws_this_turn = 0
         self.mask = 0
+        self._flags = -1
         self.result = result
 
 
