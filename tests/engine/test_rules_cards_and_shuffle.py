@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import hmac
+import secrets
 import struct
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -34,7 +35,6 @@ from games.engine import (
     opener_for_deal,
     shuffled_pack,
 )
-from games.engine import shuffle as shuffle_module
 
 RANK_CODES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 SUIT_CODES = ["C", "D", "H", "S"]
@@ -127,7 +127,7 @@ def test_r3_new_seed_comes_from_secrets_token_bytes(monkeypatch: pytest.MonkeyPa
         calls.append(n)
         return b"\xab" * n
 
-    monkeypatch.setattr(shuffle_module.secrets, "token_bytes", fake_token_bytes)
+    monkeypatch.setattr(secrets, "token_bytes", fake_token_bytes)
     assert new_seed() == b"\xab" * 32
     assert calls == [32]
 
