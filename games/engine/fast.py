@@ -34,7 +34,7 @@ import struct
 from .cards import JACK, PACK, SEVEN, SUITS
 from .moves import DRAW, DRAW_MOVE, PASS, PASS_MOVE, Move
 from .rules import Rules
-from .shuffle import SHUFFLE_PREFIX, reshuffle_prefix, shuffled
+from .shuffle import SHUFFLE_PREFIX, reshuffle_prefix, shuffled, shuffled_pack
 from .state import SHED, STOCK_EXHAUSTED, DealResult, State, new_deal
 from .tables import (
     ALL_CARDS,
@@ -132,6 +132,10 @@ _UINT32_BLOCK = struct.Struct(">8I").unpack
 _LIMITS = tuple(2**32 - 2**32 % (j + 1) for j in range(52))
 
 
+_SHUFFLE_MESSAGES = tuple((SHUFFLE_PREFIX + str(i)).encode("ascii") for i in range(7))
+_SHUFFLE_STEPS = tuple((j, j + 1, _LIMITS[j]) for j in range(51, 0, -1))
+
+
 def shuffled_pack_indices(seed: bytes) -> list[int]:
     """The card indices of the pack after the deal's shuffle (R-4), top first."""
     key = seed if len(seed) <= 64 else _SHA256(seed).digest()
@@ -139,33 +143,18 @@ def shuffled_pack_indices(seed: bytes) -> list[int]:
     inner = _SHA256(key.translate(_INNER_PAD))
     outer = _SHA256(key.translate(_OUTER_PAD))
     words: list[int] = []
-    blocks = 0
-
-    def more_words() -> None:
-        nonlocal blocks
+    for message in _SHUFFLE_MESSAGES:  # 56 words: 51 are needed unless some are rejected
         h = inner.copy()
-        h.update((SHUFFLE_PREFIX + str(blocks)).encode("ascii"))
+        h.update(message)
         o = outer.copy()
         o.update(h.digest())
-        words.extend(_UINT32_BLOCK(o.digest()))
-        blocks += 1
-
-    for _ in range(7):  # 56 words: 51 are needed unless some are rejected
-        more_words()
+        words += _UINT32_BLOCK(o.digest())
     deck = list(range(52))
-    position = 0
-    for j in range(51, 0, -1):
-        limit = _LIMITS[j]
-        if position == len(words):
-            more_words()
-        x = words[position]
-        position += 1
-        while x >= limit:  # rejection sampling, R-4
-            if position == len(words):
-                more_words()
-            x = words[position]
-            position += 1
-        k = x % (j + 1)
+    for x, (j, bound, limit) in zip(words, _SHUFFLE_STEPS, strict=False):
+        if x >= limit:
+            # A rejected integer (R-4), about once in 7 million deals: leave it to the reference.
+            return [int(c) for c in shuffled_pack(seed)]
+        k = x % bound
         deck[j], deck[k] = deck[k], deck[j]
     return deck
 
