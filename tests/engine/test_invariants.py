@@ -55,6 +55,7 @@ from games.engine import (
     state_from_json,
     state_to_json,
 )
+from games.engine.cards import ACE, SEVEN
 from games.engine.rules import _BOOLEANS, _CHOICES
 
 DEALS = 10_000
@@ -95,6 +96,28 @@ def assert_cards_conserved(state: State) -> None:
     assert held == ALL_CARDS
 
 
+def assert_live_state_consistent(state: State) -> None:
+    """Facts of a deal in progress that follow from the rules whatever was played."""
+    rules = state.rules
+    assert state.turn is not None and 0 <= state.turn < state.seats
+    assert state.direction in (1, -1)
+    assert all(state.hands)  # R-28: an empty hand would have ended the deal
+    if rules.stock_exhausted != "end_when_draw_needed":
+        assert state.stock  # R-29: the deal ends when the stock runs out (or R-6 refills it)
+    top = state.top_card
+    if top is None:
+        assert state.phase == "opening" and state.active_suit is None
+        return
+    if not top.is_jack:
+        assert state.active_suit == top.suit  # only a Jack nominates (R-19)
+    if state.pending_sevens:
+        assert top.rank == SEVEN and state.phase == "play"  # R-21, R-22
+    if state.phase == "ace_followup":
+        assert top.rank == ACE and rules.ace_mode == "follow_up"  # R-25
+    if state.phase == "opening":
+        assert rules.opening == "club_round" and all(c.suit == "C" for c in state.pile)  # R-12
+
+
 def assert_deal_scored_by_the_rules(state: State) -> None:
     """R-28..R-31 recounted from the final hands and the last card played."""
     result = state.result
@@ -120,15 +143,18 @@ def play_checked_deal(
     state = new_deal(rules, seats, opener, seed)
     assert_cards_conserved(state)
     kinds: Counter[str] = Counter()
+    last_move = PASS_MOVE
     bound = action_bound(rules, seats)
     while not state.is_over:
         legal = legal_moves(state)
         assert legal, f"seat {state.turn} is stuck in {state.phase}"  # liveness
-        move = rng.choice(legal)
+        move = last_move = rng.choice(legal)
         kinds[move.action] += 1
         state = apply_legal(state, move)
         assert_cards_conserved(state)
         assert state.actions <= bound, "the deal outran the §9 bound"
+        if not state.is_over:
+            assert_live_state_consistent(state)
     assert legal_moves(state) == () and state.turn is None
     assert state.actions == sum(kinds.values())
     if rules.stock_exhausted != "reshuffle":
@@ -137,6 +163,14 @@ def play_checked_deal(
         assert kinds["pass"] <= kinds["draw"] + 4
     assert state_from_json(json.loads(json.dumps(state_to_json(state)))) == state
     assert_deal_scored_by_the_rules(state)
+    assert state.result is not None
+    if state.result.reason == "stock_exhausted":
+        # R-29: only an empty stock ends a deal early, or §9's max_actions under reshuffle.
+        assert not state.stock or (
+            rules.stock_exhausted == "reshuffle" and state.actions == rules.max_actions
+        )
+        if rules.stock_exhausted == "end_when_draw_needed":
+            assert kinds["draw"] > 0 and last_move.action == "draw"
     return state
 
 
