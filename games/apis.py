@@ -190,12 +190,18 @@ class MatchListCreateApi(APIView):
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
     class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MatchFilter"
+
         status = serializers.ChoiceField(choices=["waiting", "active", "finished"], required=False)
         player = serializers.UUIDField(required=False)
         limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
         cursor = serializers.CharField(required=False, max_length=500)
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MatchCreate"
+
         seats = serializers.IntegerField(min_value=2, max_value=7)
         bots = serializers.ListField(
             child=serializers.CharField(max_length=32), required=False, default=list, max_length=6
@@ -265,6 +271,9 @@ class MatchJoinApi(APIView):
 
 class MatchStateApi(APIView):
     class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "StateFilter"
+
         after_version = serializers.IntegerField(min_value=0, required=False)
         wait = serializers.FloatField(min_value=0, max_value=MAX_WAIT_SECONDS, required=False)
 
@@ -292,9 +301,15 @@ class MatchMovesApi(APIView):
     """`POST …/moves` (play one move) and `GET …/moves` (the move log as the caller may see it)."""
 
     class InputSerializer(MoveBodySerializer):
+        class Meta:
+            ref_name = "MovePost"
+
         version = serializers.IntegerField(min_value=0)
 
     class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "MoveFilter"
+
         deal = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
 
     @extend_schema(

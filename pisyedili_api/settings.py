@@ -126,7 +126,11 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "MatchStatusEnum": ["waiting", "active", "finished"],
+        "DealStatusEnum": ["active", "over"],
+        "SuitEnum": ["C", "D", "H", "S"],
+    },
 }
 
 # Celery: JSON only, time limits; eager (in-process) when no broker is configured.

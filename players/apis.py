@@ -68,11 +68,17 @@ class RegisterApi(APIView):
     throttle_scope = "auth"
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Register"
+
         username = serializers.RegexField(r"^[A-Za-z0-9_.@+-]{1,150}$", max_length=150)
         password = serializers.CharField(max_length=128, trim_whitespace=False)
         display_name = serializers.CharField(max_length=64, required=False, allow_blank=False)
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Registered"
+
         id = serializers.UUIDField()
         username = serializers.CharField()
         display_name = serializers.CharField()
@@ -103,10 +109,16 @@ class TokenApi(APIView):
     throttle_scope = "auth"
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "TokenRequest"
+
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=128, trim_whitespace=False)
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Token"
+
         token = serializers.CharField()
 
     @extend_schema(
@@ -148,6 +160,9 @@ class BotListApi(APIView):
     permission_classes = [AllowAny]
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Bot"
+
         strategy = serializers.CharField()
         description = serializers.CharField()
 

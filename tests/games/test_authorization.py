@@ -1,0 +1,100 @@
+"""Every per-match route × {seated player, other player, anonymous}: nothing beyond API.md."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from games.models import Move
+from tests.helpers import create_match, state
+
+pytestmark = pytest.mark.django_db
+
+# (method, route suffix) -> expected status for seated / other / anonymous.
+MATRIX = {
+    ("GET", ""): (200, 200, 200),  # public
+    ("POST", "/join"): (200, 409, 401),  # seated: already in; other: the 2-seat match is full
+    ("GET", "/state"): (200, 403, 401),
+    ("GET", "/moves"): (200, 403, 401),
+    ("POST", "/moves"): (200, 403, 401),
+    ("GET", "/deals/1"): (200, 200, 200),  # public; the seed is absent until the deal is over
+}
+CODES = {401: "not_authenticated", 403: "not_seated", 409: "match_full", 404: "not_found"}
+
+
+def per_match_routes() -> set[str]:
+    """Route suffixes under matches/<uuid:match_id> found by walking the URL resolver."""
+    found: set[str] = set()
+
+    def walk(patterns, prefix):
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, prefix + str(p.pattern))
+            elif isinstance(p, URLPattern):
+                route = prefix + str(p.pattern)
+                if "<uuid:match_id>" in route:
+                    found.add(route.split("<uuid:match_id>", 1)[1].replace("<int:number>", "1"))
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+def test_matrix_covers_every_per_match_route():
+    assert per_match_routes() == {suffix for _, suffix in MATRIX}
+
+
+@pytest.fixture
+def table(make_player, client_for, api):
+    (_, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()
+    seated, second, other = client_for(ta), client_for(tb), client_for(tc)
+    match = create_match(seated)
+    second.post(f"/api/v1/matches/{match['id']}/join")
+    return {"id": match["id"], "seated": seated, "other": other, "anonymous": api}
+
+
+def call(client, method, url, version):
+    if method == "GET":
+        return client.get(url)
+    body = {"action": "draw", "version": version} if url.endswith("/moves") else {}
+    return client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="same-key")
+
+
+@pytest.mark.parametrize(("method", "suffix"), sorted(MATRIX))
+@pytest.mark.parametrize("who", ["seated", "other", "anonymous"])
+def test_route_by_caller(table, method, suffix, who):
+    expected = MATRIX[(method, suffix)][["seated", "other", "anonymous"].index(who)]
+    view = state(table["seated"], table["id"])
+    if method == "POST" and suffix == "/moves" and who == "seated" and {"action": "draw"} not in view["legal_moves"]:
+        # R-10: an opener holding a club may not draw; play the first legal move instead.
+        body = {**view["legal_moves"][0], "version": view["version"]}
+        response = table["seated"].post(f"/api/v1/matches/{table['id']}/moves", body, format="json")
+    else:
+        response = call(table[who], method, f"/api/v1/matches/{table['id']}{suffix}", view["version"])
+    assert response.status_code == expected, response.content
+    if expected >= 400:
+        assert response.json()["code"] == CODES[expected]
+        # A refused request changes nothing.
+        assert state(table["seated"], table["id"]) == view
+        assert not Move.objects.filter(match_id=table["id"]).exists()
+
+
+@pytest.mark.parametrize(("method", "suffix"), sorted(MATRIX))
+@pytest.mark.parametrize("who", ["other", "anonymous"])
+def test_unknown_match_answers_like_a_hidden_one(table, method, suffix, who):
+    url = f"/api/v1/matches/00000000-0000-0000-0000-000000000000{suffix}"
+    response = call(table[who], method, url, 1)
+    public = MATRIX[(method, suffix)][2] == 200
+    if who == "anonymous" and not public:
+        assert response.status_code == 401
+    else:
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_other_player_cannot_replay_a_seated_players_idempotency_key(table):
+    view = state(table["seated"], table["id"])
+    move = {**view["legal_moves"][0], "version": view["version"]}
+    url = f"/api/v1/matches/{table['id']}/moves"
+    first = table["seated"].post(url, move, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert first.status_code == 200
+    stolen = table["other"].post(url, move, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert stolen.status_code == 403 and "hand" not in stolen.json()

@@ -1,0 +1,88 @@
+"""Every 4xx/5xx is the JSON error body of API.md; the move endpoint's SQL budget is pinned."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tests import leakscan
+from tests.helpers import create_match, post_move, state
+
+pytestmark = pytest.mark.django_db
+
+
+def assert_error(response, status, code):
+    assert response.status_code == status, response.content
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert body["code"] == code and isinstance(body["message"], str) and body["message"]
+    assert set(body) <= {"code", "message", "detail"}
+
+
+def test_unknown_route_is_json_404(api):
+    assert_error(api.get("/api/v1/nothing-here"), 404, "not_found")
+    assert_error(api.get("/nothing/at/all"), 404, "not_found")
+    assert_error(api.get("/api/v1/matches/not-a-uuid"), 404, "not_found")
+
+
+def test_wrong_method_is_json_405(api, make_player, client_for):
+    _, token = make_player()
+    assert_error(client_for(token).delete("/api/v1/matches"), 405, "method_not_allowed")
+    assert_error(api.put("/api/v1/bots", {}, format="json"), 405, "method_not_allowed")
+
+
+def test_unhandled_exception_is_json_500(settings):
+    settings.ROOT_URLCONF = "tests.urls_with_failure"
+    client = Client(raise_request_exception=False)
+    response = client.get("/api/v1/test-failure")
+    assert_error(response, 500, "server_error")
+    assert b"Traceback" not in response.content and b"<html" not in response.content.lower()
+
+
+def test_not_acceptable_is_json(api):
+    assert_error(api.get("/api/v1/bots", HTTP_ACCEPT="text/html"), 406, "not_acceptable")
+
+
+def test_move_endpoint_makes_at_most_8_queries(make_player, client_for, django_assert_max_num_queries):
+    _, ta = make_player()
+    _, tb = make_player()
+    ca, cb = client_for(ta), client_for(tb)
+    match = create_match(ca)
+    cb.post(f"/api/v1/matches/{match['id']}/join")
+    view = state(ca, match["id"])
+    leakscan.DEFER = True
+    try:
+        with django_assert_max_num_queries(8) as captured:
+            response = post_move(
+                ca, match["id"], view["legal_moves"][0], view["version"], HTTP_IDEMPOTENCY_KEY="q-1"
+            )
+        assert response.status_code == 200
+        assert any("FOR UPDATE" in q["sql"] for q in captured.captured_queries)
+        view = state(cb, match["id"])
+        with django_assert_max_num_queries(8):
+            response = post_move(cb, match["id"], view["legal_moves"][-1], view["version"])
+        assert response.status_code == 200
+    finally:
+        leakscan.DEFER = False
+        leakscan.scan_deferred()
+
+
+def test_leak_scanner_reports_a_hidden_card_and_a_live_seed(make_player, client_for):
+    """The scanner itself can fail: feed it bodies that leak."""
+    from games.models import Deal, Match
+
+    player, ta = make_player()
+    _, tb = make_player()
+    match = create_match(client_for(ta))
+    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
+    m = Match.objects.get(id=match["id"])
+    other_card = m.state["hands"][1][0]
+    stock_card = m.state["stock"][0]
+    path = f"/api/v1/matches/{m.id}/state"
+    body = {"deal": 1, "hand": [other_card, stock_card]}
+    found = leakscan.scan_body(path, body, str(body), str(player.id))
+    assert len(found) == 2
+    seed = bytes(Deal.objects.get(match=m, number=1).seed).hex()
+    assert leakscan.scan_body("/api/v1/bots", {"x": seed}, seed, None)
+    own = {"deal": 1, "hand": m.state["hands"][0]}
+    assert leakscan.scan_body(path, own, str(own), str(player.id)) == []
