@@ -239,11 +239,20 @@ def test_ten_thousand_random_deals_keep_the_invariants() -> None:
     assert endings["shed"] > 1_000 and endings["stock_exhausted"] > 1_000
 
 
+def section_10_order(move: Move) -> tuple[int, int, int]:
+    """§10: plays by canonical card index then suit order C D H S, then draw, then pass."""
+    if move.action == "play":
+        assert move.card is not None
+        return (0, int(move.card), "CDHS".index(move.suit) if move.suit else -1)
+    return (1 if move.action == "draw" else 2, 0, 0)
+
+
 def assert_only_legal_moves_apply(state: State) -> None:
     """Every legal move applies (as apply_legal does); every other well-formed move raises
     IllegalMove and leaves the state as it was; another seat gets NotYourTurn."""
     legal = legal_moves(state)
     assert len(set(legal)) == len(legal)
+    assert list(legal) == sorted(legal, key=section_10_order)
     before = state_to_json(state)
     for move in legal:
         assert Move.decode(json.loads(json.dumps(move.encode()))) == move
