@@ -26,6 +26,21 @@ from games.engine.moves import PLAY
 from games.engine.state import STOCK_EXHAUSTED
 
 GOLDEN = Path(__file__).parent / "golden" / "deals.json"
+RECORDED = {
+    "penalties",
+    "hand_penalties",
+    "winners",
+    "reason",
+    "last_card",
+    "multiplier",
+    "hands",
+    "stock",
+    "pile",
+    "active_suit",
+    "direction",
+    "reshuffles",
+    "actions",
+}
 
 
 @cache
@@ -59,6 +74,7 @@ def test_golden_deal_replays_identically(index: int) -> None:
     state = replay(rules, deal["seats"], deal["opener"], bytes.fromhex(deal["seed"]), moves)
 
     final = deal["final"]
+    assert set(final) == RECORDED  # everything recorded is compared below
     result = state.result
     assert state.is_over and result is not None
     assert state.turn is None and legal_moves(state) == ()
