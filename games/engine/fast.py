@@ -39,6 +39,7 @@ from .state import SHED, STOCK_EXHAUSTED, DealResult, State, new_deal
 from .tables import (
     ALL_CARDS,
     BIT_INDEX,
+    BITS,
     CARD_KIND,
     CARD_PENALTY,
     CLUBS,
@@ -133,7 +134,10 @@ _LIMITS = tuple(2**32 - 2**32 % (j + 1) for j in range(52))
 
 
 _SHUFFLE_MESSAGES = tuple((SHUFFLE_PREFIX + str(i)).encode("ascii") for i in range(7))
-_SHUFFLE_STEPS = tuple((j, j + 1, _LIMITS[j]) for j in range(51, 0, -1))
+_SHUFFLE_JS = tuple(range(51, 0, -1))
+_SHUFFLE_BOUNDS = tuple(j + 1 for j in _SHUFFLE_JS)
+# No integer below this is ever rejected (the smallest limit 2^32 - (2^32 mod bound) of R-4).
+_NEVER_REJECTED = min(_LIMITS[1:])
 
 
 def shuffled_pack_indices(seed: bytes) -> list[int]:
@@ -149,11 +153,11 @@ def shuffled_pack_indices(seed: bytes) -> list[int]:
         o = outer.copy()
         o.update(h.digest())
         words += _UINT32_BLOCK(o.digest())
+    if max(words[:51]) >= _NEVER_REJECTED:
+        # Maybe a rejected integer (R-4), about once in 7 million deals: the reference decides.
+        return [int(c) for c in shuffled_pack(seed)]
     deck = list(range(52))
-    for x, (j, bound, limit) in zip(words, _SHUFFLE_STEPS, strict=False):
-        if x >= limit:
-            # A rejected integer (R-4), about once in 7 million deals: leave it to the reference.
-            return [int(c) for c in shuffled_pack(seed)]
+    for j, x, bound in zip(_SHUFFLE_JS, words, _SHUFFLE_BOUNDS, strict=False):
         k = x % bound
         deck[j], deck[k] = deck[k], deck[j]
     return deck
@@ -183,6 +187,25 @@ def move_to_action(move: Move) -> int:
     if move.suit is None:
         return int(move.card)
     return JACK_ACTION_BASE + 4 * move.card.suit_index + SUITS.index(move.suit)
+
+
+# Rules objects already compiled to FastDeal's private fields, by id (the entry keeps the Rules
+# alive, so its id is not reused while the entry exists).
+_CompiledRules = tuple[
+    Rules,
+    tuple[int, ...],
+    tuple[int, ...],
+    tuple[int, ...],
+    int,
+    bool,
+    bool,
+    int,
+    int,
+    int,
+    bool,
+    int,
+]
+_COMPILED_RULES: dict[int, _CompiledRules] = {}
 
 
 class FastDeal:
@@ -269,8 +292,9 @@ class FastDeal:
         deck = shuffled_pack_indices(seed)
         hands = [0] * seats
         dealt = rules.hand_size * seats
-        for position in range(dealt):  # one card at a time clockwise from the opener (R-5)
-            hands[(opener + position) % seats] |= 1 << deck[position]
+        bit = BITS.__getitem__
+        for offset in range(seats):  # one card at a time clockwise from the opener (R-5)
+            hands[(opener + offset) % seats] = sum(map(bit, deck[offset:dealt:seats]))
         stock = deck[dealt:]
         stock.reverse()
         deal = cls.__new__(cls)
@@ -324,6 +348,43 @@ class FastDeal:
 
     def _set_rules(self, rules: Rules) -> None:
         self.rules = rules
+        compiled = _COMPILED_RULES.get(id(rules))
+        if compiled is None or compiled[0] is not rules:
+            self._compile_rules(rules)
+            compiled = (
+                rules,
+                self._fresh_flags,
+                self._drawn_flags,
+                self._nominate,
+                self._draw_policy,
+                self._doubling,
+                self._penalty_ends_turn,
+                self._ace_mode,
+                self._ten_skips,
+                self._stock_policy,
+                self._club_round,
+                self._action_limit,
+            )
+            if len(_COMPILED_RULES) > 1000:
+                _COMPILED_RULES.clear()
+            _COMPILED_RULES[id(rules)] = compiled
+        (
+            _,
+            self._fresh_flags,
+            self._drawn_flags,
+            self._nominate,
+            self._draw_policy,
+            self._doubling,
+            self._penalty_ends_turn,
+            self._ace_mode,
+            self._ten_skips,
+            self._stock_policy,
+            self._club_round,
+            self._action_limit,
+        ) = compiled
+
+    def _compile_rules(self, rules: Rules) -> None:
+        """The rule options as the private fields the hot paths read."""
         policy = self._draw_policy = _DRAW_POLICIES[rules.draw_policy]
         if rules.jack_nomination == "different_suit":
             self._nominate = _NOMINATE_NOT

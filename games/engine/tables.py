@@ -36,6 +36,8 @@ def _legal_on(top: int, active: int) -> int:
 # LEGAL_ON[top * 4 + active_suit_index]: the legality mask of a top card and active suit.
 LEGAL_ON: tuple[int, ...] = tuple(_legal_on(i // 4, i % 4) for i in range(52 * 4))
 
+BITS: tuple[int, ...] = tuple(1 << c for c in range(52))
+
 # Lowest set bit -> card index: `BIT_INDEX[m & -m]` (faster than bit_length for single bits).
 BIT_INDEX: dict[int, int] = {1 << c: c for c in range(52)}
 
@@ -58,14 +60,20 @@ def cards_of(mask: int) -> list[int]:
     return out
 
 
+# Penalty of a set of ranks of one suit (13 bits): the penalty value does not depend on the suit.
+RANKS_PENALTY: tuple[int, ...] = tuple(
+    sum(_PENALTY_BY_RANK[r] for r in range(13) if ranks >> r & 1) for ranks in range(1 << 13)
+)
+
+
 def penalty_of(mask: int) -> int:
     """Sum of the penalty values of the cards of a mask (R-30, R-31)."""
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += CARD_PENALTY[BIT_INDEX[low]]
-        mask ^= low
-    return total
+    return (
+        RANKS_PENALTY[mask & 0x1FFF]
+        + RANKS_PENALTY[mask >> 13 & 0x1FFF]
+        + RANKS_PENALTY[mask >> 26 & 0x1FFF]
+        + RANKS_PENALTY[mask >> 39]
+    )
 
 
 assert ACE == 12 and TEN == 8 and EIGHT == 6

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -146,6 +147,17 @@ def test_fast_shuffle_and_deal_equal_the_reference() -> None:
             seed = rng.randbytes(32)
             fast = FastDeal.new(Rules(hand_size=seats + 1), seats, opener, seed)
             assert fast.to_state() == new_deal(Rules(hand_size=seats + 1), seats, opener, seed)
+
+
+def test_fast_shuffle_hands_possible_rejections_to_the_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R-4's rejection sampling is left to `shuffle.py` when an integer might be rejected."""
+    import games.engine.fast as fast
+
+    monkeypatch.setattr(fast, "_NEVER_REJECTED", 0)  # every deal takes the careful path
+    for seed in (bytes(32), bytes(range(32)), b"x" * 32):
+        assert shuffled_pack_indices(seed) == [int(c) for c in shuffled_pack(seed)]
 
 
 def test_action_ids_round_trip_through_moves() -> None:
