@@ -38,16 +38,15 @@ from .shuffle import SHUFFLE_PREFIX, reshuffle_prefix, shuffled, shuffled_pack
 from .state import SHED, STOCK_EXHAUSTED, DealResult, State, new_deal
 from .tables import (
     ALL_CARDS,
-    BIT_INDEX,
     BITS,
     CARD_KIND,
-    CARD_PENALTY,
     CLUBS,
     JACK_CARDS,
     KIND_ACE,
     KIND_EIGHT,
     KIND_PLAIN,
     KIND_SEVEN,
+    KIND_TEN,
     LEGAL_ON,
     SEVENS,
     cards_of,
@@ -84,6 +83,7 @@ _NOMINATE_SHIFT = 54  # 0 no nomination (opening), 1 any suit, 2 + s: any suit b
 _NOMINATE_ANY = 1 << _NOMINATE_SHIFT
 _NOMINATE_NOT = tuple((2 + s) << _NOMINATE_SHIFT for s in range(4))
 _ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
+_SINGLES: tuple[tuple[int], ...] = tuple((c,) for c in range(52))  # `last_drawn` of one draw
 _NO_ACTIONS: tuple[int, ...] = ()
 
 
@@ -569,26 +569,29 @@ class FastDeal:
 
     def apply_action(self, action: int) -> None:
         """Apply a legal action in place (legality is trusted, as `apply_legal` does)."""
+        # Literal constants on this path (checked against the names at the end of the module):
+        # a literal costs less than a global lookup.
         actions = self.actions = self.actions + 1
-        if action < JACK_ACTION_BASE:
+        if action < 52:  # JACK_ACTION_BASE: a card without a suit
             card = action
             suit = -1
-        elif action == DRAW_ACTION:
+        elif action == 68:  # DRAW_ACTION
             stock = self.stock
-            if self.pending_sevens or self._flags < 0 or len(stock) < 2:
-                self._draw()  # penalties, the opening, until_playable, the stock's last card
-            else:
+            # Flags above the bare draw bit: a normal turn in the play phase, no pending sevens.
+            if self._flags > 1 << 52 and len(stock) > 1:
                 card = stock.pop()
                 self.hands[self.turn] |= 1 << card
-                self.last_drawn = (card,)
+                self.last_drawn = _SINGLES[card]
                 self.draws_this_turn += 1
                 self._flags = self._drawn_flags[self.active]
+            else:
+                self._draw()  # penalties, the opening, until_playable, the stock's last card
             if actions >= self._action_limit:
                 self._check_limit()
             return
-        elif action == PASS_ACTION:
+        elif action == 69:  # PASS_ACTION
             self.turn = (self.turn + self.direction) % self.seats
-            self.phase_code = PLAY
+            self.phase_code = 1  # PLAY
             self.draws_this_turn = 0
             self.last_drawn = ()
             self._flags = self._fresh_flags[self.active]
@@ -596,8 +599,8 @@ class FastDeal:
                 self._check_limit()
             return
         else:
-            j = action - JACK_ACTION_BASE
-            card = JACK_CARDS[j >> 2]
+            j = action - 52  # JACK_ACTION_BASE
+            card = 13 * (j >> 2) + 9  # JACK_CARDS
             suit = j & 3
         # A play (R-13..R-16).
         seat = self.turn
@@ -609,43 +612,43 @@ class FastDeal:
         if not hand:
             self._shed_win(seat, card)  # R-28: no effect of the winning card applies
             return
-        if self.phase_code == OPENING:
+        if self.phase_code == 0:  # OPENING
             self._opening_play(seat)
         else:
             active = card // 13 if suit < 0 else suit
             self.active = active
             self.draws_this_turn = 0
             kind = CARD_KIND[card]
-            if kind == KIND_PLAIN:
+            if kind == 0:  # KIND_PLAIN (a Jack's nomination is in `active`)
                 self.mask = LEGAL_ON[card * 4 + active]
                 self.turn = (seat + self.direction) % self.seats
-                self.phase_code = PLAY
+                self.phase_code = 1  # PLAY
                 self._flags = self._fresh_flags[active]
-            elif kind == KIND_SEVEN:
-                self.pending_sevens += 1  # R-21, R-22
+            elif kind == 1:  # KIND_SEVEN, R-21, R-22
+                self.pending_sevens += 1
                 self.mask = SEVENS
                 self.turn = (seat + self.direction) % self.seats
-                self.phase_code = PLAY
-                self._flags = _DRAW_BIT
-            elif kind == KIND_EIGHT:
+                self.phase_code = 1  # PLAY
+                self._flags = 1 << 52  # _DRAW_BIT: take the penalty or answer with a 7
+            elif kind == 2:  # KIND_EIGHT, R-24
                 self.mask = LEGAL_ON[card * 4 + active]
-                self.turn = (seat + 2 * self.direction) % self.seats  # R-24
-                self.phase_code = PLAY
+                self.turn = (seat + 2 * self.direction) % self.seats
+                self.phase_code = 1  # PLAY
                 self._flags = self._fresh_flags[active]
-            elif kind == KIND_ACE:
+            elif kind == 4:  # KIND_ACE, R-25
                 self.mask = LEGAL_ON[card * 4 + active]
                 mode = self._ace_mode
                 if mode == FOLLOW_UP:
-                    self.phase_code = ACE_FOLLOWUP  # R-25: same player, one more card
+                    self.phase_code = ACE_FOLLOWUP  # same player, one more card
                     self._flags = _PASS_BIT | self._nominate[active]
                 else:
                     self.phase_code = PLAY
                     self._flags = self._fresh_flags[active]
                     if mode == SKIP_NEXT:
                         self.turn = (seat + 2 * self.direction) % self.seats  # acts as an 8
-            else:  # a ten, R-26
+            else:  # KIND_TEN, R-26
                 self.mask = LEGAL_ON[card * 4 + active]
-                self.phase_code = PLAY
+                self.phase_code = 1  # PLAY
                 self._flags = self._fresh_flags[active]
                 if self.seats == 2:
                     self.turn = (seat + self._ten_skips * self.direction) % 2
@@ -747,4 +750,8 @@ class FastDeal:
         self.result = result
 
 
-assert BIT_INDEX[1] == 0 and CARD_PENALTY[51] == 15 and KIND_EIGHT != KIND_ACE
+# The literals of `apply_action`.
+assert (JACK_ACTION_BASE, DRAW_ACTION, PASS_ACTION, OPENING, PLAY) == (52, 68, 69, 0, 1)
+assert tuple(13 * s + 9 for s in range(4)) == JACK_CARDS and _DRAW_BIT == 1 << 52
+assert (KIND_PLAIN, KIND_SEVEN, KIND_EIGHT, KIND_ACE, KIND_TEN) == (0, 1, 2, 4, 3)
+assert all(flags > _DRAW_BIT for flags in _NOMINATE_NOT + (_NOMINATE_ANY,))
