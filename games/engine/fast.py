@@ -100,7 +100,7 @@ def _card_actions(nominate: int) -> dict[int, tuple[int, ...]]:
 
 
 _CARD_ACTIONS = tuple(_card_actions(nominate) for nominate in range(6))
-_CACHE_LIMIT = 1 << 20  # keys kept; the keys seen in practice are far fewer
+_CACHE_LIMIT = 1 << 17  # keys kept (about 20 MB at most); later keys are built each time
 
 
 def _build_actions(key: int) -> tuple[int, ...]:
@@ -678,11 +678,36 @@ class FastDeal:
         # R-22: the whole penalty in one draw.
         count = (3 * 2 ** (k - 1) if self._doubling else 3 * k) if k else 1
         stock = self.stock
+        exhausted = False
+        if len(stock) > count:  # the stock outlasts the draw: no question of R-29 or R-6
+            taken = stock[-count:]
+            del stock[-count:]
+            taken.reverse()
+            self.hands[seat] |= sum(map(BITS.__getitem__, taken))
+            self.last_drawn = tuple(taken)
+        else:
+            exhausted = self._take_last_cards(seat, count)
+        if exhausted:
+            self._stock_exhausted()
+            return
+        if k:
+            self.pending_sevens = 0
+            self.draws_this_turn = 0
+            if self._penalty_ends_turn:  # R-23
+                self.turn = (seat + self.direction) % self.seats
+                self.phase_code = PLAY
+        else:
+            self.draws_this_turn += 1
+        self._update_derived()
+
+    def _take_last_cards(self, seat: int, count: int) -> bool:
+        """Take `count` cards from a stock that has at most that many, exactly as
+        `transitions._take_cards` (R-29, R-6); whether the stock ran out for good."""
+        stock = self.stock
         if not stock:
             # Only under end_when_draw_needed: a draw from the empty stock ends the deal.
             self.last_drawn = ()
-            self._stock_exhausted()
-            return
+            return True
         policy = self._stock_policy
         taken: list[int] = []
         exhausted = False
@@ -704,18 +729,7 @@ class FastDeal:
             break
         self.hands[seat] |= mask_of(taken)
         self.last_drawn = tuple(taken)
-        if exhausted:
-            self._stock_exhausted()
-            return
-        if k:
-            self.pending_sevens = 0
-            self.draws_this_turn = 0
-            if self._penalty_ends_turn:  # R-23
-                self.turn = (seat + self.direction) % self.seats
-                self.phase_code = PLAY
-        else:
-            self.draws_this_turn += 1
-        self._update_derived()
+        return exhausted
 
     def _check_limit(self) -> None:
         """§9: in reshuffle mode, reaching max_actions ends the deal as a stock exhaustion."""
