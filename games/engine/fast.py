@@ -17,13 +17,24 @@ Action encoding (70 ids), in the manner of OpenSpiel's game headers:
 
 `action_to_move(a)` and `move_to_action(m)` convert to and from the reference `Move`.
 
+Public API (stable): `FastDeal.new(rules, seats, opener, seed)` (deals as `state.new_deal`),
+`FastDeal.from_state(state)`, `deal.to_state()`, `deal.copy()`, `deal.legal_actions()` (a shared
+immutable tuple of ids: do not mutate, copy it to a list if needed), `deal.apply_action(a)`, and
+the fields and properties `is_over`, `turn`, `seats`, `hands`, `stock`, `pile`, `phase_code`
+(`phase` as text), `direction`, `active` (`active_suit` as text), `pending_sevens`,
+`draws_this_turn`, `opened`, `actions`, `reshuffles`, `last_drawn`, `result` (a `DealResult`),
+`result_penalties`, `hand_counts`, `hand_cards(seat)`, `top_card`, `stock_count`. A rollout may
+overwrite `hands[s]`, `stock` and `seed` of a copy to deal unseen cards differently.
+
 Representation: a set of cards is a 52-bit int (bit c = card c). `hands[s]` is seat s's mask;
 `stock` is a list of card indices with the TOP LAST (pop() draws); `pile` lists the cards played,
 top last. `phase_code` is one of OPENING, PLAY, ACE_FOLLOWUP, DEAL_OVER below; `turn` is -1 once
 the deal is over; `active` is the active suit index (-1 before the first card). `mask` caches the
 cards playable by suit and rank right now: clubs in the opening (R-10), sevens with pending
 sevens (R-22), else the table entry of (top card, active suit) (R-14, R-16). Legal-action tuples
-are cached by (playable cards, draw, pass, nomination) and shared: they are immutable tuples.
+are cached by (playable cards, draw, pass, nomination) and shared; `apply_action` keeps the
+draw/pass/nomination part of that key (`_flags`) up to date, so that on a normal turn
+`legal_actions` is one AND, one OR and one dict lookup.
 """
 
 from __future__ import annotations

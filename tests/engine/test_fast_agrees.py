@@ -51,6 +51,14 @@ def check_same(fast: FastDeal, state: State) -> None:
     expected = state.result.penalties if state.result is not None else None
     assert fast.result_penalties == expected
     assert fast.hand_counts == tuple(len(hand) for hand in state.hands)
+    assert (fast.phase, fast.active_suit, fast.stock_count) == (
+        state.phase,
+        state.active_suit,
+        len(state.stock),
+    )
+    assert fast.top_card == (-1 if state.top_card is None else state.top_card)
+    if state.turn is not None:
+        assert fast.hand_cards(state.turn) == list(state.hands[state.turn])
 
 
 def play_both(state: State, rng: random.Random, seen: dict[str, int]) -> None:
