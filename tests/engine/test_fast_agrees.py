@@ -66,6 +66,8 @@ def play_both(state: State, rng: random.Random, seen: dict[str, int]) -> None:
     fast = FastDeal.from_state(state)
     check_same(fast, state)
     while True:
+        if rng.random() < 0.05:  # from_state must pick up a deal mid-way, in any phase
+            fast = FastDeal.from_state(state)
         moves = legal_moves(state)
         actions = fast.legal_actions()
         assert [action_to_move(a) for a in actions] == list(moves), state
