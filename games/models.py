@@ -146,7 +146,9 @@ class IdempotencyRecord(models.Model):
     key = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
-    response = models.JSONField()
+    # The exact JSON text of the first response, so a replay is byte-for-byte the same (jsonb
+    # would reorder its keys).
+    response = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -190,7 +190,7 @@ def match_apply_move(
             record = IdempotencyRecord.objects.filter(player_id=player_id, key=idempotency_key).first()
             if record is not None:
                 if record.request_hash == digest:
-                    return record.response
+                    return json.loads(record.response)
                 raise ApplicationError("idempotency_mismatch") from None
         current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
@@ -217,7 +217,7 @@ def _apply_locked(
         if record is not None:
             if record.request_hash != digest:
                 raise ApplicationError("idempotency_mismatch")
-            return record.response
+            return json.loads(record.response)
     if match.status != Match.Status.ACTIVE:
         raise ApplicationError("match_not_active")
     if version != match.version:
@@ -259,7 +259,11 @@ def _apply_locked(
     view = state_view(match, seat)
     if idempotency_key:
         IdempotencyRecord.objects.create(
-            player_id=player_id, key=idempotency_key, request_hash=digest, match=match, response=view
+            player_id=player_id,
+            key=idempotency_key,
+            request_hash=digest,
+            match=match,
+            response=json.dumps(view),
         )
     _after_commit_bot_turn(match)
     return view

@@ -7,6 +7,7 @@ import threading
 from collections import deque
 
 from celery import shared_task
+from django.conf import settings
 
 logger = logging.getLogger(__name__)
 _local = threading.local()
@@ -30,7 +31,7 @@ def enqueue_bot_turn(match_id: str, version: int) -> None:
     """
     try:
         if not play_bot_turn.app.conf.task_always_eager:
-            play_bot_turn.apply_async((match_id, version))
+            play_bot_turn.apply_async((match_id, version), queue=settings.CELERY_BOT_QUEUE)
             return
     except Exception:  # broker down: the move stands; the bot turn is retried by a sweep/next move
         logger.exception("could not enqueue bot turn for match %s at version %s", match_id, version)

@@ -147,6 +147,8 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_SOFT_TIME_LIMIT = 20
 CELERY_TASK_TIME_LIMIT = 30
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Bot turns have their own queue (DESIGN.md "Scale-out"); workers consume `-Q bots,celery`.
+CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOGGING = {

@@ -25,6 +25,10 @@ def _session_setup() -> Iterator[None]:
     if "tests.leakscan.LeakScanMiddleware" not in settings.MIDDLEWARE:
         settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.leakscan.LeakScanMiddleware"]
     app.conf.task_always_eager = True
+    # The live server answers 50 concurrent requests in the race tests: a deeper accept queue.
+    from django.core.servers.basehttp import WSGIServer
+
+    WSGIServer.request_queue_size = 256
     # Registration is not what these tests measure: a fast hasher keeps fixtures cheap.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     yield

@@ -1,0 +1,124 @@
+"""Exactly-once moves on a live server over real PostgreSQL: races of identical requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.models import Move
+
+from .live import Client, fire_together, register
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RACERS = 50
+
+
+@pytest.fixture
+def seat_one_on_turn(live_server):
+    """A 2-human match where seat 1 is on turn in the play phase (a draw is legal)."""
+    base = live_server.url
+    _, a = register(base)
+    _, b = register(base)
+    match = a.post("/api/v1/matches", {"seats": 2}).json()
+    assert b.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+    view = a.state(match["id"])
+    while view["turn"] == 0:  # seat 0 opens (R-10: draws until it holds a club, then plays it)
+        response = a.post(
+            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][0], "version": view["version"]}
+        )
+        assert response.status_code == 200
+        view = response.json()
+    view = b.state(match["id"])
+    assert view["turn"] == 1 and {"action": "draw"} in view["legal_moves"]
+    return {"id": match["id"], "a": a, "b": b, "view": view, "base": base}
+
+
+def test_50_identical_draws_with_different_keys_apply_once(seat_one_on_turn):
+    mid, b, view = seat_one_on_turn["id"], seat_one_on_turn["b"], seat_one_on_turn["view"]
+    before = Move.objects.filter(match_id=mid).count()
+    responses = fire_together(
+        RACERS,
+        lambda i: b.post(
+            f"/api/v1/matches/{mid}/moves",
+            {"action": "draw", "version": view["version"]},
+            headers={"Idempotency-Key": f"racer-{i}"},
+        ),
+    )
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [200] + [409] * (RACERS - 1), statuses
+    assert {r.json()["code"] for r in responses if r.status_code == 409} == {"stale_version"}
+    assert all(r.json()["detail"] == {"current_version": view["version"] + 1}
+               for r in responses if r.status_code == 409)
+    assert Move.objects.filter(match_id=mid).count() == before + 1
+    after = b.state(mid)
+    assert after["version"] == view["version"] + 1 and len(after["hand"]) == len(view["hand"]) + 1
+
+
+def test_50_requests_with_the_same_key_apply_once_and_answer_the_same(seat_one_on_turn):
+    mid, b, view = seat_one_on_turn["id"], seat_one_on_turn["b"], seat_one_on_turn["view"]
+    before = Move.objects.filter(match_id=mid).count()
+    responses = fire_together(
+        RACERS,
+        lambda i: b.post(
+            f"/api/v1/matches/{mid}/moves",
+            {"action": "draw", "version": view["version"]},
+            headers={"Idempotency-Key": "the-one-key"},
+        ),
+    )
+    assert [r.status_code for r in responses] == [200] * RACERS
+    assert len({r.content for r in responses}) == 1
+    assert Move.objects.filter(match_id=mid).count() == before + 1
+    assert responses[0].json()["version"] == view["version"] + 1
+
+
+def test_one_key_raced_across_two_matches_never_500s(live_server):
+    """The row lock serialises one match only; across matches the unique key constraint decides,
+    and its IntegrityError becomes a replay or a 422, never a 500."""
+    base = live_server.url
+    _, a = register(base)
+    tables = []
+    for _ in range(2):
+        _, other = register(base)
+        match = other.post("/api/v1/matches", {"seats": 2}).json()
+        assert a.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+        view = other.state(match["id"])
+        while view["turn"] == 0:
+            view = other.post(
+                f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][0], "version": view["version"]}
+            ).json()
+        tables.append((match["id"], a.state(match["id"])["version"]))
+    before = Move.objects.count()
+    responses = fire_together(
+        RACERS,
+        lambda i: a.post(
+            f"/api/v1/matches/{tables[i % 2][0]}/moves",
+            {"action": "draw", "version": tables[i % 2][1]},
+            headers={"Idempotency-Key": "shared-key"},
+        ),
+    )
+    statuses = {r.status_code for r in responses}
+    assert statuses <= {200, 422}, statuses
+    assert Move.objects.count() == before + 1
+    ok = [r for r in responses if r.status_code == 200]
+    assert ok and len({r.content for r in ok}) == 1
+    assert {r.json()["code"] for r in responses if r.status_code == 422} <= {"idempotency_mismatch"}
+
+
+def test_a_human_plays_a_whole_match_against_bots_over_http(live_server):
+    _, human = register(live_server.url)
+    match = human.post("/api/v1/matches", {"seats": 3, "bots": ["greedy", "ismcts"], "deals": 1}).json()
+    view = human.state(match["id"])
+    for _ in range(500):
+        if view["status"] != "active":
+            break
+        assert view["turn"] == 0
+        response = human.post(
+            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][-1], "version": view["version"]}
+        )
+        assert response.status_code == 200, response.text
+        view = human.state(match["id"])
+    assert view["status"] == "finished"
+    detail = human.get(f"/api/v1/matches/{match['id']}").json()
+    assert all(seat["place"] for seat in detail["seats"])
+    log = human.get(f"/api/v1/matches/{match['id']}/moves").json()
+    assert {m["seat"] for m in log if m["by_bot"]} == {1, 2}
