@@ -221,3 +221,46 @@ def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
         body["hands_at_start"] = deal.hands_at_start
         body["moves"] = [move_entry(m, reveal_drawn=True) for m in deal.moves.order_by("seq")]
     return body
+
+
+def deal_problems(deal: Deal) -> list[str]:
+    """Recompute a finished deal from its seed and move log with the engine; list every
+    difference from what is stored (hands at start, each move and draw, result, scores)."""
+    from .models import ScoreEntry
+
+    problems: list[str] = []
+    match = deal.match
+    seed = bytes(deal.seed)
+    if engine.commitment(seed) != deal.commitment:
+        problems.append("seed does not match the commitment")
+    rules = engine.Rules.from_dict(match.rules)
+    state = engine.new_deal(rules, match.seat_count, deal.opener, seed)
+    if state.dealer != deal.dealer:
+        problems.append(f"dealer {deal.dealer} stored, {state.dealer} by R-8")
+    if [[c.code for c in hand] for hand in state.hands] != deal.hands_at_start:
+        problems.append("hands at start differ from the shuffle of the seed")
+    for row in deal.moves.order_by("seq"):
+        body = {"action": row.action, "card": row.card, "suit": row.suit}
+        try:
+            move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
+            if row.seat != state.turn:
+                problems.append(f"move {row.seq}: seat {row.seat} moved but seat {state.turn} was on turn")
+                break
+            state = engine.apply(state, move, row.seat)
+        except engine.EngineError as exc:
+            problems.append(f"move {row.seq} ({row.action} {row.card or ''}): {exc}")
+            break
+        drawn = [c.code for c in state.last_drawn] if move.action == "draw" else []
+        if drawn != list(row.drawn):
+            problems.append(f"move {row.seq}: stored drawn {row.drawn}, replay drew {drawn}")
+    else:
+        if not state.is_over or state.result is None:
+            problems.append("the move log does not end the deal")
+        else:
+            result = state.result.to_json()
+            if result != deal.result:
+                problems.append(f"result {deal.result} stored, replay gives {result}")
+            scores = dict(ScoreEntry.objects.filter(deal=deal).values_list("seat", "penalty"))
+            if [scores.get(s) for s in range(match.seat_count)] != result["penalties"]:
+                problems.append(f"score entries {scores} differ from penalties {result['penalties']}")
+    return problems
