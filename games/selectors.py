@@ -187,7 +187,10 @@ def match_moves_for_player(
     if deal is not None:
         moves = moves.filter(deal_number=deal)
     over = _deal_over_numbers(match)
-    return [move_entry(m, reveal_drawn=m.seat == seat or m.deal_number in over) for m in moves]
+    return [
+        move_entry(m, reveal_drawn=m.action != "draw" or m.seat == seat or m.deal_number in over)
+        for m in moves
+    ]
 
 
 def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
