@@ -1,0 +1,88 @@
+"""Bot turns played by a real Celery worker on Redis (not in-process), over HTTP on a live server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from games.models import Move
+
+from .live import register
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
+
+
+@pytest.fixture
+def start_worker(settings):
+    from pisyedili_api.celery import app
+
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if not broker.startswith("redis://"):
+        pytest.skip("needs CELERY_BROKER_URL=redis://… (make test sets it)")
+    queue = f"test-bots-{uuid.uuid4().hex[:8]}"  # never shared with another worker
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": broker,
+        "CELERY_BOT_QUEUE": queue,
+    }
+    celery = Path(sys.executable).with_name("celery")
+    settings.CELERY_BOT_QUEUE = queue
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert not app.conf.task_always_eager
+    processes = []
+
+    def start():
+        processes.append(subprocess.Popen(
+            [str(celery), "-A", "pisyedili_api", "worker", "-Q", queue, "-P", "solo",
+             "--without-gossip", "--without-mingle", "-l", "warning"],
+            env=env, cwd=Path(__file__).resolve().parents[2],
+        ))
+        return processes[-1]
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_worker_answers_for_the_bots_until_the_match_ends(live_server, start_worker):
+    _, human = register(live_server.url)
+    match = human.post("/api/v1/matches", {"seats": 3, "bots": ["greedy", "random"], "deals": 1}).json()
+    view = human.state(match["id"])
+    # Before any worker runs, the bot turn waits in Redis: nothing happens in-process.
+    while view["turn"] == 0:
+        response = human.post(
+            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][-1], "version": view["version"]}
+        )
+        assert response.status_code == 200, response.text
+        view = response.json()
+    time.sleep(1.0)
+    assert human.state(match["id"]) == view
+    worker = start_worker()
+    deadline = time.monotonic() + 240
+    while view["status"] == "active":
+        assert time.monotonic() < deadline, "the worker did not finish the match"
+        if view["turn"] != 0:
+            # Bots are on turn: wait for the worker's move with the long-poll.
+            view = human.state(match["id"], f"?after_version={view['version']}&wait=10")
+            continue
+        response = human.post(
+            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][-1], "version": view["version"]}
+        )
+        assert response.status_code == 200, response.text
+        view = response.json()
+        assert worker.poll() is None, "the worker died"
+    assert view["status"] == "finished"
+    bot_moves = Move.objects.filter(match_id=match["id"], by_bot=True)
+    assert set(bot_moves.values_list("seat", flat=True)) == {1, 2}
+    seqs = list(Move.objects.filter(match_id=match["id"]).order_by("seq").values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
