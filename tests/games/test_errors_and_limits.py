@@ -58,9 +58,10 @@ def test_move_endpoint_makes_at_most_8_queries(make_player, client_for, django_a
             )
         assert response.status_code == 200
         assert any("FOR UPDATE" in q["sql"] for q in captured.captured_queries)
-        view = state(cb, match["id"])
+        on_turn = (ca, cb)[response.json()["turn"]]
+        view = state(on_turn, match["id"])
         with django_assert_max_num_queries(8):
-            response = post_move(cb, match["id"], view["legal_moves"][-1], view["version"])
+            response = post_move(on_turn, match["id"], view["legal_moves"][-1], view["version"])
         assert response.status_code == 200
     finally:
         leakscan.DEFER = False
