@@ -5,8 +5,9 @@
 Deals come in pairs with the same seed and the seats swapped (the opener is seat 0 in both),
 so each bot plays both hands of every shuffle. A deal is won by the seat(s) scoring 0 (R-30,
 R-31); a shared stock-exhaustion win (equal hand penalties, both score 0) counts half a win for
-each bot. Times are wall-clock per `choose` call, forced moves (one legal move) included; the
-machine is shared, so they are noisy.
+each bot. Times per `choose` call: wall-clock over every move (forced moves, with one legal move,
+included), wall-clock over the decisions only (two or more legal moves), and the process CPU time
+per move (less sensitive to other load on the shared machine, which makes wall times noisy).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class Tally:
     wins: float = 0.0
     penalty: int = 0
     deals: int = 0
-    times: list[float] = field(default_factory=list)
+    times: list[tuple[float, float, bool]] = field(default_factory=list)  # wall, cpu, forced
 
     def add(self, other: Tally) -> None:
         self.wins += other.wins
@@ -46,21 +47,31 @@ def deal_seed(seed: int, index: int) -> bytes:
     return hashlib.sha256(f"bench-bots:{seed}:{index}".encode()).digest()
 
 
+Times = list[tuple[float, float, bool]]
+
+
 def play_deal(
     names: tuple[str, str], seed: bytes, rules: Rules, rng_seed: str
-) -> tuple[tuple[int, int], tuple[float, float], tuple[list[float], list[float]]]:
+) -> tuple[tuple[int, int], tuple[float, float], tuple[Times, Times]]:
     """One deal, bot names[s] in seat s; penalties, win shares and choose() times by seat."""
     bots = [get_bot(name) for name in names]
     rngs = [random.Random(f"{rng_seed}:{seat}") for seat in range(2)]
-    times: tuple[list[float], list[float]] = ([], [])
+    times: tuple[Times, Times] = ([], [])
     state = new_deal(rules, 2, 0, seed)
     while state.result is None:
         seat = state.turn
         assert seat is not None
         observation = observe(state, seat)
         start = time.perf_counter()
+        cpu = time.process_time()
         move = bots[seat].choose(observation, rngs[seat])
-        times[seat].append(time.perf_counter() - start)
+        times[seat].append(
+            (
+                time.perf_counter() - start,
+                time.process_time() - cpu,
+                len(observation.legal_moves) == 1,
+            )
+        )
         if move not in observation.legal_moves:
             raise AssertionError(f"{names[seat]} chose the illegal move {move}")
         state = apply_legal(state, move)
@@ -85,6 +96,16 @@ def play_pairs(a: str, b: str, seed: int, indices: range, rules_json: str) -> tu
                 tally.deals += 1
                 tally.times.extend(times[seat])
     return tallies
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile in milliseconds (median for q = 0.5)."""
+    if not values:
+        return 0.0
+    if q == 0.5:
+        return statistics.median(values) * 1000
+    ordered = sorted(values)
+    return ordered[int(q * (len(ordered) - 1))] * 1000
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -122,17 +143,22 @@ def main(argv: list[str] | None = None) -> None:
         f" seed {args.seed}, {jobs} job(s), {elapsed:.1f} s"
     )
     print("shared stock-exhaustion wins count half for each bot")
+    print("ms per move: wall over all moves | wall over decisions (2+ legal moves) | CPU, all")
     print(
-        f"{'bot':>10} {'win rate':>9} {'wins':>8} {'mean pen':>9} {'moves':>8}"
-        f" {'median ms':>10} {'p95 ms':>8}"
+        f"{'bot':>10} {'win rate':>9} {'wins':>8} {'mean pen':>9} {'moves':>7} {'decis.':>7}"
+        f" {'med':>8} {'p95':>8} | {'med':>8} {'p95':>8} | {'med':>8} {'p95':>8}"
     )
     for name, tally in zip((args.a, args.b), total, strict=True):
-        times = sorted(tally.times)
-        median = statistics.median(times) * 1000 if times else 0.0
-        p95 = times[int(0.95 * (len(times) - 1))] * 1000 if times else 0.0
+        wall = [t[0] for t in tally.times]
+        decisions = [t[0] for t in tally.times if not t[2]]
+        cpu = [t[1] for t in tally.times]
+        columns = " | ".join(
+            f"{percentile(x, 0.5):>8.3f} {percentile(x, 0.95):>8.3f}"
+            for x in (wall, decisions, cpu)
+        )
         print(
             f"{name:>10} {tally.wins / deals:>9.1%} {tally.wins:>8.1f}"
-            f" {tally.penalty / deals:>9.2f} {len(times):>8} {median:>10.3f} {p95:>8.3f}"
+            f" {tally.penalty / deals:>9.2f} {len(wall):>7} {len(decisions):>7} {columns}"
         )
     a, b = total
     if b.penalty:

@@ -27,11 +27,22 @@ from games.engine import (
 )
 from games.engine.bots import BOTS, Bot, get_bot
 from games.engine.bots.determinize import determinize, opened_seats, unseen_cards
-from games.engine.bots.ismcts import SearchConfig, make_ismcts_bot, search
+from games.engine.bots.ismcts import (
+    RolloutTables,
+    SearchConfig,
+    flat_search,
+    make_ismcts_bot,
+    rollout_action,
+    tree_search,
+)
 from games.engine.cards import Card
+from games.engine.fast import FastDeal, action_to_move
 from games.engine.state import ACE_FOLLOWUP, OPENING
 
-SMALL_ISMCTS = make_ismcts_bot(SearchConfig(iterations=12), name="ismcts-small")
+SMALL_ISMCTS = make_ismcts_bot(SearchConfig(iterations=60, min_samples=8, batch=4), name="ismcts-s")
+SMALL_TREE = make_ismcts_bot(SearchConfig(iterations=30, algorithm="tree"), name="ismcts-tree")
+SEARCH_BOTS = (SMALL_ISMCTS, SMALL_TREE)
+ALL_BOTS = (get_bot("random"), get_bot("greedy"), *SEARCH_BOTS)
 
 
 def sample_positions(count: int, seed: int) -> list[State]:
@@ -76,12 +87,21 @@ def test_bot_returns_a_legal_move_on_every_position(name: str) -> None:
         assert move in observation.legal_moves, (name, state)
 
 
-def test_ismcts_returns_a_legal_move_on_many_positions() -> None:
+@pytest.mark.parametrize("bot", SEARCH_BOTS, ids=lambda bot: bot.name)
+def test_search_bots_return_a_legal_move_on_many_positions(bot: Bot) -> None:
     rng = random.Random(4)
-    for state in POSITIONS[::4]:
+    for state in POSITIONS[::3]:
         assert state.turn is not None
         observation = observe(state, state.turn)
-        assert SMALL_ISMCTS.choose(observation, rng) in observation.legal_moves
+        assert bot.choose(observation, rng) in observation.legal_moves
+
+
+def test_default_ismcts_returns_a_legal_move() -> None:
+    rng = random.Random(8)
+    for state in POSITIONS[5::60]:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        assert get_bot("ismcts").choose(observation, rng) in observation.legal_moves
 
 
 def test_a_bot_refuses_a_seat_that_is_not_on_turn() -> None:
@@ -108,12 +128,12 @@ def permute_hidden(state: State, rng: random.Random, seat: int) -> State:
     )
 
 
-@pytest.mark.parametrize("bot", [get_bot("random"), get_bot("greedy"), SMALL_ISMCTS], ids=str)
+@pytest.mark.parametrize("bot", ALL_BOTS, ids=lambda bot: bot.name)
 def test_bots_do_not_see_hidden_cards(bot: Bot) -> None:
     """Permuting the other hands and the stock changes neither the observation nor, for the same
     rng seed, the move chosen."""
     rng = random.Random(5)
-    positions = POSITIONS[1::6] if bot is SMALL_ISMCTS else POSITIONS[::2]
+    positions = POSITIONS[1::6] if bot in SEARCH_BOTS else POSITIONS[::2]
     differing = 0
     for state in positions:
         seat = state.turn
@@ -126,7 +146,7 @@ def test_bots_do_not_see_hidden_cards(bot: Bot) -> None:
     assert differing > len(positions) // 2  # the permutation really moved hidden cards
 
 
-@pytest.mark.parametrize("bot", [get_bot("greedy"), SMALL_ISMCTS], ids=str)
+@pytest.mark.parametrize("bot", [get_bot("greedy"), *SEARCH_BOTS], ids=lambda bot: bot.name)
 def test_bots_are_deterministic_given_the_rng(bot: Bot) -> None:
     for state in POSITIONS[2::10]:
         assert state.turn is not None
@@ -263,11 +283,37 @@ def test_greedy_beats_random() -> None:
     assert penalties[0] * 4 < penalties[1]
 
 
-def test_search_visits_add_up_and_pick_a_legal_move() -> None:
+def test_tree_search_visits_add_up_and_pick_a_legal_move() -> None:
     state = deal_from_codes(["3H KH JS 4C 7H", "2D 3D 5S 9S"], top="9H", stock="4S 5C 6D 8D")
     observation = observe(state, 0)
-    move, visits = search(observation, random.Random(2), SearchConfig(iterations=40))
+    config = SearchConfig(iterations=40, algorithm="tree")
+    move, visits = tree_search(observation, random.Random(2), config)
     assert move in observation.legal_moves
     assert set(visits) == set(observation.legal_moves)
     assert sum(visits.values()) == 40
     assert visits[move] == max(visits.values())
+
+
+def test_flat_search_finds_the_ace_follow_up_win() -> None:
+    """R-25, R-28: A♥ then 5♥ in the follow-up empties the hand, so every sample of `play AH`
+    is a win with no penalty (reward exactly win_weight = 1)."""
+    state = deal_from_codes(
+        ["AH 5H", "2C 3C 4C 5C 6C"], top="9H", stock="2D 3D 4D 5D 6D 8D 9D 10D QD KD"
+    )
+    observation = observe(state, 0)
+    move, means = flat_search(observation, random.Random(3), SearchConfig(iterations=400))
+    assert move == Move.play(Card.from_code("AH"))
+    ace = observation.legal_moves.index(move)
+    assert means[ace] == 1.0
+    assert all(m < 1.0 for i, m in enumerate(means) if i != ace)
+
+
+def test_rollout_policy_is_the_greedy_heuristic() -> None:
+    """The fast rollout policy and the greedy bot choose the same move on every position."""
+    for state in POSITIONS:
+        legal = FastDeal.from_state(state).legal_actions()
+        if len(legal) < 2:
+            continue
+        tables = RolloutTables.build(state.rules, state.seats)
+        fast = action_to_move(rollout_action(FastDeal.from_state(state), legal, tables))
+        assert fast == greedy(state), state

@@ -6,14 +6,15 @@ from `rng`, so a seeded `random.Random` makes its choice reproducible. Strategie
 
 - `random`: a uniformly random legal move.
 - `greedy`: a hand-written heuristic (answer 7s, shed high penalties, hold Jacks, finish).
-- `ismcts`: information-set Monte Carlo tree search over determinizations of the unseen cards,
-  with greedy-style rollouts.
+- `ismcts`: Monte Carlo search over determinizations of the unseen cards with greedy rollouts
+  (flat with common random numbers by default; single-observer ISMCTS as an option).
 """
 
 from __future__ import annotations
 
 from .base import Bot, Policy
 from .greedy import choose_greedy
+from .ismcts import DESCRIPTION as ISMCTS_DESCRIPTION
 from .ismcts import choose_ismcts
 from .random_bot import choose_random
 
@@ -27,12 +28,7 @@ BOTS: dict[str, Bot] = {
             " plays, attacks with 7s and 8s when the next player is close to going out.",
             choose_greedy,
         ),
-        Bot(
-            "ismcts",
-            "Information-set Monte Carlo tree search: samples the unseen cards consistently with"
-            " what its seat has seen and plays out each sample with fast greedy rollouts.",
-            choose_ismcts,
-        ),
+        Bot("ismcts", ISMCTS_DESCRIPTION, choose_ismcts),
     )
 }
 
