@@ -96,12 +96,14 @@ class Deal(models.Model):
 class Move(models.Model):
     """Append-only log; `seq` counts the match's moves from 1 and is unique per match."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    # Lookups go through (match, seq) and (match, deal_number, seq); single-column FK indexes
+    # would only slow down the one insert every move makes.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
-    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="moves")
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="moves", db_index=False)
     deal_number = models.PositiveSmallIntegerField()
     seat = models.PositiveSmallIntegerField()
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+", db_index=False)
     action = models.CharField(max_length=8)
     card = models.CharField(max_length=3, null=True, blank=True)
     suit = models.CharField(max_length=1, null=True, blank=True)

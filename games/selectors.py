@@ -97,8 +97,10 @@ def match_summary(match: Match) -> dict[str, Any]:
     }
 
 
-def state_view(match: Match, seat: int) -> dict[str, Any]:
-    """The caller's view (API.md `…/state`): an observation of the live deal plus match facts."""
+def state_view(match: Match, seat: int, state: engine.State | None = None) -> dict[str, Any]:
+    """The caller's view (API.md `…/state`): an observation of the live deal plus match facts.
+
+    `state` is the live deal's state when the caller already holds it (saves a parse)."""
     view: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,
@@ -123,7 +125,8 @@ def state_view(match: Match, seat: int) -> dict[str, Any]:
     }
     if not match.state:
         return view  # waiting for players: no deal yet
-    state = engine.state_from_json(match.state)
+    if state is None:
+        state = engine.state_from_json(match.state)
     view.update(engine.observe(state, seat).to_dict())
     view["commitment"] = engine.commitment(state.seed)
     if match.status == Match.Status.FINISHED:
@@ -222,7 +225,8 @@ def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
         }
         body["seed"] = bytes(deal.seed).hex()
         body["hands_at_start"] = deal.hands_at_start
-        body["moves"] = [move_entry(m, reveal_drawn=True) for m in deal.moves.order_by("seq")]
+        moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
+        body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
     return body
 
 
@@ -242,7 +246,7 @@ def deal_problems(deal: Deal) -> list[str]:
         problems.append(f"dealer {deal.dealer} stored, {state.dealer} by R-8")
     if [[c.code for c in hand] for hand in state.hands] != deal.hands_at_start:
         problems.append("hands at start differ from the shuffle of the seed")
-    for row in deal.moves.order_by("seq"):
+    for row in Move.objects.filter(match_id=match.id, deal_number=deal.number).order_by("seq"):
         body = {"action": row.action, "card": row.card, "suit": row.suit}
         try:
             move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
