@@ -47,8 +47,12 @@ def match_create(
     bots: Sequence[str] = (),
     deals: int | None = None,
     rules: Mapping[str, Any] | None = None,
+    seated: Sequence[Player] | None = None,
 ) -> Match:
-    """A new match: the creator takes seat 0, bots the next seats; it starts once full."""
+    """A new match: the creator takes seat 0, bots the next seats; it starts once full.
+
+    `seated` (organizers' tools, e.g. tournaments): these distinct players take seats 0.. in
+    order instead of the creator and `bots`; bot players among them play by their strategy."""
     options = dict(rules or {})
     if deals is not None:
         options["deals_per_match"] = deals
@@ -75,9 +79,13 @@ def match_create(
     for name in bots:
         ordinal[name] = ordinal.get(name, 0) + 1
         bot_players.append(bot_player_get_or_create(strategy=name, ordinal=ordinal[name]))
+    occupants = [player, *bot_players] if seated is None else list(seated)
+    if len(occupants) > seats or len({p.id for p in occupants}) < len(occupants):
+        message = f"seated: at most {seats} distinct players"
+        raise ApplicationError("invalid", message, {"seated": [message]})
 
     with transaction.atomic():
-        seat_players: list[str | None] = [str(player.id)] + [str(b.id) for b in bot_players]
+        seat_players: list[str | None] = [str(p.id) for p in occupants]
         seat_players += [None] * (seats - len(seat_players))
         match = Match.objects.create(
             created_by=player,
@@ -85,12 +93,12 @@ def match_create(
             deals_total=parsed.deals_per_match,
             rules=parsed.to_dict(),
             seat_players=seat_players,
-            seat_bots=[""] + list(bots) + [""] * (seats - 1 - len(bots)),
+            seat_bots=[p.strategy if p.is_bot else "" for p in occupants]
+            + [""] * (seats - len(occupants)),
             totals=[0] * seats,
         )
         Seat.objects.bulk_create(
-            [Seat(match=match, seat=0, player=player)]
-            + [Seat(match=match, seat=i + 1, player=b) for i, b in enumerate(bot_players)]
+            [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)]
         )
         if None not in seat_players:
             _match_start(match)
