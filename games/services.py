@@ -30,6 +30,7 @@ from players.services import bot_player_get_or_create
 from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
 from .models import Move as MoveRow
 from .selectors import seat_of, state_view
+from .signals import match_settled
 
 logger = logging.getLogger(__name__)
 
@@ -383,6 +384,8 @@ def _deal_end(match: Match, final: engine.State) -> None:
     places = engine.match_places(match.totals)
     _seats_save_totals(match, places=places)
     _match_settle(match, player_ids, places)
+    match_id = str(match.id)
+    transaction.on_commit(lambda: match_settled.send(sender=None, match_id=match_id))
 
 
 def _seats_save_totals(match: Match, places: list[int] | None) -> None:
