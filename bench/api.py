@@ -8,7 +8,8 @@ matches (both seats, human players, so only the API is measured, not bots):
      least a move can cost in the database — served by the same gunicorn (BENCH_ENDPOINTS=1).
 Prints requests/s and p50/p99 latency of each, and the move endpoint as a share of the ceiling.
 
-    make bench            # or: DATABASE_URL=postgres://postgres@127.0.0.1:5432/pisyedili .venv/bin/python bench/api.py
+    make bench
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/pisyedili .venv/bin/python bench/api.py
     bench/api.py --clients 16 --seconds 20 --workers 3 --threads 4
 """
 
@@ -69,25 +70,40 @@ class Recorder:
 
 def register(session: requests.Session, base: str) -> str:
     name = "b" + uuid.uuid4().hex[:12]
-    response = session.post(f"{base}/api/v1/auth/register", json={"username": name, "password": "bench-pass-1"})
+    response = session.post(
+        f"{base}/api/v1/auth/register", json={"username": name, "password": "bench-pass-1"}
+    )
     response.raise_for_status()
     return response.json()["token"]
 
 
 def play_matches(
-    base: str, tokens: list[str], stop: threading.Event, posts: Recorder, gets: Recorder, matches: list[int]
+    base: str,
+    tokens: list[str],
+    stop: threading.Event,
+    posts: Recorder,
+    gets: Recorder,
+    matches: list[int],
 ) -> None:
     session = requests.Session()
     headers = [{"Authorization": f"Token {t}"} for t in tokens]
     while not stop.is_set():
-        match = session.post(f"{base}/api/v1/matches", json={"seats": 2, "deals": 1}, headers=headers[0]).json()
-        session.post(f"{base}/api/v1/matches/{match['id']}/join", headers=headers[1]).raise_for_status()
+        match = session.post(
+            f"{base}/api/v1/matches", json={"seats": 2, "deals": 1}, headers=headers[0]
+        ).json()
+        session.post(
+            f"{base}/api/v1/matches/{match['id']}/join", headers=headers[1]
+        ).raise_for_status()
         view = session.get(f"{base}/api/v1/matches/{match['id']}/state", headers=headers[0]).json()
         while view["status"] == "active" and not stop.is_set():
             if view["you"] != view["turn"]:
                 started = time.perf_counter()
-                response = session.get(f"{base}/api/v1/matches/{match['id']}/state", headers=headers[view["turn"]])
-                gets.add(time.perf_counter() - started, response.status_code, response.status_code == 200)
+                response = session.get(
+                    f"{base}/api/v1/matches/{match['id']}/state", headers=headers[view["turn"]]
+                )
+                gets.add(
+                    time.perf_counter() - started, response.status_code, response.status_code == 200
+                )
                 view = response.json()
             move = view["legal_moves"][0]
             # Prefer a play to a draw so deals end (first legal move is a play when there is one).
@@ -97,7 +113,9 @@ def play_matches(
                 json={**move, "version": view["version"]},
                 headers=headers[view["you"]],
             )
-            posts.add(time.perf_counter() - started, response.status_code, response.status_code == 200)
+            posts.add(
+                time.perf_counter() - started, response.status_code, response.status_code == 200
+            )
             if response.status_code != 200:
                 break
             view = response.json()
@@ -115,7 +133,9 @@ def hit_ceiling(base: str, counter: int, stop: threading.Event, posts: Recorder)
 
 def run_phase(target, args_for, clients: int, seconds: float) -> float:
     stop = threading.Event()
-    threads = [threading.Thread(target=target, args=args_for(i, stop), daemon=True) for i in range(clients)]
+    threads = [
+        threading.Thread(target=target, args=args_for(i, stop), daemon=True) for i in range(clients)
+    ]
     started = time.perf_counter()
     for t in threads:
         t.start()
@@ -130,7 +150,8 @@ def report(name: str, recorder: Recorder, elapsed: float) -> float:
     lat = recorder.latencies
     rate = len(lat) / elapsed
     print(
-        f"{name:<28} {len(lat):>7} ok  {rate:>8.1f} req/s  p50 {percentile(lat, 0.5) * 1000:6.1f} ms"
+        f"{name:<28} {len(lat):>7} ok  {rate:>8.1f} req/s"
+        f"  p50 {percentile(lat, 0.5) * 1000:6.1f} ms"
         f"  p99 {percentile(lat, 0.99) * 1000:6.1f} ms  mean {statistics.mean(lat) * 1000:6.1f} ms"
         + (f"  errors {recorder.errors}" if recorder.errors else "")
     )
@@ -138,7 +159,9 @@ def report(name: str, recorder: Recorder, elapsed: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--workers", type=int, default=3)
@@ -157,13 +180,25 @@ def main() -> None:
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
     }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    from_games = "from games.bench_views import SETUP_SQL; from django.db import connection\n" \
+    from_games = (
+        "from games.bench_views import SETUP_SQL; from django.db import connection\n"
         "with connection.cursor() as c:\n    [c.execute(s) for s in SETUP_SQL]"
+    )
     subprocess.run([str(PY), "manage.py", "shell", "-c", from_games], cwd=ROOT, env=env, check=True)
     base = f"http://127.0.0.1:{args.port}"
     command = [
-        str(PY.with_name("gunicorn")), "pisyedili_api.wsgi", "-b", f"127.0.0.1:{args.port}",
-        "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads), "--log-level", "warning",
+        str(PY.with_name("gunicorn")),
+        "pisyedili_api.wsgi",
+        "-b",
+        f"127.0.0.1:{args.port}",
+        "-w",
+        str(args.workers),
+        "-k",
+        "gthread",
+        "--threads",
+        str(args.threads),
+        "--log-level",
+        "warning",
     ]
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     try:
@@ -173,31 +208,47 @@ def main() -> None:
                     break
             except requests.RequestException:
                 time.sleep(0.1)
-        print(f"gunicorn: {args.workers} workers × {args.threads} threads, PostgreSQL {url}; "
-              f"{args.clients} clients, {args.seconds:.0f} s per phase\n")
+        print(
+            f"gunicorn: {args.workers} workers × {args.threads} threads, PostgreSQL {url}; "
+            f"{args.clients} clients, {args.seconds:.0f} s per phase\n"
+        )
 
         # Players are registered before the clock starts (password hashing is not what we measure).
         with requests.Session() as session:
-            pairs = [[register(session, base), register(session, base)] for _ in range(args.clients)]
+            pairs = [
+                [register(session, base), register(session, base)] for _ in range(args.clients)
+            ]
         posts, gets, matches = Recorder(), Recorder(), []
         elapsed = run_phase(
-            play_matches, lambda i, stop: (base, pairs[i], stop, posts, gets, matches), args.clients, args.seconds
+            play_matches,
+            lambda i, stop: (base, pairs[i], stop, posts, gets, matches),
+            args.clients,
+            args.seconds,
         )
         move_rate = report("POST …/moves", posts, elapsed)
         report("GET …/state (turn passes)", gets, elapsed)
         print(f"{'':<28} {len(matches)} matches played")
 
         ceiling = Recorder()
-        elapsed = run_phase(hit_ceiling, lambda i, stop: (base, i, stop, ceiling), args.clients, args.seconds)
+        elapsed = run_phase(
+            hit_ceiling, lambda i, stop: (base, i, stop, ceiling), args.clients, args.seconds
+        )
         ceiling_rate = report("POST /bench/ceiling", ceiling, elapsed)
 
         # The move phase also serves the GETs a client needs between moves; its POST-only
-        # capacity is estimated by Little's law (clients / mean POST latency) beside the measured rate.
+        # capacity is estimated by Little's law (clients / mean POST latency) beside the
+        # measured rate.
         little_moves = args.clients / statistics.mean(posts.latencies)
         little_ceiling = args.clients / statistics.mean(ceiling.latencies)
         print()
-        print(f"moves, measured (with the GETs):   {move_rate:8.1f} POST/s = {move_rate / ceiling_rate:6.1%} of ceiling")
-        print(f"moves, clients / mean latency:     {little_moves:8.1f} POST/s = {little_moves / little_ceiling:6.1%} of ceiling")
+        print(
+            f"moves, measured (with the GETs):   {move_rate:8.1f} POST/s"
+            f" = {move_rate / ceiling_rate:6.1%} of ceiling"
+        )
+        print(
+            f"moves, clients / mean latency:     {little_moves:8.1f} POST/s"
+            f" = {little_moves / little_ceiling:6.1%} of ceiling"
+        )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)

@@ -11,7 +11,15 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ("id", "status", "seat_count", "current_deal", "deals_total", "version", "created_at")
+    list_display = (
+        "id",
+        "status",
+        "seat_count",
+        "current_deal",
+        "deals_total",
+        "version",
+        "created_at",
+    )
     list_filter = ("status",)
     readonly_fields = ("id", "created_at", "state")
     raw_id_fields = ("created_by", "live_deal")

@@ -1,4 +1,4 @@
-"""Match routes of API.md: one thin API class per operation (validate → service/selector → render)."""
+"""Match routes of API.md: one thin API class per operation (validate, call, render)."""
 
 from __future__ import annotations
 
@@ -212,7 +212,10 @@ class MatchListCreateApi(APIView):
     @extend_schema(
         operation_id="matches_list",
         parameters=[FilterSerializer],
-        responses={200: PaginatedMatchSerializer, **error_responses("invalid", "not_authenticated")},
+        responses={
+            200: PaginatedMatchSerializer,
+            **error_responses("invalid", "not_authenticated"),
+        },
     )
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
@@ -321,7 +324,7 @@ class MatchMovesApi(APIView):
                 OpenApiTypes.STR,
                 OpenApiParameter.HEADER,
                 required=False,
-                description="Repeat a request safely: the same key and body return the first response.",
+                description="Repeat a request safely: same key and body, same first response.",
             )
         ],
         responses={
@@ -342,7 +345,8 @@ class MatchMovesApi(APIView):
         examples=[
             OpenApiExample("draw", value={"action": "draw", "version": 17}, request_only=True),
             OpenApiExample(
-                "play a Jack", value={"action": "play", "card": "JS", "suit": "H", "version": 17},
+                "play a Jack",
+                value={"action": "play", "card": "JS", "suit": "H", "version": 17},
                 request_only=True,
             ),
         ],
@@ -350,10 +354,16 @@ class MatchMovesApi(APIView):
     def post(self, request: Request, match_id: Any) -> Response:
         body = request.data
         if not isinstance(body, dict):
-            raise ApplicationError("invalid", "The body must be a JSON object.", {"body": ["Expected an object."]})
+            raise ApplicationError(
+                "invalid", "The body must be a JSON object.", {"body": ["Expected an object."]}
+            )
         version = body.get("version")
         if version is None:
-            raise ApplicationError("invalid", "version: This field is required.", {"version": ["This field is required."]})
+            raise ApplicationError(
+                "invalid",
+                "version: This field is required.",
+                {"version": ["This field is required."]},
+            )
         if isinstance(version, bool) or not isinstance(version, int) or version < 0:
             message = "A valid non-negative integer is required."
             raise ApplicationError("invalid", f"version: {message}", {"version": [message]})

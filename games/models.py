@@ -38,7 +38,9 @@ class Match(models.Model):
     live_deal = models.ForeignKey(
         "Deal", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    state = models.JSONField(null=True, blank=True, help_text="Engine state of the live deal (secret).")
+    state = models.JSONField(
+        null=True, blank=True, help_text="Engine state of the live deal (secret)."
+    )
     move_count = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -142,7 +144,7 @@ class ScoreEntry(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first response to a (player, Idempotency-Key); a repeat with the same body gets it back."""
+    """The first response to a (player, Idempotency-Key): a repeat with the same body gets it."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
@@ -155,5 +157,7 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["player", "key"], name="idempotency_key_unique_per_player")
+            models.UniqueConstraint(
+                fields=["player", "key"], name="idempotency_key_unique_per_player"
+            )
         ]

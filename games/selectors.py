@@ -33,7 +33,9 @@ def match_get(*, match_id: UUID | str) -> Match:
         Match.objects.filter(id=match_id)
         .prefetch_related(
             Prefetch("seats", queryset=Seat.objects.select_related("player")),
-            Prefetch("deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")),
+            Prefetch(
+                "deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")
+            ),
         )
         .first()
     )
@@ -50,7 +52,9 @@ def match_list(*, status: str | None = None, player_id: UUID | None = None) -> Q
         matches = matches.filter(seats__player_id=player_id)
     return matches.prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("player")),
-        Prefetch("deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")),
+        Prefetch(
+            "deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")
+        ),
     ).order_by("-created_at", "-id")
 
 
@@ -158,7 +162,9 @@ def match_view_for_player(
 
 
 def _deal_over_numbers(match: Match) -> set[int]:
-    return set(Deal.objects.filter(match=match, status=Deal.Status.OVER).values_list("number", flat=True))
+    return set(
+        Deal.objects.filter(match=match, status=Deal.Status.OVER).values_list("number", flat=True)
+    )
 
 
 def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
@@ -251,7 +257,9 @@ def deal_problems(deal: Deal) -> list[str]:
         try:
             move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
             if row.seat != state.turn:
-                problems.append(f"move {row.seq}: seat {row.seat} moved but seat {state.turn} was on turn")
+                problems.append(
+                    f"move {row.seq}: seat {row.seat} moved but seat {state.turn} was on turn"
+                )
                 break
             state = engine.apply(state, move, row.seat)
         except engine.EngineError as exc:
@@ -269,5 +277,7 @@ def deal_problems(deal: Deal) -> list[str]:
                 problems.append(f"result {deal.result} stored, replay gives {result}")
             scores = dict(ScoreEntry.objects.filter(deal=deal).values_list("seat", "penalty"))
             if [scores.get(s) for s in range(match.seat_count)] != result["penalties"]:
-                problems.append(f"score entries {scores} differ from penalties {result['penalties']}")
+                problems.append(
+                    f"score entries {scores} differ from penalties {result['penalties']}"
+                )
     return problems

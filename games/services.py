@@ -196,7 +196,9 @@ def match_apply_move(
         # Only a race the row lock does not cover gets here: the same Idempotency-Key sent to
         # two matches at once. The transaction rolled back; answer as the winner decided.
         if idempotency_key:
-            record = IdempotencyRecord.objects.filter(player_id=player_id, key=idempotency_key).first()
+            record = IdempotencyRecord.objects.filter(
+                player_id=player_id, key=idempotency_key
+            ).first()
             if record is not None:
                 if record.request_hash == digest:
                     return json.loads(record.response)
@@ -298,12 +300,15 @@ def _match_lock(match_id: UUID | str) -> Match | None:
 def _insert_row(model: Any, **values: Any) -> None:
     fields = [model._meta.get_field(name) for name in values]
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    params = [f.get_db_prep_save(values[f.name] if f.name in values else values[f.attname], connection)
-              for f in fields]
+    params = [
+        f.get_db_prep_save(values[f.name] if f.name in values else values[f.attname], connection)
+        for f in fields
+    ]
     placeholders = ", ".join(["%s"] * len(fields))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) VALUES ({placeholders})",
+            f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns})"
+            f" VALUES ({placeholders})",
             params,
         )
 
@@ -402,8 +407,13 @@ _RATING_MODEL = PlackettLuce()
 
 def _match_settle(match: Match, player_ids: list[UUID], places: list[int]) -> None:
     """Places, wins and openskill ratings, once per match (inside the finishing move)."""
-    players = {p.id: p for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")}
-    teams = [[_RATING_MODEL.rating(mu=players[pid].rating_mu, sigma=players[pid].rating_sigma)] for pid in player_ids]
+    players = {
+        p.id: p for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")
+    }
+    teams = [
+        [_RATING_MODEL.rating(mu=players[pid].rating_mu, sigma=players[pid].rating_sigma)]
+        for pid in player_ids
+    ]
     rated = _RATING_MODEL.rate(teams, ranks=places)
     for seat, pid in enumerate(player_ids):
         player = players[pid]
@@ -413,7 +423,8 @@ def _match_settle(match: Match, player_ids: list[UUID], places: list[int]) -> No
         if places[seat] == 1:
             player.wins += 1
     Player.objects.bulk_update(
-        sorted(players.values(), key=lambda p: p.id), ["rating_mu", "rating_sigma", "matches", "wins"]
+        sorted(players.values(), key=lambda p: p.id),
+        ["rating_mu", "rating_sigma", "matches", "wins"],
     )
 
 

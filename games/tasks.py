@@ -13,7 +13,9 @@ logger = logging.getLogger(__name__)
 _local = threading.local()
 
 
-@shared_task(name="games.play_bot_turn", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@shared_task(
+    name="games.play_bot_turn", acks_late=True, reject_on_worker_lost=True, ignore_result=True
+)
 def play_bot_turn(match_id: str, version: int) -> bool:
     """Play the bot on turn if the match is still at `version` (a stale version means done)."""
     from .services import match_play_bot_turn

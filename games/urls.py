@@ -8,5 +8,9 @@ urlpatterns = [
     path("matches/<uuid:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),
     path("matches/<uuid:match_id>/state", apis.MatchStateApi.as_view(), name="match-state"),
     path("matches/<uuid:match_id>/moves", apis.MatchMovesApi.as_view(), name="match-moves"),
-    path("matches/<uuid:match_id>/deals/<int:number>", apis.DealDetailApi.as_view(), name="deal-detail"),
+    path(
+        "matches/<uuid:match_id>/deals/<int:number>",
+        apis.DealDetailApi.as_view(),
+        name="deal-detail",
+    ),
 ]

@@ -20,7 +20,10 @@ logger = logging.getLogger(__name__)
 # code -> (status, default message); the table of API.md plus what HTTP itself can produce.
 ERROR_CODES: dict[str, tuple[int, str]] = {
     "invalid": (400, "The request body or query is malformed."),
-    "invalid_move": (400, "The body is not a move: unknown action, bad card code or suit on a non-Jack."),
+    "invalid_move": (
+        400,
+        "The body is not a move: unknown action, bad card code or suit on a non-Jack.",
+    ),
     "not_authenticated": (401, "Authentication credentials were missing or wrong."),
     "not_seated": (403, "You have no seat in this match."),
     "forbidden": (403, "You may not do this."),

@@ -30,7 +30,5 @@ class BodySizeLimitMiddleware:
             length = -1
         if length < 0 or length > limit:
             message = f"The request body must be at most {limit} bytes."
-            return JsonResponse(
-                error_body("invalid", message, {"body": [message]}), status=400
-            )
+            return JsonResponse(error_body("invalid", message, {"body": [message]}), status=400)
         return self.get_response(request)

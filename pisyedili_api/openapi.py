@@ -20,7 +20,9 @@ _EXAMPLE_DETAIL: dict[str, Any] = {
 class ErrorSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=sorted(ERROR_CODES))
     message = serializers.CharField()
-    detail = serializers.DictField(required=False, help_text="Field errors or facts about the error.")
+    detail = serializers.DictField(
+        required=False, help_text="Field errors or facts about the error."
+    )
 
 
 # Every authenticated route may answer these.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -11,11 +13,38 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 
 from .models import Player
-from .selectors import player_get
+from .selectors import (
+    METRICS,
+    PERIODS,
+    leaderboard_entry,
+    leaderboard_position,
+    leaderboard_queryset,
+    player_get,
+)
 from .services import player_register, player_token
+
+
+class PlayerRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    display_name = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+def inline_page(entry: type[serializers.Serializer]) -> Any:
+    from drf_spectacular.utils import inline_serializer
+
+    return inline_serializer(
+        "LeaderboardPageResponse",
+        fields={
+            "results": entry(many=True),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+        },
+    )
 
 
 class RatingSerializer(serializers.Serializer):
@@ -150,7 +179,10 @@ class PlayerDetailApi(APIView):
 
     @extend_schema(
         operation_id="players_detail",
-        responses={200: PlayerOutputSerializer, **error_responses("not_authenticated", "not_found")},
+        responses={
+            200: PlayerOutputSerializer,
+            **error_responses("not_authenticated", "not_found"),
+        },
     )
     def get(self, request: Request, player_id: Any) -> Response:
         return Response(player_out(player_get(player_id=player_id)))
@@ -176,3 +208,88 @@ class BotListApi(APIView):
         return Response(
             [{"strategy": name, "description": bot.description} for name, bot in BOTS.items()]
         )
+
+
+class LeaderboardApi(APIView):
+    """`GET /leaderboard` (public; `around=me` needs a token): ranks with ties shared, paged by
+    an opaque offset cursor."""
+
+    permission_classes = [AllowAny]
+
+    class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "LeaderboardFilter"
+
+        metric = serializers.ChoiceField(choices=list(METRICS), required=False, default="rating")
+        period = serializers.ChoiceField(choices=list(PERIODS), required=False, default="all")
+        around = serializers.ChoiceField(choices=["me"], required=False)
+        limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=50)
+        cursor = serializers.CharField(required=False, max_length=100)
+
+    class EntrySerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "LeaderboardEntry"
+
+        rank = serializers.IntegerField()
+        player = PlayerRefSerializer()
+        rating = serializers.FloatField()
+        matches = serializers.IntegerField()
+        wins = serializers.IntegerField()
+        deals_won = serializers.IntegerField()
+        avg_penalty = serializers.FloatField()
+
+    @extend_schema(
+        operation_id="leaderboard",
+        parameters=[FilterSerializer],
+        responses={
+            200: inline_page(EntrySerializer),
+            **error_responses("invalid", "not_authenticated"),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        limit = data["limit"]
+        board = leaderboard_queryset(metric=data["metric"], period=data["period"])
+        offset = decode_offset(data.get("cursor"))
+        if data.get("around") == "me":
+            if request.user is None or not hasattr(request.user, "player"):
+                raise ApplicationError("not_authenticated", "around=me needs your token.")
+            position = leaderboard_position(board, request.user.player)
+            offset = max(0, position - limit // 2) if position is not None else 0
+        page = list(board[offset : offset + limit + 1])
+        has_next = len(page) > limit
+
+        def link(new_offset: int) -> str:
+            params = request.query_params.copy()
+            params.pop("around", None)
+            params["cursor"] = encode_offset(new_offset)
+            return request.build_absolute_uri(request.path) + "?" + params.urlencode()
+
+        return Response(
+            {
+                "results": [leaderboard_entry(p) for p in page[:limit]],
+                "next": link(offset + limit) if has_next else None,
+                "previous": link(max(0, offset - limit)) if offset > 0 else None,
+            }
+        )
+
+
+def encode_offset(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o={offset}".encode()).decode()
+
+
+def decode_offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
+        name, value = text.split("=", 1)
+        if name != "o" or not value.isdigit() or int(value) > 10_000_000:
+            raise ValueError(text)
+        return int(value)
+    except (ValueError, UnicodeError, binascii.Error):
+        raise ApplicationError(
+            "invalid", "Invalid cursor.", {"cursor": ["Invalid cursor."]}
+        ) from None

@@ -15,7 +15,11 @@ DEFAULT_SIGMA = 25.0 / 3.0
 class Player(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="player"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="player",
     )
     username = models.CharField(max_length=150, unique=True)
     display_name = models.CharField(max_length=64)

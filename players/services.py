@@ -13,7 +13,9 @@ from pisyedili_api.errors import ApplicationError
 from .models import Player
 
 
-def player_register(*, username: str, password: str, display_name: str | None = None) -> tuple[Player, str]:
+def player_register(
+    *, username: str, password: str, display_name: str | None = None
+) -> tuple[Player, str]:
     """Create the auth user, its player and its token; a taken username is 400 `invalid`."""
     User = get_user_model()
     try:

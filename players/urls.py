@@ -9,3 +9,4 @@ urlpatterns = [
     path("players/<uuid:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),
     path("bots", apis.BotListApi.as_view(), name="bot-list"),
 ]
+urlpatterns.append(path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"))

@@ -17,13 +17,17 @@ def state(client: Any, match_id: str) -> dict[str, Any]:
     return response.json()
 
 
-def post_move(client: Any, match_id: str, move: dict[str, Any], version: int, **headers: Any) -> Any:
+def post_move(
+    client: Any, match_id: str, move: dict[str, Any], version: int, **headers: Any
+) -> Any:
     return client.post(
         f"/api/v1/matches/{match_id}/moves", {**move, "version": version}, format="json", **headers
     )
 
 
-def play_until(clients: dict[int, Any], match_id: str, done: Any, limit: int = 2000) -> dict[str, Any]:
+def play_until(
+    clients: dict[int, Any], match_id: str, done: Any, limit: int = 2000
+) -> dict[str, Any]:
     """Seated clients (by seat) play their first legal move until `done(view)` or the match ends."""
     view = state(next(iter(clients.values())), match_id)
     for _ in range(limit):
@@ -31,7 +35,9 @@ def play_until(clients: dict[int, Any], match_id: str, done: Any, limit: int = 2
             return view
         if view["you"] != view["turn"]:
             view = state(clients[view["turn"]], match_id)
-        response = post_move(clients[view["turn"]], match_id, view["legal_moves"][0], view["version"])
+        response = post_move(
+            clients[view["turn"]], match_id, view["legal_moves"][0], view["version"]
+        )
         assert response.status_code == 200, response.content
         view = response.json()
     raise AssertionError("the match did not get there")

@@ -3,7 +3,13 @@
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
-from pisyedili_api.urls import handler400, handler403, handler404, handler500, urlpatterns  # noqa: F401
+from pisyedili_api.urls import (  # noqa: F401
+    handler400,
+    handler403,
+    handler404,
+    handler500,
+    urlpatterns,
+)
 
 
 def fail(request: HttpRequest) -> HttpResponse:

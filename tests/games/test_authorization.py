@@ -64,12 +64,19 @@ def call(client, method, url, version):
 def test_route_by_caller(table, method, suffix, who):
     expected = MATRIX[(method, suffix)][["seated", "other", "anonymous"].index(who)]
     view = state(table["seated"], table["id"])
-    if method == "POST" and suffix == "/moves" and who == "seated" and {"action": "draw"} not in view["legal_moves"]:
+    if (
+        method == "POST"
+        and suffix == "/moves"
+        and who == "seated"
+        and {"action": "draw"} not in view["legal_moves"]
+    ):
         # an opener holding a club may not draw; play the first legal move instead.
         body = {**view["legal_moves"][0], "version": view["version"]}
         response = table["seated"].post(f"/api/v1/matches/{table['id']}/moves", body, format="json")
     else:
-        response = call(table[who], method, f"/api/v1/matches/{table['id']}{suffix}", view["version"])
+        response = call(
+            table[who], method, f"/api/v1/matches/{table['id']}{suffix}", view["version"]
+        )
     assert response.status_code == expected, response.content
     if expected >= 400:
         assert response.json()["code"] == CODES[expected]

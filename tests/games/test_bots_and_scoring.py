@@ -82,8 +82,8 @@ def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
     match = create_match(ca, deals=1, rules={"match_tiebreak": "extra_deal"})
     assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
     rules = engine.Rules.from_dict(Match.objects.get(id=match["id"]).rules)
-    # Seat 0 draws the last stock card: both hands are then worth 28 → both win, 0 each,
-    # the lowest total is shared → another deal (R-32 extra_deal).
+    # Seat 0 draws the last stock card: both hands are then worth 28, both win with
+    # 0 each, the lowest total is shared, so another deal follows (R-32 extra_deal).
     position = engine.deal_from_codes(
         hands=["5H 3S", "10C 9D 9H"], top="9S", stock=["7D"], turn=0, rules=rules, phase="play"
     )
@@ -132,7 +132,10 @@ def test_shed_win_scores_with_multiplier_and_cards_left(make_player, client_for)
     )
     _force_live_state(match["id"], position)
     view = state(ca, match["id"])
-    assert post_move(ca, match["id"], {"action": "play", "card": "7D"}, view["version"]).status_code == 200
+    assert (
+        post_move(ca, match["id"], {"action": "play", "card": "7D"}, view["version"]).status_code
+        == 200
+    )
     loser = ScoreEntry.objects.get(match_id=match["id"], seat=1)
     assert (loser.penalty, loser.hand_penalty, loser.multiplier) == (144, 48, 3)
     assert sorted(loser.cards_left) == sorted(["JS", "7C", "3H"])

@@ -43,7 +43,9 @@ def test_not_acceptable_is_json(api):
     assert_error(api.get("/api/v1/bots", HTTP_ACCEPT="text/html"), 406, "not_acceptable")
 
 
-def test_move_endpoint_makes_at_most_8_queries(make_player, client_for, django_assert_max_num_queries):
+def test_move_endpoint_makes_at_most_8_queries(
+    make_player, client_for, django_assert_max_num_queries
+):
     _, ta = make_player()
     _, tb = make_player()
     ca, cb = client_for(ta), client_for(tb)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -94,7 +95,9 @@ def test_create_bad_bodies_are_invalid_and_create_nothing(make_player, client_fo
 
 def test_seven_seats_with_max_players_seven(make_player, client_for):
     _, token = make_player()
-    match = create_match(client_for(token), seats=7, bots=["random"] * 6, rules={"max_players": 7, "hand_size": 7})
+    match = create_match(
+        client_for(token), seats=7, bots=["random"] * 6, rules={"max_players": 7, "hand_size": 7}
+    )
     assert match["status"] == "active" and len(match["seats"]) == 7
 
 
@@ -106,10 +109,33 @@ def test_state_is_per_seat_and_no_store(two_humans):
     assert a["you"] == 0 and b["you"] == 1
     assert not set(a["hand"]) & set(b["hand"])
     assert a["legal_moves"] and not b["legal_moves"]  # only the seat on turn gets legal moves
-    assert all(m["action"] == "play" and m["card"].endswith("C") for m in a["legal_moves"] if m["action"] == "play")
-    assert set(a) >= {"match", "version", "status", "deal", "deals_total", "phase", "you", "turn", "dealer",
-                      "direction", "hand", "hand_counts", "top_card", "active_suit", "pending_sevens",
-                      "draws_this_turn", "stock_count", "totals", "commitment", "legal_moves"}
+    assert all(
+        m["action"] == "play" and m["card"].endswith("C")
+        for m in a["legal_moves"]
+        if m["action"] == "play"
+    )
+    assert set(a) >= {
+        "match",
+        "version",
+        "status",
+        "deal",
+        "deals_total",
+        "phase",
+        "you",
+        "turn",
+        "dealer",
+        "direction",
+        "hand",
+        "hand_counts",
+        "top_card",
+        "active_suit",
+        "pending_sevens",
+        "draws_this_turn",
+        "stock_count",
+        "totals",
+        "commitment",
+        "legal_moves",
+    }
     assert a["top_card"] is None and a["active_suit"] is None
 
 
@@ -187,8 +213,12 @@ def test_bad_move_bodies_are_documented_errors_and_change_nothing(two_humans, bo
 
 @pytest.mark.parametrize(
     ("raw", "content_type"),
-    [(b"{not json", "application/json"), (b"", "application/json"), (b"NaN", "application/json"),
-     (b'{"action": "draw", "version": 1}', "text/plain")],
+    [
+        (b"{not json", "application/json"),
+        (b"", "application/json"),
+        (b"NaN", "application/json"),
+        (b'{"action": "draw", "version": 1}', "text/plain"),
+    ],
 )
 def test_malformed_bodies(two_humans, raw, content_type):
     mid, client = two_humans["id"], two_humans[0]
@@ -202,7 +232,7 @@ def test_malformed_bodies(two_humans, raw, content_type):
 def test_body_over_64_kb_is_refused(two_humans):
     mid, client = two_humans["id"], two_humans[0]
     view = state(client, mid)
-    raw = ('{"action": "draw", "version": %d, "pad": "%s"}' % (view["version"], "x" * 70_000)).encode()
+    raw = (json.dumps({"action": "draw", "version": view["version"], "pad": "x" * 70_000})).encode()
     r = client.generic("POST", f"/api/v1/matches/{mid}/moves", raw, content_type="application/json")
     assert r.status_code == 400 and r.json()["code"] == "invalid" and "body" in r.json()["detail"]
     assert state(client, mid) == view
@@ -221,12 +251,15 @@ def test_idempotency_key_replays_first_response(two_humans):
     assert other.status_code == 422 and other.json()["code"] == "idempotency_mismatch"
     # The key is per player: the other seat may use the same key for its own move.
     view1 = state(two_humans[1], mid)
-    own = post_move(two_humans[1], mid, view1["legal_moves"][0], view1["version"], HTTP_IDEMPOTENCY_KEY="k-1")
+    own = post_move(
+        two_humans[1], mid, view1["legal_moves"][0], view1["version"], HTTP_IDEMPOTENCY_KEY="k-1"
+    )
     assert own.status_code == 200 and Move.objects.filter(match_id=mid).count() == 2
 
 
 def test_move_log_shows_drawn_cards_only_to_the_drawer_until_the_deal_is_over(two_humans):
     mid = two_humans["id"]
+
     # Play until someone draws, then compare both logs.
     def drew(view):
         return Move.objects.filter(match_id=mid, action="draw").exists()
@@ -234,12 +267,23 @@ def test_move_log_shows_drawn_cards_only_to_the_drawer_until_the_deal_is_over(tw
     play_until({0: two_humans[0], 1: two_humans[1]}, mid, drew)
     draw = Move.objects.filter(match_id=mid, action="draw").order_by("seq").first()
     if draw is None:
-        pytest.skip("the deals ended without a draw")  # pragma: no cover - first-legal play draws soon
+        pytest.skip(
+            "the deals ended without a draw"
+        )  # pragma: no cover - first-legal play draws soon
     drawer, other = two_humans[draw.seat], two_humans[1 - draw.seat]
     deal_over = Deal.objects.get(match_id=mid, number=draw.deal_number).status == "over"
-    mine = {m["seq"]: m for m in drawer.get(f"/api/v1/matches/{mid}/moves?deal={draw.deal_number}").json()}
-    theirs = {m["seq"]: m for m in other.get(f"/api/v1/matches/{mid}/moves?deal={draw.deal_number}").json()}
-    assert mine[draw.seq]["drawn"] == draw.drawn and mine[draw.seq]["drawn_count"] == len(draw.drawn) >= 1
+    mine = {
+        m["seq"]: m
+        for m in drawer.get(f"/api/v1/matches/{mid}/moves?deal={draw.deal_number}").json()
+    }
+    theirs = {
+        m["seq"]: m
+        for m in other.get(f"/api/v1/matches/{mid}/moves?deal={draw.deal_number}").json()
+    }
+    assert (
+        mine[draw.seq]["drawn"] == draw.drawn
+        and mine[draw.seq]["drawn_count"] == len(draw.drawn) >= 1
+    )
     assert theirs[draw.seq]["drawn_count"] == len(draw.drawn)
     assert theirs[draw.seq]["drawn"] == (draw.drawn if deal_over else None)
 
@@ -247,7 +291,11 @@ def test_move_log_shows_drawn_cards_only_to_the_drawer_until_the_deal_is_over(tw
 def test_a_full_match_between_humans_scores_every_deal(two_humans):
     mid = two_humans["id"]
     final = play_until({0: two_humans[0], 1: two_humans[1]}, mid, lambda v: False)
-    assert final["status"] == "finished" and final["phase"] == "match_over" and final["legal_moves"] == []
+    assert (
+        final["status"] == "finished"
+        and final["phase"] == "match_over"
+        and final["legal_moves"] == []
+    )
     match = Match.objects.get(id=mid)
     detail = two_humans[0].get(f"/api/v1/matches/{mid}").json()
     assert detail["finished_at"] and len(detail["deals"]) == 4
@@ -282,8 +330,10 @@ def test_deal_reveal_hides_seed_until_the_deal_is_over_then_replays(two_humans, 
     rules = engine.Rules.from_dict(Match.objects.get(id=mid).rules)
     start = engine.new_deal(rules, 2, over["opener"], seed)
     assert [[c.code for c in h] for h in start.hands] == over["hands_at_start"]
-    moves = [engine.Move.decode({k: m[k] for k in ("action", "card", "suit") if m[k] is not None})
-             for m in over["moves"]]
+    moves = [
+        engine.Move.decode({k: m[k] for k in ("action", "card", "suit") if m[k] is not None})
+        for m in over["moves"]
+    ]
     final = engine.replay(rules, 2, over["opener"], seed, moves)
     assert list(final.result.penalties) == over["result"]["penalties"]
     assert all(m["drawn"] is not None for m in over["moves"])
@@ -302,8 +352,10 @@ def test_long_poll_waits_for_a_newer_version(two_humans):
     assert r.status_code == 200 and time.monotonic() - started < 1
 
 
-@pytest.mark.parametrize("query", ["wait=26&after_version=1", "wait=-1&after_version=1", "after_version=x",
-                                   "after_version=-3"])
+@pytest.mark.parametrize(
+    "query",
+    ["wait=26&after_version=1", "wait=-1&after_version=1", "after_version=x", "after_version=-3"],
+)
 def test_long_poll_bad_query_is_invalid(two_humans, query):
     r = two_humans[0].get(f"/api/v1/matches/{two_humans['id']}/state?{query}")
     assert r.status_code == 400 and r.json()["code"] == "invalid"
@@ -327,8 +379,17 @@ def test_match_list_is_public_newest_first_and_filtered(two_humans, make_player,
 
 
 @pytest.mark.parametrize(
-    "query", ["limit=0", "limit=1000000", "limit=-5", "limit=abc", "status=lost", "player=not-a-uuid",
-              "cursor=%%%", "cursor=bm90LWEtY3Vyc29y"],
+    "query",
+    [
+        "limit=0",
+        "limit=1000000",
+        "limit=-5",
+        "limit=abc",
+        "status=lost",
+        "player=not-a-uuid",
+        "cursor=%%%",
+        "cursor=bm90LWEtY3Vyc29y",
+    ],
 )
 def test_match_list_bad_queries_are_invalid(api, db, query):
     r = api.get(f"/api/v1/matches?{query}")

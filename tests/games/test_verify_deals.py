@@ -36,7 +36,9 @@ def test_untouched_deals_verify(finished_match):
 
 
 def test_a_tampered_move_is_reported(finished_match):
-    first, move = Move.objects.filter(match_id=finished_match, deal_number=1, action="play").order_by("seq")[:2]
+    first, move = Move.objects.filter(
+        match_id=finished_match, deal_number=1, action="play"
+    ).order_by("seq")[:2]
     # The first played card lies on the pile by then: no hand holds it, so it cannot be played.
     Move.objects.filter(id=move.id).update(card=first.card, suit=None)
     with pytest.raises(CommandError):

@@ -27,7 +27,9 @@ class Client:
     def get(self, path: str, **kw: Any) -> requests.Response:
         return requests.get(self.base + path, headers=self.headers, timeout=60, **kw)
 
-    def post(self, path: str, body: Any = None, headers: dict[str, str] | None = None) -> requests.Response:
+    def post(
+        self, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> requests.Response:
         return requests.post(
             self.base + path, json=body, headers={**self.headers, **(headers or {})}, timeout=60
         )
@@ -40,7 +42,9 @@ class Client:
 
 def register(base: str) -> tuple[str, Client]:
     name = f"live{next(_names)}_{threading.get_ident() % 10000}"
-    response = Client(base).post("/api/v1/auth/register", {"username": name, "password": "s3cret-pass"})
+    response = Client(base).post(
+        "/api/v1/auth/register", {"username": name, "password": "s3cret-pass"}
+    )
     assert response.status_code == 201, response.text
     body = response.json()
     return body["id"], Client(base, body["token"])

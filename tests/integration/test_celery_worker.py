@@ -1,4 +1,4 @@
-"""Bot turns played by a real Celery worker on Redis (not in-process), over HTTP on a live server."""
+"""Bot turns played by a real Celery worker on Redis (not in-process), over HTTP, live server."""
 
 from __future__ import annotations
 
@@ -41,11 +41,26 @@ def start_worker(settings):
     processes = []
 
     def start():
-        processes.append(subprocess.Popen(
-            [str(celery), "-A", "pisyedili_api", "worker", "-Q", queue, "-P", "solo",
-             "--without-gossip", "--without-mingle", "-l", "warning"],
-            env=env, cwd=Path(__file__).resolve().parents[2],
-        ))
+        processes.append(
+            subprocess.Popen(
+                [
+                    str(celery),
+                    "-A",
+                    "pisyedili_api",
+                    "worker",
+                    "-Q",
+                    queue,
+                    "-P",
+                    "solo",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "-l",
+                    "warning",
+                ],
+                env=env,
+                cwd=Path(__file__).resolve().parents[2],
+            )
+        )
         return processes[-1]
 
     yield start
@@ -56,12 +71,15 @@ def start_worker(settings):
 
 def test_worker_answers_for_the_bots_until_the_match_ends(live_server, start_worker):
     _, human = register(live_server.url)
-    match = human.post("/api/v1/matches", {"seats": 3, "bots": ["greedy", "random"], "deals": 1}).json()
+    match = human.post(
+        "/api/v1/matches", {"seats": 3, "bots": ["greedy", "random"], "deals": 1}
+    ).json()
     view = human.state(match["id"])
     # Before any worker runs, the bot turn waits in Redis: nothing happens in-process.
     while view["turn"] == 0:
         response = human.post(
-            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][-1], "version": view["version"]}
+            f"/api/v1/matches/{match['id']}/moves",
+            {**view["legal_moves"][-1], "version": view["version"]},
         )
         assert response.status_code == 200, response.text
         view = response.json()
@@ -76,7 +94,8 @@ def test_worker_answers_for_the_bots_until_the_match_ends(live_server, start_wor
             view = human.state(match["id"], f"?after_version={view['version']}&wait=10")
             continue
         response = human.post(
-            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][-1], "version": view["version"]}
+            f"/api/v1/matches/{match['id']}/moves",
+            {**view["legal_moves"][-1], "version": view["version"]},
         )
         assert response.status_code == 200, response.text
         view = response.json()
@@ -84,5 +103,7 @@ def test_worker_answers_for_the_bots_until_the_match_ends(live_server, start_wor
     assert view["status"] == "finished"
     bot_moves = Move.objects.filter(match_id=match["id"], by_bot=True)
     assert set(bot_moves.values_list("seat", flat=True)) == {1, 2}
-    seqs = list(Move.objects.filter(match_id=match["id"]).order_by("seq").values_list("seq", flat=True))
+    seqs = list(
+        Move.objects.filter(match_id=match["id"]).order_by("seq").values_list("seq", flat=True)
+    )
     assert seqs == list(range(1, len(seqs) + 1))

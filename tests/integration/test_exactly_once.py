@@ -6,7 +6,7 @@ import pytest
 
 from games.models import Move
 
-from .live import Client, fire_together, register
+from .live import fire_together, register
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,7 +24,8 @@ def seat_one_on_turn(live_server):
     view = a.state(match["id"])
     while view["turn"] == 0:  # seat 0 opens (R-10: draws until it holds a club, then plays it)
         response = a.post(
-            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][0], "version": view["version"]}
+            f"/api/v1/matches/{match['id']}/moves",
+            {**view["legal_moves"][0], "version": view["version"]},
         )
         assert response.status_code == 200
         view = response.json()
@@ -47,8 +48,11 @@ def test_50_identical_draws_with_different_keys_apply_once(seat_one_on_turn):
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [200] + [409] * (RACERS - 1), statuses
     assert {r.json()["code"] for r in responses if r.status_code == 409} == {"stale_version"}
-    assert all(r.json()["detail"] == {"current_version": view["version"] + 1}
-               for r in responses if r.status_code == 409)
+    assert all(
+        r.json()["detail"] == {"current_version": view["version"] + 1}
+        for r in responses
+        if r.status_code == 409
+    )
     assert Move.objects.filter(match_id=mid).count() == before + 1
     after = b.state(mid)
     assert after["version"] == view["version"] + 1 and len(after["hand"]) == len(view["hand"]) + 1
@@ -84,7 +88,8 @@ def test_one_key_raced_across_two_matches_never_500s(live_server):
         view = other.state(match["id"])
         while view["turn"] == 0:
             view = other.post(
-                f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][0], "version": view["version"]}
+                f"/api/v1/matches/{match['id']}/moves",
+                {**view["legal_moves"][0], "version": view["version"]},
             ).json()
         tables.append((match["id"], a.state(match["id"])["version"]))
     before = Move.objects.count()
@@ -106,14 +111,17 @@ def test_one_key_raced_across_two_matches_never_500s(live_server):
 
 def test_a_human_plays_a_whole_match_against_bots_over_http(live_server):
     _, human = register(live_server.url)
-    match = human.post("/api/v1/matches", {"seats": 3, "bots": ["greedy", "ismcts"], "deals": 1}).json()
+    match = human.post(
+        "/api/v1/matches", {"seats": 3, "bots": ["greedy", "ismcts"], "deals": 1}
+    ).json()
     view = human.state(match["id"])
     for _ in range(500):
         if view["status"] != "active":
             break
         assert view["turn"] == 0
         response = human.post(
-            f"/api/v1/matches/{match['id']}/moves", {**view["legal_moves"][-1], "version": view["version"]}
+            f"/api/v1/matches/{match['id']}/moves",
+            {**view["legal_moves"][-1], "version": view["version"]},
         )
         assert response.status_code == 200, response.text
         view = human.state(match["id"])

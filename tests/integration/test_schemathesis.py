@@ -33,14 +33,27 @@ def test_schemathesis_finds_no_failures(live_server, tmp_path):
     )
     st = Path(sys.executable).with_name("st")
     command = [
-        str(st), "--config-file", str(config), "run", f"{live_server.url}/api/v1/schema/?format=json",
-        "--checks", CHECKS,
-        "--phases", "examples,coverage,fuzzing",
-        "--max-examples", os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"),
-        "--request-timeout", "30",
-        "--workers", "2",
-        "--header", f"Authorization: {client.headers['Authorization']}",
-        "--report", "junit", "--report-dir", str(tmp_path),
+        str(st),
+        "--config-file",
+        str(config),
+        "run",
+        f"{live_server.url}/api/v1/schema/?format=json",
+        "--checks",
+        CHECKS,
+        "--phases",
+        "examples,coverage,fuzzing",
+        "--max-examples",
+        os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"),
+        "--request-timeout",
+        "30",
+        "--workers",
+        "2",
+        "--header",
+        f"Authorization: {client.headers['Authorization']}",
+        "--report",
+        "junit",
+        "--report-dir",
+        str(tmp_path),
     ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     summary = result.stdout[-3000:]

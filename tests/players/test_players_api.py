@@ -24,21 +24,30 @@ def test_register_returns_player_and_token(api):
 
 
 def test_register_display_name_defaults_to_username(api):
-    r = api.post("/api/v1/auth/register", {"username": "bob", "password": "s3cret-pass"}, format="json")
+    r = api.post(
+        "/api/v1/auth/register", {"username": "bob", "password": "s3cret-pass"}, format="json"
+    )
     assert r.status_code == 201 and r.json()["display_name"] == "bob"
 
 
 def test_register_taken_username_is_invalid(api, make_player):
     make_player("carla")
-    r = api.post("/api/v1/auth/register", {"username": "carla", "password": "s3cret-pass"}, format="json")
+    r = api.post(
+        "/api/v1/auth/register", {"username": "carla", "password": "s3cret-pass"}, format="json"
+    )
     assert r.status_code == 400
     assert r.json()["code"] == "invalid" and "username" in r.json()["detail"]
 
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"username": "x"}, {"username": "", "password": "s3cret-pass"},
-     {"username": "has space", "password": "s3cret-pass"}, {"username": "dan", "password": "123"}],
+    [
+        {},
+        {"username": "x"},
+        {"username": "", "password": "s3cret-pass"},
+        {"username": "has space", "password": "s3cret-pass"},
+        {"username": "dan", "password": "123"},
+    ],
 )
 def test_register_bad_bodies_are_invalid(api, body):
     r = api.post("/api/v1/auth/register", body, format="json")
@@ -48,9 +57,13 @@ def test_register_bad_bodies_are_invalid(api, body):
 
 def test_token_for_right_and_wrong_password(api, make_player):
     _, token = make_player("erin")
-    r = api.post("/api/v1/auth/token", {"username": "erin", "password": "s3cret-pass"}, format="json")
+    r = api.post(
+        "/api/v1/auth/token", {"username": "erin", "password": "s3cret-pass"}, format="json"
+    )
     assert r.status_code == 200 and r.json() == {"token": token}
-    r = api.post("/api/v1/auth/token", {"username": "erin", "password": "wrong-pass"}, format="json")
+    r = api.post(
+        "/api/v1/auth/token", {"username": "erin", "password": "wrong-pass"}, format="json"
+    )
     assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
 
 
@@ -70,8 +83,16 @@ def test_player_by_id_is_public_with_rating_and_stats(api, make_player):
     body = r.json()
     assert body["username"] == "fay" and body["is_bot"] is False
     assert set(body["rating"]) == {"mu", "sigma", "ordinal"}
-    assert body["rating"]["ordinal"] == pytest.approx(body["rating"]["mu"] - 3 * body["rating"]["sigma"])
-    assert body["stats"] == {"matches": 0, "wins": 0, "deals_played": 0, "deals_won": 0, "penalty_points": 0}
+    assert body["rating"]["ordinal"] == pytest.approx(
+        body["rating"]["mu"] - 3 * body["rating"]["sigma"]
+    )
+    assert body["stats"] == {
+        "matches": 0,
+        "wins": 0,
+        "deals_played": 0,
+        "deals_won": 0,
+        "penalty_points": 0,
+    }
 
 
 def test_unknown_player_is_not_found(api):

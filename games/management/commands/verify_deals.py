@@ -11,13 +11,19 @@ from games.selectors import deal_problems
 
 
 class Command(BaseCommand):
-    help = "Recompute every finished deal from its seed and moves with the engine; report differences."
+    help = (
+        "Recompute every finished deal from its seed and moves with the engine; report differences."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--match", help="only the deals of this match id")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        deals = Deal.objects.filter(status=Deal.Status.OVER).select_related("match").order_by("match_id", "number")
+        deals = (
+            Deal.objects.filter(status=Deal.Status.OVER)
+            .select_related("match")
+            .order_by("match_id", "number")
+        )
         if options.get("match"):
             deals = deals.filter(match_id=options["match"])
         checked = bad = 0
@@ -28,6 +34,8 @@ class Command(BaseCommand):
                 bad += 1
                 for problem in problems:
                     self.stdout.write(f"match {deal.match_id} deal {deal.number}: {problem}")
-        self.stdout.write(f"verified {checked} finished deals: {checked - bad} ok, {bad} with differences")
+        self.stdout.write(
+            f"verified {checked} finished deals: {checked - bad} ok, {bad} with differences"
+        )
         if bad:
             raise CommandError(f"{bad} of {checked} deals do not replay to what is stored")
