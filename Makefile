@@ -15,7 +15,7 @@ $(PY):
 # Serve the API on SQLite with Celery tasks in-process (no env needed).
 run: $(PY)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+	$(PY) manage.py runserver --insecure 127.0.0.1:$(PORT)
 
 # PostgreSQL and Redis must answer; start them if not (commands from DESIGN.md).
 services:

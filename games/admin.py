@@ -21,7 +21,8 @@ class MatchAdmin(admin.ModelAdmin):
         "created_at",
     )
     list_filter = ("status",)
-    readonly_fields = ("id", "created_at", "state")
+    readonly_fields = ("id", "created_at")
+    exclude = ("state",)  # the live deal's hands, stock and seed: secret even from staff
     raw_id_fields = ("created_by", "live_deal")
     inlines = [SeatInline]
 
