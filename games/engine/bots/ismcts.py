@@ -60,6 +60,7 @@ class SearchConfig:
     min_samples: int = 24  # flat: samples before a candidate may leave the race
     batch: int = 8  # flat: samples between two race checks
     race_z: float = 2.5  # flat: standard errors of the paired difference to leave the race
+    race_margin: float = 0.0  # flat: a candidate leaves once surely not better by this much
 
 
 # --- the rollout policy: greedy's heuristic on bitmasks ---------------------------------------
@@ -301,10 +302,11 @@ def flat_search(
 
     Every candidate move still in the race is played out (greedy rollouts) on the same
     determinizations, so their rewards compare sample by sample. After each batch of samples,
-    a candidate whose paired difference to the leader is significantly negative (`race_z`
-    standard errors), or identical on every sample so far, leaves the race. The race stops when
-    one candidate is left or `config.iterations` rollouts are spent; the best total reward wins,
-    ties going to the greedy heuristic's move, then to legal order.
+    a candidate leaves the race when it is identical to the leader on every sample so far, or
+    when its paired difference to the leader is below `race_margin` with `race_z` standard
+    errors to spare (an indifference zone: near-equal moves need not be told apart). The race
+    stops when one candidate is left or `config.iterations` rollouts are spent; the best total
+    reward wins, ties going to the greedy heuristic's move, then to legal order.
     """
     sampler = Sampler(observation, rng)
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
@@ -320,6 +322,7 @@ def flat_search(
     budget = config.iterations
     spent = 0
     z = config.race_z
+    margin = config.race_margin
 
     def rank(i: int) -> tuple[float, bool, int]:
         return (-sum(rewards[i]), actions[i] != preferred, i)
@@ -346,8 +349,8 @@ def flat_search(
             diffs = [a - b for a, b in zip(lead, rewards[index], strict=True)]
             mean = sum(diffs) / n
             var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-            if var == 0.0 or mean > z * math.sqrt(var / n):
-                continue  # identical so far, or significantly worse: out of the race
+            if var == 0.0 or mean > z * math.sqrt(var / n) - margin:
+                continue  # identical so far, or (almost surely) not better by `margin`: out
             kept.append(index)
         active = sorted(kept)
     best = min(active, key=rank)
