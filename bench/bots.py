@@ -35,12 +35,14 @@ class Tally:
     penalty: int = 0
     deals: int = 0
     times: list[tuple[float, float, bool]] = field(default_factory=list)  # wall, cpu, forced
+    pair_wins: list[float] = field(default_factory=list)  # win share over each seed's two deals
 
     def add(self, other: Tally) -> None:
         self.wins += other.wins
         self.penalty += other.penalty
         self.deals += other.deals
         self.times.extend(other.times)
+        self.pair_wins.extend(other.pair_wins)
 
 
 def deal_seed(seed: int, index: int) -> bytes:
@@ -86,6 +88,7 @@ def play_pairs(a: str, b: str, seed: int, indices: range, rules_json: str) -> tu
     tallies = (Tally(), Tally())
     for index in indices:
         deal = deal_seed(seed, index)
+        before = tallies[0].wins
         for swap in (False, True):
             names = (b, a) if swap else (a, b)
             penalties, wins, times = play_deal(names, deal, rules, f"{seed}:{index}:{swap}")
@@ -95,6 +98,7 @@ def play_pairs(a: str, b: str, seed: int, indices: range, rules_json: str) -> tu
                 tally.penalty += penalties[seat]
                 tally.deals += 1
                 tally.times.extend(times[seat])
+        tallies[0].pair_wins.append((tallies[0].wins - before) / 2)
     return tallies
 
 
@@ -161,6 +165,11 @@ def main(argv: list[str] | None = None) -> None:
             f" {tally.penalty / deals:>9.2f} {len(wall):>7} {len(decisions):>7} {columns}"
         )
     a, b = total
+    pairs_won = a.pair_wins
+    if len(pairs_won) > 1:
+        # The two deals of a seed are not independent: the standard error is over seeds.
+        error = 1.96 * statistics.stdev(pairs_won) / len(pairs_won) ** 0.5
+        print(f"{args.a} win rate {a.wins / deals:.1%} ± {error:.1%} (95% confidence, by seed)")
     if b.penalty:
         print(f"{args.a} concedes {a.penalty / b.penalty:.1%} of {args.b}'s mean penalty")
 
