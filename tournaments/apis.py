@@ -1,0 +1,403 @@
+"""Tournament routes: one thin API class per operation (validate → service/selector → render)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import renderers, serializers, status
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.apis import MatchCursorPagination, SeatPlayerSerializer
+from pisyedili_api.errors import ApplicationError
+from pisyedili_api.openapi import error_responses
+
+from .selectors import (
+    standings_csv,
+    tournament_get,
+    tournament_list,
+    tournament_standings,
+    tournament_summary,
+    tournament_tables,
+)
+from .services import (
+    MAX_ENTRANTS,
+    MAX_ROUNDS,
+    tournament_cancel,
+    tournament_create,
+    tournament_start,
+)
+
+STATUSES = ["draft", "running", "finished", "cancelled"]
+FORMATS = ["round_robin", "swiss"]
+
+# ---- output shapes (for the schema; the views return the selectors' dicts) ----
+
+
+class TournamentSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    organizer = SeatPlayerSerializer()
+    format = serializers.ChoiceField(choices=FORMATS)
+    table_size = serializers.IntegerField()
+    deals_per_match = serializers.IntegerField()
+    rules = serializers.DictField()
+    fill_bots = serializers.CharField(allow_null=True, help_text="Bot strategy of empty seats.")
+    status = serializers.ChoiceField(choices=STATUSES)
+    rounds_total = serializers.IntegerField()
+    current_round = serializers.IntegerField(help_text="0 until the tournament starts.")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    players = SeatPlayerSerializer(many=True)
+
+
+class PaginatedTournamentSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = TournamentSerializer(many=True)
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="Players equal on every tie-break share a rank.")
+    player = SeatPlayerSerializer()
+    matches = serializers.IntegerField()
+    byes = serializers.IntegerField()
+    deals_played = serializers.IntegerField()
+    deals_won = serializers.IntegerField()
+    penalty = serializers.IntegerField(help_text="Total penalty, byes included; lower is better.")
+    head_to_head = serializers.IntegerField(
+        help_text="Matches won minus lost against players tied on penalty and deals won."
+    )
+
+
+class StandingsSerializer(serializers.Serializer):
+    tournament = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=STATUSES)
+    current_round = serializers.IntegerField()
+    rounds_total = serializers.IntegerField()
+    results = StandingSerializer(many=True)
+
+
+class TableSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = SeatPlayerSerializer()
+    entrant = serializers.BooleanField(help_text="False for a bot filling an empty seat.")
+
+
+class TableSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    match = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    seats = TableSeatSerializer(many=True)
+
+
+class RoundSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    byes = SeatPlayerSerializer(many=True)
+    tables = TableSerializer(many=True)
+
+
+class TablesSerializer(serializers.Serializer):
+    tournament = serializers.UUIDField()
+    rounds = RoundSerializer(many=True)
+
+
+# ---- CSV ----
+
+
+class StandingsCSVRenderer(renderers.BaseRenderer):
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
+    ) -> Any:
+        return standings_csv(data["results"]).encode()
+
+
+class CSVOnly(BaseContentNegotiation):
+    """standings.csv answers CSV whatever the Accept header says."""
+
+    def select_parser(self, request: Any, parsers: Any) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request: Any, renderers: Any, format_suffix: Any = None) -> Any:
+        return (renderers[0], renderers[0].media_type)
+
+
+class _ErrorsAsJSON:
+    """Error bodies are JSON even where the success body is CSV (API.md "Errors")."""
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
+        if isinstance(response, Response) and response.status_code >= 400:
+            response.accepted_renderer = renderers.JSONRenderer()
+            response.accepted_media_type = "application/json"
+        return response
+
+
+CSV_EXAMPLE = (
+    "rank,player_id,display_name,is_bot,matches,byes,deals_played,deals_won,penalty,head_to_head\r\n"
+    "1,3f0c…,Ana,false,3,0,12,5,84,0\r\n"
+)
+
+# ---- views ----
+
+
+class TournamentListCreateApi(APIView):
+    """`GET /tournaments` (public, newest first) and `POST /tournaments` (create, in draft)."""
+
+    def get_permissions(self) -> list[Any]:
+        return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
+
+    class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "TournamentFilter"
+
+        status = serializers.ChoiceField(choices=STATUSES, required=False)
+        limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
+        cursor = serializers.CharField(required=False, max_length=500)
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "TournamentCreate"
+
+        name = serializers.CharField(max_length=100)
+        players = serializers.ListField(
+            child=serializers.UUIDField(),
+            required=False,
+            default=list,
+            max_length=MAX_ENTRANTS,
+            help_text="Entrant player ids (people or bots), in seeding order.",
+        )
+        bots = serializers.ListField(
+            child=serializers.CharField(max_length=32),
+            required=False,
+            default=list,
+            max_length=MAX_ENTRANTS,
+            help_text="More entrants: one bot player per strategy name (GET /api/v1/bots).",
+        )
+        format = serializers.ChoiceField(choices=FORMATS)
+        table_size = serializers.IntegerField(min_value=2, max_value=4)
+        deals = serializers.IntegerField(
+            min_value=1, max_value=52, required=False, help_text="Deals per match (default 4)."
+        )
+        rules = serializers.DictField(required=False)
+        fill_bots = serializers.CharField(
+            max_length=32,
+            required=False,
+            allow_null=True,
+            help_text="Bot strategy seated in empty seats; without it the remainder gets byes.",
+        )
+        rounds = serializers.IntegerField(
+            min_value=1,
+            max_value=MAX_ROUNDS,
+            required=False,
+            help_text="Swiss only; default ceil(log2 n), capped so repeats can be avoided.",
+        )
+
+    @extend_schema(
+        operation_id="tournaments_list",
+        parameters=[FilterSerializer],
+        responses={
+            200: PaginatedTournamentSerializer,
+            **error_responses("invalid", "not_authenticated"),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        tournaments = tournament_list(status=filters.validated_data.get("status"))
+        paginator = MatchCursorPagination()
+        page = paginator.paginate_queryset(tournaments, request, view=self)
+        return paginator.get_paginated_response([tournament_summary(t) for t in page or []])
+
+    @extend_schema(
+        operation_id="tournaments_create",
+        request=InputSerializer,
+        responses={201: TournamentSerializer, **error_responses("invalid", "not_authenticated")},
+        examples=[
+            OpenApiExample(
+                "swiss of eight, bots fill",
+                value={
+                    "name": "Friday cup",
+                    "players": ["8b7c1d52-0d3c-4f7e-9a51-6b1f2f6b2a10"],
+                    "bots": ["greedy", "greedy", "random", "ismcts"],
+                    "format": "swiss",
+                    "table_size": 3,
+                    "deals": 4,
+                    "rules": {"draw_policy": "free"},
+                    "fill_bots": "greedy",
+                    "rounds": 3,
+                },
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        tournament = tournament_create(organizer=request.user.player, **body.validated_data)
+        return Response(
+            tournament_summary(tournament_get(tournament_id=tournament.id)),
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class TournamentDetailApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="tournaments_detail",
+        responses={
+            200: TournamentSerializer,
+            **error_responses("not_authenticated", "not_found"),
+        },
+    )
+    def get(self, request: Request, tournament_id: Any) -> Response:
+        return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
+
+
+class TournamentStartApi(APIView):
+    @extend_schema(
+        operation_id="tournaments_start",
+        request=None,
+        responses={
+            200: TournamentSerializer,
+            **error_responses(
+                "not_authenticated",
+                "not_organizer",
+                "not_found",
+                "tournament_started",
+                "tournament_over",
+            ),
+        },
+    )
+    def post(self, request: Request, tournament_id: Any) -> Response:
+        tournament_start(tournament_id=tournament_id, player=request.user.player)
+        return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
+
+
+class TournamentCancelApi(APIView):
+    @extend_schema(
+        operation_id="tournaments_cancel",
+        request=None,
+        responses={
+            200: TournamentSerializer,
+            **error_responses("not_authenticated", "not_organizer", "not_found", "tournament_over"),
+        },
+    )
+    def post(self, request: Request, tournament_id: Any) -> Response:
+        tournament_cancel(tournament_id=tournament_id, player=request.user.player)
+        return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
+
+
+def _standings_body(tournament_id: Any) -> dict[str, Any]:
+    tournament = tournament_get(tournament_id=tournament_id)
+    return {
+        "tournament": str(tournament.id),
+        "status": tournament.status,
+        "current_round": tournament.current_round,
+        "rounds_total": tournament.rounds_total,
+        "results": tournament_standings(tournament),
+    }
+
+
+class TournamentStandingsApi(_ErrorsAsJSON, APIView):
+    """JSON, or CSV with `?format=csv` (or `Accept: text/csv`)."""
+
+    permission_classes = [AllowAny]
+    renderer_classes = [renderers.JSONRenderer, StandingsCSVRenderer]
+
+    @extend_schema(
+        operation_id="tournaments_standings",
+        parameters=[
+            OpenApiParameter(
+                "format",
+                OpenApiTypes.STR,
+                OpenApiParameter.QUERY,
+                required=False,
+                enum=["json", "csv"],
+                description="`csv` answers text/csv (the columns of standings.csv).",
+            )
+        ],
+        responses={
+            (200, "application/json"): StandingsSerializer,
+            (200, "text/csv"): OpenApiResponse(
+                response=OpenApiTypes.STR,
+                examples=[OpenApiExample("standings", value=CSV_EXAMPLE, response_only=True)],
+            ),
+            **error_responses("not_authenticated", "not_found"),
+        },
+    )
+    def get(self, request: Request, tournament_id: Any, format: str | None = None) -> Response:
+        return Response(_standings_body(tournament_id))
+
+
+class TournamentStandingsCsvApi(_ErrorsAsJSON, APIView):
+    permission_classes = [AllowAny]
+    renderer_classes = [StandingsCSVRenderer]
+    content_negotiation_class = CSVOnly
+
+    @extend_schema(
+        operation_id="tournaments_standings_csv",
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                response=OpenApiTypes.STR,
+                description="One row per entrant, best first: " + CSV_EXAMPLE.split("\r\n")[0],
+                examples=[OpenApiExample("standings", value=CSV_EXAMPLE, response_only=True)],
+            ),
+            **error_responses("not_authenticated", "not_found"),
+        },
+    )
+    def get(self, request: Request, tournament_id: Any) -> Response:
+        response = Response(_standings_body(tournament_id))
+        response["Content-Disposition"] = f'inline; filename="standings-{tournament_id}.csv"'
+        return response
+
+
+class TournamentTablesApi(APIView):
+    """Every round's tables (public); `mine=true`: the caller's own tables and byes."""
+
+    permission_classes = [AllowAny]
+
+    class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "TournamentTablesFilter"
+
+        mine = serializers.BooleanField(
+            required=False, default=False, help_text="Only the caller's tables (needs a token)."
+        )
+
+    @extend_schema(
+        operation_id="tournaments_tables",
+        parameters=[FilterSerializer],
+        responses={
+            200: TablesSerializer,
+            **error_responses("invalid", "not_authenticated", "not_found"),
+        },
+    )
+    def get(self, request: Request, tournament_id: Any) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        player_id = None
+        if filters.validated_data["mine"]:
+            if request.user is None or not getattr(request.user, "is_authenticated", False):
+                raise ApplicationError("not_authenticated", "mine=true needs your token.")
+            player_id = request.user.player.id
+        tournament = tournament_get(tournament_id=tournament_id)
+        return Response(
+            {
+                "tournament": str(tournament.id),
+                "rounds": tournament_tables(tournament, player_id=player_id),
+            }
+        )
