@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
+    path("api/v1/", include("tournaments.urls")),
 ]
 
 if settings.BENCH_ENDPOINTS:
