@@ -23,11 +23,23 @@ def test_schemathesis_finds_no_failures(live_server, tmp_path):
     # parameters point at (long-polls capped so a run stays short).
     assert client.post("/api/v1/matches", {"seats": 3}).status_code == 201
     active = client.post("/api/v1/matches", {"seats": 2, "bots": ["random"], "deals": 1}).json()
+    tournament = client.post(
+        "/api/v1/tournaments",
+        {
+            "name": "fuzz",
+            "players": [player_id],
+            "bots": ["random"],
+            "format": "swiss",
+            "table_size": 2,
+            "deals": 1,
+        },
+    ).json()
     config = tmp_path / "schemathesis.toml"
     config.write_text(
         "[parameters]\n"
         f'"path.match_id" = "{active["id"]}"\n'
         f'"path.player_id" = "{player_id}"\n'
+        f'"path.tournament_id" = "{tournament["id"]}"\n'
         '"path.number" = 1\n'
         '"query.wait" = 0.2\n'
     )
