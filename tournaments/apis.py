@@ -135,11 +135,13 @@ class CSVOnly(BaseContentNegotiation):
 
 
 class _ErrorsAsJSON:
-    """Error bodies are JSON even where the success body is CSV (API.md "Errors")."""
+    """Only a successful GET is CSV: error bodies (API.md "Errors") and OPTIONS stay JSON."""
 
     def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
         response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
-        if isinstance(response, Response) and response.status_code >= 400:
+        if isinstance(response, Response) and (
+            response.status_code >= 400 or request.method not in ("GET", "HEAD")
+        ):
             response.accepted_renderer = renderers.JSONRenderer()
             response.accepted_media_type = "application/json"
         return response

@@ -247,3 +247,12 @@ def test_list_is_public_paginated_and_filtered(cast):
     assert [t["id"] for t in running["results"]] == [ids[0]]
     error(cast["anonymous"].get("/api/v1/tournaments?status=paused"), 400, "invalid")
     error(cast["anonymous"].get("/api/v1/tournaments?cursor=zzz"), 400, "invalid")
+
+
+def test_options_on_the_csv_routes_answers_json(cast):
+    t = create(cast)
+    for url in ("/standings.csv", "/standings?format=csv"):
+        response = cast["anonymous"].options(f"/api/v1/tournaments/{t['id']}{url}")
+        assert response.status_code == 200
+        assert response["Content-Type"] == "application/json"
+        assert response.json()["name"]
