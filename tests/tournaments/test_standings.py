@@ -1,0 +1,135 @@
+"""Standings tie-breaks on scripted results: total penalty, then deals won, then head-to-head;
+players equal on all three share a rank. Scores are written as ScoreEntry rows (what settlement
+writes), matches marked finished, and the round advanced by the service."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from games.models import Match, ScoreEntry
+from tournaments.models import Table
+from tournaments.selectors import tournament_standings
+from tournaments.services import tournament_advance, tournament_create, tournament_start
+
+pytestmark = pytest.mark.django_db
+
+
+def finish_round(tournament, number: int, scores: dict[str, tuple[int, bool]]) -> None:
+    """Score deal 1 of every match of round `number` as `scores[name] = (penalty, won)`."""
+    for table in Table.objects.filter(tournament=tournament, round__number=number):
+        match = table.match
+        deal = match.deals.get(number=1)
+        for seat, player in enumerate(
+            match.seats.order_by("seat").values_list("player__username", flat=True)
+        ):
+            penalty, won = scores[player]
+            ScoreEntry.objects.create(
+                deal=deal,
+                match=match,
+                seat=seat,
+                player_id=match.seat_players[seat],
+                penalty=penalty,
+                hand_penalty=penalty,
+                multiplier=1,
+                won=won,
+            )
+        Match.objects.filter(id=match.id).update(status="finished")
+    tournament_advance(tournament_id=tournament.id)
+
+
+def test_penalty_then_deals_won_then_head_to_head(make_player, api):
+    organizer, _ = make_player()
+    a, b, c, d = (make_player(name)[0] for name in ("tb_a", "tb_b", "tb_c", "tb_d"))
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Tie-breaks",
+        format="round_robin",
+        table_size=2,
+        players=[a.id, b.id, c.id, d.id],
+        deals=1,
+    )
+    tournament_start(tournament_id=tournament.id, player=organizer)
+    # Circle method on [a, b, c, d]: a–d, b–c; then a–c, b–d; then a–b, c–d.
+    finish_round(
+        tournament,
+        1,
+        {"tb_a": (0, True), "tb_d": (10, False), "tb_b": (0, True), "tb_c": (10, False)},
+    )
+    standings = tournament_standings(tournament)
+    assert [(r["player"]["display_name"], r["rank"]) for r in standings] == [
+        ("Tb_A", 1),  # a and b: 0 penalty, 1 deal won, never met: a shared rank
+        ("Tb_B", 1),
+        ("Tb_C", 3),
+        ("Tb_D", 3),
+    ]
+    finish_round(
+        tournament,
+        2,
+        {"tb_a": (15, False), "tb_c": (0, True), "tb_b": (0, True), "tb_d": (10, False)},
+    )
+    finish_round(
+        tournament,
+        3,
+        {"tb_a": (0, True), "tb_b": (15, False), "tb_c": (0, True), "tb_d": (10, False)},
+    )
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    standings = tournament_standings(tournament)
+    summary = [
+        (r["rank"], r["player"]["display_name"], r["penalty"], r["deals_won"], r["head_to_head"])
+        for r in standings
+    ]
+    assert summary == [
+        (1, "Tb_C", 10, 2, 0),
+        (2, "Tb_A", 15, 2, 1),  # a and b: 15 penalty, 2 deals won each; a beat b in round 3
+        (3, "Tb_B", 15, 2, -1),
+        (4, "Tb_D", 30, 0, 0),
+    ]
+    response = api.get(f"/api/v1/tournaments/{tournament.id}/standings.csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == [
+        "rank",
+        "player_id",
+        "display_name",
+        "is_bot",
+        "matches",
+        "byes",
+        "deals_played",
+        "deals_won",
+        "penalty",
+        "head_to_head",
+    ]
+    assert rows[1:] == [
+        ["1", str(c.id), "Tb_C", "false", "3", "0", "3", "2", "10", "0"],
+        ["2", str(a.id), "Tb_A", "false", "3", "0", "3", "2", "15", "1"],
+        ["3", str(b.id), "Tb_B", "false", "3", "0", "3", "2", "15", "-1"],
+        ["4", str(d.id), "Tb_D", "false", "3", "0", "3", "0", "30", "0"],
+    ]
+
+
+def test_a_bye_scores_the_round_mean_once_the_round_is_over(make_player):
+    organizer, _ = make_player()
+    players = [make_player(f"bye_{i}")[0] for i in range(3)]
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Byes",
+        format="round_robin",
+        table_size=2,
+        players=[p.id for p in players],
+        deals=1,
+    )
+    tournament_start(tournament_id=tournament.id, player=organizer)
+    # Circle method on [p0, p1, p2, –]: p0 sits out round 1, p1 plays p2.
+    table = Table.objects.get(tournament=tournament, round__number=1)
+    assert sorted(table.match.seat_players) == sorted(str(p.id) for p in players[1:])
+    before = {r["player"]["id"]: r for r in tournament_standings(tournament)}
+    assert before[str(players[0].id)]["byes"] == 1 and before[str(players[0].id)]["penalty"] == 0
+    finish_round(tournament, 1, {"bye_1": (0, True), "bye_2": (7, False)})
+    after = {r["player"]["id"]: r for r in tournament_standings(tournament)}
+    # Mean of the seats that played: (0 + 7) / 2 = 3.5, rounded half up to 4; no deal counted.
+    assert after[str(players[0].id)]["penalty"] == 4
+    assert after[str(players[0].id)]["deals_played"] == 0
+    assert after[str(players[0].id)]["matches"] == 1  # seated in round 2, just started
