@@ -1,0 +1,46 @@
+"""The tournament routes in the served OpenAPI schema: new error codes with examples, CSV."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def schema(api):
+    response = api.get("/api/v1/schema/?format=json")
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def examples(operation, status):
+    content = operation["responses"][status]["content"]["application/json"]
+    return {e["value"]["code"] for e in content["examples"].values()}
+
+
+def test_new_error_codes_have_examples(schema):
+    paths = schema["paths"]
+    start = paths["/api/v1/tournaments/{tournament_id}/start"]["post"]
+    assert examples(start, "403") == {"not_organizer"}
+    assert examples(start, "409") == {"tournament_started", "tournament_over"}
+    assert examples(start, "401") == {"not_authenticated"}
+    assert examples(start, "404") == {"not_found"}
+    cancel = paths["/api/v1/tournaments/{tournament_id}/cancel"]["post"]
+    assert examples(cancel, "403") == {"not_organizer"}
+    assert examples(cancel, "409") == {"tournament_over"}
+    create = paths["/api/v1/tournaments"]["post"]
+    assert examples(create, "400") == {"invalid"}
+
+
+def test_standings_document_csv(schema):
+    paths = schema["paths"]
+    csv_only = paths["/api/v1/tournaments/{tournament_id}/standings.csv"]["get"]
+    assert set(csv_only["responses"]["200"]["content"]) == {"text/csv"}
+    both = paths["/api/v1/tournaments/{tournament_id}/standings"]["get"]
+    assert set(both["responses"]["200"]["content"]) == {"application/json", "text/csv"}
+    assert any(p["name"] == "format" for p in both["parameters"])
+    tables = paths["/api/v1/tournaments/{tournament_id}/tables"]["get"]
+    assert any(p["name"] == "mine" for p in tables["parameters"])
