@@ -19,13 +19,12 @@ from uuid import UUID
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
-from openskill.models import PlackettLuce
 
 from games import engine
 from games.engine.bots import BOTS, get_bot
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
-from players.services import bot_player_get_or_create
+from players.services import bot_player_get_or_create, player_standings_settle
 
 from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
 from .models import Move as MoveRow
@@ -392,7 +391,7 @@ def _deal_end(match: Match, final: engine.State) -> None:
     match.finished_at = now
     places = engine.match_places(match.totals)
     _seats_save_totals(match, places=places)
-    _match_settle(match, player_ids, places)
+    player_standings_settle(player_ids=player_ids, places=places)
     match_id = str(match.id)
     transaction.on_commit(lambda: match_settled.send(sender=None, match_id=match_id))
 
@@ -404,32 +403,6 @@ def _seats_save_totals(match: Match, places: list[int] | None) -> None:
         if places is not None:
             row.place = places[row.seat]
     Seat.objects.bulk_update(seats, ["total", "place"])
-
-
-_RATING_MODEL = PlackettLuce()
-
-
-def _match_settle(match: Match, player_ids: list[UUID], places: list[int]) -> None:
-    """Places, wins and openskill ratings, once per match (inside the finishing move)."""
-    players = {
-        p.id: p for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")
-    }
-    teams = [
-        [_RATING_MODEL.rating(mu=players[pid].rating_mu, sigma=players[pid].rating_sigma)]
-        for pid in player_ids
-    ]
-    rated = _RATING_MODEL.rate(teams, ranks=places)
-    for seat, pid in enumerate(player_ids):
-        player = players[pid]
-        player.rating_mu = rated[seat][0].mu
-        player.rating_sigma = rated[seat][0].sigma
-        player.matches += 1
-        if places[seat] == 1:
-            player.wins += 1
-    Player.objects.bulk_update(
-        sorted(players.values(), key=lambda p: p.id),
-        ["rating_mu", "rating_sigma", "matches", "wins"],
-    )
 
 
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from openskill.models import PlackettLuce
 from rest_framework.authtoken.models import Token
 
 from pisyedili_api.errors import ApplicationError
@@ -61,3 +64,30 @@ def bot_player_get_or_create(*, strategy: str, ordinal: int) -> Player:
             )
     except IntegrityError:
         return Player.objects.get(username=username)
+
+
+_RATING_MODEL = PlackettLuce()
+
+
+def player_standings_settle(*, player_ids: list[UUID], places: list[int]) -> None:
+    """Wins and openskill ratings of a finished match's players, by seat; the caller makes sure
+    it runs once per match, inside the settling transaction."""
+    players = {
+        p.id: p for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")
+    }
+    teams = [
+        [_RATING_MODEL.rating(mu=players[pid].rating_mu, sigma=players[pid].rating_sigma)]
+        for pid in player_ids
+    ]
+    rated = _RATING_MODEL.rate(teams, ranks=places)
+    for seat, pid in enumerate(player_ids):
+        player = players[pid]
+        player.rating_mu = rated[seat][0].mu
+        player.rating_sigma = rated[seat][0].sigma
+        player.matches += 1
+        if places[seat] == 1:
+            player.wins += 1
+    Player.objects.bulk_update(
+        sorted(players.values(), key=lambda p: p.id),
+        ["rating_mu", "rating_sigma", "matches", "wins"],
+    )
