@@ -32,7 +32,8 @@ class DealAdmin(admin.ModelAdmin):
     list_display = ("match", "number", "status", "dealer", "opener", "commitment", "started_at")
     list_filter = ("status",)
     raw_id_fields = ("match",)
-    exclude = ("seed",)  # secret until the deal is over; the reveal endpoint shows it then
+    # Secret until the deal is over; GET …/deals/{n} reveals them then.
+    exclude = ("seed", "hands_at_start", "final_state")
 
 
 @admin.register(Move)
@@ -40,6 +41,7 @@ class MoveAdmin(admin.ModelAdmin):
     list_display = ("match", "seq", "deal_number", "seat", "action", "card", "suit", "by_bot", "at")
     list_filter = ("action", "by_bot")
     raw_id_fields = ("match", "deal", "player")
+    exclude = ("drawn",)  # hidden from everyone but the drawer while the deal is on
 
 
 @admin.register(ScoreEntry)
