@@ -43,3 +43,120 @@ class Player(models.Model):
     @property
     def rating_ordinal(self) -> float:
         return self.rating_mu - 3.0 * self.rating_sigma
+
+
+class Board(models.Model):
+    """One leaderboard partition: a table size (0 = every table size) and a ruleset.
+
+    `ruleset` is "default" for the default rules, else a short stable hash of the rules dict
+    without `deals_per_match` (how many deals a match lasts does not change the game), so a
+    match with house rules never moves a default-rules board."""
+
+    ALL_SEATS = 0
+
+    seats = models.PositiveSmallIntegerField()
+    ruleset = models.CharField(max_length=16)
+    rules = models.JSONField()
+    player_count = models.PositiveIntegerField(
+        default=0,
+        help_text="Players on the all-time board.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ruleset", "seats"]
+        constraints = [
+            models.UniqueConstraint(fields=["seats", "ruleset"], name="board_unique_seats_ruleset")
+        ]
+
+    def __str__(self) -> str:
+        return f"board {self.seats or 'any'} seats, {self.ruleset}"
+
+
+class PeriodKind(models.TextChoices):
+    ALL = "all"
+    MONTH = "month"
+    WEEK = "week"
+
+
+class BoardEntry(models.Model):
+    """A player's aggregate on one board for one period (all time, a calendar month, an ISO
+    week; UTC), updated incrementally when a match settles. The rating is the board's own
+    openskill rating, started fresh in each period. `avg_penalty` is stored so the `points`
+    order is served by an index."""
+
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="entries")
+    period_kind = models.CharField(max_length=5, choices=PeriodKind.choices)
+    period_start = models.DateField(help_text="1970-01-01 for all time.")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="board_entries")
+    is_human = models.BooleanField()
+    matches = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    deals_played = models.PositiveIntegerField(default=0)
+    deals_won = models.PositiveIntegerField(default=0)
+    penalty_points = models.PositiveBigIntegerField(default=0)
+    avg_penalty = models.FloatField(default=0.0)
+    rating_mu = models.FloatField(default=DEFAULT_MU)
+    rating_sigma = models.FloatField(default=DEFAULT_SIGMA)
+    rating_ordinal = models.FloatField(default=DEFAULT_MU - 3.0 * DEFAULT_SIGMA)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["board", "period_kind", "period_start", "player"],
+                name="board_entry_unique_player",
+            )
+        ]
+        # One index per order (scanned forward or backward), ending in player_id so keyset
+        # pages and rank counts are index range scans; partial copies for humans_only.
+        indexes = [
+            *(
+                models.Index(
+                    fields=["board", "period_kind", "period_start", column, "player"],
+                    name=f"board_entry_{short}",
+                )
+                for column, short in (
+                    ("rating_ordinal", "ordinal"),
+                    ("wins", "wins"),
+                    ("avg_penalty", "avgpen"),
+                )
+            ),
+            *(
+                models.Index(
+                    fields=["board", "period_kind", "period_start", column, "player"],
+                    name=f"board_entry_{short}_hum",
+                    condition=models.Q(is_human=True),
+                )
+                for column, short in (
+                    ("rating_ordinal", "ordinal"),
+                    ("wins", "wins"),
+                    ("avg_penalty", "avgpen"),
+                )
+            ),
+        ]
+        verbose_name_plural = "board entries"
+
+
+class RatingHistory(models.Model):
+    """A player's ratings right after one settled match: the global openskill rating and the
+    all-time rating on each board the match moved. Unique per (match, player), which also makes
+    settling a match twice a no-op."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_history")
+    match_id = models.UUIDField()
+    finished_at = models.DateTimeField()
+    seats = models.PositiveSmallIntegerField()
+    ruleset = models.CharField(max_length=16)
+    place = models.PositiveSmallIntegerField()
+    rating_mu = models.FloatField()
+    rating_sigma = models.FloatField()
+    rating_ordinal = models.FloatField()
+    boards = models.JSONField(default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match_id", "player"], name="history_once_per_match")
+        ]
+        indexes = [models.Index(fields=["player", "-finished_at", "-match_id"])]
+        verbose_name_plural = "rating history"
