@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import date, datetime
+from typing import Any
 from uuid import UUID
 
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
 from openskill.models import PlackettLuce
 from rest_framework.authtoken.models import Token
 
 from pisyedili_api.errors import ApplicationError
 
-from .models import Player
+from .boards import PERIODS, period_start, rules_for_board, ruleset_key
+from .models import DEFAULT_MU, DEFAULT_SIGMA, Board, BoardEntry, Player, RatingHistory
 
 
 def player_register(
@@ -69,21 +76,63 @@ def bot_player_get_or_create(*, strategy: str, ordinal: int) -> Player:
 _RATING_MODEL = PlackettLuce()
 
 
-def player_standings_settle(*, player_ids: list[UUID], places: list[int]) -> None:
-    """Wins and openskill ratings of a finished match's players, by seat; the caller makes sure
-    it runs once per match, inside the settling transaction."""
+def _rate(ratings: list[tuple[float, float]], places: list[int]) -> list[tuple[float, float]]:
+    """openskill Plackett-Luce: one team per seat, `places` 1 = best (shared places tie)."""
+    teams = [[_RATING_MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in ratings]
+    rated = _RATING_MODEL.rate(teams, ranks=places)
+    return [(team[0].mu, team[0].sigma) for team in rated]
+
+
+def board_get_or_create(*, seats: int, rules: Mapping[str, Any]) -> Board:
+    """The board of a table size (Board.ALL_SEATS for every size) and the ruleset of `rules`."""
+    board, _ = Board.objects.get_or_create(
+        seats=seats, ruleset=ruleset_key(rules), defaults={"rules": rules_for_board(rules)}
+    )
+    return board
+
+
+@transaction.atomic
+def player_standings_settle(
+    *,
+    match_id: UUID,
+    player_ids: list[UUID],
+    places: list[int],
+    rules: Mapping[str, Any],
+    finished_at: datetime,
+    deals_played: int,
+    deals_won: list[int],
+    penalties: list[int],
+) -> None:
+    """Settle a finished match's standings, by seat: wins and the global openskill rating on
+    Player, the leaderboard boards it belongs to, and a rating-history row per player.
+
+    Boards: the match's table size and every table size, for its ruleset; on each, the all-time,
+    calendar-month and ISO-week rows of the period containing `finished_at` (6 rows a seat).
+    Each (board, period) is its own rating pool. Rows are updated incrementally with one
+    INSERT … ON CONFLICT DO UPDATE adding this match's counts, never by recounting.
+
+    The caller runs it once per match; it is safe anyway: the players' rows are locked (in id
+    order, so concurrent settlements never deadlock) and a match with history rows is settled.
+    Every board row of a player is written only under that player's lock, so the ratings read
+    here cannot change before they are written back."""
+    seats = len(player_ids)
+    if not (
+        seats >= 2
+        and len(places) == len(deals_won) == len(penalties) == seats
+        and deals_played >= 1
+    ):
+        raise ValueError("one place, deals won and penalty per seat; at least one deal")
     players = {
         p.id: p for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")
     }
-    teams = [
-        [_RATING_MODEL.rating(mu=players[pid].rating_mu, sigma=players[pid].rating_sigma)]
-        for pid in player_ids
-    ]
-    rated = _RATING_MODEL.rate(teams, ranks=places)
+    if RatingHistory.objects.filter(match_id=match_id).exists():
+        return  # settled already
+    rated = _rate(
+        [(players[pid].rating_mu, players[pid].rating_sigma) for pid in player_ids], places
+    )
     for seat, pid in enumerate(player_ids):
         player = players[pid]
-        player.rating_mu = rated[seat][0].mu
-        player.rating_sigma = rated[seat][0].sigma
+        player.rating_mu, player.rating_sigma = rated[seat]
         player.matches += 1
         if places[seat] == 1:
             player.wins += 1
@@ -91,3 +140,139 @@ def player_standings_settle(*, player_ids: list[UUID], places: list[int]) -> Non
         sorted(players.values(), key=lambda p: p.id),
         ["rating_mu", "rating_sigma", "matches", "wins"],
     )
+
+    boards = [
+        board_get_or_create(seats=seats, rules=rules),
+        board_get_or_create(seats=Board.ALL_SEATS, rules=rules),
+    ]
+    pools = [(board, kind, period_start(kind, finished_at)) for board in boards for kind in PERIODS]
+    current = {
+        (e.board_id, e.period_kind, e.period_start, e.player_id): e
+        for e in BoardEntry.objects.filter(
+            board__in=boards,
+            player_id__in=player_ids,
+            period_start__in={start for _, _, start in pools},
+        )
+    }
+    rows = []
+    after: dict[tuple[int, UUID], tuple[float, float]] = {}
+    new_on_board: dict[int, int] = {}
+    for board, kind, start in pools:
+        entries = [current.get((board.id, kind, start, pid)) for pid in player_ids]
+        before = [
+            (e.rating_mu, e.rating_sigma) if e else (DEFAULT_MU, DEFAULT_SIGMA) for e in entries
+        ]
+        for seat, (mu, sigma) in enumerate(_rate(before, places)):
+            pid = player_ids[seat]
+            if kind == "all":
+                after[board.id, pid] = (mu, sigma)
+                if entries[seat] is None:
+                    new_on_board[board.id] = new_on_board.get(board.id, 0) + 1
+            rows.append(
+                _BoardRow(
+                    board_id=board.id,
+                    period_kind=kind,
+                    period_start=start,
+                    player_id=pid,
+                    is_human=not players[pid].is_bot,
+                    matches=1,
+                    wins=1 if places[seat] == 1 else 0,
+                    deals_played=deals_played,
+                    deals_won=deals_won[seat],
+                    penalty_points=penalties[seat],
+                    avg_penalty=penalties[seat] / deals_played,
+                    rating_mu=mu,
+                    rating_sigma=sigma,
+                    rating_ordinal=mu - 3.0 * sigma,
+                )
+            )
+    _board_entries_add(rows)
+    for board_id, count in new_on_board.items():
+        Board.objects.filter(id=board_id).update(player_count=F("player_count") + count)
+
+    RatingHistory.objects.bulk_create(
+        RatingHistory(
+            player_id=pid,
+            match_id=match_id,
+            finished_at=finished_at,
+            seats=seats,
+            ruleset=boards[0].ruleset,
+            place=places[seat],
+            rating_mu=players[pid].rating_mu,
+            rating_sigma=players[pid].rating_sigma,
+            rating_ordinal=players[pid].rating_ordinal,
+            boards=[
+                {
+                    "seats": board.seats or None,
+                    "ruleset": board.ruleset,
+                    "mu": after[board.id, pid][0],
+                    "sigma": after[board.id, pid][1],
+                    "ordinal": after[board.id, pid][0] - 3.0 * after[board.id, pid][1],
+                }
+                for board in boards
+            ],
+        )
+        for seat, pid in enumerate(player_ids)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _BoardRow:
+    board_id: int
+    period_kind: str
+    period_start: date
+    player_id: UUID
+    is_human: bool
+    matches: int
+    wins: int
+    deals_played: int
+    deals_won: int
+    penalty_points: int
+    avg_penalty: float
+    rating_mu: float
+    rating_sigma: float
+    rating_ordinal: float
+
+
+_ADDED = ("matches", "wins", "deals_played", "deals_won", "penalty_points")
+_REPLACED = ("is_human", "rating_mu", "rating_sigma", "rating_ordinal", "updated_at")
+
+
+def _board_entries_add(rows: list[_BoardRow]) -> None:
+    """INSERT … ON CONFLICT DO UPDATE (PostgreSQL and SQLite): counters add this match's
+    counts, avg_penalty is recomputed from the sums, ratings take the new values."""
+    meta = BoardEntry._meta
+    table = connection.ops.quote_name(meta.db_table)
+    q = connection.ops.quote_name
+    names = [f.name for f in fields(_BoardRow)] + ["updated_at"]
+    columns = [meta.get_field(name).column for name in names]
+    now = timezone.now()
+    params: list[Any] = []
+    for row in rows:
+        for name in names:
+            field = meta.get_field(name)
+            value = now if name == "updated_at" else getattr(row, name)
+            params.append(field.get_db_prep_save(value, connection))
+    placeholders = "(" + ", ".join(["%s"] * len(names)) + ")"
+    assignments = [
+        f"{q(c)} = {table}.{q(c)} + EXCLUDED.{q(c)}"
+        for c in (meta.get_field(n).column for n in _ADDED)
+    ]
+    assignments += [
+        f"{q(c)} = EXCLUDED.{q(c)}" for c in (meta.get_field(n).column for n in _REPLACED)
+    ]
+    points, deals = (q(meta.get_field(n).column) for n in ("penalty_points", "deals_played"))
+    assignments.append(
+        f"{q(meta.get_field('avg_penalty').column)} = ({table}.{points} + EXCLUDED.{points}) * 1.0"
+        f" / ({table}.{deals} + EXCLUDED.{deals})"
+    )
+    conflict = ", ".join(
+        q(meta.get_field(n).column) for n in ("board", "period_kind", "period_start", "player")
+    )
+    sql = (
+        f"INSERT INTO {table} ({', '.join(q(c) for c in columns)}) "
+        f"VALUES {', '.join([placeholders] * len(rows))} "
+        f"ON CONFLICT ({conflict}) DO UPDATE SET {', '.join(assignments)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
