@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -16,14 +14,16 @@ from rest_framework.views import APIView
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 
+from .boards import DEFAULT_RULESET, PERIODS
 from .models import Player
 from .selectors import (
     METRICS,
-    PERIODS,
-    leaderboard_entry,
-    leaderboard_position,
-    leaderboard_queryset,
+    HistoryKeyset,
+    Keyset,
+    leaderboard_page,
+    leaderboards_list,
     player_get,
+    player_history_page,
 )
 from .services import player_register, player_token
 
@@ -34,11 +34,9 @@ class PlayerRefSerializer(serializers.Serializer):
     is_bot = serializers.BooleanField()
 
 
-def inline_page(entry: type[serializers.Serializer]) -> Any:
-    from drf_spectacular.utils import inline_serializer
-
+def page_of(entry: type[serializers.Serializer], name: str) -> Any:
     return inline_serializer(
-        "LeaderboardPageResponse",
+        name,
         fields={
             "results": entry(many=True),
             "next": serializers.URLField(allow_null=True),
@@ -211,8 +209,9 @@ class BotListApi(APIView):
 
 
 class LeaderboardApi(APIView):
-    """`GET /leaderboard` (public; `around=me` needs a token): ranks with ties shared, paged by
-    an opaque offset cursor."""
+    """`GET /leaderboard` (public; `around=me` needs a token): one board (table size and
+    ruleset; by default every table size under the default rules) in one period, ranked by
+    `metric` with ties sharing a rank, paged both ways by opaque keyset cursors."""
 
     permission_classes = [AllowAny]
 
@@ -220,11 +219,43 @@ class LeaderboardApi(APIView):
         class Meta:
             ref_name = "LeaderboardFilter"
 
-        metric = serializers.ChoiceField(choices=list(METRICS), required=False, default="rating")
-        period = serializers.ChoiceField(choices=list(PERIODS), required=False, default="all")
-        around = serializers.ChoiceField(choices=["me"], required=False)
-        limit = serializers.IntegerField(min_value=1, max_value=100, required=False, default=50)
-        cursor = serializers.CharField(required=False, max_length=100)
+        metric = serializers.ChoiceField(
+            choices=list(METRICS),
+            required=False,
+            default="rating",
+            help_text="rating: the board's openskill ordinal (mu - 3 sigma), highest first; "
+            "wins: matches won, most first; points: mean penalty per deal, lowest first.",
+        )
+        period = serializers.ChoiceField(
+            choices=list(PERIODS),
+            required=False,
+            default="all",
+            help_text="all time, the current calendar month or the current ISO week "
+            "(Monday 00:00 UTC); see GET /leaderboards for the bounds.",
+        )
+        around = serializers.ChoiceField(
+            choices=["me"],
+            required=False,
+            help_text="Centre the page on the caller (token required); an empty page when "
+            "the caller has no match on this board in this period.",
+        )
+        limit = serializers.IntegerField(min_value=1, max_value=200, required=False, default=50)
+        cursor = serializers.CharField(required=False, max_length=400)
+        seats = serializers.IntegerField(
+            min_value=2,
+            max_value=7,
+            required=False,
+            help_text="Table size of the board; every table size when absent.",
+        )
+        ruleset = serializers.RegexField(
+            r"^(default|[0-9a-f]{12})$",
+            required=False,
+            default=DEFAULT_RULESET,
+            help_text="Ruleset key of the board (see GET /leaderboards).",
+        )
+        humans_only = serializers.BooleanField(
+            required=False, default=False, help_text="Leave bots out (ranks among people)."
+        )
 
     class EntrySerializer(serializers.Serializer):
         class Meta:
@@ -242,7 +273,7 @@ class LeaderboardApi(APIView):
         operation_id="leaderboard",
         parameters=[FilterSerializer],
         responses={
-            200: inline_page(EntrySerializer),
+            200: page_of(EntrySerializer, "LeaderboardPageResponse"),
             **error_responses("invalid", "not_authenticated"),
         },
     )
@@ -250,46 +281,157 @@ class LeaderboardApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         data = filters.validated_data
-        limit = data["limit"]
-        board = leaderboard_queryset(metric=data["metric"], period=data["period"])
-        offset = decode_offset(data.get("cursor"))
+        cursor = data.get("cursor")
+        around = None
         if data.get("around") == "me":
             if request.user is None or not hasattr(request.user, "player"):
                 raise ApplicationError("not_authenticated", "around=me needs your token.")
-            position = leaderboard_position(board, request.user.player)
-            offset = max(0, position - limit // 2) if position is not None else 0
-        page = list(board[offset : offset + limit + 1])
-        has_next = len(page) > limit
-
-        def link(new_offset: int) -> str:
-            params = request.query_params.copy()
-            params.pop("around", None)
-            params["cursor"] = encode_offset(new_offset)
-            return request.build_absolute_uri(request.path) + "?" + params.urlencode()
-
+            around = request.user.player.id
+        page = leaderboard_page(
+            metric=data["metric"],
+            period=data["period"],
+            seats=data.get("seats"),
+            ruleset=data["ruleset"],
+            humans_only=data["humans_only"],
+            limit=data["limit"],
+            cursor=None if cursor is None else Keyset.decode(cursor, metric=data["metric"]),
+            around_player_id=around,
+        )
         return Response(
             {
-                "results": [leaderboard_entry(p) for p in page[:limit]],
-                "next": link(offset + limit) if has_next else None,
-                "previous": link(max(0, offset - limit)) if offset > 0 else None,
+                "results": self.EntrySerializer(page.results, many=True).data,
+                "next": cursor_link(request, page.next),
+                "previous": cursor_link(request, page.previous),
             }
         )
 
 
-def encode_offset(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o={offset}".encode()).decode()
+def cursor_link(request: Request, key: Any) -> str | None:
+    """This request's URL with `cursor` set to `key` (and no `around`), or None."""
+    if key is None:
+        return None
+    params = request.query_params.copy()
+    params.pop("around", None)
+    params["cursor"] = key.encode()
+    return request.build_absolute_uri(request.path) + "?" + params.urlencode()
 
 
-def decode_offset(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    try:
-        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
-        name, value = text.split("=", 1)
-        if name != "o" or not value.isdigit() or int(value) > 10_000_000:
-            raise ValueError(text)
-        return int(value)
-    except (ValueError, UnicodeError, binascii.Error):
-        raise ApplicationError(
-            "invalid", "Invalid cursor.", {"cursor": ["Invalid cursor."]}
-        ) from None
+class LeaderboardListApi(APIView):
+    """`GET /leaderboards` (public): every board, with the bounds of the current periods."""
+
+    permission_classes = [AllowAny]
+
+    class PeriodSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "LeaderboardPeriod"
+
+        start = serializers.DateTimeField(allow_null=True)
+        end = serializers.DateTimeField(allow_null=True, help_text="Exclusive.")
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Leaderboard"
+
+        seats = serializers.IntegerField(
+            allow_null=True, help_text="Table size; null for the board of every table size."
+        )
+        ruleset = serializers.CharField(help_text="`default` or a hash of the rules.")
+        rules = serializers.DictField(help_text="The rules (without deals_per_match).")
+        players = serializers.IntegerField(help_text="Players on the all-time board.")
+        periods = serializers.DictField(
+            child=serializers.DictField(), help_text="all, month, week: {start, end} (UTC)."
+        )
+
+    @extend_schema(
+        operation_id="leaderboards_list",
+        responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        boards = leaderboards_list()
+        for board in boards:
+            board["periods"] = {
+                kind: self.PeriodSerializer(bounds).data
+                for kind, bounds in board["periods"].items()
+            }
+        return Response(self.OutputSerializer(boards, many=True).data)
+
+
+class BoardRatingSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "BoardRating"
+
+    seats = serializers.IntegerField(allow_null=True)
+    ruleset = serializers.CharField()
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+
+
+class PlayerHistoryApi(APIView):
+    """`GET /players/{id}/history` (public): the player's ratings after each settled match,
+    newest first, paged by keyset cursors."""
+
+    permission_classes = [AllowAny]
+
+    class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PlayerHistoryFilter"
+
+        limit = serializers.IntegerField(min_value=1, max_value=200, required=False, default=50)
+        cursor = serializers.CharField(required=False, max_length=400)
+
+    class EntrySerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PlayerHistoryEntry"
+
+        match = serializers.UUIDField(source="match_id")
+        finished_at = serializers.DateTimeField()
+        seats = serializers.IntegerField()
+        ruleset = serializers.CharField()
+        place = serializers.IntegerField()
+        rating = RatingSerializer(help_text="Global rating (as on /players/{id}) after the match.")
+        boards = BoardRatingSerializer(
+            many=True, help_text="All-time rating on each board the match moved, after it."
+        )
+
+    @extend_schema(
+        operation_id="players_history",
+        parameters=[FilterSerializer],
+        responses={
+            200: page_of(EntrySerializer, "PlayerHistoryPageResponse"),
+            **error_responses("invalid", "not_authenticated", "not_found"),
+        },
+    )
+    def get(self, request: Request, player_id: Any) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        cursor = data.get("cursor")
+        rows, next_key, previous_key = player_history_page(
+            player_id=player_id,
+            limit=data["limit"],
+            cursor=None if cursor is None else HistoryKeyset.decode(cursor),
+        )
+        results = [
+            {
+                "match_id": row.match_id,
+                "finished_at": row.finished_at,
+                "seats": row.seats,
+                "ruleset": row.ruleset,
+                "place": row.place,
+                "rating": {
+                    "mu": row.rating_mu,
+                    "sigma": row.rating_sigma,
+                    "ordinal": row.rating_ordinal,
+                },
+                "boards": row.boards,
+            }
+            for row in rows
+        ]
+        return Response(
+            {
+                "results": self.EntrySerializer(results, many=True).data,
+                "next": cursor_link(request, next_key),
+                "previous": cursor_link(request, previous_key),
+            }
+        )

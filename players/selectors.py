@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+import base64
+import binascii
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+from uuid import UUID
 
-from django.db.models import (
-    Count,
-    ExpressionWrapper,
-    F,
-    FloatField,
-    OuterRef,
-    QuerySet,
-    Subquery,
-    Sum,
-    Window,
-)
-from django.db.models.functions import Cast, Coalesce, Rank
+from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 
 from pisyedili_api.errors import ApplicationError
 
-from .models import Player
+from .boards import DEFAULT_RULESET, PERIODS, period_bounds, period_start
+from .models import Board, BoardEntry, Player, RatingHistory
 
 
 def player_get(*, player_id: Any) -> Player:
@@ -31,88 +28,298 @@ def player_get(*, player_id: Any) -> Player:
     return player
 
 
-# ---- leaderboard (API.md "Leaderboards") ----
+# ---- leaderboards (API.md "Leaderboards") ----
+#
+# A page is read from BoardEntry rows of one (board, period) by keyset: the order is
+# (value, player_id), descending for rating and wins, ascending for points, and every order
+# has its composite index, so a page is one index range scan wherever it starts. The rank of
+# a row is 1 + the number of rows strictly better (competition ranking: 1, 1, 3); the page's
+# first rank and position come from one count over the index range before it, and the ranks
+# of the rest of the page follow from the page itself. Hand-written SQL: the ORM has no row
+# comparison, and keyset paging with shared ranks is not what DRF's CursorPagination does.
 
 METRICS = ("rating", "wins", "points")
-PERIODS = ("all", "month", "week")
+_ORDER = {  # metric -> (BoardEntry field, best first is descending)
+    "rating": ("rating_ordinal", True),
+    "wins": ("wins", True),
+    "points": ("avg_penalty", False),
+}
 
 
-def period_start(period: str, now: datetime | None = None) -> datetime | None:
-    """Calendar month / ISO week (Monday) to date, UTC; None for all time."""
-    now = now or timezone.now()
-    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    if period == "month":
-        return day.replace(day=1)
-    if period == "week":
-        return day - timedelta(days=day.weekday())
-    return None
+@dataclass(frozen=True, slots=True)
+class Keyset:
+    """Where a page starts: after (forward) or before (backward) the row (value, player_id)."""
+
+    metric: str
+    value: float
+    player_id: UUID
+    forward: bool
+
+    def encode(self) -> str:
+        body = {
+            "m": self.metric,
+            "v": self.value,
+            "p": str(self.player_id),
+            "d": "n" if self.forward else "p",
+        }
+        return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode()
+
+    @classmethod
+    def decode(cls, cursor: str, *, metric: str) -> Keyset:
+        """An opaque cursor of this metric's board, else 400 `invalid`."""
+        try:
+            body = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
+            value = body["v"]
+            if (
+                not isinstance(body, dict)
+                or body["m"] != metric
+                or body["d"] not in ("n", "p")
+                or isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or (metric == "wins" and not isinstance(value, int))
+            ):
+                raise ValueError(body)
+            return cls(metric, value, UUID(body["p"]), body["d"] == "n")
+        except (ValueError, TypeError, KeyError, UnicodeError, binascii.Error):
+            message = "Invalid cursor: pass back a `next` or `previous` link of this board."
+            raise ApplicationError("invalid", message, {"cursor": [message]}) from None
 
 
-def leaderboard_queryset(*, metric: str, period: str) -> QuerySet[Player]:
-    """Players with at least one deal in the period, ranked by `metric` (ties share a rank)."""
-    from games.models import ScoreEntry, Seat
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    results: list[dict[str, Any]]
+    next: Keyset | None
+    previous: Keyset | None
 
-    start = period_start(period)
-    players = Player.objects.all()
-    if start is None:
-        players = players.annotate(
-            p_matches=F("matches"),
-            p_wins=F("wins"),
-            p_deals=F("deals_played"),
-            p_deals_won=F("deals_won"),
-            p_points=F("penalty_points"),
+
+def board_get(*, seats: int | None, ruleset: str) -> Board | None:
+    return Board.objects.filter(seats=seats or Board.ALL_SEATS, ruleset=ruleset).first()
+
+
+def leaderboard_page(
+    *,
+    metric: str,
+    period: str,
+    seats: int | None = None,
+    ruleset: str = DEFAULT_RULESET,
+    humans_only: bool = False,
+    limit: int = 50,
+    cursor: Keyset | None = None,
+    around_player_id: UUID | None = None,
+    now: datetime | None = None,
+) -> LeaderboardPage:
+    """One page of a board: from the top, from a cursor, or centred on `around_player_id`
+    (an empty page when that player has no row on the board: no match in the period)."""
+    board = board_get(seats=seats, ruleset=ruleset)
+    if board is None:
+        return LeaderboardPage([], None, None)
+    query = _BoardQuery(board, metric, period, humans_only, now or timezone.now())
+    if around_player_id is not None:
+        me = query.row_of(around_player_id)
+        if me is None:
+            return LeaderboardPage([], None, None)
+        before = query.rows(me, forward=False, limit=limit - 1)
+        after = query.rows(me, forward=True, limit=limit - 1)
+        take_before = min(len(before), max((limit - 1) // 2, limit - 1 - len(after)))
+        rows = before[len(before) - take_before :] + [me] + after[: limit - 1 - take_before]
+        has_next = len(after) > limit - 1 - take_before
+    elif cursor is None or cursor.forward:
+        rows = query.rows(
+            cursor and (cursor.value, cursor.player_id), forward=True, limit=limit + 1
         )
+        has_next = len(rows) > limit
+        rows = rows[:limit]
     else:
-
-        def count(qs: QuerySet[Any], expr: Any) -> Any:
-            return Coalesce(Subquery(qs.values("player").annotate(v=expr).values("v")[:1]), 0)
-
-        scores = ScoreEntry.objects.filter(player=OuterRef("pk"), created_at__gte=start)
-        seats = Seat.objects.filter(player=OuterRef("pk"), match__finished_at__gte=start)
-        players = players.annotate(
-            p_matches=count(seats, Count("id")),
-            p_wins=count(seats.filter(place=1), Count("id")),
-            p_deals=count(scores, Count("id")),
-            p_deals_won=count(scores.filter(won=True), Count("id")),
-            p_points=count(scores, Sum("penalty")),
-        )
-    players = players.filter(p_deals__gt=0).annotate(
-        p_rating=ExpressionWrapper(
-            F("rating_mu") - 3.0 * F("rating_sigma"), output_field=FloatField()
-        ),
-        p_avg=ExpressionWrapper(
-            Cast("p_points", FloatField()) / Cast("p_deals", FloatField()),
-            output_field=FloatField(),
-        ),
+        rows = query.rows((cursor.value, cursor.player_id), forward=False, limit=limit)
+        has_next = bool(rows) and bool(query.rows(rows[-1], forward=True, limit=1))
+    if not rows:
+        return LeaderboardPage([], None, None)
+    position, better = query.before(rows[0]) if (cursor or around_player_id) else (0, 0)
+    results = []
+    for i, row in enumerate(rows):
+        if i == 0:
+            rank = better + 1
+        elif row[0] != rows[i - 1][0]:
+            rank = position + i + 1
+        results.append(query.entry(row, rank))
+    return LeaderboardPage(
+        results,
+        next=Keyset(metric, rows[-1][0], rows[-1][1], True) if has_next else None,
+        previous=Keyset(metric, rows[0][0], rows[0][1], False) if position > 0 else None,
     )
-    value = {
-        "rating": F("p_rating").desc(),
-        "wins": F("p_wins").desc(),
-        "points": F("p_avg").asc(),
-    }[metric]
-    return players.annotate(rank=Window(Rank(), order_by=value)).order_by(value, "username")
 
 
-def leaderboard_position(board: QuerySet[Player], player: Player) -> int | None:
-    """0-based index of `player` in the ordered board, or None when not on it."""
-    ids = list(board.values_list("id", flat=True))
-    try:
-        return ids.index(player.id)
-    except ValueError:
-        return None
+class _BoardQuery:
+    """SQL over the BoardEntry rows of one (board, period[, humans]) in one metric's order."""
+
+    def __init__(self, board: Board, metric: str, period: str, humans_only: bool, now: datetime):
+        meta = BoardEntry._meta
+        q = connection.ops.quote_name
+        self.table = q(meta.db_table)
+
+        def col(name: str) -> str:
+            return f"{self.table}.{q(meta.get_field(name).column)}"
+
+        field, self.descending = _ORDER[metric]
+        self.player_field = meta.get_field("player")
+        self.value, self.player = col(field), col("player")
+        self.where = " AND ".join(
+            f"{col(name)} = %s" for name in ("board", "period_kind", "period_start")
+        )
+        start = meta.get_field("period_start").get_db_prep_value(
+            period_start(period, now), connection
+        )
+        self.params: list[Any] = [board.id, period, start]
+        if humans_only:  # a literal predicate, so the partial index applies
+            self.where += f" AND {col('is_human')}"
+        people = q(Player._meta.db_table)
+        self.select = (
+            f"SELECT {self.value}, {self.player}, "
+            + ", ".join(
+                col(name)
+                for name in ("matches", "wins", "deals_won", "avg_penalty", "rating_ordinal")
+            )
+            + f", {people}.{q('display_name')}, {people}.{q('is_bot')}"
+            + f" FROM {self.table} JOIN {people} ON {people}.{q('id')} = {self.player}"
+        )
+
+    def _player(self, player_id: UUID) -> Any:
+        return self.player_field.target_field.get_db_prep_value(player_id, connection)
+
+    def _fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        return [(row[0], self.player_field.to_python(row[1]), *row[2:]) for row in rows]
+
+    def row_of(self, player_id: UUID) -> tuple[Any, ...] | None:
+        sql = f"{self.select} WHERE {self.where} AND {self.player} = %s"
+        rows = self._fetch(sql, [*self.params, self._player(player_id)])
+        return rows[0] if rows else None
+
+    def rows(
+        self, key: tuple[Any, ...] | None, *, forward: bool, limit: int
+    ) -> list[tuple[Any, ...]]:
+        """Up to `limit` rows after (forward) or before `key` = (value, player_id, …), in
+        display order; from the top when `key` is None."""
+        if limit <= 0:
+            return []
+        descending = self.descending == forward  # scan direction of the index
+        direction = "DESC" if descending else "ASC"
+        sql = f"{self.select} WHERE {self.where}"
+        params = list(self.params)
+        if key is not None:
+            sql += f" AND ({self.value}, {self.player}) {'<' if descending else '>'} (%s, %s)"
+            params += [key[0], self._player(key[1])]
+        sql += f" ORDER BY {self.value} {direction}, {self.player} {direction} LIMIT %s"
+        rows = self._fetch(sql, [*params, limit])
+        return rows if forward else rows[::-1]
+
+    def before(self, row: tuple[Any, ...]) -> tuple[int, int]:
+        """(rows before `row` in the order, rows strictly better than it): one index range."""
+        op = ">" if self.descending else "<"
+        sql = (
+            f"SELECT COUNT(*), COUNT(*) FILTER (WHERE {self.value} {op} %s) FROM {self.table}"
+            f" WHERE {self.where} AND ({self.value}, {self.player}) {op} (%s, %s)"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [row[0], *self.params, row[0], self._player(row[1])])
+            position, better = cursor.fetchone()
+        return position, better
+
+    def entry(self, row: tuple[Any, ...], rank: int) -> dict[str, Any]:
+        _, player_id, matches, wins, deals_won, avg_penalty, ordinal, name, is_bot = row
+        return {
+            "rank": rank,
+            "player": {"id": player_id, "display_name": name, "is_bot": bool(is_bot)},
+            "rating": round(ordinal, 4),
+            "matches": matches,
+            "wins": wins,
+            "deals_won": deals_won,
+            "avg_penalty": round(avg_penalty, 4),
+        }
 
 
-def leaderboard_entry(player: Player) -> dict[str, Any]:
-    return {
-        "rank": player.rank,  # type: ignore[attr-defined]
-        "player": {
-            "id": str(player.id),
-            "display_name": player.display_name,
-            "is_bot": player.is_bot,
-        },
-        "rating": round(player.p_rating, 4),  # type: ignore[attr-defined]
-        "matches": player.p_matches,  # type: ignore[attr-defined]
-        "wins": player.p_wins,  # type: ignore[attr-defined]
-        "deals_won": player.p_deals_won,  # type: ignore[attr-defined]
-        "avg_penalty": round(player.p_avg, 4),  # type: ignore[attr-defined]
-    }
+def leaderboards_list(*, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Every board with its rules, player count and the current period bounds (UTC)."""
+    now = now or timezone.now()
+    periods = {}
+    for kind in PERIODS:
+        start, end = period_bounds(kind, now)
+        periods[kind] = {"start": start, "end": end}
+    return [
+        {
+            "seats": board.seats or None,
+            "ruleset": board.ruleset,
+            "rules": board.rules,
+            "players": board.player_count,
+            "periods": periods,
+        }
+        for board in Board.objects.order_by("ruleset", "seats")
+    ]
+
+
+# ---- rating history ----
+
+
+def player_history_page(
+    *, player_id: UUID, limit: int, cursor: HistoryKeyset | None = None
+) -> tuple[list[RatingHistory], HistoryKeyset | None, HistoryKeyset | None]:
+    """The player's rating after each settled match, newest first, by keyset
+    (finished_at, match_id); 404 for an unknown player."""
+    player_get(player_id=player_id)
+    rows = RatingHistory.objects.filter(player_id=player_id)
+    if cursor is None or cursor.forward:
+        if cursor is not None:
+            rows = rows.filter(
+                Q(finished_at__lt=cursor.finished_at)
+                | Q(finished_at=cursor.finished_at, match_id__lt=cursor.match_id)
+            )
+        page = list(rows.order_by("-finished_at", "-match_id")[: limit + 1])
+        has_next, page = len(page) > limit, page[:limit]
+        has_previous = cursor is not None and bool(page)
+    else:
+        page = list(
+            rows.filter(
+                Q(finished_at__gt=cursor.finished_at)
+                | Q(finished_at=cursor.finished_at, match_id__gt=cursor.match_id)
+            ).order_by("finished_at", "match_id")[: limit + 1]
+        )
+        has_previous, page = len(page) > limit, page[:limit][::-1]
+        has_next = bool(page)
+    if not page:
+        return [], None, None
+    first, last = page[0], page[-1]
+    return (
+        page,
+        HistoryKeyset(last.finished_at, last.match_id, True) if has_next else None,
+        HistoryKeyset(first.finished_at, first.match_id, False) if has_previous else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryKeyset:
+    finished_at: datetime
+    match_id: UUID
+    forward: bool
+
+    def encode(self) -> str:
+        body = {
+            "t": self.finished_at.isoformat(),
+            "m": str(self.match_id),
+            "d": "n" if self.forward else "p",
+        }
+        return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode()
+
+    @classmethod
+    def decode(cls, cursor: str) -> HistoryKeyset:
+        try:
+            body = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
+            at = datetime.fromisoformat(body["t"])
+            if not isinstance(body, dict) or body["d"] not in ("n", "p") or at.tzinfo is None:
+                raise ValueError(body)
+            return cls(at, UUID(body["m"]), body["d"] == "n")
+        except (ValueError, TypeError, KeyError, UnicodeError, binascii.Error):
+            message = "Invalid cursor: pass back a `next` or `previous` link."
+            raise ApplicationError("invalid", message, {"cursor": [message]}) from None

@@ -9,4 +9,12 @@ urlpatterns = [
     path("players/<uuid:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),
     path("bots", apis.BotListApi.as_view(), name="bot-list"),
 ]
-urlpatterns.append(path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"))
+urlpatterns += [
+    path(
+        "players/<uuid:player_id>/history",
+        apis.PlayerHistoryApi.as_view(),
+        name="player-history",
+    ),
+    path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"),
+    path("leaderboards", apis.LeaderboardListApi.as_view(), name="leaderboard-list"),
+]
