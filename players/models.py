@@ -85,7 +85,10 @@ class BoardEntry(models.Model):
     openskill rating, started fresh in each period. `avg_penalty` is stored so the `points`
     order is served by an index."""
 
-    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="entries")
+    # The composite indexes all start with board: no single-column index of its own.
+    board = models.ForeignKey(
+        Board, on_delete=models.CASCADE, related_name="entries", db_index=False
+    )
     period_kind = models.CharField(max_length=5, choices=PeriodKind.choices)
     period_start = models.DateField(help_text="1970-01-01 for all time.")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="board_entries")
