@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Player
+from .models import Board, BoardEntry, Player, RatingHistory
 
 
 @admin.register(Player)
@@ -17,3 +17,51 @@ class PlayerAdmin(admin.ModelAdmin):
     list_filter = ("is_bot", "strategy")
     search_fields = ("username", "display_name")
     readonly_fields = ("id", "created_at")
+
+
+@admin.register(Board)
+class BoardAdmin(admin.ModelAdmin):
+    list_display = ("ruleset", "seats", "player_count", "created_at")
+    readonly_fields = ("seats", "ruleset", "rules", "player_count", "created_at")
+
+
+@admin.register(BoardEntry)
+class BoardEntryAdmin(admin.ModelAdmin):
+    """Read-only: settlement writes these rows incrementally; an edit would break the sums."""
+
+    list_display = (
+        "player",
+        "board",
+        "period_kind",
+        "period_start",
+        "matches",
+        "wins",
+        "avg_penalty",
+        "rating_ordinal",
+    )
+    list_filter = ("period_kind", "is_human")
+    list_select_related = ("player", "board")
+    raw_id_fields = ("player", "board")
+    search_fields = ("player__username",)
+    show_full_result_count = False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(RatingHistory)
+class RatingHistoryAdmin(admin.ModelAdmin):
+    list_display = ("player", "match_id", "finished_at", "place", "rating_ordinal")
+    list_select_related = ("player",)
+    raw_id_fields = ("player",)
+    search_fields = ("player__username",)
+    show_full_result_count = False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
