@@ -42,10 +42,29 @@ class Match(models.Model):
         null=True, blank=True, help_text="Engine state of the live deal (secret)."
     )
     move_count = models.PositiveIntegerField(default=0)
+    # Turn clock (games.clock): seconds a person has for a turn (null: no clock), and when the
+    # person on turn must have moved; past it a worker plays the greedy move for them.
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True)
+    # Set once settle_match has updated the players' standings (games.tasks, run once).
+    settled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status", "-created_at"])]
+        indexes = [
+            models.Index(fields=["status", "-created_at"]),
+            # The beat tasks' scans: overdue turns, finished but unsettled matches.
+            models.Index(
+                fields=["turn_deadline"],
+                name="match_turn_deadline",
+                condition=models.Q(turn_deadline__isnull=False),
+            ),
+            models.Index(
+                fields=["finished_at"],
+                name="match_unsettled",
+                condition=models.Q(status="finished", settled_at__isnull=True),
+            ),
+        ]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:
@@ -84,11 +103,20 @@ class Deal(models.Model):
     final_state = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Set once games.score_deal has recorded the score entries (a deal is scored once).
+    scored_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "number"]
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="deal_number_unique_per_match")
+        ]
+        indexes = [
+            models.Index(
+                fields=["finished_at"],
+                name="deal_unscored",
+                condition=models.Q(status="over", scored_at__isnull=True),
+            )
         ]
 
     def __str__(self) -> str:

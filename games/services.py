@@ -26,6 +26,7 @@ from pisyedili_api.errors import ApplicationError
 from players.models import Player
 from players.services import bot_player_get_or_create, player_standings_settle
 
+from . import clock
 from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
 from .models import Move as MoveRow
 from .selectors import seat_of, state_view
@@ -48,11 +49,18 @@ def match_create(
     deals: int | None = None,
     rules: Mapping[str, Any] | None = None,
     seated: Sequence[Player] | None = None,
+    turn_seconds: int | None = None,
 ) -> Match:
     """A new match: the creator takes seat 0, bots the next seats; it starts once full.
 
     `seated` (organizers' tools, e.g. tournaments): these distinct players take seats 0.. in
-    order instead of the creator and `bots`; bot players among them play by their strategy."""
+    order instead of the creator and `bots`; bot players among them play by their strategy.
+    `turn_seconds`: the turn clock (games.clock), None for none."""
+    if turn_seconds is not None and not (
+        clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX
+    ):
+        message = f"turn_seconds must be {clock.TURN_SECONDS_MIN}..{clock.TURN_SECONDS_MAX}"
+        raise ApplicationError("invalid", message, {"turn_seconds": [message]})
     options = dict(rules or {})
     if deals is not None:
         options["deals_per_match"] = deals
@@ -96,6 +104,7 @@ def match_create(
             seat_bots=[p.strategy if p.is_bot else "" for p in occupants]
             + [""] * (seats - len(occupants)),
             totals=[0] * seats,
+            turn_seconds=turn_seconds,
         )
         Seat.objects.bulk_create(
             [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)]
@@ -157,6 +166,7 @@ def _deal_start(match: Match, number: int) -> None:
     match.live_deal = deal
     match.current_deal = number
     match.state = engine.state_to_json(state)
+    match.turn_deadline = clock.deadline_for(match, state)
 
 
 def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
@@ -265,13 +275,23 @@ def _apply_locked(
     match.version += 1
     if after.is_over:
         _execute(*move_row)
-        _deal_end(match, after)
+        _deal_close(match, after)
         match.save()
         view = state_view(match, seat)
     else:
         match.state = engine.state_to_json(after)
+        clocked = {}
+        if match.turn_seconds:
+            match.turn_deadline = clock.deadline_after_move(match, seat, move, after)
+            clocked["turn_deadline"] = match.turn_deadline
         match_row = _row_sql(
-            "update", Match, pk=match.id, state=match.state, version=match.version, move_count=seq
+            "update",
+            Match,
+            pk=match.id,
+            state=match.state,
+            version=match.version,
+            move_count=seq,
+            **clocked,
         )
         if connection.vendor == "postgresql":
             # One round trip: the Move insert rides in a data-modifying CTE of the match update.
@@ -342,58 +362,123 @@ def _after_commit_bot_turn(match: Match) -> None:
     transaction.on_commit(lambda: enqueue_bot_turn(match_id, version))
 
 
-def _deal_end(match: Match, final: engine.State) -> None:
-    """R-28..R-32: score the deal, then deal the next one or finish the match (same transaction)."""
+# ---- The end of a deal, scoring and settlement ----
+# The move that ends a deal only closes it (result and final state stored, so every seat's view
+# shows phase deal_over); games.score_deal records the scores and deals on or finishes the match,
+# and games.settle_match updates the players' standings. Each is run once however often it is
+# delivered: the match row lock plus Deal.scored_at / Match.settled_at decide.
+
+
+def _deal_close(match: Match, final: engine.State) -> None:
+    """R-28, R-29: the deal is over. Store its result and final state; score it on a worker
+    once the move commits (the caller saves the match)."""
     result = final.result
     assert result is not None
-    now = timezone.now()
-    deal = Deal.objects.select_for_update().get(id=match.live_deal_id)
-    deal.status = Deal.Status.OVER
-    deal.result = result.to_json()
-    deal.final_state = engine.state_to_json(final)
-    deal.finished_at = now
-    deal.save(update_fields=["status", "result", "final_state", "finished_at"])
-
-    player_ids = [UUID(p) for p in match.seat_players]
-    ScoreEntry.objects.bulk_create(
-        [
-            ScoreEntry(
-                deal=deal,
-                match=match,
-                seat=seat,
-                player_id=player_ids[seat],
-                penalty=result.penalties[seat],
-                hand_penalty=result.hand_penalties[seat],
-                multiplier=result.multiplier,
-                cards_left=[c.code for c in final.hands[seat]],
-                won=seat in result.winners,
-            )
-            for seat in range(match.seat_count)
-        ]
+    Deal.objects.filter(id=match.live_deal_id).update(
+        status=Deal.Status.OVER,
+        result=result.to_json(),
+        final_state=engine.state_to_json(final),
+        finished_at=timezone.now(),
     )
-    match.totals = [t + p for t, p in zip(match.totals, result.penalties, strict=True)]
-    # Counters in a fixed order (by player id) so concurrent matches never deadlock.
-    for seat in sorted(range(match.seat_count), key=lambda s: player_ids[s]):
-        Player.objects.filter(id=player_ids[seat]).update(
-            deals_played=F("deals_played") + 1,
-            deals_won=F("deals_won") + (1 if seat in result.winners else 0),
-            penalty_points=F("penalty_points") + result.penalties[seat],
-        )
-    rules = engine.Rules.from_dict(match.rules)
-    if match.current_deal < match.deals_total or engine.match_needs_extra_deal(match.totals, rules):
-        if match.current_deal >= match.deals_total:
-            match.deals_total += 1  # R-32 extra_deal: play on while the lowest total is shared
-        _deal_start(match, match.current_deal + 1)
-        _seats_save_totals(match, places=None)
-        return
     match.state = engine.state_to_json(final)
-    match.status = Match.Status.FINISHED
-    match.finished_at = now
-    places = engine.match_places(match.totals)
-    _seats_save_totals(match, places=places)
-    player_standings_settle(player_ids=player_ids, places=places)
-    match_id = str(match.id)
-    transaction.on_commit(lambda: match_settled.send(sender=None, match_id=match_id))
+    match.turn_deadline = None
+    from .tasks import enqueue_score_deal
+
+    match_id, number = str(match.id), match.current_deal
+    transaction.on_commit(lambda: enqueue_score_deal(match_id, number))
+
+
+def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
+    """R-30, R-31, R-32: record every seat's score of a deal that is over (penalty, hand
+    penalty, multiplier, cards left), the players' deal counters, then deal the next deal or
+    finish the match (places) and have it settled. True if it scored now; False when there is
+    nothing to do (no such deal, not over yet, scored already)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(id=match_id).first()
+        if match is None:
+            return False
+        deal = Deal.objects.filter(match=match, number=deal_number).first()
+        if deal is None or deal.status != Deal.Status.OVER or deal.scored_at is not None:
+            return False
+        result = deal.result
+        final = engine.state_from_json(deal.final_state)
+        player_ids = [UUID(p) for p in match.seat_players]
+        winners = set(result["winners"])
+        penalties = result["penalties"]
+        ScoreEntry.objects.bulk_create(
+            [
+                ScoreEntry(
+                    deal=deal,
+                    match=match,
+                    seat=seat,
+                    player_id=player_ids[seat],
+                    penalty=penalties[seat],
+                    hand_penalty=result["hand_penalties"][seat],
+                    multiplier=result["multiplier"],
+                    cards_left=[c.code for c in final.hands[seat]],
+                    won=seat in winners,
+                )
+                for seat in range(match.seat_count)
+            ]
+        )
+        now = timezone.now()
+        Deal.objects.filter(id=deal.id).update(scored_at=now)
+        match.totals = [t + p for t, p in zip(match.totals, penalties, strict=True)]
+        # Counters in a fixed order (by player id) so concurrent matches never deadlock.
+        for seat in sorted(range(match.seat_count), key=lambda s: player_ids[s]):
+            Player.objects.filter(id=player_ids[seat]).update(
+                deals_played=F("deals_played") + 1,
+                deals_won=F("deals_won") + (1 if seat in winners else 0),
+                penalty_points=F("penalty_points") + penalties[seat],
+            )
+        match.version += 1  # long-polls see the next deal (or the match's end)
+        rules = engine.Rules.from_dict(match.rules)
+        if match.current_deal < match.deals_total or engine.match_needs_extra_deal(
+            match.totals, rules
+        ):
+            if match.current_deal >= match.deals_total:
+                match.deals_total += 1  # R-32 extra_deal: play on while the lowest total is shared
+            _deal_start(match, match.current_deal + 1)
+            _seats_save_totals(match, places=None)
+            match.save()
+            _after_commit_bot_turn(match)
+            return True
+        match.status = Match.Status.FINISHED
+        match.finished_at = now
+        _seats_save_totals(match, places=engine.match_places(match.totals))
+        match.save()
+        from .tasks import enqueue_settle_match
+
+        settle_id = str(match.id)
+        transaction.on_commit(lambda: enqueue_settle_match(settle_id))
+    return True
+
+
+def match_settle(*, match_id: UUID | str) -> bool:
+    """A finished match's players' standings (wins, ratings, boards), once: True if it settled
+    now, False if the match is not finished or was settled already. games.signals.match_settled
+    is sent after the settlement commits."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(id=match_id).first()
+        if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
+            return False
+        places_by_seat = dict(Seat.objects.filter(match=match).values_list("seat", "place"))
+        scores = list(ScoreEntry.objects.filter(match=match).values_list("seat", "won"))
+        player_standings_settle(
+            match_id=match.id,
+            player_ids=[UUID(p) for p in match.seat_players],
+            places=[places_by_seat[seat] for seat in range(match.seat_count)],
+            rules=match.rules,
+            finished_at=match.finished_at,
+            deals_played=len(scores) // match.seat_count,
+            deals_won=[sum(w for s, w in scores if s == seat) for seat in range(match.seat_count)],
+            penalties=list(match.totals),
+        )
+        match.settled_at = timezone.now()
+        match.save(update_fields=["settled_at"])
+        settled_id = str(match.id)
+        transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
+    return True
 
 
 def _seats_save_totals(match: Match, places: list[int] | None) -> None:
@@ -431,3 +516,42 @@ def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
             return False
         raise
     return True
+
+
+# A turn may be a run of moves (draws, an Ace follow-up); never more than this many by the clock.
+OVERDUE_MOVES_MAX = 64
+
+
+def match_play_overdue_turn(*, match_id: UUID | str, version: int) -> int:
+    """The turn clock: the greedy move for the person on turn whose deadline has passed, again
+    while that same turn goes on; the number of moves played. Nothing before the deadline, on a
+    moved version or with a bot on turn (the version check under the row lock makes the read of
+    the deadline safe: only a move or a new deal changes it, and both move the version on)."""
+    played = 0
+    while played < OVERDUE_MOVES_MAX:
+        match = Match.objects.filter(id=match_id).first()
+        if match is None or match.status != Match.Status.ACTIVE or match.version != version:
+            break
+        if match.turn_deadline is None or match.turn_deadline > timezone.now():
+            break
+        state = engine.state_from_json(match.state)
+        seat = state.turn
+        if seat is None or match.seat_bots[seat]:
+            break
+        bot = get_bot(clock.DEFAULT_MOVE_STRATEGY)
+        move = bot.choose(engine.observe(state, seat), random.Random())
+        try:
+            match_apply_move(
+                match_id=match.id,
+                player_id=match.seat_players[seat],
+                move=move,
+                version=version,
+                by_bot=True,
+            )
+        except ApplicationError as exc:
+            if exc.code in ("stale_version", "match_not_active", "not_your_turn"):
+                break
+            raise
+        played += 1
+        version += 1
+    return played

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -143,17 +144,60 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKE
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://"
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_RESULT_BACKEND = None
+# No results are kept (tasks write to the database); bench/bot_latency.py sets a backend to
+# time games.noop.
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_SOFT_TIME_LIMIT = 20
 CELERY_TASK_TIME_LIMIT = 30
-CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
-# Bot turns have their own queue (DESIGN.md "Scale-out"); workers consume `-Q bots,celery`.
-CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")
+# acks_late tasks: one message at a time per worker process, so a lost worker loses at most one.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A message taken by a worker that vanished is delivered again after this long (Redis); the beat
+# sweeper re-sends stuck work much sooner, and the tasks are idempotent.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
+# Sending a task while Redis is down: give up within about a second (the move has committed;
+# the sweeper sends the work again) instead of blocking the response.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Queues (DESIGN.md "Scale-out"): bot turns and scoring apart, so a backlog of one never delays
+# the other. A worker started without -Q consumes all three.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")
+CELERY_SCORING_QUEUE = os.environ.get("CELERY_SCORING_QUEUE", "scoring")
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name, type="direct"), routing_key=name)
+    for name in dict.fromkeys([CELERY_BOT_QUEUE, CELERY_SCORING_QUEUE, CELERY_TASK_DEFAULT_QUEUE])
+]
+
+# Beat: the sweeper re-sends bot turns and scoring steps stuck longer than GAMES_STUCK_SECONDS;
+# the turn clock plays for people past their deadline.
+GAMES_STUCK_SECONDS = float(os.environ.get("GAMES_STUCK_SECONDS", "3"))
+GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "5"))
+GAMES_TURN_CLOCK_SECONDS = float(os.environ.get("GAMES_TURN_CLOCK_SECONDS", "1"))
+CELERY_BEAT_SCHEDULE = {
+    "games-sweep": {
+        "task": "games.sweep",
+        "schedule": GAMES_SWEEP_SECONDS,
+        "options": {"queue": CELERY_SCORING_QUEUE, "expires": GAMES_SWEEP_SECONDS},
+    },
+    "games-expire-turns": {
+        "task": "games.expire_turns",
+        "schedule": GAMES_TURN_CLOCK_SECONDS,
+        "options": {"queue": CELERY_SCORING_QUEUE, "expires": max(GAMES_TURN_CLOCK_SECONDS, 1)},
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = os.environ.get(
+    "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "celerybeat-schedule")
+)
 
 LOGGING = {
     "version": 1,

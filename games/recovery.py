@@ -1,0 +1,76 @@
+"""Reads for the beat tasks: work that should have happened by now (games.tasks.sweep) and
+turns past their deadline (games.tasks.expire_turns). Finding something twice is harmless:
+every task it leads to is idempotent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import OuterRef, Q, Subquery
+from django.db.models.fields.json import KT
+
+from .models import Deal, Match, Move
+
+# At most this many of each kind per sweep; the next sweep takes the rest.
+SWEEP_BATCH = 500
+
+
+@dataclass
+class StuckWork:
+    bot_turns: list[tuple[str, int]] = field(default_factory=list)  # (match id, version)
+    deals: list[tuple[str, int]] = field(default_factory=list)  # (match id, deal number)
+    settlements: list[str] = field(default_factory=list)  # match ids
+
+
+def stuck_work(*, older_than: datetime) -> StuckWork:
+    """Bot turns with nothing played since `older_than` (active match, live deal going on, a
+    bot on turn), deals over but unscored since then, matches finished but unsettled since."""
+    work = StuckWork()
+    last_move_at = Move.objects.filter(match=OuterRef("pk"), seq=OuterRef("move_count")).values(
+        "at"
+    )[:1]
+    idle = (
+        Match.objects.filter(
+            status=Match.Status.ACTIVE,
+            live_deal__status=Deal.Status.ACTIVE,
+            live_deal__started_at__lt=older_than,
+        )
+        .annotate(last_move_at=Subquery(last_move_at), turn=KT("state__turn"))
+        .filter(Q(last_move_at__lt=older_than) | Q(last_move_at__isnull=True))
+        .values_list("id", "version", "seat_bots", "turn")
+    )
+    for match_id, version, seat_bots, turn in idle.iterator():
+        if turn is not None and turn != "" and seat_bots[int(turn)]:
+            work.bot_turns.append((str(match_id), version))
+            if len(work.bot_turns) >= SWEEP_BATCH:
+                break
+    work.deals = [
+        (str(match_id), number)
+        for match_id, number in Deal.objects.filter(
+            status=Deal.Status.OVER, scored_at__isnull=True, finished_at__lt=older_than
+        )
+        .order_by("finished_at")
+        .values_list("match_id", "number")[:SWEEP_BATCH]
+    ]
+    work.settlements = [
+        str(match_id)
+        for match_id in Match.objects.filter(
+            status=Match.Status.FINISHED, settled_at__isnull=True, finished_at__lt=older_than
+        )
+        .order_by("finished_at")
+        .values_list("id", flat=True)[:SWEEP_BATCH]
+    ]
+    return work
+
+
+def overdue_turns(*, now: datetime) -> list[tuple[str, int]]:
+    """(match id, version) of every active match whose person on turn is past the deadline."""
+    return [
+        (str(match_id), version)
+        for match_id, version in Match.objects.filter(
+            turn_deadline__lte=now, status=Match.Status.ACTIVE
+        )
+        .order_by("turn_deadline")
+        .values_list("id", "version")[:SWEEP_BATCH]
+    ]
