@@ -22,6 +22,7 @@ from games import engine
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 
+from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
     deal_reveal,
     match_get,
@@ -77,12 +78,25 @@ class MatchSerializer(serializers.Serializer):
     rules = serializers.DictField()
     seats = SeatSerializer(many=True)
     deals = DealSummarySerializer(many=True)
+    turn_seconds = serializers.IntegerField(allow_null=True)
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="When the person on turn must have moved (turn clock)."
+    )
 
 
 class MoveBodySerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=["play", "draw", "pass"])
     card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
     suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
+
+
+class DealResultSerializer(serializers.Serializer):
+    winners = serializers.ListField(child=serializers.IntegerField())
+    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"])
+    last_card = serializers.CharField(allow_null=True)
+    multiplier = serializers.IntegerField()
+    penalties = serializers.ListField(child=serializers.IntegerField())
+    hand_penalties = serializers.ListField(child=serializers.IntegerField())
 
 
 class StateSerializer(serializers.Serializer):
@@ -108,6 +122,14 @@ class StateSerializer(serializers.Serializer):
     totals = serializers.ListField(child=serializers.IntegerField())
     commitment = serializers.CharField(allow_null=True)
     legal_moves = MoveBodySerializer(many=True)
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True, required=False, help_text="When the person on turn must have moved."
+    )
+    result = DealResultSerializer(
+        allow_null=True,
+        required=False,
+        help_text="The deal's result once it is over (phase deal_over or match_over).",
+    )
 
 
 class MoveEntrySerializer(serializers.Serializer):
@@ -125,15 +147,6 @@ class MoveEntrySerializer(serializers.Serializer):
     drawn_count = serializers.IntegerField()
     by_bot = serializers.BooleanField()
     at = serializers.DateTimeField()
-
-
-class DealResultSerializer(serializers.Serializer):
-    winners = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"])
-    last_card = serializers.CharField(allow_null=True)
-    multiplier = serializers.IntegerField()
-    penalties = serializers.ListField(child=serializers.IntegerField())
-    hand_penalties = serializers.ListField(child=serializers.IntegerField())
 
 
 class DealRevealSerializer(serializers.Serializer):
@@ -208,6 +221,14 @@ class MatchListCreateApi(APIView):
         )
         deals = serializers.IntegerField(min_value=1, max_value=52, required=False)
         rules = serializers.DictField(required=False)
+        turn_seconds = serializers.IntegerField(
+            min_value=TURN_SECONDS_MIN,
+            max_value=TURN_SECONDS_MAX,
+            required=False,
+            allow_null=True,
+            help_text="Turn clock: seconds a person has per turn; past it the greedy move is"
+            " played for them (by_bot in the move log). Null or absent: no clock.",
+        )
 
     @extend_schema(
         operation_id="matches_list",

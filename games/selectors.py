@@ -98,6 +98,8 @@ def match_summary(match: Match) -> dict[str, Any]:
             }
             for deal in deals
         ],
+        "turn_seconds": match.turn_seconds,
+        "turn_deadline": match.turn_deadline,
     }
 
 
@@ -126,6 +128,8 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
         "totals": list(match.totals),
         "commitment": None,
         "legal_moves": [],
+        "turn_deadline": match.turn_deadline,
+        "result": None,
     }
     if not match.state:
         return view  # waiting for players: no deal yet
@@ -133,6 +137,9 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
         state = engine.state_from_json(match.state)
     view.update(engine.observe(state, seat).to_dict())
     view["commitment"] = engine.commitment(state.seed)
+    if state.result is not None:
+        # Deal over: its result is public (games.score_deal scores it and deals on).
+        view["result"] = state.result.to_json()
     if match.status == Match.Status.FINISHED:
         view["phase"] = "match_over"
         view["turn"] = None
