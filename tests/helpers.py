@@ -33,6 +33,9 @@ def play_until(
     for _ in range(limit):
         if view["status"] != "active" or done(view):
             return view
+        if view["turn"] is None:  # deal over: scored on commit, then the next deal is dealt
+            view = state(next(iter(clients.values())), match_id)
+            continue
         if view["you"] != view["turn"]:
             view = state(clients[view["turn"]], match_id)
         response = post_move(

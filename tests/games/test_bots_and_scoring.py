@@ -53,7 +53,8 @@ def test_four_seats_one_human_three_bots(make_player, client_for):
     assert Move.objects.filter(match=m, deal_number=2).order_by("seq").first().seat == 1
     seqs = list(Move.objects.filter(match=m).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
-    assert m.version == 1 + len(seqs)  # one version step at the start, one per move
+    # One version step at the start, one per move, one per deal scored (next deal or the end).
+    assert m.version == 1 + len(seqs) + 2
 
 
 def test_bot_turn_task_is_idempotent(make_player, client_for):
@@ -92,11 +93,18 @@ def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
     assert {"action": "draw"} in view["legal_moves"]
     response = post_move(ca, match["id"], {"action": "draw"}, view["version"])
     assert response.status_code == 200, response.content
+    # The move's answer shows the deal over with its result; games.score_deal (on commit,
+    # in-process here) then deals the extra deal.
+    assert response.json()["phase"] == "deal_over" and response.json()["deal"] == 1
+    assert response.json()["result"]["reason"] == "stock_exhausted"
     m = Match.objects.get(id=match["id"])
     deal1 = Deal.objects.get(match=m, number=1)
-    assert deal1.result["reason"] == "stock_exhausted"
+    assert deal1.result["reason"] == "stock_exhausted" and deal1.scored_at is not None
     assert m.status == "active" and m.deals_total == 2 and m.current_deal == 2
-    assert response.json()["deal"] == 2 and response.json()["deals_total"] == 2
+    after = state(ca, match["id"])
+    assert (
+        after["deal"] == 2 and after["deals_total"] == 2 and after["version"] == view["version"] + 2
+    )
 
 
 def test_shared_tiebreak_ends_with_shared_first_place(make_player, client_for):

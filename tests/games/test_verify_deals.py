@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from games.models import Deal, Move, ScoreEntry
 from tests.helpers import create_match, play_until
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)  # deals are scored on commit
 
 
 @pytest.fixture
