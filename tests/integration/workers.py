@@ -1,0 +1,147 @@
+"""Real Celery processes for the integration tests: a worker and beat, started with the same
+commands as the README and docker-compose.yml (`celery -A pisyedili_api worker` / `beat`), on
+the test database and Redis, on queues of their own (so no other worker on this Redis takes
+their messages), and Redis stopped and started for real.
+
+The test process sends its tasks to the same queues (the Django settings Celery reads are
+switched for the module) and stops being eager, so nothing runs in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+CELERY = str(Path(sys.executable).with_name("celery"))
+REDIS_START = [
+    "redis-server",
+    "--daemonize",
+    "yes",
+    "--bind",
+    "127.0.0.1",
+    "--port",
+    "6379",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+]
+
+
+def redis_ping() -> bool:
+    return (
+        subprocess.run(
+            ["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"],
+            capture_output=True,
+            timeout=5,
+        ).stdout.strip()
+        == b"PONG"
+    )
+
+
+def redis_stop() -> None:
+    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"], timeout=10)
+    for _ in range(100):
+        if not redis_ping():
+            return
+        time.sleep(0.05)
+    raise AssertionError("Redis did not stop")
+
+
+def redis_start() -> None:
+    """The DESIGN.md command; waits until Redis answers."""
+    if not redis_ping():
+        subprocess.run(REDIS_START, check=True, timeout=10)
+    for _ in range(200):
+        if redis_ping():
+            return
+        time.sleep(0.05)
+    raise AssertionError("Redis did not start")
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str, every: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
+        time.sleep(every)
+
+
+class Stack:
+    """Worker and beat processes on queues of their own; `start_*` / `kill_*` as a test needs."""
+
+    def __init__(self, database_url: str, broker: str, tmp: Path):
+        suffix = uuid.uuid4().hex[:8]
+        self.bot_queue = f"test-bots-{suffix}"
+        self.scoring_queue = f"test-scoring-{suffix}"
+        self.default_queue = f"test-default-{suffix}"
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "CELERY_BROKER_URL": broker,
+            "CELERY_BOT_QUEUE": self.bot_queue,
+            "CELERY_SCORING_QUEUE": self.scoring_queue,
+            "CELERY_TASK_DEFAULT_QUEUE": self.default_queue,
+            "CELERY_BEAT_SCHEDULE_FILENAME": str(tmp / "celerybeat-schedule"),
+            # Quicker than production (5 s / 3 s) so the tests wait less.
+            "GAMES_SWEEP_SECONDS": "1",
+            "GAMES_STUCK_SECONDS": "2",
+            "CONN_MAX_AGE": "0",
+        }
+        self.worker: subprocess.Popen[bytes] | None = None
+        self.beat: subprocess.Popen[bytes] | None = None
+        self.log_dir = tmp
+
+    def _spawn(self, args: list[str], name: str) -> subprocess.Popen[bytes]:
+        log = open(self.log_dir / f"{name}-{time.monotonic_ns()}.log", "wb")  # noqa: SIM115
+        # A session of its own: SIGKILL reaches the whole process group (prefork children too).
+        return subprocess.Popen(
+            [CELERY, "-A", "pisyedili_api", *args],
+            env=self.env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def start_worker(self) -> subprocess.Popen[bytes]:
+        # The README's command; without -Q it consumes the bots, scoring and default queues of
+        # its settings. Solo pool: one process the test can kill.
+        self.worker = self._spawn(
+            ["worker", "-l", "warning", "-P", "solo", "--without-gossip", "--without-mingle"],
+            "worker",
+        )
+        return self.worker
+
+    def start_beat(self) -> subprocess.Popen[bytes]:
+        self.beat = self._spawn(["beat", "-l", "warning"], "beat")
+        return self.beat
+
+    def kill_worker(self) -> None:
+        """SIGKILL: no shutdown, no ack, whatever the worker was doing."""
+        assert self.worker is not None
+        os.killpg(self.worker.pid, signal.SIGKILL)
+        self.worker.wait(timeout=30)
+
+    def stop(self) -> None:
+        for process in (self.worker, self.beat):
+            if process is not None and process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait(timeout=20)
+
+    def logs(self) -> str:
+        return "\n".join(p.read_text(errors="replace")[-3000:] for p in self.log_dir.glob("*.log"))
