@@ -1,0 +1,80 @@
+"""The embedded default (`make run`, no environment): no broker, so bot turns, scoring and
+settlement run in-process, and a match against bots plays to its end and settles.
+
+Runs in a fresh process on a copy of the project in a temporary directory, with no
+DATABASE_URL and no CELERY_* variables at all, so the settings are exactly `make run`'s (a
+SQLite file next to the project, task_always_eager)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = """
+from django.conf import settings
+from games import engine
+from games.models import Deal, Match, ScoreEntry
+from games.services import match_apply_move, match_create
+from players.services import player_register
+
+assert settings.DATABASES["default"]["ENGINE"].endswith("sqlite3")
+assert settings.CELERY_TASK_ALWAYS_EAGER and settings.CELERY_BROKER_URL == "memory://"
+person, _ = player_register(username="ana", password="s3cret-pass")
+match = match_create(player=person, seats=3, bots=["greedy", "random"], deals=2)
+for _ in range(3000):
+    match = Match.objects.get(id=match.id)
+    if match.status == "finished":
+        break
+    state = engine.state_from_json(match.state)
+    # Bots and scoring ran in-process before the previous call returned: it is our turn.
+    assert state.turn == 0, (state.turn, state.phase)
+    match_apply_move(
+        match_id=match.id,
+        player_id=person.id,
+        move=engine.legal_moves(state)[-1],
+        version=match.version,
+    )
+person.refresh_from_db()
+print(
+    "RESULT",
+    match.status,
+    match.settled_at is not None,
+    Deal.objects.filter(match=match, scored_at__isnull=False).count(),
+    ScoreEntry.objects.filter(match=match).count(),
+    person.matches,
+)
+"""
+
+
+def test_no_broker_runs_every_task_in_process(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("pisyedili_api", "games", "players", "tournaments"):
+        shutil.copytree(ROOT / name, project / name, ignore=ignore)
+    shutil.copy(ROOT / "manage.py", project / "manage.py")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CELERY_", "DATABASE_URL", "DJANGO_", "GAMES_"))
+    }
+    env["PYTHONPATH"] = str(project)  # the copy, not the installed checkout
+    manage = [sys.executable, str(project / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v", "0"], cwd=project, env=env, check=True, timeout=120)
+    done = subprocess.run(
+        [*manage, "shell", "-c", SCRIPT],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (project / "db.sqlite3").exists()
+    result = next(line for line in done.stdout.splitlines() if line.startswith("RESULT"))
+    assert result.split()[1:] == ["finished", "True", "2", "6", "1"]
