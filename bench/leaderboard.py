@@ -228,7 +228,7 @@ class Fill:
 
     def copy(self) -> None:
         from games.models import Deal, Match, ScoreEntry, Seat
-        from players.models import Board, BoardEntry, Player, RatingHistory
+        from players.models import Board, BoardEntry, BoardPeriod, Player, RatingHistory
 
         ids = self.player_ids
         timed(
@@ -344,13 +344,25 @@ class Fill:
 
         timed("copy score entries", lambda: copy_rows(ScoreEntry, score_rows()))
 
+        pools: dict[tuple[int, str, Any], int] = {}
+        for board, kind, start, _ in self.board_rows:
+            pools.setdefault((board, kind, start), len(pools) + 1)
+        timed(
+            "copy board periods",
+            lambda: copy_rows(
+                BoardPeriod,
+                (
+                    {"id": n, "board": board, "period_kind": kind, "period_start": start}
+                    for (board, kind, start), n in pools.items()
+                ),
+            ),
+        )
+
         def entry_rows() -> Iterable[dict[str, Any]]:
             for n, ((board, kind, start, p), r) in enumerate(self.board_rows.items(), start=1):
                 yield {
                     "id": n,
-                    "board": board,
-                    "period_kind": kind,
-                    "period_start": start,
+                    "pool": pools[board, kind, start],
                     "player": ids[p],
                     "is_human": not self.is_bot[p],
                     "matches": r[0],
@@ -389,9 +401,9 @@ def reset_sequences() -> None:
     from django.db import connection
 
     from games.models import Deal, ScoreEntry, Seat
-    from players.models import Board, BoardEntry, RatingHistory
+    from players.models import Board, BoardEntry, BoardPeriod, RatingHistory
 
-    models = [Deal, ScoreEntry, Seat, Board, BoardEntry, RatingHistory]
+    models = [Deal, ScoreEntry, Seat, Board, BoardPeriod, BoardEntry, RatingHistory]
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), models):
             cursor.execute(sql)
@@ -494,7 +506,7 @@ def run(args: argparse.Namespace) -> None:
     from players.selectors import Keyset, leaderboard_page
 
     board = Board.objects.get(seats=Board.ALL_SEATS, ruleset="default")
-    on_board = BoardEntry.objects.filter(board=board, period_kind="all")
+    on_board = BoardEntry.objects.filter(pool__board=board, pool__period_kind="all")
     size = on_board.count()
     with connection.cursor() as cursor:
         cursor.execute(

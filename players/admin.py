@@ -31,17 +31,15 @@ class BoardEntryAdmin(admin.ModelAdmin):
 
     list_display = (
         "player",
-        "board",
-        "period_kind",
-        "period_start",
+        "pool",
         "matches",
         "wins",
         "avg_penalty",
         "rating_ordinal",
     )
-    list_filter = ("period_kind", "is_human")
-    list_select_related = ("player", "board")
-    raw_id_fields = ("player", "board")
+    list_filter = ("pool__period_kind", "is_human")
+    list_select_related = ("player", "pool__board")
+    raw_id_fields = ("player", "pool")
     search_fields = ("player__username",)
     show_full_result_count = False
 

@@ -73,24 +73,44 @@ class Board(models.Model):
         return f"board {self.seats or 'any'} seats, {self.ruleset}"
 
 
+_ORDER_COLUMNS = (("rating_ordinal", "ordinal"), ("wins", "wins"), ("avg_penalty", "avgpen"))
+
+
 class PeriodKind(models.TextChoices):
     ALL = "all"
     MONTH = "month"
     WEEK = "week"
 
 
-class BoardEntry(models.Model):
-    """A player's aggregate on one board for one period (all time, a calendar month, an ISO
-    week; UTC), updated incrementally when a match settles. The rating is the board's own
-    openskill rating, started fresh in each period. `avg_penalty` is stored so the `points`
-    order is served by an index."""
+class BoardPeriod(models.Model):
+    """One board in one period (all time, a calendar month, an ISO week; UTC): the pool its
+    entries are ranked in. The entries' indexes start with this one integer, so a rank count
+    compares an int instead of (board, period kind, period start) at every index tuple."""
 
-    # The composite indexes all start with board: no single-column index of its own.
-    board = models.ForeignKey(
-        Board, on_delete=models.CASCADE, related_name="entries", db_index=False
-    )
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="periods")
     period_kind = models.CharField(max_length=5, choices=PeriodKind.choices)
     period_start = models.DateField(help_text="1970-01-01 for all time.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["board", "period_kind", "period_start"], name="board_period_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.board}, {self.period_kind} from {self.period_start}"
+
+
+class BoardEntry(models.Model):
+    """A player's aggregate on one board in one period, updated incrementally when a match
+    settles. The rating is the board's own openskill rating, started fresh in each period.
+    `avg_penalty` is stored so the `points` order is served by an index."""
+
+    # The composite indexes all start with pool: no single-column index of its own.
+    pool = models.ForeignKey(
+        BoardPeriod, on_delete=models.CASCADE, related_name="entries", db_index=False
+    )
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="board_entries")
     is_human = models.BooleanField()
     matches = models.PositiveIntegerField(default=0)
@@ -106,36 +126,22 @@ class BoardEntry(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(
-                fields=["board", "period_kind", "period_start", "player"],
-                name="board_entry_unique_player",
-            )
+            models.UniqueConstraint(fields=["pool", "player"], name="board_entry_unique_player")
         ]
         # One index per order (scanned forward or backward), ending in player_id so keyset
         # pages and rank counts are index range scans; partial copies for humans_only.
         indexes = [
             *(
-                models.Index(
-                    fields=["board", "period_kind", "period_start", column, "player"],
-                    name=f"board_entry_{short}",
-                )
-                for column, short in (
-                    ("rating_ordinal", "ordinal"),
-                    ("wins", "wins"),
-                    ("avg_penalty", "avgpen"),
-                )
+                models.Index(fields=["pool", column, "player"], name=f"board_entry_{short}")
+                for column, short in _ORDER_COLUMNS
             ),
             *(
                 models.Index(
-                    fields=["board", "period_kind", "period_start", column, "player"],
+                    fields=["pool", column, "player"],
                     name=f"board_entry_{short}_hum",
                     condition=models.Q(is_human=True),
                 )
-                for column, short in (
-                    ("rating_ordinal", "ordinal"),
-                    ("wins", "wins"),
-                    ("avg_penalty", "avgpen"),
-                )
+                for column, short in _ORDER_COLUMNS
             ),
         ]
         verbose_name_plural = "board entries"

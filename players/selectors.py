@@ -18,7 +18,7 @@ from django.utils import timezone
 from pisyedili_api.errors import ApplicationError
 
 from .boards import DEFAULT_RULESET, PERIODS, period_bounds, period_start
-from .models import Board, BoardEntry, Player, RatingHistory
+from .models import Board, BoardEntry, BoardPeriod, Player, RatingHistory
 
 
 def player_get(*, player_id: Any) -> Player:
@@ -93,8 +93,16 @@ class LeaderboardPage:
     previous: Keyset | None
 
 
-def board_get(*, seats: int | None, ruleset: str) -> Board | None:
-    return Board.objects.filter(seats=seats or Board.ALL_SEATS, ruleset=ruleset).first()
+def board_period_get(
+    *, seats: int | None, ruleset: str, period: str, now: datetime
+) -> BoardPeriod | None:
+    """The pool of a board (table size, ruleset) in the period of kind `period` holding `now`."""
+    return BoardPeriod.objects.filter(
+        board__seats=seats or Board.ALL_SEATS,
+        board__ruleset=ruleset,
+        period_kind=period,
+        period_start=period_start(period, now),
+    ).first()
 
 
 def leaderboard_page(
@@ -111,10 +119,10 @@ def leaderboard_page(
 ) -> LeaderboardPage:
     """One page of a board: from the top, from a cursor, or centred on `around_player_id`
     (an empty page when that player has no row on the board: no match in the period)."""
-    board = board_get(seats=seats, ruleset=ruleset)
-    if board is None:
+    pool = board_period_get(seats=seats, ruleset=ruleset, period=period, now=now or timezone.now())
+    if pool is None:
         return LeaderboardPage([], None, None)
-    query = _BoardQuery(board, metric, period, humans_only, now or timezone.now())
+    query = _BoardQuery(pool, metric, humans_only)
     if around_player_id is not None:
         me = query.row_of(around_player_id)
         if me is None:
@@ -153,7 +161,7 @@ def leaderboard_page(
 class _BoardQuery:
     """SQL over the BoardEntry rows of one (board, period[, humans]) in one metric's order."""
 
-    def __init__(self, board: Board, metric: str, period: str, humans_only: bool, now: datetime):
+    def __init__(self, pool: BoardPeriod, metric: str, humans_only: bool):
         meta = BoardEntry._meta
         q = connection.ops.quote_name
         self.table = q(meta.db_table)
@@ -164,13 +172,8 @@ class _BoardQuery:
         field, self.descending = _ORDER[metric]
         self.player_field = meta.get_field("player")
         self.value, self.player = col(field), col("player")
-        self.where = " AND ".join(
-            f"{col(name)} = %s" for name in ("board", "period_kind", "period_start")
-        )
-        start = meta.get_field("period_start").get_db_prep_value(
-            period_start(period, now), connection
-        )
-        self.params: list[Any] = [board.id, period, start]
+        self.where = f"{col('pool')} = %s"
+        self.params: list[Any] = [pool.id]
         if humans_only:  # a literal predicate, so the partial index applies
             self.where += f" AND {col('is_human')}"
         people = q(Player._meta.db_table)
@@ -217,16 +220,19 @@ class _BoardQuery:
         return rows if forward else rows[::-1]
 
     def before(self, row: tuple[Any, ...]) -> tuple[int, int]:
-        """(rows before `row` in the order, rows strictly better than it): one index range."""
-        op = ">" if self.descending else "<"
+        """(rows before `row` in the order, rows strictly better than it): the rows of better
+        value plus the tied rows ahead of it by player id; two index ranges, one round trip."""
+        better, ahead = (">", ">") if self.descending else ("<", "<")
+        count = f"SELECT COUNT(*) FROM {self.table} WHERE {self.where} AND "
         sql = (
-            f"SELECT COUNT(*), COUNT(*) FILTER (WHERE {self.value} {op} %s) FROM {self.table}"
-            f" WHERE {self.where} AND ({self.value}, {self.player}) {op} (%s, %s)"
+            f"SELECT ({count}{self.value} {better} %s),"
+            f" ({count}{self.value} = %s AND {self.player} {ahead} %s)"
         )
+        player = self._player(row[1])
         with connection.cursor() as cursor:
-            cursor.execute(sql, [row[0], *self.params, row[0], self._player(row[1])])
-            position, better = cursor.fetchone()
-        return position, better
+            cursor.execute(sql, [*self.params, row[0], *self.params, row[0], player])
+            strictly_better, tied_ahead = cursor.fetchone()
+        return strictly_better + tied_ahead, strictly_better
 
     def entry(self, row: tuple[Any, ...], rank: int) -> dict[str, Any]:
         _, player_id, matches, wins, deals_won, avg_penalty, ordinal, name, is_bot = row

@@ -20,7 +20,15 @@ from rest_framework.authtoken.models import Token
 from pisyedili_api.errors import ApplicationError
 
 from .boards import PERIODS, period_start, rules_for_board, ruleset_key
-from .models import DEFAULT_MU, DEFAULT_SIGMA, Board, BoardEntry, Player, RatingHistory
+from .models import (
+    DEFAULT_MU,
+    DEFAULT_SIGMA,
+    Board,
+    BoardEntry,
+    BoardPeriod,
+    Player,
+    RatingHistory,
+)
 
 
 def player_register(
@@ -145,20 +153,19 @@ def player_standings_settle(
         board_get_or_create(seats=seats, rules=rules),
         board_get_or_create(seats=Board.ALL_SEATS, rules=rules),
     ]
-    pools = [(board, kind, period_start(kind, finished_at)) for board in boards for kind in PERIODS]
+    pools = _pools_get_or_create(
+        [(board, kind, period_start(kind, finished_at)) for board in boards for kind in PERIODS]
+    )
     current = {
-        (e.board_id, e.period_kind, e.period_start, e.player_id): e
-        for e in BoardEntry.objects.filter(
-            board__in=boards,
-            player_id__in=player_ids,
-            period_start__in={start for _, _, start in pools},
-        )
+        (e.pool_id, e.player_id): e
+        for e in BoardEntry.objects.filter(pool__in=pools, player_id__in=player_ids)
     }
     rows = []
     after: dict[tuple[int, UUID], tuple[float, float]] = {}
     new_on_board: dict[int, int] = {}
-    for board, kind, start in pools:
-        entries = [current.get((board.id, kind, start, pid)) for pid in player_ids]
+    for pool in pools:
+        board, kind = pool.board, pool.period_kind
+        entries = [current.get((pool.id, pid)) for pid in player_ids]
         before = [
             (e.rating_mu, e.rating_sigma) if e else (DEFAULT_MU, DEFAULT_SIGMA) for e in entries
         ]
@@ -170,9 +177,7 @@ def player_standings_settle(
                     new_on_board[board.id] = new_on_board.get(board.id, 0) + 1
             rows.append(
                 _BoardRow(
-                    board_id=board.id,
-                    period_kind=kind,
-                    period_start=start,
+                    pool_id=pool.id,
                     player_id=pid,
                     is_human=not players[pid].is_bot,
                     matches=1,
@@ -216,11 +221,36 @@ def player_standings_settle(
     )
 
 
+def _pools_get_or_create(keys: list[tuple[Board, str, date]]) -> list[BoardPeriod]:
+    """The (board, period) pools of `keys`, in order, created if missing (race-safe)."""
+
+    def existing() -> dict[tuple[int, str, date], BoardPeriod]:
+        rows = BoardPeriod.objects.filter(
+            board__in={board for board, _, _ in keys},
+            period_start__in={start for _, _, start in keys},
+        )
+        return {(p.board_id, p.period_kind, p.period_start): p for p in rows}
+
+    found = existing()
+    missing = [k for k in keys if (k[0].id, k[1], k[2]) not in found]
+    if missing:
+        BoardPeriod.objects.bulk_create(
+            [
+                BoardPeriod(board=b, period_kind=kind, period_start=start)
+                for b, kind, start in missing
+            ],
+            ignore_conflicts=True,
+        )
+        found = existing()
+    pools = [found[board.id, kind, start] for board, kind, start in keys]
+    for pool, (board, _, _) in zip(pools, keys, strict=True):
+        pool.board = board
+    return pools
+
+
 @dataclass(frozen=True, slots=True)
 class _BoardRow:
-    board_id: int
-    period_kind: str
-    period_start: date
+    pool_id: int
     player_id: UUID
     is_human: bool
     matches: int
@@ -244,14 +274,14 @@ def _board_entries_add(rows: list[_BoardRow]) -> None:
     meta = BoardEntry._meta
     table = connection.ops.quote_name(meta.db_table)
     q = connection.ops.quote_name
-    names = [f.name for f in fields(_BoardRow)] + ["updated_at"]
+    names = [f.name.removesuffix("_id") for f in fields(_BoardRow)] + ["updated_at"]
     columns = [meta.get_field(name).column for name in names]
     now = timezone.now()
     params: list[Any] = []
     for row in rows:
         for name in names:
             field = meta.get_field(name)
-            value = now if name == "updated_at" else getattr(row, name)
+            value = now if name == "updated_at" else getattr(row, field.attname)
             params.append(field.get_db_prep_save(value, connection))
     placeholders = "(" + ", ".join(["%s"] * len(names)) + ")"
     assignments = [
@@ -266,9 +296,7 @@ def _board_entries_add(rows: list[_BoardRow]) -> None:
         f"{q(meta.get_field('avg_penalty').column)} = ({table}.{points} + EXCLUDED.{points}) * 1.0"
         f" / ({table}.{deals} + EXCLUDED.{deals})"
     )
-    conflict = ", ".join(
-        q(meta.get_field(n).column) for n in ("board", "period_kind", "period_start", "player")
-    )
+    conflict = ", ".join(q(meta.get_field(n).column) for n in ("pool", "player"))
     sql = (
         f"INSERT INTO {table} ({', '.join(q(c) for c in columns)}) "
         f"VALUES {', '.join([placeholders] * len(rows))} "

@@ -5,15 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('players', '0002_boards_and_history'),
+        ("players", "0002_boards_and_history"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='boardentry',
-            name='board',
-            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='players.board'),
+            model_name="boardentry",
+            name="board",
+            field=models.ForeignKey(
+                db_index=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="entries",
+                to="players.board",
+            ),
         ),
     ]

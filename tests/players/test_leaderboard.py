@@ -89,9 +89,9 @@ def test_rating_is_the_boards_openskill_ordinal(api, played):
     body = get(api, "metric=rating")
     assert names(body)[0] == "ana" and names(body)[-1] == "bob"  # two wins / two losses
     entry = BoardEntry.objects.get(
-        board__seats=Board.ALL_SEATS,
-        board__ruleset="default",
-        period_kind="all",
+        pool__board__seats=Board.ALL_SEATS,
+        pool__board__ruleset="default",
+        pool__period_kind="all",
         player=played["ana"][0],
     )
     assert body["results"][0]["rating"] == pytest.approx(

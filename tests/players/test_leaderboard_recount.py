@@ -86,8 +86,14 @@ def test_incremental_boards_equal_a_full_recount(make_player, client_for):
 
     expected = recount()
     stored = {
-        (e.board.seats, e.board.ruleset, e.period_kind, e.period_start, e.player_id): e
-        for e in BoardEntry.objects.select_related("board")
+        (
+            e.pool.board.seats,
+            e.pool.board.ruleset,
+            e.pool.period_kind,
+            e.pool.period_start,
+            e.player_id,
+        ): e
+        for e in BoardEntry.objects.select_related("pool__board")
     }
     assert set(stored) == set(expected)
     assert {k[1] for k in stored} == {"default", ruleset_key(GAMES[4][3])}
