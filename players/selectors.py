@@ -128,7 +128,7 @@ def leaderboard_page(
         if me is None:
             return LeaderboardPage([], None, None)
         before = query.rows(me, forward=False, limit=limit - 1)
-        after = query.rows(me, forward=True, limit=limit - 1)
+        after = query.rows(me, forward=True, limit=limit)  # one more: is there a next page?
         take_before = min(len(before), max((limit - 1) // 2, limit - 1 - len(after)))
         rows = before[len(before) - take_before :] + [me] + after[: limit - 1 - take_before]
         has_next = len(after) > limit - 1 - take_before

@@ -133,6 +133,10 @@ def test_around_me_centres_the_page_on_the_caller(people, client_for, api):
     assert "around" not in body["next"]
     assert names(api.get(body["previous"]).json()) == ["ana"]
     assert names(api.get(body["next"]).json()) == ["eda", "fay"]
+    alone = client_for(cem_token).get("/api/v1/leaderboard?metric=wins&around=me&limit=1").json()
+    assert names(alone) == ["cem"] and ranks(alone) == [3]
+    assert names(api.get(alone["next"]).json())[:1] == ["dia"]
+    assert names(api.get(alone["previous"]).json()) == ["bob"]
     # At the bottom the page fills up from above.
     fay_token = people["fay"][1]
     body = client_for(fay_token).get("/api/v1/leaderboard?metric=wins&around=me&limit=3").json()
