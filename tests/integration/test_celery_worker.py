@@ -33,9 +33,11 @@ def start_worker(settings):
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "CELERY_BROKER_URL": broker,
         "CELERY_BOT_QUEUE": queue,
+        "CELERY_SCORING_QUEUE": queue,
     }
     celery = Path(sys.executable).with_name("celery")
     settings.CELERY_BOT_QUEUE = queue
+    settings.CELERY_SCORING_QUEUE = queue  # deal scoring runs on the worker too
     settings.CELERY_TASK_ALWAYS_EAGER = False
     assert not app.conf.task_always_eager
     processes = []
