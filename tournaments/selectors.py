@@ -23,7 +23,7 @@ from collections import defaultdict
 from typing import Any
 from uuid import UUID
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from games.models import Match, ScoreEntry
 from pisyedili_api.errors import ApplicationError
@@ -68,6 +68,19 @@ def tournament_list(*, status: str | None = None) -> QuerySet[Tournament]:
     return tournaments.select_related("organizer").prefetch_related(
         Prefetch("entrants", queryset=Entrant.objects.select_related("player"))
     )
+
+
+def tournaments_to_advance() -> list[str]:
+    """Ids of running tournaments whose current round has no table still waiting or playing."""
+    playing = Table.objects.filter(
+        tournament=OuterRef("pk"), round__number=OuterRef("current_round")
+    ).exclude(match__status=Match.Status.FINISHED)
+    return [
+        str(pk)
+        for pk in Tournament.objects.filter(status=Tournament.Status.RUNNING)
+        .exclude(Exists(playing))
+        .values_list("id", flat=True)
+    ]
 
 
 def tournament_summary(tournament: Tournament) -> dict[str, Any]:

@@ -1,15 +1,28 @@
-"""Celery tasks of the tournaments app: thin, take ids, safe to run twice."""
+"""Celery tasks of the tournaments app: thin, take ids, safe to run twice.
+
+| task | queue | what |
+| --- | --- | --- |
+| `tournaments.advance(tournament_id)` | scoring | next round (or the end) once a round is over |
+| `tournaments.sweep()` | scoring | beat: advance every running tournament whose round is over |
+
+`advance` is sent when a tournament match is settled (games.signals.match_settled). If that
+message is lost (the broker down at that moment, a worker killed before it sent it), the sweep
+finds the tournament and advances it: both run the same idempotent service.
+"""
 
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
+from django.conf import settings
+
+from games.tasks import IDEMPOTENT
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="tournaments.advance", acks_late=True, ignore_result=True)
+@shared_task(name="tournaments.advance", soft_time_limit=20, time_limit=30, **IDEMPOTENT)
 def advance(tournament_id: str) -> bool:
     """Start the next round once the current one is over (a no-op otherwise, or when run again)."""
     from .services import tournament_advance
@@ -17,10 +30,20 @@ def advance(tournament_id: str) -> bool:
     return tournament_advance(tournament_id=tournament_id)
 
 
+@shared_task(name="tournaments.sweep", soft_time_limit=20, time_limit=30, **IDEMPOTENT)
+def sweep() -> int:
+    """Advance the running tournaments whose current round has no match left to play."""
+    from .selectors import tournaments_to_advance
+    from .services import tournament_advance
+
+    return sum(tournament_advance(tournament_id=t) for t in tournaments_to_advance())
+
+
 def enqueue_advance(tournament_id: str) -> None:
     """Send `tournaments.advance` to a worker (in-process under task_always_eager). The settled
-    match has committed already, so a failure here is logged, never raised into its caller."""
+    match has committed already, so a failure here is logged, never raised into its caller; the
+    sweep advances the tournament later."""
     try:
-        advance.delay(tournament_id)
+        advance.apply_async((tournament_id,), queue=settings.CELERY_SCORING_QUEUE)
     except Exception:
-        logger.exception("could not advance tournament %s", tournament_id)
+        logger.exception("could not advance tournament %s; the sweep will", tournament_id)

@@ -197,3 +197,32 @@ def test_advance_twice_has_effect_once(make_player):
     assert sorted(outcomes) == [False, True]
     assert Round.objects.filter(tournament=tournament).count() == 3
     assert Table.objects.filter(tournament=tournament).count() == 6
+
+
+def test_sweep_advances_a_round_whose_advance_was_lost(make_player):
+    """No match_settled (the matches are finished by hand here): the beat sweep advances."""
+    from tournaments.tasks import sweep
+
+    organizer, _ = make_player()
+    people = [make_player()[0] for _ in range(4)]
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Swept",
+        format="swiss",
+        table_size=2,
+        players=[p.id for p in people],
+        deals=1,
+        rounds=2,
+    )
+    assert sweep.apply().get() == 0  # a draft is not running
+    tournament_start(tournament_id=tournament.id, player=organizer)
+    assert sweep.apply().get() == 0  # round 1 is being played
+    Match.objects.filter(tournament_table__round__number=1).update(status="finished")
+    assert sweep.apply().get() == 1
+    assert sweep.apply().get() == 0
+    tournament.refresh_from_db()
+    assert tournament.current_round == 2 and tournament.status == "running"
+    Match.objects.filter(tournament_table__round__number=2).update(status="finished")
+    assert sweep.apply().get() == 1
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
