@@ -194,6 +194,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": GAMES_TURN_CLOCK_SECONDS,
         "options": {"queue": CELERY_SCORING_QUEUE, "expires": max(GAMES_TURN_CLOCK_SECONDS, 1)},
     },
+    "tournaments-sweep": {
+        "task": "tournaments.sweep",
+        "schedule": GAMES_SWEEP_SECONDS,
+        "options": {"queue": CELERY_SCORING_QUEUE, "expires": GAMES_SWEEP_SECONDS},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = os.environ.get(
     "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "celerybeat-schedule")
