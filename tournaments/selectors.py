@@ -201,6 +201,11 @@ def _round_half_up(total: int, count: int) -> int:
     return (2 * total + count) // (2 * count) if count else 0
 
 
+def _csv_text(text: str) -> str:
+    """A display name a spreadsheet would run as a formula is quoted (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def standings_csv(standings: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -211,7 +216,7 @@ def standings_csv(standings: list[dict[str, Any]]) -> str:
             [
                 row["rank"],
                 player["id"],
-                player["display_name"],
+                _csv_text(player["display_name"]),
                 "true" if player["is_bot"] else "false",
                 row["matches"],
                 row["byes"],

@@ -133,3 +133,25 @@ def test_a_bye_scores_the_round_mean_once_the_round_is_over(make_player):
     assert after[str(players[0].id)]["penalty"] == 4
     assert after[str(players[0].id)]["deals_played"] == 0
     assert after[str(players[0].id)]["matches"] == 1  # seated in round 2, just started
+
+
+def test_csv_quotes_a_display_name_a_spreadsheet_would_run(make_player, api):
+    organizer, _ = make_player()
+    from players.services import player_register
+
+    evil, _ = player_register(
+        username="formula", password="s3cret-pass", display_name='=HYPERLINK("x")'
+    )
+    other, _ = make_player()
+    tournament = tournament_create(
+        organizer=organizer,
+        name="CSV",
+        format="round_robin",
+        table_size=2,
+        players=[evil.id, other.id],
+    )
+    response = api.get(f"/api/v1/tournaments/{tournament.id}/standings.csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert {r["display_name"] for r in rows} == {'\'=HYPERLINK("x")', other.display_name}
+    json_names = api.get(f"/api/v1/tournaments/{tournament.id}/standings").json()["results"]
+    assert '=HYPERLINK("x")' in {r["player"]["display_name"] for r in json_names}
