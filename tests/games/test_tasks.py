@@ -287,3 +287,25 @@ def test_task_options(settings):
     assert {q.name for q in app.conf.task_queues} >= {"bots", "scoring"}
     schedule = {entry["task"] for entry in app.conf.beat_schedule.values()}
     assert schedule >= {"games.sweep", "games.expire_turns"}
+
+
+@pytest.mark.parametrize("seconds", [0, -1, 86_401, "soon", 1.5])
+def test_turn_seconds_out_of_range_is_invalid(make_player, client_for, seconds):
+    _, token = make_player()
+    response = client_for(token).post(
+        "/api/v1/matches", {"seats": 2, "bots": ["greedy"], "turn_seconds": seconds}, format="json"
+    )
+    assert response.status_code == 400 and response.json()["code"] == "invalid"
+    assert "turn_seconds" in response.json()["detail"]
+    assert not Match.objects.exists()
+
+
+def test_turn_seconds_is_shown_in_the_match(make_player, client_for):
+    _, token = make_player()
+    client = client_for(token)
+    body = client.post(
+        "/api/v1/matches", {"seats": 2, "bots": ["greedy"], "turn_seconds": 45}, format="json"
+    ).json()
+    assert body["turn_seconds"] == 45 and body["turn_deadline"] is not None
+    plain = client.post("/api/v1/matches", {"seats": 2, "bots": ["greedy"]}, format="json").json()
+    assert plain["turn_seconds"] is None and plain["turn_deadline"] is None
