@@ -81,7 +81,7 @@ class Keyset:
             ):
                 raise ValueError(body)
             return cls(metric, value, UUID(body["p"]), body["d"] == "n")
-        except (ValueError, TypeError, KeyError, UnicodeError, binascii.Error):
+        except (ValueError, TypeError, KeyError, AttributeError, UnicodeError, binascii.Error):
             message = "Invalid cursor: pass back a `next` or `previous` link of this board."
             raise ApplicationError("invalid", message, {"cursor": [message]}) from None
 
@@ -326,6 +326,6 @@ class HistoryKeyset:
             if not isinstance(body, dict) or body["d"] not in ("n", "p") or at.tzinfo is None:
                 raise ValueError(body)
             return cls(at, UUID(body["m"]), body["d"] == "n")
-        except (ValueError, TypeError, KeyError, UnicodeError, binascii.Error):
+        except (ValueError, TypeError, KeyError, AttributeError, UnicodeError, binascii.Error):
             message = "Invalid cursor: pass back a `next` or `previous` link."
             raise ApplicationError("invalid", message, {"cursor": [message]}) from None

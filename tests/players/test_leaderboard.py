@@ -264,6 +264,8 @@ def test_settling_a_match_twice_changes_nothing(people):
         "cursor=%%%",
         "cursor=bz0tMQ",
         "cursor=" + "eyJtIjoid2lucyIsInYiOjEsInAiOiJ4IiwiZCI6Im4ifQ==",  # bad player id
+        "cursor="
+        + "eyJtIjoicmF0aW5nIiwidiI6MSwicCI6MTIzLCJkIjoibiJ9",  # a player id that is not a string
         "around=you",
         "seats=1",
         "seats=x",
