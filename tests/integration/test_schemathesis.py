@@ -68,8 +68,13 @@ def test_schemathesis_finds_no_failures(live_server, tmp_path):
         str(tmp_path),
     ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    if result.returncode != 0 and "SystemError: AST constructor recursion depth" in result.stderr:
+        # A CPython 3.11 crash inside the generator (no API response involved): run it again.
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     summary = result.stdout[-3000:]
     print(summary)
-    assert result.returncode == 0, summary
+    start = result.stdout.find("FAILURES")
+    failures = result.stdout[start : start + 6000] if start >= 0 else ""
+    assert result.returncode == 0, failures or summary + result.stderr[-2000:]
     assert "generated" in summary and " 0 passed" not in summary
     assert Client(live_server.url).get("/api/v1/bots").status_code == 200  # server still up
