@@ -72,6 +72,9 @@ def tournament_list(*, status: str | None = None) -> QuerySet[Tournament]:
 
 def tournaments_to_advance() -> list[str]:
     """Ids of running tournaments whose current round has no table still waiting or playing."""
+    # One single-table query when nothing runs (the usual case for a beat task every few seconds).
+    if not Tournament.objects.filter(status=Tournament.Status.RUNNING).exists():
+        return []
     playing = Table.objects.filter(
         tournament=OuterRef("pk"), round__number=OuterRef("current_round")
     ).exclude(match__status=Match.Status.FINISHED)
