@@ -584,9 +584,12 @@ def run(args: argparse.Namespace) -> None:
 
     # HTTP: the real view through Django's test client (routing, auth, serialisers, JSON).
     me = Player.objects.get(id=around_mid[0])
-    user = get_user_model().objects.create_user(username="bench-me", password="bench-pass-1")
+    user = get_user_model().objects.filter(username="bench-me").first()
+    if user is None:  # a --reuse run finds the one of the first run
+        user = get_user_model().objects.create_user(username="bench-me", password="bench-pass-1")
+    Player.objects.filter(user=user).update(user=None)
     Player.objects.filter(id=me.id).update(user=user)
-    token = Token.objects.create(user=user).key
+    token = Token.objects.get_or_create(user=user)[0].key
     client = Client(HTTP_AUTHORIZATION=f"Token {token}")
     anonymous = Client()
     deep_url = "/api/v1/leaderboard?metric=rating&cursor=" + deep["rating"].encode()
