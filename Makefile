@@ -26,7 +26,8 @@ services:
 
 # The whole suite on PostgreSQL and Redis.
 test: $(PY) services
-	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) $(PY) -m pytest $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	DJANGO_TEST_DATABASE_NAME=test_pisyedili_$$$$ $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(PY)
 	$(VENV)/bin/ruff check .

@@ -82,6 +82,9 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if os.environ.get("DJANGO_TEST_DATABASE_NAME"):
+    # `make test` names its test database per run, so two suites on one machine never share it.
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["DJANGO_TEST_DATABASE_NAME"]}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite serialises writers; wait for the lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
