@@ -112,6 +112,12 @@ def play_matches(
         session.post(f"{base}/api/v1/matches/{match['id']}/join", headers=headers[1])
         view = timed(gets, "GET", state_url, headers=headers[0]).json()
         while view["status"] == "active" and not stop.is_set():
+            if view["turn"] is None:
+                # The deal just ended (phase deal_over): scoring deals the next one on commit.
+                view = timed(gets, "GET", state_url, headers=headers[view["you"]]).json()
+                if view["turn"] is None:
+                    time.sleep(0.01)
+                continue
             if view["you"] == view["turn"]:
                 actions = [m["action"] for m in view["legal_moves"]]
                 if mode == "draw" and view["phase"] == "play" and "pass" in actions:
