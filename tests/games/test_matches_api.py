@@ -247,14 +247,24 @@ def test_idempotency_key_replays_first_response(two_humans):
     assert first.status_code == again.status_code == 200
     assert first.json() == again.json()
     assert Move.objects.filter(match_id=mid).count() == 1
-    other = post_move(client, mid, {"action": "draw"}, view["version"], HTTP_IDEMPOTENCY_KEY="k-1")
+    different = {"action": "pass"} if move == {"action": "draw"} else {"action": "draw"}
+    other = post_move(client, mid, different, view["version"], HTTP_IDEMPOTENCY_KEY="k-1")
     assert other.status_code == 422 and other.json()["code"] == "idempotency_mismatch"
-    # The key is per player: the other seat may use the same key for its own move.
+    # The key is per player: the other seat may use the same key for its own move. Seat 0 goes
+    # on (a draw leaves it on turn) until seat 1 is on turn.
+    for step in range(60):
+        view0 = state(client, mid)
+        if view0["turn"] != 0:
+            break
+        moved = post_move(client, mid, view0["legal_moves"][0], view0["version"])
+        assert moved.status_code == 200, (step, moved.json())
     view1 = state(two_humans[1], mid)
+    assert view1["turn"] == 1
+    before = Move.objects.filter(match_id=mid).count()
     own = post_move(
         two_humans[1], mid, view1["legal_moves"][0], view1["version"], HTTP_IDEMPOTENCY_KEY="k-1"
     )
-    assert own.status_code == 200 and Move.objects.filter(match_id=mid).count() == 2
+    assert own.status_code == 200 and Move.objects.filter(match_id=mid).count() == before + 1
 
 
 def test_move_log_shows_drawn_cards_only_to_the_drawer_until_the_deal_is_over(two_humans):
