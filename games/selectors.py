@@ -153,16 +153,22 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
     return view
 
 
-def match_view_for_player(
-    *, match_id: UUID | str, player: Player, after_version: int | None = None, wait: float = 0
-) -> dict[str, Any]:
-    """The player's view; with `after_version`, wait up to `wait` s for version > after_version."""
+def _match_and_seat(match_id: UUID | str, player: Player) -> tuple[Match, int]:
+    """The match and the player's seat in it: 404 `not_found`, 403 `not_seated`."""
     match = Match.objects.filter(id=match_id).first()
     if match is None:
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player.id)
     if seat is None:
         raise ApplicationError("not_seated")
+    return match, seat
+
+
+def match_view_for_player(
+    *, match_id: UUID | str, player: Player, after_version: int | None = None, wait: float = 0
+) -> dict[str, Any]:
+    """The player's view; with `after_version`, wait up to `wait` s for version > after_version."""
+    match, seat = _match_and_seat(match_id, player)
     if after_version is not None and wait > 0 and match.version <= after_version:
         deadline = time.monotonic() + wait
         versions = Match.objects.filter(id=match.id).values_list("version", flat=True)
@@ -225,12 +231,7 @@ def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
 def match_moves_for_player(
     *, match_id: UUID | str, player: Player, deal: int | None = None
 ) -> list[dict[str, Any]]:
-    match = Match.objects.filter(id=match_id).first()
-    if match is None:
-        raise ApplicationError("not_found", "No such match.")
-    seat = seat_of(match, player.id)
-    if seat is None:
-        raise ApplicationError("not_seated")
+    match, seat = _match_and_seat(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)

@@ -37,8 +37,20 @@ logger = logging.getLogger(__name__)
 MIN_SEATS = 2
 
 
-def _rules_error(exc: engine.RulesError) -> ApplicationError:
-    return ApplicationError("invalid", str(exc), {"rules": {exc.option: [exc.message]}})
+def rules_from_options(
+    *, rules: Mapping[str, Any] | None, deals: int | None = None
+) -> engine.Rules:
+    """The rules of a match from a request's `rules` (and `deals`); 400 `invalid` naming the
+    option otherwise. Tournaments validate their rules with it too."""
+    options = dict(rules or {})
+    if deals is not None:
+        options["deals_per_match"] = deals
+    try:
+        return engine.Rules.from_dict(options)
+    except engine.RulesError as exc:
+        raise ApplicationError(
+            "invalid", str(exc), {"rules": {exc.option: [exc.message]}}
+        ) from None
 
 
 def match_create(
@@ -61,13 +73,7 @@ def match_create(
     ):
         message = f"turn_seconds must be {clock.TURN_SECONDS_MIN}..{clock.TURN_SECONDS_MAX}"
         raise ApplicationError("invalid", message, {"turn_seconds": [message]})
-    options = dict(rules or {})
-    if deals is not None:
-        options["deals_per_match"] = deals
-    try:
-        parsed = engine.Rules.from_dict(options)
-    except engine.RulesError as exc:
-        raise _rules_error(exc) from None
+    parsed = rules_from_options(rules=rules, deals=deals)
     if not MIN_SEATS <= seats <= parsed.max_players:
         message = f"seats must be {MIN_SEATS}..{parsed.max_players} (rule option max_players)"
         raise ApplicationError("invalid", message, {"seats": [message]})
@@ -501,8 +507,15 @@ def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
     seat = state.turn
     if seat is None or not match.seat_bots[seat]:
         return False
-    bot = get_bot(match.seat_bots[seat])
-    move = bot.choose(engine.observe(state, seat), random.Random())
+    return _play_for_seat(match, state, seat, match.seat_bots[seat], version)
+
+
+def _play_for_seat(
+    match: Match, state: engine.State, seat: int, strategy: str, version: int
+) -> bool:
+    """The move of bot `strategy` from `seat`'s observation, applied by the service that applies
+    human moves (marked by_bot); False when the match moved on meanwhile."""
+    move = get_bot(strategy).choose(engine.observe(state, seat), random.Random())
     try:
         match_apply_move(
             match_id=match.id,
@@ -538,20 +551,8 @@ def match_play_overdue_turn(*, match_id: UUID | str, version: int) -> int:
         seat = state.turn
         if seat is None or match.seat_bots[seat]:
             break
-        bot = get_bot(clock.DEFAULT_MOVE_STRATEGY)
-        move = bot.choose(engine.observe(state, seat), random.Random())
-        try:
-            match_apply_move(
-                match_id=match.id,
-                player_id=match.seat_players[seat],
-                move=move,
-                version=version,
-                by_bot=True,
-            )
-        except ApplicationError as exc:
-            if exc.code in ("stale_version", "match_not_active", "not_your_turn"):
-                break
-            raise
+        if not _play_for_seat(match, state, seat, clock.DEFAULT_MOVE_STRATEGY, version):
+            break
         played += 1
         version += 1
     return played

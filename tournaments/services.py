@@ -17,10 +17,9 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
-from games import engine
 from games.engine.bots import BOTS
 from games.models import Match
-from games.services import match_create
+from games.services import match_create, rules_from_options
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 from players.services import bot_player_get_or_create
@@ -57,15 +56,7 @@ def tournament_create(
         raise _invalid("format", f"must be one of {', '.join(Tournament.Format.values)}")
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
         raise _invalid("table_size", f"must be {MIN_TABLE_SIZE}..{MAX_TABLE_SIZE}")
-    options = dict(rules or {})
-    if deals is not None:
-        options["deals_per_match"] = deals
-    try:
-        parsed = engine.Rules.from_dict(options)
-    except engine.RulesError as exc:
-        raise ApplicationError(
-            "invalid", f"rules: {exc}", {"rules": {exc.option: [str(exc)]}}
-        ) from None
+    parsed = rules_from_options(rules=rules, deals=deals)
     if table_size > parsed.max_players or table_size * parsed.hand_size > 51:
         raise _invalid("table_size", f"{table_size} seats do not fit these rules")
     for field, names in (("bots", bots), ("fill_bots", [fill_bots] if fill_bots else [])):
