@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from positions import play
 
 from games.engine import (
     DRAW_MOVE,
     PASS_MOVE,
-    Card,
     Move,
     Rules,
     RulesError,
@@ -49,10 +49,6 @@ RULES_MD_DEFAULTS: dict[str, Any] = {
     "deals_per_match": 4,
 }
 STOCK = "2D 3D 4D 5D 6D 8D 9D 10D QD KD 2S 3S 4S"
-
-
-def play(code: str, suit: str | None = None) -> Move:
-    return Move.play(Card.from_code(code), suit)
 
 
 # Defaults and validation -----------------------------------------------------------------------

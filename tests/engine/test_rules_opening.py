@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from positions import hand, play
 
 from games.engine import (
     DRAW_MOVE,
     PASS_MOVE,
-    Card,
     IllegalMove,
-    Move,
     Rules,
     State,
     apply,
     deal_from_codes,
     legal_moves,
 )
-
-
-def play(code: str, suit: str | None = None) -> Move:
-    return Move.play(Card.from_code(code), suit)
-
-
-def hand(state: State, seat: int) -> list[str]:
-    return [c.code for c in state.hands[seat]]
-
 
 # R-10 ------------------------------------------------------------------------------------------
 

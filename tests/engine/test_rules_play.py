@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from positions import hand, jack, play
 
 from games.engine import (
     DRAW_MOVE,
@@ -15,25 +16,11 @@ from games.engine import (
     InvalidMove,
     Move,
     NotYourTurn,
-    State,
     apply,
     deal_from_codes,
     legal_moves,
     state_to_json,
 )
-
-
-def play(code: str, suit: str | None = None) -> Move:
-    return Move.play(Card.from_code(code), suit)
-
-
-def jack(code: str, suits: str = "CDHS") -> tuple[Move, ...]:
-    return tuple(play(code, suit) for suit in suits)
-
-
-def hand(state: State, seat: int) -> list[str]:
-    return [c.code for c in state.hands[seat]]
-
 
 # R-13 ------------------------------------------------------------------------------------------
 

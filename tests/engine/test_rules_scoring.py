@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from positions import play
 
 from games.engine import (
     DRAW_MOVE,
     PASS_MOVE,
     Card,
     IllegalMove,
-    Move,
     NotYourTurn,
     Rules,
     State,
@@ -26,10 +26,6 @@ from games.engine import (
 # Penalty values of RULES.md §1, by rank code.
 PENALTY = {"J": 25, "7": 20, "A": 15, "K": 10, "Q": 10}
 PENALTY.update({str(n): n for n in (2, 3, 4, 5, 6, 8, 9, 10)})
-
-
-def play(code: str, suit: str | None = None) -> Move:
-    return Move.play(Card.from_code(code), suit)
 
 
 def value(codes: str) -> int:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from positions import hand, jack, play
 
 from games.engine import (
     DRAW_MOVE,
     PASS_MOVE,
     Card,
     IllegalMove,
-    Move,
     Rules,
     State,
     apply,
@@ -38,18 +38,6 @@ def position(
     """deal_from_codes with the unplaced cards as stock (in FILLER order) unless given."""
     cards = rest(*hands, top, pile) if stock == STOCK else stock.split()
     return deal_from_codes(hands, top=top, stock=cards, pile=pile, **options)  # type: ignore[arg-type]
-
-
-def play(code: str, suit: str | None = None) -> Move:
-    return Move.play(Card.from_code(code), suit)
-
-
-def jack(code: str, suits: str = "CDHS") -> tuple[Move, ...]:
-    return tuple(play(code, suit) for suit in suits)
-
-
-def hand(state: State, seat: int) -> list[str]:
-    return [c.code for c in state.hands[seat]]
 
 
 # R-19 Jack -------------------------------------------------------------------------------------
