@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -47,6 +48,38 @@ def reset_database(url: str) -> None:
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("DROP DATABASE IF EXISTS pisyedili_bench WITH (FORCE)")
         conn.execute("CREATE DATABASE pisyedili_bench")
+
+
+def cpu_seconds(match: Callable[[int, str], bool]) -> float:
+    """CPU time (user + system) used so far by the processes `match(pid, comm)` selects (Linux
+    /proc; 0 elsewhere): where the time of a request goes, beside what the clients see."""
+    total = 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if match(int(entry.name), comm):
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU seconds of the gunicorn server (its process group) and of PostgreSQL (local backends)."""
+
+    def __init__(self, server_pgid: int) -> None:
+        self.server_pgid = server_pgid
+
+    def _server(self, pid: int, comm: str) -> bool:
+        try:
+            return os.getpgid(pid) == self.server_pgid
+        except OSError:
+            return False
+
+    def read(self) -> tuple[float, float]:
+        return cpu_seconds(self._server), cpu_seconds(lambda pid, comm: comm == "postgres")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -181,6 +214,14 @@ def report(name: str, recorder: Recorder, elapsed: float) -> float:
     return rate
 
 
+def cpu_report(before: tuple[float, float], after: tuple[float, float], requests: int) -> None:
+    server, database = (a - b for a, b in zip(after, before, strict=True))
+    print(
+        f"  CPU per request: gunicorn {server / max(requests, 1) * 1000:5.2f} ms,"
+        f" PostgreSQL {database / max(requests, 1) * 1000:5.2f} ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -241,10 +282,12 @@ def main() -> None:
             pairs = [
                 [register(session, base), register(session, base)] for _ in range(args.clients)
             ]
+        meter = CpuMeter(server.pid)
         rates = {}
         for mode in ("draw", "play"):
             posts, gets, matches = Recorder(), Recorder(), []
             phase_args = (posts, gets, matches, mode)
+            cpu_before = meter.read()
             elapsed = run_phase(
                 play_matches,
                 lambda i, stop, extra=phase_args: (base, pairs[i], stop, *extra),
@@ -254,13 +297,16 @@ def main() -> None:
             print(f"mode {mode}: {len(matches)} matches played")
             rates[mode] = report(f"  POST …/moves ({mode})", posts, elapsed)
             report(f"  GET …/state ({mode})", gets, elapsed)
+            cpu_report(cpu_before, meter.read(), len(posts.latencies) + len(gets.latencies))
             rates[mode + "_little"] = args.clients / statistics.mean(posts.latencies)
 
         ceiling = Recorder()
+        cpu_before = meter.read()
         elapsed = run_phase(
             hit_ceiling, lambda i, stop: (base, i, stop, ceiling), args.clients, args.seconds
         )
         ceiling_rate = report("POST /bench/ceiling", ceiling, elapsed)
+        cpu_report(cpu_before, meter.read(), len(ceiling.latencies))
 
         little_ceiling = args.clients / statistics.mean(ceiling.latencies)
         print()

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from games import engine
 from games.engine.bots import BOTS, get_bot
+from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 from players.services import bot_player_get_or_create, player_standings_settle
@@ -261,8 +262,7 @@ def _apply_locked(
         ) from None
 
     seq = match.move_count + 1
-    move_row = _row_sql(
-        "insert",
+    move_row = rawsql.insert_sql(
         MoveRow,
         match_id=match.id,
         seq=seq,
@@ -280,7 +280,7 @@ def _apply_locked(
     match.move_count = seq
     match.version += 1
     if after.is_over:
-        _execute(*move_row)
+        rawsql.execute(*move_row)
         _deal_close(match, after)
         match.save()
         view = state_view(match, seat)
@@ -290,10 +290,9 @@ def _apply_locked(
         if match.turn_seconds:
             match.turn_deadline = clock.deadline_after_move(match, seat, move, after)
             clocked["turn_deadline"] = match.turn_deadline
-        match_row = _row_sql(
-            "update",
+        match_row = rawsql.update_sql(
             Match,
-            pk=match.id,
+            match.id,
             state=match.state,
             version=match.version,
             move_count=seq,
@@ -301,10 +300,11 @@ def _apply_locked(
         )
         if connection.vendor == "postgresql":
             # One round trip: the Move insert rides in a data-modifying CTE of the match update.
-            _execute(f"WITH new_move AS ({move_row[0]}) {match_row[0]}", move_row[1] + match_row[1])
+            both = f"WITH new_move AS ({move_row[0]}) {match_row[0]}"
+            rawsql.execute(both, move_row[1] + match_row[1])
         else:
-            _execute(*move_row)
-            _execute(*match_row)
+            rawsql.execute(*move_row)
+            rawsql.execute(*match_row)
         view = state_view(match, seat, state=after)
     if idempotency_key:
         IdempotencyRecord.objects.create(
@@ -318,41 +318,13 @@ def _apply_locked(
     return view
 
 
-# The move hot path speaks SQL directly (lock; insert + update in one statement): on this
-# path the ORM spent more CPU compiling them than PostgreSQL spent running them (bench/api.py).
-# Values still go through each field's own get_db_prep_save, so types match the ORM's exactly.
-
-
 def _match_lock(match_id: UUID | str) -> Match | None:
-    """SELECT … FOR UPDATE of one match row (plain SELECT where the backend has no row locks)."""
-    table = connection.ops.quote_name(Match._meta.db_table)
+    """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
+    row locks). Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     pk = Match._meta.pk.get_db_prep_value(match_id, connection)  # type: ignore[union-attr]
-    rows = list(Match.objects.raw(f"SELECT * FROM {table} WHERE id = %s{lock}", [pk]))
-    return rows[0] if rows else None
-
-
-def _row_sql(kind: str, model: Any, pk: Any = None, **values: Any) -> tuple[str, list[Any]]:
-    """An INSERT (or an UPDATE by primary key) of `values`, prepared by each field itself."""
-    q = connection.ops.quote_name
-    fields = [model._meta.get_field(name) for name in values]
-    params = [
-        f.get_db_prep_save(values[f.name] if f.name in values else values[f.attname], connection)
-        for f in fields
-    ]
-    table = q(model._meta.db_table)
-    if kind == "insert":
-        columns = ", ".join(q(f.column) for f in fields)
-        placeholders = ", ".join(["%s"] * len(fields))
-        return f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", params
-    assignments = ", ".join(f"{q(f.column)} = %s" for f in fields)
-    params.append(model._meta.pk.get_db_prep_value(pk, connection))
-    return f"UPDATE {table} SET {assignments} WHERE {q(model._meta.pk.column)} = %s", params
-
-
-def _execute(sql: str, params: list[Any]) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+    row = rawsql.fetch_one(rawsql.select_sql(Match, "id = %s", lock), [pk])
+    return None if row is None else rawsql.from_row(Match, rawsql.concrete_names(Match), row)
 
 
 def _after_commit_bot_turn(match: Match) -> None:

@@ -85,6 +85,14 @@ DATABASES = {
 if os.environ.get("DJANGO_TEST_DATABASE_NAME"):
     # `make test` names its test database per run, so two suites on one machine never share it.
     DATABASES["default"]["TEST"] = {"NAME": os.environ["DJANGO_TEST_DATABASE_NAME"]}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters bound on the server, and statements prepared once a connection has run them
+    # PREPARE_THRESHOLD times: PostgreSQL then skips parsing and planning them. The move path's
+    # statements spent longer being planned than executed (bench/api.py, pg_stat_statements).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True,
+        prepare_threshold=int(os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")),
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite serialises writers; wait for the lock instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20

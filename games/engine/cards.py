@@ -62,6 +62,7 @@ class Card(int):
 
 PACK: tuple[Card, ...] = tuple(Card(i) for i in range(52))  # canonical order, R-2
 _BY_CODE: dict[str, Card] = {card.code: card for card in PACK}
+_CODES: tuple[str, ...] = tuple(card.code for card in PACK)
 
 
 def card(index_or_code: int | str) -> Card:
@@ -79,7 +80,12 @@ def cards(codes: Iterable[str] | str) -> tuple[Card, ...]:
 
 
 def codes(hand: Iterable[int]) -> list[str]:
-    return [PACK[c].code for c in hand]
+    return [_CODES[c] for c in hand]
+
+
+def from_codes(stored: Iterable[str]) -> tuple[Card, ...]:
+    """Cards from canonical codes, as `codes` writes them (stored states); KeyError otherwise."""
+    return tuple(map(_BY_CODE.__getitem__, stored))
 
 
 def suit_index(suit: str) -> int:

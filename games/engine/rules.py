@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import RulesError
@@ -83,18 +83,18 @@ class Rules:
             return cls()
         if not isinstance(options, Mapping):
             raise RulesError("rules", options, "rules must be an object of option: value")
-        known = {f.name for f in fields(cls)}
         for name in options:
-            if name not in known:
+            if name not in _OPTION_NAMES:
                 raise RulesError(name, options[name], f"unknown rule option {name!r}")
         return cls(**dict(options))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: getattr(self, name) for name in _OPTION_NAMES}
 
     @staticmethod
     def option_names() -> tuple[str, ...]:
-        return tuple(f.name for f in fields(Rules))
+        return _OPTION_NAMES
 
 
+_OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
 DEFAULT_RULES = Rules()

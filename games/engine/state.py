@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import PACK, SUITS, Card, codes
+from .cards import PACK, SUITS, Card, codes, from_codes
 from .errors import RulesError
 from .rules import Rules
 from .shuffle import shuffled_pack
@@ -218,9 +218,7 @@ def state_to_json(state: State) -> dict[str, Any]:
 
 
 def state_from_json(body: Mapping[str, Any]) -> State:
-    def cards_of(items: Iterable[str]) -> tuple[Card, ...]:
-        return tuple(Card.from_code(code) for code in items)
-
+    cards_of = from_codes
     result = body.get("result")
     return State(
         rules=Rules.from_dict(body["rules"]),

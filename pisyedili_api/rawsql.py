@@ -1,0 +1,107 @@
+"""Plain SQL for the few statements every move runs, built from the models' own metadata.
+
+On the move path (token lookup, match row lock, Move insert + match update) the ORM spent more
+CPU compiling statements and building instances than PostgreSQL spent running them
+(bench/api.py). These helpers keep what the ORM guarantees — column names from the models,
+values prepared by each field's `get_db_prep_save`, rows turned into instances through each
+field's database converters — and cache the statement text per model and column list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from django.db import connection
+from django.db.models import Field, Model
+
+
+def _quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+@cache
+def _fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field, ...]:
+    return tuple(model._meta.get_field(name) for name in names)  # type: ignore[misc]
+
+
+def concrete_names(model: type[Model]) -> tuple[str, ...]:
+    """Attribute names of every column of `model`, in table order (`…_id` for foreign keys)."""
+    return tuple(f.attname for f in model._meta.concrete_fields)
+
+
+@cache
+def select_sql(model: type[Model], where: str, suffix: str = "") -> str:
+    """`SELECT <every column> FROM <table> WHERE <where><suffix>`; rows go to `from_row`."""
+    columns = ", ".join(_quote(f.column) for f in model._meta.concrete_fields)
+    return f"SELECT {columns} FROM {_quote(model._meta.db_table)} WHERE {where}{suffix}"
+
+
+@cache
+def _converters(vendor: str, model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]:
+    plan = []
+    for name in names:
+        field = next(f for f in model._meta.concrete_fields if f.attname == name)
+        col = field.get_col(model._meta.db_table)
+        converters = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+        plan.append((col, converters))
+    return tuple(plan)
+
+
+def from_row(model: type[Model], names: Sequence[str], row: Sequence[Any]) -> Any:
+    """A `model` instance from database values of the columns `names`, converted as the ORM
+    would (e.g. JSON text parsed, UUIDs stored as text on SQLite)."""
+    names = tuple(names)
+    values = []
+    for (col, converters), value in zip(
+        _converters(connection.vendor, model, names), row, strict=True
+    ):
+        for converter in converters:
+            value = converter(value, col, connection)
+        values.append(value)
+    return model.from_db(connection.alias, list(names), values)
+
+
+@cache
+def _insert_template(model: type[Model], names: tuple[str, ...]) -> str:
+    columns = ", ".join(_quote(f.column) for f in _fields(model, names))
+    placeholders = ", ".join(["%s"] * len(names))
+    return f"INSERT INTO {_quote(model._meta.db_table)} ({columns}) VALUES ({placeholders})"
+
+
+@cache
+def _update_template(model: type[Model], names: tuple[str, ...]) -> str:
+    assignments = ", ".join(f"{_quote(f.column)} = %s" for f in _fields(model, names))
+    pk = _quote(model._meta.pk.column)  # type: ignore[union-attr]
+    return f"UPDATE {_quote(model._meta.db_table)} SET {assignments} WHERE {pk} = %s"
+
+
+def _prepared(model: type[Model], values: dict[str, Any]) -> list[Any]:
+    return [
+        field.get_db_prep_save(value, connection)
+        for field, value in zip(_fields(model, tuple(values)), values.values(), strict=True)
+    ]
+
+
+def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
+    """An INSERT of one `model` row (field name → value) and its prepared parameters."""
+    return _insert_template(model, tuple(values)), _prepared(model, values)
+
+
+def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[Any]]:
+    """An UPDATE of one `model` row by primary key and its prepared parameters."""
+    params = _prepared(model, values)
+    params.append(model._meta.pk.get_db_prep_value(pk, connection))  # type: ignore[union-attr]
+    return _update_template(model, tuple(values)), params
+
+
+def execute(sql: str, params: Sequence[Any]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
