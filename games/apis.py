@@ -11,7 +11,7 @@ from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, AuthenticationFailed, NotFound, ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from games import engine
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
+from players.auth import token_check, token_key
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
@@ -336,6 +337,16 @@ class MatchMovesApi(APIView):
 
         deal = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
 
+    def perform_authentication(self, request: Request) -> None:
+        """POST checks its token in the statement that locks the match (match_apply_move)."""
+        if request.method != "POST":
+            super().perform_authentication(request)
+
+    def get_permissions(self) -> list[Any]:
+        if self.request is not None and self.request.method == "POST":
+            return []  # a token of no active player is 401 from match_apply_move
+        return super().get_permissions()
+
     @extend_schema(
         operation_id="matches_moves_create",
         request=InputSerializer,
@@ -373,6 +384,30 @@ class MatchMovesApi(APIView):
         ],
     )
     def post(self, request: Request, match_id: Any) -> Response:
+        key = token_key(request)
+        try:
+            version, key_header, move, move_body = self._move_input(request)
+        except (ApplicationError, APIException):
+            token_check(key)  # a bad token is 401 before a bad body is 400, as on every route
+            raise
+        try:
+            view = match_apply_move(
+                match_id=match_id,
+                token=key,
+                move=move,
+                version=version,
+                idempotency_key=key_header,
+                request_body={**move_body, "version": version},
+            )
+        except ApplicationError as exc:
+            if exc.code == "not_authenticated":
+                raise AuthenticationFailed(exc.message) from None  # with WWW-Authenticate
+            raise
+        return no_store(Response(view))
+
+    @staticmethod
+    def _move_input(request: Request) -> tuple[int, str | None, engine.Move, dict[str, Any]]:
+        """The body's version and move, and the Idempotency-Key header; 400 otherwise."""
         body = request.data
         if not isinstance(body, dict):
             raise ApplicationError(
@@ -397,15 +432,7 @@ class MatchMovesApi(APIView):
             move = engine.Move.decode(move_body)
         except engine.InvalidMove as exc:
             raise ApplicationError("invalid_move", str(exc), {exc.field: [str(exc)]}) from None
-        view = match_apply_move(
-            match_id=match_id,
-            player_id=request.user.player.id,
-            move=move,
-            version=version,
-            idempotency_key=key,
-            request_body={**move_body, "version": version},
-        )
-        return no_store(Response(view))
+        return version, key, move, move_body
 
     @extend_schema(
         operation_id="matches_moves_list",

@@ -24,6 +24,7 @@ from games import engine
 from games.engine.bots import BOTS, get_bot
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
+from players.auth import token_player_sql
 from players.models import Player
 from players.services import bot_player_get_or_create, player_standings_settle
 
@@ -184,24 +185,32 @@ def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
 def match_apply_move(
     *,
     match_id: UUID | str,
-    player_id: UUID | str,
     move: engine.Move,
     version: int,
+    player_id: UUID | str | None = None,
+    token: str | None = None,
     idempotency_key: str | None = None,
     request_body: Mapping[str, Any] | None = None,
     by_bot: bool = False,
 ) -> dict[str, Any]:
     """Apply one move for the player's seat; return that seat's view right after it.
 
-    Order of checks: match exists → seat → idempotent replay → match active → version → turn →
-    legality. A replay returns the stored first response and applies nothing.
+    The mover is `player_id`, or the player whose API `token` it is: the move POST hands over
+    the token so that the statement locking the match looks it up too (one round trip fewer on
+    the hottest route); a token of no active player is 401 `not_authenticated`.
+
+    Order of checks: (token) → match exists → seat → idempotent replay → match active →
+    version → turn → legality. A replay returns the stored first response and applies nothing.
     """
+    if (player_id is None) == (token is None):
+        raise ValueError("give exactly one of player_id and token")
     digest = request_hash(match_id, request_body if request_body is not None else move.encode())
     try:
         with transaction.atomic():
             return _apply_locked(
                 match_id=match_id,
                 player_id=player_id,
+                token=token,
                 move=move,
                 version=version,
                 idempotency_key=idempotency_key,
@@ -211,6 +220,8 @@ def match_apply_move(
     except IntegrityError:
         # Only a race the row lock does not cover gets here: the same Idempotency-Key sent to
         # two matches at once. The transaction rolled back; answer as the winner decided.
+        if token is not None:
+            player_id = _token_player(token)
         if idempotency_key:
             record = IdempotencyRecord.objects.filter(
                 player_id=player_id, key=idempotency_key
@@ -226,14 +237,21 @@ def match_apply_move(
 def _apply_locked(
     *,
     match_id: UUID | str,
-    player_id: UUID | str,
+    player_id: UUID | str | None,
+    token: str | None,
     move: engine.Move,
     version: int,
     idempotency_key: str | None,
     digest: str,
     by_bot: bool,
 ) -> dict[str, Any]:
-    match = _match_lock(match_id)
+    match, token_player = _match_lock(match_id, token)
+    if token is not None:
+        if match is None:
+            token_player = _token_player(token)  # 401 comes before 404
+        if token_player is None:
+            raise ApplicationError("not_authenticated", "Invalid token.")
+        player_id = token_player
     if match is None:
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player_id)
@@ -318,13 +336,34 @@ def _apply_locked(
     return view
 
 
-def _match_lock(match_id: UUID | str) -> Match | None:
+def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match | None, Any]:
     """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
-    row locks). Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
+    row locks), and with a `token`, the id of the active player it belongs to (else None) from
+    the same statement. Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     pk = Match._meta.pk.get_db_prep_value(match_id, connection)  # type: ignore[union-attr]
-    row = rawsql.fetch_one(rawsql.select_sql(Match, "id = %s", lock), [pk])
-    return None if row is None else rawsql.from_row(Match, rawsql.concrete_names(Match), row)
+    if token is None:
+        row = rawsql.fetch_one(rawsql.select_sql(Match, "id = %s", lock), [pk])
+        token_player = None
+    else:
+        sql = rawsql.select_sql(Match, "id = %s", lock, extra=token_player_sql())
+        row = rawsql.fetch_one(sql, [token, pk])
+        if row is not None:
+            token_player, *row = row
+    if row is None:
+        return None, None
+    return rawsql.from_row(Match, rawsql.concrete_names(Match), row), _player_id(token_player)
+
+
+def _token_player(token: str) -> UUID | None:
+    """The id of the active player whose API token this is, else None."""
+    row = rawsql.fetch_one(f"SELECT {token_player_sql()}", [token])
+    return None if row is None else _player_id(row[0])
+
+
+def _player_id(value: Any) -> UUID | None:
+    """A player id as the database returns it (a UUID; hex text on SQLite) as a UUID."""
+    return None if value is None else Player._meta.pk.to_python(value)  # type: ignore[union-attr]
 
 
 def _after_commit_bot_turn(match: Match) -> None:

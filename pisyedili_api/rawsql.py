@@ -32,9 +32,12 @@ def concrete_names(model: type[Model]) -> tuple[str, ...]:
 
 
 @cache
-def select_sql(model: type[Model], where: str, suffix: str = "") -> str:
-    """`SELECT <every column> FROM <table> WHERE <where><suffix>`; rows go to `from_row`."""
+def select_sql(model: type[Model], where: str, suffix: str = "", extra: str = "") -> str:
+    """`SELECT [<extra>, ]<every column> FROM <table> WHERE <where><suffix>`; the columns of a
+    row go to `from_row`."""
     columns = ", ".join(_quote(f.column) for f in model._meta.concrete_fields)
+    if extra:
+        columns = f"{extra}, {columns}"
     return f"SELECT {columns} FROM {_quote(model._meta.db_table)} WHERE {where}{suffix}"
 
 

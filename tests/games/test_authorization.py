@@ -105,3 +105,56 @@ def test_other_player_cannot_replay_a_seated_players_idempotency_key(table):
     assert first.status_code == 200
     stolen = table["other"].post(url, move, format="json", HTTP_IDEMPOTENCY_KEY="k")
     assert stolen.status_code == 403 and "hand" not in stolen.json()
+
+
+# The move POST checks its token in the statement that locks the match (no lookup of its own):
+# it must refuse exactly what every other route refuses, in the same order (401 before 400/404).
+BAD_CREDENTIALS = {
+    "unknown token": "Token 0123456789abcdef0123456789abcdef01234567",
+    "malformed header": "Token two words",
+    "other scheme": "Bearer abc",
+}
+
+
+@pytest.mark.parametrize("header", sorted(BAD_CREDENTIALS))
+@pytest.mark.parametrize(
+    "body",
+    [{"action": "draw"}, {"action": "fly"}, "not json"],
+    ids=["valid", "bad_move", "bad_json"],
+)
+def test_move_post_refuses_bad_credentials_first(table, api, header, body):
+    view = state(table["seated"], table["id"])
+    api.credentials(HTTP_AUTHORIZATION=BAD_CREDENTIALS[header])
+    url = f"/api/v1/matches/{table['id']}/moves"
+    if isinstance(body, dict):
+        response = api.post(url, {**body, "version": view["version"]}, format="json")
+    else:
+        response = api.post(url, body, content_type="application/json")
+    assert response.status_code == 401, response.content
+    assert response.json()["code"] == "not_authenticated"
+    assert response["WWW-Authenticate"].startswith("Token")
+    assert state(table["seated"], table["id"]) == view
+    assert not Move.objects.filter(match_id=table["id"]).exists()
+
+
+def test_move_post_refuses_an_inactive_players_token(make_player, client_for):
+    player, token = make_player()
+    client = client_for(token)
+    match = create_match(client, bots=["random"])
+    view = state(client, match["id"])
+    player.user.is_active = False
+    player.user.save()
+    body = {**view["legal_moves"][0], "version": view["version"]}
+    response = client.post(f"/api/v1/matches/{match['id']}/moves", body, format="json")
+    assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+    assert not Move.objects.filter(match_id=match["id"]).exists()
+
+
+def test_move_post_with_a_valid_token_on_an_unknown_match_is_404(table):
+    url = "/api/v1/matches/00000000-0000-0000-0000-000000000000/moves"
+    response = table["other"].post(url, {"action": "draw", "version": 1}, format="json")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    bad = table["anonymous"]
+    bad.credentials(HTTP_AUTHORIZATION=BAD_CREDENTIALS["unknown token"])
+    response = bad.post(url, {"action": "draw", "version": 1}, format="json")
+    assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
