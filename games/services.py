@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -204,7 +204,11 @@ def match_apply_move(
     """
     if (player_id is None) == (token is None):
         raise ValueError("give exactly one of player_id and token")
-    digest = request_hash(match_id, request_body if request_body is not None else move.encode())
+    digest = (
+        request_hash(match_id, request_body if request_body is not None else move.encode())
+        if idempotency_key
+        else ""
+    )
     try:
         with transaction.atomic():
             return _apply_locked(
@@ -268,6 +272,32 @@ def _apply_locked(
     if version != match.version:
         raise ApplicationError("stale_version", detail={"current_version": match.version})
     state = engine.state_from_json(match.state)
+    after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
+    view = state_view(match, seat, state=after)
+    if idempotency_key:
+        IdempotencyRecord.objects.create(
+            player_id=player_id,
+            key=idempotency_key,
+            request_hash=digest,
+            match=match,
+            response=json.dumps(view),
+        )
+    return view
+
+
+def _move_write(
+    match: Match,
+    state: engine.State,
+    seat: int,
+    player_id: Any,
+    move: engine.Move,
+    *,
+    by_bot: bool,
+) -> engine.State:
+    """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
+    match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
+    on turn next is enqueued on commit. The state after it; 409/422 if it is not this seat's
+    turn or not legal."""
     try:
         after = engine.apply(state, move, seat)
     except engine.NotYourTurn:
@@ -301,7 +331,6 @@ def _apply_locked(
         rawsql.execute(*move_row)
         _deal_close(match, after)
         match.save()
-        view = state_view(match, seat)
     else:
         match.state = engine.state_to_json(after)
         clocked = {}
@@ -323,17 +352,8 @@ def _apply_locked(
         else:
             rawsql.execute(*move_row)
             rawsql.execute(*match_row)
-        view = state_view(match, seat, state=after)
-    if idempotency_key:
-        IdempotencyRecord.objects.create(
-            player_id=player_id,
-            key=idempotency_key,
-            request_hash=digest,
-            match=match,
-            response=json.dumps(view),
-        )
     _after_commit_bot_turn(match)
-    return view
+    return after
 
 
 def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match | None, Any]:
@@ -511,34 +531,29 @@ def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
     """One bot turn if the match is still at `version` and a bot is on turn; True if it moved.
 
     Safe to run twice: a stale version or a human on turn means "done" (DESIGN.md, Celery)."""
-    match = Match.objects.filter(id=match_id).first()
-    if match is None or match.version != version or match.status != Match.Status.ACTIVE:
-        return False
-    state = engine.state_from_json(match.state)
-    seat = state.turn
-    if seat is None or not match.seat_bots[seat]:
-        return False
-    return _play_for_seat(match, state, seat, match.seat_bots[seat], version)
+    return _play_locked(match_id, version, lambda match, seat: match.seat_bots[seat] or None)
 
 
-def _play_for_seat(
-    match: Match, state: engine.State, seat: int, strategy: str, version: int
+def _play_locked(
+    match_id: UUID | str, version: int, strategy_for: Callable[[Match, int], str | None]
 ) -> bool:
-    """The move of bot `strategy` from `seat`'s observation, applied by the service that applies
-    human moves (marked by_bot); False when the match moved on meanwhile."""
-    move = get_bot(strategy).choose(engine.observe(state, seat), random.Random())
-    try:
-        match_apply_move(
-            match_id=match.id,
-            player_id=match.seat_players[seat],
-            move=move,
-            version=version,
-            by_bot=True,
-        )
-    except ApplicationError as exc:
-        if exc.code in ("stale_version", "match_not_active", "not_your_turn"):
+    """Under the match row lock, at `version` only: the seat on turn plays the move that the bot
+    `strategy_for(match, seat)` chooses from its observation (None: nothing to play), applied
+    as by_bot. True if it moved. One transaction from the version check to the write, so a
+    moved version, a finished match or a person who just moved all mean "done"."""
+    with transaction.atomic():
+        match, _ = _match_lock(match_id)
+        if match is None or match.version != version or match.status != Match.Status.ACTIVE:
             return False
-        raise
+        state = engine.state_from_json(match.state)
+        seat = state.turn
+        if seat is None:
+            return False
+        strategy = strategy_for(match, seat)
+        if strategy is None:
+            return False
+        move = get_bot(strategy).choose(engine.observe(state, seat), random.Random())
+        _move_write(match, state, seat, match.seat_players[seat], move, by_bot=True)
     return True
 
 
@@ -549,21 +564,14 @@ OVERDUE_MOVES_MAX = 64
 def match_play_overdue_turn(*, match_id: UUID | str, version: int) -> int:
     """The turn clock: the greedy move for the person on turn whose deadline has passed, again
     while that same turn goes on; the number of moves played. Nothing before the deadline, on a
-    moved version or with a bot on turn (the version check under the row lock makes the read of
-    the deadline safe: only a move or a new deal changes it, and both move the version on)."""
+    moved version or with a bot on turn (all read under the match row lock)."""
+
+    def overdue(match: Match, seat: int) -> str | None:
+        late = match.turn_deadline is not None and match.turn_deadline <= timezone.now()
+        return clock.DEFAULT_MOVE_STRATEGY if late and not match.seat_bots[seat] else None
+
     played = 0
-    while played < OVERDUE_MOVES_MAX:
-        match = Match.objects.filter(id=match_id).first()
-        if match is None or match.status != Match.Status.ACTIVE or match.version != version:
-            break
-        if match.turn_deadline is None or match.turn_deadline > timezone.now():
-            break
-        state = engine.state_from_json(match.state)
-        seat = state.turn
-        if seat is None or match.seat_bots[seat]:
-            break
-        if not _play_for_seat(match, state, seat, clock.DEFAULT_MOVE_STRATEGY, version):
-            break
+    while played < OVERDUE_MOVES_MAX and _play_locked(match_id, version, overdue):
         played += 1
         version += 1
     return played
