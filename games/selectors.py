@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
 from games import engine
+from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
@@ -153,9 +154,17 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
     return view
 
 
+def match_read(match_id: UUID | str) -> Match | None:
+    """The match row by id, or None. Plain SQL (pisyedili_api.rawsql): every state read and
+    long-poll runs it, and the ORM spent longer compiling it than PostgreSQL answering it."""
+    pk = Match._meta.pk.get_db_prep_value(match_id, connection)  # type: ignore[union-attr]
+    row = rawsql.fetch_one(rawsql.select_sql(Match, "id = %s"), [pk])
+    return None if row is None else rawsql.from_row(Match, rawsql.concrete_names(Match), row)
+
+
 def _match_and_seat(match_id: UUID | str, player: Player) -> tuple[Match, int]:
     """The match and the player's seat in it: 404 `not_found`, 403 `not_seated`."""
-    match = Match.objects.filter(id=match_id).first()
+    match = match_read(match_id)
     if match is None:
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player.id)
@@ -181,7 +190,7 @@ def match_view_for_player(
                 if versions.first() > after_version:  # type: ignore[operator]
                     break
                 interval = min(interval * 1.5, LONG_POLL_INTERVAL)
-        match = Match.objects.get(id=match.id)
+        match = match_read(match.id) or match
     return state_view(match, seat)
 
 
