@@ -214,12 +214,35 @@ def report(name: str, recorder: Recorder, elapsed: float) -> float:
     return rate
 
 
-def cpu_report(before: tuple[float, float], after: tuple[float, float], requests: int) -> None:
-    server, database = (a - b for a, b in zip(after, before, strict=True))
-    print(
-        f"  CPU per request: gunicorn {server / max(requests, 1) * 1000:5.2f} ms,"
-        f" PostgreSQL {database / max(requests, 1) * 1000:5.2f} ms"
-    )
+class Phase:
+    """One kind of load (`draw`, `play` or `ceiling`), run in slices; totals over the slices."""
+
+    def __init__(self) -> None:
+        self.posts, self.gets = Recorder(), Recorder()
+        self.matches: list[int] = []
+        self.elapsed = self.server_cpu = self.database_cpu = 0.0
+
+    def run(
+        self, base: str, pairs: list[list[str]], name: str, meter: CpuMeter, seconds: float
+    ) -> None:
+        if name == "ceiling":
+            target, args_for = hit_ceiling, lambda i, stop: (base, i, stop, self.posts)
+        else:
+            target = play_matches
+            args_for = lambda i, stop: (  # noqa: E731
+                base,
+                pairs[i],
+                stop,
+                self.posts,
+                self.gets,
+                self.matches,
+                name,
+            )
+        server_before, database_before = meter.read()
+        self.elapsed += run_phase(target, args_for, len(pairs), seconds)
+        server_after, database_after = meter.read()
+        self.server_cpu += server_after - server_before
+        self.database_cpu += database_after - database_before
 
 
 def main() -> None:
@@ -227,7 +250,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--seconds", type=float, default=20, help="per phase, over all rounds")
+    parser.add_argument("--rounds", type=int, default=4, help="slices each phase is run in")
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--port", type=int, default=8431)
@@ -274,7 +298,7 @@ def main() -> None:
                 time.sleep(0.1)
         print(
             f"gunicorn: {args.workers} workers × {args.threads} threads, PostgreSQL {url}; "
-            f"{args.clients} clients, {args.seconds:.0f} s per phase\n"
+            f"{args.clients} clients, {args.seconds:.0f} s per phase in {args.rounds} slices\n"
         )
 
         # Players are registered before the clock starts (password hashing is not what we measure).
@@ -283,41 +307,50 @@ def main() -> None:
                 [register(session, base), register(session, base)] for _ in range(args.clients)
             ]
         meter = CpuMeter(server.pid)
-        rates = {}
-        for mode in ("draw", "play"):
-            posts, gets, matches = Recorder(), Recorder(), []
-            phase_args = (posts, gets, matches, mode)
-            cpu_before = meter.read()
-            elapsed = run_phase(
-                play_matches,
-                lambda i, stop, extra=phase_args: (base, pairs[i], stop, *extra),
-                args.clients,
-                args.seconds,
+        phases = {name: Phase() for name in ("draw", "play", "ceiling")}
+        slice_seconds = args.seconds / args.rounds
+        for round_number in range(1, args.rounds + 1):
+            # The three phases take turns in short slices, so a drift in the machine's speed
+            # during the run (other tenants, heat) falls on all of them alike.
+            shares = []
+            for name, phase in phases.items():
+                before = (len(phase.posts.latencies), phase.elapsed)
+                phase.run(base, pairs, name, meter, slice_seconds)
+                posts = len(phase.posts.latencies) - before[0]
+                shares.append(posts / (phase.elapsed - before[1]))
+            print(
+                f"round {round_number}: draw/pass {shares[0]:6.1f} POST/s, with plays"
+                f" {shares[1]:6.1f} POST/s, ceiling {shares[2]:6.1f}/s"
+                f" → {shares[0] / shares[2]:6.1%} / {shares[1] / shares[2]:6.1%}"
             )
-            print(f"mode {mode}: {len(matches)} matches played")
-            rates[mode] = report(f"  POST …/moves ({mode})", posts, elapsed)
-            report(f"  GET …/state ({mode})", gets, elapsed)
-            cpu_report(cpu_before, meter.read(), len(posts.latencies) + len(gets.latencies))
-            rates[mode + "_little"] = args.clients / statistics.mean(posts.latencies)
+        print()
+        rates = {}
+        for name, phase in phases.items():
+            if name == "ceiling":
+                rates[name] = report("POST /bench/ceiling", phase.posts, phase.elapsed)
+            else:
+                print(f"mode {name}: {len(phase.matches)} matches played")
+                rates[name] = report(f"  POST …/moves ({name})", phase.posts, phase.elapsed)
+                report(f"  GET …/state ({name})", phase.gets, phase.elapsed)
+            requests_served = len(phase.posts.latencies) + len(phase.gets.latencies)
+            print(
+                f"  CPU per request: gunicorn {phase.server_cpu / requests_served * 1000:5.2f} ms,"
+                f" PostgreSQL {phase.database_cpu / requests_served * 1000:5.2f} ms"
+            )
 
-        ceiling = Recorder()
-        cpu_before = meter.read()
-        elapsed = run_phase(
-            hit_ceiling, lambda i, stop: (base, i, stop, ceiling), args.clients, args.seconds
-        )
-        ceiling_rate = report("POST /bench/ceiling", ceiling, elapsed)
-        cpu_report(cpu_before, meter.read(), len(ceiling.latencies))
-
-        little_ceiling = args.clients / statistics.mean(ceiling.latencies)
+        little = {
+            name: args.clients / statistics.mean(phase.posts.latencies)
+            for name, phase in phases.items()
+        }
         print()
         print(
             f"move POSTs only (draw/pass stream): {rates['draw']:7.1f} POST/s"
-            f" = {rates['draw'] / ceiling_rate:6.1%} of the ceiling"
+            f" = {rates['draw'] / rates['ceiling']:6.1%} of the ceiling"
         )
         print(
             f"moves with plays + the GETs between: {rates['play']:7.1f} POST/s"
-            f" = {rates['play'] / ceiling_rate:6.1%} of the ceiling"
-            f" (clients/mean latency: {rates['play_little'] / little_ceiling:6.1%})"
+            f" = {rates['play'] / rates['ceiling']:6.1%} of the ceiling"
+            f" (clients/mean latency: {little['play'] / little['ceiling']:6.1%})"
         )
     finally:
         os.killpg(server.pid, signal.SIGTERM)
