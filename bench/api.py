@@ -252,6 +252,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20, help="per phase, over all rounds")
     parser.add_argument("--rounds", type=int, default=4, help="slices each phase is run in")
+    parser.add_argument("--warmup", type=float, default=2, help="seconds per phase, not counted")
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--port", type=int, default=8431)
@@ -307,6 +308,10 @@ def main() -> None:
                 [register(session, base), register(session, base)] for _ in range(args.clients)
             ]
         meter = CpuMeter(server.pid)
+        # Warm-up, not counted: every worker thread loads the URLconf, opens its connection and
+        # imports what the first move of each kind needs (the tasks module, the broker client).
+        for name in ("draw", "play", "ceiling"):
+            Phase().run(base, pairs, name, meter, args.warmup)
         phases = {name: Phase() for name in ("draw", "play", "ceiling")}
         slice_seconds = args.seconds / args.rounds
         for round_number in range(1, args.rounds + 1):
