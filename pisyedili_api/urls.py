@@ -5,13 +5,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+# The match routes first: Django tries patterns in order, and moves are most of the traffic.
 urlpatterns = [
-    path("admin/", admin.site.urls),
+    path("api/v1/", include("games.urls")),
+    path("api/v1/", include("players.urls")),
+    path("api/v1/", include("tournaments.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
-    path("api/v1/", include("players.urls")),
-    path("api/v1/", include("games.urls")),
-    path("api/v1/", include("tournaments.urls")),
+    path("admin/", admin.site.urls),
 ]
 
 if settings.BENCH_ENDPOINTS:

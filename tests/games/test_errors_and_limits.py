@@ -44,6 +44,25 @@ def test_not_acceptable_is_json(api):
     assert_error(api.get("/api/v1/bots", HTTP_ACCEPT="text/html"), 406, "not_acceptable")
 
 
+@pytest.mark.parametrize(
+    "accept", [None, "", "*/*", "application/json", "application/json; indent=2", "text/*, */*"]
+)
+def test_json_is_served_to_clients_that_accept_it(api, accept):
+    """pisyedili_api.negotiation answers the common Accept headers without DRF's parsing; every
+    header that admits JSON still gets JSON, as DRF itself would serve."""
+    headers = {} if accept is None else {"HTTP_ACCEPT": accept}
+    response = api.get("/api/v1/bots", **headers)
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"].startswith("application/json")
+    assert isinstance(response.json(), list)
+
+
+def test_format_override_still_goes_through_drf(api):
+    assert api.get("/api/v1/bots?format=json").status_code == 200
+    assert_error(api.get("/api/v1/bots?format=yaml"), 404, "not_found")
+    assert_error(api.get("/api/v1/bots?format=yaml", HTTP_ACCEPT="*/*"), 404, "not_found")
+
+
 def test_move_endpoint_makes_at_most_8_queries(
     make_player, client_for, django_assert_max_num_queries
 ):
