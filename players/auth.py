@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from rest_framework.authentication import TokenAuthentication, get_authorization_header
+from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.request import Request
@@ -56,18 +56,20 @@ def token_player_sql() -> str:
     return f"({_token_join(f'p.{player_pk}', f' AND u.{active}')})"
 
 
+class _KeyFromHeader(TokenAuthentication):
+    """DRF's own parsing of `Authorization: Token <key>`, stopping before the lookup."""
+
+    def authenticate_credentials(self, key: str) -> tuple[None, str]:
+        return None, key
+
+
 def token_key(request: Request) -> str:
-    """The key of `Authorization: Token <key>`, parsed as TokenAuthentication parses it, for a
-    view that checks the key itself: 401 when the header is missing or malformed."""
-    auth = get_authorization_header(request).split()
-    if not auth or auth[0].lower() != PlayerTokenAuthentication.keyword.lower().encode():
+    """The key of `Authorization: Token <key>`, for a view that checks the key itself: 401
+    (with DRF's messages) when the header is missing or malformed."""
+    found = _KeyFromHeader().authenticate(request)
+    if found is None:
         raise NotAuthenticated()
-    if len(auth) != 2:
-        raise AuthenticationFailed("Invalid token header.")
-    try:
-        return auth[1].decode()
-    except UnicodeError:
-        raise AuthenticationFailed("Invalid token header.") from None
+    return found[1]
 
 
 def token_check(key: str) -> None:
