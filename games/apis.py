@@ -384,19 +384,19 @@ class MatchMovesApi(APIView):
         ],
     )
     def post(self, request: Request, match_id: Any) -> Response:
-        key = token_key(request)
+        token = token_key(request)
         try:
-            version, key_header, move, move_body = self._move_input(request)
+            version, idempotency_key, move, move_body = self._move_input(request)
         except (ApplicationError, APIException):
-            token_check(key)  # a bad token is 401 before a bad body is 400, as on every route
+            token_check(token)  # a bad token is 401 before a bad body is 400, as on every route
             raise
         try:
             view = match_apply_move(
                 match_id=match_id,
-                token=key,
+                token=token,
                 move=move,
                 version=version,
-                idempotency_key=key_header,
+                idempotency_key=idempotency_key,
                 request_body={**move_body, "version": version},
             )
         except ApplicationError as exc:
