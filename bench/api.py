@@ -26,28 +26,12 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
 
-import psycopg
 import requests
+from common import bench_database_url, percentile, reset_database, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
-
-
-def bench_database_url() -> str:
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/pisyedili")
-    parts = urlparse(base)
-    if not parts.scheme.startswith("postgres"):
-        sys.exit("bench/api.py needs DATABASE_URL=postgres://…")
-    return urlunparse(parts._replace(path="/pisyedili_bench"))
-
-
-def reset_database(url: str) -> None:
-    admin = urlunparse(urlparse(url)._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS pisyedili_bench WITH (FORCE)")
-        conn.execute("CREATE DATABASE pisyedili_bench")
 
 
 def cpu_seconds(match: Callable[[int, str], bool]) -> float:
@@ -80,11 +64,6 @@ class CpuMeter:
 
     def read(self) -> tuple[float, float]:
         return cpu_seconds(self._server), cpu_seconds(lambda pid, comm: comm == "postgres")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 class Recorder:
@@ -258,7 +237,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8431)
     args = parser.parse_args()
 
-    url = bench_database_url()
+    url = bench_database_url("pisyedili_bench", "bench/api.py")
     reset_database(url)
     env = {
         **os.environ,
@@ -291,12 +270,7 @@ def main() -> None:
     ]
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     try:
-        for _ in range(100):
-            try:
-                if requests.get(f"{base}/api/v1/bots", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                time.sleep(0.1)
+        wait_until_up(base)
         print(
             f"gunicorn: {args.workers} workers × {args.threads} threads, PostgreSQL {url}; "
             f"{args.clients} clients, {args.seconds:.0f} s per phase in {args.rounds} slices\n"

@@ -31,33 +31,13 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
-import psycopg
 import requests
 from celery import Celery
+from common import bench_database_url, percentile, reset_database, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
 DB_NAME = "pisyedili_bot_latency"
-
-
-def database_url() -> str:
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/pisyedili")
-    parts = urlparse(base)
-    if not parts.scheme.startswith("postgres"):
-        sys.exit("bench/bot_latency.py needs DATABASE_URL=postgres://…")
-    return urlunparse(parts._replace(path=f"/{DB_NAME}"))
-
-
-def reset_database(url: str) -> None:
-    admin = urlunparse(urlparse(url)._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def line(name: str, seconds: list[float]) -> str:
@@ -66,17 +46,6 @@ def line(name: str, seconds: list[float]) -> str:
         f"{name:<44} n={len(ms):4d}  p50 {percentile(ms, 0.5):7.2f} ms  "
         f"p95 {percentile(ms, 0.95):7.2f} ms  mean {statistics.mean(ms):7.2f} ms"
     )
-
-
-def wait_until_up(base: str) -> None:
-    for _ in range(200):
-        try:
-            if requests.get(f"{base}/api/v1/bots", timeout=1).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.1)
-    sys.exit("gunicorn did not start")
 
 
 def pick(legal: list[dict]) -> dict:
@@ -98,7 +67,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8432)
     args = parser.parse_args()
 
-    url = database_url()
+    url = bench_database_url(DB_NAME, "bench/bot_latency.py")
     reset_database(url)
     broker = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     backend = urlunparse(urlparse(broker)._replace(path="/1"))

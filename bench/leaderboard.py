@@ -28,9 +28,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse, urlunparse
 
-import psycopg
+from common import bench_database_url, drop_database, percentile, reset_database
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,28 +38,11 @@ HOUSE_RULES = {"draw_policy": "until_playable", "deals_per_match": 4}
 DEALS = 4
 
 
-def bench_database_url() -> str:
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/pisyedili")
-    parts = urlparse(base)
-    if not parts.scheme.startswith("postgres"):
-        sys.exit("bench/leaderboard.py needs DATABASE_URL=postgres://…")
-    return urlunparse(parts._replace(path=f"/{DB_NAME}"))
-
-
-def reset_database(url: str) -> None:
-    admin = urlunparse(urlparse(url)._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB_NAME}")
-
-
-def drop_database(url: str) -> None:
+def drop_bench_database(url: str) -> None:
     from django.db import connections
 
     connections.close_all()
-    admin = urlunparse(urlparse(url)._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+    drop_database(url)
 
 
 def copy_rows(model: Any, rows: Iterable[dict[str, Any]]) -> int:
@@ -409,11 +391,6 @@ def reset_sequences() -> None:
             cursor.execute(sql)
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def measure(label: str, runs: int, call: Callable[[int], Any]) -> tuple[float, float]:
     for i in range(5):  # warm the caches and the connection
         call(i)
@@ -461,7 +438,7 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="measure the kept database")
     args = parser.parse_args()
 
-    url = bench_database_url()
+    url = bench_database_url(DB_NAME, "bench/leaderboard.py")
     os.environ["DATABASE_URL"] = url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pisyedili_api.settings")
     os.environ["DJANGO_ALLOWED_HOSTS"] = "*"
@@ -493,7 +470,7 @@ def main() -> None:
         run(args)
     finally:
         if not args.keep:
-            drop_database(url)
+            drop_bench_database(url)
 
 
 def run(args: argparse.Namespace) -> None:

@@ -1,0 +1,57 @@
+"""What the server benchmarks share: a scratch PostgreSQL database of their own, waiting for the
+server to answer, and the nearest-rank percentile they report."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from urllib.parse import urlparse, urlunparse
+
+import psycopg
+import requests
+
+
+def bench_database_url(name: str, script: str) -> str:
+    """DATABASE_URL with its database renamed to `name` (the bench's own); PostgreSQL only."""
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/pisyedili")
+    parts = urlparse(base)
+    if not parts.scheme.startswith("postgres"):
+        sys.exit(f"{script} needs DATABASE_URL=postgres://…")
+    return urlunparse(parts._replace(path=f"/{name}"))
+
+
+def _admin(url: str) -> psycopg.Connection:
+    return psycopg.connect(urlunparse(urlparse(url)._replace(path="/postgres")), autocommit=True)
+
+
+def reset_database(url: str) -> None:
+    """Drop the database of `url` (whoever is connected) and create it empty."""
+    name = urlparse(url).path.lstrip("/")
+    with _admin(url) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
+
+
+def drop_database(url: str) -> None:
+    name = urlparse(url).path.lstrip("/")
+    with _admin(url) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def wait_until_up(base: str) -> None:
+    """Until the API at `base` answers `GET /api/v1/bots`; exit after about 20 s."""
+    for _ in range(200):
+        try:
+            if requests.get(f"{base}/api/v1/bots", timeout=1).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    sys.exit("gunicorn did not start")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank q-quantile of `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
