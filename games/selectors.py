@@ -157,9 +157,7 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
 def match_read(match_id: UUID | str) -> Match | None:
     """The match row by id, or None. Plain SQL (pisyedili_api.rawsql): every state read and
     long-poll runs it, and the ORM spent longer compiling it than PostgreSQL answering it."""
-    pk = Match._meta.pk.get_db_prep_value(match_id, connection)  # type: ignore[union-attr]
-    row = rawsql.fetch_one(rawsql.select_sql(Match, "id = %s"), [pk])
-    return None if row is None else rawsql.from_row(Match, rawsql.concrete_names(Match), row)
+    return rawsql.fetch_by_pk(Match, match_id)[1]
 
 
 def _match_and_seat(match_id: UUID | str, player: Player) -> tuple[Match, int]:

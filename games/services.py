@@ -360,19 +360,12 @@ def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match |
     """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
     row locks), and with a `token`, the id of the active player it belongs to (else None) from
     the same statement. Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    pk = Match._meta.pk.get_db_prep_value(match_id, connection)  # type: ignore[union-attr]
     if token is None:
-        row = rawsql.fetch_one(rawsql.select_sql(Match, "id = %s", lock), [pk])
-        token_player = None
-    else:
-        sql = rawsql.select_sql(Match, "id = %s", lock, extra=token_player_sql())
-        row = rawsql.fetch_one(sql, [token, pk])
-        if row is not None:
-            token_player, *row = row
-    if row is None:
-        return None, None
-    return rawsql.from_row(Match, rawsql.concrete_names(Match), row), _player_id(token_player)
+        return rawsql.fetch_by_pk(Match, match_id, lock=True)[1], None
+    token_player, match = rawsql.fetch_by_pk(
+        Match, match_id, lock=True, extra=token_player_sql(), extra_params=[token]
+    )
+    return match, _player_id(token_player)
 
 
 def _token_player(token: str) -> UUID | None:

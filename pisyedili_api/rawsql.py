@@ -32,7 +32,7 @@ def concrete_names(model: type[Model]) -> tuple[str, ...]:
 
 
 @cache
-def select_sql(model: type[Model], where: str, suffix: str = "", extra: str = "") -> str:
+def _select_sql(model: type[Model], where: str, suffix: str = "", extra: str = "") -> str:
     """`SELECT [<extra>, ]<every column> FROM <table> WHERE <where><suffix>`; the columns of a
     row go to `from_row`."""
     columns = ", ".join(_quote(f.column) for f in model._meta.concrete_fields)
@@ -64,6 +64,28 @@ def from_row(model: type[Model], names: Sequence[str], row: Sequence[Any]) -> An
             value = converter(value, col, connection)
         values.append(value)
     return model.from_db(connection.alias, list(names), values)
+
+
+def fetch_by_pk(
+    model: type[Model],
+    pk: Any,
+    *,
+    lock: bool = False,
+    extra: str = "",
+    extra_params: Sequence[Any] = (),
+) -> tuple[Any, Any]:
+    """The `model` row with primary key `pk` as an instance (None if there is none), locked
+    with FOR UPDATE if asked and the backend can. With `extra` (one SQL expression, e.g. a
+    scalar subquery, taking `extra_params`), also its value from the same statement."""
+    suffix = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
+    pk_column = _quote(model._meta.pk.column)  # type: ignore[union-attr]
+    prepared = model._meta.pk.get_db_prep_value(pk, connection)  # type: ignore[union-attr]
+    sql = _select_sql(model, f"{pk_column} = %s", suffix, extra)
+    row = fetch_one(sql, [*extra_params, prepared])
+    if row is None:
+        return None, None
+    value, columns = (row[0], row[1:]) if extra else (None, row)
+    return value, from_row(model, concrete_names(model), columns)
 
 
 @cache
