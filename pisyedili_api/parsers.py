@@ -1,4 +1,5 @@
-"""JSON is the only request format; bodies are bounded (64 KB) even without Content-Length."""
+"""JSON is the only request format, parsed by orjson (drf-orjson-renderer); bodies are bounded
+(64 KB) even without Content-Length."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import io
 from typing import Any
 
 from django.conf import settings
+from drf_orjson_renderer.parsers import ORJSONParser
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
 
 
-class BoundedJSONParser(JSONParser):
+class BoundedJSONParser(ORJSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         limit = settings.MAX_REQUEST_BODY_BYTES
         raw = stream.read(limit + 1) if stream is not None else b""

@@ -5,16 +5,25 @@ CPU compiling statements and building instances than PostgreSQL spent running th
 (bench/api.py). These helpers keep what the ORM guarantees — column names from the models,
 values prepared by each field's `get_db_prep_save`, rows turned into instances through each
 field's database converters — and cache the statement text per model and column list.
+
+JSON columns (a match's state is about a kilobyte of it) are encoded and decoded with orjson
+instead of the standard library's json, which Django's JSONField uses; the stored JSON and the
+values read back are the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
+import orjson
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import Field, JSONField, Model
+from psycopg.types.json import Jsonb
+
+# As json.dumps: keys that are not strings (ints, say) are written as strings.
+_json_dumps = partial(orjson.dumps, option=orjson.OPT_NON_STR_KEYS)
 
 
 def _quote(name: str) -> str:
@@ -26,6 +35,7 @@ def _fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field, ...]:
     return tuple(model._meta.get_field(name) for name in names)  # type: ignore[misc]
 
 
+@cache
 def concrete_names(model: type[Model]) -> tuple[str, ...]:
     """Attribute names of every column of `model`, in table order (`…_id` for foreign keys)."""
     return tuple(f.attname for f in model._meta.concrete_fields)
@@ -48,8 +58,32 @@ def _converters(vendor: str, model: type[Model], names: tuple[str, ...]) -> tupl
         field = next(f for f in model._meta.concrete_fields if f.attname == name)
         col = field.get_col(model._meta.db_table)
         converters = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+        if _plain_json(field):
+            converters = [_json_from_db]
         plan.append((col, converters))
     return tuple(plan)
+
+
+def _plain_json(field: Field) -> bool:
+    """A JSONField with the standard encoder and decoder, so orjson reads and writes it alike."""
+    return isinstance(field, JSONField) and field.encoder is None and field.decoder is None
+
+
+def _json_from_db(value: Any, expression: Any, connection: Any) -> Any:
+    """JSONField.from_db_value, decoded by orjson."""
+    if not isinstance(value, (str, bytes)):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value
+
+
+def _json_to_db(value: Any) -> Any:
+    """JSONField.get_db_prep_save of a dict or list, encoded by orjson."""
+    if connection.vendor == "postgresql":
+        return Jsonb(value, dumps=_json_dumps)
+    return _json_dumps(value).decode()
 
 
 def from_row(model: type[Model], names: Sequence[str], row: Sequence[Any]) -> Any:
@@ -104,7 +138,9 @@ def _update_template(model: type[Model], names: tuple[str, ...]) -> str:
 
 def _prepared(model: type[Model], values: dict[str, Any]) -> list[Any]:
     return [
-        field.get_db_prep_save(value, connection)
+        _json_to_db(value)
+        if isinstance(value, (dict, list)) and _plain_json(field)
+        else field.get_db_prep_save(value, connection)
         for field, value in zip(_fields(model, tuple(values)), values.values(), strict=True)
     ]
 

@@ -6,9 +6,10 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import renderers, serializers, status
+from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,6 +17,7 @@ from rest_framework.views import APIView
 from games.apis import MatchCursorPagination, SeatPlayerSerializer
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
+from pisyedili_api.renderers import JSONRenderer
 
 from .selectors import (
     standings_csv,
@@ -113,7 +115,7 @@ class TablesSerializer(serializers.Serializer):
 # ---- CSV ----
 
 
-class StandingsCSVRenderer(renderers.BaseRenderer):
+class StandingsCSVRenderer(BaseRenderer):
     media_type = "text/csv"
     format = "csv"
     charset = "utf-8"
@@ -142,7 +144,7 @@ class _ErrorsAsJSON:
         if isinstance(response, Response) and (
             response.status_code >= 400 or request.method not in ("GET", "HEAD")
         ):
-            response.accepted_renderer = renderers.JSONRenderer()
+            response.accepted_renderer = JSONRenderer()
             response.accepted_media_type = "application/json"
         return response
 
@@ -318,7 +320,7 @@ class TournamentStandingsApi(_ErrorsAsJSON, APIView):
     """JSON, or CSV with `?format=csv` (or `Accept: text/csv`)."""
 
     permission_classes = [AllowAny]
-    renderer_classes = [renderers.JSONRenderer, StandingsCSVRenderer]
+    renderer_classes = [JSONRenderer, StandingsCSVRenderer]
 
     @extend_schema(
         operation_id="tournaments_standings",

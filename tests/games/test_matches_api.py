@@ -217,6 +217,7 @@ def test_bad_move_bodies_are_documented_errors_and_change_nothing(two_humans, bo
         (b"{not json", "application/json"),
         (b"", "application/json"),
         (b"NaN", "application/json"),
+        (b"[" * 60_000, "application/json"),  # nested deeper than any parser recurses
         (b'{"action": "draw", "version": 1}', "text/plain"),
     ],
 )
