@@ -1,7 +1,7 @@
-"""orjson in place of the standard library's json: responses read byte for byte as DRF's own
-JSONRenderer writes them (but for the zero padding of a float's exponent, 1e-07 against 1e-7),
-and JSON columns written and read by pisyedili_api.rawsql are the values the ORM writes and
-reads."""
+"""The fast paths against what they stand in for: responses rendered by orjson read byte for
+byte as DRF's JSONRenderer writes them (but for the zero padding of a float's exponent, 1e-07
+against 1e-7); pisyedili_api.rawsql writes and reads JSON columns as the ORM does and prepares
+every parameter as the field's own get_db_prep_save would."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy
+from psycopg.types.json import Jsonb
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.renderers import JSONRenderer as DRFJSONRenderer
 
-from games.models import Match
+from games.models import Match, Move
 from pisyedili_api import rawsql
 from pisyedili_api.renderers import JSONRenderer
 from tests.helpers import create_match
@@ -68,3 +70,50 @@ def test_json_columns_round_trip_through_rawsql_as_through_the_orm(make_player, 
     by_orm.state = {"turn": 1, "stock": ["QH"]}
     by_orm.save(update_fields=["state"])
     assert rawsql.fetch_by_pk(Match, match_id)[1].state == {"turn": 1, "stock": ["QH"]}
+
+
+ISTANBUL = datetime.timezone(datetime.timedelta(hours=3))
+SAMPLES = [
+    None,
+    0,
+    7,
+    -3,
+    2**40,
+    True,
+    False,
+    "",
+    "draw",
+    "Gülşen",
+    uuid.UUID("12345678-1234-5678-1234-567812345678"),
+    datetime.datetime(2026, 11, 29, 18, 1, 2, 345678, tzinfo=datetime.UTC),
+    datetime.datetime(
+        2026, 11, 29, 21, 1, 2, tzinfo=datetime.timezone(datetime.timedelta(hours=3))
+    ),
+    [],
+    ["7C", "JS"],
+    {"turn": 1, "hands": [["7C"]]},
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", [Match, Move], ids=lambda m: m.__name__)
+def test_rawsql_prepares_values_as_the_orm_does(model):
+    """For every column and every sample value of a type that column accepts, the parameter
+    rawsql sends equals (same type, same value) what the field's own get_db_prep_save gives."""
+    from django.db import connection
+
+    compared = 0
+    for field in model._meta.concrete_fields:
+        prepare = rawsql._preparer(field)
+        for value in SAMPLES:
+            try:
+                expected = field.get_db_prep_save(value, connection)
+            except (TypeError, ValueError, ValidationError):
+                continue  # not a value of this column
+            got = prepare(value)
+            if isinstance(expected, Jsonb):
+                assert isinstance(got, Jsonb) and got.obj == expected.obj, (field, value)
+            else:
+                assert type(got) is type(expected) and got == expected, (field, value, got)
+            compared += 1
+    assert compared >= 3 * len(model._meta.concrete_fields)
