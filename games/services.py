@@ -156,6 +156,12 @@ def _match_start(match: Match) -> None:
     _deal_start(match, 1)
 
 
+def _match_write(match: Match, *names: str) -> None:
+    """Write the attributes `names` of `match` to its row, and nothing else: one plain UPDATE
+    (pisyedili_api.rawsql), which leaves the live deal's state alone unless it is named."""
+    rawsql.execute(*rawsql.update_sql(Match, match.id, **{n: getattr(match, n) for n in names}))
+
+
 def _deal_start(match: Match, number: int) -> None:
     """Deal `number` (R-3..R-5, R-8): fresh seed, commitment public, state stored on the match."""
     rules = engine.Rules.from_dict(match.rules)
@@ -489,15 +495,17 @@ def match_settle(*, match_id: UUID | str) -> bool:
     now, False if the match is not finished or was settled already. games.signals.match_settled
     is sent after the settlement commits."""
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(id=match_id).first()
+        match, _ = _match_lock(match_id)
         if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
             return False
-        places_by_seat = dict(Seat.objects.filter(match=match).values_list("seat", "place"))
-        scores = list(ScoreEntry.objects.filter(match=match).values_list("seat", "won"))
+        scores = list(
+            ScoreEntry.objects.filter(match_id=match.id).order_by().values_list("seat", "won")
+        )
         player_standings_settle(
             match_id=match.id,
             player_ids=[UUID(p) for p in match.seat_players],
-            places=[places_by_seat[seat] for seat in range(match.seat_count)],
+            # The places deal_score gave the seats from these totals when it finished the match.
+            places=engine.match_places(match.totals),
             rules=match.rules,
             finished_at=match.finished_at,
             deals_played=len(scores) // match.seat_count,
@@ -505,7 +513,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
             penalties=list(match.totals),
         )
         match.settled_at = timezone.now()
-        match.save(update_fields=["settled_at"])
+        _match_write(match, "settled_at")
         settled_id = str(match.id)
         transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
     return True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from typing import Any
@@ -17,6 +17,7 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 from rest_framework.authtoken.models import Token
 
+from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 
 from .boards import PERIODS, period_start, rules_for_board, ruleset_key
@@ -91,15 +92,6 @@ def _rate(ratings: list[tuple[float, float]], places: list[int]) -> list[tuple[f
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
-def board_get_or_create(*, seats: int, rules: Mapping[str, Any]) -> Board:
-    """The board of a table size (Board.ALL_SEATS for every size) and the ruleset of `rules`."""
-    board, _ = Board.objects.get_or_create(
-        seats=seats, ruleset=ruleset_key(rules), defaults={"rules": rules_for_board(rules)}
-    )
-    return board
-
-
-@transaction.atomic
 def player_standings_settle(
     *,
     match_id: UUID,
@@ -122,7 +114,10 @@ def player_standings_settle(
     The caller runs it once per match; it is safe anyway: the players' rows are locked (in id
     order, so concurrent settlements never deadlock) and a match with history rows is settled.
     Every board row of a player is written only under that player's lock, so the ratings read
-    here cannot change before they are written back."""
+    here cannot change before they are written back.
+
+    Atomic; inside a caller's transaction it takes no savepoint of its own (an error rolls the
+    caller's transaction back as a whole)."""
     seats = len(player_ids)
     if not (
         seats >= 2
@@ -130,122 +125,159 @@ def player_standings_settle(
         and deals_played >= 1
     ):
         raise ValueError("one place, deals won and penalty per seat; at least one deal")
-    players = {
-        p.id: p for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")
-    }
-    if RatingHistory.objects.filter(match_id=match_id).exists():
-        return  # settled already
-    rated = _rate(
-        [(players[pid].rating_mu, players[pid].rating_sigma) for pid in player_ids], places
-    )
-    for seat, pid in enumerate(player_ids):
-        player = players[pid]
-        player.rating_mu, player.rating_sigma = rated[seat]
-        player.matches += 1
-        if places[seat] == 1:
-            player.wins += 1
-    Player.objects.bulk_update(
-        sorted(players.values(), key=lambda p: p.id),
-        ["rating_mu", "rating_sigma", "matches", "wins"],
-    )
-
-    boards = [
-        board_get_or_create(seats=seats, rules=rules),
-        board_get_or_create(seats=Board.ALL_SEATS, rules=rules),
-    ]
-    pools = _pools_get_or_create(
-        [(board, kind, period_start(kind, finished_at)) for board in boards for kind in PERIODS]
-    )
-    current = {
-        (e.pool_id, e.player_id): e
-        for e in BoardEntry.objects.filter(pool__in=pools, player_id__in=player_ids)
-    }
-    rows = []
-    after: dict[tuple[int, UUID], tuple[float, float]] = {}
-    new_on_board: dict[int, int] = {}
-    for pool in pools:
-        board, kind = pool.board, pool.period_kind
-        entries = [current.get((pool.id, pid)) for pid in player_ids]
-        before = [
-            (e.rating_mu, e.rating_sigma) if e else (DEFAULT_MU, DEFAULT_SIGMA) for e in entries
-        ]
-        for seat, (mu, sigma) in enumerate(_rate(before, places)):
-            pid = player_ids[seat]
-            if kind == "all":
-                after[board.id, pid] = (mu, sigma)
-                if entries[seat] is None:
-                    new_on_board[board.id] = new_on_board.get(board.id, 0) + 1
-            rows.append(
-                _BoardRow(
-                    pool_id=pool.id,
-                    player_id=pid,
-                    is_human=not players[pid].is_bot,
-                    matches=1,
-                    wins=1 if places[seat] == 1 else 0,
-                    deals_played=deals_played,
-                    deals_won=deals_won[seat],
-                    penalty_points=penalties[seat],
-                    avg_penalty=penalties[seat] / deals_played,
-                    rating_mu=mu,
-                    rating_sigma=sigma,
-                    rating_ordinal=mu - 3.0 * sigma,
-                )
-            )
-    _board_entries_add(rows)
-    for board_id, count in new_on_board.items():
-        Board.objects.filter(id=board_id).update(player_count=F("player_count") + count)
-
-    RatingHistory.objects.bulk_create(
-        RatingHistory(
-            player_id=pid,
-            match_id=match_id,
-            finished_at=finished_at,
-            seats=seats,
-            ruleset=boards[0].ruleset,
-            place=places[seat],
-            rating_mu=players[pid].rating_mu,
-            rating_sigma=players[pid].rating_sigma,
-            rating_ordinal=players[pid].rating_ordinal,
-            boards=[
-                {
-                    "seats": board.seats or None,
-                    "ruleset": board.ruleset,
-                    "mu": after[board.id, pid][0],
-                    "sigma": after[board.id, pid][1],
-                    "ordinal": after[board.id, pid][0] - 3.0 * after[board.id, pid][1],
-                }
-                for board in boards
-            ],
+    with transaction.atomic(savepoint=False):
+        players = {
+            p.id: p
+            for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")
+        }
+        if RatingHistory.objects.filter(match_id=match_id).exists():
+            return  # settled already
+        rated = _rate(
+            [(players[pid].rating_mu, players[pid].rating_sigma) for pid in player_ids], places
         )
-        for seat, pid in enumerate(player_ids)
-    )
+        for seat, pid in enumerate(player_ids):
+            player = players[pid]
+            player.rating_mu, player.rating_sigma = rated[seat]
+            player.matches += 1
+            if places[seat] == 1:
+                player.wins += 1
+        _players_save(sorted(players.values(), key=lambda p: p.id), _STANDINGS)
+
+        pools = _board_pools(seats=seats, rules=rules, finished_at=finished_at)
+        boards = [pool.board for pool in pools if pool.period_kind == "all"]
+        current = {
+            (pool_id, player_id): (mu, sigma)
+            for pool_id, player_id, mu, sigma in BoardEntry.objects.filter(
+                pool__in=pools, player_id__in=player_ids
+            ).values_list("pool_id", "player_id", "rating_mu", "rating_sigma")
+        }
+        rows = []
+        after: dict[tuple[int, UUID], tuple[float, float]] = {}
+        new_on_board: dict[int, int] = {}
+        for pool in pools:
+            board, kind = pool.board, pool.period_kind
+            before = [
+                current.get((pool.id, pid), (DEFAULT_MU, DEFAULT_SIGMA)) for pid in player_ids
+            ]
+            for seat, (mu, sigma) in enumerate(_rate(before, places)):
+                pid = player_ids[seat]
+                if kind == "all":
+                    after[board.id, pid] = (mu, sigma)
+                    if (pool.id, pid) not in current:
+                        new_on_board[board.id] = new_on_board.get(board.id, 0) + 1
+                rows.append(
+                    _BoardRow(
+                        pool_id=pool.id,
+                        player_id=pid,
+                        is_human=not players[pid].is_bot,
+                        matches=1,
+                        wins=1 if places[seat] == 1 else 0,
+                        deals_played=deals_played,
+                        deals_won=deals_won[seat],
+                        penalty_points=penalties[seat],
+                        avg_penalty=penalties[seat] / deals_played,
+                        rating_mu=mu,
+                        rating_sigma=sigma,
+                        rating_ordinal=mu - 3.0 * sigma,
+                    )
+                )
+        _board_entries_add(rows)
+        for board_id, count in new_on_board.items():
+            Board.objects.filter(id=board_id).update(player_count=F("player_count") + count)
+
+        RatingHistory.objects.bulk_create(
+            RatingHistory(
+                player_id=pid,
+                match_id=match_id,
+                finished_at=finished_at,
+                seats=seats,
+                ruleset=boards[0].ruleset,
+                place=places[seat],
+                rating_mu=players[pid].rating_mu,
+                rating_sigma=players[pid].rating_sigma,
+                rating_ordinal=players[pid].rating_ordinal,
+                boards=[
+                    {
+                        "seats": board.seats or None,
+                        "ruleset": board.ruleset,
+                        "mu": after[board.id, pid][0],
+                        "sigma": after[board.id, pid][1],
+                        "ordinal": after[board.id, pid][0] - 3.0 * after[board.id, pid][1],
+                    }
+                    for board in boards
+                ],
+            )
+            for seat, pid in enumerate(player_ids)
+        )
 
 
-def _pools_get_or_create(keys: list[tuple[Board, str, date]]) -> list[BoardPeriod]:
-    """The (board, period) pools of `keys`, in order, created if missing (race-safe)."""
+_STANDINGS = ("rating_mu", "rating_sigma", "matches", "wins")
+
+
+def _players_save(players: list[Player], names: Sequence[str]) -> None:
+    """Write the attributes `names` of each player to its row, in the given order: one plain
+    UPDATE per player (pisyedili_api.rawsql), all in one round trip."""
+    statements = [
+        rawsql.update_sql(Player, player.id, **{name: getattr(player, name) for name in names})
+        for player in players
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(statements[0][0], [params for _, params in statements])
+
+
+def _board_pools(
+    *, seats: int, rules: Mapping[str, Any], finished_at: datetime
+) -> list[BoardPeriod]:
+    """The pools a match counts in, each with its board loaded: on the board of its table size,
+    then on the board of every table size (for the ruleset of `rules`), the periods of PERIODS
+    containing `finished_at`. Boards and pools are created if missing (race-safe); once they
+    exist, this is one query."""
+    ruleset = ruleset_key(rules)
+    sizes = (seats, Board.ALL_SEATS)
+    starts = {kind: period_start(kind, finished_at) for kind in PERIODS}
+    keys = [(size, kind, starts[kind]) for size in sizes for kind in PERIODS]
 
     def existing() -> dict[tuple[int, str, date], BoardPeriod]:
-        rows = BoardPeriod.objects.filter(
-            board__in={board for board, _, _ in keys},
-            period_start__in={start for _, _, start in keys},
+        rows = BoardPeriod.objects.select_related("board").filter(
+            board__seats__in=sizes,
+            board__ruleset=ruleset,
+            period_start__in=set(starts.values()),
         )
-        return {(p.board_id, p.period_kind, p.period_start): p for p in rows}
+        return {(p.board.seats, p.period_kind, p.period_start): p for p in rows}
 
     found = existing()
-    missing = [k for k in keys if (k[0].id, k[1], k[2]) not in found]
+    missing = [key for key in keys if key not in found]
     if missing:
+        boards = _boards_get_or_create(sizes=sizes, ruleset=ruleset, rules=rules)
         BoardPeriod.objects.bulk_create(
             [
-                BoardPeriod(board=b, period_kind=kind, period_start=start)
-                for b, kind, start in missing
+                BoardPeriod(board=boards[size], period_kind=kind, period_start=start)
+                for size, kind, start in missing
             ],
             ignore_conflicts=True,
         )
         found = existing()
-    pools = [found[board.id, kind, start] for board, kind, start in keys]
-    for pool, (board, _, _) in zip(pools, keys, strict=True):
-        pool.board = board
-    return pools
+    return [found[key] for key in keys]
+
+
+def _boards_get_or_create(
+    *, sizes: Sequence[int], ruleset: str, rules: Mapping[str, Any]
+) -> dict[int, Board]:
+    """The boards of table sizes `sizes` (Board.ALL_SEATS for every size) and `ruleset` by
+    size, created from `rules` if missing (race-safe)."""
+
+    def existing() -> dict[int, Board]:
+        return {b.seats: b for b in Board.objects.filter(seats__in=sizes, ruleset=ruleset)}
+
+    found = existing()
+    missing = [size for size in sizes if size not in found]
+    if missing:
+        Board.objects.bulk_create(
+            [Board(seats=size, ruleset=ruleset, rules=rules_for_board(rules)) for size in missing],
+            ignore_conflicts=True,
+        )
+        found = existing()
+    return found
 
 
 @dataclass(frozen=True, slots=True)
