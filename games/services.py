@@ -17,7 +17,6 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from games import engine
@@ -26,7 +25,7 @@ from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.auth import token_player_sql
 from players.models import Player
-from players.services import bot_player_get_or_create, player_standings_settle
+from players.services import bot_player_get_or_create, player_deals_add, player_standings_settle
 
 from . import clock
 from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
@@ -150,6 +149,10 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
     return match
 
 
+# The match fields _deal_start sets (the caller writes them).
+_DEAL_FIELDS = ("live_deal_id", "current_deal", "state", "turn_deadline")
+
+
 def _match_start(match: Match) -> None:
     """Every seat is filled: deal 1 (the caller saves the match)."""
     match.status = Match.Status.ACTIVE
@@ -163,7 +166,8 @@ def _match_write(match: Match, *names: str) -> None:
 
 
 def _deal_start(match: Match, number: int) -> None:
-    """Deal `number` (R-3..R-5, R-8): fresh seed, commitment public, state stored on the match."""
+    """Deal `number` (R-3..R-5, R-8): fresh seed, commitment public, state stored on the match
+    (the caller writes the match's _DEAL_FIELDS)."""
     rules = engine.Rules.from_dict(match.rules)
     seed = engine.new_seed()
     opener = engine.opener_for_deal(number, match.seat_count)
@@ -430,14 +434,19 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
     finish the match (places) and have it settled. True if it scored now; False when there is
     nothing to do (no such deal, not over yet, scored already)."""
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(id=match_id).first()
+        match, _ = _match_lock(match_id)
         if match is None:
             return False
-        deal = Deal.objects.filter(match=match, number=deal_number).first()
-        if deal is None or deal.status != Deal.Status.OVER or deal.scored_at is not None:
+        now = timezone.now()
+        deal = _deal_claim(match, deal_number, now)
+        if deal is None:
             return False
         result = deal.result
-        final = engine.state_from_json(deal.final_state)
+        # The next deal is dealt only once this one is scored: until then the match holds the
+        # final state of its live deal (_deal_close), so it need not be read again.
+        final = engine.state_from_json(
+            match.state if deal.id == match.live_deal_id else deal.final_state
+        )
         player_ids = [UUID(p) for p in match.seat_players]
         winners = set(result["winners"])
         penalties = result["penalties"]
@@ -457,16 +466,13 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
                 for seat in range(match.seat_count)
             ]
         )
-        now = timezone.now()
-        Deal.objects.filter(id=deal.id).update(scored_at=now)
         match.totals = [t + p for t, p in zip(match.totals, penalties, strict=True)]
-        # Counters in a fixed order (by player id) so concurrent matches never deadlock.
-        for seat in sorted(range(match.seat_count), key=lambda s: player_ids[s]):
-            Player.objects.filter(id=player_ids[seat]).update(
-                deals_played=F("deals_played") + 1,
-                deals_won=F("deals_won") + (1 if seat in winners else 0),
-                penalty_points=F("penalty_points") + penalties[seat],
-            )
+        player_deals_add(
+            deals=[
+                (player_ids[seat], seat in winners, penalties[seat])
+                for seat in range(match.seat_count)
+            ]
+        )
         match.version += 1  # long-polls see the next deal (or the match's end)
         rules = engine.Rules.from_dict(match.rules)
         if match.current_deal < match.deals_total or engine.match_needs_extra_deal(
@@ -476,18 +482,38 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
                 match.deals_total += 1  # R-32 extra_deal: play on while the lowest total is shared
             _deal_start(match, match.current_deal + 1)
             _seats_save_totals(match, places=None)
-            match.save()
+            _match_write(match, "totals", "version", "deals_total", *_DEAL_FIELDS)
             _after_commit_bot_turn(match)
             return True
         match.status = Match.Status.FINISHED
         match.finished_at = now
         _seats_save_totals(match, places=engine.match_places(match.totals))
-        match.save()
+        _match_write(match, "totals", "version", "status", "finished_at")
         from .tasks import enqueue_settle_match
 
         settle_id = str(match.id)
         transaction.on_commit(lambda: enqueue_settle_match(settle_id))
     return True
+
+
+def _deal_claim(match: Match, number: int, now: Any) -> Deal | None:
+    """Deal `number` of `match` marked scored at `now` if it is over and not scored yet, else
+    None: the claim that has a deal scored once however often score_deal runs. The deal comes
+    back with its id and result (its other fields load when read)."""
+    q = connection.ops.quote_name
+    column = {f.name: q(f.column) for f in Deal._meta.concrete_fields}
+    sql = (
+        f"UPDATE {q(Deal._meta.db_table)} SET {column['scored_at']} = %s"
+        f" WHERE {column['match']} = %s AND {column['number']} = %s"
+        f" AND {column['status']} = %s AND {column['scored_at']} IS NULL"
+        f" RETURNING {column['id']}, {column['result']}"
+    )
+    scored_at, match_key = (
+        Deal._meta.get_field(name).get_db_prep_save(value, connection)
+        for name, value in (("scored_at", now), ("match", match.id))
+    )
+    row = rawsql.fetch_one(sql, [scored_at, match_key, number, Deal.Status.OVER.value])
+    return None if row is None else rawsql.from_row(Deal, ("id", "result"), row)
 
 
 def match_settle(*, match_id: UUID | str) -> bool:
@@ -520,12 +546,23 @@ def match_settle(*, match_id: UUID | str) -> bool:
 
 
 def _seats_save_totals(match: Match, places: list[int] | None) -> None:
-    seats = list(Seat.objects.filter(match=match))
-    for row in seats:
-        row.total = match.totals[row.seat]
-        if places is not None:
-            row.place = places[row.seat]
-    Seat.objects.bulk_update(seats, ["total", "place"])
+    """Every seat row's running total from the match, and with `places` its place: one round
+    trip (the rows are updated in place, never read)."""
+    q = connection.ops.quote_name
+    column = {f.name: q(f.column) for f in Seat._meta.concrete_fields}
+    assigned = ["total"] if places is None else ["total", "place"]
+    sql = (
+        f"UPDATE {q(Seat._meta.db_table)}"
+        f" SET {', '.join(f'{column[name]} = %s' for name in assigned)}"
+        f" WHERE {column['match']} = %s AND {column['seat']} = %s"
+    )
+    match_key = Seat._meta.get_field("match").get_db_prep_save(match.id, connection)
+    rows = [
+        [match.totals[seat], *([] if places is None else [places[seat]]), match_key, seat]
+        for seat in range(match.seat_count)
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:

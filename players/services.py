@@ -92,6 +92,29 @@ def _rate(ratings: list[tuple[float, float]], places: list[int]) -> list[tuple[f
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
+def player_deals_add(*, deals: Sequence[tuple[UUID, bool, int]]) -> None:
+    """Count one more deal for each player of (player id, won it, penalty points): deals
+    played, deals won, penalty points. One row at a time in player-id order, so concurrent
+    matches never deadlock, all in one round trip."""
+    q = connection.ops.quote_name
+    played, won, points, pk = (
+        q(Player._meta.get_field(name).column)
+        for name in ("deals_played", "deals_won", "penalty_points", "id")
+    )
+    sql = (
+        f"UPDATE {q(Player._meta.db_table)}"
+        f" SET {played} = {played} + 1, {won} = {won} + %s, {points} = {points} + %s"
+        f" WHERE {pk} = %s"
+    )
+    to_db = Player._meta.pk.get_db_prep_value  # type: ignore[union-attr]
+    rows = [
+        [1 if deal_won else 0, penalty, to_db(player_id, connection)]
+        for player_id, deal_won, penalty in sorted(deals)
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
+
+
 def player_standings_settle(
     *,
     match_id: UUID,
