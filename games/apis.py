@@ -266,7 +266,7 @@ class MatchListCreateApi(APIView):
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         match = match_create(player=request.user.player, **body.validated_data)
-        return Response(match_summary(match_get(match_id=match.id)), status=status.HTTP_201_CREATED)
+        return Response(match_summary(match_get(match=match)), status=status.HTTP_201_CREATED)
 
 
 class MatchDetailApi(APIView):
@@ -291,7 +291,7 @@ class MatchJoinApi(APIView):
     )
     def post(self, request: Request, match_id: Any) -> Response:
         match = match_join(match_id=match_id, player=request.user.player)
-        return Response(match_summary(match_get(match_id=match.id)))
+        return Response(match_summary(match_get(match=match)))
 
 
 class MatchStateApi(APIView):

@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 
 from games import engine
 from pisyedili_api import rawsql
@@ -35,20 +35,26 @@ def seat_of(match: Match, player_id: Any) -> int | None:
     return None
 
 
-def match_get(*, match_id: UUID | str) -> Match:
-    match = (
-        Match.objects.filter(id=match_id)
-        .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("player")),
-            Prefetch(
-                "deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")
-            ),
-        )
-        .first()
+def match_get(*, match_id: UUID | str | None = None, match: Match | None = None) -> Match:
+    """The match with its seats (and their players) and deals, as match_summary reads them:
+    by `match_id` (404 if there is none), or onto `match`, a row in hand (e.g. the one a service
+    has just written), without reading it again and fetching only the relations it does not
+    hold yet. Give exactly one of the two."""
+    if (match_id is None) == (match is None):
+        raise ValueError("give exactly one of match_id and match")
+    related = (
+        Prefetch("seats", queryset=Seat.objects.select_related("player")),
+        Prefetch(
+            "deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")
+        ),
     )
-    if match is None:
+    if match is not None:
+        prefetch_related_objects([match], *related)
+        return match
+    found = Match.objects.filter(id=match_id).prefetch_related(*related).first()
+    if found is None:
         raise ApplicationError("not_found", "No such match.")
-    return match
+    return found
 
 
 def match_list(*, status: str | None = None, player_id: UUID | None = None) -> QuerySet[Match]:

@@ -113,48 +113,53 @@ def match_create(
             totals=[0] * seats,
             turn_seconds=turn_seconds,
         )
-        Seat.objects.bulk_create(
+        seat_rows = Seat.objects.bulk_create(
             [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)]
         )
         if None not in seat_players:
             _match_start(match)
             match.version += 1
-            match.save()
+            _match_write(match, "version", *_START_FIELDS)
             _after_commit_bot_turn(match)
+    _related_known(match, seats=seat_rows, deals=_deals_known(match))
     return match
 
 
 def match_join(*, match_id: UUID, player: Player) -> Match:
     """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
-    with transaction.atomic():
-        match = Match.objects.select_for_update().filter(id=match_id).first()
-        if match is None:
-            raise ApplicationError("not_found", "No such match.")
-        if seat_of(match, player.id) is not None:
-            return match
-        if match.status != Match.Status.WAITING or None not in match.seat_players:
-            raise ApplicationError("match_full")
-        seat = match.seat_players.index(None)
-        try:
-            with transaction.atomic():
-                Seat.objects.create(match=match, seat=seat, player=player)
-        except IntegrityError:
-            raise ApplicationError("match_full") from None
-        match.seat_players[seat] = str(player.id)
-        match.version += 1
-        if None not in match.seat_players:
-            _match_start(match)
-        match.save()
-        _after_commit_bot_turn(match)
+    try:
+        with transaction.atomic():
+            match, _ = _match_lock(match_id)
+            if match is None:
+                raise ApplicationError("not_found", "No such match.")
+            if seat_of(match, player.id) is not None:
+                return match
+            if match.status != Match.Status.WAITING or None not in match.seat_players:
+                raise ApplicationError("match_full")
+            seat = match.seat_players.index(None)
+            Seat.objects.create(match=match, seat=seat, player=player)
+            match.seat_players[seat] = str(player.id)
+            match.version += 1
+            started = None not in match.seat_players
+            if started:
+                _match_start(match)
+            _match_write(match, "seat_players", "version", *(_START_FIELDS if started else ()))
+            _after_commit_bot_turn(match)
+    except IntegrityError:
+        # Under the match row lock the seat rows follow seat_players, so a seat's unique
+        # constraints only trip over a row written behind this service; the join rolled back.
+        raise ApplicationError("match_full") from None
+    _related_known(match, deals=_deals_known(match))
     return match
 
 
-# The match fields _deal_start sets (the caller writes them).
+# The match fields _deal_start sets, and _match_start with the status (the caller writes them).
 _DEAL_FIELDS = ("live_deal_id", "current_deal", "state", "turn_deadline")
+_START_FIELDS = ("status", *_DEAL_FIELDS)
 
 
 def _match_start(match: Match) -> None:
-    """Every seat is filled: deal 1 (the caller saves the match)."""
+    """Every seat is filled: deal 1 (the caller writes the match's _START_FIELDS)."""
     match.status = Match.Status.ACTIVE
     _deal_start(match, 1)
 
@@ -163,6 +168,23 @@ def _match_write(match: Match, *names: str) -> None:
     """Write the attributes `names` of `match` to its row, and nothing else: one plain UPDATE
     (pisyedili_api.rawsql), which leaves the live deal's state alone unless it is named."""
     rawsql.execute(*rawsql.update_sql(Match, match.id, **{n: getattr(match, n) for n in names}))
+
+
+def _deals_known(match: Match) -> list[Deal]:
+    """The deals of a match that has just been created or joined: the one just dealt, if any
+    (a match deals its first deal when its last seat fills)."""
+    return [] if match.live_deal is None else [match.live_deal]
+
+
+def _related_known(match: Match, **related: list[Any]) -> None:
+    """Hand `match` rows of its relations (e.g. `deals=[…]`) that this service holds, as if
+    prefetched: the response (selectors.match_get, match_summary) does not read them back."""
+    cache = match.__dict__.setdefault("_prefetched_objects_cache", {})
+    for name, rows in related.items():
+        queryset = getattr(match, name).get_queryset()
+        queryset._result_cache = list(rows)
+        queryset._prefetch_done = True
+        cache[name] = queryset
 
 
 def _deal_start(match: Match, number: int) -> None:
