@@ -208,29 +208,32 @@ def player_standings_settle(
         for board_id, count in new_on_board.items():
             Board.objects.filter(id=board_id).update(player_count=F("player_count") + count)
 
-        RatingHistory.objects.bulk_create(
-            RatingHistory(
-                player_id=pid,
-                match_id=match_id,
-                finished_at=finished_at,
-                seats=seats,
-                ruleset=boards[0].ruleset,
-                place=places[seat],
-                rating_mu=players[pid].rating_mu,
-                rating_sigma=players[pid].rating_sigma,
-                rating_ordinal=players[pid].rating_ordinal,
-                boards=[
-                    {
-                        "seats": board.seats or None,
-                        "ruleset": board.ruleset,
-                        "mu": after[board.id, pid][0],
-                        "sigma": after[board.id, pid][1],
-                        "ordinal": after[board.id, pid][0] - 3.0 * after[board.id, pid][1],
-                    }
-                    for board in boards
-                ],
-            )
-            for seat, pid in enumerate(player_ids)
+        _statements_run(
+            [
+                rawsql.insert_sql(
+                    RatingHistory,
+                    player_id=pid,
+                    match_id=match_id,
+                    finished_at=finished_at,
+                    seats=seats,
+                    ruleset=boards[0].ruleset,
+                    place=places[seat],
+                    rating_mu=players[pid].rating_mu,
+                    rating_sigma=players[pid].rating_sigma,
+                    rating_ordinal=players[pid].rating_ordinal,
+                    boards=[
+                        {
+                            "seats": board.seats or None,
+                            "ruleset": board.ruleset,
+                            "mu": after[board.id, pid][0],
+                            "sigma": after[board.id, pid][1],
+                            "ordinal": after[board.id, pid][0] - 3.0 * after[board.id, pid][1],
+                        }
+                        for board in boards
+                    ],
+                )
+                for seat, pid in enumerate(player_ids)
+            ]
         )
 
 
@@ -240,10 +243,17 @@ _STANDINGS = ("rating_mu", "rating_sigma", "matches", "wins")
 def _players_save(players: list[Player], names: Sequence[str]) -> None:
     """Write the attributes `names` of each player to its row, in the given order: one plain
     UPDATE per player (pisyedili_api.rawsql), all in one round trip."""
-    statements = [
-        rawsql.update_sql(Player, player.id, **{name: getattr(player, name) for name in names})
-        for player in players
-    ]
+    _statements_run(
+        [
+            rawsql.update_sql(Player, player.id, **{name: getattr(player, name) for name in names})
+            for player in players
+        ]
+    )
+
+
+def _statements_run(statements: list[tuple[str, list[Any]]]) -> None:
+    """Run statements of one text (pisyedili_api.rawsql), each with its parameters, in order and
+    in one round trip (executemany)."""
     with connection.cursor() as cursor:
         cursor.executemany(statements[0][0], [params for _, params in statements])
 
