@@ -568,23 +568,26 @@ def match_settle(*, match_id: UUID | str) -> bool:
 
 
 def _seats_save_totals(match: Match, places: list[int] | None) -> None:
-    """Every seat row's running total from the match, and with `places` its place: one round
-    trip (the rows are updated in place, never read)."""
+    """Every seat row's running total from the match, and with `places` its place: one UPDATE
+    by seat number (the rows are not read first)."""
     q = connection.ops.quote_name
     column = {f.name: q(f.column) for f in Seat._meta.concrete_fields}
-    assigned = ["total"] if places is None else ["total", "place"]
-    sql = (
-        f"UPDATE {q(Seat._meta.db_table)}"
-        f" SET {', '.join(f'{column[name]} = %s' for name in assigned)}"
-        f" WHERE {column['match']} = %s AND {column['seat']} = %s"
+    by_seat = (
+        {"total": match.totals} if places is None else {"total": match.totals, "place": places}
     )
-    match_key = Seat._meta.get_field("match").get_db_prep_save(match.id, connection)
-    rows = [
-        [match.totals[seat], *([] if places is None else [places[seat]]), match_key, seat]
+    whens = " ".join(["WHEN %s THEN %s"] * match.seat_count)
+    assignments = ", ".join(
+        f"{column[name]} = CASE {column['seat']} {whens} END" for name in by_seat
+    )
+    sql = f"UPDATE {q(Seat._meta.db_table)} SET {assignments} WHERE {column['match']} = %s"
+    params: list[Any] = [
+        value
+        for values in by_seat.values()
         for seat in range(match.seat_count)
+        for value in (seat, values[seat])
     ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+    params.append(Seat._meta.get_field("match").get_db_prep_save(match.id, connection))
+    rawsql.execute(sql, params)
 
 
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
