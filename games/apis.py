@@ -423,7 +423,7 @@ class MatchMovesApi(APIView):
         if isinstance(version, bool) or not isinstance(version, int) or version < 0:
             message = "A valid non-negative integer is required."
             raise ApplicationError("invalid", f"version: {message}", {"version": [message]})
-        key = request.headers.get("Idempotency-Key")
+        key = request.META.get("HTTP_IDEMPOTENCY_KEY")  # request.headers would copy every header
         if key is not None and not 1 <= len(key) <= 255:
             message = "Idempotency-Key must be 1..255 characters."
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})

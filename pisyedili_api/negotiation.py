@@ -28,7 +28,10 @@ class JsonFirstNegotiation(DefaultContentNegotiation):
             and accept in _ANY_OR_JSON
             and renderers
             and renderers[0].media_type == "application/json"
-            and not request.query_params.get(self.settings.URL_FORMAT_OVERRIDE or "format")
+            and not (
+                request.META.get("QUERY_STRING")
+                and request.query_params.get(self.settings.URL_FORMAT_OVERRIDE or "format")
+            )
         ):
             return renderers[0], renderers[0].media_type
         return super().select_renderer(request, renderers, format_suffix)
