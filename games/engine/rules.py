@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any
 
 from .errors import RulesError
@@ -78,15 +79,21 @@ class Rules:
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:
-        """Default rules overridden by `options`; an unknown option is a RulesError naming it."""
+        """Default rules overridden by `options`; an unknown option is a RulesError naming it.
+
+        A stored state carries its rules, so every move parses one of a few option sets: each
+        is validated once and the frozen Rules shared (keyed by option, type and value, so that
+        true and 1 stay apart; the least recently used sets are forgotten)."""
         if options is None:
             return cls()
         if not isinstance(options, Mapping):
             raise RulesError("rules", options, "rules must be an object of option: value")
-        for name in options:
-            if name not in _OPTION_NAMES:
-                raise RulesError(name, options[name], f"unknown rule option {name!r}")
-        return cls(**dict(options))
+        key = tuple((name, type(value), value) for name, value in options.items())
+        try:
+            hash(key)
+        except TypeError:  # an unhashable value: refused by the validation itself
+            return _validated(options)
+        return _validated_once(key)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _OPTION_NAMES}
@@ -97,4 +104,18 @@ class Rules:
 
 
 _OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
+
+
+def _validated(options: Mapping[str, Any]) -> Rules:
+    for name in options:
+        if name not in _OPTION_NAMES:
+            raise RulesError(name, options[name], f"unknown rule option {name!r}")
+    return Rules(**dict(options))
+
+
+@lru_cache(maxsize=256)
+def _validated_once(key: tuple[tuple[str, type, Any], ...]) -> Rules:
+    return _validated({name: value for name, _, value in key})
+
+
 DEFAULT_RULES = Rules()

@@ -114,6 +114,26 @@ def test_hand_size_must_leave_a_stock() -> None:
     assert Rules(max_players=6, hand_size=8).hand_size == 8  # 48 cards
 
 
+def test_parsed_option_sets_are_shared_but_never_stand_in_for_a_bad_one() -> None:
+    """Rules.from_dict validates an option set once: asked again, it returns the same frozen
+    Rules; a value that only compares equal to a good one (true for 1, 7.0 for 7) is still
+    refused, and an unhashable value still gets the error naming its option."""
+    good = {"hand_size": 1, "seven_penalty_ends_turn": True, "deals_per_match": 7}
+    first = Rules.from_dict(good)
+    assert Rules.from_dict(dict(good)) is first and first.hand_size == 1
+    for option, lookalike in [
+        ("hand_size", True),
+        ("seven_penalty_ends_turn", 1),
+        ("deals_per_match", 7.0),
+    ]:
+        with pytest.raises(RulesError) as caught:
+            Rules.from_dict({**good, option: lookalike})
+        assert caught.value.option == option
+    with pytest.raises(RulesError) as caught:
+        Rules.from_dict({**good, "opening": ["club_round"]})
+    assert caught.value.option == "opening"
+
+
 def test_rules_must_be_an_object() -> None:
     with pytest.raises(RulesError):
         Rules.from_dict(["opening", "club_round"])  # type: ignore[arg-type]
