@@ -44,3 +44,31 @@ def play_until(
         assert response.status_code == 200, response.content
         view = response.json()
     raise AssertionError("the match did not get there")
+
+
+def end_deal_by_last_card(match_id: Any, player_id: Any, seat: int) -> None:
+    """Script the live deal so that `seat` (two seats) holds only 7D on a 9D and the other seat
+    keeps JS 7C 3H (R-31: 144 points), then play the 7D for `player_id` through the service: the
+    deal is over, its scoring sent on commit."""
+    from games import engine
+    from games.models import Match
+    from games.services import match_apply_move
+
+    current = Match.objects.get(id=match_id)
+    hands = ["JS 7C 3H", "JS 7C 3H"]
+    hands[seat] = "7D"
+    position = engine.deal_from_codes(
+        hands=hands,
+        top="9D",
+        stock=["2C", "4C"],
+        turn=seat,
+        rules=engine.Rules.from_dict(current.rules),
+        phase="play",
+    )
+    Match.objects.filter(id=match_id).update(state=engine.state_to_json(position))
+    match_apply_move(
+        match_id=match_id,
+        player_id=player_id,
+        move=engine.Move.decode({"action": "play", "card": "7D"}),
+        version=current.version,
+    )

@@ -17,10 +17,10 @@ import pytest
 
 from games import engine
 from games.models import Deal, Match, ScoreEntry, Seat
-from games.services import deal_score, match_apply_move, match_create, match_settle
+from games.services import deal_score, match_create, match_settle
 from players.models import Board, BoardEntry, Player, RatingHistory
 from tests import leakscan
-from tests.helpers import create_match
+from tests.helpers import create_match, end_deal_by_last_card
 
 pytestmark = pytest.mark.django_db
 
@@ -37,18 +37,7 @@ def deferred_scan() -> Any:
 def end_deal(match: Match, players: list[Player]) -> None:
     """Seat 0 plays its last card, 7D; seat 1 keeps JS 7C 3H (R-31: 144 points). Nothing runs
     on commit in these tests, so the deal stays over and unscored until a test scores it."""
-    current = Match.objects.get(id=match.id)
-    rules = engine.Rules.from_dict(current.rules)
-    position = engine.deal_from_codes(
-        hands=["7D", "JS 7C 3H"], top="9D", stock=["2C", "4C"], turn=0, rules=rules, phase="play"
-    )
-    Match.objects.filter(id=match.id).update(state=engine.state_to_json(position))
-    match_apply_move(
-        match_id=match.id,
-        player_id=players[0].id,
-        move=engine.Move.decode({"action": "play", "card": "7D"}),
-        version=current.version,
-    )
+    end_deal_by_last_card(match.id, players[0].id, seat=0)
 
 
 def finished_match(players: list[Player]) -> Match:

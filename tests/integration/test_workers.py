@@ -17,6 +17,7 @@ from games.services import match_create
 from games.tasks import play_bot_turn, score_deal, settle_match
 from players.models import Player, RatingHistory
 from players.services import bot_player_get_or_create
+from tests.helpers import end_deal_by_last_card
 
 from .live import register
 from .workers import redis_start, redis_stop, wait_for
@@ -144,22 +145,8 @@ def test_d_a_task_delivered_twice_applies_once(make_player, settings, stack):
     assert opening.seat == 0 and opening.by_bot
 
     # Score a deal twice: end the deal with a scripted last card, then send score_deal twice.
-    from games import engine
-    from games.services import match_apply_move
-
     settings.CELERY_BOT_QUEUE = settings.CELERY_SCORING_QUEUE = parked
-    current = Match.objects.get(id=match.id)
-    rules = engine.Rules.from_dict(current.rules)
-    position = engine.deal_from_codes(
-        hands=["JS 7C 3H", "7D"], top="9D", stock=["2C", "4C"], turn=1, rules=rules, phase="play"
-    )
-    Match.objects.filter(id=match.id).update(state=engine.state_to_json(position))
-    match_apply_move(
-        match_id=match.id,
-        player_id=human.id,
-        move=engine.Move.decode({"action": "play", "card": "7D"}),
-        version=current.version,
-    )
+    end_deal_by_last_card(match.id, human.id, seat=1)
     over = Match.objects.get(id=match.id)
     assert Deal.objects.get(match=match, number=1).status == "over"
     for _ in range(2):
