@@ -424,8 +424,8 @@ class MatchMovesApi(APIView):
             message = "A valid non-negative integer is required."
             raise ApplicationError("invalid", f"version: {message}", {"version": [message]})
         key = request.META.get("HTTP_IDEMPOTENCY_KEY")  # request.headers would copy every header
-        if key is not None and not 1 <= len(key) <= 255:
-            message = "Idempotency-Key must be 1..255 characters."
+        if key is not None and not (1 <= len(key) <= 255 and key.isprintable()):
+            message = "Idempotency-Key must be 1..255 printable characters."
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
         move_body = {name: body[name] for name in ("action", "card", "suit") if name in body}
         try:

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from games import engine
-from games.models import Deal, Match, Move, ScoreEntry
+from games.models import Deal, IdempotencyRecord, Match, Move, ScoreEntry
 from tests.helpers import create_match, play_until, post_move, state
 
 pytestmark = pytest.mark.django_db
@@ -237,6 +237,16 @@ def test_body_over_64_kb_is_refused(two_humans):
     r = client.generic("POST", f"/api/v1/matches/{mid}/moves", raw, content_type="application/json")
     assert r.status_code == 400 and r.json()["code"] == "invalid" and "body" in r.json()["detail"]
     assert state(client, mid) == view
+
+
+@pytest.mark.parametrize("key", ["", "k" * 256, "\x00", "key\x00", "tab\tkey", "\x7f", "nbsp\xa0"])
+def test_bad_idempotency_keys_are_invalid_and_change_nothing(two_humans, key):
+    mid, client = two_humans["id"], two_humans[0]
+    view = state(client, mid)
+    r = post_move(client, mid, view["legal_moves"][0], view["version"], HTTP_IDEMPOTENCY_KEY=key)
+    assert r.status_code == 400, r.content
+    assert r.json()["code"] == "invalid" and "Idempotency-Key" in r.json()["detail"]
+    assert state(client, mid) == view and not IdempotencyRecord.objects.exists()
 
 
 def test_idempotency_key_replays_first_response(two_humans):
