@@ -208,6 +208,12 @@ def execute(sql: str, params: Sequence[Any]) -> None:
         cursor.execute(sql, params)
 
 
+def execute_many(sql: str, params_list: Sequence[Sequence[Any]]) -> None:
+    """Run one statement once per parameter list, in order, in one round trip (executemany)."""
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params_list)
+
+
 def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

@@ -111,8 +111,7 @@ def player_deals_add(*, deals: Sequence[tuple[UUID, bool, int]]) -> None:
         [1 if deal_won else 0, penalty, to_db(player_id, connection)]
         for player_id, deal_won, penalty in sorted(deals)
     ]
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+    rawsql.execute_many(sql, rows)
 
 
 def player_standings_settle(
@@ -253,9 +252,8 @@ def _players_save(players: list[Player], names: Sequence[str]) -> None:
 
 def _statements_run(statements: list[tuple[str, list[Any]]]) -> None:
     """Run statements of one text (pisyedili_api.rawsql), each with its parameters, in order and
-    in one round trip (executemany)."""
-    with connection.cursor() as cursor:
-        cursor.executemany(statements[0][0], [params for _, params in statements])
+    in one round trip."""
+    rawsql.execute_many(statements[0][0], [params for _, params in statements])
 
 
 def _board_pools(
@@ -335,24 +333,19 @@ _REPLACED = ("is_human", "rating_mu", "rating_sigma", "rating_ordinal", "updated
 
 def _board_entries_add(rows: list[_BoardRow]) -> None:
     """INSERT … ON CONFLICT DO UPDATE (PostgreSQL and SQLite), one row per statement, all in one
-    round trip (executemany): counters add this match's counts, avg_penalty is recomputed from
-    the sums, ratings take the new values. (One statement of every row would carry 13
-    parameters a row, too many for psycopg to cache its parsing: it cost more than the rest of
-    the settlement.)"""
+    round trip: counters add this match's counts, avg_penalty is recomputed from the sums,
+    ratings take the new values. (One statement of every row would carry 13 parameters a row,
+    too many for psycopg to cache its parsing: it cost more than the rest of the settlement.)"""
     meta = BoardEntry._meta
     table = connection.ops.quote_name(meta.db_table)
     q = connection.ops.quote_name
-    names = [f.name.removesuffix("_id") for f in fields(_BoardRow)] + ["updated_at"]
-    columns = [meta.get_field(name).column for name in names]
     now = timezone.now()
-    params = [
-        [
-            meta.get_field(name).get_db_prep_save(
-                now if name == "updated_at" else getattr(row, meta.get_field(name).attname),
-                connection,
-            )
-            for name in names
-        ]
+    inserts = [
+        rawsql.insert_sql(
+            BoardEntry,
+            **{f.name: getattr(row, f.name) for f in fields(_BoardRow)},
+            updated_at=now,
+        )
         for row in rows
     ]
     assignments = [
@@ -368,10 +361,5 @@ def _board_entries_add(rows: list[_BoardRow]) -> None:
         f" / ({table}.{deals} + EXCLUDED.{deals})"
     )
     conflict = ", ".join(q(meta.get_field(n).column) for n in ("pool", "player"))
-    sql = (
-        f"INSERT INTO {table} ({', '.join(q(c) for c in columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(names))}) "
-        f"ON CONFLICT ({conflict}) DO UPDATE SET {', '.join(assignments)}"
-    )
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, params)
+    upsert = f"{inserts[0][0]} ON CONFLICT ({conflict}) DO UPDATE SET {', '.join(assignments)}"
+    rawsql.execute_many(upsert, [params for _, params in inserts])
