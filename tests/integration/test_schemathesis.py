@@ -58,8 +58,11 @@ def test_schemathesis_finds_no_failures(live_server, tmp_path):
         os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "25"),
         "--request-timeout",
         "30",
+        # One generator thread: CPython 3.11's ast.parse, which Hypothesis runs to describe
+        # strategies, is not thread-safe ("SystemError: AST constructor recursion depth
+        # mismatch"); with two threads it broke a run now and then, with no API request involved.
         "--workers",
-        "2",
+        "1",
         "--header",
         f"Authorization: {client.headers['Authorization']}",
         "--report",
@@ -67,14 +70,14 @@ def test_schemathesis_finds_no_failures(live_server, tmp_path):
         "--report-dir",
         str(tmp_path),
     ]
+    if os.environ.get("SCHEMATHESIS_SEED"):
+        command += ["--seed", os.environ["SCHEMATHESIS_SEED"]]
     result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    if result.returncode != 0 and "SystemError: AST constructor recursion depth" in result.stderr:
-        # A CPython 3.11 crash inside the generator (no API response involved): run it again.
-        result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     summary = result.stdout[-3000:]
     print(summary)
-    start = result.stdout.find("FAILURES")
-    failures = result.stdout[start : start + 6000] if start >= 0 else ""
-    assert result.returncode == 0, failures or summary + result.stderr[-2000:]
+    # Check failures are listed under FAILURES; errors (a crash, a timeout) under ERRORS.
+    starts = [i for i in (result.stdout.find("FAILURES"), result.stdout.find("ERRORS")) if i >= 0]
+    failures = result.stdout[min(starts) : min(starts) + 8000] if starts else ""
+    assert result.returncode == 0, failures or result.stdout[-12000:] + result.stderr[-4000:]
     assert "generated" in summary and " 0 passed" not in summary
     assert Client(live_server.url).get("/api/v1/bots").status_code == 200  # server still up
