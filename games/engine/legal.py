@@ -3,7 +3,9 @@ plays by canonical card index then suit order C D H S, then draw, then pass."""
 
 from __future__ import annotations
 
-from .cards import JACK, SEVEN, SUITS, Card
+from functools import cache
+
+from .cards import JACK, PACK, SEVEN, SUITS, Card
 from .moves import DRAW_MOVE, PASS_MOVE, Move
 from .state import ACE_FOLLOWUP, DEAL_OVER, OPENING, State
 
@@ -13,6 +15,13 @@ def can_play_on(card: Card, top: Card, active_suit: str | None) -> bool:
     if top.rank == JACK:
         return card.rank != JACK and card.suit == active_suit
     return card.rank == JACK or card.suit == top.suit or card.rank == top.rank
+
+
+@cache
+def _playable_on(top: Card, active_suit: str | None) -> frozenset[Card]:
+    """The cards of the pack `can_play_on` allows on `top` with `active_suit` (at most 52 × 5
+    sets; a turn then tests its hand against one set instead of calling the rule per card)."""
+    return frozenset(c for c in PACK if can_play_on(c, top, active_suit))
 
 
 def playable_cards(state: State) -> tuple[Card, ...]:
@@ -26,7 +35,8 @@ def playable_cards(state: State) -> tuple[Card, ...]:
         return tuple(c for c in hand if c.rank == SEVEN)  # R-22: any 7, no Jack
     top = state.top_card
     assert top is not None
-    return tuple(c for c in hand if can_play_on(c, top, state.active_suit))
+    allowed = _playable_on(top, state.active_suit)
+    return tuple(c for c in hand if c in allowed)
 
 
 def jack_suits(state: State) -> tuple[str, ...]:
