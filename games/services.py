@@ -522,19 +522,17 @@ def _deal_claim(match: Match, number: int, now: Any) -> Deal | None:
     """Deal `number` of `match` marked scored at `now` if it is over and not scored yet, else
     None: the claim that has a deal scored once however often score_deal runs. The deal comes
     back with its id and result (its other fields load when read)."""
-    q = connection.ops.quote_name
-    column = {f.name: q(f.column) for f in Deal._meta.concrete_fields}
+    column = rawsql.columns(Deal)
     sql = (
-        f"UPDATE {q(Deal._meta.db_table)} SET {column['scored_at']} = %s"
+        f"UPDATE {rawsql.table(Deal)} SET {column['scored_at']} = %s"
         f" WHERE {column['match']} = %s AND {column['number']} = %s"
         f" AND {column['status']} = %s AND {column['scored_at']} IS NULL"
         f" RETURNING {column['id']}, {column['result']}"
     )
-    scored_at, match_key = (
-        Deal._meta.get_field(name).get_db_prep_save(value, connection)
-        for name, value in (("scored_at", now), ("match", match.id))
+    params = rawsql.prepared(
+        Deal, scored_at=now, match=match.id, number=number, status=Deal.Status.OVER.value
     )
-    row = rawsql.fetch_one(sql, [scored_at, match_key, number, Deal.Status.OVER.value])
+    row = rawsql.fetch_one(sql, params)
     return None if row is None else rawsql.from_row(Deal, ("id", "result"), row)
 
 
@@ -570,8 +568,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
 def _seats_save_totals(match: Match, places: list[int] | None) -> None:
     """Every seat row's running total from the match, and with `places` its place: one UPDATE
     by seat number (the rows are not read first)."""
-    q = connection.ops.quote_name
-    column = {f.name: q(f.column) for f in Seat._meta.concrete_fields}
+    column = rawsql.columns(Seat)
     by_seat = (
         {"total": match.totals} if places is None else {"total": match.totals, "place": places}
     )
@@ -579,14 +576,14 @@ def _seats_save_totals(match: Match, places: list[int] | None) -> None:
     assignments = ", ".join(
         f"{column[name]} = CASE {column['seat']} {whens} END" for name in by_seat
     )
-    sql = f"UPDATE {q(Seat._meta.db_table)} SET {assignments} WHERE {column['match']} = %s"
+    sql = f"UPDATE {rawsql.table(Seat)} SET {assignments} WHERE {column['match']} = %s"
     params: list[Any] = [
         value
         for values in by_seat.values()
         for seat in range(match.seat_count)
         for value in (seat, values[seat])
     ]
-    params.append(Seat._meta.get_field("match").get_db_prep_save(match.id, connection))
+    params += rawsql.prepared(Seat, match=match.id)
     rawsql.execute(sql, params)
 
 

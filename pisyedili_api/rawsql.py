@@ -40,6 +40,22 @@ def _fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field, ...]:
 
 
 @cache
+def _columns(vendor: str, model: type[Model]) -> dict[str, str]:
+    return {f.name: _quote(f.column) for f in model._meta.concrete_fields}
+
+
+def table(model: type[Model]) -> str:
+    """The quoted table name of `model`, for a hand-written statement."""
+    return _quote(model._meta.db_table)
+
+
+def columns(model: type[Model]) -> dict[str, str]:
+    """The quoted column of every concrete field of `model` by field name (`match` for the
+    foreign key whose column is match_id), for a hand-written statement."""
+    return _columns(connection.vendor, model)
+
+
+@cache
 def concrete_names(model: type[Model]) -> tuple[str, ...]:
     """Attribute names of every column of `model`, in table order (`…_id` for foreign keys)."""
     return tuple(f.attname for f in model._meta.concrete_fields)
@@ -189,6 +205,12 @@ def _preparers(vendor: str, model: type[Model], names: tuple[str, ...]) -> tuple
 def _prepared(model: type[Model], values: dict[str, Any]) -> list[Any]:
     preparers = _preparers(connection.vendor, model, tuple(values))
     return [prepare(value) for prepare, value in zip(preparers, values.values(), strict=True)]
+
+
+def prepared(model: type[Model], **values: Any) -> list[Any]:
+    """The parameters of `values` (field name → value) as each field prepares them for a save,
+    for a hand-written statement."""
+    return _prepared(model, values)
 
 
 def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:

@@ -11,7 +11,7 @@ from uuid import UUID
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from openskill.models import PlackettLuce
@@ -96,19 +96,15 @@ def player_deals_add(*, deals: Sequence[tuple[UUID, bool, int]]) -> None:
     """Count one more deal for each player of (player id, won it, penalty points): deals
     played, deals won, penalty points. One row at a time in player-id order, so concurrent
     matches never deadlock, all in one round trip."""
-    q = connection.ops.quote_name
-    played, won, points, pk = (
-        q(Player._meta.get_field(name).column)
-        for name in ("deals_played", "deals_won", "penalty_points", "id")
-    )
+    column = rawsql.columns(Player)
+    played, won, points = (column[n] for n in ("deals_played", "deals_won", "penalty_points"))
     sql = (
-        f"UPDATE {q(Player._meta.db_table)}"
+        f"UPDATE {rawsql.table(Player)}"
         f" SET {played} = {played} + 1, {won} = {won} + %s, {points} = {points} + %s"
-        f" WHERE {pk} = %s"
+        f" WHERE {column['id']} = %s"
     )
-    to_db = Player._meta.pk.get_db_prep_value  # type: ignore[union-attr]
     rows = [
-        [1 if deal_won else 0, penalty, to_db(player_id, connection)]
+        [1 if deal_won else 0, penalty, *rawsql.prepared(Player, id=player_id)]
         for player_id, deal_won, penalty in sorted(deals)
     ]
     rawsql.execute_many(sql, rows)
@@ -336,9 +332,7 @@ def _board_entries_add(rows: list[_BoardRow]) -> None:
     round trip: counters add this match's counts, avg_penalty is recomputed from the sums,
     ratings take the new values. (One statement of every row would carry 13 parameters a row,
     too many for psycopg to cache its parsing: it cost more than the rest of the settlement.)"""
-    meta = BoardEntry._meta
-    table = connection.ops.quote_name(meta.db_table)
-    q = connection.ops.quote_name
+    table, column = rawsql.table(BoardEntry), rawsql.columns(BoardEntry)
     now = timezone.now()
     inserts = [
         rawsql.insert_sql(
@@ -348,18 +342,13 @@ def _board_entries_add(rows: list[_BoardRow]) -> None:
         )
         for row in rows
     ]
-    assignments = [
-        f"{q(c)} = {table}.{q(c)} + EXCLUDED.{q(c)}"
-        for c in (meta.get_field(n).column for n in _ADDED)
-    ]
-    assignments += [
-        f"{q(c)} = EXCLUDED.{q(c)}" for c in (meta.get_field(n).column for n in _REPLACED)
-    ]
-    points, deals = (q(meta.get_field(n).column) for n in ("penalty_points", "deals_played"))
+    assignments = [f"{c} = {table}.{c} + EXCLUDED.{c}" for c in (column[n] for n in _ADDED)]
+    assignments += [f"{c} = EXCLUDED.{c}" for c in (column[n] for n in _REPLACED)]
+    points, deals = column["penalty_points"], column["deals_played"]
     assignments.append(
-        f"{q(meta.get_field('avg_penalty').column)} = ({table}.{points} + EXCLUDED.{points}) * 1.0"
+        f"{column['avg_penalty']} = ({table}.{points} + EXCLUDED.{points}) * 1.0"
         f" / ({table}.{deals} + EXCLUDED.{deals})"
     )
-    conflict = ", ".join(q(meta.get_field(n).column) for n in ("pool", "player"))
+    conflict = f"{column['pool']}, {column['player']}"
     upsert = f"{inserts[0][0]} ON CONFLICT ({conflict}) DO UPDATE SET {', '.join(assignments)}"
     rawsql.execute_many(upsert, [params for _, params in inserts])
