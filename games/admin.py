@@ -30,6 +30,7 @@ class MatchAdmin(admin.ModelAdmin):
 @admin.register(Deal)
 class DealAdmin(admin.ModelAdmin):
     list_display = ("match", "number", "status", "dealer", "opener", "commitment", "started_at")
+    ordering = ("-id",)  # newest first; the model orders a match's rows among themselves
     list_filter = ("status",)
     raw_id_fields = ("match",)
     # Secret until the deal is over; GET …/deals/{n} reveals them then.
@@ -39,6 +40,7 @@ class DealAdmin(admin.ModelAdmin):
 @admin.register(Move)
 class MoveAdmin(admin.ModelAdmin):
     list_display = ("match", "seq", "deal_number", "seat", "action", "card", "suit", "by_bot", "at")
+    ordering = ("-id",)  # newest first; the model orders a match's rows among themselves
     list_filter = ("action", "by_bot")
     raw_id_fields = ("match", "deal", "player")
     exclude = ("drawn",)  # hidden from everyone but the drawer while the deal is on
@@ -47,6 +49,7 @@ class MoveAdmin(admin.ModelAdmin):
 @admin.register(ScoreEntry)
 class ScoreEntryAdmin(admin.ModelAdmin):
     list_display = ("match", "deal", "seat", "player", "penalty", "multiplier", "won")
+    ordering = ("-id",)  # newest first; the model orders a match's rows among themselves
     raw_id_fields = ("match", "deal", "player")
 
 

@@ -3,6 +3,10 @@
 The live deal's engine state (JSON with hidden cards and the seed) sits on the match row, so a
 move is: lock the match row, apply, update that one row, insert one Move row. Deal rows keep
 the seed, the commitment, the hands at the start and, once over, the final state and result.
+
+Child rows order by their parent's id column (`match_id`), not by the relation (`match`): a
+relation in Meta.ordering sorts by the parent's own ordering, which joins the parent's table
+into every query of the children (tests/games/test_model_ordering.py).
 """
 
 from __future__ import annotations
@@ -79,7 +83,7 @@ class Seat(models.Model):
     place = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
-        ordering = ["match", "seat"]
+        ordering = ["match_id", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="seat_unique_per_match"),
             models.UniqueConstraint(fields=["match", "player"], name="player_once_per_match"),
@@ -107,7 +111,7 @@ class Deal(models.Model):
     scored_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["match", "number"]
+        ordering = ["match_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="deal_number_unique_per_match")
         ]
@@ -142,7 +146,7 @@ class Move(models.Model):
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["match", "seq"]
+        ordering = ["match_id", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["match", "seq"], name="move_seq_unique_per_match")
         ]
@@ -164,7 +168,7 @@ class ScoreEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
-        ordering = ["deal", "seat"]
+        ordering = ["deal_id", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["deal", "seat"], name="score_once_per_deal_seat")
         ]

@@ -22,10 +22,12 @@ class TournamentAdmin(admin.ModelAdmin):
 @admin.register(Round)
 class RoundAdmin(admin.ModelAdmin):
     list_display = ("tournament", "number", "started_at", "finished_at")
+    ordering = ("-id",)  # newest first
     raw_id_fields = ("tournament",)
 
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
     list_display = ("tournament", "round", "number", "match")
+    ordering = ("-id",)  # newest first
     raw_id_fields = ("tournament", "round", "match")

@@ -2,7 +2,8 @@
 
 A table is one games.Match; its seats hold entrants and, when the tournament fills empty seats
 with bots, filler bots (never entrants, never counted in the standings). Byes are stored on the
-round. Standings are computed from the matches' ScoreEntry rows (selectors.py).
+round. Standings are computed from the matches' ScoreEntry rows (selectors.py). Child rows
+order by their parent's id column, as in games.models (no join to the parent to sort them).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Entrant(models.Model):
     position = models.PositiveSmallIntegerField(help_text="Order given at creation (seeding).")
 
     class Meta:
-        ordering = ["tournament", "position"]
+        ordering = ["tournament_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["tournament", "player"], name="entrant_once"),
             models.UniqueConstraint(
@@ -80,7 +81,7 @@ class Round(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["tournament", "number"]
+        ordering = ["tournament_id", "number"]
         constraints = [
             # A round is started once, however often the advance task runs.
             models.UniqueConstraint(fields=["tournament", "number"], name="round_once")
@@ -94,7 +95,7 @@ class Table(models.Model):
     match = models.OneToOneField(Match, on_delete=models.PROTECT, related_name="tournament_table")
 
     class Meta:
-        ordering = ["round", "number"]
+        ordering = ["round_id", "number"]
         constraints = [
             models.UniqueConstraint(fields=["round", "number"], name="table_once_per_round")
         ]
