@@ -15,7 +15,8 @@ both to the same results).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from functools import cache, partial
 from typing import Any
@@ -240,3 +241,53 @@ def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()
+
+
+@contextmanager
+def final_statement() -> Iterator[Callable[[str, Sequence[Any]], None]]:
+    """`final(sql, params)` for the last statement of an atomic block: in the outermost block on
+    PostgreSQL, the statement and the block's COMMIT go in one round trip.
+
+    Django commits a block when it exits, a round trip of its own after the last write's. Here
+    psycopg's pipeline mode sends the statement and COMMIT together and waits once; when the
+    block exits, psycopg's commit() finds no transaction open and sends nothing, and Django runs
+    the block's on_commit hooks as usual. In a nested block (a savepoint, a test's transaction),
+    on SQLite, or after an error, `final` just runs the statement and the block commits as usual.
+
+    Nothing may run on the connection after `final` inside the block: it would start a
+    transaction of its own. Such a statement raises RuntimeError, wherever the block is. Enter
+    this inside the block (`with transaction.atomic(), final_statement() as final:`), so that the
+    guard is gone when the block commits and runs its hooks.
+    """
+    ran = False
+
+    def refuse(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if ran:
+            raise RuntimeError(f"a statement after the block's final one: {sql[:80]}")
+        return execute(sql, params, many, context)
+
+    def final(sql: str, params: Sequence[Any]) -> None:
+        nonlocal ran
+        if _block_owns_transaction():
+            pg = connection.connection
+            with connection.wrap_database_errors, pg.pipeline():
+                with connection.cursor() as cursor:
+                    cursor.execute(sql, params)
+                pg.execute("COMMIT", prepare=False)
+        else:
+            execute(sql, params)
+        ran = True
+
+    with connection.execute_wrapper(refuse):
+        yield final
+
+
+def _block_owns_transaction() -> bool:
+    """Inside exactly one atomic block, which began the transaction and will commit it."""
+    return (
+        connection.vendor == "postgresql"
+        and connection.in_atomic_block
+        and connection.commit_on_exit
+        and len(connection.atomic_blocks) == 1
+        and not connection.needs_rollback
+    )
