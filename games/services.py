@@ -242,7 +242,7 @@ def match_apply_move(
         else ""
     )
     try:
-        with transaction.atomic(), rawsql.final_statement() as final:
+        with transaction.atomic():
             return _apply_locked(
                 match_id=match_id,
                 player_id=player_id,
@@ -252,7 +252,6 @@ def match_apply_move(
                 idempotency_key=idempotency_key,
                 digest=digest,
                 by_bot=by_bot,
-                final=final,
             )
     except IntegrityError:
         # Only a race the row lock does not cover gets here: the same Idempotency-Key sent to
@@ -281,7 +280,6 @@ def _apply_locked(
     idempotency_key: str | None,
     digest: str,
     by_bot: bool,
-    final: Callable[[str, Sequence[Any]], None],
 ) -> dict[str, Any]:
     match, token_player = _match_lock(match_id, token)
     if token is not None:
@@ -306,7 +304,7 @@ def _apply_locked(
     if version != match.version:
         raise ApplicationError("stale_version", detail={"current_version": match.version})
     state = engine.state_from_json(match.state)
-    after, last = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
+    after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
     view = state_view(match, seat, state=after)
     if idempotency_key:
         IdempotencyRecord.objects.create(
@@ -316,7 +314,6 @@ def _apply_locked(
             match=match,
             response=json.dumps(view),
         )
-    final(*last)  # with the COMMIT, in one round trip
     return view
 
 
@@ -328,12 +325,11 @@ def _move_write(
     move: engine.Move,
     *,
     by_bot: bool,
-) -> tuple[engine.State, tuple[str, list[Any]]]:
+) -> engine.State:
     """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
     match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
-    on turn next is enqueued on commit. Returns the state after it and the write's last
-    statement, which the caller runs as the transaction's final one (rawsql.final_statement);
-    409/422 if it is not this seat's turn or not legal."""
+    on turn next is enqueued on commit. The state after it; 409/422 if it is not this seat's
+    turn or not legal."""
     try:
         after = engine.apply(state, move, seat)
     except engine.NotYourTurn:
@@ -366,14 +362,7 @@ def _move_write(
     if after.is_over:
         rawsql.execute(*move_row)
         _deal_close(match, after)
-        last = rawsql.update_sql(
-            Match,
-            match.id,
-            state=match.state,
-            version=match.version,
-            move_count=seq,
-            turn_deadline=match.turn_deadline,
-        )
+        _match_write(match, "state", "version", "move_count", "turn_deadline")
     else:
         match.state = engine.state_to_json(after)
         clocked = {}
@@ -390,12 +379,13 @@ def _move_write(
         )
         if connection.vendor == "postgresql":
             # One round trip: the Move insert rides in a data-modifying CTE of the match update.
-            last = (f"WITH new_move AS ({move_row[0]}) {match_row[0]}", move_row[1] + match_row[1])
+            both = f"WITH new_move AS ({move_row[0]}) {match_row[0]}"
+            rawsql.execute(both, move_row[1] + match_row[1])
         else:
             rawsql.execute(*move_row)
-            last = match_row
+            rawsql.execute(*match_row)
     _after_commit_bot_turn(match)
-    return after, last
+    return after
 
 
 def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match | None, Any]:
@@ -611,7 +601,7 @@ def _play_locked(
     `strategy_for(match, seat)` chooses from its observation (None: nothing to play), applied
     as by_bot. True if it moved. One transaction from the version check to the write, so a
     moved version, a finished match or a person who just moved all mean "done"."""
-    with transaction.atomic(), rawsql.final_statement() as final:
+    with transaction.atomic():
         match, _ = _match_lock(match_id)
         if match is None or match.version != version or match.status != Match.Status.ACTIVE:
             return False
@@ -623,8 +613,7 @@ def _play_locked(
         if strategy is None:
             return False
         move = get_bot(strategy).choose(engine.observe(state, seat), random.Random())
-        _, last = _move_write(match, state, seat, match.seat_players[seat], move, by_bot=True)
-        final(*last)
+        _move_write(match, state, seat, match.seat_players[seat], move, by_bot=True)
     return True
 
 

@@ -10,21 +10,18 @@ JSON columns (a match's state is about a kilobyte of it) are encoded and decoded
 instead of the standard library's json, which Django's JSONField uses; the stored JSON and the
 values read back are the same. Values of the plain types a move writes skip the layers of
 `get_db_prep_save` and get the backend's adaptation directly (`_preparer`; the test suite holds
-both to the same results). `final_statement` sends a transaction's last statement with its
-COMMIT, one round trip fewer per move.
+both to the same results).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cache, partial
 from typing import Any
 from uuid import UUID
 
 import orjson
-import psycopg
 from django.db import connection
 from django.db.models import Field, JSONField, Model
 from psycopg.types.json import Jsonb
@@ -243,60 +240,3 @@ def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()
-
-
-@contextmanager
-def final_statement() -> Iterator[Callable[[str, Sequence[Any]], None]]:
-    """`final(sql, params)` for the last statement of an atomic block: in the outermost block on
-    PostgreSQL, the statement and the block's COMMIT go in one round trip.
-
-    Django commits a block when it exits, a round trip of its own after the last write's. Here
-    psycopg's pipeline mode sends the statement and COMMIT together and waits once; when the
-    block exits, psycopg's commit() finds no transaction open and sends nothing, and Django runs
-    the block's on_commit hooks as usual. In a nested block (a savepoint, a test's transaction),
-    on SQLite, or after an error, `final` just runs the statement and the block commits as usual.
-
-    Nothing may run on the connection after `final` inside the block: it would start a
-    transaction of its own. Such a statement raises RuntimeError, wherever the block is. Enter
-    this inside the block (`with transaction.atomic(), final_statement() as final:`), so that the
-    guard is gone when the block commits and runs its hooks.
-    """
-    ran = False
-
-    def refuse(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        if ran:
-            raise RuntimeError(f"a statement after the block's final one: {sql[:80]}")
-        return execute(sql, params, many, context)
-
-    def final(sql: str, params: Sequence[Any]) -> None:
-        nonlocal ran
-        if _block_owns_transaction():
-            pg = connection.connection
-            with connection.wrap_database_errors, pg.pipeline():
-                with connection.cursor() as cursor:
-                    cursor.execute(sql, params)
-                pg.execute("COMMIT", prepare=False)
-        else:
-            execute(sql, params)
-        ran = True
-
-    with connection.execute_wrapper(refuse):
-        yield final
-
-
-def _block_owns_transaction() -> bool:
-    """On PostgreSQL with a libpq that has pipeline mode (14+; psycopg[binary] bundles one),
-    inside exactly one atomic block, which began the transaction and will commit it."""
-    return (
-        connection.vendor == "postgresql"
-        and _has_pipeline()
-        and connection.in_atomic_block
-        and connection.commit_on_exit
-        and len(connection.atomic_blocks) == 1
-        and not connection.needs_rollback
-    )
-
-
-@cache
-def _has_pipeline() -> bool:
-    return psycopg.capabilities.has_pipeline()
