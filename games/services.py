@@ -156,6 +156,8 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
 # The match fields _deal_start sets, and _match_start with the status (the caller writes them).
 _DEAL_FIELDS = ("live_deal_id", "current_deal", "state", "turn_deadline")
 _START_FIELDS = ("status", *_DEAL_FIELDS)
+# The match fields _deal_close sets (the caller writes them).
+_CLOSE_FIELDS = ("state", "turn_deadline")
 
 
 def _match_start(match: Match) -> None:
@@ -362,7 +364,7 @@ def _move_write(
     if after.is_over:
         rawsql.execute(*move_row)
         _deal_close(match, after)
-        _match_write(match, "state", "version", "move_count", "turn_deadline")
+        _match_write(match, "version", "move_count", *_CLOSE_FIELDS)
     else:
         match.state = engine.state_to_json(after)
         clocked = {}
@@ -433,7 +435,7 @@ def _after_commit_bot_turn(match: Match) -> None:
 
 def _deal_close(match: Match, final: engine.State) -> None:
     """R-28, R-29: the deal is over. Store its result and final state; score it on a worker
-    once the move commits (the caller saves the match)."""
+    once the move commits (the caller writes the match's _CLOSE_FIELDS)."""
     result = final.result
     assert result is not None
     Deal.objects.filter(id=match.live_deal_id).update(
