@@ -288,6 +288,7 @@ def main() -> None:
             Phase().run(base, pairs, name, meter, args.warmup)
         phases = {name: Phase() for name in ("draw", "play", "ceiling")}
         slice_seconds = args.seconds / args.rounds
+        draw_shares = []  # the draw/pass stream as a share of the ceiling, round by round
         for round_number in range(1, args.rounds + 1):
             # The three phases take turns in short slices, so a drift in the machine's speed
             # during the run (other tenants, heat) falls on all of them alike.
@@ -302,6 +303,7 @@ def main() -> None:
                 f" {shares[1]:6.1f} POST/s, ceiling {shares[2]:6.1f}/s"
                 f" → {shares[0] / shares[2]:6.1%} / {shares[1] / shares[2]:6.1%}"
             )
+            draw_shares.append(shares[0] / shares[2])
         print()
         rates = {}
         for name, phase in phases.items():
@@ -325,6 +327,8 @@ def main() -> None:
         print(
             f"move POSTs only (draw/pass stream): {rates['draw']:7.1f} POST/s"
             f" = {rates['draw'] / rates['ceiling']:6.1%} of the ceiling"
+            f" (by round: min {min(draw_shares):.1%}, median"
+            f" {statistics.median(draw_shares):.1%}, max {max(draw_shares):.1%})"
         )
         print(
             f"moves with plays + the GETs between: {rates['play']:7.1f} POST/s"
