@@ -1,30 +1,23 @@
-"""Every rule id of RULES.md (R-1, R-2, …) has a test named after it in tests/engine.
-
-RULES.md lives in the shared folder beside the repository (`<repo root>/../shared/RULES.md`),
-as in CI, where the clone and `shared/` sit side by side."""
+"""Every rule id of docs/rules.md (R-1, R-2, …) has a test named after it in tests/engine."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-import pytest
-
 TESTS = Path(__file__).resolve().parent
 REPO_ROOT = TESTS.parent.parent
-RULES_MD = REPO_ROOT.parent / "shared" / "RULES.md"
+RULES_MD = REPO_ROOT / "docs" / "rules.md"
 
 
 def rule_ids() -> list[int]:
-    if not RULES_MD.is_file():
-        pytest.skip(f"RULES.md not found at {RULES_MD} (expected ../shared beside the repo)")
     text = RULES_MD.read_text(encoding="utf-8")
     return sorted({int(n) for n in re.findall(r"\bR-(\d+)\b", text)})
 
 
 def test_rule_ids_are_found_in_rules_md() -> None:
     ids = rule_ids()
-    assert ids, "no R-n ids found in RULES.md"
+    assert ids, "no R-n ids found in docs/rules.md"
     assert ids == list(range(1, max(ids) + 1)), "rule ids should run R-1 … R-n without gaps"
 
 
