@@ -17,7 +17,7 @@ run: $(PY)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver --insecure 127.0.0.1:$(PORT)
 
-# PostgreSQL and Redis must answer; start them if not (commands from DESIGN.md).
+# PostgreSQL and Redis must answer; start them if not (commands from docs/architecture.md).
 services:
 	@pg_isready -q -h 127.0.0.1 -p 5432 || pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start
 	@redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no

@@ -1,4 +1,4 @@
-"""Match routes of API.md: one thin API class per operation (validate, call, render)."""
+"""Match routes of docs/api.md: one thin API class per operation (validate, call, render)."""
 
 from __future__ import annotations
 

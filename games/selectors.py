@@ -1,4 +1,4 @@
-"""Reads on matches. Per-seat views are built from `engine.observe` only (DESIGN.md)."""
+"""Reads on matches. Per-seat views are built from `engine.observe` only (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def match_list(*, status: str | None = None, player_id: UUID | None = None) -> Q
 
 
 def match_summary(match: Match) -> dict[str, Any]:
-    """The public `<match>` object of API.md (no card, no seed)."""
+    """The public `<match>` object of docs/api.md (no card, no seed)."""
     seats = {row.seat: row for row in match.seats.all()}
     deals = sorted(match.deals.all(), key=lambda d: d.number)
     return {
@@ -117,7 +117,7 @@ def match_summary(match: Match) -> dict[str, Any]:
 
 
 def state_view(match: Match, seat: int, state: engine.State | None = None) -> dict[str, Any]:
-    """The caller's view (API.md `…/state`): an observation of the live deal plus match facts.
+    """The caller's view (docs/api.md `…/state`): an observation of the live deal plus match facts.
 
     `state` is the live deal's state when the caller already holds it (saves a parse)."""
     view: dict[str, Any] = {
@@ -226,7 +226,7 @@ def _deal_over_numbers(match: Match) -> set[int]:
 
 
 def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
-    """One move-log entry; `drawn` only for the drawer or once the deal is over (API.md)."""
+    """One move-log entry; `drawn` only for the drawer or once the deal is over (docs/api.md)."""
     return {
         "seq": move.seq,
         "deal": move.deal_number,

@@ -1,6 +1,6 @@
 """Writes on matches: create, join, apply a move (human or bot), end a deal, finish a match.
 
-Exactly-once moves (API.md, DESIGN.md "A move, end to end"): the match row is locked with
+Exactly-once moves (docs/architecture.md "A move, end to end"): the match row is locked with
 SELECT … FOR UPDATE, the request's version must equal the match's, a repeated Idempotency-Key
 (per player) returns the stored first response, and (match, seq) is unique. Every path that can
 hit an IntegrityError turns it into a documented 4xx.
@@ -592,7 +592,7 @@ def _seats_save_totals(match: Match, places: list[int] | None) -> None:
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
     """One bot turn if the match is still at `version` and a bot is on turn; True if it moved.
 
-    Safe to run twice: a stale version or a human on turn means "done" (DESIGN.md, Celery)."""
+    Safe to run twice: a stale version or a human on turn means "done" (docs/architecture.md)."""
     return _play_locked(match_id, version, lambda match, seat: match.seat_bots[seat] or None)
 
 

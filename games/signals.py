@@ -1,4 +1,4 @@
-"""Signals other apps listen to, so games never imports them (data flows down, DESIGN.md)."""
+"""Signals other apps listen to, so games never imports them (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The one application error type and the one place that maps errors to HTTP.
 
-Every 4xx/5xx body is `{"code", "message", "detail"?}` (API.md "Errors"): DRF's own exceptions,
+Every 4xx/5xx body is `{"code", "message", "detail"?}` (docs/api.md "Errors"): DRF's own exceptions,
 Django's 404/500 pages and our `ApplicationError` all come out in that shape, never as HTML.
 """
 
@@ -17,7 +17,7 @@ from rest_framework.views import set_rollback
 
 logger = logging.getLogger(__name__)
 
-# code -> (status, default message); the table of API.md plus what HTTP itself can produce.
+# code -> (status, default message); the table of docs/api.md plus what HTTP itself can produce.
 ERROR_CODES: dict[str, tuple[int, str]] = {
     "invalid": (400, "The request body or query is malformed."),
     "invalid_move": (

@@ -136,7 +136,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Pis Yedili API",
-    "DESCRIPTION": "Play Pis Yedili (Dirty Seven) against people and bots (shared/API.md).",
+    "DESCRIPTION": "Play Pis Yedili (Dirty Seven) against people and bots (docs/api.md).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -180,7 +180,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Queues (DESIGN.md "Scale-out"): bot turns and scoring apart, so a backlog of one never delays
+# Queues (docs/architecture.md): bot turns and scoring apart, so a backlog of one never delays
 # the other. A worker started without -Q consumes all three.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")

@@ -1,4 +1,4 @@
-"""Player routes of API.md: register, token, me, a player by id, the bot catalogue."""
+"""Player routes of docs/api.md: register, token, me, a player by id, the bot catalogue."""
 
 from __future__ import annotations
 

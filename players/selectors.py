@@ -28,7 +28,7 @@ def player_get(*, player_id: Any) -> Player:
     return player
 
 
-# ---- leaderboards (API.md "Leaderboards") ----
+# ---- leaderboards (docs/api.md "Leaderboards") ----
 #
 # A page is read from BoardEntry rows of one (board, period) by keyset: the order is
 # (value, player_id), descending for rating and wins, ascending for points, and every order

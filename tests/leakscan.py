@@ -1,4 +1,4 @@
-"""A scanner over every response body the test suite produces (API.md hidden information).
+"""A scanner over every response body the test suite produces (docs/api.md hidden information).
 
 Installed as a middleware for the whole test session (tests/conftest.py). For each JSON response
 under /api/v1/ it checks, against the database at scan time:

@@ -137,7 +137,7 @@ class CSVOnly(BaseContentNegotiation):
 
 
 class _ErrorsAsJSON:
-    """Only a successful GET is CSV: error bodies (API.md "Errors") and OPTIONS stay JSON."""
+    """Only a successful GET is CSV: error bodies (docs/api.md "Errors") and OPTIONS stay JSON."""
 
     def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
         response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]

@@ -7,7 +7,7 @@ Sevens make the next player draw three per pending seven unless they answer with
 skips, a 10 reverses, an Ace lets its player play once more. The first to empty their hand wins
 the deal; the others score their cards' penalty values (times 3 after a winning 7, times 2 after
 a Jack). Lowest match total wins. The exact rules, with ids R-1..R-32 and the options, are in
-RULES.md; comments cite those ids.
+docs/rules.md; comments cite those ids.
 
 The vocabulary follows OpenSpiel: `new_deal`, `legal_moves`, `apply`, `observe`, and the
 result's `penalties`. State is an immutable value; randomness comes only from the seed.

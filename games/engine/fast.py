@@ -2,7 +2,7 @@
 engine (`legal.py`, `transitions.py`) for every rule option, for bots' rollouts and benchmarks.
 
 `FastDeal.from_state(state)` converts a reference `State`; `deal.legal_actions()` lists the legal
-actions as ints in the order of RULES.md §10; `deal.apply_action(a)` plays one in place (it
+actions as ints in the order of docs/rules.md §10; `deal.apply_action(a)` plays one in place (it
 trusts that `a` is legal); `deal.to_state()` converts back, equal field for field to the state
 the reference engine reaches by the same moves. `tests/engine/test_fast_agrees.py` checks that.
 
@@ -115,7 +115,7 @@ _CACHE_LIMIT = 1 << 17  # keys kept (about 20 MB at most); later keys are built 
 
 
 def _build_actions(key: int) -> tuple[int, ...]:
-    """The action tuple of a cache key, in the order of RULES.md §10 (and cache it)."""
+    """The action tuple of a cache key, in the order of docs/rules.md §10 (and cache it)."""
     playable = key & ALL_CARDS
     table = _CARD_ACTIONS[key >> _NOMINATE_SHIFT]
     actions: list[int] = []
@@ -539,7 +539,7 @@ class FastDeal:
     # -- legal actions -------------------------------------------------------------------------
 
     def legal_actions(self) -> tuple[int, ...]:
-        """Every legal action id of the seat on turn, in the order of RULES.md §10 (a shared
+        """Every legal action id of the seat on turn, in the order of docs/rules.md §10 (a shared
         immutable tuple); empty once the deal is over."""
         flags = self._flags
         if flags < 0:

@@ -1,4 +1,4 @@
-"""Legal moves of the seat on turn, in the fixed order of RULES.md §10:
+"""Legal moves of the seat on turn, in the fixed order of docs/rules.md §10:
 plays by canonical card index then suit order C D H S, then draw, then pass."""
 
 from __future__ import annotations

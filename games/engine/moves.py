@@ -1,4 +1,4 @@
-"""Actions of RULES.md §10 as small values with paired codecs: `Move.decode`, `move.encode`."""
+"""Actions of docs/rules.md §10 as small values with paired codecs: `Move.decode`, `move.encode`."""
 
 from __future__ import annotations
 

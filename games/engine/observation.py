@@ -35,7 +35,7 @@ class Observation:
     rules: Rules
 
     def to_dict(self) -> dict[str, Any]:
-        """The state fields of API.md for this seat."""
+        """The state fields of docs/api.md for this seat."""
         return {
             "you": self.you,
             "dealer": self.dealer,

@@ -1,4 +1,4 @@
-"""Rule options of RULES.md, one frozen value per match; it validates itself."""
+"""Rule options of docs/rules.md, one frozen value per match; it validates itself."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ _RANGES: dict[str, tuple[int, int]] = {
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The rule options of one match; defaults are the project's decisions in RULES.md."""
+    """The rule options of one match; defaults are the project's decisions in docs/rules.md."""
 
     opening: str = "opener_only"
     draw_policy: str = "free"

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from games.engine import Move, Rules, State, apply_legal, legal_moves, new_deal
 
 # Option combinations the random playouts cycle through. Together they take every value of every
-# choice option of RULES.md (test_invariants checks this against the engine's option table) and
+# choice option of docs/rules.md (test_invariants checks this against the engine's option table) and
 # several values of the numeric ones. `max_actions` is kept small in most reshuffle combinations:
 # random players draw freely, so a reshuffle deal usually runs to its bound (§9), and 1,000
 # actions per deal would dominate the test's run time; one combination keeps the default.
 OPTION_COMBINATIONS: tuple[dict[str, Any], ...] = (
-    {},  # the defaults of RULES.md
+    {},  # the defaults of docs/rules.md
     {
         "opening": "club_round",
         "draw_policy": "one_then_pass",
@@ -179,7 +179,7 @@ def seeded_deal_parameters(index: int, rng: random.Random) -> tuple[Rules, int, 
     return rules, seats, rng.randrange(seats), rng.randbytes(32)
 
 
-# --- direct recounts, written from RULES.md without the engine's tables ---------------------
+# --- direct recounts, written from docs/rules.md without the engine's tables ---------------------
 
 _FACE = {"J": 25, "7": 20, "A": 15, "K": 10, "Q": 10}  # §1 penalty values; others face value
 

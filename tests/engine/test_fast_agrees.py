@@ -1,5 +1,5 @@
 """The fast path (`games.engine.fast.FastDeal`) agrees with the reference engine move for move:
-same legal actions in the same order (RULES.md §10), the same state after every action, the same
+same legal actions in the same order (docs/rules.md §10), the same state after each action, the same
 results, for every rule option, 2–7 seats, and deals that reach the rare paths (reshuffles, the
 max_actions bound, draws from an empty stock, shed wins in the opening)."""
 

@@ -4,7 +4,7 @@
 legal moves (reference `legal_moves`/`apply_legal`), grouped into matches, cycling through the
 option combinations of `strategies.OPTION_COMBINATIONS` and every table size they allow. On all
 of them it checks the cheap invariants: 52 cards conserved after every action, the seat on turn
-always has a legal move until the deal ends, the deal ends within the bound of RULES.md §9,
+always has a legal move until the deal ends, the deal ends within the bound of docs/rules.md §9,
 state ↔ JSON round-trips, and the deal and match scores equal a direct recount of R-28..R-32.
 
 The expensive checks (every one of the 70 well-formed moves tried against `apply`) run on a
@@ -72,7 +72,7 @@ WELL_FORMED_MOVES: tuple[Move, ...] = (
 
 
 def action_bound(rules: Rules, seats: int) -> int:
-    """The most actions a deal can take (RULES.md §9).
+    """The most actions a deal can take (docs/rules.md §9).
 
     With `reshuffle` the deal is ended by the engine at `max_actions` actions. Otherwise, with
     S = 52 − seats·hand_size cards in the stock at the start:

@@ -1,4 +1,4 @@
-"""Observation: `observe(state, seat)` is all a seat may know (API.md state fields).
+"""Observation: `observe(state, seat)` is all a seat may know (docs/api.md state fields).
 
 Property tests over random positions along random playouts: the observation holds no card of
 another seat's hand or of the stock, legal moves only for the seat on turn, and it does not

@@ -1,4 +1,4 @@
-"""The rules engine is pure Python (DESIGN.md, issue 2): importing it loads no Django, DRF or
+"""The rules engine is pure Python (docs/architecture.md): importing it loads no Django, DRF or
 Celery and none of the Django apps' models, services or tasks; the import-linter contract of
 pyproject.toml holds; and the engine passes mypy strict."""
 

@@ -1,4 +1,4 @@
-"""Every rule option of RULES.md: its default, each of its values in play, and validation
+"""Every rule option of docs/rules.md: its default, each of its values in play, and validation
 (an unknown option or a bad value is a RulesError that names the option)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from games.engine import (
     new_deal,
 )
 
-# The options and values named in RULES.md, written out here rather than read from the engine.
+# The options and values named in docs/rules.md, written out here rather than read from the engine.
 RULES_MD_CHOICES: dict[str, tuple[str, ...]] = {
     "opening": ("opener_only", "club_round"),
     "draw_policy": ("free", "one_then_pass", "until_playable"),

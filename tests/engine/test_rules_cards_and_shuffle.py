@@ -2,7 +2,7 @@
 
 The shuffle is checked against an independent implementation of the R-4 text (HMAC-SHA256
 blocks, big-endian uint32 stream, rejection sampling, Fisher-Yates from the last index down),
-written here from RULES.md rather than imported from the engine.
+written here from docs/rules.md rather than imported from the engine.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ COUNTING_SEED = bytes(range(32))
 
 
 def reference_shuffle(items: Sequence[str], seed: bytes, prefix: str) -> list[str]:
-    """R-4 written from the text of RULES.md, independently of games.engine.shuffle."""
+    """R-4 written from the text of docs/rules.md, independently of games.engine.shuffle."""
 
     def uint32s() -> Iterator[int]:
         i = 0

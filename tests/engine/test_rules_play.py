@@ -1,4 +1,4 @@
-"""R-13..R-16 and the action vocabulary of RULES.md §10: legal plays, their order, and the
+"""R-13..R-16 and the action vocabulary of docs/rules.md §10: legal plays, their order, and the
 errors for moves that are malformed, not allowed now, or not the seat's turn."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from games.engine import (
     match_totals,
 )
 
-# Penalty values of RULES.md §1, by rank code.
+# Penalty values of docs/rules.md §1, by rank code.
 PENALTY = {"J": 25, "7": 20, "A": 15, "K": 10, "Q": 10}
 PENALTY.update({str(n): n for n in (2, 3, 4, 5, 6, 8, 9, 10)})
 

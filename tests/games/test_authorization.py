@@ -1,4 +1,4 @@
-"""Every per-match route × {seated player, other player, anonymous}: nothing beyond API.md."""
+"""Every per-match route × {seated player, other player, anonymous}: nothing beyond docs/api.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every 4xx/5xx is the JSON error body of API.md; the move endpoint's SQL budget is pinned."""
+"""Every 4xx/5xx is the JSON error body of docs/api.md; the move endpoint's SQL budget is pinned."""
 
 from __future__ import annotations
 

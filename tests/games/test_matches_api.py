@@ -1,4 +1,4 @@
-"""Match routes of API.md: create, join, list, detail, state, moves, deal reveal."""
+"""Match routes of docs/api.md: create, join, list, detail, state, moves, deal reveal."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from pisyedili_api.errors import ERROR_CODES
 
 pytestmark = pytest.mark.django_db
 
-API_CODES = {  # the table of API.md
+API_CODES = {  # from the table of docs/api.md (tests/test_docs.py checks them all)
     "invalid",
     "invalid_move",
     "not_authenticated",

@@ -57,7 +57,7 @@ def redis_stop() -> None:
 
 
 def redis_start() -> None:
-    """The DESIGN.md command; waits until Redis answers."""
+    """The docs/architecture.md command; waits until Redis answers."""
     if not redis_ping():
         subprocess.run(REDIS_START, check=True, timeout=10)
     for _ in range(200):

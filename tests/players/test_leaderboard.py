@@ -1,4 +1,4 @@
-"""Leaderboards (API.md "Leaderboards"): metrics, shared ranks, keyset pages both ways,
+"""Leaderboards (docs/api.md "Leaderboards"): metrics, shared ranks, keyset pages both ways,
 around=me, periods, humans_only, partitions by table size and ruleset, bad queries.
 
 Boards are filled by the real settlement service (players.services.player_standings_settle)

@@ -1,4 +1,4 @@
-"""Auth and player routes of API.md against PostgreSQL."""
+"""Auth and player routes of docs/api.md against PostgreSQL."""
 
 from __future__ import annotations
 

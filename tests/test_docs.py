@@ -1,0 +1,294 @@
+"""The documents in docs/ are the project's authority and contract; these tests hold them to the
+code: docs/rules.md to the engine's rule ids and options, docs/api.md to the URL conf and the
+error codes, every relative link to a file that exists, and no reference to a file outside the
+repository."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from games.engine.rules import _BOOLEANS, _CHOICES, _RANGES, Rules
+from pisyedili_api.errors import ERROR_CODES
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DOCS = REPO_ROOT / "docs"
+RULES_MD = DOCS / "rules.md"
+API_MD = DOCS / "api.md"
+RULE_COUNT = 32  # R-1 … R-32
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+# ---- docs/rules.md ----
+
+
+def rules_body() -> str:
+    """The rules themselves: everything from section 1 on (the options index comes before)."""
+    text = read(RULES_MD)
+    start = text.index("\n## 1. ")
+    return text[start:]
+
+
+def rule_texts() -> dict[int, str]:
+    """R-n -> the text of its bullet (continuation lines and sub-bullets included)."""
+    texts: dict[int, str] = {}
+    current: int | None = None
+    for line in rules_body().splitlines():
+        found = re.match(r"^- \*\*R-(\d+)\b", line)
+        if found:
+            current = int(found.group(1))
+            assert current not in texts, f"R-{current} is defined twice"
+            texts[current] = line
+        elif line.startswith(("- ", "## ")) or current is None:
+            current = None
+        else:
+            texts[current] += "\n" + line
+    return texts
+
+
+def section_texts() -> dict[int, str]:
+    """§n -> the text of section n, its heading included."""
+    sections = re.split(r"^(?=## \d+\. )", rules_body(), flags=re.MULTILINE)
+    return {
+        int(re.match(r"## (\d+)\.", part).group(1)): part  # type: ignore[union-attr]
+        for part in sections
+        if part.startswith("## ")
+    }
+
+
+def options_table() -> dict[str, dict[str, Any]]:
+    """option -> {default, values, rules} from the table "Rule options at a glance"."""
+    text = read(RULES_MD)
+    table = text[text.index("## Rule options at a glance") : text.index("\n## 1. ")]
+    rows: dict[str, dict[str, Any]] = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`"):
+            continue
+        name, default, values, cited = cells
+        rows[name.strip("`")] = {
+            "default": default.strip("`"),
+            "values": tuple(v.strip().strip("`") for v in values.split(",")),
+            "rules": [r.strip() for r in cited.split(",")],
+        }
+    return rows
+
+
+def doc_value(value: Any) -> str:
+    """An option value as docs/rules.md and the JSON of a request write it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def cited_text(references: list[str]) -> str:
+    """The text of the rules (R-n, R-a..R-b) and sections (§n) a table row cites."""
+    rules, sections = rule_texts(), section_texts()
+    parts = []
+    for reference in references:
+        if span := re.fullmatch(r"R-(\d+)\.\.R-(\d+)", reference):
+            low, high = int(span.group(1)), int(span.group(2))
+            parts += [rules[n] for n in range(low, high + 1)]
+        elif one := re.fullmatch(r"R-(\d+)", reference):
+            parts.append(rules[int(one.group(1))])
+        elif section := re.fullmatch(r"§(\d+)", reference):
+            parts.append(sections[int(section.group(1))])
+        else:
+            raise AssertionError(f"not a rule or section reference: {reference!r}")
+    return "\n".join(parts)
+
+
+def test_rules_md_defines_exactly_r1_to_r32_once_each() -> None:
+    assert sorted(rule_texts()) == list(range(1, RULE_COUNT + 1))
+    mentioned = {int(n) for n in re.findall(r"\bR-(\d+)\b", read(RULES_MD))}
+    assert mentioned == set(range(1, RULE_COUNT + 1)), "a rule id that no rule defines"
+
+
+def test_rules_md_lists_every_engine_option_with_its_default_and_values() -> None:
+    table = options_table()
+    defaults = Rules().to_dict()
+    assert set(table) == set(Rules.option_names()), "options table ≠ games.engine.rules"
+    for name, row in table.items():
+        assert row["default"] == doc_value(defaults[name]), name
+        if name in _CHOICES:
+            assert row["values"] == _CHOICES[name], name
+        elif name in _BOOLEANS:
+            assert row["values"] == ("true", "false"), name
+        else:
+            low, high = _RANGES[name]
+            assert row["values"] == (f"{low}..{high}",), name
+    assert set(_CHOICES) | set(_BOOLEANS) | set(_RANGES) == set(Rules.option_names())
+
+
+def test_every_option_is_defined_by_the_rules_its_row_cites() -> None:
+    """The option's name, each value other than the default, and a number's default appear in
+    the rules the table cites (the default of a choice may be said in words: "3·k", "no
+    effect", "share first place")."""
+    for name, row in options_table().items():
+        text = cited_text(row["rules"]).replace(",", "")  # "1,000" is 1000
+        assert f"`{name}" in text, f"{name} is not named in {row['rules']}"
+        if name in _RANGES:
+            assert re.search(rf"\b{row['default']}\b", text), f"{name} default not in its rules"
+            continue
+        for value in row["values"]:
+            if value != row["default"]:
+                assert re.search(rf"\b{value}\b", text), f"{name}={value} not in {row['rules']}"
+
+
+# ---- docs/api.md ----
+
+
+def api_routes() -> set[tuple[str, str]]:
+    """(METHOD, /api/v1/path) of every view under /api/v1/, path parameters as {name}."""
+    routes: set[tuple[str, str]] = set()
+
+    def walk(patterns: list[Any], prefix: str) -> None:
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                walk(pattern.url_patterns, prefix + str(pattern.pattern))
+            elif isinstance(pattern, URLPattern):
+                route = "/" + prefix + str(pattern.pattern)
+                view = getattr(pattern.callback, "cls", None)
+                if not route.startswith("/api/v1/") or view is None:
+                    continue
+                path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+                for method in ("get", "post", "put", "patch", "delete"):
+                    if hasattr(view, method):
+                        routes.add((method.upper(), path))
+
+    walk(get_resolver().url_patterns, "")
+    return routes
+
+
+def test_api_md_documents_exactly_the_routes_of_the_url_conf() -> None:
+    documented = set(
+        re.findall(
+            r"^#{2,4} `(GET|POST|PUT|PATCH|DELETE) (/api/v1/[^`\s?]*)`",
+            read(API_MD),
+            flags=re.MULTILINE,
+        )
+    )
+    routes = api_routes()
+    assert len(routes) >= 20
+    assert routes - documented == set(), "routes missing from docs/api.md"
+    assert documented - routes == set(), "docs/api.md documents routes that do not exist"
+
+
+def test_api_md_error_table_is_the_error_handlers() -> None:
+    text = read(API_MD)
+    table = text[text.index("## Errors") :]
+    table = table[: table.index("\n## ", 1)]
+    rows = re.findall(r"^\| (\d{3}) \| `(\w+)` \|", table, flags=re.MULTILINE)
+    documented = {code: int(status) for status, code in rows}
+    assert len(rows) == len(documented), "a code listed twice"
+    assert documented == {code: status for code, (status, _) in ERROR_CODES.items()}
+
+
+# Answered by the framework on any route, so the schema does not list them route by route.
+HTTP_LEVEL_CODES = {
+    "forbidden",
+    "method_not_allowed",
+    "not_acceptable",
+    "unsupported_media_type",
+    "server_error",
+}
+
+
+@pytest.mark.django_db
+def test_every_code_routes_answer_has_an_example_in_the_schema(api: Any) -> None:
+    text = read(API_MD)
+    documented = set(re.findall(r"^\| \d{3} \| `(\w+)` \|", text, flags=re.MULTILINE))
+    schema = api.get("/api/v1/schema/?format=json").json()
+    examples = {
+        example["value"]["code"]
+        for operations in schema["paths"].values()
+        for operation in operations.values()
+        for response in operation.get("responses", {}).values()
+        for example in response.get("content", {})
+        .get("application/json", {})
+        .get("examples", {})
+        .values()
+        if isinstance(example.get("value"), dict) and "code" in example["value"]
+    }
+    assert documented - HTTP_LEVEL_CODES - examples == set(), "codes without a schema example"
+
+
+# ---- every document ----
+
+
+def documents() -> list[Path]:
+    return [REPO_ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+@pytest.mark.parametrize("document", documents(), ids=lambda p: p.name)
+def test_relative_links_resolve(document: Path) -> None:
+    links = re.findall(r"\]\(([^)\s]+)\)", read(document))
+    broken = []
+    for link in links:
+        target = link.split("#", 1)[0]
+        if not target or re.match(r"^[a-z]+:", target):
+            continue  # a fragment of this page, or a URL
+        resolved = (document.parent / target).resolve()
+        if not resolved.exists() or REPO_ROOT not in (resolved, *resolved.parents):
+            broken.append(link)
+    assert broken == [], f"links in {document.name} to nothing in the repository: {broken}"
+
+
+def test_license_is_mit() -> None:
+    text = read(REPO_ROOT / "LICENSE")
+    assert text.startswith("MIT License")
+    assert "Copyright (c) 2026 The Pis Yedili API authors" in text
+
+
+SKIPPED_DIRS = {
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    "node_modules",
+    "staticfiles",
+    "build",
+    "dist",
+}
+# Written in two pieces so that this file does not name them itself.
+OUTSIDE_REFERENCES = re.compile(
+    r"\.\./" + r"shared|\bshared/(?:RULES|API|DESIGN|STYLE)\.md|\b(?:RULES|API|DESIGN)" + r"\.md\b"
+)
+
+
+def repository_files() -> list[Path]:
+    """Every file under the repository root, outside virtualenvs, caches and build output."""
+    files = []
+    for directory, subdirectories, names in os.walk(REPO_ROOT):
+        subdirectories[:] = [
+            d for d in subdirectories if d not in SKIPPED_DIRS and not d.endswith(".egg-info")
+        ]
+        files += [Path(directory, name) for name in names]
+    return files
+
+
+def test_nothing_refers_to_documents_outside_the_repository() -> None:
+    """The rules, the contract and the design are docs/rules.md, docs/api.md and
+    docs/architecture.md; a clone has nothing beside it to point at."""
+    found = []
+    for path in sorted(repository_files()):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue  # not a text file
+        for number, line in enumerate(text.splitlines(), start=1):
+            if OUTSIDE_REFERENCES.search(line):
+                found.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()[:80]}")
+    assert found == [], "\n".join(found)
