@@ -51,6 +51,7 @@ def _invalid(field: str, message: str) -> ApplicationError:
     return ApplicationError("invalid", f"{field}: {message}", {field: [message]})
 
 
+@transaction.atomic
 def tournament_create(
     *,
     organizer: Player,
@@ -69,6 +70,18 @@ def tournament_create(
     name in `bots`. The people are invited (the organizer, if listed, and bots accept at once).
     Bad input raises 400 `invalid` naming the field (or the rule option); an organizer with
     MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running gets 429."""
+    # One transaction: the organizer's row lock makes the count and the insert one step (two
+    # creates at once cannot both pass the limit), and bad input leaves no row behind (the bot
+    # players of `bots` included).
+    Player.objects.select_for_update().filter(id=organizer.id).first()
+    active = Tournament.objects.filter(organizer=organizer, status__in=ACTIVE).count()
+    if active >= settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER:
+        raise ApplicationError(
+            "too_many_tournaments",
+            f"You have {active} tournaments in draft or running, the most allowed"
+            f" (MAX_ACTIVE_TOURNAMENTS_PER_PLAYER); finish or cancel one first.",
+            {"active": active, "limit": settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER},
+        )
     if turn_seconds is None:
         turn_seconds = settings.TOURNAMENT_TURN_SECONDS
     if not clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX:
@@ -124,17 +137,6 @@ def tournament_create(
         )
 
     with transaction.atomic():
-        # The organizer's row lock makes the count and the insert one step: two creates at
-        # once cannot both pass the limit.
-        Player.objects.select_for_update().filter(id=organizer.id).first()
-        active = Tournament.objects.filter(organizer=organizer, status__in=ACTIVE).count()
-        if active >= settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER:
-            raise ApplicationError(
-                "too_many_tournaments",
-                f"You have {active} tournaments in draft or running, the most allowed"
-                f" (MAX_ACTIVE_TOURNAMENTS_PER_PLAYER); finish or cancel one first.",
-                {"active": active, "limit": settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER},
-            )
         tournament = Tournament.objects.create(
             name=name,
             organizer=organizer,
