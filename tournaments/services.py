@@ -117,10 +117,10 @@ def tournament_create(
     if format == Tournament.Format.ROUND_ROBIN:
         if rounds is not None:
             raise _invalid("rounds", "a round robin plays as many rounds as its schedule needs")
-        schedule: list[dict[str, Any]] | None = _round_robin(ids, table_size, bool(fill_bots))
-        assert schedule is not None
-        rounds_total = len(schedule)
-        tables = sum(len(planned["tables"]) for planned in schedule)
+        planned = _round_robin(ids, table_size, bool(fill_bots))
+        schedule: list[dict[str, Any]] | None = planned
+        rounds_total = len(planned)
+        tables = sum(len(rnd["tables"]) for rnd in planned)
     else:
         schedule = None
         rounds_total = rounds or pairing.swiss_default_rounds(len(entrants), table_size)
@@ -136,32 +136,31 @@ def tournament_create(
             f" at most {settings.TOURNAMENT_MAX_DEALS} (fewer entrants, deals or rounds)",
         )
 
-    with transaction.atomic():
-        tournament = Tournament.objects.create(
-            name=name,
-            organizer=organizer,
-            format=format,
-            table_size=table_size,
-            deals_per_match=parsed.deals_per_match,
-            rules=parsed.to_dict(),
-            fill_bot=fill_bots or "",
-            rounds_total=rounds_total,
-            schedule=schedule,
-            turn_seconds=turn_seconds,
-        )
-        Entrant.objects.bulk_create(
-            [
-                Entrant(
-                    tournament=tournament,
-                    player=p,
-                    position=i,
-                    status=Entrant.Status.ACCEPTED
-                    if p.is_bot or p.id == organizer.id
-                    else Entrant.Status.INVITED,
-                )
-                for i, p in enumerate(entrants)
-            ]
-        )
+    tournament = Tournament.objects.create(
+        name=name,
+        organizer=organizer,
+        format=format,
+        table_size=table_size,
+        deals_per_match=parsed.deals_per_match,
+        rules=parsed.to_dict(),
+        fill_bot=fill_bots or "",
+        rounds_total=rounds_total,
+        schedule=schedule,
+        turn_seconds=turn_seconds,
+    )
+    Entrant.objects.bulk_create(
+        [
+            Entrant(
+                tournament=tournament,
+                player=p,
+                position=i,
+                status=Entrant.Status.ACCEPTED
+                if p.is_bot or p.id == organizer.id
+                else Entrant.Status.INVITED,
+            )
+            for i, p in enumerate(entrants)
+        ]
+    )
     return tournament
 
 
