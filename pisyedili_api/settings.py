@@ -235,4 +235,4 @@ TOURNAMENT_MAX_ENTRANTS = int(os.environ.get("TOURNAMENT_MAX_ENTRANTS", "64"))
 TOURNAMENT_MAX_DEALS = int(os.environ.get("TOURNAMENT_MAX_DEALS", "2000"))
 # The embedded default (no broker): the in-process tasks a request hands off (a tournament's
 # start, its next round) run on this many background threads, so that request returns at once.
-EMBEDDED_TASK_THREADS = int(os.environ.get("EMBEDDED_TASK_THREADS", "1"))
+EMBEDDED_TASK_THREADS = max(1, int(os.environ.get("EMBEDDED_TASK_THREADS", "1")))
