@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 from celery import Task, shared_task
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connections
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -143,6 +147,11 @@ def enqueue_settle_match(match_id: str) -> None:
     _send(settle_match, (match_id,), settings.CELERY_SCORING_QUEUE)
 
 
+def enqueue(task: Task, args: tuple[Any, ...], queue: str) -> None:
+    """Send another app's task the way the helpers above send these (tournaments.advance)."""
+    _send(task, args, queue)
+
+
 def _send(task: Task, args: tuple[Any, ...], queue: str) -> None:
     """Send `task` to a worker on `queue`, or run it here in the embedded default.
 
@@ -159,6 +168,9 @@ def _send(task: Task, args: tuple[Any, ...], queue: str) -> None:
     except Exception:
         logger.exception("could not send %s%s; the sweeper will send it again", task.name, args)
         return
+    if getattr(_local, "background", False):
+        background_submit(_send, task, args, queue)
+        return
     pending: deque[tuple[Task, tuple[Any, ...]]] | None = getattr(_local, "pending", None)
     if pending is not None:
         pending.append((task, args))
@@ -173,3 +185,55 @@ def _send(task: Task, args: tuple[Any, ...], queue: str) -> None:
                 logger.exception("%s%s failed in-process", queued.name, queued_args)
     finally:
         _local.pending = None
+
+
+# ---- The embedded default's background thread ----
+# Under task_always_eager a request that hands off a lot of work (a tournament's start or next
+# round) sends it inside `in_background()`: the tasks then run, and drain as above, on a small
+# thread pool (EMBEDDED_TASK_THREADS) instead of in the request. With a broker it changes nothing.
+
+_background_lock = threading.Lock()
+_background_pool: futures.ThreadPoolExecutor | None = None
+_background_jobs: set[futures.Future[None]] = set()
+
+
+@contextmanager
+def in_background() -> Iterator[None]:
+    """Tasks sent in this block (or by on_commit hooks of a transaction it commits) that would
+    run in-process run on a background thread instead."""
+    previous = getattr(_local, "background", False)
+    _local.background = True
+    try:
+        yield
+    finally:
+        _local.background = previous
+
+
+def background_submit(function: Callable[..., Any], *args: Any) -> None:
+    """Run `function(*args)` on the background pool, then close that thread's database
+    connections (a pooled thread must not hold one open between jobs)."""
+    global _background_pool
+
+    def job() -> None:
+        try:
+            function(*args)
+        finally:
+            connections.close_all()
+
+    with _background_lock:
+        if _background_pool is None:
+            _background_pool = futures.ThreadPoolExecutor(
+                max_workers=settings.EMBEDDED_TASK_THREADS, thread_name_prefix="embedded-task"
+            )
+        future = _background_pool.submit(job)
+        _background_jobs.add(future)
+    future.add_done_callback(_background_jobs.discard)
+
+
+def background_wait(timeout: float) -> bool:
+    """Wait until no background job is queued or running (jobs a job submits included); False
+    if some still are after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while _background_jobs and time.monotonic() < deadline:
+        futures.wait(list(_background_jobs), timeout=0.05)
+    return not _background_jobs

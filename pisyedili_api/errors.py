@@ -27,6 +27,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "not_authenticated": (401, "Authentication credentials were missing or wrong."),
     "not_seated": (403, "You have no seat in this match."),
     "not_organizer": (403, "Only the tournament's organizer may do this."),
+    "not_invited": (403, "You are not invited to this tournament."),
     "forbidden": (403, "You may not do this."),
     "not_found": (404, "No such object."),
     "method_not_allowed": (405, "This method is not allowed on this route."),
@@ -37,10 +38,13 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "match_full": (409, "The match is full or has started."),
     "tournament_started": (409, "The tournament has already started."),
     "tournament_over": (409, "The tournament is finished or cancelled."),
+    "invitations_pending": (409, "Some invited players have not accepted yet."),
+    "not_enough_entrants": (409, "Too few entrants are left to seat a table."),
     "unsupported_media_type": (415, "Send the body as application/json."),
     "illegal_move": (422, "The rules do not allow that move now."),
     "idempotency_mismatch": (422, "This Idempotency-Key was used with a different body."),
     "throttled": (429, "Too many requests; retry later."),
+    "too_many_tournaments": (429, "You have too many tournaments in draft or running."),
     "server_error": (500, "Something went wrong on our side."),
 }
 

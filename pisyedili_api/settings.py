@@ -225,3 +225,14 @@ LOGGING = {
 
 # bench/api.py only: expose /bench/ceiling (one row lock + update + insert) on the same server.
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
+
+# Tournaments (README "Tournaments"): every tournament match runs a turn clock (the organizer's
+# turn_seconds, else this default), and what one organizer and one tournament may create is
+# bounded: tournaments in draft or running per organizer (429), entrants, and total deals (400).
+TOURNAMENT_TURN_SECONDS = int(os.environ.get("TOURNAMENT_TURN_SECONDS", "120"))
+MAX_ACTIVE_TOURNAMENTS_PER_PLAYER = int(os.environ.get("MAX_ACTIVE_TOURNAMENTS_PER_PLAYER", "5"))
+TOURNAMENT_MAX_ENTRANTS = int(os.environ.get("TOURNAMENT_MAX_ENTRANTS", "64"))
+TOURNAMENT_MAX_DEALS = int(os.environ.get("TOURNAMENT_MAX_DEALS", "2000"))
+# The embedded default (no broker): the in-process tasks a request hands off (a tournament's
+# start, its next round) run on this many background threads, so that request returns at once.
+EMBEDDED_TASK_THREADS = max(1, int(os.environ.get("EMBEDDED_TASK_THREADS", "1")))

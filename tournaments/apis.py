@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -15,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.apis import MatchCursorPagination, SeatPlayerSerializer
+from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
@@ -28,12 +30,15 @@ from .selectors import (
     tournament_tables,
 )
 from .services import (
-    MAX_ENTRANTS,
     MAX_ROUNDS,
     tournament_cancel,
     tournament_create,
+    tournament_invitation_accept,
+    tournament_invitation_decline,
     tournament_start,
 )
+
+MAX_ENTRANTS = settings.TOURNAMENT_MAX_ENTRANTS
 
 STATUSES = ["draft", "running", "finished", "cancelled"]
 FORMATS = ["round_robin", "swiss"]
@@ -53,10 +58,14 @@ class TournamentSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=STATUSES)
     rounds_total = serializers.IntegerField()
     current_round = serializers.IntegerField(help_text="0 until the tournament starts.")
+    turn_seconds = serializers.IntegerField(help_text="The turn clock of every match.")
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
-    players = SeatPlayerSerializer(many=True)
+    players = SeatPlayerSerializer(many=True, help_text="Entrants, invited or accepted.")
+    pending_invitations = SeatPlayerSerializer(
+        many=True, help_text="Entrants who have not accepted yet; the start waits for them."
+    )
 
 
 class PaginatedTournamentSerializer(serializers.Serializer):
@@ -168,6 +177,11 @@ class TournamentListCreateApi(APIView):
             ref_name = "TournamentFilter"
 
         status = serializers.ChoiceField(choices=STATUSES, required=False)
+        invited = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="Only drafts whose invitation to the caller awaits an answer (token).",
+        )
         limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
         cursor = serializers.CharField(required=False, max_length=500)
 
@@ -181,7 +195,8 @@ class TournamentListCreateApi(APIView):
             required=False,
             default=list,
             max_length=MAX_ENTRANTS,
-            help_text="Entrant player ids (people or bots), in seeding order.",
+            help_text="Entrant player ids (people or bots), in seeding order. People are"
+            " invited: the tournament starts once each has accepted.",
         )
         bots = serializers.ListField(
             child=serializers.CharField(max_length=32),
@@ -208,6 +223,13 @@ class TournamentListCreateApi(APIView):
             required=False,
             help_text="Swiss only; default ceil(log2 n), capped so repeats can be avoided.",
         )
+        turn_seconds = serializers.IntegerField(
+            min_value=TURN_SECONDS_MIN,
+            max_value=TURN_SECONDS_MAX,
+            required=False,
+            help_text="Turn clock of every match: seconds a person has per turn, past it the"
+            " greedy move is played for them. Absent: the server's default; never off.",
+        )
 
     @extend_schema(
         operation_id="tournaments_list",
@@ -220,7 +242,10 @@ class TournamentListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        tournaments = tournament_list(status=filters.validated_data.get("status"))
+        invited = None
+        if filters.validated_data["invited"]:
+            invited = _caller(request, "invited=true needs your token.").id
+        tournaments = tournament_list(status=filters.validated_data.get("status"), invited=invited)
         paginator = MatchCursorPagination()
         page = paginator.paginate_queryset(tournaments, request, view=self)
         return paginator.get_paginated_response([tournament_summary(t) for t in page or []])
@@ -228,7 +253,10 @@ class TournamentListCreateApi(APIView):
     @extend_schema(
         operation_id="tournaments_create",
         request=InputSerializer,
-        responses={201: TournamentSerializer, **error_responses("invalid", "not_authenticated")},
+        responses={
+            201: TournamentSerializer,
+            **error_responses("invalid", "not_authenticated", "too_many_tournaments"),
+        },
         examples=[
             OpenApiExample(
                 "swiss of eight, bots fill",
@@ -283,6 +311,8 @@ class TournamentStartApi(APIView):
                 "not_found",
                 "tournament_started",
                 "tournament_over",
+                "invitations_pending",
+                "not_enough_entrants",
             ),
         },
     )
@@ -303,6 +333,57 @@ class TournamentCancelApi(APIView):
     def post(self, request: Request, tournament_id: Any) -> Response:
         tournament_cancel(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
+
+
+class TournamentInvitationAcceptApi(APIView):
+    """The caller accepts their invitation (again: no change)."""
+
+    @extend_schema(
+        operation_id="tournaments_invitation_accept",
+        request=None,
+        responses={
+            200: TournamentSerializer,
+            **error_responses(
+                "not_authenticated",
+                "not_invited",
+                "not_found",
+                "tournament_started",
+                "tournament_over",
+            ),
+        },
+    )
+    def post(self, request: Request, tournament_id: Any) -> Response:
+        tournament_invitation_accept(tournament_id=tournament_id, player=request.user.player)
+        return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
+
+
+class TournamentInvitationDeclineApi(APIView):
+    """The caller declines (or withdraws before the start): they leave the tournament."""
+
+    @extend_schema(
+        operation_id="tournaments_invitation_decline",
+        request=None,
+        responses={
+            200: TournamentSerializer,
+            **error_responses(
+                "not_authenticated",
+                "not_invited",
+                "not_found",
+                "tournament_started",
+                "tournament_over",
+            ),
+        },
+    )
+    def post(self, request: Request, tournament_id: Any) -> Response:
+        tournament_invitation_decline(tournament_id=tournament_id, player=request.user.player)
+        return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
+
+
+def _caller(request: Request, message: str) -> Any:
+    """The caller's player on a public route whose option needs a token, else 401."""
+    if request.user is None or not getattr(request.user, "is_authenticated", False):
+        raise ApplicationError("not_authenticated", message)
+    return request.user.player
 
 
 def _standings_body(tournament_id: Any) -> dict[str, Any]:
@@ -395,9 +476,7 @@ class TournamentTablesApi(APIView):
         filters.is_valid(raise_exception=True)
         player_id = None
         if filters.validated_data["mine"]:
-            if request.user is None or not getattr(request.user, "is_authenticated", False):
-                raise ApplicationError("not_authenticated", "mine=true needs your token.")
-            player_id = request.user.player.id
+            player_id = _caller(request, "mine=true needs your token.").id
         tournament = tournament_get(tournament_id=tournament_id)
         return Response(
             {

@@ -1,6 +1,8 @@
 """Tournaments: entrants, rounds and the tables (matches) each round seats.
 
-A table is one games.Match; its seats hold entrants and, when the tournament fills empty seats
+Entrants are invited: a person is seated only once they accept (bots, and the organizer
+entering themselves, accept on creation; a person who declines leaves the tournament). A table
+is one games.Match; its seats hold entrants and, when the tournament fills empty seats
 with bots, filler bots (never entrants, never counted in the standings). Byes are stored on the
 round. Standings are computed from the matches' ScoreEntry rows (selectors.py). Child rows
 order by their parent's id column, as in games.models (no join to the parent to sort them).
@@ -38,6 +40,9 @@ class Tournament(models.Model):
         max_length=32, blank=True, default="", help_text="Bot strategy for empty seats; '' = byes."
     )
     rounds_total = models.PositiveSmallIntegerField()
+    turn_seconds = models.PositiveIntegerField(
+        help_text="The turn clock of every match (games.clock); a tournament always has one."
+    )
     current_round = models.PositiveSmallIntegerField(default=0)
     schedule = models.JSONField(
         null=True, blank=True, help_text="Round robin: every round's tables, fixed at start."
@@ -59,9 +64,14 @@ class Tournament(models.Model):
 
 
 class Entrant(models.Model):
+    class Status(models.TextChoices):
+        INVITED = "invited"
+        ACCEPTED = "accepted"
+
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entrants")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tournament_entries")
     position = models.PositiveSmallIntegerField(help_text="Order given at creation (seeding).")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.INVITED)
 
     class Meta:
         ordering = ["tournament_id", "position"]

@@ -61,10 +61,19 @@ def tournament_get(*, tournament_id: UUID | str) -> Tournament:
     return tournament
 
 
-def tournament_list(*, status: str | None = None) -> QuerySet[Tournament]:
+def tournament_list(
+    *, status: str | None = None, invited: UUID | str | None = None
+) -> QuerySet[Tournament]:
+    """Newest first; `invited`: only the drafts where that player's invitation awaits an answer."""
     tournaments = Tournament.objects.all()
     if status:
         tournaments = tournaments.filter(status=status)
+    if invited is not None:
+        tournaments = tournaments.filter(
+            status=Tournament.Status.DRAFT,
+            entrants__player_id=invited,
+            entrants__status=Entrant.Status.INVITED,
+        )
     return tournaments.select_related("organizer").prefetch_related(
         Prefetch("entrants", queryset=Entrant.objects.select_related("player"))
     )
@@ -99,10 +108,16 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "status": tournament.status,
         "rounds_total": tournament.rounds_total,
         "current_round": tournament.current_round,
+        "turn_seconds": tournament.turn_seconds,
         "created_at": tournament.created_at,
         "started_at": tournament.started_at,
         "finished_at": tournament.finished_at,
         "players": [_player(e.player) for e in tournament.entrants.all()],
+        "pending_invitations": [
+            _player(e.player)
+            for e in tournament.entrants.all()
+            if e.status != Entrant.Status.ACCEPTED
+        ],
     }
 
 

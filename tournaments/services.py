@@ -1,10 +1,21 @@
-"""Writes on tournaments: create, start, cancel, and advance to the next round.
+"""Writes on tournaments: create, answer an invitation, start, cancel, advance to the next round.
+
+Nobody is entered without their consent: the people an organizer lists are invited, and the
+tournament starts only once every one of them has accepted (`409 invitations_pending` before);
+one who declines leaves it. Every tournament match runs a turn clock (`turn_seconds`, default
+settings.TOURNAMENT_TURN_SECONDS), so a person who stops playing cannot hold a round forever.
+What one organizer may create is bounded (settings): tournaments in draft or running
+(MAX_ACTIVE_TOURNAMENTS_PER_PLAYER, 429), entrants (TOURNAMENT_MAX_ENTRANTS) and the deals of
+the whole tournament (TOURNAMENT_MAX_DEALS, tables of every round × deals per match), 400.
 
 Each round's tables are matches made by games.services.match_create (seated=[…]), so a
 tournament match is an ordinary match: same rules engine, same bot turns, same settlement.
 `tournament_advance` runs after every settled tournament match (receivers.py → tasks.py); it
 locks the tournament row and starts the next round only once every match of the current round
 is finished. Round numbers are unique per tournament, so running it twice has effect once.
+A round's matches are dealt in the caller's transaction, but their bot turns are never played
+there: with a broker a worker plays them; in the embedded default they run on the background
+thread of games.tasks.in_background, so `start` answers at once.
 """
 
 from __future__ import annotations
@@ -14,12 +25,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from games import clock
 from games.engine.bots import BOTS
 from games.models import Match
 from games.services import match_create, rules_from_options
+from games.tasks import in_background
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 from players.services import bot_player_get_or_create
@@ -29,14 +43,15 @@ from .models import Entrant, Round, Table, Tournament
 from .selectors import tournament_standings
 
 MIN_TABLE_SIZE, MAX_TABLE_SIZE = 2, 4
-MAX_ENTRANTS = 64
 MAX_ROUNDS = 64
+ACTIVE = (Tournament.Status.DRAFT, Tournament.Status.RUNNING)
 
 
 def _invalid(field: str, message: str) -> ApplicationError:
     return ApplicationError("invalid", f"{field}: {message}", {field: [message]})
 
 
+@transaction.atomic
 def tournament_create(
     *,
     organizer: Player,
@@ -49,9 +64,31 @@ def tournament_create(
     rules: Mapping[str, Any] | None = None,
     fill_bots: str | None = None,
     rounds: int | None = None,
+    turn_seconds: int | None = None,
 ) -> Tournament:
     """A tournament in draft: entrants are `players` (ids, people or bots) then one bot player per
-    name in `bots`. Bad input raises 400 `invalid` naming the field (or the rule option)."""
+    name in `bots`. The people are invited (the organizer, if listed, and bots accept at once).
+    Bad input raises 400 `invalid` naming the field (or the rule option); an organizer with
+    MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running gets 429."""
+    # One transaction: the organizer's row lock makes the count and the insert one step (two
+    # creates at once cannot both pass the limit), and bad input leaves no row behind (the bot
+    # players of `bots` included).
+    Player.objects.select_for_update().filter(id=organizer.id).first()
+    active = Tournament.objects.filter(organizer=organizer, status__in=ACTIVE).count()
+    if active >= settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER:
+        raise ApplicationError(
+            "too_many_tournaments",
+            f"You have {active} tournaments in draft or running, the most allowed"
+            f" (MAX_ACTIVE_TOURNAMENTS_PER_PLAYER); finish or cancel one first.",
+            {"active": active, "limit": settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER},
+        )
+    if turn_seconds is None:
+        turn_seconds = settings.TOURNAMENT_TURN_SECONDS
+    if not clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX:
+        # A tournament match without a clock could wait forever for one entrant.
+        raise _invalid(
+            "turn_seconds", f"must be {clock.TURN_SECONDS_MIN}..{clock.TURN_SECONDS_MAX}"
+        )
     if format not in Tournament.Format.values:
         raise _invalid("format", f"must be one of {', '.join(Tournament.Format.values)}")
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
@@ -74,39 +111,63 @@ def tournament_create(
     entrants = [found[p] for p in wanted] + _bot_entrants(bots, exclude=set(wanted))
     if len(entrants) < table_size:
         raise _invalid("players", f"at least {table_size} entrants are needed for one table")
-    if len(entrants) > MAX_ENTRANTS:
-        raise _invalid("players", f"at most {MAX_ENTRANTS} entrants")
+    if len(entrants) > settings.TOURNAMENT_MAX_ENTRANTS:
+        raise _invalid("players", f"at most {settings.TOURNAMENT_MAX_ENTRANTS} entrants")
+    ids = [str(p.id) for p in entrants]
     if format == Tournament.Format.ROUND_ROBIN:
         if rounds is not None:
             raise _invalid("rounds", "a round robin plays as many rounds as its schedule needs")
-        ids = [str(p.id) for p in entrants]
-        plans = pairing.round_robin_schedule(ids, table_size, fill=bool(fill_bots))
-        schedule: list[dict[str, Any]] | None = [
-            {"tables": [list(t) for t in plan.tables], "byes": list(plan.byes)} for plan in plans
-        ]
-        rounds_total = len(plans)
+        planned = _round_robin(ids, table_size, bool(fill_bots))
+        schedule: list[dict[str, Any]] | None = planned
+        rounds_total = len(planned)
+        tables = sum(len(rnd["tables"]) for rnd in planned)
     else:
         schedule = None
         rounds_total = rounds or pairing.swiss_default_rounds(len(entrants), table_size)
         if not 1 <= rounds_total <= MAX_ROUNDS:
             raise _invalid("rounds", f"must be 1..{MAX_ROUNDS}")
+        per_round = -(-len(entrants) // table_size) if fill_bots else len(entrants) // table_size
+        tables = rounds_total * per_round
+    deals_total = tables * parsed.deals_per_match
+    if deals_total > settings.TOURNAMENT_MAX_DEALS:
+        raise _invalid(
+            "deals",
+            f"{tables} matches × {parsed.deals_per_match} deals = {deals_total} deals in all;"
+            f" at most {settings.TOURNAMENT_MAX_DEALS} (fewer entrants, deals or rounds)",
+        )
 
-    with transaction.atomic():
-        tournament = Tournament.objects.create(
-            name=name,
-            organizer=organizer,
-            format=format,
-            table_size=table_size,
-            deals_per_match=parsed.deals_per_match,
-            rules=parsed.to_dict(),
-            fill_bot=fill_bots or "",
-            rounds_total=rounds_total,
-            schedule=schedule,
-        )
-        Entrant.objects.bulk_create(
-            [Entrant(tournament=tournament, player=p, position=i) for i, p in enumerate(entrants)]
-        )
+    tournament = Tournament.objects.create(
+        name=name,
+        organizer=organizer,
+        format=format,
+        table_size=table_size,
+        deals_per_match=parsed.deals_per_match,
+        rules=parsed.to_dict(),
+        fill_bot=fill_bots or "",
+        rounds_total=rounds_total,
+        schedule=schedule,
+        turn_seconds=turn_seconds,
+    )
+    Entrant.objects.bulk_create(
+        [
+            Entrant(
+                tournament=tournament,
+                player=p,
+                position=i,
+                status=Entrant.Status.ACCEPTED
+                if p.is_bot or p.id == organizer.id
+                else Entrant.Status.INVITED,
+            )
+            for i, p in enumerate(entrants)
+        ]
+    )
     return tournament
+
+
+def _round_robin(ids: Sequence[str], table_size: int, fill: bool) -> list[dict[str, Any]]:
+    """Every round's tables and byes of a round robin of `ids`, as stored in `schedule`."""
+    plans = pairing.round_robin_schedule(ids, table_size, fill=fill)
+    return [{"tables": [list(t) for t in plan.tables], "byes": list(plan.byes)} for plan in plans]
 
 
 def _bot_entrants(strategies: Sequence[str], exclude: set[str]) -> list[Player]:
@@ -140,15 +201,74 @@ def _check_organizer(tournament: Tournament, player: Player) -> None:
         raise ApplicationError("not_organizer")
 
 
-def tournament_start(*, tournament_id: UUID | str, player: Player) -> Tournament:
-    """The organizer starts a draft tournament: round 1's matches are created at once."""
+def _check_draft(tournament: Tournament) -> None:
+    if tournament.status == Tournament.Status.RUNNING:
+        raise ApplicationError("tournament_started")
+    if tournament.status != Tournament.Status.DRAFT:
+        raise ApplicationError("tournament_over")
+
+
+def _invitation(tournament: Tournament, player: Player) -> Entrant:
+    """The caller's entry in a draft tournament (locked with the tournament), else 403/409."""
+    _check_draft(tournament)
+    entrant = Entrant.objects.filter(tournament=tournament, player=player).first()
+    if entrant is None:
+        raise ApplicationError("not_invited")
+    return entrant
+
+
+def tournament_invitation_accept(*, tournament_id: UUID | str, player: Player) -> Tournament:
+    """An invited person accepts their seat in a draft tournament (again: no change)."""
     with transaction.atomic():
         tournament = _lock(tournament_id)
+        entrant = _invitation(tournament, player)
+        if entrant.status != Entrant.Status.ACCEPTED:
+            entrant.status = Entrant.Status.ACCEPTED
+            entrant.save(update_fields=["status"])
+    return tournament
+
+
+def tournament_invitation_decline(*, tournament_id: UUID | str, player: Player) -> Tournament:
+    """An entrant of a draft tournament declines (or withdraws an acceptance): they leave it, and
+    a round robin's schedule is drawn again for the entrants left."""
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        _invitation(tournament, player).delete()
+        ids = [
+            str(p)
+            for p in Entrant.objects.filter(tournament=tournament)
+            .order_by("position")
+            .values_list("player_id", flat=True)
+        ]
+        size = tournament.table_size
+        if tournament.format == Tournament.Format.ROUND_ROBIN and len(ids) >= size:
+            tournament.schedule = _round_robin(ids, size, bool(tournament.fill_bot))
+            tournament.rounds_total = len(tournament.schedule)
+            tournament.save(update_fields=["schedule", "rounds_total"])
+    return tournament
+
+
+def tournament_start(*, tournament_id: UUID | str, player: Player) -> Tournament:
+    """The organizer starts a draft tournament once every invitation is accepted: round 1's
+    matches are dealt at once, and nothing is played before the start returns."""
+    with in_background(), transaction.atomic():
+        tournament = _lock(tournament_id)
         _check_organizer(tournament, player)
-        if tournament.status == Tournament.Status.RUNNING:
-            raise ApplicationError("tournament_started")
-        if tournament.status != Tournament.Status.DRAFT:
-            raise ApplicationError("tournament_over")
+        _check_draft(tournament)
+        entrants = list(tournament.entrants.values_list("player_id", "status"))
+        pending = [str(p) for p, status in entrants if status != Entrant.Status.ACCEPTED]
+        if pending:
+            raise ApplicationError(
+                "invitations_pending",
+                f"{len(pending)} invited players have not accepted yet.",
+                {"pending": pending},
+            )
+        if len(entrants) < tournament.table_size:
+            raise ApplicationError(
+                "not_enough_entrants",
+                f"{len(entrants)} entrants left; a table needs {tournament.table_size}.",
+                {"entrants": len(entrants), "table_size": tournament.table_size},
+            )
         tournament.status = Tournament.Status.RUNNING
         tournament.started_at = timezone.now()
         _round_start(tournament, 1)
@@ -172,7 +292,7 @@ def tournament_cancel(*, tournament_id: UUID | str, player: Player) -> Tournamen
 def tournament_advance(*, tournament_id: UUID | str) -> bool:
     """If every match of the current round is finished: start the next round, or finish the
     tournament after the last. True if it changed something; safe to run any number of times."""
-    with transaction.atomic():
+    with in_background(), transaction.atomic():
         tournament = Tournament.objects.select_for_update().filter(id=tournament_id).first()
         if tournament is None or tournament.status != Tournament.Status.RUNNING:
             return False
@@ -217,6 +337,7 @@ def _round_start(tournament: Tournament, number: int) -> None:
             seats=tournament.table_size,
             rules=tournament.rules,
             seated=occupants,
+            turn_seconds=tournament.turn_seconds,
         )
         Table.objects.create(tournament=tournament, round=rnd, number=index, match=match)
     tournament.current_round = number

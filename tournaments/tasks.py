@@ -12,14 +12,10 @@ finds the tournament and advances it: both run the same idempotent service.
 
 from __future__ import annotations
 
-import logging
-
 from celery import shared_task
 from django.conf import settings
 
-from games.tasks import IDEMPOTENT
-
-logger = logging.getLogger(__name__)
+from games.tasks import IDEMPOTENT, enqueue, in_background
 
 
 @shared_task(name="tournaments.advance", soft_time_limit=20, time_limit=30, **IDEMPOTENT)
@@ -40,10 +36,9 @@ def sweep() -> int:
 
 
 def enqueue_advance(tournament_id: str) -> None:
-    """Send `tournaments.advance` to a worker (in-process under task_always_eager). The settled
-    match has committed already, so a failure here is logged, never raised into its caller; the
-    sweep advances the tournament later."""
-    try:
-        advance.apply_async((tournament_id,), queue=settings.CELERY_SCORING_QUEUE)
-    except Exception:
-        logger.exception("could not advance tournament %s; the sweep will", tournament_id)
+    """Send `tournaments.advance` to a worker. In the embedded default (task_always_eager) it
+    runs on the background thread (games.tasks.in_background), never in the request whose move
+    ended the round. The settled match has committed already, so a failure here is logged,
+    never raised into its caller; the sweep advances the tournament later."""
+    with in_background():
+        enqueue(advance, (tournament_id,), settings.CELERY_SCORING_QUEUE)

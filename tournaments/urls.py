@@ -20,6 +20,16 @@ urlpatterns = [
         name="tournament-cancel",
     ),
     path(
+        "tournaments/<uuid:tournament_id>/invitations/accept",
+        apis.TournamentInvitationAcceptApi.as_view(),
+        name="tournament-invitation-accept",
+    ),
+    path(
+        "tournaments/<uuid:tournament_id>/invitations/decline",
+        apis.TournamentInvitationDeclineApi.as_view(),
+        name="tournament-invitation-decline",
+    ),
+    path(
         "tournaments/<uuid:tournament_id>/standings",
         apis.TournamentStandingsApi.as_view(),
         name="tournament-standings",

@@ -25,7 +25,12 @@ def test_new_error_codes_have_examples(schema):
     paths = schema["paths"]
     start = paths["/api/v1/tournaments/{tournament_id}/start"]["post"]
     assert examples(start, "403") == {"not_organizer"}
-    assert examples(start, "409") == {"tournament_started", "tournament_over"}
+    assert examples(start, "409") == {
+        "tournament_started",
+        "tournament_over",
+        "invitations_pending",
+        "not_enough_entrants",
+    }
     assert examples(start, "401") == {"not_authenticated"}
     assert examples(start, "404") == {"not_found"}
     cancel = paths["/api/v1/tournaments/{tournament_id}/cancel"]["post"]
@@ -33,6 +38,21 @@ def test_new_error_codes_have_examples(schema):
     assert examples(cancel, "409") == {"tournament_over"}
     create = paths["/api/v1/tournaments"]["post"]
     assert examples(create, "400") == {"invalid"}
+    assert examples(create, "429") == {"too_many_tournaments"}
+    for answer in ("accept", "decline"):
+        route = paths[f"/api/v1/tournaments/{{tournament_id}}/invitations/{answer}"]["post"]
+        assert examples(route, "403") == {"not_invited"}
+        assert examples(route, "409") == {"tournament_started", "tournament_over"}
+        assert examples(route, "401") == {"not_authenticated"}
+
+
+def test_invitations_and_the_clock_are_in_the_tournament_schema(schema):
+    fields = schema["components"]["schemas"]["Tournament"]["properties"]
+    assert {"pending_invitations", "turn_seconds"} <= set(fields)
+    create = schema["components"]["schemas"]["TournamentCreateRequest"]["properties"]
+    assert create["turn_seconds"]["minimum"] == 1 and "nullable" not in create["turn_seconds"]
+    listing = schema["paths"]["/api/v1/tournaments"]["get"]
+    assert any(p["name"] == "invited" for p in listing["parameters"])
 
 
 def test_standings_document_csv(schema):

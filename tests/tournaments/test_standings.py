@@ -14,6 +14,8 @@ from tournaments.models import Table
 from tournaments.selectors import tournament_standings
 from tournaments.services import tournament_advance, tournament_create, tournament_start
 
+from .helpers import accept_all
+
 pytestmark = pytest.mark.django_db
 
 
@@ -51,6 +53,7 @@ def test_penalty_then_deals_won_then_head_to_head(make_player, api):
         players=[a.id, b.id, c.id, d.id],
         deals=1,
     )
+    accept_all(tournament.id)
     tournament_start(tournament_id=tournament.id, player=organizer)
     # Circle method on [a, b, c, d]: a–d, b–c; then a–c, b–d; then a–b, c–d.
     finish_round(
@@ -121,6 +124,7 @@ def test_a_bye_scores_the_round_mean_once_the_round_is_over(make_player):
         players=[p.id for p in players],
         deals=1,
     )
+    accept_all(tournament.id)
     tournament_start(tournament_id=tournament.id, player=organizer)
     # Circle method on [p0, p1, p2, –]: p0 sits out round 1, p1 plays p2.
     table = Table.objects.get(tournament=tournament, round__number=1)

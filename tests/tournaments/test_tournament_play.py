@@ -1,5 +1,6 @@
-"""Tournaments played to the end in-process (bot turns and tournaments.advance run eagerly, on
-commit): standings recounted from ScoreEntry rows, CSV, the advance task's idempotency."""
+"""Tournaments played to the end in-process (bot turns and tournaments.advance run eagerly, after
+commit, on the background thread of games.tasks.in_background): standings recounted from
+ScoreEntry rows, CSV, the advance task's idempotency."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ import pytest
 from django.db import connection
 
 from games.models import Match, ScoreEntry
+from games.tasks import background_wait
 from players.models import Player
 from players.services import bot_player_get_or_create
 from tournaments.models import Round, Table, Tournament
 from tournaments.pairing import pairs_of
 from tournaments.services import tournament_advance, tournament_create, tournament_start
 from tournaments.tasks import advance
+
+from .helpers import accept_all
 
 pytestmark = pytest.mark.django_db(transaction=True)  # bots and the advance task run on commit
 
@@ -89,6 +93,7 @@ def test_bots_only_round_robin_plays_to_the_end(make_player, client_for, api):
     assert body["status"] == "draft" and body["rounds_total"] == 5 and body["current_round"] == 0
     started = client.post(f"/api/v1/tournaments/{body['id']}/start")
     assert started.status_code == 200, started.content
+    assert background_wait(120)
     tournament = Tournament.objects.get(id=body["id"])
     # The bots played every round in-process; each settled match enqueued tournaments.advance.
     assert tournament.status == "finished" and tournament.current_round == 5
@@ -134,6 +139,7 @@ def test_swiss_with_filler_bots_plays_to_the_end(make_player, api):
         rounds=2,
     )
     tournament_start(tournament_id=tournament.id, player=organizer)
+    assert background_wait(120)
     tournament.refresh_from_db()
     assert tournament.status == "finished" and tournament.current_round == 2
     entrant_ids = {str(b.id) for b in entrants}
@@ -167,6 +173,7 @@ def test_advance_twice_has_effect_once(make_player):
         players=[p.id for p in people],
         deals=1,
     )
+    accept_all(tournament.id)
     tournament_start(tournament_id=tournament.id, player=organizer)
     assert tournament_advance(tournament_id=tournament.id) is False  # round 1 still playing
     Match.objects.filter(tournament_table__round__number=1).update(status="finished")
@@ -215,6 +222,7 @@ def test_sweep_advances_a_round_whose_advance_was_lost(make_player):
         rounds=2,
     )
     assert sweep.apply().get() == 0  # a draft is not running
+    accept_all(tournament.id)
     tournament_start(tournament_id=tournament.id, player=organizer)
     assert sweep.apply().get() == 0  # round 1 is being played
     Match.objects.filter(tournament_table__round__number=1).update(status="finished")

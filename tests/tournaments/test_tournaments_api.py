@@ -12,6 +12,8 @@ from games.models import Match
 from players.services import bot_player_get_or_create
 from tournaments.models import Round, Table, Tournament
 
+from .helpers import accept_all
+
 pytestmark = pytest.mark.django_db
 
 
@@ -149,6 +151,7 @@ def test_permission_matrix(cast):
     )
     assert Tournament.objects.get(id=t["id"]).status == "draft" and Match.objects.count() == 0
 
+    accept_all(t["id"])
     started = cast["organizer"].post(f"{base}/start")
     assert started.status_code == 200 and started.json()["status"] == "running"
     assert started.json()["current_round"] == 1
@@ -173,6 +176,7 @@ def test_unknown_tournament_is_404_everywhere(cast):
 
 def test_start_seats_round_one_and_players_see_their_tables(cast):
     t = create(cast)
+    accept_all(t["id"])
     cast["organizer"].post(f"/api/v1/tournaments/{t['id']}/start")
     rnd = Round.objects.get(tournament_id=t["id"], number=1)
     tables = list(Table.objects.filter(round=rnd).select_related("match"))
@@ -205,6 +209,7 @@ def test_odd_count_without_bots_gives_a_bye(cast, make_player):
     players = [str(p.id) for p in cast["entrant_players"]] + [str(extra.id)]
     t = create(cast, players=players)
     assert t["rounds_total"] == 5
+    accept_all(t["id"])
     cast["organizer"].post(f"/api/v1/tournaments/{t['id']}/start")
     rnd = Round.objects.get(tournament_id=t["id"], number=1)
     assert len(rnd.byes) == 1 and rnd.tables.count() == 2
@@ -221,6 +226,7 @@ def test_odd_count_with_bots_seats_a_bot_instead(cast, make_player):
     players = [str(p.id) for p in cast["entrant_players"]] + [str(extra.id)]
     bot = bot_player_get_or_create(strategy="greedy", ordinal=1)
     t = create(cast, players=[*players, str(bot.id)], table_size=3, fill_bots="greedy")
+    accept_all(t["id"])
     cast["organizer"].post(f"/api/v1/tournaments/{t['id']}/start")
     tables = cast["anonymous"].get(f"/api/v1/tournaments/{t['id']}/tables").json()["rounds"][0]
     assert tables["byes"] == [] and len(tables["tables"]) == 2
@@ -229,6 +235,7 @@ def test_odd_count_with_bots_seats_a_bot_instead(cast, make_player):
     fillers = [s for s in seats if not s["entrant"]]
     assert len(fillers) == 0  # 6 entrants fill two tables of 3
     t2 = create(cast, players=players, table_size=3, fill_bots="greedy")
+    accept_all(t2["id"])
     cast["organizer"].post(f"/api/v1/tournaments/{t2['id']}/start")
     round1 = cast["anonymous"].get(f"/api/v1/tournaments/{t2['id']}/tables").json()["rounds"][0]
     fillers = [s for table in round1["tables"] for s in table["seats"] if not s["entrant"]]
@@ -238,6 +245,7 @@ def test_odd_count_with_bots_seats_a_bot_instead(cast, make_player):
 
 def test_list_is_public_paginated_and_filtered(cast):
     ids = [create(cast, name=f"cup {i}")["id"] for i in range(3)]
+    accept_all(ids[0])
     cast["organizer"].post(f"/api/v1/tournaments/{ids[0]}/start")
     page = cast["anonymous"].get("/api/v1/tournaments?limit=2").json()
     assert [t["id"] for t in page["results"]] == ids[::-1][:2] and page["next"]
