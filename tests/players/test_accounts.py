@@ -388,3 +388,15 @@ def test_the_schema_documents_the_new_auth_routes(api):
     rotate = schema["paths"]["/api/v1/auth/token/rotate"]["post"]
     assert rotate["operationId"] == "auth_token_rotate" and "401" in rotate["responses"]
     assert "429" in schema["paths"]["/api/v1/auth/token"]["post"]["responses"]
+
+
+def test_the_admin_lists_tokens_by_digest_and_not_drfs_plain_keys(make_player):
+    _, key = make_player("xena")
+    admin = get_user_model().objects.create_superuser("root", "root@example.com", PASSWORD)
+    client = Client()
+    client.force_login(admin)
+    page = client.get("/admin/players/apitoken/")
+    assert page.status_code == 200
+    content = page.content.decode()
+    assert hashlib.sha256(key.encode()).hexdigest() in content and key not in content
+    assert client.get("/admin/authtoken/tokenproxy/").status_code == 404
