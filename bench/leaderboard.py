@@ -477,10 +477,10 @@ def run(args: argparse.Namespace) -> None:
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
-    from rest_framework.authtoken.models import Token
 
     from players.models import Board, BoardEntry, Player
     from players.selectors import Keyset, leaderboard_page
+    from players.services import api_token_create
 
     board = Board.objects.get(seats=Board.ALL_SEATS, ruleset="default")
     on_board = BoardEntry.objects.filter(pool__board=board, pool__period_kind="all")
@@ -566,7 +566,7 @@ def run(args: argparse.Namespace) -> None:
         user = get_user_model().objects.create_user(username="bench-me", password="bench-pass-1")
     Player.objects.filter(user=user).update(user=None)
     Player.objects.filter(id=me.id).update(user=user)
-    token = Token.objects.get_or_create(user=user)[0].key
+    token = api_token_create(user_id=user.pk)
     client = Client(HTTP_AUTHORIZATION=f"Token {token}")
     anonymous = Client()
     deep_url = "/api/v1/leaderboard?metric=rating&cursor=" + deep["rating"].encode()

@@ -6,6 +6,7 @@ real stack (tests, docker-compose, production).
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -100,12 +101,44 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# ---- Accounts: passwords, API tokens, login lockout (docs/api.md "Authentication") ----
+# Registration applies Django's validators and answers 400 with their messages.
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {
         "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
-        "OPTIONS": {"min_length": 6},
+        "OPTIONS": {"min_length": int(os.environ.get("PASSWORD_MIN_LENGTH", "8"))},
     },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "players.validators.NotBlankPasswordValidator"},
 ]
+# API tokens (players.auth): stored as SHA-256 digests; a token unused this long is refused.
+# last_used moves on at most once per TOKEN_TOUCH_SECONDS; a login keeps a user's newest
+# TOKEN_MAX_PER_USER tokens.
+TOKEN_IDLE_SECONDS = int(os.environ.get("TOKEN_IDLE_SECONDS", str(30 * 24 * 3600)))
+TOKEN_TOUCH_SECONDS = 60
+TOKEN_MAX_PER_USER = int(os.environ.get("TOKEN_MAX_PER_USER", "10"))
+# django-axes: LOGIN_FAILURE_LIMIT failed logins on one username (API and admin alike) lock it
+# for LOGIN_LOCKOUT_SECONDS: 429 `throttled` with Retry-After; a success resets the count.
+# Counts live in the cache when it is Redis, else in the database (AXES_HANDLER, below CACHES).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(seconds=int(os.environ.get("LOGIN_LOCKOUT_SECONDS", "900")))
+AXES_RESET_ON_SUCCESS = True
+# A lockout lasts its cool-off from the failure that set it: attempts during it do not extend it.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "players.throttles.lockout_response"
+AXES_VERBOSE = False
+# axes.W006 asks for ip_address among the lockout parameters: clients are throttled by address
+# already (DRF scope `auth`), and a lockout by address would lock out everyone behind one NAT.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -129,8 +162,14 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
-        "auth": os.environ.get("THROTTLE_AUTH", "600/min"),
+        # Per client: register and token (a login costs ~0.3 s of CPU for the password hash).
+        "auth": os.environ.get("THROTTLE_AUTH", "60/min"),
+        # Per username on /auth/token, from any client (players.throttles).
+        "auth_username": os.environ.get("THROTTLE_AUTH_USERNAME", "10/min"),
     },
+    # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
+    # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
     "UNAUTHENTICATED_USER": None,
 }
 
@@ -215,6 +254,34 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = os.environ.get(
     "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "celerybeat-schedule")
 )
+
+# ---- Cache: throttle counters and login lockouts (shared by every process) ----
+# Redis when one is configured (CACHE_URL, else REDIS_URL, else a redis:// CELERY_BROKER_URL),
+# so gunicorn's processes count together; the embedded default keeps them in process memory.
+_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+_CACHE_URL = (
+    os.environ.get("CACHE_URL")
+    or os.environ.get("REDIS_URL")
+    or (_BROKER_URL if _BROKER_URL.startswith(("redis://", "rediss://")) else "")
+)
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": _CACHE_URL,
+        "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "pisyedili"),
+        # A cache that does not answer fails the request within a second, never hangs it.
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    if _CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+# Login failures are counted where every process sees them: Redis, else the database.
+AXES_HANDLER = (
+    "axes.handlers.cache.AxesCacheHandler"
+    if _CACHE_URL
+    else "axes.handlers.database.AxesDatabaseHandler"
+)
+AXES_DISABLE_ACCESS_LOG = True  # no row per successful login
 
 LOGGING = {
     "version": 1,

@@ -1,6 +1,28 @@
 from django.contrib import admin
+from rest_framework.authtoken.models import TokenProxy
 
-from .models import Board, BoardEntry, Player, RatingHistory
+from .models import ApiToken, Board, BoardEntry, Player, RatingHistory
+
+# API tokens are players.ApiToken (hashed); DRF's table of plain keys is not used.
+if admin.site.is_registered(TokenProxy):
+    admin.site.unregister(TokenProxy)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Read-only (only digests are stored); deleting a row revokes the token."""
+
+    list_display = ("digest", "user", "created_at", "last_used")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    search_fields = ("user__username",)
+    show_full_result_count = False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
 
 
 @admin.register(Player)

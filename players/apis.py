@@ -1,4 +1,5 @@
-"""Player routes of docs/api.md: register, token, me, a player by id, the bot catalogue."""
+"""Player routes of docs/api.md: register, token (and its rotation and logout), me, a player by id,
+the bot catalogue."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from pisyedili_api.errors import ApplicationError
@@ -25,7 +27,14 @@ from .selectors import (
     player_get,
     player_history_page,
 )
-from .services import player_register, player_token
+from .services import (
+    DISPLAY_NAME_MAX,
+    api_token_revoke,
+    api_token_rotate,
+    player_register,
+    player_token,
+)
+from .throttles import UsernameRateThrottle
 
 
 class PlayerRefSerializer(serializers.Serializer):
@@ -98,9 +107,24 @@ class RegisterApi(APIView):
         class Meta:
             ref_name = "Register"
 
-        username = serializers.RegexField(r"^[A-Za-z0-9_.@+-]{1,150}$", max_length=150)
-        password = serializers.CharField(max_length=128, trim_whitespace=False)
-        display_name = serializers.CharField(max_length=64, required=False, allow_blank=False)
+        username = serializers.RegexField(
+            r"^[A-Za-z0-9_.@+-]{1,150}$",
+            max_length=150,
+            help_text="Unique in any letter case; names starting with `bot` and a separator "
+            "(or nothing) are reserved for bots.",
+        )
+        password = serializers.CharField(
+            max_length=128,
+            trim_whitespace=False,
+            help_text="At least 8 characters, not a common password, not only digits, not "
+            "only whitespace, not like the username (Django's password validators).",
+        )
+        display_name = serializers.CharField(
+            max_length=DISPLAY_NAME_MAX,
+            required=False,
+            allow_blank=False,
+            help_text="Plain text (no control characters), shown as is; the username by default.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -109,7 +133,7 @@ class RegisterApi(APIView):
         id = serializers.UUIDField()
         username = serializers.CharField()
         display_name = serializers.CharField()
-        token = serializers.CharField()
+        token = serializers.CharField(help_text="Shown this once: only its hash is kept.")
 
     @extend_schema(
         operation_id="auth_register",
@@ -131,9 +155,14 @@ class RegisterApi(APIView):
 
 
 class TokenApi(APIView):
+    """A new token for a username and password. Throttled per client (`auth`) and per username
+    (`auth_username`); a username with LOGIN_FAILURE_LIMIT failed logins is locked out for
+    LOGIN_LOCKOUT_SECONDS (429 with Retry-After), which a correct login resets."""
+
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     throttle_scope = "auth"
+    throttle_classes = [ScopedRateThrottle, UsernameRateThrottle]
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -160,7 +189,40 @@ class TokenApi(APIView):
     def post(self, request: Request) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        return Response({"token": player_token(**body.validated_data)})
+        # The Django request: django-axes marks a locked-out login on it (AxesMiddleware).
+        key = player_token(request=request._request, **body.validated_data)
+        return Response(self.OutputSerializer({"token": key}).data)
+
+
+class TokenRotateApi(APIView):
+    """`POST /auth/token/rotate`: a new token replaces the caller's; the old key stops working."""
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "RotatedToken"
+
+        token = serializers.CharField(help_text="Shown this once: only its hash is kept.")
+
+    @extend_schema(
+        operation_id="auth_token_rotate",
+        request=None,
+        responses={200: OutputSerializer, **error_responses("not_authenticated")},
+    )
+    def post(self, request: Request) -> Response:
+        return Response(self.OutputSerializer({"token": api_token_rotate(token=request.auth)}).data)
+
+
+class LogoutApi(APIView):
+    """`POST /auth/logout`: revoke the caller's token (other tokens of the player stay)."""
+
+    @extend_schema(
+        operation_id="auth_logout",
+        request=None,
+        responses={204: None, **error_responses("not_authenticated")},
+    )
+    def post(self, request: Request) -> Response:
+        api_token_revoke(token=request.auth)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class PlayerMeApi(APIView):

@@ -1,95 +1,154 @@
-"""Token auth that loads the user and the player in one query (every API request pays it).
+"""Token auth: hashed API tokens that expire when idle, loaded with the user and the player in
+one query (every API request pays it).
+
+A key is 40 lowercase hex characters; the database keeps only its SHA-256 (`ApiToken.digest`),
+so a copy of the database holds no usable token. A header whose key is not of that form is 401
+without a query (a NUL byte never reaches the database). A token whose `last_used` is older
+than TOKEN_IDLE_SECONDS no longer authenticates; an authenticated request moves `last_used` on
+at most once every TOKEN_TOUCH_SECONDS, so a busy client does not write a row per request.
 
 One SQL statement built from the models' own metadata (pisyedili_api.rawsql): the ORM's
 select_related over three models cost more CPU to compile than the database spent answering it
 (bench/api.py).
 
 The move POST, the hottest route, does not run a query of its own for the token: the view reads
-the key from the header (`token_key`) and the statement that locks the match also looks the key
-up (`token_player_sql`, games.services).
+the header (`token_key`, which hands over the key's digest) and the statement that locks the
+match also looks the digest up (`token_player_sql`, games.services). That statement checks the
+idle expiry but does not move `last_used` on; the client's reads of the match (GET) do.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import secrets
+from datetime import timedelta
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.utils import timezone
 from rest_framework.authentication import TokenAuthentication
-from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.request import Request
 
 from pisyedili_api import rawsql
 
-from .models import Player
+from .models import ApiToken, Player
+
+_KEY = re.compile(r"[0-9a-f]{40}")
+
+
+def token_new_key() -> str:
+    """A fresh API key (160 random bits, the format of DRF's keys)."""
+    return secrets.token_hex(20)
+
+
+def token_digest(key: str) -> str:
+    """The stored form of a key: its SHA-256, hex."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _idle_cutoff_sql(vendor: str, seconds: int) -> str:
+    """SQL for "now minus `seconds`" in the form the backend stores datetimes, with no
+    parameter: the move route's lock statement takes none for it (games.services)."""
+    if vendor == "postgresql":
+        return f"CURRENT_TIMESTAMP - INTERVAL '{seconds} seconds'"
+    if vendor == "sqlite":
+        # Django keeps UTC datetimes as 'YYYY-MM-DD HH:MM:SS[.ffffff]' text; same order.
+        return f"datetime('now', '-{seconds} seconds')"
+    raise NotImplementedError(f"token expiry on {vendor}")
 
 
 def _token_join(columns: str, where: str = "") -> str:
     q = connection.ops.quote_name
     User = get_user_model()
     user_pk = f"u.{q(User._meta.pk.column)}"  # type: ignore[union-attr]
+    cutoff = _idle_cutoff_sql(connection.vendor, int(settings.TOKEN_IDLE_SECONDS))
     return (
         f"SELECT {columns}"
-        f" FROM {q(Token._meta.db_table)} t"
+        f" FROM {q(ApiToken._meta.db_table)} t"
         f" JOIN {q(User._meta.db_table)} u ON {user_pk} = t.{q('user_id')}"
         f" JOIN {q(Player._meta.db_table)} p ON p.{q('user_id')} = {user_pk}"
-        f" WHERE t.{q('key')} = %s{where}"
+        f" WHERE t.{q('digest')} = %s AND t.{q('last_used')} > {cutoff}{where}"
     )
 
 
 @cache
-def _token_sql() -> str:
+def _token_sql(idle_seconds: int) -> str:
     q = connection.ops.quote_name
     user_pk = q(get_user_model()._meta.pk.column)  # type: ignore[union-attr]
     player_columns = ", ".join(f"p.{q(f.column)}" for f in Player._meta.concrete_fields)
-    return _token_join(f"u.{user_pk}, u.{q('is_active')}, {player_columns}")
+    return _token_join(f"u.{user_pk}, u.{q('is_active')}, t.{q('last_used')}, {player_columns}")
 
 
 @cache
-def token_player_sql() -> str:
-    """A scalar subquery: the id of the active player whose token is the parameter, else NULL."""
+def _token_player_sql(idle_seconds: int) -> str:
     q = connection.ops.quote_name
     player_pk = q(Player._meta.pk.column)  # type: ignore[union-attr]
     active = q("is_active")
     return f"({_token_join(f'p.{player_pk}', f' AND u.{active}')})"
 
 
+def token_player_sql() -> str:
+    """A scalar subquery: the id of the active player whose live (not idle-expired) token has
+    the parameter as its digest (`token_key`), else NULL."""
+    return _token_player_sql(int(settings.TOKEN_IDLE_SECONDS))
+
+
+def _digest_of(key: str) -> str:
+    if not _KEY.fullmatch(key):
+        raise AuthenticationFailed("Invalid token.")
+    return token_digest(key)
+
+
 class _KeyFromHeader(TokenAuthentication):
     """DRF's own parsing of `Authorization: Token <key>`, stopping before the lookup."""
 
     def authenticate_credentials(self, key: str) -> tuple[None, str]:
-        return None, key
+        return None, _digest_of(key)
 
 
 def token_key(request: Request) -> str:
-    """The key of `Authorization: Token <key>`, for a view that checks the key itself: 401
-    (with DRF's messages) when the header is missing or malformed."""
+    """The digest of the key of `Authorization: Token <key>`, for a view that checks the token
+    itself (token_player_sql, token_check): 401 (with DRF's messages) when the header is
+    missing or malformed."""
     found = _KeyFromHeader().authenticate(request)
     if found is None:
         raise NotAuthenticated()
     return found[1]
 
 
-def token_check(key: str) -> None:
-    """401 unless `key` is the token of an active player (the ordinary lookup)."""
-    PlayerTokenAuthentication().authenticate_credentials(key)
+def token_check(digest: str) -> None:
+    """401 unless `digest` (from token_key) is a live token of an active player."""
+    PlayerTokenAuthentication().authenticate_digest(digest)
 
 
 class PlayerTokenAuthentication(TokenAuthentication):
-    def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
-        row = rawsql.fetch_one(_token_sql(), [key])
+    def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
+        return self.authenticate_digest(_digest_of(key))
+
+    def authenticate_digest(self, digest: str) -> tuple[Any, ApiToken]:
+        row = rawsql.fetch_one(_token_sql(int(settings.TOKEN_IDLE_SECONDS)), [digest])
         if row is None:
-            # No such token, or a user that is not a player (e.g. an admin account).
+            # No such token, an idle-expired one, or a user that is not a player (an admin).
             raise AuthenticationFailed("Invalid token.")
-        user_id, is_active, *player_row = row
+        user_id, is_active, last_used, *player_row = row
         if not is_active:
             raise AuthenticationFailed("User inactive or deleted.")
+        token = rawsql.from_row(
+            ApiToken, ["digest", "user_id", "last_used"], [digest, user_id, last_used]
+        )
+        now = timezone.now()
+        if token.last_used < now - timedelta(seconds=settings.TOKEN_TOUCH_SECONDS):
+            ApiToken.objects.filter(digest=digest).update(last_used=now)
+            token.last_used = now
         User = get_user_model()
         user = User.from_db(
             connection.alias, [User._meta.pk.attname, "is_active"], [user_id, is_active]
         )
         player = rawsql.from_row(Player, rawsql.concrete_names(Player), player_row)
         user.player = player  # cache the one-to-one both ways: no query for request.user.player
-        return user, Token(key=key, user_id=user_id)
+        return user, token

@@ -6,6 +6,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 # openskill PlackettLuce defaults: mu 25, sigma 25/3; ordinal = mu - 3*sigma.
 DEFAULT_MU = 25.0
@@ -25,6 +26,9 @@ class Player(models.Model):
     display_name = models.CharField(max_length=64)
     is_bot = models.BooleanField(default=False)
     strategy = models.CharField(max_length=32, blank=True, default="")
+    # A bot is found by (strategy, bot_ordinal), set only by the server: never by its username,
+    # which a person could have taken (players.services.bot_player_get_or_create).
+    bot_ordinal = models.PositiveIntegerField(null=True, blank=True, editable=False)
     rating_mu = models.FloatField(default=DEFAULT_MU)
     rating_sigma = models.FloatField(default=DEFAULT_SIGMA)
     matches = models.PositiveIntegerField(default=0)
@@ -36,6 +40,14 @@ class Player(models.Model):
 
     class Meta:
         ordering = ["username"]
+        constraints = [
+            models.UniqueConstraint(Lower("username"), name="player_username_unique_ci"),
+            models.UniqueConstraint(
+                fields=["strategy", "bot_ordinal"],
+                condition=models.Q(is_bot=True),
+                name="player_bot_unique_seat",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.display_name
@@ -43,6 +55,31 @@ class Player(models.Model):
     @property
     def rating_ordinal(self) -> float:
         return self.rating_mu - 3.0 * self.rating_sigma
+
+
+class ApiToken(models.Model):
+    """An API token of a user, kept as the SHA-256 of its key: the key itself is shown once
+    (register, token, rotate) and stored nowhere, so a copy of the database holds no usable
+    token. A token unused for TOKEN_IDLE_SECONDS no longer authenticates (players.auth)."""
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="api_tokens",
+        db_index=False,  # api_token_user_recent starts with user
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(
+        help_text="Refreshed at most once a minute (TOKEN_TOUCH_SECONDS) by authenticated requests."
+    )
+
+    class Meta:
+        ordering = ["user_id", "-last_used"]
+        indexes = [models.Index(fields=["user", "-last_used"], name="api_token_user_recent")]
+
+    def __str__(self) -> str:
+        return f"token {self.digest[:8]}… of user {self.user_id}"
 
 
 class Board(models.Model):

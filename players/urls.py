@@ -5,6 +5,8 @@ from . import apis
 urlpatterns = [
     path("auth/register", apis.RegisterApi.as_view(), name="auth-register"),
     path("auth/token", apis.TokenApi.as_view(), name="auth-token"),
+    path("auth/token/rotate", apis.TokenRotateApi.as_view(), name="auth-token-rotate"),
+    path("auth/logout", apis.LogoutApi.as_view(), name="auth-logout"),
     path("players/me", apis.PlayerMeApi.as_view(), name="player-me"),
     path("players/<uuid:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),
     path("bots", apis.BotListApi.as_view(), name="bot-list"),

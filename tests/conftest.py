@@ -34,6 +34,21 @@ def _session_setup() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _own_cache_keys() -> Iterator[None]:
+    """Throttle and lockout counters live in the cache, the shared Redis under `make test`: each
+    test gets a key prefix of its own, so it starts from no counts and never reads or writes
+    anyone else's keys (nothing is ever flushed; the keys expire with their windows)."""
+    import uuid
+
+    from django.conf import settings
+    from django.test import override_settings
+
+    default = {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
+    with override_settings(CACHES={**settings.CACHES, "default": default}):
+        yield
+
+
+@pytest.fixture(autouse=True)
 def _no_leaks(request: pytest.FixtureRequest) -> Iterator[None]:
     from tests.leakscan import VIOLATIONS
 

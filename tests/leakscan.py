@@ -29,12 +29,14 @@ DEFERRED: list[tuple[str, str, str]] = []
 
 
 def _viewer_player_id(authorization: str) -> str | None:
-    from rest_framework.authtoken.models import Token
+    from players.auth import token_digest
+    from players.models import ApiToken
 
     parts = authorization.split()
     if len(parts) != 2 or parts[0] != "Token":
         return None
-    token = Token.objects.select_related("user__player").filter(key=parts[1]).first()
+    digest = token_digest(parts[1])
+    token = ApiToken.objects.select_related("user__player").filter(digest=digest).first()
     if token is None or not hasattr(token.user, "player"):
         return None
     return str(token.user.player.id)

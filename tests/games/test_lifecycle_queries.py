@@ -182,7 +182,7 @@ def parked(settings: Any) -> Any:
 
 @pytest.mark.django_db(transaction=True)  # on its own: not inside a test's transaction
 def test_settlement_is_atomic_inside_match_settle_and_on_its_own(make_player, monkeypatch, parked):
-    from players import services
+    from players.services import standings as services
 
     players = [make_player()[0], make_player()[0]]
     match = finished_match(players)

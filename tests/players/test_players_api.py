@@ -60,7 +60,12 @@ def test_token_for_right_and_wrong_password(api, make_player):
     r = api.post(
         "/api/v1/auth/token", {"username": "erin", "password": "s3cret-pass"}, format="json"
     )
-    assert r.status_code == 200 and r.json() == {"token": token}
+    # A login makes a new token (only digests are stored, so the first key cannot be shown
+    # again); both authenticate.
+    assert r.status_code == 200 and set(r.json()) == {"token"} and r.json()["token"] != token
+    for key in (token, r.json()["token"]):
+        me = api.get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Token {key}")
+        assert me.status_code == 200 and me.json()["username"] == "erin"
     r = api.post(
         "/api/v1/auth/token", {"username": "erin", "password": "wrong-pass"}, format="json"
     )
@@ -109,14 +114,12 @@ def test_bots_list_names_random_greedy_and_the_strongest(api):
 
 
 def test_auth_routes_are_throttled_with_retry_after(api, monkeypatch):
-    from django.core.cache import cache
-
-    cache.clear()
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"auth": "2/min"})
+    # The cache is this test's own key prefix (tests/conftest.py): never cleared or flushed.
+    rates = {"auth": "2/min", "auth_username": "100/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
     for _ in range(2):
         api.post("/api/v1/auth/token", {"username": "nobody", "password": "x"}, format="json")
     r = api.post("/api/v1/auth/token", {"username": "nobody", "password": "x"}, format="json")
     assert r.status_code == 429
     assert r.json()["code"] == "throttled"
     assert int(r["Retry-After"]) > 0
-    cache.clear()

@@ -1,0 +1,31 @@
+"""Writes on players, by sub-domain: accounts (registration, logins, API tokens, bot rows) and
+standings (deal counters, ratings, leaderboard boards, rating history). Re-exported here, so
+`from players.services import …` names every service."""
+
+from .accounts import (
+    DISPLAY_NAME_MAX,
+    api_token_create,
+    api_token_revoke,
+    api_token_rotate,
+    bot_player_get_or_create,
+    display_name_check,
+    player_register,
+    player_token,
+    username_check,
+)
+from .standings import _rate, player_deals_add, player_standings_settle
+
+__all__ = [
+    "DISPLAY_NAME_MAX",
+    "_rate",
+    "api_token_create",
+    "api_token_revoke",
+    "api_token_rotate",
+    "bot_player_get_or_create",
+    "display_name_check",
+    "player_deals_add",
+    "player_register",
+    "player_standings_settle",
+    "player_token",
+    "username_check",
+]

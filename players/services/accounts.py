@@ -1,0 +1,175 @@
+"""Writes on accounts: registration, logins and API tokens, bot rows."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import authenticate, get_user_model, user_logged_in
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q, Subquery
+from django.http import HttpRequest
+from django.utils import timezone
+
+from pisyedili_api.errors import ApplicationError
+
+from ..auth import token_digest, token_new_key
+from ..models import ApiToken, Player
+
+DISPLAY_NAME_MAX = 40
+
+# Bots are found by (strategy, bot_ordinal), never by name; their names still read
+# `bot-<strategy>-<n>`, so a person may not take a name a reader would mistake for a bot's:
+# `bot` then a separator, in any case, with a zero for the o.
+_RESERVED_USERNAME = re.compile(r"^b[o0]t(?:$|[-_.@+])", re.IGNORECASE)
+_USERNAME_TAKEN = "A player with that username already exists."
+
+# Bidi overrides and isolates, zero-width and other format characters can make a name read as
+# another (or reorder the text around it); the zero-width joiner of emoji sequences may stay.
+_ALLOWED_FORMAT = {"\u200d"}
+
+
+def _invalid(field: str, message: str) -> ApplicationError:
+    return ApplicationError("invalid", message, {field: [message]})
+
+
+def username_check(username: str) -> None:
+    """400 `invalid` for a reserved (bot-like) username or one taken in any letter case."""
+    if _RESERVED_USERNAME.match(username):
+        raise _invalid("username", "Usernames starting with 'bot' are reserved for bots.")
+    if Player.objects.filter(username__iexact=username).exists():
+        raise _invalid("username", _USERNAME_TAKEN)
+
+
+def display_name_check(display_name: str) -> None:
+    """400 `invalid` unless plain text of at most DISPLAY_NAME_MAX characters with no control
+    or format characters. HTML is allowed as text: nothing renders a display name as HTML (the
+    API is JSON; the admin escapes it)."""
+    if not display_name.strip():
+        raise _invalid("display_name", "The display name may not be blank.")
+    if len(display_name) > DISPLAY_NAME_MAX:
+        raise _invalid(
+            "display_name", f"The display name has at most {DISPLAY_NAME_MAX} characters."
+        )
+    for char in display_name:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (
+            category == "Cf" and char not in _ALLOWED_FORMAT
+        ):
+            raise _invalid(
+                "display_name",
+                f"The display name may not contain the control character U+{ord(char):04X}.",
+            )
+
+
+def player_register(
+    *, username: str, password: str, display_name: str | None = None
+) -> tuple[Player, str]:
+    """Create the auth user, its player and a token; return the player and the token's key
+    (shown this once). A reserved or taken username (in any letter case), a password the
+    validators refuse (AUTH_PASSWORD_VALIDATORS) or a bad display name is 400 `invalid`."""
+    User = get_user_model()
+    username_check(username)
+    display_name = display_name if display_name is not None else username[:DISPLAY_NAME_MAX]
+    display_name_check(display_name)
+    try:
+        validate_password(password, user=User(username=username))
+    except DjangoValidationError as exc:
+        raise ApplicationError("invalid", exc.messages[0], {"password": exc.messages}) from None
+    try:
+        with transaction.atomic():
+            user = User.objects.create_user(username=username, password=password)
+            player = Player.objects.create(user=user, username=username, display_name=display_name)
+            key = api_token_create(user_id=user.pk)
+    except IntegrityError:
+        # A registration of the same name (in any case) committed between the check and here.
+        raise _invalid("username", _USERNAME_TAKEN) from None
+    return player, key
+
+
+def player_token(*, request: HttpRequest, username: str, password: str) -> str:
+    """A new API token's key for a correct username and password, else 401.
+
+    Logins go through django-axes (AUTHENTICATION_BACKENDS): AXES_FAILURE_LIMIT failures on a
+    username within AXES_COOLOFF_TIME lock it for AXES_COOLOFF_TIME, right or wrong password:
+    429 `throttled` with Retry-After (players.throttles.lockout_response). A success resets
+    the count."""
+    user = authenticate(request, username=username, password=password)
+    if user is None:
+        if getattr(request, "axes_locked_out", False):
+            raise ApplicationError(
+                "throttled", "Too many failed logins for this username; retry later."
+            )
+        raise ApplicationError("not_authenticated", "Wrong username or password.")
+    if not hasattr(user, "player"):
+        raise ApplicationError("not_authenticated", "Wrong username or password.")
+    # What django.contrib.auth.login announces: axes forgets the failures, Django stamps
+    # last_login. No session is made: the API is token-only.
+    user_logged_in.send(sender=user.__class__, request=request, user=user)
+    return api_token_create(user_id=user.pk)
+
+
+def api_token_create(*, user_id: int) -> str:
+    """A new token of the user `user_id`; return its key (stored only as its digest). Each
+    login makes one, so a user keeps at most TOKEN_MAX_PER_USER, the most recently used: older
+    ones and idle-expired ones are deleted here."""
+    key = token_new_key()
+    now = timezone.now()
+    with transaction.atomic():
+        ApiToken.objects.create(digest=token_digest(key), user_id=user_id, last_used=now)
+        newest = ApiToken.objects.filter(user_id=user_id).order_by("-last_used", "-created_at")
+        idle_before = now - timedelta(seconds=settings.TOKEN_IDLE_SECONDS)
+        ApiToken.objects.filter(user_id=user_id).filter(
+            ~Q(digest__in=Subquery(newest.values("digest")[: settings.TOKEN_MAX_PER_USER]))
+            | Q(last_used__lte=idle_before)
+        ).delete()
+    return key
+
+
+def api_token_revoke(*, token: ApiToken) -> None:
+    """Delete the token: its key no longer authenticates, on any route."""
+    ApiToken.objects.filter(digest=token.digest).delete()
+
+
+def api_token_rotate(*, token: ApiToken) -> str:
+    """Replace the token by a new one of the same user; return the new key. The old key stops
+    working at once; a token revoked meanwhile (two rotations at once) is 401."""
+    with transaction.atomic():
+        deleted, _ = ApiToken.objects.filter(digest=token.digest).delete()
+        if not deleted:
+            raise ApplicationError("not_authenticated", "Invalid token.")
+        return api_token_create(user_id=token.user_id)
+
+
+def bot_player_get_or_create(*, strategy: str, ordinal: int) -> Player:
+    """The bot row for the `ordinal`-th seat of `strategy` in one match (one row per seat, so a
+    match with three greedy bots has three distinct players: seats stay one player each).
+
+    Found by (strategy, bot_ordinal) among bots, an identity only the server sets: a person
+    who holds the name `bot-<strategy>-<n>` (registered before such names were reserved) is
+    never taken for the bot; the bot then gets a name registration refuses (`bot:…`)."""
+    found = Player.objects.filter(is_bot=True, strategy=strategy, bot_ordinal=ordinal).first()
+    if found is not None:
+        return found
+    for username in (f"bot-{strategy}-{ordinal}", f"bot:{strategy}:{ordinal}"):
+        try:
+            with transaction.atomic():
+                return Player.objects.create(
+                    username=username,
+                    display_name=f"{strategy} bot {ordinal}",
+                    is_bot=True,
+                    strategy=strategy,
+                    bot_ordinal=ordinal,
+                )
+        except IntegrityError:
+            found = Player.objects.filter(
+                is_bot=True, strategy=strategy, bot_ordinal=ordinal
+            ).first()
+            if found is not None:
+                return found  # created by a concurrent call
+            # The name is a person's: try the next one.
+    raise RuntimeError(f"no free username for bot {strategy} {ordinal}")

@@ -1,0 +1,47 @@
+"""Migration 0005 on a database of before it: DRF's plain-key tokens carried over as digests
+(the keys keep working, the plain keys are gone), bot rows given their ordinal from their name,
+and a person holding a bot-like name left a person."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+BEFORE = [("players", "0004_board_periods"), ("authtoken", "0004_alter_tokenproxy_options")]
+AFTER = [("players", "0005_accounts_hardening")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tokens_become_digests_and_bots_get_their_ordinals(api):
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE)
+    old = executor.loader.project_state(BEFORE).apps
+    User, Token = old.get_model("auth", "User"), old.get_model("authtoken", "Token")
+    Player = old.get_model("players", "Player")
+    user = User.objects.create(username="yara", password="!")
+    Player.objects.create(user=user, username="yara", display_name="Yara")
+    key = "0123456789abcdef0123456789abcdef01234567"
+    Token.objects.create(key=key, user=user)
+    Player.objects.create(username="bot-greedy-3", display_name="g", is_bot=True, strategy="greedy")
+    Player.objects.create(username="bot-random-1", display_name="a person", is_bot=False)
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(AFTER)
+
+    from rest_framework.authtoken.models import Token as DrfToken
+
+    from players.models import ApiToken
+    from players.models import Player as NewPlayer
+    from players.services import bot_player_get_or_create
+
+    assert not DrfToken.objects.exists()
+    assert not ApiToken.objects.filter(digest=key).exists()
+    me = api.get("/api/v1/players/me", HTTP_AUTHORIZATION=f"Token {key}")
+    assert me.status_code == 200 and me.json()["username"] == "yara"
+    bot = NewPlayer.objects.get(username="bot-greedy-3")
+    assert bot.bot_ordinal == 3 and bot_player_get_or_create(strategy="greedy", ordinal=3) == bot
+    person = NewPlayer.objects.get(username="bot-random-1")
+    assert not person.is_bot and person.bot_ordinal is None
+    assert bot_player_get_or_create(strategy="random", ordinal=1) != person
