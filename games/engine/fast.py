@@ -713,7 +713,7 @@ class FastDeal:
 
     def _take_last_cards(self, seat: int, count: int) -> bool:
         """Take `count` cards from a stock that has at most that many, exactly as
-        `transitions._take_cards` (R-29, R-6); whether the stock ran out for good."""
+        `transitions._take_cards` (R-29, R-6); whether the deal ends for want of cards."""
         stock = self.stock
         if not stock:
             # Only under end_when_draw_needed: a draw from the empty stock ends the deal.
@@ -727,6 +727,7 @@ class FastDeal:
             if stock:
                 continue
             if policy == END_WHEN_DRAW_NEEDED:
+                exhausted = len(taken) < count  # R-29: a penalty the stock cannot cover
                 break
             pile = self.pile
             if policy == RESHUFFLE and len(pile) > 1:

@@ -79,7 +79,8 @@ def _take_cards(state: State, count: int) -> tuple[State, tuple[Card, ...], bool
     """Take up to `count` cards from the stock one at a time (R-29, R-6).
 
     Returns the state with the stock (and pile, after a reshuffle) updated, the cards taken and
-    whether the stock ran out for good, which ends the deal.
+    whether the deal ends for want of cards: the stock ran out for good, or (end_when_draw_needed)
+    it could not cover the draw.
     """
     policy = state.rules.stock_exhausted
     stock = list(state.stock)
@@ -95,7 +96,10 @@ def _take_cards(state: State, count: int) -> tuple[State, tuple[Card, ...], bool
         if stock:
             continue
         if policy == "end_when_draw_needed":
-            break  # play goes on until someone must draw from the empty stock
+            # R-29: play goes on until someone must draw from the empty stock; a penalty the
+            # stock cannot cover ends the deal once the player has taken what is left.
+            exhausted = len(taken) < count
+            break
         if policy == "reshuffle" and len(pile) > 1:
             reshuffles += 1  # R-6: the pile but its top card becomes the stock
             stock = shuffled(pile[:-1], state.seed, reshuffle_prefix(reshuffles))
