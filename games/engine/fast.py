@@ -42,8 +42,11 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from dataclasses import replace
+from itertools import product
 
 from .cards import PACK, SUITS
+from .legal import can_draw, can_pass, jack_suits
 from .moves import DRAW, DRAW_MOVE, PASS, PASS_MOVE, Move
 from .rules import Rules
 from .scoring import shed_result, stock_exhausted_result
@@ -87,12 +90,8 @@ def _option_codes(option: str) -> dict[str, int]:
     return {value: code for code, value in enumerate(Rules.option_choices(option))}
 
 
-# draw_policy codes (R-17, R-18), ace_mode codes (R-25), stock_exhausted codes (R-29); a value
-# renamed in rules.py fails here, at import.
-_DRAW_POLICIES = _option_codes("draw_policy")
-FREE, ONE_THEN_PASS, UNTIL_PLAYABLE = (
-    _DRAW_POLICIES[value] for value in ("free", "one_then_pass", "until_playable")
-)
+# ace_mode codes (R-25) and stock_exhausted codes (R-29); a value renamed in rules.py fails
+# here, at import. (draw_policy needs no codes: see `_draw_pass_table`.)
 _ACE_MODES = _option_codes("ace_mode")
 FOLLOW_UP, EXTRA_TURN, SKIP_NEXT = (
     _ACE_MODES[value] for value in ("follow_up", "extra_turn", "skip_next")
@@ -106,11 +105,53 @@ _NO_LIMIT = 1 << 62
 # Legal-action cache keys: the playable mask in bits 0..51, then these flags.
 _DRAW_BIT = 1 << 52
 _PASS_BIT = 1 << 53
-_DRAW_PASS_BITS = _DRAW_BIT | _PASS_BIT
 _NOMINATE_SHIFT = 54  # 0 no nomination (opening), 1 any suit, 2 + s: any suit but s
 _NOMINATE_ANY = 1 << _NOMINATE_SHIFT
 _NOMINATE_NOT = tuple((2 + s) << _NOMINATE_SHIFT for s in range(4))
 _ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
+
+
+def _situation(phase: int, pending: bool, drawn: bool, has_play: bool, stocked: bool) -> int:
+    """The index in `_draw_pass_table` of everything a draw's or a pass's legality depends on."""
+    return phase << 4 | pending << 3 | drawn << 2 | has_play << 1 | stocked
+
+
+def _draw_pass_table(rules: Rules) -> tuple[int, ...]:
+    """The draw and pass bits of the legal-action key in every situation, read off the
+    reference's `legal.can_draw` and `legal.can_pass` (R-10, R-17, R-18, R-22, R-25)."""
+    table = [0] * 64
+    probe = State(rules, 2, 0, b"", ((), ()), (), (), OPENING, 0, opened=(False, False))
+    for phase in PHASE_NAMES:
+        for pending, drawn, has_play, stocked in product((False, True), repeat=4):
+            state = replace(
+                probe,
+                phase=phase,
+                pending_sevens=int(pending),
+                draws_this_turn=int(drawn),
+                stock=PACK[:1] if stocked else (),
+            )
+            bits = _DRAW_BIT if can_draw(state, has_play) else 0
+            bits |= _PASS_BIT if can_pass(state, has_play) else 0
+            table[_situation(_PHASE_CODES[phase], pending, drawn, has_play, stocked)] = bits
+    return tuple(table)
+
+
+def _nomination_bits(rules: Rules) -> tuple[int, ...]:
+    """By active suit, the nomination bits of the legal-action key, read off the reference's
+    `legal.jack_suits` (R-19, option jack_nomination)."""
+    probe = State(rules, 2, 0, b"", ((), ()), (), (), PLAY_PHASE, 0)
+    bits = []
+    for active, suit in enumerate(SUITS):
+        suits = jack_suits(replace(probe, active_suit=suit))
+        if suits == SUITS:
+            bits.append(_NOMINATE_ANY)
+        elif suits == tuple(s for s in SUITS if s != suit):
+            bits.append(_NOMINATE_NOT[active])
+        else:
+            raise AssertionError(f"no nomination code for the Jack suits {suits}")
+    return tuple(bits)
+
+
 _SINGLES: tuple[tuple[int], ...] = tuple((c,) for c in range(52))  # `last_drawn` of one draw
 _NO_ACTIONS: tuple[int, ...] = ()
 
@@ -127,6 +168,7 @@ def _card_actions(nominate: int) -> dict[int, tuple[int, ...]]:
     return table
 
 
+_SITUATIONS = tuple(product((False, True), repeat=4))  # (pending, drawn, has_play, stocked)
 _CARD_ACTIONS = tuple(_card_actions(nominate) for nominate in range(6))
 _CACHE_LIMIT = 1 << 17  # keys kept (about 20 MB at most); later keys are built each time
 
@@ -224,7 +266,7 @@ _CompiledRules = tuple[
     tuple[int, ...],
     tuple[int, ...],
     tuple[int, ...],
-    int,
+    tuple[int, ...],
     bool,
     int,
     int,
@@ -263,7 +305,7 @@ class FastDeal:
         "_fresh_flags",
         "_drawn_flags",
         "_nominate",
-        "_draw_policy",
+        "_draw_pass",
         "_penalty_ends_turn",
         "_ace_mode",
         "_ten_skips",
@@ -299,7 +341,7 @@ class FastDeal:
     _fresh_flags: tuple[int, ...]  # by active suit: a new turn in the play phase
     _drawn_flags: tuple[int, ...]  # by active suit: after a draw on a normal turn
     _nominate: tuple[int, ...]  # by active suit: the nomination bits (R-19)
-    _draw_policy: int
+    _draw_pass: tuple[int, ...]  # by `_situation`: the draw and pass bits
     _penalty_ends_turn: bool
     _ace_mode: int
     _ten_skips: int
@@ -381,7 +423,7 @@ class FastDeal:
                 self._fresh_flags,
                 self._drawn_flags,
                 self._nominate,
-                self._draw_policy,
+                self._draw_pass,
                 self._penalty_ends_turn,
                 self._ace_mode,
                 self._ten_skips,
@@ -397,7 +439,7 @@ class FastDeal:
             self._fresh_flags,
             self._drawn_flags,
             self._nominate,
-            self._draw_policy,
+            self._draw_pass,
             self._penalty_ends_turn,
             self._ace_mode,
             self._ten_skips,
@@ -408,19 +450,23 @@ class FastDeal:
 
     def _compile_rules(self, rules: Rules) -> None:
         """The rule options as the private fields the hot paths read."""
-        policy = self._draw_policy = _DRAW_POLICIES[rules.draw_policy]
-        if rules.jack_nomination == "different_suit":
-            self._nominate = _NOMINATE_NOT
-        else:
-            self._nominate = (_NOMINATE_ANY,) * 4
-        if policy == FREE:  # R-17: draw at will; pass after a draw
-            self._fresh_flags = tuple(_DRAW_BIT | n for n in self._nominate)
-            self._drawn_flags = tuple(_DRAW_PASS_BITS | n for n in self._nominate)
-        elif policy == ONE_THEN_PASS:  # R-18: one draw, then play or pass
-            self._fresh_flags = tuple(_DRAW_BIT | n for n in self._nominate)
-            self._drawn_flags = tuple(_PASS_BIT | n for n in self._nominate)
-        else:  # until_playable: draw and pass depend on the playable cards
-            self._fresh_flags = self._drawn_flags = (-1, -1, -1, -1)
+        nominate = self._nominate = _nomination_bits(rules)
+        table = self._draw_pass = _draw_pass_table(rules)
+        # `apply_action` writes the flags of an Ace follow-up and of pending sevens itself.
+        assert {table[_situation(ACE_FOLLOWUP_CODE, *s)] for s in _SITUATIONS} == {_PASS_BIT}
+        assert {table[_situation(PLAY_CODE, True, *s[1:])] for s in _SITUATIONS} == {_DRAW_BIT}
+
+        def normal_turn_flags(drawn: bool) -> tuple[int, ...]:
+            """By active suit, the flags of a normal turn (play phase, no pending sevens), or -1
+            where they depend on the playable cards or the stock (R-18 until_playable)."""
+            bits = {table[_situation(PLAY_CODE, False, drawn, *s[2:])] for s in _SITUATIONS}
+            if len(bits) > 1:
+                return (-1, -1, -1, -1)
+            (flags,) = bits
+            return tuple(flags | n for n in nominate)
+
+        self._fresh_flags = normal_turn_flags(False)  # R-17, R-18
+        self._drawn_flags = normal_turn_flags(True)
         self._penalty_ends_turn = rules.seven_penalty_ends_turn
         self._ace_mode = _ACE_MODES[rules.ace_mode]
         # Turn steps of a 10 with two players (R-26): 1 = no effect, 2 = acts as an 8.
@@ -503,7 +549,7 @@ class FastDeal:
         other._fresh_flags = self._fresh_flags
         other._drawn_flags = self._drawn_flags
         other._nominate = self._nominate
-        other._draw_policy = self._draw_policy
+        other._draw_pass = self._draw_pass
         other._penalty_ends_turn = self._penalty_ends_turn
         other._ace_mode = self._ace_mode
         other._ten_skips = self._ten_skips
@@ -565,24 +611,17 @@ class FastDeal:
         """The legal-action cache key worked out in full from the phase and the rules."""
         phase = self.phase_code
         playable = self.hands[self.turn] & self.mask
-        if phase == OPENING_CODE:
-            return playable or _DRAW_BIT  # R-10: play a club if holding one, else draw
-        nominate = self._nominate[self.active]
-        if phase == ACE_FOLLOWUP_CODE:
-            return playable | _PASS_BIT | nominate  # R-25: no draw; pass ends the follow-up
+        situation = phase << 4 | 2 if playable else phase << 4  # `_situation`, inlined
         if self.pending_sevens:
-            return playable | _DRAW_BIT  # R-22: a penalty draw is always open, no pass
-        policy = self._draw_policy
-        draws = self.draws_this_turn
-        if policy == FREE:  # R-17: pass only after a draw this turn
-            return playable | nominate | (_DRAW_PASS_BITS if draws else _DRAW_BIT)
-        if policy == ONE_THEN_PASS:  # R-18: at most one draw
-            return playable | nominate | (_PASS_BIT if draws else _DRAW_BIT)
-        if playable:  # R-18 until_playable: no draw, no pass while holding a play
-            return playable | nominate
-        if draws and not self.stock:
-            return _DRAW_PASS_BITS  # pass once the stock ran out
-        return _DRAW_BIT
+            situation |= 8
+        if self.draws_this_turn:
+            situation |= 4
+        if self.stock:
+            situation |= 1
+        key = playable | self._draw_pass[situation]
+        if phase == OPENING_CODE:
+            return key  # R-11: the opening J♣ nominates nothing
+        return key | self._nominate[self.active]
 
     # -- applying an action --------------------------------------------------------------------
 

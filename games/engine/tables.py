@@ -27,7 +27,7 @@ CARD_KIND: tuple[int, ...] = tuple(_KIND_BY_RANK.get(c % 13, KIND_PLAIN) for c i
 
 # Penalty value by card (§1): J 25, 7 20, A 15, K 10, Q 10, others face value.
 CARD_PENALTY: tuple[int, ...] = tuple(card.penalty for card in PACK)
-_PENALTY_BY_RANK: tuple[int, ...] = CARD_PENALTY[:13]  # the value does not depend on the suit
+_RANK_PENALTY: tuple[int, ...] = CARD_PENALTY[:13]  # the value does not depend on the suit
 
 
 def _legal_on(top: int, active: int) -> int:
@@ -64,7 +64,7 @@ def cards_of(mask: int) -> list[int]:
 
 # Penalty of a set of ranks of one suit (13 bits): the penalty value does not depend on the suit.
 RANKS_PENALTY: tuple[int, ...] = tuple(
-    sum(_PENALTY_BY_RANK[r] for r in range(13) if ranks >> r & 1) for ranks in range(1 << 13)
+    sum(_RANK_PENALTY[r] for r in range(13) if ranks >> r & 1) for ranks in range(1 << 13)
 )
 
 
