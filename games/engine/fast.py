@@ -109,6 +109,7 @@ _NOMINATE_SHIFT = 54  # 0 no nomination (opening), 1 any suit, 2 + s: any suit b
 _NOMINATE_ANY = 1 << _NOMINATE_SHIFT
 _NOMINATE_NOT = tuple((2 + s) << _NOMINATE_SHIFT for s in range(4))
 _ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
+_SITUATIONS = tuple(product((False, True), repeat=4))  # (pending, drawn, has_play, stocked)
 
 
 def _situation(phase: int, pending: bool, drawn: bool, has_play: bool, stocked: bool) -> int:
@@ -122,7 +123,7 @@ def _draw_pass_table(rules: Rules) -> tuple[int, ...]:
     table = [0] * 64
     probe = State(rules, 2, 0, b"", ((), ()), (), (), OPENING, 0, opened=(False, False))
     for phase in PHASE_NAMES:
-        for pending, drawn, has_play, stocked in product((False, True), repeat=4):
+        for pending, drawn, has_play, stocked in _SITUATIONS:
             state = replace(
                 probe,
                 phase=phase,
@@ -168,7 +169,6 @@ def _card_actions(nominate: int) -> dict[int, tuple[int, ...]]:
     return table
 
 
-_SITUATIONS = tuple(product((False, True), repeat=4))  # (pending, drawn, has_play, stocked)
 _CARD_ACTIONS = tuple(_card_actions(nominate) for nominate in range(6))
 _CACHE_LIMIT = 1 << 17  # keys kept (about 20 MB at most); later keys are built each time
 
@@ -452,7 +452,8 @@ class FastDeal:
         """The rule options as the private fields the hot paths read."""
         nominate = self._nominate = _nomination_bits(rules)
         table = self._draw_pass = _draw_pass_table(rules)
-        # `apply_action` writes the flags of an Ace follow-up and of pending sevens itself.
+        # `apply_action` and `_update_derived` write the flags of an Ace follow-up and of pending
+        # sevens without the table: they hold whatever the rules.
         assert {table[_situation(ACE_FOLLOWUP_CODE, *s)] for s in _SITUATIONS} == {_PASS_BIT}
         assert {table[_situation(PLAY_CODE, True, *s[1:])] for s in _SITUATIONS} == {_DRAW_BIT}
 

@@ -117,7 +117,7 @@ class Rules:
 
     @staticmethod
     def option_choices(name: str) -> tuple[str, ...]:
-        """The values a choice option takes, in the order of RULES.md (KeyError otherwise)."""
+        """The values a choice option takes, in the order of the table above (else KeyError)."""
         return _CHOICES[name]
 
 

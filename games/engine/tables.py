@@ -28,6 +28,7 @@ CARD_KIND: tuple[int, ...] = tuple(_KIND_BY_RANK.get(c % 13, KIND_PLAIN) for c i
 # Penalty value by card (§1): J 25, 7 20, A 15, K 10, Q 10, others face value.
 CARD_PENALTY: tuple[int, ...] = tuple(card.penalty for card in PACK)
 _RANK_PENALTY: tuple[int, ...] = CARD_PENALTY[:13]  # the value does not depend on the suit
+assert CARD_PENALTY == _RANK_PENALTY * 4  # RANKS_PENALTY and penalty_of rely on it
 
 
 def _legal_on(top: int, active: int) -> int:
