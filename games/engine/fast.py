@@ -28,7 +28,8 @@ overwrite `hands[s]`, `stock` and `seed` of a copy to deal unseen cards differen
 
 Representation: a set of cards is a 52-bit int (bit c = card c). `hands[s]` is seat s's mask;
 `stock` is a list of card indices with the TOP LAST (pop() draws); `pile` lists the cards played,
-top last. `phase_code` is one of OPENING, PLAY, ACE_FOLLOWUP, DEAL_OVER below; `turn` is -1 once
+top last. `phase_code` is one of OPENING_CODE, PLAY_CODE, ACE_FOLLOWUP_CODE, DEAL_OVER_CODE below
+(the index of the phase in `state.PHASES`); `turn` is -1 once
 the deal is over; `active` is the active suit index (-1 before the first card). `mask` caches the
 cards playable by suit and rank right now: clubs in the opening (R-10), sevens with pending
 sevens (R-22), else the table entry of (top card, active suit) (R-14, R-16). Legal-action tuples
@@ -41,12 +42,16 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from dataclasses import replace
+from itertools import product
 
-from .cards import JACK, PACK, SEVEN, SUITS
+from .cards import PACK, SUITS
+from .legal import can_draw, can_pass, jack_suits
 from .moves import DRAW, DRAW_MOVE, PASS, PASS_MOVE, Move
 from .rules import Rules
+from .scoring import shed_result, stock_exhausted_result
 from .shuffle import SHUFFLE_PREFIX, reshuffle_prefix, shuffled, shuffled_pack
-from .state import SHED, STOCK_EXHAUSTED, DealResult, State, new_deal
+from .state import ACE_FOLLOWUP, DEAL_OVER, OPENING, PHASES, PLAY_PHASE, DealResult, State, new_deal
 from .tables import (
     ALL_CARDS,
     BITS,
@@ -65,35 +70,89 @@ from .tables import (
     penalty_of,
 )
 
-OPENING, PLAY, ACE_FOLLOWUP, DEAL_OVER = 0, 1, 2, 3
-PHASE_NAMES: tuple[str, ...] = ("opening", "play", "ace_followup", "deal_over")
+# Phases (state.PHASES) as codes: a phase's code is its index there.
+PHASE_NAMES: tuple[str, ...] = PHASES
 _PHASE_CODES = {name: code for code, name in enumerate(PHASE_NAMES)}
+OPENING_CODE, PLAY_CODE, ACE_FOLLOWUP_CODE, DEAL_OVER_CODE = (
+    _PHASE_CODES[OPENING],
+    _PHASE_CODES[PLAY_PHASE],
+    _PHASE_CODES[ACE_FOLLOWUP],
+    _PHASE_CODES[DEAL_OVER],
+)
 
 DRAW_ACTION, PASS_ACTION = 68, 69
 NUM_ACTIONS = 70
 JACK_ACTION_BASE = 52
 
-# draw_policy codes (R-17, R-18), ace_mode codes (R-25), stock_exhausted codes (R-29).
-FREE, ONE_THEN_PASS, UNTIL_PLAYABLE = 0, 1, 2
-_DRAW_POLICIES = {"free": FREE, "one_then_pass": ONE_THEN_PASS, "until_playable": UNTIL_PLAYABLE}
-FOLLOW_UP, EXTRA_TURN, SKIP_NEXT = 0, 1, 2
-_ACE_MODES = {"follow_up": FOLLOW_UP, "extra_turn": EXTRA_TURN, "skip_next": SKIP_NEXT}
-END_IMMEDIATELY, END_WHEN_DRAW_NEEDED, RESHUFFLE = 0, 1, 2
-_STOCK_POLICIES = {
-    "end_immediately": END_IMMEDIATELY,
-    "end_when_draw_needed": END_WHEN_DRAW_NEEDED,
-    "reshuffle": RESHUFFLE,
-}
+
+def _option_codes(option: str) -> dict[str, int]:
+    """A choice option's values as codes: a value's code is its index in `Rules`' table."""
+    return {value: code for code, value in enumerate(Rules.option_choices(option))}
+
+
+# ace_mode codes (R-25) and stock_exhausted codes (R-29); a value renamed in rules.py fails
+# here, at import. (draw_policy needs no codes: see `_draw_pass_table`.)
+_ACE_MODES = _option_codes("ace_mode")
+FOLLOW_UP, EXTRA_TURN, SKIP_NEXT = (
+    _ACE_MODES[value] for value in ("follow_up", "extra_turn", "skip_next")
+)
+_STOCK_POLICIES = _option_codes("stock_exhausted")
+END_IMMEDIATELY, END_WHEN_DRAW_NEEDED, RESHUFFLE = (
+    _STOCK_POLICIES[value] for value in ("end_immediately", "end_when_draw_needed", "reshuffle")
+)
 _NO_LIMIT = 1 << 62
 
 # Legal-action cache keys: the playable mask in bits 0..51, then these flags.
 _DRAW_BIT = 1 << 52
 _PASS_BIT = 1 << 53
-_DRAW_PASS_BITS = _DRAW_BIT | _PASS_BIT
 _NOMINATE_SHIFT = 54  # 0 no nomination (opening), 1 any suit, 2 + s: any suit but s
 _NOMINATE_ANY = 1 << _NOMINATE_SHIFT
 _NOMINATE_NOT = tuple((2 + s) << _NOMINATE_SHIFT for s in range(4))
 _ACTIONS_CACHE: dict[int, tuple[int, ...]] = {}
+_SITUATIONS = tuple(product((False, True), repeat=4))  # (pending, drawn, has_play, stocked)
+
+
+def _situation(phase: int, pending: bool, drawn: bool, has_play: bool, stocked: bool) -> int:
+    """The index in `_draw_pass_table` of everything a draw's or a pass's legality depends on."""
+    return phase << 4 | pending << 3 | drawn << 2 | has_play << 1 | stocked
+
+
+def _draw_pass_table(rules: Rules) -> tuple[int, ...]:
+    """The draw and pass bits of the legal-action key in every situation, read off the
+    reference's `legal.can_draw` and `legal.can_pass` (R-10, R-17, R-18, R-22, R-25)."""
+    table = [0] * 64
+    probe = State(rules, 2, 0, b"", ((), ()), (), (), OPENING, 0, opened=(False, False))
+    for phase in PHASE_NAMES:
+        for pending, drawn, has_play, stocked in _SITUATIONS:
+            state = replace(
+                probe,
+                phase=phase,
+                pending_sevens=int(pending),
+                draws_this_turn=int(drawn),
+                stock=PACK[:1] if stocked else (),
+            )
+            bits = _DRAW_BIT if can_draw(state, has_play) else 0
+            bits |= _PASS_BIT if can_pass(state, has_play) else 0
+            table[_situation(_PHASE_CODES[phase], pending, drawn, has_play, stocked)] = bits
+    return tuple(table)
+
+
+def _nomination_bits(rules: Rules) -> tuple[int, ...]:
+    """By active suit, the nomination bits of the legal-action key, read off the reference's
+    `legal.jack_suits` (R-19, option jack_nomination)."""
+    probe = State(rules, 2, 0, b"", ((), ()), (), (), PLAY_PHASE, 0)
+    bits = []
+    for active, suit in enumerate(SUITS):
+        suits = jack_suits(replace(probe, active_suit=suit))
+        if suits == SUITS:
+            bits.append(_NOMINATE_ANY)
+        elif suits == tuple(s for s in SUITS if s != suit):
+            bits.append(_NOMINATE_NOT[active])
+        else:
+            raise AssertionError(f"no nomination code for the Jack suits {suits}")
+    return tuple(bits)
+
+
 _SINGLES: tuple[tuple[int], ...] = tuple((c,) for c in range(52))  # `last_drawn` of one draw
 _NO_ACTIONS: tuple[int, ...] = ()
 
@@ -207,8 +266,7 @@ _CompiledRules = tuple[
     tuple[int, ...],
     tuple[int, ...],
     tuple[int, ...],
-    int,
-    bool,
+    tuple[int, ...],
     bool,
     int,
     int,
@@ -247,8 +305,7 @@ class FastDeal:
         "_fresh_flags",
         "_drawn_flags",
         "_nominate",
-        "_draw_policy",
-        "_doubling",
+        "_draw_pass",
         "_penalty_ends_turn",
         "_ace_mode",
         "_ten_skips",
@@ -284,8 +341,7 @@ class FastDeal:
     _fresh_flags: tuple[int, ...]  # by active suit: a new turn in the play phase
     _drawn_flags: tuple[int, ...]  # by active suit: after a draw on a normal turn
     _nominate: tuple[int, ...]  # by active suit: the nomination bits (R-19)
-    _draw_policy: int
-    _doubling: bool
+    _draw_pass: tuple[int, ...]  # by `_situation`: the draw and pass bits
     _penalty_ends_turn: bool
     _ace_mode: int
     _ten_skips: int
@@ -316,7 +372,7 @@ class FastDeal:
         deal.hands = hands
         deal.stock = stock
         deal.pile = []
-        deal.phase_code = OPENING
+        deal.phase_code = OPENING_CODE
         deal.is_over = False
         deal.turn = opener
         deal.direction = 1
@@ -343,7 +399,7 @@ class FastDeal:
         deal.stock = [int(c) for c in reversed(state.stock)]
         deal.pile = [int(c) for c in state.pile]
         deal.phase_code = _PHASE_CODES[state.phase]
-        deal.is_over = deal.phase_code == DEAL_OVER
+        deal.is_over = deal.phase_code == DEAL_OVER_CODE
         deal.turn = -1 if state.turn is None else state.turn
         deal.direction = state.direction
         deal.active = -1 if state.active_suit is None else SUITS.index(state.active_suit)
@@ -367,8 +423,7 @@ class FastDeal:
                 self._fresh_flags,
                 self._drawn_flags,
                 self._nominate,
-                self._draw_policy,
-                self._doubling,
+                self._draw_pass,
                 self._penalty_ends_turn,
                 self._ace_mode,
                 self._ten_skips,
@@ -384,8 +439,7 @@ class FastDeal:
             self._fresh_flags,
             self._drawn_flags,
             self._nominate,
-            self._draw_policy,
-            self._doubling,
+            self._draw_pass,
             self._penalty_ends_turn,
             self._ace_mode,
             self._ten_skips,
@@ -396,36 +450,38 @@ class FastDeal:
 
     def _compile_rules(self, rules: Rules) -> None:
         """The rule options as the private fields the hot paths read."""
-        policy = self._draw_policy = _DRAW_POLICIES[rules.draw_policy]
-        if rules.jack_nomination == "different_suit":
-            self._nominate = _NOMINATE_NOT
-        else:
-            self._nominate = (_NOMINATE_ANY,) * 4
-        if policy == FREE:  # R-17: draw at will; pass after a draw
-            self._fresh_flags = tuple(_DRAW_BIT | n for n in self._nominate)
-            self._drawn_flags = tuple(_DRAW_PASS_BITS | n for n in self._nominate)
-        elif policy == ONE_THEN_PASS:  # R-18: one draw, then play or pass
-            self._fresh_flags = tuple(_DRAW_BIT | n for n in self._nominate)
-            self._drawn_flags = tuple(_PASS_BIT | n for n in self._nominate)
-        else:  # until_playable: draw and pass depend on the playable cards
-            self._fresh_flags = self._drawn_flags = (-1, -1, -1, -1)
-        self._doubling = rules.seven_chain_growth == "doubling"
+        nominate = self._nominate = _nomination_bits(rules)
+        table = self._draw_pass = _draw_pass_table(rules)
+        # `apply_action` and `_update_derived` write the flags of an Ace follow-up and of pending
+        # sevens without the table: they hold whatever the rules.
+        assert {table[_situation(ACE_FOLLOWUP_CODE, *s)] for s in _SITUATIONS} == {_PASS_BIT}
+        assert {table[_situation(PLAY_CODE, True, *s[1:])] for s in _SITUATIONS} == {_DRAW_BIT}
+
+        def normal_turn_flags(drawn: bool) -> tuple[int, ...]:
+            """By active suit, the flags of a normal turn (play phase, no pending sevens), or -1
+            where they depend on the playable cards or the stock (R-18 until_playable)."""
+            bits = {table[_situation(PLAY_CODE, False, drawn, *s[2:])] for s in _SITUATIONS}
+            if len(bits) > 1:
+                return (-1, -1, -1, -1)
+            (flags,) = bits
+            return tuple(flags | n for n in nominate)
+
+        self._fresh_flags = normal_turn_flags(False)  # R-17, R-18
+        self._drawn_flags = normal_turn_flags(True)
         self._penalty_ends_turn = rules.seven_penalty_ends_turn
         self._ace_mode = _ACE_MODES[rules.ace_mode]
         # Turn steps of a 10 with two players (R-26): 1 = no effect, 2 = acts as an 8.
         self._ten_skips = 2 if rules.two_player_reverse == "skip" else 1
         self._stock_policy = _STOCK_POLICIES[rules.stock_exhausted]
         self._club_round = rules.opening == "club_round"
-        # §9: the max_actions bound applies only with reshuffle.
-        self._action_limit = (
-            rules.max_actions if rules.stock_exhausted == "reshuffle" else _NO_LIMIT
-        )
+        limit = rules.action_limit  # §9: only reshuffle has one
+        self._action_limit = _NO_LIMIT if limit is None else limit
 
     def _update_derived(self) -> None:
         """Recompute `mask` and `_flags` from the phase, counters, top card and active suit."""
         phase = self.phase_code
         active = self.active
-        if phase == OPENING:
+        if phase == OPENING_CODE:
             self.mask = CLUBS  # R-10, R-12
         elif self.pending_sevens:
             self.mask = SEVENS  # R-22: any 7, no Jack
@@ -433,9 +489,9 @@ class FastDeal:
             self.mask = LEGAL_ON[self.pile[-1] * 4 + active]  # R-14, R-16
         else:
             self.mask = 0
-        if phase in (OPENING, DEAL_OVER) or active < 0:
+        if phase in (OPENING_CODE, DEAL_OVER_CODE) or active < 0:
             self._flags = -1
-        elif phase == ACE_FOLLOWUP:
+        elif phase == ACE_FOLLOWUP_CODE:
             self._flags = _PASS_BIT | self._nominate[active]
         elif self.pending_sevens:
             self._flags = _DRAW_BIT
@@ -494,8 +550,7 @@ class FastDeal:
         other._fresh_flags = self._fresh_flags
         other._drawn_flags = self._drawn_flags
         other._nominate = self._nominate
-        other._draw_policy = self._draw_policy
-        other._doubling = self._doubling
+        other._draw_pass = self._draw_pass
         other._penalty_ends_turn = self._penalty_ends_turn
         other._ace_mode = self._ace_mode
         other._ten_skips = self._ten_skips
@@ -557,24 +612,17 @@ class FastDeal:
         """The legal-action cache key worked out in full from the phase and the rules."""
         phase = self.phase_code
         playable = self.hands[self.turn] & self.mask
-        if phase == OPENING:
-            return playable or _DRAW_BIT  # R-10: play a club if holding one, else draw
-        nominate = self._nominate[self.active]
-        if phase == ACE_FOLLOWUP:
-            return playable | _PASS_BIT | nominate  # R-25: no draw; pass ends the follow-up
+        situation = phase << 4 | 2 if playable else phase << 4  # `_situation`, inlined
         if self.pending_sevens:
-            return playable | _DRAW_BIT  # R-22: a penalty draw is always open, no pass
-        policy = self._draw_policy
-        draws = self.draws_this_turn
-        if policy == FREE:  # R-17: pass only after a draw this turn
-            return playable | nominate | (_DRAW_PASS_BITS if draws else _DRAW_BIT)
-        if policy == ONE_THEN_PASS:  # R-18: at most one draw
-            return playable | nominate | (_PASS_BIT if draws else _DRAW_BIT)
-        if playable:  # R-18 until_playable: no draw, no pass while holding a play
-            return playable | nominate
-        if draws and not self.stock:
-            return _DRAW_PASS_BITS  # pass once the stock ran out
-        return _DRAW_BIT
+            situation |= 8
+        if self.draws_this_turn:
+            situation |= 4
+        if self.stock:
+            situation |= 1
+        key = playable | self._draw_pass[situation]
+        if phase == OPENING_CODE:
+            return key  # R-11: the opening J♣ nominates nothing
+        return key | self._nominate[self.active]
 
     # -- applying an action --------------------------------------------------------------------
 
@@ -602,7 +650,7 @@ class FastDeal:
             return
         elif action == 69:  # PASS_ACTION
             self.turn = (self.turn + self.direction) % self.seats
-            self.phase_code = 1  # PLAY
+            self.phase_code = 1  # PLAY_CODE
             self.draws_this_turn = 0
             self.last_drawn = ()
             self._flags = self._fresh_flags[self.active]
@@ -623,7 +671,7 @@ class FastDeal:
         if not hand:
             self._shed_win(seat, card)  # R-28: no effect of the winning card applies
             return
-        if self.phase_code == 0:  # OPENING
+        if self.phase_code == 0:  # OPENING_CODE
             self._opening_play(seat)
         else:
             active = card // 13 if suit < 0 else suit
@@ -633,33 +681,33 @@ class FastDeal:
             if kind == 0:  # KIND_PLAIN (a Jack's nomination is in `active`)
                 self.mask = LEGAL_ON[card * 4 + active]
                 self.turn = (seat + self.direction) % self.seats
-                self.phase_code = 1  # PLAY
+                self.phase_code = 1  # PLAY_CODE
                 self._flags = self._fresh_flags[active]
             elif kind == 1:  # KIND_SEVEN, R-21, R-22
                 self.pending_sevens += 1
                 self.mask = SEVENS
                 self.turn = (seat + self.direction) % self.seats
-                self.phase_code = 1  # PLAY
+                self.phase_code = 1  # PLAY_CODE
                 self._flags = 1 << 52  # _DRAW_BIT: take the penalty or answer with a 7
             elif kind == 2:  # KIND_EIGHT, R-24
                 self.mask = LEGAL_ON[card * 4 + active]
                 self.turn = (seat + 2 * self.direction) % self.seats
-                self.phase_code = 1  # PLAY
+                self.phase_code = 1  # PLAY_CODE
                 self._flags = self._fresh_flags[active]
             elif kind == 4:  # KIND_ACE, R-25
                 self.mask = LEGAL_ON[card * 4 + active]
                 mode = self._ace_mode
                 if mode == FOLLOW_UP:
-                    self.phase_code = ACE_FOLLOWUP  # same player, one more card
+                    self.phase_code = ACE_FOLLOWUP_CODE  # same player, one more card
                     self._flags = _PASS_BIT | self._nominate[active]
                 else:
-                    self.phase_code = PLAY
+                    self.phase_code = PLAY_CODE
                     self._flags = self._fresh_flags[active]
                     if mode == SKIP_NEXT:
                         self.turn = (seat + 2 * self.direction) % self.seats  # acts as an 8
             else:  # KIND_TEN, R-26
                 self.mask = LEGAL_ON[card * 4 + active]
-                self.phase_code = 1  # PLAY
+                self.phase_code = 1  # PLAY_CODE
                 self._flags = self._fresh_flags[active]
                 if self.seats == 2:
                     self.turn = (seat + self._ten_skips * self.direction) % 2
@@ -675,7 +723,7 @@ class FastDeal:
         opened[seat] = True
         self.active = 0  # clubs
         if not self._club_round or all(opened):
-            self.phase_code = PLAY
+            self.phase_code = PLAY_CODE
         self.turn = (seat + 1) % self.seats
         self.direction = 1
         self.draws_this_turn = 0
@@ -686,8 +734,7 @@ class FastDeal:
         and reshuffles (R-6) exactly as `transitions._take_cards`."""
         seat = self.turn
         k = self.pending_sevens
-        # R-22: the whole penalty in one draw.
-        count = (3 * 2 ** (k - 1) if self._doubling else 3 * k) if k else 1
+        count = self.rules.seven_penalty(k) if k else 1  # R-22: the whole penalty in one draw
         stock = self.stock
         exhausted = False
         if len(stock) > count:  # the stock outlasts the draw: no question of R-29 or R-6
@@ -706,14 +753,14 @@ class FastDeal:
             self.draws_this_turn = 0
             if self._penalty_ends_turn:  # R-23
                 self.turn = (seat + self.direction) % self.seats
-                self.phase_code = PLAY
+                self.phase_code = PLAY_CODE
         else:
             self.draws_this_turn += 1
         self._update_derived()
 
     def _take_last_cards(self, seat: int, count: int) -> bool:
         """Take `count` cards from a stock that has at most that many, exactly as
-        `transitions._take_cards` (R-29, R-6); whether the stock ran out for good."""
+        `transitions._take_cards` (R-29, R-6); whether the deal ends for want of cards."""
         stock = self.stock
         if not stock:
             # Only under end_when_draw_needed: a draw from the empty stock ends the deal.
@@ -727,6 +774,7 @@ class FastDeal:
             if stock:
                 continue
             if policy == END_WHEN_DRAW_NEEDED:
+                exhausted = len(taken) < count  # R-29: a penalty the stock cannot cover
                 break
             pile = self.pile
             if policy == RESHUFFLE and len(pile) > 1:
@@ -749,23 +797,15 @@ class FastDeal:
 
     def _shed_win(self, seat: int, card: int) -> None:
         """R-28, R-31: the others score multiplier × the penalty values in their hands."""
-        rank = card % 13
-        multiplier = 3 if rank == SEVEN else 2 if rank == JACK else 1
-        hand_penalties = tuple(penalty_of(hand) for hand in self.hands)
-        penalties = tuple(0 if s == seat else multiplier * p for s, p in enumerate(hand_penalties))
         self.active = card // 13
-        self._over(DealResult((seat,), SHED, PACK[card], multiplier, penalties, hand_penalties))
+        self._over(shed_result(seat, PACK[card], tuple(penalty_of(hand) for hand in self.hands)))
 
     def _stock_exhausted(self) -> None:
         """R-30: the lowest hand penalty wins and scores 0; the others score their penalty."""
-        hand_penalties = tuple(penalty_of(hand) for hand in self.hands)
-        low = min(hand_penalties)
-        winners = tuple(s for s, p in enumerate(hand_penalties) if p == low)
-        penalties = tuple(0 if p == low else p for p in hand_penalties)
-        self._over(DealResult(winners, STOCK_EXHAUSTED, None, 1, penalties, hand_penalties))
+        self._over(stock_exhausted_result(tuple(penalty_of(hand) for hand in self.hands)))
 
     def _over(self, result: DealResult) -> None:
-        self.phase_code = DEAL_OVER
+        self.phase_code = DEAL_OVER_CODE
         self.is_over = True
         self.turn = -1
         self.pending_sevens = 0
@@ -776,7 +816,7 @@ class FastDeal:
 
 
 # The literals of `apply_action`.
-assert (JACK_ACTION_BASE, DRAW_ACTION, PASS_ACTION, OPENING, PLAY) == (52, 68, 69, 0, 1)
+assert (JACK_ACTION_BASE, DRAW_ACTION, PASS_ACTION, OPENING_CODE, PLAY_CODE) == (52, 68, 69, 0, 1)
 assert tuple(13 * s + 9 for s in range(4)) == JACK_CARDS and _DRAW_BIT == 1 << 52
 assert (KIND_PLAIN, KIND_SEVEN, KIND_EIGHT, KIND_ACE, KIND_TEN) == (0, 1, 2, 4, 3)
 assert all(flags > _DRAW_BIT for flags in _NOMINATE_NOT + (_NOMINATE_ANY,))

@@ -98,9 +98,27 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _OPTION_NAMES}
 
+    def seven_penalty(self, pending_sevens: int) -> int:
+        """R-22: the cards one penalty draw takes for `pending_sevens` (k > 0): 3·k, or
+        3·2^(k−1) under seven_chain_growth = doubling."""
+        if self.seven_chain_growth == "doubling":
+            return 3 << (pending_sevens - 1)
+        return 3 * pending_sevens
+
+    @property
+    def action_limit(self) -> int | None:
+        """§9: the actions after which a deal ends as a stock exhaustion; only reshuffle has one
+        (without it every deal ends in a bounded number of actions anyway)."""
+        return self.max_actions if self.stock_exhausted == "reshuffle" else None
+
     @staticmethod
     def option_names() -> tuple[str, ...]:
         return _OPTION_NAMES
+
+    @staticmethod
+    def option_choices(name: str) -> tuple[str, ...]:
+        """The values a choice option takes, in the order of the table above (else KeyError)."""
+        return _CHOICES[name]
 
 
 _OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

@@ -1,11 +1,35 @@
-"""Match scoring (R-32): totals, places and the extra-deal tie-break. Deal scores (R-28..R-31)
-are computed where the deal ends, in `transitions`."""
+"""Scoring: the result of a deal from its final hands (R-28..R-31), shared by the reference
+engine (`transitions`) and the fast path (`fast`), and match scoring (R-32): totals, places and
+the extra-deal tie-break."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .cards import JACK, SEVEN, Card
 from .rules import Rules
+from .state import SHED, STOCK_EXHAUSTED, DealResult
+
+
+def shed_multiplier(card: Card) -> int:
+    """R-31: 3 after a winning 7, 2 after a winning Jack, else 1."""
+    rank = card.rank
+    return 3 if rank == SEVEN else 2 if rank == JACK else 1
+
+
+def shed_result(seat: int, card: Card, hand_penalties: tuple[int, ...]) -> DealResult:
+    """R-28, R-31: `seat` went out with `card`; the others score multiplier × their hand."""
+    multiplier = shed_multiplier(card)
+    penalties = tuple(0 if s == seat else multiplier * p for s, p in enumerate(hand_penalties))
+    return DealResult((seat,), SHED, card, multiplier, penalties, hand_penalties)
+
+
+def stock_exhausted_result(hand_penalties: tuple[int, ...]) -> DealResult:
+    """R-30: the lowest hand penalty wins and scores 0; the others score their hand penalty."""
+    low = min(hand_penalties)
+    winners = tuple(s for s, p in enumerate(hand_penalties) if p == low)
+    penalties = tuple(0 if p == low else p for p in hand_penalties)
+    return DealResult(winners, STOCK_EXHAUSTED, None, 1, penalties, hand_penalties)
 
 
 def match_totals(deal_penalties: Sequence[Sequence[int]], seats: int) -> list[int]:

@@ -1,11 +1,15 @@
 """Precomputed bitmask tables for the fast path (`fast.py`): a set of cards is a 52-bit int whose
-bit `c` stands for card index `c = suit·13 + rank` (R-2)."""
+bit `c` stands for card index `c = suit·13 + rank` (R-2).
+
+The rule facts in them (legality, penalty values) are read off the reference modules once, at
+import: `legal.can_play_on` and `Card.penalty`, so that the two engines cannot drift apart."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .cards import ACE, EIGHT, JACK, SEVEN, TEN
+from .cards import ACE, EIGHT, JACK, PACK, SEVEN, SUITS, TEN
+from .legal import can_play_on
 
 ALL_CARDS: int = (1 << 52) - 1
 SUIT_MASKS: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
@@ -22,15 +26,14 @@ _KIND_BY_RANK = {SEVEN: KIND_SEVEN, EIGHT: KIND_EIGHT, TEN: KIND_TEN, ACE: KIND_
 CARD_KIND: tuple[int, ...] = tuple(_KIND_BY_RANK.get(c % 13, KIND_PLAIN) for c in range(52))
 
 # Penalty value by card (§1): J 25, 7 20, A 15, K 10, Q 10, others face value.
-_PENALTY_BY_RANK = (2, 3, 4, 5, 6, 20, 8, 9, 10, 25, 10, 10, 15)
-CARD_PENALTY: tuple[int, ...] = tuple(_PENALTY_BY_RANK[c % 13] for c in range(52))
+CARD_PENALTY: tuple[int, ...] = tuple(card.penalty for card in PACK)
+_RANK_PENALTY: tuple[int, ...] = CARD_PENALTY[:13]  # the value does not depend on the suit
+assert CARD_PENALTY == _RANK_PENALTY * 4  # RANKS_PENALTY and penalty_of rely on it
 
 
 def _legal_on(top: int, active: int) -> int:
-    """R-14, R-16: the cards playable on `top` with `active` suit (sevens aside)."""
-    if top % 13 == JACK:
-        return SUIT_MASKS[active] & ~JACKS if active >= 0 else 0
-    return JACKS | SUIT_MASKS[top // 13] | RANK_MASKS[top % 13]
+    """R-14, R-16: the mask of the cards playable on `top` with `active` suit (sevens aside)."""
+    return sum(1 << c for c in range(52) if can_play_on(PACK[c], PACK[top], SUITS[active]))
 
 
 # LEGAL_ON[top * 4 + active_suit_index]: the legality mask of a top card and active suit.
@@ -62,7 +65,7 @@ def cards_of(mask: int) -> list[int]:
 
 # Penalty of a set of ranks of one suit (13 bits): the penalty value does not depend on the suit.
 RANKS_PENALTY: tuple[int, ...] = tuple(
-    sum(_PENALTY_BY_RANK[r] for r in range(13) if ranks >> r & 1) for ranks in range(1 << 13)
+    sum(_RANK_PENALTY[r] for r in range(13) if ranks >> r & 1) for ranks in range(1 << 13)
 )
 
 

@@ -11,14 +11,13 @@ from .errors import IllegalMove, NotYourTurn
 from .legal import legal_moves
 from .moves import DRAW, PASS, Move
 from .rules import Rules
+from .scoring import shed_result, stock_exhausted_result
 from .shuffle import reshuffle_prefix, shuffled
 from .state import (
     ACE_FOLLOWUP,
     DEAL_OVER,
     OPENING,
     PLAY_PHASE,
-    SHED,
-    STOCK_EXHAUSTED,
     DealResult,
     State,
     new_deal,
@@ -47,12 +46,8 @@ def apply_legal(state: State, move: Move) -> State:
     after = replace(after, actions=state.actions + 1)
     if move.action != DRAW and after.last_drawn:
         after = replace(after, last_drawn=())
-    rules = state.rules
-    if (
-        not after.is_over
-        and rules.stock_exhausted == "reshuffle"
-        and after.actions >= rules.max_actions
-    ):
+    limit = state.rules.action_limit
+    if limit is not None and after.actions >= limit and not after.is_over:
         after = _stock_exhausted(after)  # §9: the max_actions bound ends the deal
     return after
 
@@ -79,7 +74,8 @@ def _take_cards(state: State, count: int) -> tuple[State, tuple[Card, ...], bool
     """Take up to `count` cards from the stock one at a time (R-29, R-6).
 
     Returns the state with the stock (and pile, after a reshuffle) updated, the cards taken and
-    whether the stock ran out for good, which ends the deal.
+    whether the deal ends for want of cards: the stock ran out for good, or (end_when_draw_needed)
+    it could not cover the draw.
     """
     policy = state.rules.stock_exhausted
     stock = list(state.stock)
@@ -95,7 +91,10 @@ def _take_cards(state: State, count: int) -> tuple[State, tuple[Card, ...], bool
         if stock:
             continue
         if policy == "end_when_draw_needed":
-            break  # play goes on until someone must draw from the empty stock
+            # R-29: play goes on until someone must draw from the empty stock; a penalty the
+            # stock cannot cover ends the deal once the player has taken what is left.
+            exhausted = len(taken) < count
+            break
         if policy == "reshuffle" and len(pile) > 1:
             reshuffles += 1  # R-6: the pile but its top card becomes the stock
             stock = shuffled(pile[:-1], state.seed, reshuffle_prefix(reshuffles))
@@ -117,12 +116,7 @@ def _draw(state: State) -> State:
     seat = state.turn
     assert seat is not None
     k = state.pending_sevens
-    if k:
-        # R-22: the whole penalty in one draw.
-        growth = state.rules.seven_chain_growth
-        count = 3 * k if growth == "linear" else 3 * 2 ** (k - 1)
-    else:
-        count = 1
+    count = state.rules.seven_penalty(k) if k else 1  # R-22: the whole penalty in one draw
     after, taken, exhausted = _take_cards(state, count)
     after = _add_to_hand(after, seat, taken)
     if exhausted:
@@ -193,21 +187,13 @@ def _opening_play(state: State, seat: int) -> State:
 
 def _shed_win(state: State, seat: int, card: Card) -> State:
     """R-28, R-31: the others score multiplier × the penalty values in their hands."""
-    multiplier = 3 if card.rank == SEVEN else 2 if card.rank == JACK else 1
-    hand_penalties = tuple(hand_penalty(hand) for hand in state.hands)
-    penalties = tuple(0 if s == seat else multiplier * p for s, p in enumerate(hand_penalties))
-    result = DealResult((seat,), SHED, card, multiplier, penalties, hand_penalties)
+    result = shed_result(seat, card, tuple(hand_penalty(hand) for hand in state.hands))
     return _over(state, result, active_suit=card.suit)
 
 
 def _stock_exhausted(state: State) -> State:
     """R-30: the lowest hand penalty wins and scores 0; the others score their hand penalty."""
-    hand_penalties = tuple(hand_penalty(hand) for hand in state.hands)
-    low = min(hand_penalties)
-    winners = tuple(s for s, p in enumerate(hand_penalties) if p == low)
-    penalties = tuple(0 if p == low else p for p in hand_penalties)
-    result = DealResult(winners, STOCK_EXHAUSTED, None, 1, penalties, hand_penalties)
-    return _over(state, result)
+    return _over(state, stock_exhausted_result(tuple(hand_penalty(hand) for hand in state.hands)))
 
 
 def _over(state: State, result: DealResult, **changes: object) -> State:

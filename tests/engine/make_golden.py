@@ -11,8 +11,11 @@ Each deal is played with uniformly random legal moves chosen by `random.Random` 
 deal's index (the deal seeds come from that RNG too: fixed test data, not production seeds,
 which come from `secrets`, R-3). The deals cycle through the option combinations of
 `strategies.OPTION_COMBINATIONS` and the seat counts 2..6 (and 7 where `max_players` allows
-it), so every (combination, seat count) pair appears. `test_replay_golden.py` replays
-every deal from (rules, seats, opener, seed, moves) and compares all that is recorded.
+it), so every (combination, seat count) pair appears. After them come the rule cases of
+`RULE_CASES`, which random play reaches only now and then: for each, the first playout (by
+index) that shows the case, marked with a `case` field naming its rule id.
+`test_replay_golden.py` replays every deal from (rules, seats, opener, seed, moves) and
+compares all that is recorded.
 """
 
 from __future__ import annotations
@@ -20,19 +23,36 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE)]  # the repository root, then tests/engine
 
-from strategies import RULE_SETS, random_playout, seat_counts  # noqa: E402
+from strategies import (  # noqa: E402
+    RULE_SETS,
+    Playout,
+    ends_on_a_short_penalty,
+    random_playout,
+    seat_counts,
+)
 
 from games.engine import Rules, State  # noqa: E402
 from games.engine.cards import codes  # noqa: E402
 
 GOLDEN = HERE / "golden" / "deals.json"
 FORMAT = "pisyedili-golden-deals-v1"
+
+# (case, rule options, seats, whether a playout shows the case).
+RULE_CASES: tuple[tuple[str, dict[str, Any], int, Callable[[Playout], bool]], ...] = (
+    (
+        "R-29 end_when_draw_needed: a penalty draw the stock cannot cover ends the deal",
+        {"stock_exhausted": "end_when_draw_needed"},
+        3,
+        lambda playout: ends_on_a_short_penalty(playout.states[-2], playout.moves[-1]),
+    ),
+)
 
 
 def deal_parameters() -> list[tuple[Rules, int]]:
@@ -65,19 +85,39 @@ def final_record(state: State) -> dict[str, Any]:
 
 
 def record_deal(index: int, rules: Rules, seats: int) -> dict[str, Any]:
+    return record_playout(seeded_playout(index, rules, seats, keep=False))
+
+
+def seeded_playout(index: int | str, rules: Rules, seats: int, *, keep: bool) -> Playout:
     rng = random.Random(f"pisyedili-golden-v1:{index}")
     opener = rng.randrange(seats)
     seed = rng.randbytes(32)
-    playout = random_playout(rules, seats, opener, seed, rng, keep=False)
+    return random_playout(rules, seats, opener, seed, rng, keep=keep)
+
+
+def record_playout(playout: Playout) -> dict[str, Any]:
     defaults = Rules().to_dict()
     return {
-        "seed": seed.hex(),
-        "rules": {k: v for k, v in rules.to_dict().items() if v != defaults[k]},
-        "seats": seats,
-        "opener": opener,
+        "seed": playout.seed.hex(),
+        "rules": {k: v for k, v in playout.rules.to_dict().items() if v != defaults[k]},
+        "seats": playout.seats,
+        "opener": playout.opener,
         "moves": [move.encode() for move in playout.moves],
         "final": final_record(playout.final),
     }
+
+
+def record_rule_case(
+    case: str, options: dict[str, Any], seats: int, shows: Callable[[Playout], bool]
+) -> dict[str, Any]:
+    """The first playout, by index, that shows the case (a few tries at most)."""
+    rules = Rules.from_dict(options)
+    rule_id = case.split()[0]
+    for attempt in range(10_000):
+        playout = seeded_playout(f"{rule_id}:{attempt}", rules, seats, keep=True)
+        if shows(playout):
+            return {"case": case, **record_playout(playout)}
+    raise AssertionError(f"no playout shows {case!r}")
 
 
 def render(deals: list[dict[str, Any]]) -> str:
@@ -96,6 +136,7 @@ def main() -> None:
     deals = [
         record_deal(index, rules, seats) for index, (rules, seats) in enumerate(deal_parameters())
     ]
+    deals += [record_rule_case(*case) for case in RULE_CASES]
     GOLDEN.parent.mkdir(exist_ok=True)
     GOLDEN.write_text(render(deals))
     moves = sum(len(d["moves"]) for d in deals)

@@ -218,6 +218,24 @@ def expected_deal_result(
     return winners, "stock_exhausted", tuple(0 if v == low else v for v in values)
 
 
+def penalty_due(rules: Rules, pending_sevens: int) -> int:
+    """R-22: the cards of the penalty for `pending_sevens` (3·k, or 3·2^(k−1) when doubling)."""
+    if rules.seven_chain_growth == "doubling":
+        return 3 * 2 ** (pending_sevens - 1)
+    return 3 * pending_sevens
+
+
+def ends_on_a_short_penalty(before: State, move: Move) -> bool:
+    """Whether `move` in `before` is a penalty draw (R-22) the stock cannot cover, under
+    end_when_draw_needed: by R-29 that draw ends the deal."""
+    return (
+        before.rules.stock_exhausted == "end_when_draw_needed"
+        and move.action == "draw"
+        and before.pending_sevens > 0
+        and 0 < len(before.stock) < penalty_due(before.rules, before.pending_sevens)
+    )
+
+
 def expected_places(totals: Sequence[int]) -> list[int]:
     """R-32: rank by total, lowest first; equal totals share the better place (1, 1, 3)."""
     ordered = sorted(totals)

@@ -11,12 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from strategies import OPTION_COMBINATIONS, random_playout, seeded_deal_parameters
+from strategies import (
+    OPTION_COMBINATIONS,
+    ends_on_a_short_penalty,
+    random_playout,
+    seeded_deal_parameters,
+)
 
 from games.engine import (
     IllegalMove,
     Move,
     Rules,
+    apply,
     legal_moves,
     replay,
     state_from_json,
@@ -92,6 +98,27 @@ def test_golden_deal_replays_identically(index: int) -> None:
     assert state.reshuffles == final["reshuffles"]
     assert state.actions == final["actions"] == len(moves)
     assert (state.rules, state.seats, state.opener) == (rules, deal["seats"], deal["opener"])
+
+
+def test_r29_golden_deal_ends_on_a_penalty_the_stock_cannot_cover() -> None:
+    """The pinned R-29 case (and any cycle deal that reaches it): under end_when_draw_needed the
+    player takes what is left of a penalty the stock cannot cover, and the deal is over."""
+    short = []
+    for deal in golden_deals():
+        rules = Rules.from_dict(deal["rules"])
+        moves = [Move.decode(body) for body in deal["moves"]]
+        seed = bytes.fromhex(deal["seed"])
+        before = replay(rules, deal["seats"], deal["opener"], seed, moves[:-1])
+        if not ends_on_a_short_penalty(before, moves[-1]):
+            continue
+        after = apply(before, moves[-1])
+        assert after.is_over and after.result is not None
+        assert after.result.reason == STOCK_EXHAUSTED and after.stock == ()
+        assert after.last_drawn == before.stock  # what was left, and nothing else
+        assert before.turn is not None
+        assert len(after.hands[before.turn]) == len(before.hands[before.turn]) + len(before.stock)
+        short.append(deal)
+    assert any(d.get("case", "").startswith("R-29 ") for d in short)
 
 
 def test_replay_rebuilds_every_intermediate_state_of_random_deals() -> None:

@@ -15,6 +15,7 @@ from games.engine import (
     deal_from_codes,
     legal_moves,
 )
+from games.engine.fast import FastDeal, move_to_action
 
 # R-17 free -------------------------------------------------------------------------------------
 
@@ -189,15 +190,69 @@ def test_r29_end_when_draw_needed_a_wanted_draw_also_ends_it() -> None:
     assert state.result.winners == (1,)
 
 
-def test_r29_end_when_draw_needed_penalty_takes_what_is_left_and_play_goes_on() -> None:
+def test_r29_end_when_draw_needed_penalty_the_stock_cannot_cover_ends_the_deal() -> None:
     rules = Rules(stock_exhausted="end_when_draw_needed")
     state = deal_from_codes(
         ["3H 7C", "4D 2C", "QS 5S"], top="7H", pending_sevens=1, stock="KC 9D", rules=rules
     )
-    state = apply(state, DRAW_MOVE)  # 3 due, 2 left
+    state = apply(state, DRAW_MOVE)  # 3 due, 2 left: take them, then the deal is over
+    assert state.phase == "deal_over" and state.turn is None and state.pending_sevens == 0
+    assert hand(state, 0) == ["7C", "KC", "9D", "3H"] and stock(state) == []
+    assert [c.code for c in state.last_drawn] == ["KC", "9D"]
+    assert state.result is not None and state.result.reason == "stock_exhausted"
+    # R-30 with the cards taken: 3+20+10+9 = 42, 4+2 = 6, 10+5 = 15.
+    assert state.result.hand_penalties == (42, 6, 15)
+    assert state.result.winners == (1,) and state.result.penalties == (42, 0, 15)
+    assert legal_moves(state) == ()
+
+
+def test_r29_end_when_draw_needed_doubled_penalty_the_stock_cannot_cover_ends_the_deal() -> None:
+    rules = Rules(
+        stock_exhausted="end_when_draw_needed",
+        seven_chain_growth="doubling",
+        seven_penalty_ends_turn=False,
+    )
+    state = deal_from_codes(
+        ["3H 7C", "4D 2C", "QS 5S"],
+        top="7H",
+        pending_sevens=2,
+        stock="KC 9D 2D 3D 4H",
+        turn=2,
+        rules=rules,
+    )
+    state = apply(state, DRAW_MOVE)  # 3·2 = 6 due, 5 left; no normal turn on the spent 7
+    assert state.phase == "deal_over" and state.result is not None
+    assert hand(state, 2) == ["KC", "2D", "3D", "9D", "4H", "5S", "QS"]
+    assert state.result.reason == "stock_exhausted" and state.result.winners == (1,)
+
+
+def test_r29_end_when_draw_needed_penalty_the_stock_just_covers_plays_on() -> None:
+    rules = Rules(stock_exhausted="end_when_draw_needed")
+    state = deal_from_codes(
+        ["3H 7C", "4D 2C", "QS 5S"], top="7H", pending_sevens=1, stock="KC 9D 2D", rules=rules
+    )
+    state = apply(state, DRAW_MOVE)  # 3 due, 3 left: covered, nobody needs the empty stock yet
     assert state.phase == "play" and state.turn == 1 and state.pending_sevens == 0
-    assert hand(state, 0) == ["7C", "KC", "9D", "3H"]
-    assert state.stock == ()
+    assert hand(state, 0) == ["7C", "KC", "2D", "9D", "3H"] and stock(state) == []
+    assert state.result is None
+
+
+def test_r29_end_when_draw_needed_short_penalty_ends_the_fast_path_alike() -> None:
+    """The bots' fast path (`fast.FastDeal`) ends the deal on the same short penalty."""
+    for growth, pending, stock_codes in (("linear", 1, "KC 9D"), ("doubling", 2, "KC 9D 2D")):
+        rules = Rules(stock_exhausted="end_when_draw_needed", seven_chain_growth=growth)
+        state = deal_from_codes(
+            ["3H 7C", "4D 2C", "QS 5S"],
+            top="7H",
+            pending_sevens=pending,
+            stock=stock_codes,
+            rules=rules,
+        )
+        deal = FastDeal.from_state(state)
+        deal.apply_action(move_to_action(DRAW_MOVE))
+        after = apply(state, DRAW_MOVE)
+        assert after.is_over and deal.is_over
+        assert deal.to_state() == after
 
 
 def test_r29_end_when_draw_needed_penalty_from_an_empty_stock_ends() -> None:

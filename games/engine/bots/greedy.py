@@ -10,7 +10,8 @@
 - Draw only when nothing good plays, and after a draw pass when still nothing plays (R-17).
 
 The heuristic is a pure function of the seat's hand and public facts (`greedy_move`), shared
-by the bot and the rollouts of `ismcts`.
+by the bot and the rollouts of `ismcts`, whose bitmask twin (`ismcts.rollout_action`) reads its
+constants and `skips` from here.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from ..observation import Observation
 from ..rules import Rules
 from ..state import ACE_FOLLOWUP, OPENING
 
-_CLOSE_TO_OUT = 2  # the next player is "close to going out" with this many cards or fewer
-_ATTACK_BONUS = 30
-_SUIT_FOLLOW_WEIGHT = 2
-_AGAIN_BONUS = 6  # a card after which the same seat moves again (8 with two seats, Ace)
+CLOSE_TO_OUT = 2  # the next player is "close to going out" with this many cards or fewer
+ATTACK_BONUS = 30  # a 7 or a skip when the next player is close to going out (R-21, R-24)
+SUIT_FOLLOW_WEIGHT = 2  # per other non-Jack card held of the played card's suit
+AGAIN_BONUS = 6  # a card after which the same seat moves again (8 with two seats, Ace)
+ACE_BONUS = AGAIN_BONUS + 2  # an Ace with a card to follow it, or a full extra turn (R-25)
 
 
-def _skips(card: Card, seats: int, rules: Rules) -> bool:
+def skips(card: Card, seats: int, rules: Rules) -> bool:
     """Whether playing `card` makes the next player miss their turn (R-24, R-25, R-26)."""
     rank = card.rank
     if rank == EIGHT:
@@ -49,15 +51,15 @@ def _play_score(
     rank = card.rank
     rest = [c for c in hand if c != card and c.rank != JACK]
     score: float = card.penalty
-    score += _SUIT_FOLLOW_WEIGHT * sum(1 for c in rest if c.suit_index == suit)
-    threat = next_count <= _CLOSE_TO_OUT
+    score += SUIT_FOLLOW_WEIGHT * sum(1 for c in rest if c.suit_index == suit)
+    threat = next_count <= CLOSE_TO_OUT
     if rank == SEVEN and threat:
-        score += _ATTACK_BONUS  # R-21: make them draw instead of finishing
-    if _skips(card, seats, rules):
+        score += ATTACK_BONUS  # R-21: make them draw instead of finishing
+    if skips(card, seats, rules):
         if threat:
-            score += _ATTACK_BONUS  # R-24: they miss their turn
+            score += ATTACK_BONUS  # R-24: they miss their turn
         if seats == 2:
-            score += _AGAIN_BONUS  # R-24: with two players the 8's player moves again
+            score += AGAIN_BONUS  # R-24: with two players the 8's player moves again
     # R-25: an Ace is worth more when another card can follow it.
     if rank == ACE and (
         rules.ace_mode == "extra_turn"
@@ -66,7 +68,7 @@ def _play_score(
             and any(c.suit_index == suit or c.rank == ACE for c in rest)
         )
     ):
-        score += _AGAIN_BONUS + 2
+        score += ACE_BONUS
     return score
 
 
@@ -123,7 +125,7 @@ def greedy_move(
     if (
         jacks
         and phase != ACE_FOLLOWUP
-        and (not can_draw or draws_this_turn >= 1 or next_count <= _CLOSE_TO_OUT or len(hand) <= 2)
+        and (not can_draw or draws_this_turn >= 1 or next_count <= CLOSE_TO_OUT or len(hand) <= 2)
     ):
         return _best_jack(jacks, hand)
     if can_draw and (draws_this_turn == 0 or not can_pass):

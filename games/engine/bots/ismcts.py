@@ -30,13 +30,13 @@ import math
 import random
 from dataclasses import dataclass
 
-from ..cards import ACE, EIGHT, JACK, SEVEN, TEN
+from ..cards import ACE, JACK, PACK, SEVEN
 from ..fast import (
-    ACE_FOLLOWUP,
-    DEAL_OVER,
+    ACE_FOLLOWUP_CODE,
+    DEAL_OVER_CODE,
     DRAW_ACTION,
     JACK_ACTION_BASE,
-    OPENING,
+    OPENING_CODE,
     PASS_ACTION,
     FastDeal,
     action_to_move,
@@ -48,6 +48,14 @@ from ..rules import Rules
 from ..tables import CARD_PENALTY, JACKS, RANK_MASKS, SUIT_MASKS, penalty_of
 from .base import Bot, Policy
 from .determinize import determinize, unseen_cards
+from .greedy import (
+    ACE_BONUS,
+    AGAIN_BONUS,
+    ATTACK_BONUS,
+    CLOSE_TO_OUT,
+    SUIT_FOLLOW_WEIGHT,
+    skips,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +76,6 @@ class SearchConfig:
 
 _NON_JACK_SUITS = tuple(mask & ~JACKS for mask in SUIT_MASKS)
 _ACE_FOLLOWERS = tuple((mask | RANK_MASKS[ACE]) & ~JACKS for mask in SUIT_MASKS)
-_CLOSE_TO_OUT = 2
-_ATTACK_BONUS = 30
-_AGAIN_BONUS = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +92,12 @@ class RolloutTables:
         attack = []
         for card in range(52):
             rank = card % 13
-            skips = (
-                rank == EIGHT
-                or (rank == TEN and seats == 2 and rules.two_player_reverse == "skip")
-                or (rank == ACE and rules.ace_mode == "skip_next")
-            )
-            bonus = _AGAIN_BONUS if skips and seats == 2 else 0
+            skip = skips(PACK[card], seats, rules)  # R-24, R-25, R-26
+            bonus = AGAIN_BONUS if skip and seats == 2 else 0
             if rank == ACE and rules.ace_mode == "extra_turn":
-                bonus = _AGAIN_BONUS + 2  # as an Ace with a follow-up (R-25)
+                bonus = ACE_BONUS  # as an Ace with a follow-up (R-25)
             base.append(CARD_PENALTY[card] + bonus)
-            attack.append(_ATTACK_BONUS if skips or rank == SEVEN else 0)
+            attack.append(ATTACK_BONUS if skip or rank == SEVEN else 0)
         return cls(tuple(base), tuple(attack), rules.ace_mode == "follow_up")
 
 
@@ -107,7 +108,7 @@ def rollout_action(deal: FastDeal, legal: tuple[int, ...], tables: RolloutTables
     if legal[0] < DRAW_ACTION and not hand & (hand - 1):
         return legal[0]  # R-28: the last card wins
     phase = deal.phase_code
-    if phase == OPENING:
+    if phase == OPENING_CODE:
         # R-11: shed the dearest club, keep J♣ (no effect in the opening).
         return max(legal, key=lambda a: -1 if a % 13 == JACK else CARD_PENALTY[a])
     if deal.pending_sevens:
@@ -118,7 +119,7 @@ def rollout_action(deal: FastDeal, legal: tuple[int, ...], tables: RolloutTables
             (a for a in legal if a < JACK_ACTION_BASE),
             key=lambda a: (hand & _NON_JACK_SUITS[a // 13]).bit_count(),
         )
-    threat = deal.hands[(seat + deal.direction) % deal.seats].bit_count() <= _CLOSE_TO_OUT
+    threat = deal.hands[(seat + deal.direction) % deal.seats].bit_count() <= CLOSE_TO_OUT
     base = tables.base
     best = -1
     best_score = -1
@@ -127,11 +128,11 @@ def rollout_action(deal: FastDeal, legal: tuple[int, ...], tables: RolloutTables
     for a in legal:
         if a < JACK_ACTION_BASE:
             suit = a // 13
-            score = base[a] + 2 * (hand & _NON_JACK_SUITS[suit]).bit_count()
+            score = base[a] + SUIT_FOLLOW_WEIGHT * (hand & _NON_JACK_SUITS[suit]).bit_count()
             if threat:
                 score += tables.attack[a]
             if tables.ace_follow and a % 13 == ACE and hand & ~(1 << a) & _ACE_FOLLOWERS[suit]:
-                score += _AGAIN_BONUS + 2
+                score += ACE_BONUS
             if score > best_score:
                 best_score = score
                 best = a
@@ -149,7 +150,7 @@ def rollout_action(deal: FastDeal, legal: tuple[int, ...], tables: RolloutTables
     draws = deal.draws_this_turn
     if (
         jack >= 0
-        and phase != ACE_FOLLOWUP
+        and phase != ACE_FOLLOWUP_CODE
         and (not can_draw or draws or threat or hand.bit_count() <= 2)
     ):
         return jack  # R-19: the Jack as a last resort
@@ -237,7 +238,7 @@ def tree_search(
         node = root
         path: list[tuple[_Node, int]] = []  # (node, seat that moved into it)
         # Selection and expansion.
-        while deal.phase_code != DEAL_OVER:
+        while deal.phase_code != DEAL_OVER_CODE:
             legal = deal.legal_actions()
             seat = deal.turn
             children = node.children
@@ -286,7 +287,7 @@ def _rollout(
     """Play the deal to its end: the greedy action, or with chance `epsilon` a random one."""
     legal_actions = deal.legal_actions
     apply_action = deal.apply_action
-    while deal.phase_code != DEAL_OVER:
+    while deal.phase_code != DEAL_OVER_CODE:
         legal = legal_actions()
         if len(legal) == 1:
             apply_action(legal[0])
