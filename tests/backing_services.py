@@ -190,8 +190,14 @@ def _group_of(user: str) -> int:
 _throwaway: list[PrivatePostgres | PrivateRedis] = []
 
 
+_config: pytest.Config | None = None
+
+
 def _say(message: str) -> None:
-    print(f"backing services: {message}", file=sys.stderr, flush=True)
+    """On the terminal even while pytest captures output (this runs before the session)."""
+    capture = _config.pluginmanager.getplugin("capturemanager") if _config else None
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        print(f"backing services: {message}", file=sys.stderr, flush=True)
 
 
 def _keep(server: PrivatePostgres | PrivateRedis) -> None:
@@ -222,6 +228,8 @@ def _stop_throwaway() -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """Before pytest-django imports the settings: point the URLs at servers that answer."""
+    global _config
+    _config = early_config
     database = os.environ.get("DATABASE_URL", "")
     if database.startswith(("postgres://", "postgresql://")):
         if postgres_answers(database):
