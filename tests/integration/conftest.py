@@ -21,9 +21,8 @@ def _celery_broker(url: str) -> None:
     from pisyedili_api.celery import app
 
     os.environ["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL = url
-    for pool in (app._pool, app.amqp._producer_pool):
-        if pool is not None:
-            pool.force_close_all()
+    # Dropped, not closed: kombu keeps each URL's pools in a registry of its own, and the
+    # suite's pool must still be open when the module switches back to it.
     app._pool = None
     app.amqp._producer_pool = None
 
