@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -26,9 +27,35 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "insecure-development-key-set-DJANGO_SECRET_KEY")
 DEBUG = env_bool("DJANGO_DEBUG", False)
+# No known key in production: without DJANGO_SECRET_KEY only a DEBUG server starts (`make run`
+# passes a development key of its own; the test settings set theirs).
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is not set: set it (50+ random characters) or DJANGO_DEBUG=1"
+        )
+    SECRET_KEY = "insecure-development-key-set-DJANGO_SECRET_KEY"
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]")
+
+# HTTPS (manage.py check --deploy is clean with DJANGO_SECRET_KEY, DJANGO_ALLOWED_HOSTS and
+# DJANGO_SECURE_PROXY_SSL_HEADER set). Production terminates TLS at a proxy that sets a header
+# saying so, e.g. DJANGO_SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO,https"; set it only if
+# the proxy also strips that header from clients. With it, plain-http requests are redirected
+# to https (DJANGO_SECURE_SSL_REDIRECT overrides; without the header a redirect would loop).
+# HSTS and the cookies' Secure flag take effect on https only, so they are on unless DEBUG.
+_proxy_ssl_header = env_list("DJANGO_SECURE_PROXY_SSL_HEADER", "")
+if _proxy_ssl_header and len(_proxy_ssl_header) != 2:
+    raise ImproperlyConfigured('DJANGO_SECURE_PROXY_SSL_HEADER is "HEADER,value"')
+SECURE_PROXY_SSL_HEADER = tuple(_proxy_ssl_header) if _proxy_ssl_header else None
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", SECURE_PROXY_SSL_HEADER is not None)
+SECURE_HSTS_SECONDS = int(
+    os.environ.get("DJANGO_SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000")
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", True)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -95,8 +122,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         prepare_threshold=int(os.environ.get("DATABASE_PREPARE_THRESHOLD", "5")),
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # SQLite serialises writers; wait for the lock instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # SQLite serialises writers. A deferred transaction that reads, then writes, cannot wait
+    # for the write lock (SQLite answers "database is locked" at once to avoid a deadlock), so
+    # every transaction takes it at BEGIN (IMMEDIATE) and waits up to `timeout` seconds for it.
+    # WAL lets readers go on while one writes; synchronous=NORMAL is safe under WAL (a power
+    # loss may lose the last commits, never corrupt the file).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -185,6 +220,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": ["waiting", "active", "finished"],
         "DealStatusEnum": ["active", "over"],
+        "TournamentStatusEnum": "tournaments.apis.STATUSES",
         "SuitEnum": ["C", "D", "H", "S"],
     },
 }

@@ -1,8 +1,10 @@
 """Fixtures for the Django tests (engine tests need none of this).
 
-Every test runs against the database of DATABASE_URL (PostgreSQL under `make test`). Bot turns
-run in-process (Celery eager) unless a test starts a real worker; every response body goes
-through the hidden-information scanner of tests/leakscan.py.
+Every test runs against the database of DATABASE_URL (PostgreSQL under `make test`; the plugin
+tests/backing_services.py starts a throwaway server when none answers). The settings are
+pisyedili_api/settings_test.py: bot turns run in-process (Celery eager) unless a test starts a
+real worker; every response body goes through the hidden-information scanner of
+tests/leakscan.py.
 """
 
 from __future__ import annotations
@@ -18,18 +20,10 @@ _counter = itertools.count()
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_setup() -> Iterator[None]:
-    from django.conf import settings
-
-    if "tests.leakscan.LeakScanMiddleware" not in settings.MIDDLEWARE:
-        settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.leakscan.LeakScanMiddleware"]
-    # Celery reads the Django setting live (namespace CELERY): bot turns in-process by default.
-    settings.CELERY_TASK_ALWAYS_EAGER = True
     # The live server answers 50 concurrent requests in the race tests: a deeper accept queue.
     from django.core.servers.basehttp import WSGIServer
 
     WSGIServer.request_queue_size = 256
-    # Registration is not what these tests measure: a fast hasher keeps fixtures cheap.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     yield
 
 

@@ -64,6 +64,7 @@ def test_no_broker_runs_every_task_in_process(tmp_path):
         if not k.startswith(("CELERY_", "DATABASE_URL", "DJANGO_", "GAMES_"))
     }
     env["PYTHONPATH"] = str(project)  # the copy, not the installed checkout
+    env["DJANGO_SECRET_KEY"] = "insecure-development-key-of-make-run"  # as `make run` passes
     manage = [sys.executable, str(project / "manage.py")]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=project, env=env, check=True, timeout=120)
     done = subprocess.run(

@@ -1,6 +1,7 @@
 """Issue 4 on real processes: a Celery worker and beat on Redis and PostgreSQL play the bots,
 score the deals and settle the matches; a worker SIGKILLed mid-match, a task delivered twice
-and Redis stopped lose or double nothing; the turn clock plays for a late person.
+and their Redis stopped (a private one on a port of its own) lose or double nothing; the turn
+clock plays for a late person.
 
 One worker and one beat serve the whole module (tests/integration/workers.py)."""
 
@@ -20,7 +21,7 @@ from players.services import bot_player_get_or_create
 from tests.helpers import end_deal_by_last_card
 
 from .live import register
-from .workers import redis_start, redis_stop, wait_for
+from .workers import wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 
@@ -176,7 +177,7 @@ def test_e_redis_down_a_move_still_succeeds_and_the_bot_answers_later(live_serve
     view = human.state(match_id)
     assert view["turn"] == 0  # the person opens deal 1
     try:
-        redis_stop()
+        stack.redis.stop()  # the stack's own Redis, on a port of its own
         posted = 0
         while view["turn"] == 0:  # a draw can leave the person on turn: play on until it passes
             plays = [m for m in view["legal_moves"] if m["action"] == "play"]
@@ -195,7 +196,7 @@ def test_e_redis_down_a_move_still_succeeds_and_the_bot_answers_later(live_serve
         time.sleep(1.0)
         assert human.state(match_id)["version"] == moved["version"]
     finally:
-        redis_start()
+        stack.redis.start()
     answered = wait_for(
         lambda: (v := human.state(match_id))["version"] > moved["version"] and v,
         60,

@@ -1,10 +1,10 @@
 """Real Celery processes for the integration tests: a worker and beat, started with the same
 commands as the README and docker-compose.yml (`celery -A pisyedili_api worker` / `beat`), on
-the test database and Redis, on queues of their own (so no other worker on this Redis takes
-their messages), and Redis stopped and started for real.
+the test database and a Redis of their own (`PrivateRedis`, a free port: the tests stop and
+start it for real, and never touch another Redis), on queues of their own.
 
-The test process sends its tasks to the same queues (the Django settings Celery reads are
-switched for the module) and stops being eager, so nothing runs in-process.
+The test process sends its tasks to the same Redis and queues (the Django settings Celery reads
+are switched for the module) and stops being eager, so nothing runs in-process.
 """
 
 from __future__ import annotations
@@ -19,52 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.backing_services import PrivateRedis
+
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
-REDIS_START = [
-    "redis-server",
-    "--daemonize",
-    "yes",
-    "--bind",
-    "127.0.0.1",
-    "--port",
-    "6379",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-]
-
-
-def redis_ping() -> bool:
-    return (
-        subprocess.run(
-            ["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"],
-            capture_output=True,
-            timeout=5,
-        ).stdout.strip()
-        == b"PONG"
-    )
-
-
-def redis_stop() -> None:
-    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"], timeout=10)
-    for _ in range(100):
-        if not redis_ping():
-            return
-        time.sleep(0.05)
-    raise AssertionError("Redis did not stop")
-
-
-def redis_start() -> None:
-    """The docs/architecture.md command; waits until Redis answers."""
-    if not redis_ping():
-        subprocess.run(REDIS_START, check=True, timeout=10)
-    for _ in range(200):
-        if redis_ping():
-            return
-        time.sleep(0.05)
-    raise AssertionError("Redis did not start")
 
 
 def wait_for(condition: Callable[[], Any], timeout: float, what: str, every: float = 0.1) -> Any:
@@ -78,17 +36,21 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str, every: flo
 
 
 class Stack:
-    """Worker and beat processes on queues of their own; `start_*` / `kill_*` as a test needs."""
+    """Worker and beat processes on `redis` and queues of their own; `start_*` / `kill_*` as a
+    test needs, `redis.stop()` / `redis.start()` for a broker outage."""
 
-    def __init__(self, database_url: str, broker: str, tmp: Path):
+    def __init__(self, database_url: str, redis: PrivateRedis, tmp: Path):
+        self.redis = redis
         suffix = uuid.uuid4().hex[:8]
         self.bot_queue = f"test-bots-{suffix}"
         self.scoring_queue = f"test-scoring-{suffix}"
         self.default_queue = f"test-default-{suffix}"
         self.env = {
             **os.environ,
+            # The README's settings, not the test suite's (which run every task in-process).
+            "DJANGO_SETTINGS_MODULE": "pisyedili_api.settings",
             "DATABASE_URL": database_url,
-            "CELERY_BROKER_URL": broker,
+            "CELERY_BROKER_URL": redis.url,
             "CELERY_BOT_QUEUE": self.bot_queue,
             "CELERY_SCORING_QUEUE": self.scoring_queue,
             "CELERY_TASK_DEFAULT_QUEUE": self.default_queue,

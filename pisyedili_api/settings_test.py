@@ -1,0 +1,23 @@
+"""Settings of the test suite (pytest's DJANGO_SETTINGS_MODULE, pyproject.toml): the settings
+of the environment (DATABASE_URL, CELERY_BROKER_URL, …) plus what only the tests change.
+
+Subprocesses the tests start (Celery workers, servers) run `pisyedili_api.settings` like the
+README's commands do; they inherit the key set here.
+"""
+
+import os
+
+# settings.py refuses to load without a key unless DEBUG; the suite runs with DEBUG off.
+os.environ.setdefault("DJANGO_SECRET_KEY", "test-suite-only-key-" + "x9Fq2LmP7vRt" * 4)
+
+from .settings import *  # noqa: E402, F403
+from .settings import MIDDLEWARE  # noqa: E402
+
+# Every response body goes through the hidden-information scanner (tests/leakscan.py).
+MIDDLEWARE = [*MIDDLEWARE, "tests.leakscan.LeakScanMiddleware"]
+
+# Bot turns in-process by default; a test that starts a real worker switches this off.
+CELERY_TASK_ALWAYS_EAGER = True
+
+# Registration is not what these tests measure: a fast hasher keeps fixtures cheap.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
