@@ -262,23 +262,41 @@ class Stack:
 
     def tracebacks(self) -> dict[tuple[str, str], tuple[int, str]]:
         """Distinct 500s in the gunicorn log (Django logs "Internal Server Error: <path>" and the
-        traceback): (route, last line) -> (times, the traceback's last lines). Database and
-        broker connection errors are left out: those are the faults'."""
+        traceback): (route, exception type) -> (times, the project's frames and the error).
+        Database and broker connection errors are left out: those are the faults'."""
         lines = (self.tmp / "gunicorn.log").read_text(errors="replace").splitlines()
-        starts = [i for i, line in enumerate(lines) if line.startswith("Internal Server Error: ")]
         found: dict[tuple[str, str], tuple[int, str]] = {}
-        for n, i in enumerate(starts):
-            block = lines[i : starts[n + 1] if n + 1 < len(starts) else i + 200]
-            errors = [line for line in block if re.match(r"[\w.]+(Error|Exception)\b", line)]
-            last = errors[-1] if errors else block[-1]
-            if "OperationalError" in last or "InterfaceError" in last:
+        for i, line in enumerate(lines):
+            if not line.startswith("Internal Server Error: "):
                 continue
-            route = UUID_RE.sub("{id}", block[0].split(": ", 1)[1])
-            key = (route, last[:200])
-            times, text = found.get(key, (0, ""))
-            end = block.index(last) + 1 if last in block else len(block)
-            found[key] = (times + 1, text or "\n".join(block[max(1, end - 14) : end]))
+            end = _traceback_end(lines, i + 1)
+            last = lines[end - 1] if end > i + 1 else ""
+            kind = last.split(":", 1)[0]
+            if kind.endswith(("OperationalError", "InterfaceError")):
+                continue
+            key = (UUID_RE.sub("{id}", line.split(": ", 1)[1]), kind)
+            if key not in found:
+                ours = [
+                    f"{frame}\n{lines[n + 1]}"
+                    for n, frame in enumerate(lines[i + 1 : end], i + 1)
+                    if frame.strip().startswith(f'File "{ROOT}') and "/.venv/" not in frame
+                ]
+                found[key] = (0, "\n".join([*ours[-4:], last]))
+            found[key] = (found[key][0] + 1, found[key][1])
         return found
+
+
+def _traceback_end(lines: list[str], start: int) -> int:
+    """The index after the traceback (chained ones included) that begins at lines[start]."""
+    i = start
+    while i < len(lines) and i < start + 400:
+        line = lines[i]
+        i += 1
+        if line and not line.startswith((" ", "Traceback", "During handling", "The above")):
+            rest = [x for x in lines[i : i + 3] if x.strip()]
+            if not rest or not rest[0].startswith(("During handling", "The above")):
+                return i  # the last exception of the chain
+    return i
 
 
 # ---- what the clients see ----
@@ -303,6 +321,7 @@ class Stats:
         self.statuses: Counter[tuple[str, str]] = Counter()
         self.failures: list[Event] = []
         self.unjson_4xx: Counter[tuple[str, str, int]] = Counter()
+        self.unjson_example: dict[tuple[str, str, int], str] = {}
         self.counts: Counter[str] = Counter()
 
     def add(self, role: str, status: str, started: float, method: str, route: str, body: str):
@@ -398,8 +417,10 @@ class Client:
         status = str(response.status_code)
         self.stats.add(self.role, status, started, method, route, response.text[:300])
         if 400 <= response.status_code < 600 and not _json_error(response):
+            key = (method, route, response.status_code)
             with self.stats.lock:
-                self.stats.unjson_4xx[(method, route, response.status_code)] += 1
+                self.stats.unjson_4xx[key] += 1
+                self.stats.unjson_example.setdefault(key, f"{kw} {response.text[:80]!r}"[:240])
         return response
 
     def register(self) -> None:
@@ -1154,6 +1175,9 @@ def report(
             f"{sum(e.status != 'error' for e in span):8d}"
             f"{sum(e.status == 'error' for e in span):13d}{mark}"
         )
+        routes = Counter(f"{e.method} {e.route} {e.status}" for e in span)
+        if routes:
+            print("      " + ", ".join(f"{r}: {n}" for r, n in routes.most_common(4)))
 
     print("\ncounts")
     for name, value in sorted(stats.counts.items()):
@@ -1162,8 +1186,9 @@ def report(
         print(f"  {'moves: ' + name:<48}{moves.get(name, 0):>8}")
     if stats.unjson_4xx:
         print("  error answers without a JSON code (method route status: n):")
-        for (method, route, status), n in stats.unjson_4xx.most_common(8):
-            print(f"    {method} {route} {status}: {n}")
+        for key, n in stats.unjson_4xx.most_common(8):
+            method, route, status = key
+            print(f"    {method} {route} {status}: {n}  e.g. {stats.unjson_example[key]}")
 
     if five_out or errors_out:
         print("\n5xx and connection errors outside the fault windows (first 12)")
@@ -1172,9 +1197,14 @@ def report(
                 f"  {e.ended:7.1f} s  {e.role:<8}{e.status:<6}{e.method} {e.route}"
                 f"  {e.body[:160]!r}"
             )
-        routes = Counter((e.method, e.route, e.status) for e in five_out)
-        for (method, route, status), n in routes.most_common(8):
-            print(f"  by route: {method} {route} {status}: {n}")
+        routes = Counter((e.role, e.method, e.route, e.status) for e in five_out + errors_out)
+        for (role, method, route, status), n in routes.most_common(10):
+            kinds = Counter(
+                e.body[:60] if status == "error" else "" for e in five_out + errors_out
+                if (e.role, e.method, e.route, e.status) == (role, method, route, status)
+            )  # fmt: skip
+            why = ", ".join(k for k, _ in kinds.most_common(3) if k)
+            print(f"  by route: {role} {method} {route} {status}: {n}  {why}")
     logged = stack.tracebacks()
     if logged:
         print("\n500s in the gunicorn log, other than connection errors (route, times, traceback)")
