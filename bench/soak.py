@@ -248,7 +248,8 @@ class Stack:
 
     def stop(self, keep_logs: Path | None) -> None:
         """Everything this run started, then its directory (logs copied to `keep_logs`)."""
-        for process in (self.web, *self.workers, self.beat):
+        self._stop(self.web, signal.SIGQUIT)  # gunicorn's quick shutdown: no graceful wait
+        for process in (*self.workers, self.beat):
             self._stop(process, signal.SIGTERM)
         self._stop(self.redis, signal.SIGTERM)
         if (self.pg_dir / "data" / "postmaster.pid").exists():
@@ -384,10 +385,6 @@ class Windows:
                 for f in self.faults
             )
 
-    def any_open(self) -> bool:
-        with self.lock:
-            return any(f["recovered"] is None for f in self.faults)
-
 
 class Client:
     """One HTTP session of one role; every answer is counted in `stats`."""
@@ -421,7 +418,8 @@ class Client:
             key = (method, route, response.status_code)
             with self.stats.lock:
                 self.stats.unjson_4xx[key] += 1
-                self.stats.unjson_example.setdefault(key, f"{kw} {response.text[:80]!r}"[:240])
+                sent = f"Authorization {headers.get('Authorization', '')[:24]!r}"
+                self.stats.unjson_example.setdefault(key, f"{sent}: {response.text[:60]!r}")
         return response
 
     def register(self) -> None:
@@ -545,7 +543,7 @@ class Player(Client):
                 view = self.state(match)
                 continue
             if view["status"] == "finished":
-                self.stats.count("matches finished")
+                self.stats.count("matches played to the end (per seated client)")
                 return
             if view["turn"] == view["you"] and view["legal_moves"]:
                 self.stop.wait(self.rng.uniform(0.02, 0.2))  # a person thinks
@@ -1282,6 +1280,7 @@ def main() -> int:
     stack = Stack(args.web_workers, args.threads, args.celery_workers)
     # Ctrl-C and SIGTERM both unwind through the `finally` that stops the stack.
     signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)  # also where the shell started us with it ignored
     ok = False
     try:
         print(f"starting the stack in {stack.tmp} ...", flush=True)
@@ -1301,7 +1300,11 @@ def main() -> int:
     return 0 if ok else 1
 
 
+INTERRUPTED = threading.Event()
+
+
 def interrupt(signum: int, frame: Any) -> None:
+    INTERRUPTED.set()
     raise KeyboardInterrupt
 
 
@@ -1361,9 +1364,11 @@ def soak(args: argparse.Namespace, stack: Stack, rng: random.Random) -> bool:
             others[:] = others_source.matches[-20:]
     finally:
         stop.set()
-        faults.join(timeout=150)
+        # Interrupted: no figures follow, so do not wait for the clients' last answers.
+        patience = 5 if INTERRUPTED.is_set() else RETRY_SECONDS + 30
+        faults.join(timeout=patience)
         for thread in threads:
-            thread.join(timeout=RETRY_SECONDS + 30)
+            thread.join(timeout=patience)
     end = now()
     print(f"clients stopped at {end:.1f} s; waiting for scoring and settlement ...", flush=True)
     left = drain(stack, 60)
