@@ -1,7 +1,8 @@
 """Soak: the production stack for a bounded time, under players, hostile clients and faults.
 
 Starts everything it uses itself, in a temporary directory, on free ports, and removes it at
-exit (also on Ctrl-C): a private PostgreSQL (initdb + pg_ctl, fsync off), a private
+exit (also on Ctrl-C): a private PostgreSQL (initdb + pg_ctl; fsync off, but commits stay
+synchronous, so a crash of the server process loses no acknowledged commit), a private
 redis-server, gunicorn (gthread, workers x threads, as the README's "Full stack"), Celery
 workers and beat with the README's commands, all pointed at the private services through the
 environment. It never connects to another PostgreSQL or Redis.
