@@ -16,8 +16,9 @@ Clients, each a thread with its own player:
   - hostile clients: malformed and wrongly typed bodies, huge values, forged base64 cursors on
     every list endpoint, bad tokens and headers, and bursts of wrong passwords on /auth/token.
 A probe thread plays its own match against a bot throughout; a fault's recovery time is the
-time from the fault until a probe round (GET /bots, GET /players/me, a move and the bot's
-reply) that started after the fault succeeds.
+time from the fault until a probe round (GET /bots, GET /players/me, moves until the turn
+passes, and the bot's reply or the next deal, both a worker's) that started after the fault
+succeeds.
 
 Faults, on a schedule drawn from --seed, each kind in turn: SIGKILL a Celery worker (restarted
 2 s later, as a supervisor would), SIGKILL a gunicorn worker (the master respawns it), restart
@@ -949,11 +950,26 @@ class Probe(Player):
         return None
 
     def round(self) -> bool:
+        """GET /bots, GET /players/me, moves until the turn passes (a draw keeps it), then the
+        worker's share: the bot's reply, or the next deal once this one is scored."""
         if not (self._ok("/bots") and self._ok("/players/me")):
             return False
-        view = self._my_turn(5)
-        if view is None or self.match is None:
+        for _ in range(12):
+            view = self._my_turn(5)
+            if view is None or self.match is None:
+                return False
+            answer = self._move(view)
+            if answer is None:
+                return False
+            if answer["turn"] != answer["you"]:
+                break
+        else:
             return False
+        after = self._my_turn(5)
+        return after is not None and after["version"] > answer["version"]
+
+    def _move(self, view: dict[str, Any]) -> dict | None:
+        assert self.match is not None
         move, key = pick(view["legal_moves"], self.rng), uuid.uuid4().hex
         r = self.call(
             "POST", f"/matches/{self.match}/moves", json={**move, "version": view["version"]},
@@ -964,11 +980,12 @@ class Probe(Player):
         if r is None or r.status_code != 200:
             if r is None or r.status_code >= 500:  # perhaps applied: the key will tell
                 self.ledger.add(self.ledger.unanswered, ack)
-            return False
+            return None
         # Keyed and acknowledged: in the ledger like everyone's moves.
-        ack.answered_version, ack.at = r.json()["version"], now()
+        answer = r.json()
+        ack.answered_version, ack.at = answer["version"], now()
         self.ledger.add(self.ledger.acks, ack)
-        return self._my_turn(5) is not None  # the bot replied (or the next deal was dealt)
+        return answer
 
     def recovered_after(self, start: float) -> float | None:
         for started, ended in list(self.rounds):
