@@ -30,8 +30,9 @@ AUTH = ("not_authenticated",)
 COMMON = ("invalid",)
 
 
-def error_responses(*codes: str) -> dict[int, OpenApiResponse]:
-    """`responses=` entries for drf-spectacular: one per status, one example per code."""
+def error_responses(*codes: str) -> dict[tuple[int, str], OpenApiResponse]:
+    """`responses=` entries for drf-spectacular: one per status, one example per code. Error
+    bodies are JSON on every route, the CSV ones included, so they are keyed by media type."""
     by_status: dict[int, list[str]] = {}
     for code in codes:
         by_status.setdefault(ERROR_CODES[code][0], []).append(code)
@@ -46,7 +47,7 @@ def error_responses(*codes: str) -> dict[int, OpenApiResponse]:
             )
             for code in status_codes
         ]
-        responses[status] = OpenApiResponse(
+        responses[(status, "application/json")] = OpenApiResponse(
             response=ErrorSerializer,
             description=", ".join(f"`{code}`" for code in status_codes),
             examples=examples,

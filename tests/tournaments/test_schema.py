@@ -64,3 +64,14 @@ def test_standings_document_csv(schema):
     assert any(p["name"] == "format" for p in both["parameters"])
     tables = paths["/api/v1/tournaments/{tournament_id}/tables"]["get"]
     assert any(p["name"] == "mine" for p in tables["parameters"])
+
+
+@pytest.mark.parametrize("path", ["standings", "standings.csv"])
+def test_standings_errors_are_documented_as_the_json_they_are(schema, api, path):
+    """schemathesis ST105: the CSV routes answer errors as JSON, and the schema says so."""
+    operation = schema["paths"][f"/api/v1/tournaments/{{tournament_id}}/{path}"]["get"]
+    for status in ("401", "404"):
+        assert list(operation["responses"][status]["content"]) == ["application/json"]
+    missing = api.get(f"/api/v1/tournaments/00000000-0000-0000-0000-000000000000/{path}")
+    assert missing.status_code == 404
+    assert missing["Content-Type"].startswith("application/json")
