@@ -346,19 +346,19 @@ class Hub:
     def _slot_life() -> float:
         return settings.LIVE_HEARTBEAT_SECONDS * 3
 
-    # ---- the `me` log ----
 
-    async def me_log(self, player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
-        """The player's current sequence and their logged events after `after`."""
-        await self.start()
-        if self._client is None:
-            return _local_me_log(player, after)
-        key = f"{_prefix()}:me:{player}"
-        async with self._client.pipeline(transaction=True) as pipe:
-            pipe.get(f"{key}:seq")
-            pipe.zrangebyscore(f"{key}:log", f"({after}", "+inf")
-            seq, rows = await pipe.execute()
-        return int(seq or 0), [json.loads(row) for row in rows]
+def me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
+    """The player's current `me` sequence and their logged events after `after` (blocking:
+    run it with run_blocking)."""
+    if not settings.LIVE_REDIS_URL:
+        return _local_me_log(player, after)
+    client, _ = _redis()
+    key = f"{_prefix()}:me:{player}"
+    with client.pipeline(transaction=True) as pipe:
+        pipe.get(f"{key}:seq")
+        pipe.zrangebyscore(f"{key}:log", f"({after}", "+inf")
+        seq, rows = pipe.execute()
+    return int(seq or 0), [json.loads(row) for row in rows]
 
 
 _hub: Hub | None = None

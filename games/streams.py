@@ -20,7 +20,7 @@ A player may hold LIVE_STREAMS_PER_PLAYER streams at once (429 `throttled` beyon
 
 The views are async and do their few blocking steps (authentication, reading the match) on the
 hub's small thread pool (events.run_blocking): a waiting client holds no thread and no
-database connection. pisyedili_api.asgi serves them; under a WSGI server they answer 501.
+database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 """
 
 from __future__ import annotations
@@ -30,13 +30,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 from uuid import UUID
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils.cache import patch_cache_control
 from rest_framework.exceptions import APIException
 
-from pisyedili_api.errors import ApplicationError, error_body, exception_handler
+from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
 from pisyedili_api.renderers import JSONRenderer
 from players.models import Player
 from players.tickets import stream_player
@@ -55,10 +56,12 @@ def _error(exc: Exception) -> HttpResponse:
     response = exception_handler(exc, {})
     if response is None:
         raise exc
-    out = HttpResponse(_render(response.data), status=response.status_code)
-    out["Content-Type"] = "application/json"
-    for name, value in response.items():
-        out[name] = value
+    out = HttpResponse(
+        _render(response.data), status=response.status_code, content_type="application/json"
+    )
+    for name in ("WWW-Authenticate", "Retry-After"):
+        if name in response:
+            out[name] = response[name]
     return out
 
 
@@ -68,6 +71,7 @@ def _event(event: str, data: Any, event_id: int | None = None) -> bytes:
 
 
 _HEARTBEAT = b": heartbeat\n\n"
+_RETRY = b"retry: 2000\n\n"  # EventSource: reconnect after 2 s
 
 
 def _last_event_id(request: HttpRequest) -> int | None:
@@ -82,13 +86,19 @@ def _last_event_id(request: HttpRequest) -> int | None:
     return int(raw)
 
 
-def _needs_asgi(request: HttpRequest) -> HttpResponse | None:
-    if isinstance(request, ASGIRequest):
-        return None
-    return JsonResponse(
-        error_body("server_error", "Streams need the ASGI server (README, Live play)."),
-        status=501,
-    )
+def _is_asgi(request: HttpRequest) -> bool:
+    """Served by pisyedili_api.asgi. Under a WSGI server (the embedded default's runserver) a
+    stream cannot wait: it sends what is new and closes with `reconnect`, and EventSource comes
+    back after `retry` ms, which makes it a poll every 2 s."""
+    return isinstance(request, ASGIRequest)
+
+
+async def _blocking(request: HttpRequest, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args)` on the hub's threads under ASGI; under WSGI in the request's own thread
+    (and database connection), where the rest of that request runs."""
+    if _is_asgi(request):
+        return await events.run_blocking(fn, *args, **kwargs)
+    return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
 
 
 def _streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
@@ -127,21 +137,27 @@ async def _with_slot(player: Player, body: AsyncIterator[bytes]) -> HttpResponse
 
 async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponse:
     """`GET /api/v1/matches/{id}/events`: the caller's seat view after every version change."""
-    if (refused := _needs_asgi(request)) is not None:
-        return refused
     try:
         after = _last_event_id(request)
-        player = await events.run_blocking(stream_player, request)
-        _, seat = await events.run_blocking(_match_and_seat, match_id, player)
+        player = await _blocking(request, stream_player, request)
+        _, seat = await _blocking(request, _match_and_seat, match_id, player)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
+    if not _is_asgi(request):
+        found = await _blocking(request, _seat_view, match_id, seat)
+        chunks = [_RETRY]
+        if found is not None and (after is None or found[0] > after):
+            chunks.append(_event("state", found[2], found[0]))
+        over = found is None or found[1] == Match.Status.FINISHED
+        chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
+        return _streaming(iter(chunks))
     return await _with_slot(player, _match_stream(match_id, seat, after))
 
 
 async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIterator[bytes]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with events.hub().watch(match=str(match_id)) as waiter:
-        yield b"retry: 2000\n\n"  # EventSource: reconnect after 2 s
+        yield _RETRY
         while True:
             # Read after the waiter is registered: a change committed from here on is queued.
             found = await events.run_blocking(_seat_view, match_id, seat)
@@ -168,13 +184,14 @@ async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIt
 
 async def me_events(request: HttpRequest) -> HttpResponse:
     """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
-    if (refused := _needs_asgi(request)) is not None:
-        return refused
     try:
         after = _last_event_id(request)
-        player = await events.run_blocking(stream_player, request)
+        player = await _blocking(request, stream_player, request)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
+    if not _is_asgi(request):
+        _, chunks = await _me_catch_up(str(player.id), after, request)
+        return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
     return await _with_slot(player, _me_stream(str(player.id), after))
 
 
@@ -182,8 +199,8 @@ async def _me_stream(player: str, after: int | None) -> AsyncIterator[bytes]:
     hub = events.hub()
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with hub.watch(player=player) as waiter:
-        yield b"retry: 2000\n\n"
-        sent, chunks = await _me_catch_up(hub, player, after)
+        yield _RETRY
+        sent, chunks = await _me_catch_up(player, after)
         for chunk in chunks:
             yield chunk
         while True:
@@ -195,7 +212,7 @@ async def _me_stream(player: str, after: int | None) -> AsyncIterator[bytes]:
                 yield _HEARTBEAT
             elif message.get("resync") or message["seq"] > sent + 1:
                 # Something was lost on the way: the log has it.
-                sent, chunks = await _me_catch_up(hub, player, sent)
+                sent, chunks = await _me_catch_up(player, sent)
                 for chunk in chunks:
                     yield chunk
             elif message["seq"] == sent + 1:
@@ -204,10 +221,15 @@ async def _me_stream(player: str, after: int | None) -> AsyncIterator[bytes]:
             # seq <= sent: read from the log already
 
 
-async def _me_catch_up(hub: events.Hub, player: str, after: int | None) -> tuple[int, list[bytes]]:
+async def _me_catch_up(
+    player: str, after: int | None, request: HttpRequest | None = None
+) -> tuple[int, list[bytes]]:
     """The events of `player`'s log after sequence `after` (None: none, start from now), and
     the sequence reached; `resync` when the log cannot tell what came after `after`."""
-    seq, logged = await hub.me_log(player, after or 0)
+    if request is not None:
+        seq, logged = await _blocking(request, events.me_log, player, after or 0)
+    else:
+        seq, logged = await events.run_blocking(events.me_log, player, after or 0)
     if after is None:
         return seq, [_event("ready", {"seq": seq}, seq)]
     if after > seq or (seq > after and (not logged or logged[0]["seq"] != after + 1)):
@@ -252,3 +274,102 @@ async def _wait_for_version(waiter: events.Waiter, after: int, wait: float) -> N
             return
         if message["version"] > after:
             return
+
+
+# ---- the served schema (drf-spectacular postprocessing hook: these views are not DRF's) ----
+
+_SSE_EXAMPLE = (
+    "retry: 2000\n\n"
+    'id: 12\nevent: state\ndata: {"match": "…", "version": 12, "you": 0, "hand": ["7H"], …}\n\n'
+    ": heartbeat\n\n"
+    'event: close\ndata: {"reason": "match_over", "version": 57}\n\n'
+)
+_ME_EXAMPLE = (
+    'id: 4\nevent: ready\ndata: {"seq": 4}\n\n'
+    'id: 5\nevent: your_turn\ndata: {"seq": 5, "type": "your_turn", "match": "…", '
+    '"version": 13, "seat": 0}\n\n'
+)
+
+
+def _errors(*codes: str) -> dict[str, Any]:
+    by_status: dict[str, dict[str, Any]] = {}
+    for code in codes:
+        status = str(ERROR_CODES[code][0])
+        entry = by_status.setdefault(
+            status,
+            {
+                "description": "",
+                "content": {
+                    "application/json": {
+                        "schema": {"$ref": "#/components/schemas/Error"},
+                        "examples": {},
+                    }
+                },
+            },
+        )
+        entry["description"] = " ".join(filter(None, [entry["description"], f"`{code}`"]))
+        entry["content"]["application/json"]["examples"][code] = {"value": error_body(code)}
+    return by_status
+
+
+def _stream_operation(operation_id: str, description: str, example: str) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "description": description,
+        "tags": ["live"],
+        "security": [{"tokenAuth": []}, {}],
+        "parameters": [
+            {
+                "in": "query",
+                "name": "ticket",
+                "schema": {"type": "string"},
+                "description": "A stream ticket (POST /api/v1/auth/stream-ticket) instead of "
+                "the Authorization header; single use, 401 once used or expired.",
+            },
+            {
+                "in": "header",
+                "name": "Last-Event-ID",
+                "schema": {"type": "integer", "minimum": 0},
+                "description": "Resume after this event id (EventSource sends it itself).",
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "An event stream (text/event-stream).",
+                "content": {
+                    "text/event-stream": {
+                        "schema": {"type": "string"},
+                        "examples": {"events": {"value": example}},
+                    }
+                },
+            },
+            **_errors("invalid", "not_authenticated", "throttled"),
+        },
+    }
+
+
+def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: bool) -> Any:
+    """Add the two event streams to the served schema."""
+    match_stream = _stream_operation(
+        "matches_events",
+        "The caller's seat view (the body of GET …/state) as event `state`, id = the match "
+        "version, after every version change; `close` when the match is over. Resuming with "
+        "Last-Event-ID sends the current view if the match has moved past it, then every "
+        "newer version.",
+        _SSE_EXAMPLE,
+    )
+    match_stream["parameters"].append(
+        {"in": "path", "name": "match_id", "required": True, "schema": {"type": "string"}}
+    )
+    match_stream["responses"].update(_errors("not_seated", "not_found"))
+    result["paths"]["/api/v1/matches/{match_id}/events"] = {"get": match_stream}
+    result["paths"]["/api/v1/me/events"] = {
+        "get": _stream_operation(
+            "me_events",
+            "The caller's `your_turn`, `match_started` and `match_finished` events of every "
+            "match, id = the caller's event sequence; Last-Event-ID replays what came after "
+            "it (or sends `resync` when that is no longer kept).",
+            _ME_EXAMPLE,
+        )
+    }
+    return result

@@ -288,3 +288,8 @@ if env_bool("DATABASE_POOL", False) and (
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "16")),
         "timeout": 10,
     }
+# The event streams are not DRF views: games.streams adds them to the served schema.
+SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
+    "drf_spectacular.hooks.postprocess_schema_enums",
+    "games.streams.openapi_paths",
+]

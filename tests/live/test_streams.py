@@ -256,3 +256,58 @@ def test_the_match_stream_closes_when_the_match_is_over(live: Any) -> None:
     assert event.data["reason"] == "match_over"
     assert last is not None and last.data["status"] == "finished"
     assert stream.next() is None  # the server ended the stream
+
+
+def _threads(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+def _connections() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        )
+        return int(cursor.fetchone()[0])
+
+
+def test_waiting_clients_hold_no_thread_and_no_database_connection(live: Any) -> None:
+    import threading
+
+    one, two = live.bases
+    a, b, match_id = _table(one)
+    extra = [Player(one) for _ in range(3)]
+    server = live.procs[1].pid
+    a.get(two, f"/api/v1/matches/{match_id}/state")  # warm: the pool and the hub's threads
+    threads, connections = _threads(server), _connections()
+    streams = [
+        p.stream(two, "/api/v1/me/events") for p in [a, b, *extra] for _ in range(3)
+    ]  # 15 streams (3 per player, the cap of these servers)
+    version = a.get(two, f"/api/v1/matches/{match_id}/state").json()["version"]
+    answers: list[int] = []
+    polls = [
+        threading.Thread(
+            target=lambda p=p: answers.append(
+                p.get(
+                    two, f"/api/v1/matches/{match_id}/state?after_version={version}&wait=20"
+                ).status_code
+            )
+        )
+        for p in [a, b] * 8
+    ]  # 16 long-polls
+    for poll in polls:
+        poll.start()
+    time.sleep(2)
+    assert all(s.status == 200 for s in streams) and not answers  # all of them waiting
+    # LIVE_DB_THREADS (4) and the pool's connections, whatever the number of waiting clients.
+    assert _threads(server) <= threads + 4
+    assert _connections() <= connections + 2
+    _move(one, [a, b], match_id)
+    for poll in polls:
+        poll.join(15)
+    assert answers == [200] * 16
+    for stream in streams:
+        stream.close()
