@@ -213,9 +213,14 @@ def players(count: int) -> list[tuple[Any, str]]:
 
 
 def new_match(a: Any, b: Any, deals: int = 20) -> tuple[str, int]:
+    from django.db import connection
+
     from games.services import match_create
 
-    match = match_create(player=a, seats=2, seated=[a, b], deals=deals)
+    try:
+        match = match_create(player=a, seats=2, seated=[a, b], deals=deals)
+    finally:
+        connection.close()  # the bench's own connections do not count among the server's
     return str(match.id), match.version
 
 
