@@ -165,6 +165,8 @@ async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIt
                 yield _event("close", {"reason": "not_found"})
                 return
             version, status, view = found
+            if after is not None and after > version:
+                after = None  # an id this match never had (another deployment's): start afresh
             if after is None or version > after:
                 yield _event("state", view, version)
                 after = version

@@ -108,6 +108,11 @@ def test_resume_with_last_event_id_skips_what_was_seen_and_sends_what_was_not(li
     event = _clean(behind.next(timeout=5), b, match_id)
     assert event.id == str(version + 1) and event.data["you"] == 1
     behind.close()
+    # An id the match never had: the current view, not silence until the match catches up.
+    ahead = a.stream(two, f"/api/v1/matches/{match_id}/events", **{"Last-Event-ID": "999999"})
+    event = _clean(ahead.next(timeout=5), a, match_id)
+    assert event.id == str(version + 1)
+    ahead.close()
     bad = a.get(two, f"/api/v1/matches/{match_id}/events", headers={"Last-Event-ID": "x"})
     assert bad.status_code == 400 and bad.json()["code"] == "invalid"
 
