@@ -27,7 +27,7 @@ from players.auth import token_player_sql
 from players.models import Player
 from players.services import bot_player_get_or_create, player_deals_add, player_standings_settle
 
-from . import clock
+from . import clock, events
 from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
 from .models import Move as MoveRow
 from .selectors import seat_of, state_view
@@ -170,6 +170,8 @@ def _match_write(match: Match, *names: str) -> None:
     """Write the attributes `names` of `match` to its row, and nothing else: one plain UPDATE
     (pisyedili_api.rawsql), which leaves the live deal's state alone unless it is named."""
     rawsql.execute(*rawsql.update_sql(Match, match.id, **{n: getattr(match, n) for n in names}))
+    if "version" in names:
+        events.match_version_on_commit(match, status_changed="status" in names)
 
 
 def _deals_known(match: Match) -> list[Deal]:
@@ -386,6 +388,7 @@ def _move_write(
         else:
             rawsql.execute(*move_row)
             rawsql.execute(*match_row)
+        events.match_version_on_commit(match)
     _after_commit_bot_turn(match)
     return after
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis
+from . import apis, streams
 
 urlpatterns = [
     path("matches", apis.MatchListCreateApi.as_view(), name="match-list"),
@@ -13,4 +13,7 @@ urlpatterns = [
         apis.DealDetailApi.as_view(),
         name="deal-detail",
     ),
+    # Live play (games.streams): Server-Sent Events, served by pisyedili_api.asgi.
+    path("matches/<uuid:match_id>/events", streams.match_events, name="match-events"),
+    path("me/events", streams.me_events, name="me-events"),
 ]

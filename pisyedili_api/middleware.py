@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
@@ -16,12 +18,30 @@ class BodySizeLimitMiddleware:
     DRF's parsers read the stream directly and never apply DATA_UPLOAD_MAX_MEMORY_SIZE, so the
     limit is enforced here from Content-Length (and again by BoundedJSONParser for bodies sent
     without one).
+
+    Sync and async (pisyedili_api.asgi): under ASGI a sync middleware would run every request,
+    a long-poll's whole wait included, in a thread.
     """
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
-        self.get_response = get_response
+    sync_capable = True
+    async_capable = True
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __init__(self, get_response: Callable[[HttpRequest], Any]):
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        refusal = self._refusal(request)
+        return refusal if refusal is not None else self.get_response(request)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        refusal = self._refusal(request)
+        return refusal if refusal is not None else await self.get_response(request)
+
+    def _refusal(self, request: HttpRequest) -> HttpResponse | None:
         limit = settings.MAX_REQUEST_BODY_BYTES
         raw = request.META.get("CONTENT_LENGTH") or "0"
         try:
@@ -31,4 +51,4 @@ class BodySizeLimitMiddleware:
         if length < 0 or length > limit:
             message = f"The request body must be at most {limit} bytes."
             return JsonResponse(error_body("invalid", message, {"body": [message]}), status=400)
-        return self.get_response(request)
+        return None

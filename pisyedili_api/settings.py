@@ -339,3 +339,67 @@ TOURNAMENT_MAX_DEALS = int(os.environ.get("TOURNAMENT_MAX_DEALS", "2000"))
 # The embedded default (no broker): the in-process tasks a request hands off (a tournament's
 # start, its next round) run on this many background threads, so that request returns at once.
 EMBEDDED_TASK_THREADS = max(1, int(os.environ.get("EMBEDDED_TASK_THREADS", "1")))
+# ---- Live play (README "Live play"): push events, stream tickets, CORS ----
+# CORS on /api/ only. Auth is a header token (or a stream ticket in the query), never a cookie,
+# so no credentials are allowed; with CORS_ALLOWED_ORIGINS unset any origin may call the API.
+INSTALLED_APPS += ["corsheaders"]
+# First, so that even the body-size guard's 400 carries the headers a browser needs to read it.
+MIDDLEWARE.insert(0, "corsheaders.middleware.CorsMiddleware")
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", "")
+CORS_ALLOW_ALL_ORIGINS = not CORS_ALLOWED_ORIGINS
+CORS_ALLOW_CREDENTIALS = False
+from corsheaders.defaults import default_headers  # noqa: E402
+
+# default_headers has Authorization and Content-Type.
+CORS_ALLOW_HEADERS = (*default_headers, "idempotency-key", "last-event-id")
+CORS_EXPOSE_HEADERS = ("retry-after",)
+# Version changes fan out through one Redis pub/sub channel (games.events); without Redis an
+# in-process hub serves a single process. The prefix names the channel and every key, so two
+# deployments (or test runs) can share one Redis.
+LIVE_REDIS_URL = os.environ.get(
+    "LIVE_REDIS_URL",
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else "",
+)
+LIVE_CHANNEL_PREFIX = os.environ.get("LIVE_CHANNEL_PREFIX", "pisyedili")
+LIVE_HEARTBEAT_SECONDS = float(os.environ.get("LIVE_HEARTBEAT_SECONDS", "15"))
+LIVE_STREAMS_PER_PLAYER = int(os.environ.get("LIVE_STREAMS_PER_PLAYER", "20"))
+# Events a stream may have waiting; a reader that falls this far behind is dropped.
+LIVE_QUEUE_SIZE = int(os.environ.get("LIVE_QUEUE_SIZE", "64"))
+# The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.
+LIVE_ME_LOG = int(os.environ.get("LIVE_ME_LOG", "256"))
+LIVE_ME_TTL = int(os.environ.get("LIVE_ME_TTL", str(7 * 24 * 3600)))
+LIVE_TICKET_SECONDS = int(os.environ.get("LIVE_TICKET_SECONDS", "30"))
+# Threads (and so database connections) per web process for the streams' reads.
+LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", "4"))
+# Single-use stream tickets are claimed in the "live" cache (SET NX): Redis when there is one,
+# so that a ticket used on one web process is refused on every other.
+CACHES["live"] = (
+    {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": LIVE_REDIS_URL,
+        "KEY_PREFIX": LIVE_CHANNEL_PREFIX,
+        "OPTIONS": {"socket_timeout": 2, "socket_connect_timeout": 2},
+    }
+    if LIVE_REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "live"}
+)
+# DATABASE_POOL=1 (pisyedili_api/asgi.py sets it): psycopg's connection pool instead of
+# persistent connections. Under ASGI every request runs in a thread of its own, so a persistent
+# connection would be opened and dropped per request; the pool bounds the connections per
+# process whatever the number of waiting clients.
+if env_bool("DATABASE_POOL", False) and (
+    DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": int(os.environ.get("DATABASE_POOL_MIN", "2")),
+        "max_size": int(os.environ.get("DATABASE_POOL_MAX", "16")),
+        "timeout": 10,
+    }
+# The event streams are not DRF views: games.streams adds them to the served schema.
+SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
+    "drf_spectacular.hooks.postprocess_schema_enums",
+    "games.streams.openapi_paths",
+]

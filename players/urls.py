@@ -1,12 +1,14 @@
 from django.urls import path
 
 from . import apis
+from .tickets import StreamTicketApi
 
 urlpatterns = [
     path("auth/register", apis.RegisterApi.as_view(), name="auth-register"),
     path("auth/token", apis.TokenApi.as_view(), name="auth-token"),
     path("auth/token/rotate", apis.TokenRotateApi.as_view(), name="auth-token-rotate"),
     path("auth/logout", apis.LogoutApi.as_view(), name="auth-logout"),
+    path("auth/stream-ticket", StreamTicketApi.as_view(), name="auth-stream-ticket"),
     path("players/me", apis.PlayerMeApi.as_view(), name="player-me"),
     path("players/<uuid:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),
     path("bots", apis.BotListApi.as_view(), name="bot-list"),

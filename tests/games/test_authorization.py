@@ -18,6 +18,7 @@ MATRIX = {
     ("GET", "/moves"): (200, 403, 401),
     ("POST", "/moves"): (200, 403, 401),
     ("GET", "/deals/1"): (200, 200, 200),  # public; the seed is absent until the deal is over
+    ("GET", "/events"): (200, 403, 401),  # the event stream (games.streams)
 }
 CODES = {401: "not_authenticated", 403: "not_seated", 409: "match_full", 404: "not_found"}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from inspect import iscoroutinefunction
 
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -28,7 +29,8 @@ API_CODES = {  # from the table of docs/api.md (tests/test_docs.py checks them a
 
 
 def api_routes() -> set[tuple[str, str]]:
-    """(OpenAPI path, method) of every DRF view under /api/v1/, from the URL resolver."""
+    """(OpenAPI path, method) of every DRF view (and async view) under /api/v1/, from the URL
+    resolver."""
     routes: set[tuple[str, str]] = set()
 
     def walk(patterns, prefix):
@@ -38,6 +40,14 @@ def api_routes() -> set[tuple[str, str]]:
             elif isinstance(p, URLPattern):
                 route = "/" + prefix + str(p.pattern)
                 view = getattr(p.callback, "cls", None)
+                if (
+                    view is None
+                    and route.startswith("/api/v1/")
+                    and iscoroutinefunction(p.callback)
+                ):
+                    # The event streams (games.streams): async views, GET only.
+                    routes.add((re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route), "get"))
+                    continue
                 if (
                     not route.startswith("/api/v1/")
                     or view is None

@@ -1,0 +1,577 @@
+"""Live-play capacity: 16 active clients play while N idle clients wait, on the ASGI deployment.
+
+Starts the production stack of README "Live play" on a private PostgreSQL (initdb/pg_ctl on a
+free port) and a private redis-server (a free port): uvicorn pisyedili_api.asgi with
+`--workers` processes, a Celery worker (deal scoring). Never the shared services.
+
+Each phase opens N idle clients, then 16 active clients (8 two-seat matches) play for
+`--seconds`: each holds the event stream of its match and moves when an event says it is on
+turn. Phases: N idle *streams* (`GET …/events` on idle matches), then N idle *long-polls*
+(`GET …/state?after_version=V&wait=25`, asked again when answered). Printed per phase: move
+POST p50/p99, move → event delivery p50/p99 (POST sent → the opponent's event arrived),
+errors, server RSS per 1,000 idle connections (uvicorn processes, before/after opening them),
+PostgreSQL connections in use; then each target of the issue and whether it was met.
+
+    .venv/bin/python bench/live.py                                # N = 0, 1000, 5000, 10000
+    .venv/bin/python bench/live.py --idle 0,500 --seconds 8       # a quick look
+
+The idle clients share `--idle-players` players (the per-player stream cap is raised for the
+bench: it limits one person, and these are not people). The file-descriptor limit is raised to
+its hard limit; each idle client needs one descriptor here and one in a server process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = Path(sys.executable)
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+IDLE_MATCHES = 50
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# ---- the stack ----
+
+
+class Stack:
+    def __init__(self, workers: int, scratch: Path) -> None:
+        self.scratch = scratch
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.pg_port, self.redis_port, self.web_port = free_port(), free_port(), free_port()
+        # PostgreSQL refuses to run as root: as the postgres user then, in a directory of its own.
+        pg_dir = scratch / "postgres"
+        pg_dir.mkdir()
+        scratch.chmod(0o711)
+        self.as_pg: list[Any] = []
+        if os.geteuid() == 0:
+            shutil.chown(pg_dir, "postgres", "postgres")
+            self.as_pg = ["runuser", "-u", "postgres", "--"]
+        self.pg_data = pg_dir / "data"
+        subprocess.run(
+            [*self.as_pg, PG_BIN / "initdb", "-D", self.pg_data, "-U", "postgres", "-A", "trust"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        subprocess.run(
+            [
+                *self.as_pg, PG_BIN / "pg_ctl", "-D", self.pg_data, "-w", "-l", pg_dir / "log",
+                "-o", f"-p {self.pg_port} -k {pg_dir} -c listen_addresses=127.0.0.1"
+                " -c max_connections=200",
+                "start",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        self._spawn(
+            "redis",
+            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--maxclients", "20000"],
+        )  # fmt: skip
+        redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        self.db_url = f"postgres://postgres@127.0.0.1:{self.pg_port}/pisyedili"
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": self.db_url,
+            "CELERY_BROKER_URL": redis_url,
+            "LIVE_REDIS_URL": redis_url,
+            "LIVE_STREAMS_PER_PLAYER": "1000000",
+            # A fixed pool per web process, so the count of connections shows what N changes.
+            "DATABASE_POOL_MIN": "8",
+            "DATABASE_POOL_MAX": "8",
+            "DJANGO_SECRET_KEY": "bench-live-" + uuid.uuid4().hex,
+        }
+        subprocess.run(
+            [PG_BIN / "createdb", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres",
+             "pisyedili"],
+            check=True,
+        )  # fmt: skip
+        subprocess.run(
+            [PY, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True
+        )
+        self._spawn(
+            "worker",
+            [PY.with_name("celery"), "-A", "pisyedili_api", "worker", "-l", "warning", "-c", "1"],
+        )
+        # The command of README "Live play".
+        self.web = self._spawn(
+            "web",
+            [PY.with_name("uvicorn"), "pisyedili_api.asgi:application",
+             "--host", "127.0.0.1", "--port", str(self.web_port), "--workers", str(workers),
+             "--loop", "uvloop", "--http", "httptools", "--no-access-log",
+             "--backlog", "8192"],
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.web_port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or self.web.poll() is not None:
+                    sys.exit("uvicorn did not start (see the log in the scratch directory)")
+                time.sleep(0.3)
+
+    def _spawn(self, name: str, argv: list[Any]) -> subprocess.Popen[bytes]:
+        log = open(self.scratch / f"{name}.log", "wb")  # noqa: SIM115
+        env = getattr(self, "env", os.environ)
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.procs.append(proc)
+        return proc
+
+    def server_rss_mb(self) -> float:
+        """RSS of the uvicorn master and its worker processes (Linux /proc)."""
+        pids = {self.web.pid}
+        for entry in Path("/proc").glob("[0-9]*"):
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == self.web.pid:
+                pids.add(int(entry.name))
+        total = 0
+        for pid in pids:
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            except OSError:
+                pass
+        return total / 1024
+
+    def pg_connections(self) -> int:
+        import psycopg
+
+        with psycopg.connect(self.db_url.replace("/pisyedili", "/postgres")) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'pisyedili'"
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        subprocess.run(
+            [*self.as_pg, PG_BIN / "pg_ctl", "-D", self.pg_data, "-m", "fast", "stop"],
+            stdout=subprocess.DEVNULL,
+            check=False,
+        )
+
+
+# ---- players and matches, written straight through the services (fast, no HTTP) ----
+
+
+def django_setup(env: dict[str, str]) -> None:
+    os.environ.update({k: env[k] for k in ("DATABASE_URL", "CELERY_BROKER_URL", "LIVE_REDIS_URL")})
+    os.environ["DJANGO_SECRET_KEY"] = env["DJANGO_SECRET_KEY"]
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pisyedili_api.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def players(count: int) -> list[tuple[Any, str]]:
+    from players.services import player_register
+
+    return [
+        player_register(username=f"b{uuid.uuid4().hex[:12]}", password="bench-pass-1")
+        for _ in range(count)
+    ]
+
+
+def new_match(a: Any, b: Any, deals: int = 20) -> tuple[str, int]:
+    from django.db import connection
+
+    from games.services import match_create
+
+    try:
+        match = match_create(player=a, seats=2, seated=[a, b], deals=deals)
+    finally:
+        connection.close()  # the bench's own connections do not count among the server's
+    return str(match.id), match.version
+
+
+# ---- raw HTTP/1.1 clients (thousands of them must be cheap) ----
+
+
+async def request(port: int, path: str, token: str) -> tuple[int, Any, Any]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {token}\r\n\r\n".encode()
+    )
+    status = int((await reader.readline()).split()[1])
+    return status, reader, writer
+
+
+async def headers(reader: Any) -> dict[str, str]:
+    found = {}
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        found[name.strip().lower()] = value.strip()
+    return found
+
+
+async def sse_events(reader: Any):  # type: ignore[no-untyped-def]
+    """(id, event, data) of a chunked event stream."""
+    buffer = b""
+    while True:
+        size = int((await reader.readline()).strip() or b"0", 16)
+        if size == 0:
+            return
+        buffer += (await reader.readexactly(size + 2))[:-2]
+        while b"\n\n" in buffer:
+            block, buffer = buffer.split(b"\n\n", 1)
+            fields: dict[str, str] = {}
+            for line in block.decode().splitlines():
+                if line.startswith(":"):
+                    continue
+                name, _, value = line.partition(": ")
+                fields[name] = value
+            if "event" in fields:
+                data = json.loads(fields["data"]) if "data" in fields else None
+                yield fields.get("id"), fields["event"], data
+
+
+class Idle:
+    def __init__(self) -> None:
+        self.held = 0
+        self.errors = 0
+        self.tasks: list[asyncio.Task[None]] = []
+        self.writers: list[Any] = []
+
+
+async def idle_stream(port: int, match: str, token: str, idle: Idle, ready: asyncio.Event) -> None:
+    try:
+        status, reader, writer = await request(port, f"/api/v1/matches/{match}/events", token)
+        idle.writers.append(writer)
+        await headers(reader)
+        if status != 200:
+            raise ConnectionError(status)
+        events = sse_events(reader)
+        await anext(events)  # the first view: the stream is held
+        idle.held += 1
+        ready.set()
+        async for _ in events:
+            pass
+    except (OSError, ConnectionError, asyncio.IncompleteReadError, StopAsyncIteration):
+        idle.errors += 1
+        ready.set()
+
+
+async def idle_poll(
+    port: int, match: str, version: int, token: str, idle: Idle, ready: asyncio.Event
+) -> None:
+    path = f"/api/v1/matches/{match}/state?after_version={version}&wait=25"
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        idle.writers.append(writer)
+        held = False
+        while True:
+            writer.write(
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                f"Authorization: Token {token}\r\n\r\n".encode()
+            )
+            await writer.drain()
+            if not held:
+                idle.held += 1
+                held = True
+                ready.set()
+            status = int((await reader.readline()).split()[1])
+            length = int((await headers(reader)).get("content-length", "0"))
+            await reader.readexactly(length)
+            if status != 200:
+                raise ConnectionError(status)
+    except (OSError, ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError):
+        idle.errors += 1
+        ready.set()
+
+
+async def open_idle(
+    mode: str, n: int, port: int, idle_matches: list[tuple[str, int, str, str]]
+) -> Idle:
+    idle = Idle()
+    gate = asyncio.Semaphore(200)  # connections being opened at once
+
+    async def one(i: int) -> None:
+        match, version, token_a, token_b = idle_matches[i % len(idle_matches)]
+        token = token_a if (i // len(idle_matches)) % 2 == 0 else token_b
+        ready = asyncio.Event()
+        async with gate:
+            if mode == "streams":
+                coro = idle_stream(port, match, token, idle, ready)
+            else:
+                coro = idle_poll(port, match, version, token, idle, ready)
+            idle.tasks.append(asyncio.create_task(coro))
+            await asyncio.wait_for(ready.wait(), 60)
+
+    await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True)
+    if mode == "polls":
+        await asyncio.sleep(1.0)  # the last requests reach the server and wait
+    return idle
+
+
+async def close_idle(idle: Idle) -> None:
+    for task in idle.tasks:
+        task.cancel()
+    for writer in idle.writers:
+        writer.close()
+    await asyncio.gather(*idle.tasks, return_exceptions=True)
+
+
+# ---- the active clients ----
+
+
+class Play:
+    def __init__(self) -> None:
+        self.moves: list[float] = []
+        self.delivery: list[float] = []
+        self.errors = 0
+        self.sent: dict[tuple[str, int], tuple[float, int]] = {}
+
+
+async def seat_client(
+    port: int, match: str, token: str, play: Play, stop: asyncio.Event, http: Any
+) -> None:
+    status, reader, writer = await request(port, f"/api/v1/matches/{match}/events", token)
+    await headers(reader)
+    if status != 200:
+        play.errors += 1
+        return
+    events = sse_events(reader)
+    pending: asyncio.Future[Any] | None = None
+    try:
+        while not stop.is_set():
+            pending = pending or asyncio.ensure_future(anext(events))
+            done, _ = await asyncio.wait({pending}, timeout=1.0)
+            if not done:
+                continue  # nothing new (a heartbeat at most): look at `stop` again
+            event_id, event, view = pending.result()
+            pending = None
+            now = time.perf_counter()
+            if event != "state":
+                return  # close: the match is over
+            sent = play.sent.pop((match, int(event_id or 0)), None)
+            if sent is not None and sent[1] != view["you"]:
+                play.delivery.append(now - sent[0])
+            elif sent is not None:
+                play.sent[(match, int(event_id or 0))] = sent  # the opponent's copy is due
+            if stop.is_set():
+                return
+            if view["turn"] == view["you"] and view["legal_moves"]:
+                body = {**view["legal_moves"][0], "version": view["version"]}
+                started = time.perf_counter()
+                play.sent[(match, view["version"] + 1)] = (started, view["you"])
+                response = await http.post(
+                    f"/api/v1/matches/{match}/moves",
+                    json=body,
+                    headers={"Authorization": f"Token {token}"},
+                )
+                play.moves.append(time.perf_counter() - started)
+                if response.status_code != 200:
+                    play.errors += 1
+                    print(f"  move refused: {response.status_code} {response.text[:200]}")
+    except StopAsyncIteration:
+        pass
+    finally:
+        if pending is not None:
+            pending.cancel()
+        writer.close()
+
+
+async def pair(
+    port: int, people: tuple[Any, Any], play: Play, stop: asyncio.Event, http: Any
+) -> None:
+    (a, token_a), (b, token_b) = people
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        match, _ = await loop.run_in_executor(None, new_match, a, b)
+        await asyncio.gather(
+            seat_client(port, match, token_a, play, stop, http),
+            seat_client(port, match, token_b, play, stop, http),
+        )
+
+
+async def run_phase(
+    stack: Stack, mode: str, n: int, seconds: float, active: list[Any], idle_matches: list[Any]
+) -> dict[str, Any]:
+    import httpx
+
+    rss_before = stack.server_rss_mb()
+    idle = await open_idle(mode, n, stack.web_port, idle_matches)
+    await asyncio.sleep(1.0)
+    rss_after = stack.server_rss_mb()
+    play, stop = Play(), asyncio.Event()
+    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
+    base = f"http://127.0.0.1:{stack.web_port}"
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as http:
+        pairs = [
+            asyncio.create_task(pair(stack.web_port, (active[i], active[i + 1]), play, stop, http))
+            for i in range(0, len(active), 2)
+        ]
+        await asyncio.sleep(seconds / 2)
+        pg = stack.pg_connections()
+        await asyncio.sleep(seconds / 2)
+        stop.set()
+        done = await asyncio.gather(*pairs, return_exceptions=True)
+        play.errors += sum(isinstance(d, Exception) for d in done)
+    lost = idle.errors
+    await close_idle(idle)
+    return {
+        "mode": mode,
+        "n": n,
+        "held": idle.held - idle.errors,
+        "idle_errors": lost,
+        "moves": len(play.moves),
+        "moves_per_s": len(play.moves) / seconds,
+        "move_p50": percentile(play.moves, 0.5) * 1000,
+        "move_p99": percentile(play.moves, 0.99) * 1000,
+        "delivery_p50": percentile(play.delivery, 0.5) * 1000,
+        "delivery_p99": percentile(play.delivery, 0.99) * 1000,
+        "errors": play.errors,
+        "rss_per_1000": (rss_after - rss_before) / n * 1000 if n else float("nan"),
+        "rss": rss_after,
+        "pg": pg,
+    }
+
+
+def report(results: list[dict[str, Any]]) -> None:
+    print(
+        f"{'phase':>8} {'N':>6} {'held':>6} {'moves/s':>8} {'move p50':>9} {'p99':>7}"
+        f" {'deliv p50':>10} {'p99':>7} {'errors':>7} {'MB/1000':>8} {'RSS MB':>7} {'PG':>4}"
+    )
+    for r in results:
+        print(
+            f"{r['mode']:>8} {r['n']:>6} {r['held']:>6} {r['moves_per_s']:>8.1f}"
+            f" {r['move_p50']:>8.1f}ms {r['move_p99']:>5.1f}ms {r['delivery_p50']:>8.1f}ms"
+            f" {r['delivery_p99']:>5.1f}ms {r['errors'] + r['idle_errors']:>7}"
+            f" {r['rss_per_1000']:>8.1f} {r['rss']:>7.0f} {r['pg']:>4}"
+        )
+    print("\nTargets (docs: issue 'Live play at scale'):")
+    streams = [r for r in results if r["mode"] == "streams"]
+    if not streams:
+        return
+    base = next((r for r in streams if r["n"] == 0), None)
+    top = max(streams, key=lambda r: r["n"])
+    held = max((r["held"] for r in streams if r["idle_errors"] == 0), default=0)
+
+    def line(ok: bool | None, text: str) -> None:
+        mark = "n/a " if ok is None else ("met " if ok else "MISS")
+        print(f"  [{mark}] {text}")
+
+    line(
+        True if held >= 10000 else (None if top["n"] < 10000 else False),
+        f"10,000 idle streams held: most held without errors {held}"
+        + ("" if top["n"] >= 10000 else f" (N up to {top['n']} asked)"),
+    )
+    if base is not None and top["n"] > 0:
+        line(
+            top["move_p99"] <= 2 * base["move_p99"],
+            f"move p99 with {top['n']} streams {top['move_p99']:.1f} ms ≤ 2 × with none"
+            f" ({base['move_p99']:.1f} ms)" + ("" if top["n"] >= 10000 else " [below 10,000]"),
+        )
+    at_1000 = next((r for r in streams if r["n"] >= 1000), None)
+    line(
+        None if at_1000 is None else at_1000["delivery_p99"] <= 20,
+        "delivery p99 ≤ 20 ms at 1,000 streams: "
+        + ("not measured" if at_1000 is None else f"{at_1000['delivery_p99']:.1f} ms"),
+    )
+    sized = [r for r in streams if r["n"] >= 500]
+    line(
+        None if not sized else all(r["rss_per_1000"] <= 20 for r in sized),
+        "server memory ≤ 20 MB per 1,000 idle streams: "
+        + ", ".join(f"{r['rss_per_1000']:.1f} MB at {r['n']}" for r in sized),
+    )
+    pgs = [r["pg"] for r in results]
+    line(
+        max(pgs) - min(pgs) <= 4,
+        f"PostgreSQL connections independent of N: {min(pgs)}..{max(pgs)} over every phase",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--idle", default="0,1000,5000,10000", help="idle client counts")
+    parser.add_argument("--modes", default="streams,polls")
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument("--active", type=int, default=16)
+    parser.add_argument("--idle-players", type=int, default=100)
+    args = parser.parse_args()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    counts = [int(n) for n in args.idle.split(",")]
+    if max(counts) + 1000 > hard:
+        print(f"note: file-descriptor hard limit {hard} caps idle clients near {hard - 1000}")
+    scratch = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    stack = Stack(args.workers, scratch)
+    try:
+        django_setup(stack.env)
+        active = players(args.active)
+        people = players(args.idle_players)
+        idle_matches = []
+        for i in range(IDLE_MATCHES):
+            (a, token_a), (b, token_b) = (
+                people[(2 * i) % len(people)],
+                people[(2 * i + 1) % len(people)],
+            )
+            match, version = new_match(a, b)
+            idle_matches.append((match, version, token_a, token_b))
+        print(
+            f"uvicorn pisyedili_api.asgi × {args.workers} workers, Celery worker, private "
+            f"PostgreSQL :{stack.pg_port} and Redis :{stack.redis_port}; fd limit {hard}; "
+            f"{args.active} active clients, {args.seconds:g} s per phase; load average "
+            f"{os.getloadavg()[0]:.1f} at start (a shared machine)"
+        )
+        results = []
+        for mode in args.modes.split(","):
+            for n in counts:
+                result = asyncio.run(run_phase(stack, mode, n, args.seconds, active, idle_matches))
+                print(
+                    f"  {mode} N={n}: held {result['held']}, {result['moves']} moves,"
+                    f" errors {result['errors'] + result['idle_errors']}",
+                    flush=True,
+                )
+                results.append(result)
+        print()
+        report(results)
+        print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
+    finally:
+        stack.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

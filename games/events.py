@@ -1,0 +1,395 @@
+"""Live events: a version change of a match, told to every web process once it commits.
+
+Publishing (any process that writes a match: web or worker): `match_version_on_commit(match)`
+runs once the transaction commits and sends ONE message on ONE Redis channel
+(`<LIVE_CHANNEL_PREFIX>:events`). The same Lua script also appends the players' "me" events
+("your turn", match started or finished) to a per-player log under a per-player sequence, so a
+`me` stream resumes from `Last-Event-ID` out of that log.
+
+Receiving (a web process under ASGI): one `Hub` per process holds the one subscription
+(redis.asyncio) and hands each message to the bounded queues of the streams and long-polls
+waiting on that match or player (games.streams). A queue that is full is dropped with its
+reader: a slow reader never makes the process buffer without bound.
+
+Without LIVE_REDIS_URL (the embedded default) the hub is in-process: the publisher hands the
+message to the hub's event loop directly, which serves a single process.
+
+Messages carry ids, versions and statuses only, never a card: each stream reads its own view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import threading
+import time
+from collections import defaultdict, deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, transaction
+
+logger = logging.getLogger(__name__)
+
+# Publish one match message and append the players' "me" events to their logs, atomically.
+# ARGV: prefix, match message, log length, ttl, then (player id, event json) pairs. The event
+# json starts with "{" and gets its sequence spliced in as the first member.
+_PUBLISH_LUA = """
+local prefix = ARGV[1]
+local channel = prefix .. ':events'
+redis.call('PUBLISH', channel, ARGV[2])
+for i = 5, #ARGV, 2 do
+  local player = ARGV[i]
+  local seq_key = prefix .. ':me:' .. player .. ':seq'
+  local log_key = prefix .. ':me:' .. player .. ':log'
+  local seq = redis.call('INCR', seq_key)
+  local event = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i + 1], 2)
+  redis.call('ZADD', log_key, seq, event)
+  redis.call('ZREMRANGEBYRANK', log_key, 0, -(tonumber(ARGV[3]) + 1))
+  redis.call('EXPIRE', log_key, ARGV[4])
+  redis.call('EXPIRE', seq_key, ARGV[4])
+  redis.call('PUBLISH', channel, '{"player":"' .. player .. '","event":' .. event .. '}')
+end
+return 1
+"""
+
+# A stream slot per open stream, per player, in a sorted set scored by expiry: a process that
+# dies leaves slots that lapse after LIVE_HEARTBEAT_SECONDS × 3 (open streams refresh theirs).
+_SLOT_LUA = """
+local key = KEYS[1]
+redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
+if redis.call('ZCARD', key) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', key, ARGV[3], ARGV[4])
+redis.call('EXPIRE', key, ARGV[5])
+return 1
+"""
+
+
+def _prefix() -> str:
+    return settings.LIVE_CHANNEL_PREFIX
+
+
+def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, Any]]]:
+    """(player id, event) for each person the new version of `match` concerns: match started,
+    match finished, or their turn (a bot's turn concerns nobody)."""
+    match_id, version = str(match.id), match.version
+    people = [
+        (seat, player)
+        for seat, player in enumerate(match.seat_players)
+        if player and not match.seat_bots[seat]
+    ]
+    events: list[tuple[str, dict[str, Any]]] = []
+    turn = (match.state or {}).get("turn") if match.status == "active" else None
+    for seat, player in people:
+        base = {"match": match_id, "version": version, "seat": seat}
+        if status_changed and match.status == "active":
+            events.append((player, {"type": "match_started", **base}))
+        if status_changed and match.status == "finished":
+            events.append((player, {"type": "match_finished", **base, "totals": match.totals}))
+        if turn == seat:
+            events.append((player, {"type": "your_turn", **base}))
+    return events
+
+
+def match_version_on_commit(match: Any, *, status_changed: bool = False) -> None:
+    """Once the current transaction commits, tell every stream of `match` (and its players'
+    `me` streams) that it is now at `match.version`. Never fails the write: a lost message
+    costs a stream a late update (streams re-read on reconnect), not the move."""
+    message = {"match": str(match.id), "version": match.version, "status": match.status}
+    people = me_events(match, status_changed=status_changed)
+    transaction.on_commit(lambda: publish(message, people), robust=True)
+
+
+def publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+    try:
+        if settings.LIVE_REDIS_URL:
+            _redis_publish(message, people)
+        else:
+            local_publish(message, people)
+    except Exception:  # Redis down: the move has committed; log and go on
+        logger.warning("live event for match %s not published", message["match"], exc_info=True)
+
+
+_sync_client: Any = None
+_sync_lock = threading.Lock()
+
+
+def _redis() -> Any:
+    global _sync_client
+    if _sync_client is None:
+        import redis
+
+        with _sync_lock:
+            if _sync_client is None:
+                client = redis.Redis.from_url(
+                    settings.LIVE_REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5
+                )
+                _sync_client = (client, client.register_script(_PUBLISH_LUA))
+    return _sync_client
+
+
+def _redis_publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+    _, script = _redis()
+    args: list[Any] = [_prefix(), json.dumps(message), settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
+    for player, event in people:
+        args += [player, json.dumps(event)]
+    script(args=args)
+
+
+# ---- the in-process hub's publishing side (no Redis) ----
+
+_local_lock = threading.Lock()
+_local_seq: dict[str, int] = defaultdict(int)
+_local_log: dict[str, deque[dict[str, Any]]] = {}
+
+
+def local_publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+    """The Lua script's work in this process: sequence and log the `me` events, then hand the
+    messages to the hub's loop."""
+    out = [message]
+    with _local_lock:
+        for player, event in people:
+            _local_seq[player] += 1
+            logged = {"seq": _local_seq[player], **event}
+            _local_log.setdefault(player, deque(maxlen=settings.LIVE_ME_LOG)).append(logged)
+            out.append({"player": player, "event": logged})
+    hub = _hub
+    if hub is not None and hub.loop is not None and not hub.loop.is_closed():
+        for item in out:
+            hub.loop.call_soon_threadsafe(hub.dispatch, item)
+
+
+def _local_me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
+    with _local_lock:
+        return _local_seq.get(player, 0), [
+            e for e in _local_log.get(player, ()) if e["seq"] > after
+        ]
+
+
+# ---- the receiving side: one hub per process ----
+
+
+class Waiter:
+    """One stream's (or long-poll's) queue of messages from the hub, bounded."""
+
+    __slots__ = ("dropped", "queue")
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(settings.LIVE_QUEUE_SIZE)
+        self.dropped = False
+
+    def offer(self, item: dict[str, Any]) -> bool:
+        """Queue `item`; False (and dropped) when the reader is LIVE_QUEUE_SIZE behind."""
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.dropped = True
+            return False
+        return True
+
+    async def get(self, timeout: float) -> dict[str, Any] | None:
+        """The next message, or None after `timeout` s without one."""
+        try:
+            return await asyncio.wait_for(self.queue.get(), timeout)
+        except TimeoutError:
+            return None
+
+
+RESYNC = {"resync": True}  # the subscription was lost for a while: re-read everything
+
+
+class Hub:
+    """The process's one subscription and the waiters of every match and player."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.matches: dict[str, set[Waiter]] = defaultdict(set)
+        self.players: dict[str, set[Waiter]] = defaultdict(set)
+        self.slots: dict[str, int] = defaultdict(int)  # in-process stream slots per player
+        self._ready: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._client: Any = None
+        self._slot_script: Any = None
+        self._slot_ids = itertools.count()
+
+    async def start(self) -> None:
+        """Subscribe (once per process); returns when the subscription is confirmed, so that a
+        waiter registered after it misses no message."""
+        if self._ready is None:
+            self.loop = asyncio.get_running_loop()
+            self._ready = asyncio.Event()
+            if settings.LIVE_REDIS_URL:
+                import redis.asyncio as aioredis
+
+                self._client = aioredis.Redis.from_url(
+                    settings.LIVE_REDIS_URL, socket_connect_timeout=2, health_check_interval=30
+                )
+                self._slot_script = self._client.register_script(_SLOT_LUA)
+                self._task = asyncio.create_task(self._listen())
+            else:
+                self._ready.set()
+        await self._ready.wait()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def _listen(self) -> None:
+        assert self._ready is not None
+        channel = f"{_prefix()}:events"
+        backoff = 0.1
+        first = True
+        while True:
+            pubsub = self._client.pubsub()
+            try:
+                await pubsub.subscribe(channel)
+                async for raw in pubsub.listen():
+                    kind = raw.get("type")
+                    if kind == "message":
+                        self.dispatch(json.loads(raw["data"]))
+                    elif kind == "subscribe":
+                        # Confirmed: from here on every published message reaches us.
+                        self._ready.set()
+                        if not first:
+                            self.broadcast(RESYNC)  # messages may have been lost meanwhile
+                        first, backoff = False, 0.1
+            except asyncio.CancelledError:
+                await pubsub.aclose()
+                raise
+            except Exception:
+                logger.warning("live subscription lost; reconnecting", exc_info=True)
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    def dispatch(self, message: dict[str, Any]) -> None:
+        """Hand `message` to the waiters of its match or player; drop the ones that are full."""
+        if "player" in message:
+            waiters = self.players.get(message["player"])
+            item = message["event"]
+        else:
+            waiters = self.matches.get(message["match"])
+            item = message
+        if waiters:
+            for waiter in [w for w in waiters if not w.offer(item)]:
+                waiters.discard(waiter)
+
+    def broadcast(self, item: dict[str, Any]) -> None:
+        for group in (*self.matches.values(), *self.players.values()):
+            for waiter in [w for w in group if not w.offer(item)]:
+                group.discard(waiter)
+
+    @contextlib.asynccontextmanager
+    async def watch(self, *, match: str | None = None, player: str | None = None):  # type: ignore[no-untyped-def]
+        """A waiter on `match` or `player`, registered (on a confirmed subscription) before the
+        caller reads the current state, so nothing committed after that read is missed."""
+        await self.start()
+        group, key = (self.matches, match) if match is not None else (self.players, player)
+        waiter = Waiter()
+        group[key].add(waiter)  # type: ignore[index]
+        try:
+            yield waiter
+        finally:
+            found = group.get(key)  # type: ignore[arg-type]
+            if found is not None:
+                found.discard(waiter)
+                if not found:
+                    del group[key]  # type: ignore[arg-type]
+
+    # ---- per-player stream slots (LIVE_STREAMS_PER_PLAYER) ----
+
+    async def slot_take(self, player: str) -> str | None:
+        """A slot id for one more open stream of `player`, or None at the cap."""
+        await self.start()
+        slot = f"{id(self)}:{next(self._slot_ids)}"
+        if self._client is None:
+            if self.slots[player] >= settings.LIVE_STREAMS_PER_PLAYER:
+                return None
+            self.slots[player] += 1
+            return slot
+        now = time.time()
+        taken = await self._slot_script(
+            keys=[self._slot_key(player)],
+            args=[now, settings.LIVE_STREAMS_PER_PLAYER, now + self._slot_life(), slot, 3600],
+        )
+        return slot if taken else None
+
+    async def slot_refresh(self, player: str, slot: str) -> None:
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                await self._client.zadd(
+                    self._slot_key(player), {slot: time.time() + self._slot_life()}, xx=True
+                )
+
+    async def slot_give_back(self, player: str, slot: str) -> None:
+        if self._client is None:
+            self.slots[player] -= 1
+            if self.slots[player] <= 0:
+                del self.slots[player]
+            return
+        with contextlib.suppress(Exception):
+            await self._client.zrem(self._slot_key(player), slot)
+
+    def _slot_key(self, player: str) -> str:
+        return f"{_prefix()}:streams:{player}"
+
+    @staticmethod
+    def _slot_life() -> float:
+        return settings.LIVE_HEARTBEAT_SECONDS * 3
+
+
+def me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
+    """The player's current `me` sequence and their logged events after `after` (blocking:
+    run it with run_blocking)."""
+    if not settings.LIVE_REDIS_URL:
+        return _local_me_log(player, after)
+    client, _ = _redis()
+    key = f"{_prefix()}:me:{player}"
+    with client.pipeline(transaction=True) as pipe:
+        pipe.get(f"{key}:seq")
+        pipe.zrangebyscore(f"{key}:log", f"({after}", "+inf")
+        seq, rows = pipe.execute()
+    return int(seq or 0), [json.loads(row) for row in rows]
+
+
+_hub: Hub | None = None
+
+
+def hub() -> Hub:
+    """This process's hub (created on first use, on the running loop)."""
+    global _hub
+    if _hub is None or (_hub.loop is not None and _hub.loop.is_closed()):
+        _hub = Hub()
+    return _hub
+
+
+# ---- the streams' blocking work: a few threads, not one per waiting client ----
+
+_executor: ThreadPoolExecutor | None = None
+
+
+async def run_blocking(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)` (database reads, token checks) on one of LIVE_DB_THREADS threads:
+    thousands of waiting streams share these threads and their database connections."""
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
+
+    def call() -> Any:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            # As at the end of a request: a pooled connection goes back to the pool, a broken
+            # or expired one is closed.
+            close_old_connections()
+
+    return await asyncio.get_running_loop().run_in_executor(_executor, call)

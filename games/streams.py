@@ -1,0 +1,377 @@
+"""Server-Sent Events and the long-poll on the process's hub (games.events), under ASGI.
+
+`GET /api/v1/matches/{id}/events` (a seat): an event `state` whose data is the seat's view (the
+body of `GET …/state`) and whose `id` is the match version, after every version change; `close`
+once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
+`match_finished` of any of the caller's matches, `id` = the caller's own event sequence.
+
+What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect by itself):
+- match stream: a view is a snapshot, so versions are not replayed one by one. If the match is
+  past the given version, the current view comes at once; after that every version change
+  comes as a newer view. The client never sees a version twice and always ends on the newest;
+  several changes in quick succession may arrive as one view of the latest.
+- me stream: every event after the given sequence, in order, each once, from the player's log
+  (the last LIVE_ME_LOG events, kept LIVE_ME_TTL s). When the log no longer reaches back that far
+  (or the sequence is unknown), a `resync` event says so: re-read your matches.
+
+Every LIVE_HEARTBEAT_SECONDS a comment line (`: heartbeat`) keeps proxies from closing an idle
+stream. A stream that falls LIVE_QUEUE_SIZE events behind gets `close` (`slow_reader`) and ends.
+A player may hold LIVE_STREAMS_PER_PLAYER streams at once (429 `throttled` beyond).
+
+The views are async and do their few blocking steps (authentication, reading the match) on the
+hub's small thread pool (events.run_blocking): a waiting client holds no thread and no
+database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+from uuid import UUID
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils.cache import patch_cache_control
+from rest_framework.exceptions import APIException
+
+from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
+from pisyedili_api.renderers import JSONRenderer
+from players.models import Player
+from players.tickets import stream_player
+
+from . import events
+from .models import Match
+from .selectors import _match_and_seat, match_read, state_view
+
+_render = JSONRenderer().render
+
+
+def _error(exc: Exception) -> HttpResponse:
+    """The API's JSON error body (pisyedili_api.errors) for a view outside DRF."""
+    if isinstance(exc, ApplicationError):
+        return JsonResponse(error_body(exc.code, exc.message, exc.detail), status=exc.status)
+    response = exception_handler(exc, {})
+    if response is None:
+        raise exc
+    out = HttpResponse(
+        _render(response.data), status=response.status_code, content_type="application/json"
+    )
+    for name in ("WWW-Authenticate", "Retry-After"):
+        if name in response:
+            out[name] = response[name]
+    return out
+
+
+def _event(event: str, data: Any, event_id: int | None = None) -> bytes:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return head.encode() + f"event: {event}\ndata: ".encode() + _render(data) + b"\n\n"
+
+
+_HEARTBEAT = b": heartbeat\n\n"
+_RETRY = b"retry: 2000\n\n"  # EventSource: reconnect after 2 s
+
+
+def _last_event_id(request: HttpRequest) -> int | None:
+    """`Last-Event-ID` (or `last_event_id` in the query, for a first connect): 400 unless a
+    non-negative integer."""
+    raw = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit():
+        message = "Last-Event-ID must be a non-negative integer."
+        raise ApplicationError("invalid", message, {"Last-Event-ID": [message]})
+    return int(raw)
+
+
+def _is_asgi(request: HttpRequest) -> bool:
+    """Served by pisyedili_api.asgi. Under a WSGI server (the embedded default's runserver) a
+    stream cannot wait: it sends what is new and closes with `reconnect`, and EventSource comes
+    back after `retry` ms, which makes it a poll every 2 s."""
+    return isinstance(request, ASGIRequest)
+
+
+async def _blocking(request: HttpRequest, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args)` on the hub's threads under ASGI; under WSGI in the request's own thread
+    (and database connection), where the rest of that request runs."""
+    if _is_asgi(request):
+        return await events.run_blocking(fn, *args, **kwargs)
+    return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
+
+
+def _streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    patch_cache_control(response, no_store=True, private=True)
+    response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+    return response
+
+
+def _seat_view(match_id: UUID, seat: int) -> tuple[int, str, dict[str, Any]] | None:
+    match = match_read(match_id)
+    if match is None:
+        return None
+    return match.version, match.status, state_view(match, seat)
+
+
+async def _with_slot(player: Player, body: AsyncIterator[bytes]) -> HttpResponse:
+    """Stream `body` in one of the player's stream slots; 429 when they hold them all."""
+    hub = events.hub()
+    slot = await hub.slot_take(str(player.id))
+    if slot is None:
+        limit = settings.LIVE_STREAMS_PER_PLAYER
+        return _error(ApplicationError("throttled", f"At most {limit} open streams per player."))
+
+    async def held() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in body:
+                yield chunk
+                if chunk is _HEARTBEAT:
+                    await hub.slot_refresh(str(player.id), slot)
+        finally:
+            await hub.slot_give_back(str(player.id), slot)
+
+    return _streaming(held())
+
+
+async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponse:
+    """`GET /api/v1/matches/{id}/events`: the caller's seat view after every version change."""
+    try:
+        after = _last_event_id(request)
+        player = await _blocking(request, stream_player, request)
+        _, seat = await _blocking(request, _match_and_seat, match_id, player)
+    except (ApplicationError, APIException) as exc:
+        return _error(exc)
+    if not _is_asgi(request):
+        found = await _blocking(request, _seat_view, match_id, seat)
+        chunks = [_RETRY]
+        if found is not None and (after is None or found[0] > after):
+            chunks.append(_event("state", found[2], found[0]))
+        over = found is None or found[1] == Match.Status.FINISHED
+        chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
+        return _streaming(iter(chunks))
+    return await _with_slot(player, _match_stream(match_id, seat, after))
+
+
+async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIterator[bytes]:
+    heartbeat = settings.LIVE_HEARTBEAT_SECONDS
+    async with events.hub().watch(match=str(match_id)) as waiter:
+        yield _RETRY
+        while True:
+            # Read after the waiter is registered: a change committed from here on is queued.
+            found = await events.run_blocking(_seat_view, match_id, seat)
+            if found is None:
+                yield _event("close", {"reason": "not_found"})
+                return
+            version, status, view = found
+            if after is not None and after > version:
+                after = None  # an id this match never had (another deployment's): start afresh
+            if after is None or version > after:
+                yield _event("state", view, version)
+                after = version
+            if status == Match.Status.FINISHED:
+                yield _event("close", {"reason": "match_over", "version": version})
+                return
+            while True:
+                message = await waiter.get(heartbeat)
+                if waiter.dropped:
+                    yield _event("close", {"reason": "slow_reader"})
+                    return
+                if message is None:
+                    yield _HEARTBEAT
+                elif message.get("resync") or message["version"] > after:
+                    break
+
+
+async def me_events(request: HttpRequest) -> HttpResponse:
+    """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
+    try:
+        after = _last_event_id(request)
+        player = await _blocking(request, stream_player, request)
+    except (ApplicationError, APIException) as exc:
+        return _error(exc)
+    if not _is_asgi(request):
+        _, chunks = await _me_catch_up(str(player.id), after, request)
+        return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
+    return await _with_slot(player, _me_stream(str(player.id), after))
+
+
+async def _me_stream(player: str, after: int | None) -> AsyncIterator[bytes]:
+    hub = events.hub()
+    heartbeat = settings.LIVE_HEARTBEAT_SECONDS
+    async with hub.watch(player=player) as waiter:
+        yield _RETRY
+        sent, chunks = await _me_catch_up(player, after)
+        for chunk in chunks:
+            yield chunk
+        while True:
+            message = await waiter.get(heartbeat)
+            if waiter.dropped:
+                yield _event("close", {"reason": "slow_reader"})
+                return
+            if message is None:
+                yield _HEARTBEAT
+            elif message.get("resync") or message["seq"] > sent + 1:
+                # Something was lost on the way: the log has it.
+                sent, chunks = await _me_catch_up(player, sent)
+                for chunk in chunks:
+                    yield chunk
+            elif message["seq"] == sent + 1:
+                sent = message["seq"]
+                yield _event(message["type"], message, sent)
+            # seq <= sent: read from the log already
+
+
+async def _me_catch_up(
+    player: str, after: int | None, request: HttpRequest | None = None
+) -> tuple[int, list[bytes]]:
+    """The events of `player`'s log after sequence `after` (None: none, start from now), and
+    the sequence reached; `resync` when the log cannot tell what came after `after`."""
+    if request is not None:
+        seq, logged = await _blocking(request, events.me_log, player, after or 0)
+    else:
+        seq, logged = await events.run_blocking(events.me_log, player, after or 0)
+    if after is None:
+        return seq, [_event("ready", {"seq": seq}, seq)]
+    if after > seq or (seq > after and (not logged or logged[0]["seq"] != after + 1)):
+        return seq, [_event("resync", {"seq": seq}, seq)]
+    return seq if not logged else logged[-1]["seq"], [
+        _event(e["type"], e, e["seq"]) for e in logged
+    ]
+
+
+async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
+    """`GET …/state?after_version=N&wait=S` under ASGI (pisyedili_api.asgi routes only waiting
+    requests here): the answer of games.apis.MatchStateApi, awaited on the hub instead of in a
+    thread that holds a database connection."""
+    from .apis import MatchStateApi
+
+    try:
+        filters = MatchStateApi.FilterSerializer(data=request.GET)
+        filters.is_valid(raise_exception=True)
+        after = filters.validated_data.get("after_version")
+        wait = filters.validated_data.get("wait", 0)
+        # As the DRF route authenticates: the configured classes only, no stream ticket.
+        player = await events.run_blocking(stream_player, request, tickets=False)
+        async with events.hub().watch(match=str(match_id)) as waiter:
+            match, seat = await events.run_blocking(_match_and_seat, match_id, player)
+            if after is not None and wait > 0 and match.version <= after:
+                await _wait_for_version(waiter, after, wait)
+                match = await events.run_blocking(match_read, match_id) or match
+        view = await events.run_blocking(state_view, match, seat)
+    except (ApplicationError, APIException) as exc:
+        return _error(exc)
+    response = HttpResponse(_render(view), content_type="application/json")
+    patch_cache_control(response, no_store=True, private=True)
+    return response
+
+
+async def _wait_for_version(waiter: events.Waiter, after: int, wait: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while (remaining := deadline - loop.time()) > 0:
+        message = await waiter.get(remaining)
+        if message is None or waiter.dropped or message.get("resync"):
+            return
+        if message["version"] > after:
+            return
+
+
+# ---- the served schema (drf-spectacular postprocessing hook: these views are not DRF's) ----
+
+_SSE_EXAMPLE = (
+    "retry: 2000\n\n"
+    'id: 12\nevent: state\ndata: {"match": "…", "version": 12, "you": 0, "hand": ["7H"], …}\n\n'
+    ": heartbeat\n\n"
+    'event: close\ndata: {"reason": "match_over", "version": 57}\n\n'
+)
+_ME_EXAMPLE = (
+    'id: 4\nevent: ready\ndata: {"seq": 4}\n\n'
+    'id: 5\nevent: your_turn\ndata: {"seq": 5, "type": "your_turn", "match": "…", '
+    '"version": 13, "seat": 0}\n\n'
+)
+
+
+def _errors(*codes: str) -> dict[str, Any]:
+    by_status: dict[str, dict[str, Any]] = {}
+    for code in codes:
+        status = str(ERROR_CODES[code][0])
+        entry = by_status.setdefault(
+            status,
+            {
+                "description": "",
+                "content": {
+                    "application/json": {
+                        "schema": {"$ref": "#/components/schemas/Error"},
+                        "examples": {},
+                    }
+                },
+            },
+        )
+        entry["description"] = " ".join(filter(None, [entry["description"], f"`{code}`"]))
+        entry["content"]["application/json"]["examples"][code] = {"value": error_body(code)}
+    return by_status
+
+
+def _stream_operation(operation_id: str, description: str, example: str) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "description": description,
+        "tags": ["live"],
+        "security": [{"tokenAuth": []}, {}],
+        "parameters": [
+            {
+                "in": "query",
+                "name": "ticket",
+                "schema": {"type": "string"},
+                "description": "A stream ticket (POST /api/v1/auth/stream-ticket) instead of "
+                "the Authorization header; single use, 401 once used or expired.",
+            },
+            {
+                "in": "header",
+                "name": "Last-Event-ID",
+                "schema": {"type": "integer", "minimum": 0},
+                "description": "Resume after this event id (EventSource sends it itself).",
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "An event stream (text/event-stream).",
+                "content": {
+                    "text/event-stream": {
+                        "schema": {"type": "string"},
+                        "examples": {"events": {"value": example}},
+                    }
+                },
+            },
+            **_errors("invalid", "not_authenticated", "throttled"),
+        },
+    }
+
+
+def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: bool) -> Any:
+    """Add the two event streams to the served schema."""
+    match_stream = _stream_operation(
+        "matches_events",
+        "The caller's seat view (the body of GET …/state) as event `state`, id = the match "
+        "version, after every version change; `close` when the match is over. Resuming with "
+        "Last-Event-ID sends the current view if the match has moved past it, then every "
+        "newer version.",
+        _SSE_EXAMPLE,
+    )
+    match_stream["parameters"].append(
+        {"in": "path", "name": "match_id", "required": True, "schema": {"type": "string"}}
+    )
+    match_stream["responses"].update(_errors("not_seated", "not_found"))
+    result["paths"]["/api/v1/matches/{match_id}/events"] = {"get": match_stream}
+    result["paths"]["/api/v1/me/events"] = {
+        "get": _stream_operation(
+            "me_events",
+            "The caller's `your_turn`, `match_started` and `match_finished` events of every "
+            "match, id = the caller's event sequence; Last-Event-ID replays what came after "
+            "it (or sends `resync` when that is no longer kept).",
+            _ME_EXAMPLE,
+        )
+    }
+    return result

@@ -1,0 +1,11 @@
+"""The URLconf of a waiting long-poll under ASGI (pisyedili_api.asgi): the async view only."""
+
+from django.urls import path
+
+from games.streams import match_state_long_poll
+
+urlpatterns = [
+    path("api/v1/matches/<uuid:match_id>/state", match_state_long_poll, name="match-state"),
+]
+handler404 = "pisyedili_api.errors.json_404"
+handler500 = "pisyedili_api.errors.json_500"

@@ -1,0 +1,103 @@
+"""Two uvicorn processes of pisyedili_api.asgi on the test database and the shared Redis (as a
+client only, under a channel prefix of this run), for the live-play tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Servers:
+    def __init__(self, env: dict[str, str], count: int, log_dir: Path):
+        self.bases: list[str] = []
+        self.procs: list[subprocess.Popen[bytes]] = []
+        for i in range(count):
+            port = free_port()
+            log = open(log_dir / f"uvicorn{i}.log", "wb")  # noqa: SIM115
+            self.procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
+                     "--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
+                    cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                )
+            )  # fmt: skip
+            self.bases.append(f"http://127.0.0.1:{port}")
+        for base, proc in zip(self.bases, self.procs, strict=True):
+            deadline = time.monotonic() + 30
+            while True:
+                assert proc.poll() is None, f"uvicorn for {base} exited"
+                try:
+                    httpx.get(f"{base}/api/v1/bots", timeout=2)
+                    break
+                except httpx.HTTPError:
+                    assert time.monotonic() < deadline, f"uvicorn for {base} did not start"
+                    time.sleep(0.2)
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="module")
+def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """Two web processes (a move on one, its events on the other); the test database's rows
+    are committed by the servers, so the tests use `transactional_db`."""
+    from django.conf import settings
+    from django.db import connection
+
+    db = connection.settings_dict
+    if not db["ENGINE"].endswith("postgresql"):
+        pytest.skip("needs DATABASE_URL=postgres://…")
+    redis_url = os.environ.get("CELERY_BROKER_URL", "")
+    if not redis_url.startswith("redis://"):
+        pytest.skip("needs CELERY_BROKER_URL=redis://…")
+    prefix = f"test-live-{uuid.uuid4().hex[:12]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": "",
+        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "LIVE_REDIS_URL": redis_url,
+        "LIVE_CHANNEL_PREFIX": prefix,
+        "LIVE_HEARTBEAT_SECONDS": "1",
+        "LIVE_STREAMS_PER_PLAYER": "3",
+        "DATABASE_POOL_MAX": "6",
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "PYTHONUNBUFFERED": "1",
+    }
+    servers = Servers(env, 2, tmp_path_factory.mktemp("uvicorn"))
+    servers.prefix = prefix  # type: ignore[attr-defined]
+    try:
+        yield servers
+    finally:
+        servers.stop()
+        import redis
+
+        client = redis.Redis.from_url(redis_url)
+        keys = list(client.scan_iter(f"{prefix}:*"))
+        if keys:
+            client.delete(*keys)

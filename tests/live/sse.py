@@ -1,0 +1,82 @@
+"""A Server-Sent Events reader for the live tests: a thread parses one stream into a queue."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import orjson
+
+
+@dataclass
+class Event:
+    event: str
+    data: Any
+    id: str | None
+
+
+@dataclass
+class Stream:
+    """`GET url` as an event stream; `status` once the response has started."""
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    status: int | None = None
+    body: bytes = b""
+    items: queue.Queue[Event | str | None] = field(default_factory=queue.Queue)
+    ready: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        assert self.ready.wait(20), f"no response from {self.url}"
+
+    def _run(self) -> None:
+        try:
+            timeout = httpx.Timeout(30, read=60)
+            with httpx.stream("GET", self.url, headers=self.headers, timeout=timeout) as response:
+                self.status = response.status_code
+                if response.status_code != 200:
+                    self.body = response.read()
+                    self.ready.set()
+                    return
+                self.ready.set()
+                event: dict[str, Any] = {}
+                for line in response.iter_lines():
+                    if self._stop.is_set():
+                        return
+                    if line.startswith(":"):
+                        self.items.put(line)  # a comment: the heartbeat
+                    elif line == "":
+                        if "data" in event:
+                            self.items.put(
+                                Event(
+                                    event.get("event", "message"),
+                                    orjson.loads(event["data"]),
+                                    event.get("id"),
+                                )
+                            )
+                        event = {}
+                    else:
+                        name, _, value = line.partition(":")
+                        event[name] = value[1:] if value.startswith(" ") else value
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.ready.set()
+            self.items.put(None)  # the end of the stream
+
+    def next(self, timeout: float = 10, *, heartbeats: bool = False) -> Event | str | None:
+        """The next event (None: the stream ended); heartbeats are skipped unless asked for."""
+        while True:
+            item = self.items.get(timeout=timeout)
+            if isinstance(item, str) and not heartbeats:
+                continue
+            return item
+
+    def close(self) -> None:
+        self._stop.set()

@@ -1,0 +1,155 @@
+"""Live play through the test client: CORS, stream tickets, the hub's bounds, and the streams'
+short answer under WSGI (the servers of test_streams.py cover ASGI)."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from django.test import override_settings
+from rest_framework.exceptions import AuthenticationFailed
+
+from games import events
+from players.tickets import ticket_issue, ticket_redeem
+from tests.helpers import create_match, state
+
+pytestmark = pytest.mark.django_db
+
+HEADERS = "authorization, content-type, idempotency-key, last-event-id"
+
+
+def preflight(api: Any, path: str, origin: str) -> Any:
+    return api.options(
+        path,
+        HTTP_ORIGIN=origin,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS=HEADERS,
+    )
+
+
+def test_cors_preflight_allows_any_origin_and_the_api_headers_by_default(api):
+    response = preflight(api, "/api/v1/matches", "https://app.example")
+    assert response.status_code == 200
+    assert response["Access-Control-Allow-Origin"] == "*"
+    allowed = {h.strip() for h in response["Access-Control-Allow-Headers"].split(",")}
+    assert {h.strip() for h in HEADERS.split(",")} <= allowed
+    assert "Access-Control-Allow-Credentials" not in response  # header tokens, never cookies
+
+
+def test_cors_headers_on_api_answers_and_errors_only_under_api(api, make_player):
+    ok = api.get("/api/v1/bots", HTTP_ORIGIN="https://app.example")
+    assert ok.status_code == 200 and ok["Access-Control-Allow-Origin"] == "*"
+    refused = api.get("/api/v1/players/me", HTTP_ORIGIN="https://app.example")
+    assert refused.status_code == 401 and refused["Access-Control-Allow-Origin"] == "*"
+    too_big = api.generic(
+        "POST",
+        "/api/v1/auth/token",
+        b"{}",
+        content_type="application/json",
+        HTTP_ORIGIN="https://app.example",
+        CONTENT_LENGTH="999999",
+    )
+    assert too_big.status_code == 400 and too_big["Access-Control-Allow-Origin"] == "*"
+    admin = api.get("/admin/login/", HTTP_ORIGIN="https://app.example")
+    assert "Access-Control-Allow-Origin" not in admin
+
+
+@override_settings(CORS_ALLOW_ALL_ORIGINS=False, CORS_ALLOWED_ORIGINS=["https://app.example"])
+def test_cors_allowed_origins_from_the_setting(api):
+    allowed = preflight(api, "/api/v1/matches", "https://app.example")
+    assert allowed["Access-Control-Allow-Origin"] == "https://app.example"
+    other = preflight(api, "/api/v1/matches", "https://evil.example")
+    assert "Access-Control-Allow-Origin" not in other
+
+
+def test_stream_ticket_route_needs_a_token_and_works_once(api, make_player, client_for):
+    player, token = make_player()
+    refused = api.post("/api/v1/auth/stream-ticket")
+    assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"
+    issued = client_for(token).post("/api/v1/auth/stream-ticket")
+    assert issued.status_code == 200 and issued.json()["expires_in"] == 30
+    assert ticket_redeem(issued.json()["ticket"]).id == player.id
+    with pytest.raises(AuthenticationFailed, match="used already"):
+        ticket_redeem(issued.json()["ticket"])
+    with pytest.raises(AuthenticationFailed, match="Invalid"):
+        ticket_redeem(ticket_issue(player=player) + "x")
+
+
+def _sse_events(response: Any) -> list[tuple[str | None, str]]:
+    text = b"".join(response.streaming_content).decode()
+    found = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "event" in fields:
+            found.append((fields.get("id"), fields["event"]))
+    return found
+
+
+def test_match_stream_under_wsgi_sends_what_is_new_then_asks_to_reconnect(make_player, client_for):
+    (_, ta), (_, tb) = make_player(), make_player()
+    a, b = client_for(ta), client_for(tb)
+    match = create_match(a)
+    b.post(f"/api/v1/matches/{match['id']}/join")
+    version = state(a, match["id"])["version"]
+    url = f"/api/v1/matches/{match['id']}/events"
+    response = a.get(url)
+    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+    assert "no-store" in response["Cache-Control"]
+    assert _sse_events(response) == [(str(version), "state"), (None, "close")]
+    seen = a.get(url, HTTP_LAST_EVENT_ID=str(version))
+    assert _sse_events(seen) == [(None, "close")]
+    bad = a.get(url, HTTP_LAST_EVENT_ID="-1")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+
+
+def test_me_events_of_a_version_change():
+    match = SimpleNamespace(
+        id="m1",
+        version=3,
+        status="active",
+        state={"turn": 1},
+        seat_players=["p0", "p1", "bot"],
+        seat_bots=["", "", "greedy"],
+        totals=[0, 0, 0],
+    )
+    started = events.me_events(match, status_changed=True)
+    assert [(p, e["type"]) for p, e in started] == [
+        ("p0", "match_started"),
+        ("p1", "match_started"),
+        ("p1", "your_turn"),
+    ]
+    match.state = {"turn": 2}  # a bot's turn concerns nobody
+    assert events.me_events(match, status_changed=False) == []
+    match.status = "finished"
+    finished = events.me_events(match, status_changed=True)
+    assert {e["type"] for _, e in finished} == {"match_finished"} and len(finished) == 2
+
+
+@override_settings(LIVE_REDIS_URL="", LIVE_QUEUE_SIZE=4)
+def test_a_slow_reader_is_dropped_not_buffered():
+    async def scenario() -> None:
+        hub = events.Hub()
+        async with hub.watch(match="m1") as slow, hub.watch(match="m2") as other:
+            for version in range(1, 6):
+                hub.dispatch({"match": "m1", "version": version})
+            assert slow.dropped and slow.queue.qsize() == 4  # never more than LIVE_QUEUE_SIZE
+            assert slow not in hub.matches.get("m1", set())
+            assert not other.dropped and other.queue.empty()  # another match's waiter
+        assert not hub.matches
+
+    asyncio.run(scenario())
+
+
+@override_settings(LIVE_REDIS_URL="", LIVE_STREAMS_PER_PLAYER=2)
+def test_in_process_stream_slots_per_player():
+    async def scenario() -> None:
+        hub = events.Hub()
+        first, second = await hub.slot_take("p"), await hub.slot_take("p")
+        assert first and second and await hub.slot_take("p") is None
+        assert await hub.slot_take("q") is not None  # another player's cap
+        await hub.slot_give_back("p", first)
+        assert await hub.slot_take("p") is not None
+
+    asyncio.run(scenario())

@@ -1,0 +1,318 @@
+"""Live play across two web processes: the move on one, the events on the other (games.streams).
+
+Every event's data goes through the hidden-information scanner (tests/leakscan.py) as the
+viewer that received it, right after it arrived (the scanner compares with the database now).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+from unittest import mock
+
+import httpx
+import pytest
+
+from tests.leakscan import scan_body
+
+from .sse import Event, Stream
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+
+
+class Player:
+    def __init__(self, base: str):
+        name = f"lv{uuid.uuid4().hex[:10]}"
+        response = httpx.post(
+            f"{base}/api/v1/auth/register", json={"username": name, "password": "s3cret-pass"}
+        )
+        assert response.status_code == 201, response.text
+        self.id = response.json()["id"]
+        self.token = response.json()["token"]
+        self.headers = {"Authorization": f"Token {self.token}"}
+
+    def get(self, base: str, path: str, headers: dict[str, str] | None = None) -> httpx.Response:
+        return httpx.get(f"{base}{path}", headers={**self.headers, **(headers or {})}, timeout=40)
+
+    def post(self, base: str, path: str, body: Any = None) -> httpx.Response:
+        return httpx.post(f"{base}{path}", json=body, headers=self.headers, timeout=40)
+
+    def stream(self, base: str, path: str, **headers: str) -> Stream:
+        return Stream(f"{base}{path}", {**self.headers, **headers})
+
+
+def _table(base: str) -> tuple[Player, Player, str]:
+    """Two people at a two-seat match of one deal, started (created and joined on `base`)."""
+    a, b = Player(base), Player(base)
+    created = a.post(base, "/api/v1/matches", {"seats": 2, "deals": 1})
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    assert b.post(base, f"/api/v1/matches/{match_id}/join").status_code == 200
+    return a, b, match_id
+
+
+def _move(base: str, players: list[Player], match_id: str) -> dict[str, Any]:
+    """The seat on turn plays its first legal move; its view after the move."""
+    for player in players:
+        state = player.get(base, f"/api/v1/matches/{match_id}/state").json()
+        if state["turn"] == state["you"] and state["legal_moves"]:
+            body = {**state["legal_moves"][0], "version": state["version"]}
+            response = player.post(base, f"/api/v1/matches/{match_id}/moves", body)
+            assert response.status_code == 200, response.text
+            return response.json()
+    raise AssertionError("nobody is on turn")
+
+
+def _clean(event: Event | str | None, viewer: Player, match_id: str) -> Event:
+    assert isinstance(event, Event), f"expected an event, got {event!r}"
+    path = f"/api/v1/matches/{match_id}/events"
+    found = scan_body(path, event.data, json.dumps(event.data), viewer.id)
+    assert not found, found
+    return event
+
+
+def test_a_move_on_one_process_reaches_a_stream_on_the_other(live: Any) -> None:
+    one, two = live.bases
+    a, b, match_id = _table(one)
+    stream = a.stream(two, f"/api/v1/matches/{match_id}/events")
+    assert stream.status == 200
+    first = _clean(stream.next(), a, match_id)
+    state = a.get(one, f"/api/v1/matches/{match_id}/state").json()
+    # The first event is the seat's view, the same body as GET state, with id = version.
+    assert first.event == "state" and first.data == state and first.id == str(state["version"])
+    for _ in range(3):
+        after = _move(one, [a, b], match_id)
+        event = _clean(stream.next(), a, match_id)
+        assert event.event == "state"
+        assert event.id == str(after["version"]) == str(event.data["version"])
+        assert event.data["you"] == 0 and len(event.data["hand"]) == event.data["hand_counts"][0]
+    assert stream.next(timeout=5, heartbeats=True) == ": heartbeat"  # LIVE_HEARTBEAT_SECONDS=1
+    stream.close()
+
+
+def test_resume_with_last_event_id_skips_what_was_seen_and_sends_what_was_not(live: Any) -> None:
+    one, two = live.bases
+    a, b, match_id = _table(one)
+    version = a.get(one, f"/api/v1/matches/{match_id}/state").json()["version"]
+    # Up to date: nothing until the next change (a heartbeat comes first), then exactly it.
+    current = a.stream(two, f"/api/v1/matches/{match_id}/events", **{"Last-Event-ID": str(version)})
+    assert current.next(timeout=5, heartbeats=True) == ": heartbeat"
+    after = _move(one, [a, b], match_id)
+    event = _clean(current.next(), b if after["you"] else a, match_id)
+    assert event.id == str(version + 1)
+    current.close()
+    # Behind: the current view at once.
+    behind = b.stream(one, f"/api/v1/matches/{match_id}/events", **{"Last-Event-ID": str(version)})
+    event = _clean(behind.next(timeout=5), b, match_id)
+    assert event.id == str(version + 1) and event.data["you"] == 1
+    behind.close()
+    # An id the match never had: the current view, not silence until the match catches up.
+    ahead = a.stream(two, f"/api/v1/matches/{match_id}/events", **{"Last-Event-ID": "999999"})
+    event = _clean(ahead.next(timeout=5), a, match_id)
+    assert event.id == str(version + 1)
+    ahead.close()
+    bad = a.get(two, f"/api/v1/matches/{match_id}/events", headers={"Last-Event-ID": "x"})
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+
+
+def test_streams_of_a_match_you_may_not_see(live: Any) -> None:
+    one, two = live.bases
+    _, _, match_id = _table(one)
+    outsider = Player(one)
+    refused = outsider.get(two, f"/api/v1/matches/{match_id}/events")
+    assert refused.status_code == 403 and refused.json()["code"] == "not_seated"
+    missing = outsider.get(two, f"/api/v1/matches/{uuid.uuid4()}/events")
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+    anonymous = httpx.get(f"{two}/api/v1/matches/{match_id}/events")
+    assert anonymous.status_code == 401 and anonymous.json()["code"] == "not_authenticated"
+    wrong = httpx.get(f"{two}/api/v1/me/events", headers={"Authorization": "Token nope"})
+    assert wrong.status_code == 401 and wrong.json()["code"] == "not_authenticated"
+
+
+def test_stream_tickets_valid_once_then_401(live: Any) -> None:
+    from django.core import signing
+
+    one, two = live.bases
+    a, _, match_id = _table(one)
+    issued = a.post(one, "/api/v1/auth/stream-ticket")
+    assert issued.status_code == 200, issued.text
+    assert issued.json()["expires_in"] == 30
+    ticket = issued.json()["ticket"]
+    url = f"{two}/api/v1/matches/{match_id}/events?ticket={ticket}"
+    stream = Stream(url)  # no Authorization header
+    assert stream.status == 200
+    assert _clean(stream.next(), a, match_id).data["you"] == 0
+    stream.close()
+    reused = httpx.get(f"{one}/api/v1/matches/{match_id}/events?ticket={ticket}")
+    assert reused.status_code == 401 and reused.json()["code"] == "not_authenticated"
+    # A ticket signed 31 s ago (the servers share this SECRET_KEY) has expired.
+    with mock.patch("time.time", return_value=time.time() - 31):
+        old = signing.dumps({"p": a.id, "n": uuid.uuid4().hex}, salt="players.stream-ticket")
+    expired = httpx.get(f"{two}/api/v1/me/events?ticket={old}")
+    assert expired.status_code == 401 and "expired" in expired.json()["message"]
+    forged = httpx.get(f"{two}/api/v1/me/events?ticket={ticket[:-2]}xx")
+    assert forged.status_code == 401
+
+
+def test_me_stream_your_turn_and_resume_by_sequence(live: Any) -> None:
+    one, two = live.bases
+    a, b, match_id = _table(one)
+    mine = a.stream(two, "/api/v1/me/events")
+    ready = mine.next()
+    assert isinstance(ready, Event) and ready.event == "ready"
+    start = int(ready.id or 0)
+    seen: list[Event] = []
+    for _ in range(4):
+        after = _move(one, [a, b], match_id)
+        if after["turn"] == 0:
+            event = mine.next()
+            assert isinstance(event, Event) and event.event == "your_turn"
+            assert event.data["match"] == match_id and event.data["version"] == after["version"]
+            seen.append(event)
+    assert [int(e.id or 0) for e in seen] == list(range(start + 1, start + 1 + len(seen)))
+    mine.close()
+    # Resume from the first of them: the rest again, each once, in order, then nothing more.
+    if len(seen) >= 2:
+        again = a.stream(one, "/api/v1/me/events", **{"Last-Event-ID": seen[0].id or ""})
+        replay = [again.next() for _ in seen[1:]]
+        assert [e.id for e in replay if isinstance(e, Event)] == [e.id for e in seen[1:]]
+        assert again.next(timeout=3, heartbeats=True) == ": heartbeat"
+        again.close()
+    # An id from the future (e.g. a log that expired): resync.
+    future = a.stream(two, "/api/v1/me/events", **{"Last-Event-ID": "999999"})
+    event = future.next()
+    assert isinstance(event, Event) and event.event == "resync"
+    future.close()
+
+
+def test_per_player_stream_cap_is_429(live: Any) -> None:
+    one, two = live.bases
+    a, _, match_id = _table(one)
+    streams = [a.stream(one if i % 2 else two, "/api/v1/me/events") for i in range(3)]
+    assert [s.status for s in streams] == [200, 200, 200]
+    over = a.get(two, f"/api/v1/matches/{match_id}/events")
+    assert over.status_code == 429 and over.json()["code"] == "throttled"
+    streams[0].close()
+    deadline = time.monotonic() + 10
+    while (again := Stream(f"{one}/api/v1/me/events", a.headers)).status == 429:
+        assert time.monotonic() < deadline, "a closed stream never gave its slot back"
+        time.sleep(0.5)
+    assert again.status == 200
+    for stream in [*streams[1:], again]:
+        stream.close()
+
+
+def test_long_poll_on_one_process_answers_a_move_on_the_other(live: Any) -> None:
+    one, two = live.bases
+    a, b, match_id = _table(one)
+    state = a.get(two, f"/api/v1/matches/{match_id}/state").json()
+    import threading
+
+    answer: dict[str, Any] = {}
+
+    def poll() -> None:
+        started = time.monotonic()
+        query = f"?after_version={state['version']}&wait=20"
+        answer["response"] = a.get(two, f"/api/v1/matches/{match_id}/state{query}")
+        answer["seconds"] = time.monotonic() - started
+
+    waiting = threading.Thread(target=poll)
+    waiting.start()
+    time.sleep(1.0)
+    assert "response" not in answer  # it waits
+    moved = _move(one, [a, b], match_id)
+    waiting.join(15)
+    response = answer["response"]
+    assert response.status_code == 200 and response.json()["version"] == moved["version"]
+    assert answer["seconds"] < 5
+    assert "no-store" in response.headers["Cache-Control"]
+    assert not scan_body(f"/api/v1/matches/{match_id}/state", response.json(), response.text, a.id)
+    # The same checks as the DRF route: a bad wait is 400, a non-seat 403.
+    bad = a.get(two, f"/api/v1/matches/{match_id}/state?after_version=0&wait=99")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+    outsider = Player(one).get(two, f"/api/v1/matches/{match_id}/state?after_version=0&wait=1")
+    assert outsider.status_code == 403 and outsider.json()["code"] == "not_seated"
+
+
+def test_the_match_stream_closes_when_the_match_is_over(live: Any) -> None:
+    one, two = live.bases
+    a, b, match_id = _table(one)
+    stream = b.stream(two, f"/api/v1/matches/{match_id}/events")
+    last: Event | None = None
+    for _ in range(400):
+        state = a.get(one, f"/api/v1/matches/{match_id}/state").json()
+        if state["status"] == "finished":
+            break
+        if state["phase"] == "deal_over":
+            time.sleep(0.1)  # scoring runs on commit
+            continue
+        _move(one, [a, b], match_id)
+    else:
+        raise AssertionError("the deal did not end")
+    while True:
+        event = stream.next()
+        if isinstance(event, Event) and event.event == "state":
+            last = event
+            continue
+        break
+    assert isinstance(event, Event) and event.event == "close"
+    assert event.data["reason"] == "match_over"
+    assert last is not None and last.data["status"] == "finished"
+    assert stream.next() is None  # the server ended the stream
+
+
+def _threads(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+def _connections() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        )
+        return int(cursor.fetchone()[0])
+
+
+def test_waiting_clients_hold_no_thread_and_no_database_connection(live: Any) -> None:
+    import threading
+
+    one, two = live.bases
+    a, b, match_id = _table(one)
+    extra = [Player(one) for _ in range(3)]
+    server = live.procs[1].pid
+    a.get(two, f"/api/v1/matches/{match_id}/state")  # warm: the pool and the hub's threads
+    threads, connections = _threads(server), _connections()
+    streams = [
+        p.stream(two, "/api/v1/me/events") for p in [a, b, *extra] for _ in range(3)
+    ]  # 15 streams (3 per player, the cap of these servers)
+    version = a.get(two, f"/api/v1/matches/{match_id}/state").json()["version"]
+    answers: list[int] = []
+    polls = [
+        threading.Thread(
+            target=lambda p=p: answers.append(
+                p.get(
+                    two, f"/api/v1/matches/{match_id}/state?after_version={version}&wait=20"
+                ).status_code
+            )
+        )
+        for p in [a, b] * 8
+    ]  # 16 long-polls
+    for poll in polls:
+        poll.start()
+    time.sleep(2)
+    assert all(s.status == 200 for s in streams) and not answers  # all of them waiting
+    # LIVE_DB_THREADS (4) and the pool's connections, whatever the number of waiting clients.
+    assert _threads(server) <= threads + 4
+    assert _connections() <= connections + 2
+    _move(one, [a, b], match_id)
+    for poll in polls:
+        poll.join(15)
+    assert answers == [200] * 16
+    for stream in streams:
+        stream.close()
