@@ -156,7 +156,8 @@ TOKEN_TOUCH_SECONDS = 60
 TOKEN_MAX_PER_USER = int(os.environ.get("TOKEN_MAX_PER_USER", "10"))
 # django-axes: LOGIN_FAILURE_LIMIT failed logins on one username (API and admin alike) lock it
 # for LOGIN_LOCKOUT_SECONDS: 429 `throttled` with Retry-After; a success resets the count.
-# Counts live in the cache when it is Redis, else in the database (AXES_HANDLER, below CACHES).
+# Counts live in the database, which every process sees and which a Redis outage leaves
+# counting (AXES_HANDLER, below CACHES).
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
 AUTHENTICATION_BACKENDS = [
@@ -302,22 +303,26 @@ _CACHE_URL = (
 )
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": _CACHE_URL,
         "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "pisyedili"),
-        # A cache that does not answer fails the request within a second, never hangs it.
-        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        # A cache that does not answer costs a request at most a second, never hangs it, and is
+        # skipped (logged): while Redis is down, throttles and lockouts count nothing rather than
+        # answering 500 to register, token and the admin login.
+        "OPTIONS": {
+            "SOCKET_CONNECT_TIMEOUT": 1,
+            "SOCKET_TIMEOUT": 1,
+            "IGNORE_EXCEPTIONS": True,
+        },
     }
     if _CACHE_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
-# Login failures are counted where every process sees them: Redis, else the database.
-AXES_HANDLER = (
-    "axes.handlers.cache.AxesCacheHandler"
-    if _CACHE_URL
-    else "axes.handlers.database.AxesDatabaseHandler"
-)
+# Login failures are counted in the database: every process sees them, and they keep counting
+# while Redis is down (the cache skips a Redis that does not answer).
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_DISABLE_ACCESS_LOG = True  # no row per successful login
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 LOGGING = {
     "version": 1,

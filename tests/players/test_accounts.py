@@ -192,6 +192,34 @@ def test_throttle_counts_are_in_redis_where_every_process_sees_them(api, monkeyp
     assert login(api, "nobody", "x").status_code == 429
 
 
+@pytest.mark.skipif(
+    not settings.CELERY_BROKER_URL.startswith("redis://"), reason="needs the Redis stack"
+)
+def test_register_and_login_work_while_the_throttle_cache_is_down(api):
+    """The throttle cache is a Redis of this test's own, stopped before the requests: the
+    throttles count nothing and the routes answer as usual instead of 500 (logged)."""
+    from django.test import override_settings
+
+    from tests.backing_services import PrivateRedis
+
+    redis_server = PrivateRedis().start()
+    # The configured cache (backend and options) on a Redis that is about to stop.
+    cache = {**settings.CACHES["default"], "LOCATION": redis_server.url}
+    try:
+        with override_settings(CACHES={**settings.CACHES, "default": cache}):
+            redis_server.stop()
+            made = api.post(
+                "/api/v1/auth/register",
+                {"username": "cache-down", "password": PASSWORD},
+                format="json",
+            )
+            assert made.status_code == 201, made.content
+            assert login(api, "cache-down").status_code == 200
+            assert login(api, "cache-down", "wrong-password").status_code == 401
+    finally:
+        redis_server.stop()
+
+
 def test_a_forged_x_forwarded_for_does_not_escape_the_throttle(api, monkeypatch):
     rates = {"auth": "3/min", "auth_username": "1000/min"}
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
