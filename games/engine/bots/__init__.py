@@ -25,9 +25,8 @@ from typing import Any
 
 from .base import Bot, Policy
 from .greedy import choose_greedy
-from .ismcts import DEFAULT_CONFIG, ismcts_policy
+from .ismcts import DEFAULT_CONFIG, choose_ismcts, ismcts_policy
 from .ismcts import DESCRIPTION as ISMCTS_DESCRIPTION
-from .ismcts import choose_ismcts
 from .random_bot import choose_random
 
 # Rollouts per decision (two seats) of each named search level: about 4× apart, so each level
