@@ -10,8 +10,9 @@ all its seat rotations (bot i of the line-up in seat (i + r) mod n, opener seat 
 holds every hand of the deal once.
 
 Three scores, each a per-board value per bot:
-- raw penalty: the mean deal score (R-30, R-31) of rotation 0 only (ordinary play: every deal
-  a new shuffle), lower is better;
+- raw penalty: the mean deal score (R-30, R-31) of one rotation per seed (ordinary play: every
+  deal a new shuffle), rotation `board mod n`, so each bot sits at each seat (the opener's too,
+  R-8) equally often over the boards; lower is better;
 - luck-adjusted: `expected − actual` on the same deals (games/engine/analysis.py, K simulated
   deals by the reference bot), higher is better;
 - duplicate matchpoints: over all rotations, each result compared with the others obtained with
@@ -23,8 +24,8 @@ standard deviation σ; boards are independent, so after m boards the pair is ord
 with one-sided confidence 97.5% when m ≥ (1.96 σ / μ)² (normal approximation; Bonferroni over
 the two pairs gives 95% for the whole order). The larger m of the two, times the deals a board
 costs under that score, is the answer; a bootstrap of m boards (resampled from those played)
-then checks the frequency of the correct order. A pair ordered wrongly in the sample needs more
-boards than were played (printed as such).
+then checks the frequency of the correct order (up to 5000 boards). A pair ordered wrongly in
+the sample needs more boards than were played (printed as such).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from games.engine.bots import get_bot  # noqa: E402
 from games.engine.moves import Move  # noqa: E402
 
 Z = 1.96  # one-sided 97.5% per pair, Bonferroni over two pairs: 95% for the order
+BOOTSTRAP_LIMIT = 5000  # boards: a larger check costs more than the bench itself
 METRICS = ("raw penalty", "luck-adjusted", "duplicate")
 
 
@@ -81,8 +83,9 @@ def play(
 def play_board(
     strong: str, seats: int, seed: int, board: int, k: int
 ) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[float]], float, int]:
-    """One board: per bot, its raw penalties, luck-adjusted scores (rotation 0) and matchpoints
-    (all rotations); and the CPU seconds and count of the luck analyses."""
+    """One board: per bot, its raw penalties, luck-adjusted scores (one rotation, see the module
+    docstring) and matchpoints (all rotations); and the CPU seconds and count of the luck
+    analyses."""
     raw: dict[str, list[float]] = {}
     luck: dict[str, list[float]] = {}
     points: dict[str, list[float]] = {}
@@ -103,10 +106,11 @@ def play_board(
         expected = expected_deal_scores(new_deal(Rules(), seats, 0, deal), k=k, seed=deal.hex())
         cpu += time.process_time() - started
         analyses += 1
-        adjusted = expected.luck(results[0])
+        ordinary = board % seats
+        adjusted = expected.luck(results[ordinary])
         for s in range(seats):
-            name = lineup[s % seats]
-            raw.setdefault(name, []).append(results[0][s])
+            name = lineup[(s + ordinary) % seats]
+            raw.setdefault(name, []).append(results[ordinary][s])
             luck.setdefault(name, []).append(adjusted[s])
             for r in range(seats):
                 mine = results[r][s]
@@ -125,7 +129,7 @@ def needed(units: list[dict[str, float]], order: list[str], better_low: bool) ->
         mu = statistics.fmean(diffs)
         sigma = statistics.stdev(diffs)
         m = math.inf if mu <= 0 else max(1.0, (Z * sigma / mu) ** 2)
-        notes.append(f"{a}>{b}: mu {mu:+.3f} sigma {sigma:.3f}")
+        notes.append(f"{a}>{b}: mu {mu:+.3f} sigma {sigma:.3f} boards {m:.1f}")
         worst = max(worst, m)
     return worst, "; ".join(notes)
 
@@ -133,16 +137,16 @@ def needed(units: list[dict[str, float]], order: list[str], better_low: bool) ->
 def bootstrap(
     units: list[dict[str, float]], order: list[str], better_low: bool, m: int, rng: random.Random
 ) -> float:
-    """The frequency of the correct order over 1000 resamples of m boards."""
+    """The frequency of the correct order over 400 resamples of m boards."""
     hits = 0
-    for _ in range(1000):
+    for _ in range(400):
         sample = [units[rng.randrange(len(units))] for _ in range(m)]
         means = [sum(u[name] for u in sample) for name in order]
         if better_low:
             hits += all(x < y for x, y in zip(means, means[1:], strict=False))
         else:
             hits += all(x > y for x, y in zip(means, means[1:], strict=False))
-    return hits / 1000
+    return hits / 400
 
 
 def move_analysis_cost(strong: str, seats: int, seed: int, deals: int, k: int) -> float:
@@ -177,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         "method: per-board paired differences of adjacent bots, normal approximation,"
         f" boards m = max over pairs of (z sigma / mu)^2 with z = {Z} (one-sided 97.5% per pair,"
         " Bonferroni: 95% for the order); deals = m x deals per board; then a bootstrap of"
-        " m boards (1000 resamples) gives the frequency of the correct order"
+        " m boards (400 resamples) gives the frequency of the correct order"
     )
     rng = random.Random(args.seed)
     for seats in (int(s) for s in args.seats.split(",")):
@@ -215,10 +219,13 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"  {metric:>14}: not ranked correctly in {args.boards} boards ({shown})")
                 print(f"  {'':>14}  {notes}")
                 continue
-            check = bootstrap(units, order, better_low, math.ceil(m), rng)
+            if m <= BOOTSTRAP_LIMIT:
+                check = f"bootstrap {bootstrap(units, order, better_low, math.ceil(m), rng):.1%}"
+            else:
+                check = f"bootstrap skipped above {BOOTSTRAP_LIMIT} boards"
             print(
                 f"  {metric:>14}: {math.ceil(deals):>7} deals ({math.ceil(m)} boards x"
-                f" {per_board[metric]}), bootstrap {check:.1%} correct; means {shown}"
+                f" {per_board[metric]}), {check} correct; means {shown}"
             )
             print(f"  {'':>14}  {notes}")
         raw = counts["raw penalty"]
