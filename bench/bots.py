@@ -149,7 +149,6 @@ def rate_levels(args: argparse.Namespace) -> None:
     tasks = [(a, b, index) for index in range(args.seeds) for a, b in pairings]
     jobs = max(1, args.jobs)
     started = time.perf_counter()
-    cpu_started = time.process_time()
     chunks = [tasks[start::jobs] for start in range(jobs)]
     if jobs == 1:
         deals = play_level_deals(chunks[0], args.seed, args.rules)
@@ -212,7 +211,7 @@ def rate_levels(args: argparse.Namespace) -> None:
             "model": "openskill PlackettLuce, one two-seat game per deal ranked by deal score",
             "deals": len(deals),
             "deals_per_pairing": 2 * args.seeds,
-            "cpu_seconds": round(time.process_time() - cpu_started, 1),
+            "wall_seconds": round(elapsed),
             "levels": levels,
         }
         LEVELS_FILE.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
