@@ -317,3 +317,40 @@ def test_rollout_policy_is_the_greedy_heuristic() -> None:
         tables = RolloutTables.build(state.rules, state.seats)
         fast = action_to_move(rollout_action(FastDeal.from_state(state), legal, tables))
         assert fast == greedy(state), state
+
+
+# --- levels ---------------------------------------------------------------------------------
+
+
+def test_levels_are_registered_weakest_first_and_ismcts_is_an_alias_of_ismcts_4() -> None:
+    from games.engine.bots import ISMCTS_LEVELS, LEVELS
+
+    assert LEVELS == ("random", "greedy", "ismcts-1", "ismcts-2", "ismcts-3", "ismcts-4")
+    assert set(LEVELS) <= set(BOTS)
+    budgets = list(ISMCTS_LEVELS.values())
+    assert budgets == sorted(budgets) and len(set(budgets)) == len(budgets)
+    assert ISMCTS_LEVELS["ismcts-4"] == SearchConfig().iterations  # the default budget
+    assert get_bot("ismcts").policy is get_bot("ismcts-4").policy
+    assert get_bot("ismcts").name == "ismcts"
+
+
+def test_the_cheaper_levels_return_legal_moves_reproducibly() -> None:
+    for state in POSITIONS[7::40]:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        for name in ("ismcts-1", "ismcts-2"):
+            move = get_bot(name).choose(observation, random.Random(3))
+            assert move in observation.legal_moves
+            assert move == get_bot(name).choose(observation, random.Random(3))
+
+
+def test_level_ratings_cover_every_level_and_record_their_command() -> None:
+    from games.engine.bots import LEVELS, level_ratings
+
+    ratings = level_ratings()
+    assert ratings["command"].startswith("bench/bots.py --levels")
+    assert set(ratings["levels"]) == set(LEVELS)
+    for entry in ratings["levels"].values():
+        assert {"mu", "sigma", "ordinal", "mean_penalty"} <= set(entry)
+    ordinal = {name: entry["ordinal"] for name, entry in ratings["levels"].items()}
+    assert min(ordinal, key=ordinal.__getitem__) == "random"  # the baseline is rated lowest

@@ -1,0 +1,41 @@
+"""Luck and move analysis of a deal: expected deal scores and luck from the start of a deal, and
+the values and verdicts of one seat's moves from its observation only.
+
+The implementation is `games.engine.bots.analysis` (Monte Carlo over seeded `random`, which the
+engine outside the bots never imports, R-3); see its docstring for the estimates, the sign of
+luck and the `inaccuracy` / `mistake` / `blunder` thresholds.
+"""
+
+from __future__ import annotations
+
+from .bots.analysis import (
+    BLUNDER,
+    DEFAULT_K,
+    INACCURACY,
+    MISTAKE,
+    REFERENCE_BOT,
+    SIGNIFICANCE_Z,
+    ExpectedScores,
+    MoveAnalysis,
+    classify,
+    deal_move_analysis,
+    expected_deal_scores,
+    move_values,
+    simulated_deals,
+)
+
+__all__ = [
+    "BLUNDER",
+    "DEFAULT_K",
+    "INACCURACY",
+    "MISTAKE",
+    "REFERENCE_BOT",
+    "SIGNIFICANCE_Z",
+    "ExpectedScores",
+    "MoveAnalysis",
+    "classify",
+    "deal_move_analysis",
+    "expected_deal_scores",
+    "move_values",
+    "simulated_deals",
+]

@@ -1,0 +1,314 @@
+"""Luck and move analysis of a deal: Monte Carlo estimates on the fast path (`fast.py`).
+
+Both estimates are seeded and record what they need to be recomputed (K, the bot, the seed).
+Like the bots, they draw their samples from seeded `random.Random` generators, which never touch
+the shuffle of a real deal (R-3, R-4): so the module lives with the bots, and
+`games.engine.analysis` is its public name.
+
+**Expected deal score and luck** (`expected_deal_scores`). From the start of a deal (the dealt
+hands, the opener, nothing played yet), K deals are simulated with the same hands and opener,
+the stock order re-sampled each time (sample i shuffles the stock's cards, sorted, with
+`random.Random(f"{seed}:{i}")`; under `stock_exhausted = reshuffle` it also draws the seed of
+the R-6 reshuffles), and every seat played by the reference bot (`greedy` by default). A seat's
+expected deal score is its mean deal score over the K deals (R-30, R-31).
+
+A deal score is a penalty: lower is better. So `luck = expected − actual` (`ExpectedScores.luck`)
+is positive when a seat scored less than the reference bot would have with its cards on average,
+i.e. it did better than the cards gave; negative when it did worse. Over deals played by the
+reference bot itself at every seat it averages to zero. Summed over deals it is the
+luck-adjusted score (higher is better): the hand's quality is taken out of the raw penalty.
+
+**Move values** (`move_values`). For a decision of one seat with more than one legal move, each
+legal move's value is the seat's expected deal score after playing it, estimated from the seat's
+`Observation` alone (its hand, the public counts and the face-up pile): K determinizations of the
+unseen cards (`determinize`, the same sampler as the `ismcts` bot, so the real hidden cards
+are never read), every move played on the same K samples (common random numbers) and the deal
+played out by the reference bot at every seat. This is the estimate the `ismcts` search itself
+ranks moves by (its flat search plays greedy rollouts). The best move has the lowest value; the
+loss of the move played is its value minus the best's, in expected penalty points. It is
+classified as
+
+- `blunder` at `BLUNDER` = 20 points or more: the value of a 7 (20) or a Jack (25) in hand, about
+  a whole deal's mean score (in greedy self-play a seat's mean deal score is about 16 with two
+  seats and 28 with four, with a standard deviation of 25..32);
+- `mistake` at `MISTAKE` = 8 points or more: a picture card's or a 10's value (8..10), a card
+  shed for nothing;
+- `inaccuracy` at `INACCURACY` = 3 points or more: a low card's value (2..5), small but real;
+
+and only when the loss is also more than `SIGNIFICANCE_Z` = 2 standard errors of the paired
+differences (played − best over the K samples), so Monte Carlo noise is never flagged. A smaller
+or insignificant loss has no classification (`None`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..fast import FastDeal, action_to_move, move_to_action
+from ..moves import Move
+from ..observation import Observation, observe
+from ..rules import Rules
+from ..state import OPENING, State
+from ..transitions import apply
+from . import get_bot
+from .ismcts import RolloutTables, Sampler, rollout_action
+
+INACCURACY = 3.0
+MISTAKE = 8.0
+BLUNDER = 20.0
+SIGNIFICANCE_Z = 2.0
+DEFAULT_K = 64  # simulated deals per estimate (bench/luck.py measures the cost)
+REFERENCE_BOT = "greedy"
+# Bots simulated on the fast path; any other registered bot plays through its observations.
+_FAST_BOTS = ("greedy", "random")
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedScores:
+    """Each seat's expected deal score from the start of a deal, and how it was estimated."""
+
+    expected: tuple[float, ...]  # mean deal score by seat over the K simulated deals
+    stderr: tuple[float, ...]  # standard error of each mean
+    k: int
+    bot: str
+    seed: str
+
+    def luck(self, actual: Sequence[int]) -> tuple[float, ...]:
+        """`expected − actual` by seat: positive when the seat did better than its cards gave."""
+        if len(actual) != len(self.expected):
+            raise ValueError(f"{len(actual)} deal scores for {len(self.expected)} seats")
+        return tuple(e - a for e, a in zip(self.expected, actual, strict=True))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "expected": list(self.expected),
+            "stderr": list(self.stderr),
+            "k": self.k,
+            "bot": self.bot,
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MoveAnalysis:
+    """The values of one decision's legal moves (expected deal score: lower is better)."""
+
+    seat: int
+    values: tuple[tuple[Move, float], ...]  # in legal order
+    best: Move
+    played: Move | None
+    loss: float | None  # value(played) − value(best), ≥ 0
+    loss_stderr: float | None  # standard error of the paired differences behind `loss`
+    verdict: str | None  # "inaccuracy", "mistake", "blunder" or None
+    k: int
+    bot: str
+    seed: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "values": [{"move": m.encode(), "value": v} for m, v in self.values],
+            "best": self.best.encode(),
+            "played": self.played.encode() if self.played is not None else None,
+            "loss": self.loss,
+            "loss_stderr": self.loss_stderr,
+            "verdict": self.verdict,
+            "k": self.k,
+            "bot": self.bot,
+            "seed": self.seed,
+        }
+
+
+def classify(loss: float, stderr: float) -> str | None:
+    """The verdict of a loss in expected penalty points (see the module docstring)."""
+    if loss < INACCURACY or loss <= SIGNIFICANCE_Z * stderr:
+        return None
+    if loss >= BLUNDER:
+        return "blunder"
+    if loss >= MISTAKE:
+        return "mistake"
+    return "inaccuracy"
+
+
+def _mean_and_stderr(values: Sequence[float]) -> tuple[float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, 0.0
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, math.sqrt(var / n)
+
+
+def _check_k(k: int) -> None:
+    if k < 1:
+        raise ValueError(f"k must be at least 1, not {k}")
+
+
+def _play_out(deal: FastDeal, bot: str, tables: RolloutTables, rng: random.Random) -> None:
+    """Play `deal` to its end with `bot` at every seat."""
+    legal_actions = deal.legal_actions
+    apply_action = deal.apply_action
+    if bot == "greedy":
+        while not deal.is_over:
+            legal = legal_actions()
+            apply_action(legal[0] if len(legal) == 1 else rollout_action(deal, legal, tables))
+    elif bot == "random":
+        while not deal.is_over:
+            legal = legal_actions()
+            apply_action(legal[0] if len(legal) == 1 else legal[rng.randrange(len(legal))])
+    else:
+        player = get_bot(bot)
+        while not deal.is_over:
+            legal = legal_actions()
+            if len(legal) == 1:
+                apply_action(legal[0])
+                continue
+            observation = observe(deal.to_state(), deal.turn)
+            apply_action(move_to_action(player.choose(observation, rng)))
+
+
+def simulated_deals(start: State, *, k: int, seed: str) -> Iterator[FastDeal]:
+    """The K deals of `expected_deal_scores` before any play: the start's hands and opener, the
+    stock's cards in a re-sampled order (the real order is never used)."""
+    _check_k(k)
+    template = FastDeal.from_state(start)
+    stock = sorted(template.stock)
+    reseed = start.rules.stock_exhausted == "reshuffle"  # R-6 reshuffles use the seed
+    for i in range(k):
+        rng = random.Random(f"{seed}:{i}")
+        deal = template.copy()
+        deal.stock = stock[:]
+        rng.shuffle(deal.stock)
+        if reseed:
+            deal.seed = rng.randbytes(32)
+        yield deal
+
+
+def expected_deal_scores(
+    start: State,
+    rules: Rules | None = None,
+    *,
+    k: int = DEFAULT_K,
+    bot: str = REFERENCE_BOT,
+    seed: str | int = 0,
+) -> ExpectedScores:
+    """Each seat's expected deal score from the start of a deal (see the module docstring).
+
+    `start` is the deal as dealt (`new_deal`): phase opening, nothing played. `rules`, when
+    given, replace the state's. `bot` is a registered bot name (greedy and random run on the
+    fast path). The same (start, k, bot, seed) always gives the same numbers.
+    """
+    if rules is not None:
+        start = replace(start, rules=rules)
+    if start.phase != OPENING or start.pile or start.actions:
+        raise ValueError("expected deal scores start from a deal as dealt, before any play")
+    get_bot(bot)  # KeyError naming the known bots
+    seed_text = str(seed)
+    tables = RolloutTables.build(start.rules, start.seats)
+    scores: list[list[int]] = [[] for _ in range(start.seats)]
+    for i, deal in enumerate(simulated_deals(start, k=k, seed=seed_text)):
+        _play_out(deal, bot, tables, random.Random(f"{seed_text}:{i}:play"))
+        penalties = deal.result_penalties
+        assert penalties is not None
+        for seat, penalty in enumerate(penalties):
+            scores[seat].append(penalty)
+    stats = [_mean_and_stderr(seat_scores) for seat_scores in scores]
+    return ExpectedScores(
+        expected=tuple(mean for mean, _ in stats),
+        stderr=tuple(error for _, error in stats),
+        k=k,
+        bot=bot,
+        seed=seed_text,
+    )
+
+
+def move_values(
+    observation: Observation,
+    played: Move | None = None,
+    *,
+    k: int = DEFAULT_K,
+    bot: str = REFERENCE_BOT,
+    seed: str | int = 0,
+) -> MoveAnalysis:
+    """The value of each legal move of the observing seat, from its observation only (see the
+    module docstring), and the verdict on `played` when given. `bot` plays every seat after the
+    move: greedy (the default, as the `ismcts` rollouts) or random."""
+    _check_k(k)
+    legal = observation.legal_moves
+    if observation.turn != observation.you or len(legal) < 2:
+        raise ValueError("move values need a decision: the seat on turn with 2+ legal moves")
+    if played is not None and played not in legal:
+        raise ValueError(f"{played} is not a legal move of this decision")
+    if bot not in _FAST_BOTS:
+        raise ValueError(f"move values play out with {' or '.join(_FAST_BOTS)}, not {bot!r}")
+    seed_text = str(seed)
+    rng = random.Random(f"{seed_text}:moves")
+    sampler = Sampler(observation, rng)
+    tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
+    actions = [move_to_action(m) for m in legal]
+    you = observation.you
+    scores: list[list[int]] = [[] for _ in actions]
+    for i in range(k):
+        deal = sampler.sample(rng)
+        for index, action in enumerate(actions):
+            branch = deal.copy()
+            branch.apply_action(action)
+            # The same play-out rng for every move: the moves compare sample by sample.
+            _play_out(branch, bot, tables, random.Random(f"{seed_text}:{i}:play"))
+            penalties = branch.result_penalties
+            assert penalties is not None
+            scores[index].append(penalties[you])
+    means = [sum(s) / k for s in scores]
+    best_index = min(range(len(actions)), key=lambda i: (means[i], i))
+    loss: float | None = None
+    loss_stderr: float | None = None
+    verdict: str | None = None
+    if played is not None:
+        index = legal.index(played)
+        diffs = [a - b for a, b in zip(scores[index], scores[best_index], strict=True)]
+        loss, loss_stderr = _mean_and_stderr(diffs)
+        verdict = classify(loss, loss_stderr)
+    assert action_to_move(actions[best_index]) == legal[best_index]
+    return MoveAnalysis(
+        seat=you,
+        values=tuple(zip(legal, means, strict=True)),
+        best=legal[best_index],
+        played=played,
+        loss=loss,
+        loss_stderr=loss_stderr,
+        verdict=verdict,
+        k=k,
+        bot=bot,
+        seed=seed_text,
+    )
+
+
+def deal_move_analysis(
+    start: State,
+    moves: Sequence[Move],
+    *,
+    seats: Sequence[int] | None = None,
+    k: int = DEFAULT_K,
+    bot: str = REFERENCE_BOT,
+    seed: str | int = 0,
+) -> list[tuple[int, MoveAnalysis]]:
+    """Replay a deal's move log from its start and analyse every decision (2+ legal moves) of
+    `seats` (all by default): (index of the move in the log, its analysis). Decision i is
+    estimated with seed f"{seed}:{i}", each from the deciding seat's observation only."""
+    chosen = set(range(start.seats) if seats is None else seats)
+    state = start
+    out: list[tuple[int, MoveAnalysis]] = []
+    for index, move in enumerate(moves):
+        seat = state.turn
+        if seat is None:
+            raise ValueError(f"move {index} comes after the end of the deal")
+        observation = observe(state, seat)
+        if seat in chosen and len(observation.legal_moves) > 1:
+            analysis = move_values(observation, move, k=k, bot=bot, seed=f"{seed}:{index}")
+            out.append((index, analysis))
+        state = apply(state, move)
+    return out
