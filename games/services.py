@@ -23,6 +23,7 @@ from games import engine
 from games.engine.bots import BOTS, get_bot
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
+from pisyedili_api.renderers import JSONRenderer
 from players.auth import token_player_sql
 from players.models import Player
 from players.services import bot_player_get_or_create, player_deals_add, player_standings_settle
@@ -314,9 +315,15 @@ def _apply_locked(
             key=idempotency_key,
             request_hash=digest,
             match=match,
-            response=json.dumps(view),
+            response=_response_text(view),
         )
     return view
+
+
+def _response_text(view: Mapping[str, Any]) -> str:
+    """The JSON text the API renders `view` as (datetimes such as `turn_deadline` in DRF's
+    form), so that a replay of the stored text answers exactly what the first request did."""
+    return JSONRenderer().render(view).decode()
 
 
 def _move_write(
