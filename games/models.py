@@ -175,8 +175,14 @@ class ScoreEntry(models.Model):
         verbose_name_plural = "score entries"
 
 
+# The unique constraint a raced Idempotency-Key trips (games.services.match_apply_move).
+IDEMPOTENCY_KEY_CONSTRAINT = "idempotency_key_unique_per_player_match"
+
+
 class IdempotencyRecord(models.Model):
-    """The first response to a (player, Idempotency-Key): a repeat with the same body gets it."""
+    """The first response to a (player, match, Idempotency-Key): a repeat with the same body
+    gets it. Per match, so a client may number its keys per match; a move locks its match row,
+    which so orders every use of one key."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
@@ -190,6 +196,6 @@ class IdempotencyRecord(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["player", "key"], name="idempotency_key_unique_per_player"
+                fields=["player", "match", "key"], name=IDEMPOTENCY_KEY_CONSTRAINT
             )
         ]

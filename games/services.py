@@ -2,8 +2,9 @@
 
 Exactly-once moves (API.md, DESIGN.md "A move, end to end"): the match row is locked with
 SELECT … FOR UPDATE, the request's version must equal the match's, a repeated Idempotency-Key
-(per player) returns the stored first response, and (match, seq) is unique. Every path that can
-hit an IntegrityError turns it into a documented 4xx.
+(per player and match) returns the stored first response, and (match, seq) is unique. An
+IntegrityError of a race a service knows (a unique constraint it names) becomes a documented
+4xx; any other one is a logged 500.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from players.models import Player
 from players.services import bot_player_get_or_create, player_deals_add, player_standings_settle
 
 from . import clock
-from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
+from .models import IDEMPOTENCY_KEY_CONSTRAINT, Deal, IdempotencyRecord, Match, ScoreEntry, Seat
 from .models import Move as MoveRow
 from .selectors import seat_of, state_view
 from .signals import match_settled
@@ -126,6 +127,9 @@ def match_create(
     return match
 
 
+_SEAT_CONSTRAINTS = ("seat_unique_per_match", "player_once_per_match")
+
+
 def match_join(*, match_id: UUID, player: Player) -> Match:
     """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
     try:
@@ -146,9 +150,12 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
                 _match_start(match)
             _match_write(match, "seat_players", "version", *(_START_FIELDS if started else ()))
             _after_commit_bot_turn(match)
-    except IntegrityError:
+    except IntegrityError as exc:
         # Under the match row lock the seat rows follow seat_players, so a seat's unique
         # constraints only trip over a row written behind this service; the join rolled back.
+        if not any(_violates(exc, Seat, name) for name in _SEAT_CONSTRAINTS):
+            logger.exception("join of match %s: unexpected integrity error", match_id)
+            raise
         raise ApplicationError("match_full") from None
     _related_known(match, deals=_deals_known(match))
     return match
@@ -256,21 +263,38 @@ def match_apply_move(
                 digest=digest,
                 by_bot=by_bot,
             )
-    except IntegrityError:
-        # Only a race the row lock does not cover gets here: the same Idempotency-Key sent to
-        # two matches at once. The transaction rolled back; answer as the winner decided.
+    except IntegrityError as exc:
+        if not idempotency_key or not _violates(exc, IdempotencyRecord, IDEMPOTENCY_KEY_CONSTRAINT):
+            # Not a race this service knows: a bug or a row written behind it. A 500 that is
+            # logged, never a domain answer that would hide it.
+            logger.exception("move on match %s: unexpected integrity error", match_id)
+            raise
+        # A record of this (player, match, key) written behind the match row lock (a backend
+        # without row locks, a writer that does not take the lock). The transaction rolled
+        # back; answer as the winner decided.
         if token is not None:
             player_id = _token_player(token)
-        if idempotency_key:
-            record = IdempotencyRecord.objects.filter(
-                player_id=player_id, key=idempotency_key
-            ).first()
-            if record is not None:
-                if record.request_hash == digest:
-                    return json.loads(record.response)
-                raise ApplicationError("idempotency_mismatch") from None
+        record = IdempotencyRecord.objects.filter(
+            player_id=player_id, match_id=match_id, key=idempotency_key
+        ).first()
+        if record is not None:
+            if record.request_hash == digest:
+                return json.loads(record.response)
+            raise ApplicationError("idempotency_mismatch") from None
         current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
+
+
+def _violates(exc: IntegrityError, model: type[Any], name: str) -> bool:
+    """Whether `exc` is a violation of `model`'s unique constraint `name`: PostgreSQL names the
+    constraint; SQLite lists its columns ("UNIQUE constraint failed: table.col, …")."""
+    diag = getattr(exc.__cause__, "diag", None)
+    if diag is not None:
+        return bool(diag.constraint_name == name)
+    constraint = next(c for c in model._meta.constraints if c.name == name)
+    table = model._meta.db_table
+    columns = ", ".join(f"{table}.{model._meta.get_field(f).column}" for f in constraint.fields)
+    return str(exc) == f"UNIQUE constraint failed: {columns}"
 
 
 def _apply_locked(
@@ -297,7 +321,9 @@ def _apply_locked(
     if seat is None:
         raise ApplicationError("not_seated")
     if idempotency_key:
-        record = IdempotencyRecord.objects.filter(player_id=player_id, key=idempotency_key).first()
+        record = IdempotencyRecord.objects.filter(
+            player_id=player_id, match_id=match.id, key=idempotency_key
+        ).first()
         if record is not None:
             if record.request_hash != digest:
                 raise ApplicationError("idempotency_mismatch")
