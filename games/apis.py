@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
-from urllib import parse
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, AuthenticationFailed, NotFound, ValidationError
-from rest_framework.pagination import CursorPagination
+from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine
+from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from players.auth import token_check, token_key
@@ -167,25 +164,12 @@ class DealRevealSerializer(serializers.Serializer):
 # ---- pagination ----
 
 
-class MatchCursorPagination(CursorPagination):
+class MatchCursorPagination(SignedCursorPagination):
+    salt = "matches"
     ordering = ("-created_at", "-id")
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100
-
-    def decode_cursor(self, request: Request) -> Any:
-        """DRF's decoder is lenient (it skips non-base64 characters); a bad cursor is 400 here."""
-        encoded = request.query_params.get(self.cursor_query_param)
-        if encoded is None:
-            return None
-        try:
-            text = base64.b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
-            keys = set(parse.parse_qs(text, keep_blank_values=True))
-            if not keys or not keys <= {"o", "r", "p"}:
-                raise ValueError(text)
-            return super().decode_cursor(request)
-        except (binascii.Error, UnicodeError, ValueError, NotFound):
-            raise ValidationError({"cursor": ["Invalid cursor."]}) from None
 
 
 class PaginatedMatchSerializer(serializers.Serializer):

@@ -157,6 +157,10 @@ CSV_EXAMPLE = (
 # ---- views ----
 
 
+class TournamentCursorPagination(MatchCursorPagination):
+    salt = "tournaments"  # a match list's cursor is no tournament list's
+
+
 class TournamentListCreateApi(APIView):
     """`GET /tournaments` (public, newest first) and `POST /tournaments` (create, in draft)."""
 
@@ -221,7 +225,7 @@ class TournamentListCreateApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         tournaments = tournament_list(status=filters.validated_data.get("status"))
-        paginator = MatchCursorPagination()
+        paginator = TournamentCursorPagination()
         page = paginator.paginate_queryset(tournaments, request, view=self)
         return paginator.get_paginated_response([tournament_summary(t) for t in page or []])
 
