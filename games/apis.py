@@ -166,7 +166,7 @@ class DealRevealSerializer(serializers.Serializer):
 
 class MatchCursorPagination(SignedCursorPagination):
     salt = "matches"
-    ordering = ("-created_at", "-id")
+    ordering = ("-listed_at", "-id")  # selectors.match_list
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100

@@ -14,10 +14,13 @@ import json
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from games import engine
@@ -116,7 +119,10 @@ def match_create(
             turn_seconds=turn_seconds,
         )
         seat_rows = Seat.objects.bulk_create(
-            [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)]
+            [
+                Seat(match=match, seat=i, player=p, match_created_at=match.created_at)
+                for i, p in enumerate(occupants)
+            ]
         )
         if None not in seat_players:
             _match_start(match)
@@ -142,7 +148,9 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
             if match.status != Match.Status.WAITING or None not in match.seat_players:
                 raise ApplicationError("match_full")
             seat = match.seat_players.index(None)
-            Seat.objects.create(match=match, seat=seat, player=player)
+            Seat.objects.create(
+                match=match, seat=seat, player=player, match_created_at=match.created_at
+            )
             match.seat_players[seat] = str(player.id)
             match.version += 1
             started = None not in match.seat_players
@@ -344,6 +352,31 @@ def _apply_locked(
             response=_response_text(view),
         )
     return view
+
+
+# Expired idempotency records are deleted this many per statement, at most this many
+# statements per sweep (games.tasks.sweep), so one sweep never holds long locks.
+IDEMPOTENCY_EXPIRE_BATCH = 1000
+IDEMPOTENCY_EXPIRE_BATCHES = 10
+
+
+def idempotency_records_expire(*, now: datetime | None = None) -> int:
+    """Delete the idempotency records older than settings.IDEMPOTENCY_TTL_SECONDS, oldest
+    first, in bounded batches; the number deleted. A key is so replayable for at least that
+    long (README, Configuration); later the same key is a new move."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
+    deleted = 0
+    for _ in range(IDEMPOTENCY_EXPIRE_BATCHES):
+        oldest = (
+            IdempotencyRecord.objects.filter(created_at__lt=cutoff)
+            .order_by("created_at")
+            .values("pk")[:IDEMPOTENCY_EXPIRE_BATCH]
+        )
+        count, _ = IdempotencyRecord.objects.filter(pk__in=Subquery(oldest)).delete()
+        deleted += count
+        if count < IDEMPOTENCY_EXPIRE_BATCH:
+            break
+    return deleted
 
 
 def _response_text(view: Mapping[str, Any]) -> str:

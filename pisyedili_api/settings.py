@@ -225,3 +225,10 @@ LOGGING = {
 
 # bench/api.py only: expose /bench/ceiling (one row lock + update + insert) on the same server.
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
+
+# Matches (games): how long a move's Idempotency-Key replays (then games.sweep deletes its
+# record, in bounded batches), and what one player may have running at once (4xx past it).
+IDEMPOTENCY_TTL_SECONDS = int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 * 3600)))
+MAX_ACTIVE_MATCHES_PER_PLAYER = int(os.environ.get("MAX_ACTIVE_MATCHES_PER_PLAYER", "20"))
+MAX_BOT_MATCHES_PER_PLAYER = int(os.environ.get("MAX_BOT_MATCHES_PER_PLAYER", "5"))
+MAX_DEALS_PER_MATCH = int(os.environ.get("MAX_DEALS_PER_MATCH", "20"))

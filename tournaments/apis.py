@@ -14,7 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis import MatchCursorPagination, SeatPlayerSerializer
+from games.apis import SeatPlayerSerializer
+from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
@@ -157,8 +158,12 @@ CSV_EXAMPLE = (
 # ---- views ----
 
 
-class TournamentCursorPagination(MatchCursorPagination):
+class TournamentCursorPagination(SignedCursorPagination):
     salt = "tournaments"  # a match list's cursor is no tournament list's
+    ordering = ("-created_at", "-id")
+    page_size = 20
+    page_size_query_param = "limit"
+    max_page_size = 100
 
 
 class TournamentListCreateApi(APIView):
