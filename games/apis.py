@@ -237,7 +237,10 @@ class MatchListCreateApi(APIView):
     @extend_schema(
         operation_id="matches_create",
         request=InputSerializer,
-        responses={201: MatchSerializer, **error_responses("invalid", "not_authenticated")},
+        responses={
+            201: MatchSerializer,
+            **error_responses("invalid", "not_authenticated", "too_many_active_matches"),
+        },
         examples=[
             OpenApiExample(
                 "two greedy bots",
@@ -270,7 +273,9 @@ class MatchJoinApi(APIView):
         request=None,
         responses={
             200: MatchSerializer,
-            **error_responses("not_authenticated", "not_found", "match_full"),
+            **error_responses(
+                "not_authenticated", "not_found", "match_full", "too_many_active_matches"
+            ),
         },
     )
     def post(self, request: Request, match_id: Any) -> Response:

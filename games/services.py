@@ -52,11 +52,21 @@ def rules_from_options(
     if deals is not None:
         options["deals_per_match"] = deals
     try:
-        return engine.Rules.from_dict(options)
+        parsed = engine.Rules.from_dict(options)
     except engine.RulesError as exc:
         raise ApplicationError(
             "invalid", str(exc), {"rules": {exc.option: [exc.message]}}
         ) from None
+    # docs/rules.md allows 1..52 deals; the server plays at most MAX_DEALS_PER_MATCH a match,
+    # so one request cannot queue hours of bot work (R-32 extra deals may still follow).
+    cap = settings.MAX_DEALS_PER_MATCH
+    if parsed.deals_per_match > cap:
+        message = f"deals must be 1..{cap} on this server (MAX_DEALS_PER_MATCH)"
+        detail = (
+            {"deals": [message]} if deals is not None else {"rules": {"deals_per_match": [message]}}
+        )
+        raise ApplicationError("invalid", message, detail)
+    return parsed
 
 
 def match_create(
@@ -107,8 +117,9 @@ def match_create(
     with transaction.atomic():
         seat_players: list[str | None] = [str(p.id) for p in occupants]
         seat_players += [None] * (seats - len(seat_players))
-        match = Match.objects.create(
+        match = Match(
             created_by=player,
+            created_at=timezone.now(),
             seat_count=seats,
             deals_total=parsed.deals_per_match,
             rules=parsed.to_dict(),
@@ -118,6 +129,7 @@ def match_create(
             totals=[0] * seats,
             turn_seconds=turn_seconds,
         )
+        _match_insert(match, limited=None if seated is not None else player)
         seat_rows = Seat.objects.bulk_create(
             [
                 Seat(match=match, seat=i, player=p, match_created_at=match.created_at)
@@ -133,20 +145,131 @@ def match_create(
     return match
 
 
+def _match_insert(match: Match, *, limited: Player | None) -> None:
+    """INSERT the new `match`; with `limited`, the creator, check the creator's limits on
+    matches running at once under a lock of their player row, in the same round trip on
+    PostgreSQL (the count sees the rows before this insert). Past a limit the caller's
+    transaction rolls the insert back."""
+    row = rawsql.insert_sql(
+        Match, **{f.attname: getattr(match, f.attname) for f in Match._meta.concrete_fields}
+    )
+    if limited is None:
+        rawsql.execute(*row)
+    else:
+        active_sql, active_params = _active_seat_bots_sql(limited.id)
+        if connection.vendor == "postgresql":
+            sql = f"WITH new_match AS ({row[0]}), {active_sql[len('WITH ') :]}"
+            rows = _fetch_all(sql, [*row[1], *active_params])
+        else:
+            rawsql.execute(*row)
+            rows = _fetch_all(active_sql, active_params)
+        _limits_check(
+            [bots for _, bots in rows if bots is not None],
+            bots_only=match.seat_bots.count("") == 1,
+        )
+    match._state.adding = False
+    match._state.db = connection.alias
+
+
+def _active_seat_bots_sql(player_id: Any) -> tuple[str, list[Any]]:
+    """`WITH me AS (…) SELECT …`: the player row locked (FOR UPDATE where the backend can), and
+    the seat_bots of every match waiting or active where the player sits (one row of NULL if
+    none), so two creates by one player are checked one after the other."""
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    materialized = " MATERIALIZED" if connection.vendor == "postgresql" else ""
+    seat, match = rawsql.columns(Seat), rawsql.columns(Match)
+    people = rawsql.table(Player)
+    sql = (
+        f"WITH me AS{materialized} (SELECT {rawsql.columns(Player)['id']} AS id FROM {people}"
+        f" WHERE {rawsql.columns(Player)['id']} = %s{lock})"
+        f" SELECT me.id, m.{match['seat_bots']} FROM me"
+        f" LEFT JOIN ({rawsql.table(Seat)} s JOIN {rawsql.table(Match)} m"
+        f" ON m.{match['id']} = s.{seat['match']} AND m.{match['status']} IN (%s, %s))"
+        f" ON s.{seat['player']} = me.id"
+    )
+    params = [
+        *rawsql.prepared(Player, id=player_id),
+        Match.Status.WAITING.value,
+        Match.Status.ACTIVE.value,
+    ]
+    return sql, params
+
+
+def _limits_check(active: Sequence[Any], *, bots_only: bool) -> None:
+    """409 `too_many_active_matches` if the player already has MAX_ACTIVE_MATCHES_PER_PLAYER
+    matches waiting or active, or, for a match where they are the only person and bots play
+    the other seats, MAX_BOT_MATCHES_PER_PLAYER such matches: one account cannot fill the bot
+    workers (their bot turns all queue on the same workers as everyone's)."""
+    limit = settings.MAX_ACTIVE_MATCHES_PER_PLAYER
+    if len(active) >= limit:
+        message = (
+            f"You have {len(active)} matches waiting or active; at most {limit} at once."
+            " Finish or leave one first."
+        )
+        raise ApplicationError(
+            "too_many_active_matches", message, {"active_matches": len(active), "limit": limit}
+        )
+    if not bots_only:
+        return
+    bot_limit = settings.MAX_BOT_MATCHES_PER_PLAYER
+    against_bots = sum(1 for seat_bots in active if _json_list(seat_bots).count("") == 1)
+    if against_bots >= bot_limit:
+        message = (
+            f"You have {against_bots} matches against bots only going on; at most {bot_limit}"
+            " at once. Finish one first, or leave a seat open for a person."
+        )
+        raise ApplicationError(
+            "too_many_active_matches", message, {"bot_matches": against_bots, "limit": bot_limit}
+        )
+
+
+def _fetch_all(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _json_list(value: Any) -> list[Any]:
+    """A JSON column's list as the database returns it (parsed on PostgreSQL, text elsewhere)."""
+    return json.loads(value) if isinstance(value, str | bytes) else list(value)
+
+
 _SEAT_CONSTRAINTS = ("seat_unique_per_match", "player_once_per_match")
+
+
+def _active_count_sql() -> str:
+    """A scalar subquery: the number of matches waiting or active where a player sits."""
+    seat, match = rawsql.columns(Seat), rawsql.columns(Match)
+    return (
+        f"(SELECT COUNT(*) FROM {rawsql.table(Seat)} s JOIN {rawsql.table(Match)} m"
+        f" ON m.{match['id']} = s.{seat['match']}"
+        f" WHERE s.{seat['player']} = %s AND m.{match['status']} IN (%s, %s))"
+    )
 
 
 def match_join(*, match_id: UUID, player: Player) -> Match:
     """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
     try:
         with transaction.atomic():
-            match, _ = _match_lock(match_id)
+            active, match = rawsql.fetch_by_pk(
+                Match,
+                match_id,
+                lock=True,
+                extra=_active_count_sql(),
+                extra_params=[
+                    *rawsql.prepared(Seat, player=player.id),
+                    Match.Status.WAITING.value,
+                    Match.Status.ACTIVE.value,
+                ],
+            )
             if match is None:
                 raise ApplicationError("not_found", "No such match.")
             if seat_of(match, player.id) is not None:
                 return match
             if match.status != Match.Status.WAITING or None not in match.seat_players:
                 raise ApplicationError("match_full")
+            # A match someone joins has two people at least: only the overall limit applies.
+            _limits_check([None] * active, bots_only=False)
             seat = match.seat_players.index(None)
             Seat.objects.create(
                 match=match, seat=seat, player=player, match_created_at=match.created_at

@@ -112,7 +112,9 @@ def sweep() -> dict[str, int]:
     # Data that only grew: idempotency records past their window (bounded batches).
     from .services import idempotency_records_expire
 
-    counts["idempotency_expired"] = idempotency_records_expire()
+    expired = idempotency_records_expire()
+    if expired:
+        logger.info("sweep deleted %d expired idempotency records", expired)
     return counts
 
 

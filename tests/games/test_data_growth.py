@@ -45,8 +45,7 @@ def test_sweep_deletes_idempotency_records_past_their_window_only(
     records = _keyed_records(make_player, client_for, 3)
     _age(records[:2], 3601)
     _age(records[2:], 3500)
-    counts = sweep()
-    assert counts["idempotency_expired"] == 2
+    sweep()
     assert list(IdempotencyRecord.objects.values_list("pk", flat=True)) == [records[2].pk]
 
 
