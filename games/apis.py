@@ -204,7 +204,13 @@ class MatchListCreateApi(APIView):
         bots = serializers.ListField(
             child=serializers.CharField(max_length=32), required=False, default=list, max_length=6
         )
-        deals = serializers.IntegerField(min_value=1, max_value=52, required=False)
+        deals = serializers.IntegerField(
+            min_value=1,
+            max_value=52,
+            required=False,
+            help_text="Deals per match (default 4); this server plays at most"
+            " MAX_DEALS_PER_MATCH (20 unless configured).",
+        )
         rules = serializers.DictField(required=False)
         turn_seconds = serializers.IntegerField(
             min_value=TURN_SECONDS_MIN,
