@@ -129,13 +129,11 @@ def match_create(
             totals=[0] * seats,
             turn_seconds=turn_seconds,
         )
-        _match_insert(match, limited=None if seated is not None else player)
-        seat_rows = Seat.objects.bulk_create(
-            [
-                Seat(match=match, seat=i, player=p, match_created_at=match.created_at)
-                for i, p in enumerate(occupants)
-            ]
-        )
+        seat_rows = [
+            Seat(match=match, seat=i, player=p, match_created_at=match.created_at)
+            for i, p in enumerate(occupants)
+        ]
+        _match_insert(match, seat_rows, limited=None if seated is not None else player)
         if None not in seat_players:
             _match_start(match)
             match.version += 1
@@ -145,50 +143,69 @@ def match_create(
     return match
 
 
-def _match_insert(match: Match, *, limited: Player | None) -> None:
-    """INSERT the new `match`; with `limited`, the creator, check the creator's limits on
-    matches running at once under a lock of their player row, in the same round trip on
-    PostgreSQL (the count sees the rows before this insert). Past a limit the caller's
-    transaction rolls the insert back."""
-    row = rawsql.insert_sql(
+def _match_insert(match: Match, seats: list[Seat], *, limited: Player | None) -> None:
+    """INSERT the new `match` and its `seats`; with `limited`, the creator, first lock the
+    creator's player row, then check their limits on matches going on at once, in the
+    statement that inserts the rows on PostgreSQL (its snapshot, taken once the lock is held,
+    sees every match a racing create committed; not this one). Past a limit the caller's
+    transaction rolls the rows back."""
+    match_row = rawsql.insert_sql(
         Match, **{f.attname: getattr(match, f.attname) for f in Match._meta.concrete_fields}
     )
     if limited is None:
-        rawsql.execute(*row)
+        rawsql.execute(*match_row)
+        seats[:] = Seat.objects.bulk_create(seats)
     else:
+        rawsql.execute(*_player_lock_sql(limited.id))
         active_sql, active_params = _active_seat_bots_sql(limited.id)
         if connection.vendor == "postgresql":
-            sql = f"WITH new_match AS ({row[0]}), {active_sql[len('WITH ') :]}"
-            rows = _fetch_all(sql, [*row[1], *active_params])
+            # One round trip: the rows ride in data-modifying CTEs (the seats' foreign key to
+            # the match is checked at commit).
+            rows = [match_row] + [
+                rawsql.insert_sql(
+                    Seat,
+                    **{
+                        f.attname: getattr(seat, f.attname)
+                        for f in Seat._meta.concrete_fields
+                        if not f.primary_key
+                    },
+                )
+                for seat in seats
+            ]
+            ctes = ", ".join(f"new_{n} AS ({sql})" for n, (sql, _) in enumerate(rows))
+            params = [value for _, values in rows for value in values]
+            active = _fetch_all(f"WITH {ctes} {active_sql}", [*params, *active_params])
+            for seat in seats:
+                seat._state.adding, seat._state.db = False, connection.alias
         else:
-            rawsql.execute(*row)
-            rows = _fetch_all(active_sql, active_params)
-        _limits_check(
-            [bots for _, bots in rows if bots is not None],
-            bots_only=match.seat_bots.count("") == 1,
-        )
+            rawsql.execute(*match_row)
+            active = _fetch_all(active_sql, active_params)
+            seats[:] = Seat.objects.bulk_create(seats)
+        _limits_check([bots for (bots,) in active], bots_only=match.seat_bots.count("") == 1)
     match._state.adding = False
     match._state.db = connection.alias
 
 
+def _player_lock_sql(player_id: Any) -> tuple[str, list[Any]]:
+    """Lock a player row: FOR NO KEY UPDATE on PostgreSQL, which does not wait for, nor hold
+    up, the foreign key checks of that player's moves elsewhere (FOR KEY SHARE). SQLite has no
+    row locks and serialises writers itself."""
+    lock = " FOR NO KEY UPDATE" if connection.vendor == "postgresql" else ""
+    column = rawsql.columns(Player)["id"]
+    sql = f"SELECT {column} FROM {rawsql.table(Player)} WHERE {column} = %s{lock}"
+    return sql, rawsql.prepared(Player, id=player_id)
+
+
 def _active_seat_bots_sql(player_id: Any) -> tuple[str, list[Any]]:
-    """`WITH me AS (…) SELECT …`: the player row locked (FOR UPDATE where the backend can), and
-    the seat_bots of every match waiting or active where the player sits (one row of NULL if
-    none), so two creates by one player are checked one after the other."""
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    materialized = " MATERIALIZED" if connection.vendor == "postgresql" else ""
+    """`SELECT …`: the seat_bots of every match waiting or active where the player sits."""
     seat, match = rawsql.columns(Seat), rawsql.columns(Match)
-    people = rawsql.table(Player)
     sql = (
-        f"WITH me AS{materialized} (SELECT {rawsql.columns(Player)['id']} AS id FROM {people}"
-        f" WHERE {rawsql.columns(Player)['id']} = %s{lock})"
-        f" SELECT me.id, m.{match['seat_bots']} FROM me"
-        f" LEFT JOIN ({rawsql.table(Seat)} s JOIN {rawsql.table(Match)} m"
-        f" ON m.{match['id']} = s.{seat['match']} AND m.{match['status']} IN (%s, %s))"
-        f" ON s.{seat['player']} = me.id"
+        f"SELECT m.{match['seat_bots']} FROM {rawsql.table(Seat)} s"
+        f" JOIN {rawsql.table(Match)} m ON m.{match['id']} = s.{seat['match']}"
+        f" WHERE s.{seat['player']} = %s AND m.{match['status']} IN (%s, %s)"
     )
     params = [
-        *rawsql.prepared(Player, id=player_id),
+        *rawsql.prepared(Seat, player=player_id),
         Match.Status.WAITING.value,
         Match.Status.ACTIVE.value,
     ]

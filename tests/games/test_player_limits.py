@@ -114,3 +114,33 @@ def test_bot_turns_of_matches_interleave_one_turn_per_task(make_player, settings
         assert all(a != b for a, b in zip(order, order[1:], strict=False))
     finally:
         tasks._send = original
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_creates_by_one_player_stop_at_the_limit(make_player, settings):
+    """The check runs under the player's row lock: racing creates are counted one by one."""
+    import threading
+
+    from django.db import connection
+
+    settings.MAX_ACTIVE_MATCHES_PER_PLAYER = 3
+    ana, _ = make_player()
+    start, outcomes = threading.Barrier(8), []
+
+    def create():
+        try:
+            start.wait()
+            match_create(player=ana, seats=2)
+            outcomes.append("created")
+        except ApplicationError as exc:
+            outcomes.append(exc.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=create) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(outcomes) == ["created"] * 3 + ["too_many_active_matches"] * 5
+    assert Match.objects.filter(created_by=ana).count() == 3
