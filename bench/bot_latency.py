@@ -113,7 +113,7 @@ def main() -> None:
         matches = 0
         while len(from_post) < args.turns:
             created = session.post(
-                f"{base}/api/v1/matches", json={"seats": 2, "bots": ["greedy"], "deals": 52}
+                f"{base}/api/v1/matches", json={"seats": 2, "bots": ["greedy"], "deals": 20}
             )
             created.raise_for_status()
             match_id, matches = created.json()["id"], matches + 1

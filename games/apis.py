@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
-from urllib import parse
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, AuthenticationFailed, NotFound, ValidationError
-from rest_framework.pagination import CursorPagination
+from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine
+from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from players.auth import token_check, token_key
@@ -167,25 +164,12 @@ class DealRevealSerializer(serializers.Serializer):
 # ---- pagination ----
 
 
-class MatchCursorPagination(CursorPagination):
-    ordering = ("-created_at", "-id")
+class MatchCursorPagination(SignedCursorPagination):
+    salt = "matches"
+    ordering = ("-listed_at", "-id")  # selectors.match_list
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100
-
-    def decode_cursor(self, request: Request) -> Any:
-        """DRF's decoder is lenient (it skips non-base64 characters); a bad cursor is 400 here."""
-        encoded = request.query_params.get(self.cursor_query_param)
-        if encoded is None:
-            return None
-        try:
-            text = base64.b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
-            keys = set(parse.parse_qs(text, keep_blank_values=True))
-            if not keys or not keys <= {"o", "r", "p"}:
-                raise ValueError(text)
-            return super().decode_cursor(request)
-        except (binascii.Error, UnicodeError, ValueError, NotFound):
-            raise ValidationError({"cursor": ["Invalid cursor."]}) from None
 
 
 class PaginatedMatchSerializer(serializers.Serializer):
@@ -220,7 +204,13 @@ class MatchListCreateApi(APIView):
         bots = serializers.ListField(
             child=serializers.CharField(max_length=32), required=False, default=list, max_length=6
         )
-        deals = serializers.IntegerField(min_value=1, max_value=52, required=False)
+        deals = serializers.IntegerField(
+            min_value=1,
+            max_value=52,
+            required=False,
+            help_text="Deals per match (default 4); this server plays at most"
+            " MAX_DEALS_PER_MATCH (20 unless configured).",
+        )
         rules = serializers.DictField(required=False)
         turn_seconds = serializers.IntegerField(
             min_value=TURN_SECONDS_MIN,
@@ -253,7 +243,10 @@ class MatchListCreateApi(APIView):
     @extend_schema(
         operation_id="matches_create",
         request=InputSerializer,
-        responses={201: MatchSerializer, **error_responses("invalid", "not_authenticated")},
+        responses={
+            201: MatchSerializer,
+            **error_responses("invalid", "not_authenticated", "too_many_active_matches"),
+        },
         examples=[
             OpenApiExample(
                 "two greedy bots",
@@ -286,7 +279,9 @@ class MatchJoinApi(APIView):
         request=None,
         responses={
             200: MatchSerializer,
-            **error_responses("not_authenticated", "not_found", "match_full"),
+            **error_responses(
+                "not_authenticated", "not_found", "match_full", "too_many_active_matches"
+            ),
         },
     )
     def post(self, request: Request, match_id: Any) -> Response:

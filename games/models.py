@@ -81,9 +81,18 @@ class Seat(models.Model):
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
     total = models.IntegerField(default=0)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The match's created_at, copied so a player's match list (newest first) is one range of
+    # the index below, whatever the plan: joined to the match's own created_at, a generic plan
+    # walked every match newer than the player's (bench/match_list.py).
+    match_created_at = models.DateTimeField(null=True)
 
     class Meta:
         ordering = ["match_id", "seat"]
+        indexes = [
+            models.Index(
+                fields=["player", "-match_created_at", "-match"], name="seat_player_matches"
+            )
+        ]
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="seat_unique_per_match"),
             models.UniqueConstraint(fields=["match", "player"], name="player_once_per_match"),
@@ -175,8 +184,14 @@ class ScoreEntry(models.Model):
         verbose_name_plural = "score entries"
 
 
+# The unique constraint a raced Idempotency-Key trips (games.services.match_apply_move).
+IDEMPOTENCY_KEY_CONSTRAINT = "idempotency_key_unique_per_player_match"
+
+
 class IdempotencyRecord(models.Model):
-    """The first response to a (player, Idempotency-Key): a repeat with the same body gets it."""
+    """The first response to a (player, match, Idempotency-Key): a repeat with the same body
+    gets it. Per match, so a client may number its keys per match; a move locks its match row,
+    which so orders every use of one key."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
@@ -190,6 +205,8 @@ class IdempotencyRecord(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["player", "key"], name="idempotency_key_unique_per_player"
+                fields=["player", "match", "key"], name=IDEMPOTENCY_KEY_CONSTRAINT
             )
         ]
+        # games.sweep deletes the records past IDEMPOTENCY_TTL_SECONDS, oldest first.
+        indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]

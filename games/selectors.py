@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
 
 from games import engine
 from pisyedili_api import rawsql
@@ -58,17 +58,23 @@ def match_get(*, match_id: UUID | str | None = None, match: Match | None = None)
 
 
 def match_list(*, status: str | None = None, player_id: UUID | None = None) -> QuerySet[Match]:
+    """Matches newest first by `listed_at` (their created_at): of one player, read from that
+    player's seats by the index (player, match_created_at) in that order."""
     matches = Match.objects.all()
     if status:
         matches = matches.filter(status=status)
     if player_id:
-        matches = matches.filter(seats__player_id=player_id)
+        matches = matches.filter(seats__player_id=player_id).annotate(
+            listed_at=F("seats__match_created_at")
+        )
+    else:
+        matches = matches.annotate(listed_at=F("created_at"))
     return matches.prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("player")),
         Prefetch(
             "deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")
         ),
-    ).order_by("-created_at", "-id")
+    ).order_by("-listed_at", "-id")
 
 
 def match_summary(match: Match) -> dict[str, Any]:

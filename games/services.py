@@ -2,8 +2,9 @@
 
 Exactly-once moves (docs/architecture.md "A move, end to end"): the match row is locked with
 SELECT … FOR UPDATE, the request's version must equal the match's, a repeated Idempotency-Key
-(per player) returns the stored first response, and (match, seq) is unique. Every path that can
-hit an IntegrityError turns it into a documented 4xx.
+(per player and match) returns the stored first response, and (match, seq) is unique. An
+IntegrityError of a race a service knows (a unique constraint it names) becomes a documented
+4xx; any other one is a logged 500.
 """
 
 from __future__ import annotations
@@ -13,22 +14,26 @@ import json
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from games import engine
 from games.engine.bots import BOTS, get_bot
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
+from pisyedili_api.renderers import JSONRenderer
 from players.auth import token_player_sql
 from players.models import Player
 from players.services import bot_player_get_or_create, player_deals_add, player_standings_settle
 
 from . import clock, events
-from .models import Deal, IdempotencyRecord, Match, ScoreEntry, Seat
+from .models import IDEMPOTENCY_KEY_CONSTRAINT, Deal, IdempotencyRecord, Match, ScoreEntry, Seat
 from .models import Move as MoveRow
 from .selectors import seat_of, state_view
 from .signals import match_settled
@@ -47,11 +52,21 @@ def rules_from_options(
     if deals is not None:
         options["deals_per_match"] = deals
     try:
-        return engine.Rules.from_dict(options)
+        parsed = engine.Rules.from_dict(options)
     except engine.RulesError as exc:
         raise ApplicationError(
             "invalid", str(exc), {"rules": {exc.option: [exc.message]}}
         ) from None
+    # docs/rules.md allows 1..52 deals; the server plays at most MAX_DEALS_PER_MATCH a match,
+    # so one request cannot queue hours of bot work (R-32 extra deals may still follow).
+    cap = settings.MAX_DEALS_PER_MATCH
+    if parsed.deals_per_match > cap:
+        message = f"deals must be 1..{cap} on this server (MAX_DEALS_PER_MATCH)"
+        detail = (
+            {"deals": [message]} if deals is not None else {"rules": {"deals_per_match": [message]}}
+        )
+        raise ApplicationError("invalid", message, detail)
+    return parsed
 
 
 def match_create(
@@ -102,8 +117,9 @@ def match_create(
     with transaction.atomic():
         seat_players: list[str | None] = [str(p.id) for p in occupants]
         seat_players += [None] * (seats - len(seat_players))
-        match = Match.objects.create(
+        match = Match(
             created_by=player,
+            created_at=timezone.now(),
             seat_count=seats,
             deals_total=parsed.deals_per_match,
             rules=parsed.to_dict(),
@@ -113,9 +129,11 @@ def match_create(
             totals=[0] * seats,
             turn_seconds=turn_seconds,
         )
-        seat_rows = Seat.objects.bulk_create(
-            [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)]
-        )
+        seat_rows = [
+            Seat(match=match, seat=i, player=p, match_created_at=match.created_at)
+            for i, p in enumerate(occupants)
+        ]
+        _match_insert(match, seat_rows, limited=None if seated is not None else player)
         if None not in seat_players:
             _match_start(match)
             match.version += 1
@@ -125,19 +143,154 @@ def match_create(
     return match
 
 
+def _match_insert(match: Match, seats: list[Seat], *, limited: Player | None) -> None:
+    """INSERT the new `match` and its `seats`; with `limited`, the creator, first lock the
+    creator's player row, then check their limits on matches going on at once, in the
+    statement that inserts the rows on PostgreSQL (its snapshot, taken once the lock is held,
+    sees every match a racing create committed; not this one). Past a limit the caller's
+    transaction rolls the rows back."""
+    match_row = rawsql.insert_sql(
+        Match, **{f.attname: getattr(match, f.attname) for f in Match._meta.concrete_fields}
+    )
+    if limited is None:
+        rawsql.execute(*match_row)
+        seats[:] = Seat.objects.bulk_create(seats)
+    else:
+        rawsql.execute(*_player_lock_sql(limited.id))
+        active_sql, active_params = _active_seat_bots_sql(limited.id)
+        if connection.vendor == "postgresql":
+            # One round trip: the rows ride in data-modifying CTEs (the seats' foreign key to
+            # the match is checked at commit).
+            rows = [match_row] + [
+                rawsql.insert_sql(
+                    Seat,
+                    **{
+                        f.attname: getattr(seat, f.attname)
+                        for f in Seat._meta.concrete_fields
+                        if not f.primary_key
+                    },
+                )
+                for seat in seats
+            ]
+            ctes = ", ".join(f"new_{n} AS ({sql})" for n, (sql, _) in enumerate(rows))
+            params = [value for _, values in rows for value in values]
+            active = _fetch_all(f"WITH {ctes} {active_sql}", [*params, *active_params])
+            for seat in seats:
+                seat._state.adding, seat._state.db = False, connection.alias
+        else:
+            rawsql.execute(*match_row)
+            active = _fetch_all(active_sql, active_params)
+            seats[:] = Seat.objects.bulk_create(seats)
+        _limits_check([bots for (bots,) in active], bots_only=match.seat_bots.count("") == 1)
+    match._state.adding = False
+    match._state.db = connection.alias
+
+
+def _player_lock_sql(player_id: Any) -> tuple[str, list[Any]]:
+    """Lock a player row: FOR NO KEY UPDATE on PostgreSQL, which does not wait for, nor hold
+    up, the foreign key checks of that player's moves elsewhere (FOR KEY SHARE). SQLite has no
+    row locks and serialises writers itself."""
+    lock = " FOR NO KEY UPDATE" if connection.vendor == "postgresql" else ""
+    column = rawsql.columns(Player)["id"]
+    sql = f"SELECT {column} FROM {rawsql.table(Player)} WHERE {column} = %s{lock}"
+    return sql, rawsql.prepared(Player, id=player_id)
+
+
+def _active_seat_bots_sql(player_id: Any) -> tuple[str, list[Any]]:
+    """`SELECT …`: the seat_bots of every match waiting or active where the player sits."""
+    seat, match = rawsql.columns(Seat), rawsql.columns(Match)
+    sql = (
+        f"SELECT m.{match['seat_bots']} FROM {rawsql.table(Seat)} s"
+        f" JOIN {rawsql.table(Match)} m ON m.{match['id']} = s.{seat['match']}"
+        f" WHERE s.{seat['player']} = %s AND m.{match['status']} IN (%s, %s)"
+    )
+    params = [
+        *rawsql.prepared(Seat, player=player_id),
+        Match.Status.WAITING.value,
+        Match.Status.ACTIVE.value,
+    ]
+    return sql, params
+
+
+def _limits_check(active: Sequence[Any], *, bots_only: bool) -> None:
+    """409 `too_many_active_matches` if the player already has MAX_ACTIVE_MATCHES_PER_PLAYER
+    matches waiting or active, or, for a match where they are the only person and bots play
+    the other seats, MAX_BOT_MATCHES_PER_PLAYER such matches: one account cannot fill the bot
+    workers (their bot turns all queue on the same workers as everyone's)."""
+    limit = settings.MAX_ACTIVE_MATCHES_PER_PLAYER
+    if len(active) >= limit:
+        message = (
+            f"You have {len(active)} matches waiting or active; at most {limit} at once."
+            " Finish or leave one first."
+        )
+        raise ApplicationError(
+            "too_many_active_matches", message, {"active_matches": len(active), "limit": limit}
+        )
+    if not bots_only:
+        return
+    bot_limit = settings.MAX_BOT_MATCHES_PER_PLAYER
+    against_bots = sum(1 for seat_bots in active if _json_list(seat_bots).count("") == 1)
+    if against_bots >= bot_limit:
+        message = (
+            f"You have {against_bots} matches against bots only going on; at most {bot_limit}"
+            " at once. Finish one first, or leave a seat open for a person."
+        )
+        raise ApplicationError(
+            "too_many_active_matches", message, {"bot_matches": against_bots, "limit": bot_limit}
+        )
+
+
+def _fetch_all(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _json_list(value: Any) -> list[Any]:
+    """A JSON column's list as the database returns it (parsed on PostgreSQL, text elsewhere)."""
+    return json.loads(value) if isinstance(value, str | bytes) else list(value)
+
+
+_SEAT_CONSTRAINTS = ("seat_unique_per_match", "player_once_per_match")
+
+
+def _active_count_sql() -> str:
+    """A scalar subquery: the number of matches waiting or active where a player sits."""
+    seat, match = rawsql.columns(Seat), rawsql.columns(Match)
+    return (
+        f"(SELECT COUNT(*) FROM {rawsql.table(Seat)} s JOIN {rawsql.table(Match)} m"
+        f" ON m.{match['id']} = s.{seat['match']}"
+        f" WHERE s.{seat['player']} = %s AND m.{match['status']} IN (%s, %s))"
+    )
+
+
 def match_join(*, match_id: UUID, player: Player) -> Match:
     """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
     try:
         with transaction.atomic():
-            match, _ = _match_lock(match_id)
+            active, match = rawsql.fetch_by_pk(
+                Match,
+                match_id,
+                lock=True,
+                extra=_active_count_sql(),
+                extra_params=[
+                    *rawsql.prepared(Seat, player=player.id),
+                    Match.Status.WAITING.value,
+                    Match.Status.ACTIVE.value,
+                ],
+            )
             if match is None:
                 raise ApplicationError("not_found", "No such match.")
             if seat_of(match, player.id) is not None:
                 return match
             if match.status != Match.Status.WAITING or None not in match.seat_players:
                 raise ApplicationError("match_full")
+            # A match someone joins has two people at least: only the overall limit applies.
+            _limits_check([None] * active, bots_only=False)
             seat = match.seat_players.index(None)
-            Seat.objects.create(match=match, seat=seat, player=player)
+            Seat.objects.create(
+                match=match, seat=seat, player=player, match_created_at=match.created_at
+            )
             match.seat_players[seat] = str(player.id)
             match.version += 1
             started = None not in match.seat_players
@@ -145,9 +298,12 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
                 _match_start(match)
             _match_write(match, "seat_players", "version", *(_START_FIELDS if started else ()))
             _after_commit_bot_turn(match)
-    except IntegrityError:
+    except IntegrityError as exc:
         # Under the match row lock the seat rows follow seat_players, so a seat's unique
         # constraints only trip over a row written behind this service; the join rolled back.
+        if not any(_violates(exc, Seat, name) for name in _SEAT_CONSTRAINTS):
+            logger.exception("join of match %s: unexpected integrity error", match_id)
+            raise
         raise ApplicationError("match_full") from None
     _related_known(match, deals=_deals_known(match))
     return match
@@ -257,21 +413,38 @@ def match_apply_move(
                 digest=digest,
                 by_bot=by_bot,
             )
-    except IntegrityError:
-        # Only a race the row lock does not cover gets here: the same Idempotency-Key sent to
-        # two matches at once. The transaction rolled back; answer as the winner decided.
+    except IntegrityError as exc:
+        if not idempotency_key or not _violates(exc, IdempotencyRecord, IDEMPOTENCY_KEY_CONSTRAINT):
+            # Not a race this service knows: a bug or a row written behind it. A 500 that is
+            # logged, never a domain answer that would hide it.
+            logger.exception("move on match %s: unexpected integrity error", match_id)
+            raise
+        # A record of this (player, match, key) written behind the match row lock (a backend
+        # without row locks, a writer that does not take the lock). The transaction rolled
+        # back; answer as the winner decided.
         if token is not None:
             player_id = _token_player(token)
-        if idempotency_key:
-            record = IdempotencyRecord.objects.filter(
-                player_id=player_id, key=idempotency_key
-            ).first()
-            if record is not None:
-                if record.request_hash == digest:
-                    return json.loads(record.response)
-                raise ApplicationError("idempotency_mismatch") from None
+        record = IdempotencyRecord.objects.filter(
+            player_id=player_id, match_id=match_id, key=idempotency_key
+        ).first()
+        if record is not None:
+            if record.request_hash == digest:
+                return json.loads(record.response)
+            raise ApplicationError("idempotency_mismatch") from None
         current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
+
+
+def _violates(exc: IntegrityError, model: type[Any], name: str) -> bool:
+    """Whether `exc` is a violation of `model`'s unique constraint `name`: PostgreSQL names the
+    constraint; SQLite lists its columns ("UNIQUE constraint failed: table.col, …")."""
+    diag = getattr(exc.__cause__, "diag", None)
+    if diag is not None:
+        return bool(diag.constraint_name == name)
+    constraint = next(c for c in model._meta.constraints if c.name == name)
+    table = model._meta.db_table
+    columns = ", ".join(f"{table}.{model._meta.get_field(f).column}" for f in constraint.fields)
+    return str(exc) == f"UNIQUE constraint failed: {columns}"
 
 
 def _apply_locked(
@@ -298,7 +471,9 @@ def _apply_locked(
     if seat is None:
         raise ApplicationError("not_seated")
     if idempotency_key:
-        record = IdempotencyRecord.objects.filter(player_id=player_id, key=idempotency_key).first()
+        record = IdempotencyRecord.objects.filter(
+            player_id=player_id, match_id=match.id, key=idempotency_key
+        ).first()
         if record is not None:
             if record.request_hash != digest:
                 raise ApplicationError("idempotency_mismatch")
@@ -316,9 +491,40 @@ def _apply_locked(
             key=idempotency_key,
             request_hash=digest,
             match=match,
-            response=json.dumps(view),
+            response=_response_text(view),
         )
     return view
+
+
+# Expired idempotency records are deleted this many per statement, at most this many
+# statements per sweep (games.tasks.sweep), so one sweep never holds long locks.
+IDEMPOTENCY_EXPIRE_BATCH = 1000
+IDEMPOTENCY_EXPIRE_BATCHES = 10
+
+
+def idempotency_records_expire(*, now: datetime | None = None) -> int:
+    """Delete the idempotency records older than settings.IDEMPOTENCY_TTL_SECONDS, oldest
+    first, in bounded batches; the number deleted. A key is so replayable for at least that
+    long (README, Configuration); later the same key is a new move."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
+    deleted = 0
+    for _ in range(IDEMPOTENCY_EXPIRE_BATCHES):
+        oldest = (
+            IdempotencyRecord.objects.filter(created_at__lt=cutoff)
+            .order_by("created_at")
+            .values("pk")[:IDEMPOTENCY_EXPIRE_BATCH]
+        )
+        count, _ = IdempotencyRecord.objects.filter(pk__in=Subquery(oldest)).delete()
+        deleted += count
+        if count < IDEMPOTENCY_EXPIRE_BATCH:
+            break
+    return deleted
+
+
+def _response_text(view: Mapping[str, Any]) -> str:
+    """The JSON text the API renders `view` as (datetimes such as `turn_deadline` in DRF's
+    form), so that a replay of the stored text answers exactly what the first request did."""
+    return JSONRenderer().render(view).decode()
 
 
 def _move_write(

@@ -6,7 +6,7 @@
 | `games.play_overdue_turn(match_id, version)` | bots | turn clock: greedy move for a late person |
 | `games.score_deal(match_id, deal_number)` | scoring | score a deal over; next deal or finish |
 | `games.settle_match(match_id)` | scoring | a finished match's standings, once |
-| `games.sweep()` | scoring | beat: re-send stuck bot turns and scoring steps |
+| `games.sweep()` | scoring | beat: re-send stuck work; delete expired idempotency records |
 | `games.expire_turns()` | scoring | beat: send `play_overdue_turn` for turns past their deadline |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
 
@@ -113,6 +113,12 @@ def sweep() -> dict[str, int]:
     }
     if any(counts.values()):
         logger.warning("sweep re-sent stuck work: %s", counts)
+    # Data that only grew: idempotency records past their window (bounded batches).
+    from .services import idempotency_records_expire
+
+    expired = idempotency_records_expire()
+    if expired:
+        logger.info("sweep deleted %d expired idempotency records", expired)
     return counts
 
 

@@ -36,6 +36,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "not_your_turn": (409, "Your seat is not on turn."),
     "match_not_active": (409, "The match is waiting for players or finished."),
     "match_full": (409, "The match is full or has started."),
+    "too_many_active_matches": (409, "You have as many matches going on as one player may."),
     "tournament_started": (409, "The tournament has already started."),
     "tournament_over": (409, "The tournament is finished or cancelled."),
     "invitations_pending": (409, "Some invited players have not accepted yet."),

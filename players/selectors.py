@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -15,6 +12,7 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
+from pisyedili_api.cursors import cursor_decode, cursor_encode, invalid_cursor
 from pisyedili_api.errors import ApplicationError
 
 from .boards import DEFAULT_RULESET, PERIODS, period_bounds, period_start
@@ -39,6 +37,9 @@ def player_get(*, player_id: Any) -> Player:
 # comparison, and keyset paging with shared ranks is not what DRF's CursorPagination does.
 
 METRICS = ("rating", "wins", "points")
+# A board value in a cursor is a rating, a win count or an average penalty: far below this,
+# which every backend's integers and floats hold (SQLite's stop at 64 bits).
+KEYSET_VALUE_MAX = 2**53
 _ORDER = {  # metric -> (BoardEntry field, best first is descending)
     "rating": ("rating_ordinal", True),
     "wins": ("wins", True),
@@ -62,28 +63,29 @@ class Keyset:
             "p": str(self.player_id),
             "d": "n" if self.forward else "p",
         }
-        return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode()
+        return cursor_encode(body, salt="leaderboard")
 
     @classmethod
     def decode(cls, cursor: str, *, metric: str) -> Keyset:
-        """An opaque cursor of this metric's board, else 400 `invalid`."""
+        """An opaque cursor of this metric's board (signed, pisyedili_api.cursors), else 400
+        `invalid`."""
+        message = "Invalid cursor: pass back a `next` or `previous` link of this board."
+        body = cursor_decode(cursor, salt="leaderboard", message=message)
         try:
-            body = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
             value = body["v"]
             if (
-                not isinstance(body, dict)
-                or body["m"] != metric
+                body["m"] != metric
                 or body["d"] not in ("n", "p")
                 or isinstance(value, bool)
                 or not isinstance(value, int | float)
                 or not math.isfinite(value)
                 or (metric == "wins" and not isinstance(value, int))
+                or abs(value) > KEYSET_VALUE_MAX
             ):
                 raise ValueError(body)
             return cls(metric, value, UUID(body["p"]), body["d"] == "n")
-        except (ValueError, TypeError, KeyError, AttributeError, UnicodeError, binascii.Error):
-            message = "Invalid cursor: pass back a `next` or `previous` link of this board."
-            raise ApplicationError("invalid", message, {"cursor": [message]}) from None
+        except (ValueError, TypeError, KeyError, AttributeError):
+            raise invalid_cursor(message) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,16 +318,21 @@ class HistoryKeyset:
             "m": str(self.match_id),
             "d": "n" if self.forward else "p",
         }
-        return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode()
+        return cursor_encode(body, salt="history")
 
     @classmethod
     def decode(cls, cursor: str) -> HistoryKeyset:
+        """An opaque cursor of a rating history (signed, pisyedili_api.cursors), else 400
+        `invalid`."""
+        message = "Invalid cursor: pass back a `next` or `previous` link."
+        body = cursor_decode(cursor, salt="history", message=message)
         try:
-            body = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
             at = datetime.fromisoformat(body["t"])
-            if not isinstance(body, dict) or body["d"] not in ("n", "p") or at.tzinfo is None:
+            if body["d"] not in ("n", "p") or at.tzinfo is None:
                 raise ValueError(body)
+            # In range however the database reads it (a UTC offset may push a year 1/9999
+            # timestamp past datetime's range).
+            at.astimezone(UTC)
             return cls(at, UUID(body["m"]), body["d"] == "n")
-        except (ValueError, TypeError, KeyError, AttributeError, UnicodeError, binascii.Error):
-            message = "Invalid cursor: pass back a `next` or `previous` link."
-            raise ApplicationError("invalid", message, {"cursor": [message]}) from None
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError):
+            raise invalid_cursor(message) from None

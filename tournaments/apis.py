@@ -15,8 +15,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis import MatchCursorPagination, SeatPlayerSerializer
+from games.apis import SeatPlayerSerializer
 from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
@@ -166,6 +167,14 @@ CSV_EXAMPLE = (
 # ---- views ----
 
 
+class TournamentCursorPagination(SignedCursorPagination):
+    salt = "tournaments"  # a match list's cursor is no tournament list's
+    ordering = ("-created_at", "-id")
+    page_size = 20
+    page_size_query_param = "limit"
+    max_page_size = 100
+
+
 class TournamentListCreateApi(APIView):
     """`GET /tournaments` (public, newest first) and `POST /tournaments` (create, in draft)."""
 
@@ -246,7 +255,7 @@ class TournamentListCreateApi(APIView):
         if filters.validated_data["invited"]:
             invited = _caller(request, "invited=true needs your token.").id
         tournaments = tournament_list(status=filters.validated_data.get("status"), invited=invited)
-        paginator = MatchCursorPagination()
+        paginator = TournamentCursorPagination()
         page = paginator.paginate_queryset(tournaments, request, view=self)
         return paginator.get_paginated_response([tournament_summary(t) for t in page or []])
 

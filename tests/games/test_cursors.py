@@ -1,0 +1,141 @@
+"""Page cursors are signed (pisyedili_api.cursors): a forged, tampered or foreign cursor on any
+paged list is 400 `invalid` naming `cursor`, never a 500, and changes nothing; the server's own
+`next` links still page."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from datetime import UTC, datetime
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pisyedili_api.cursors import cursor_decode, cursor_encode
+from pisyedili_api.errors import ApplicationError
+from players.selectors import HistoryKeyset, Keyset
+from tests.helpers import create_match
+
+pytestmark = pytest.mark.django_db
+
+
+def _b64(text: str, urlsafe: bool = False) -> str:
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    return encode(text.encode()).decode()
+
+
+def _paged_paths() -> list[str]:
+    player = uuid.uuid4()
+    return [
+        "/api/v1/matches",
+        f"/api/v1/matches?player={player}",
+        "/api/v1/tournaments",
+        "/api/v1/leaderboard?metric=rating",
+        "/api/v1/leaderboard?metric=wins",
+        "/api/v1/leaderboard?metric=points",
+        "/api/v1/players/{player}/history",
+    ]
+
+
+# Forged cursors of every shape the old, unsigned cursors accepted, and values past 64 bits.
+FORGED = [
+    _b64("p=garbage"),
+    _b64("o=1&p=2020-01-01"),
+    _b64("r=1&p=" + "9" * 40),
+    _b64("o=99999999999999999999999"),
+    _b64(json.dumps({"m": "wins", "v": 2**70, "p": str(uuid.uuid4()), "d": "n"}), True),
+    _b64(json.dumps({"m": "rating", "v": -(2**64), "p": str(uuid.uuid4()), "d": "p"}), True),
+    _b64(json.dumps({"m": "points", "v": 1e308, "p": str(uuid.uuid4()), "d": "n"}), True),
+    _b64(json.dumps({"t": "9999-12-31T23:59:59-23:59", "m": str(uuid.uuid4()), "d": "n"}), True),
+    _b64(json.dumps({"t": "0001-01-01T00:00:00+23:59", "m": str(uuid.uuid4()), "d": "p"}), True),
+    cursor_encode({"o": 0, "r": False, "p": "x"}, salt="elsewhere"),
+    "a:b:c",
+    "%00",
+]
+
+
+@pytest.fixture
+def history_path(make_player):
+    player, _ = make_player()
+    return f"/api/v1/players/{player.id}/history"
+
+
+def _paths(history_path):
+    return [p for p in _paged_paths() if "history" not in p] + [history_path]
+
+
+def _assert_invalid(response):
+    assert response.status_code == 400, (response.status_code, response.content)
+    body = response.json()
+    assert body["code"] == "invalid" and "cursor" in body["detail"], body
+
+
+@pytest.mark.parametrize("cursor", FORGED)
+def test_forged_cursors_are_invalid_on_every_paged_list(api, history_path, cursor):
+    for path in _paths(history_path):
+        _assert_invalid(
+            api.get(path, {"cursor": cursor})
+            if "?" not in path
+            else api.get(f"{path}&cursor={cursor}")
+        )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(cursor=st.text(min_size=1, max_size=120).filter(lambda s: "\x00" not in s))
+def test_random_cursors_are_invalid_on_every_paged_list(api, history_path, cursor):
+    for path in _paths(history_path):
+        base, _, query = path.partition("?")
+        params = dict(p.split("=") for p in query.split("&") if p)
+        _assert_invalid(api.get(base, {**params, "cursor": cursor}))
+
+
+def test_a_tampered_next_link_is_invalid_and_a_true_one_pages(make_player, client_for, api):
+    _, token = make_player()
+    client = client_for(token)
+    for _ in range(3):
+        create_match(client, seats=3)
+    first = api.get("/api/v1/matches?limit=2").json()
+    second = api.get(first["next"])
+    assert second.status_code == 200 and len(second.json()["results"]) == 1
+    cursor = parse_qs(urlparse(first["next"]).query)["cursor"][0]
+    flipped = cursor[:-1] + ("A" if cursor[-1] != "A" else "B")
+    _assert_invalid(api.get("/api/v1/matches", {"limit": 2, "cursor": flipped}))
+    # A match list's cursor is refused by the tournament list (salted per endpoint).
+    _assert_invalid(api.get("/api/v1/tournaments", {"cursor": cursor}))
+
+
+# ---- the decoders themselves, with values that overflow SQLite's 64-bit integers ----
+
+
+@pytest.mark.parametrize(
+    "value", [2**63, -(2**63) - 1, 2**64, 10**30, 2**53 + 1, float("inf"), float("nan"), True]
+)
+def test_leaderboard_keyset_refuses_values_past_the_backends_even_when_signed(value):
+    body = {"m": "wins", "v": value, "p": str(uuid.uuid4()), "d": "n"}
+    for cursor in (cursor_encode(body, salt="leaderboard"), _b64(json.dumps(body), True)):
+        with pytest.raises(ApplicationError) as raised:
+            Keyset.decode(cursor, metric="wins")
+        assert raised.value.code == "invalid" and "cursor" in raised.value.detail
+
+
+@pytest.mark.parametrize(
+    "at", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59", "2026-01-01T00:00:00"]
+)
+def test_history_keyset_refuses_timestamps_out_of_range_even_when_signed(at):
+    body = {"t": at, "m": str(uuid.uuid4()), "d": "n"}
+    for cursor in (cursor_encode(body, salt="history"), _b64(json.dumps(body), True)):
+        with pytest.raises(ApplicationError) as raised:
+            HistoryKeyset.decode(cursor)
+        assert raised.value.code == "invalid"
+
+
+def test_keysets_round_trip():
+    key = Keyset("rating", 12.5, uuid.uuid4(), False)
+    assert Keyset.decode(key.encode(), metric="rating") == key
+    history = HistoryKeyset(datetime(2026, 1, 2, tzinfo=UTC), uuid.uuid4(), True)
+    assert HistoryKeyset.decode(history.encode()) == history
+    with pytest.raises(ApplicationError):
+        cursor_decode(key.encode(), salt="history")

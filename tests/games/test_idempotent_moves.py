@@ -1,0 +1,214 @@
+"""Keyed moves (Idempotency-Key, API.md) in every kind of match: the first answer is 2xx, a
+replay is byte-for-byte the same answer, and nothing is applied twice."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from games import engine
+from games.engine.rules import _BOOLEANS, _CHOICES
+from games.models import IdempotencyRecord, Move
+from tests.helpers import create_match, post_move, state
+
+pytestmark = pytest.mark.django_db
+
+
+def _rule_variants() -> list[dict]:
+    """Every rule option with every value other than its default."""
+    defaults = engine.Rules().to_dict()
+    variants: list[dict] = []
+    for name, choices in _CHOICES.items():
+        variants += [{name: value} for value in choices if value != defaults[name]]
+    variants += [{name: not defaults[name]} for name in _BOOLEANS]
+    variants += [
+        {"max_actions": 10},
+        {"hand_size": 1},
+        {"hand_size": 12, "max_players": 4},
+        {"deals_per_match": 1},
+    ]
+    return variants
+
+
+# Every option of the create body (seats, bots, deals, rules, turn_seconds), each at least once.
+CREATE_BODIES = [
+    {"seats": 2},
+    {"seats": 2, "turn_seconds": 300},
+    {"seats": 2, "turn_seconds": 1},
+    {"seats": 2, "turn_seconds": None},
+    {"seats": 2, "deals": 1},
+    {"seats": 2, "deals": 20},
+    {"seats": 3, "bots": ["greedy"]},
+    {"seats": 4, "bots": ["random", "greedy"], "turn_seconds": 60, "deals": 2},
+    {"seats": 7, "bots": ["random"] * 5, "rules": {"max_players": 7}},
+    *({"seats": 2, "rules": rules} for rules in _rule_variants()),
+    *({"seats": 2, "rules": rules, "turn_seconds": 300} for rules in _rule_variants()),
+]
+
+
+def _label(body: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in body.items())
+
+
+@pytest.mark.parametrize("body", CREATE_BODIES, ids=[_label(b) for b in CREATE_BODIES])
+def test_keyed_move_replays_identically_in_every_kind_of_match(make_player, client_for, body):
+    (ana, ta), (bob, tb) = make_player(), make_player()
+    clients = {str(ana.id): client_for(ta), str(bob.id): client_for(tb)}
+    match = create_match(clients[str(ana.id)], **body)
+    if match["status"] == "waiting":
+        joined = clients[str(bob.id)].post(f"/api/v1/matches/{match['id']}/join")
+        assert joined.status_code == 200, joined.content
+        match = joined.json()
+    assert match["status"] == "active"
+    # Bots have played (in-process) up to the first person on turn.
+    view = state(clients[str(ana.id)], match["id"])
+    holder = match["seats"][view["turn"]]["player"]
+    assert not holder["is_bot"]
+    client = clients[holder["id"]]
+    view = state(client, match["id"])
+    moves_before = Move.objects.filter(match_id=match["id"], player_id=holder["id"]).count()
+
+    first = post_move(
+        client, match["id"], view["legal_moves"][0], view["version"], HTTP_IDEMPOTENCY_KEY="key-1"
+    )
+    assert 200 <= first.status_code < 300, first.content
+    again = post_move(
+        client, match["id"], view["legal_moves"][0], view["version"], HTTP_IDEMPOTENCY_KEY="key-1"
+    )
+    assert again.status_code == first.status_code
+    assert again.content == first.content
+    assert Move.objects.filter(match_id=match["id"], player_id=holder["id"]).count() == (
+        moves_before + 1
+    )
+    assert IdempotencyRecord.objects.filter(match_id=match["id"]).count() == 1
+
+
+def _two_tables(make_player, client_for):
+    """Two matches where the same player (ana, seat 1) is on turn in both."""
+    (ana, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()
+    ana_client = client_for(ta)
+    tables = []
+    for other in (client_for(tb), client_for(tc)):
+        match = create_match(other)
+        assert ana_client.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+        view = state(other, match["id"])
+        while view["turn"] == 0:  # seat 0 opens; it plays on until seat 1 is on turn
+            view = post_move(other, match["id"], view["legal_moves"][0], view["version"]).json()
+        tables.append(match["id"])
+    return ana, ana_client, tables
+
+
+def test_one_key_in_two_matches_is_two_moves(make_player, client_for):
+    """The key is scoped per (player, match): a client may number its keys per match."""
+    ana, client, tables = _two_tables(make_player, client_for)
+    answers = []
+    for mid in tables:
+        view = state(client, mid)
+        first = post_move(
+            client, mid, {"action": "draw"}, view["version"], HTTP_IDEMPOTENCY_KEY="move-1"
+        )
+        again = post_move(
+            client, mid, {"action": "draw"}, view["version"], HTTP_IDEMPOTENCY_KEY="move-1"
+        )
+        assert first.status_code == again.status_code == 200, first.content
+        assert first.json()["match"] == mid and again.content == first.content
+        answers.append(first.json())
+    for mid in tables:
+        assert Move.objects.filter(match_id=mid, player_id=ana.id).count() == 1
+    assert IdempotencyRecord.objects.filter(player_id=ana.id, key="move-1").count() == 2
+
+
+def _insert_record_behind_the_lock(player_id, match_id, key, request_hash):
+    """Run the next statement that writes an idempotency record only after another connection
+    has committed a record of the same (player, match, key): the race the unique constraint
+    decides. Through the service it cannot happen on PostgreSQL (the record's foreign key check
+    waits for the match row lock); this writer skips that check (session_replication_role), as
+    a backend without row locks or a writer that does not take the lock would."""
+    import threading
+
+    from django.db import transaction
+
+    def insert():
+        try:
+            with transaction.atomic():
+                with connection.cursor() as cursor:
+                    cursor.execute("SET LOCAL session_replication_role = replica")
+                IdempotencyRecord.objects.create(
+                    player_id=player_id,
+                    match_id=match_id,
+                    key=key,
+                    request_hash=request_hash,
+                    response='{"answer":"the winner\'s"}',
+                )
+        finally:
+            connection.close()
+
+    def wrapper(execute, sql, params, many, context):
+        if "INSERT" in sql and IdempotencyRecord._meta.db_table in sql:
+            other = threading.Thread(target=insert)
+            other.start()
+            other.join(timeout=10)
+            assert not other.is_alive()
+        return execute(sql, params, many, context)
+
+    return connection.execute_wrapper(wrapper)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="session_replication_role")
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("same_body", [True, False])
+def test_a_key_raced_behind_the_lock_answers_as_the_winner(make_player, client_for, same_body):
+    from games.services import request_hash
+
+    (ana, ta), (_, tb) = make_player(), make_player()
+    client = client_for(ta)
+    match = create_match(client)
+    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
+    view = state(client, match["id"])
+    move = view["legal_moves"][0]
+    body = {**move, "version": view["version"]}
+    digest = request_hash(match["id"], body if same_body else {**body, "version": 99})
+    with _insert_record_behind_the_lock(ana.id, match["id"], "k", digest):
+        raced = post_move(client, match["id"], move, view["version"], HTTP_IDEMPOTENCY_KEY="k")
+    if same_body:
+        assert raced.status_code == 200 and raced.json() == {"answer": "the winner's"}
+    else:
+        assert raced.status_code == 422 and raced.json()["code"] == "idempotency_mismatch"
+    # The losing request rolled back: nothing of it was applied.
+    assert not Move.objects.filter(match_id=match["id"]).exists()
+    assert state(client, match["id"]) == view
+
+
+def test_any_other_integrity_error_is_a_logged_500_that_changes_nothing(
+    make_player, client_for, caplog
+):
+    """Only the named idempotency constraint is a domain answer; a Move row written behind the
+    service (seq taken) is a bug to see, not a 409."""
+    from django.utils import timezone
+
+    from games.models import Match
+
+    (ana, ta), (_, tb) = make_player(), make_player()
+    client = client_for(ta)
+    client.raise_request_exception = False
+    match = create_match(client)
+    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
+    view = state(client, match["id"])
+    row = Match.objects.get(id=match["id"])
+    Move.objects.create(
+        match=row,
+        seq=row.move_count + 1,
+        deal_id=row.live_deal_id,
+        deal_number=1,
+        seat=0,
+        player=ana,
+        action="draw",
+        at=timezone.now(),
+    )
+    for headers in ({}, {"HTTP_IDEMPOTENCY_KEY": "k-500"}):
+        caplog.clear()
+        r = post_move(client, match["id"], view["legal_moves"][0], view["version"], **headers)
+        assert r.status_code == 500 and r.json()["code"] == "server_error", r.content
+        assert any("unexpected integrity error" in m for m in caplog.messages)
+    assert state(client, match["id"]) == view
+    assert not IdempotencyRecord.objects.exists()
