@@ -90,10 +90,13 @@ def test_total_deals_are_capped(make_player, client_for, settings):
     _, token = make_player()
     client = client_for(token)
     bots_before = Player.objects.filter(is_bot=True).count()
-    # The case: 64 entrants at tables of two, 52 deals a match = 2,016 × 52 deals.
+    # The case: 64 entrants at tables of two, 52 deals a match = 2,016 × 52 deals; a
+    # match's deals are capped first (MAX_DEALS_PER_MATCH), and at that cap the total still is.
     refused = client.post("/api/v1/tournaments", bots_body(64, deals=52), format="json")
+    assert "deals" in error(refused, 400, "invalid")["detail"]
+    refused = client.post("/api/v1/tournaments", bots_body(64, deals=20), format="json")
     body = error(refused, 400, "invalid")
-    assert "104832 deals" in body["detail"]["deals"][0] and "2000" in body["detail"]["deals"][0]
+    assert "40320 deals" in body["detail"]["deals"][0] and "2000" in body["detail"]["deals"][0]
     assert not Tournament.objects.exists()
     assert Player.objects.filter(is_bot=True).count() == bots_before  # no bot rows left behind
 

@@ -58,6 +58,7 @@ def test_start_returns_at_once_and_the_background_finishes_it(tmp_path):
         if not k.startswith(("CELERY_", "DATABASE_URL", "DJANGO_", "GAMES_", "TOURNAMENT_"))
     }
     env["PYTHONPATH"] = str(project)  # the copy, not the installed checkout
+    env["DJANGO_SECRET_KEY"] = "insecure-development-key-of-make-run"  # as `make run` passes
     manage = [sys.executable, str(project / "manage.py")]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=project, env=env, check=True, timeout=120)
     done = subprocess.run(
