@@ -66,6 +66,9 @@ PG_BIN = Path(os.environ.get("SOAK_PG_BIN", "/usr/lib/postgresql/15/bin"))
 DB_NAME = "pisyedili_soak"
 API = "/api/v1"
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# The longest match the server allows (MAX_DEALS_PER_MATCH): the probe and the hostile client
+# keep one going for the whole run.
+LONG_MATCH_DEALS = 20
 # Time a client keeps re-sending one move (same key) before it gives up on it.
 RETRY_SECONDS = 45
 # A match with no new version for this long is abandoned (and counted).
@@ -666,7 +669,7 @@ class Hostile(Client):
     def run(self) -> None:
         self.register()
         self.waiting = self._create({"seats": 3})
-        self.active = self._create({"seats": 2, "bots": ["random"], "deals": 52})
+        self.active = self._create({"seats": 2, "bots": ["random"], "deals": LONG_MATCH_DEALS})
         probes = [
             self.bad_bodies,
             self.bad_moves,
@@ -781,7 +784,9 @@ class Hostile(Client):
                     headers={"Idempotency-Key": key},
                 )  # fmt: skip
             elif r is not None and r.status_code == 200 and r.json()["status"] == "finished":
-                self.active = self._create({"seats": 2, "bots": ["random"], "deals": 52})
+                self.active = self._create(
+                    {"seats": 2, "bots": ["random"], "deals": LONG_MATCH_DEALS}
+                )
         if self.others:
             other = self.rng.choice(self.others)
             self.call("POST", f"/matches/{other}/moves", json={"action": "draw", "version": 1})
@@ -931,7 +936,9 @@ class Probe(Player):
         while time.monotonic() < deadline and not self.stop.is_set():
             if self.match is None:
                 r = self.call(
-                    "POST", "/matches", json={"seats": 2, "bots": ["greedy"], "deals": 52}
+                    "POST",
+                    "/matches",
+                    json={"seats": 2, "bots": ["greedy"], "deals": LONG_MATCH_DEALS},
                 )
                 if r is None or r.status_code != 201:
                     return None
