@@ -18,7 +18,7 @@ from games import engine
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from players.auth import token_check, token_key
+from players.auth import AuthenticatedRequest, token_check, token_key
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
@@ -255,7 +255,7 @@ class MatchListCreateApi(APIView):
             )
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         match = match_create(player=request.user.player, **body.validated_data)
@@ -284,7 +284,7 @@ class MatchJoinApi(APIView):
             ),
         },
     )
-    def post(self, request: Request, match_id: Any) -> Response:
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         match = match_join(match_id=match_id, player=request.user.player)
         return Response(match_summary(match_get(match=match)))
 
@@ -305,7 +305,7 @@ class MatchStateApi(APIView):
             **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
         },
     )
-    def get(self, request: Request, match_id: Any) -> Response:
+    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         view = match_view_for_player(
@@ -437,7 +437,7 @@ class MatchMovesApi(APIView):
             **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
         },
     )
-    def get(self, request: Request, match_id: Any) -> Response:
+    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         moves = match_moves_for_player(

@@ -26,6 +26,7 @@ from rest_framework.views import APIView
 
 from pisyedili_api.openapi import error_responses
 
+from .auth import AuthenticatedRequest
 from .models import Player
 
 _SALT = "players.stream-ticket"
@@ -95,7 +96,7 @@ class StreamTicketApi(APIView):
         description="Use once within `expires_in` s: `GET …/events?ticket=…` "
         "(EventSource cannot send Authorization). An expired or used ticket is 401.",
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         return Response(
             {
                 "ticket": ticket_issue(player=request.user.player),
