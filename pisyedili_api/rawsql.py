@@ -18,13 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cache, partial
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 import orjson
 from django.db import connection
 from django.db.models import Field, JSONField, Model
 from psycopg.types.json import Jsonb
+
+_M = TypeVar("_M", bound=Model)
 
 # As json.dumps: keys that are not strings (ints, say) are written as strings.
 _json_dumps = partial(orjson.dumps, option=orjson.OPT_NON_STR_KEYS)
@@ -107,7 +109,7 @@ def _json_to_db(value: Any) -> Any:
     return _json_dumps(value).decode()
 
 
-def from_row(model: type[Model], names: Sequence[str], row: Sequence[Any]) -> Any:
+def from_row(model: type[_M], names: Sequence[str], row: Sequence[Any]) -> _M:
     """A `model` instance from database values of the columns `names`, converted as the ORM
     would (e.g. JSON text parsed, UUIDs stored as text on SQLite)."""
     names = tuple(names)
@@ -122,13 +124,13 @@ def from_row(model: type[Model], names: Sequence[str], row: Sequence[Any]) -> An
 
 
 def fetch_by_pk(
-    model: type[Model],
+    model: type[_M],
     pk: Any,
     *,
     lock: bool = False,
     extra: str = "",
     extra_params: Sequence[Any] = (),
-) -> tuple[Any, Any]:
+) -> tuple[Any, _M | None]:
     """The `model` row with primary key `pk` as an instance (None if there is none), locked
     with FOR UPDATE if asked and the backend can. With `extra` (one SQL expression, e.g. a
     scalar subquery, taking `extra_params`), also its value from the same statement."""
