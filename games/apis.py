@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
@@ -30,6 +31,10 @@ from .selectors import (
     match_view_for_player,
 )
 from .services import match_apply_move, match_create, match_join
+
+if TYPE_CHECKING:
+    # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
+    from rest_framework.permissions import _SupportsHasPermission
 
 CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
 MAX_WAIT_SECONDS = 25
@@ -184,7 +189,7 @@ class PaginatedMatchSerializer(serializers.Serializer):
 class MatchListCreateApi(APIView):
     """`GET /matches` (public, newest first) and `POST /matches` (create)."""
 
-    def get_permissions(self) -> list[Any]:
+    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
     class FilterSerializer(serializers.Serializer):
@@ -337,7 +342,7 @@ class MatchMovesApi(APIView):
         if request.method != "POST":
             super().perform_authentication(request)
 
-    def get_permissions(self) -> list[Any]:
+    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
         if self.request is not None and self.request.method == "POST":
             return []  # a token of no active player is 401 from match_apply_move
         return super().get_permissions()
