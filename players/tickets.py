@@ -76,7 +76,7 @@ def stream_player(request: HttpRequest, *, tickets: bool = True) -> Player:
 class StreamTicketApi(APIView):
     """`POST /auth/stream-ticket`: a ticket for one stream, for clients that cannot send headers."""
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         class Meta:
             ref_name = "StreamTicket"
 
