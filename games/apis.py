@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
@@ -18,7 +19,7 @@ from games import engine
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from players.auth import token_check, token_key
+from players.auth import AuthenticatedRequest, token_check, token_key
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
@@ -30,6 +31,10 @@ from .selectors import (
     match_view_for_player,
 )
 from .services import match_apply_move, match_create, match_join
+
+if TYPE_CHECKING:
+    # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
+    from rest_framework.permissions import _SupportsHasPermission
 
 CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
 MAX_WAIT_SECONDS = 25
@@ -184,7 +189,7 @@ class PaginatedMatchSerializer(serializers.Serializer):
 class MatchListCreateApi(APIView):
     """`GET /matches` (public, newest first) and `POST /matches` (create)."""
 
-    def get_permissions(self) -> list[Any]:
+    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
     class FilterSerializer(serializers.Serializer):
@@ -255,7 +260,7 @@ class MatchListCreateApi(APIView):
             )
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         match = match_create(player=request.user.player, **body.validated_data)
@@ -284,7 +289,7 @@ class MatchJoinApi(APIView):
             ),
         },
     )
-    def post(self, request: Request, match_id: Any) -> Response:
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         match = match_join(match_id=match_id, player=request.user.player)
         return Response(match_summary(match_get(match=match)))
 
@@ -305,7 +310,7 @@ class MatchStateApi(APIView):
             **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
         },
     )
-    def get(self, request: Request, match_id: Any) -> Response:
+    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         view = match_view_for_player(
@@ -337,7 +342,7 @@ class MatchMovesApi(APIView):
         if request.method != "POST":
             super().perform_authentication(request)
 
-    def get_permissions(self) -> list[Any]:
+    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
         if self.request is not None and self.request.method == "POST":
             return []  # a token of no active player is 401 from match_apply_move
         return super().get_permissions()
@@ -437,7 +442,7 @@ class MatchMovesApi(APIView):
             **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
         },
     )
-    def get(self, request: Request, match_id: Any) -> Response:
+    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         moves = match_moves_for_player(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from django.db import connection
@@ -51,7 +51,9 @@ def match_get(*, match_id: UUID | str | None = None, match: Match | None = None)
     if match is not None:
         prefetch_related_objects([match], *related)
         return match
-    found = Match.objects.filter(id=match_id).prefetch_related(*related).first()
+    # The guard above: with no `match`, `match_id` is given.
+    by_id = Match.objects.filter(id=cast("UUID | str", match_id))
+    found = by_id.prefetch_related(*related).first()
     if found is None:
         raise ApplicationError("not_found", "No such match.")
     return found

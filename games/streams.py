@@ -26,14 +26,20 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.utils.cache import patch_cache_control
 from rest_framework.exceptions import APIException
 
@@ -101,7 +107,7 @@ async def _blocking(request: HttpRequest, fn: Any, *args: Any, **kwargs: Any) ->
     return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
 
 
-def _streaming(body: AsyncIterator[bytes]) -> StreamingHttpResponse:
+def _streaming(body: AsyncIterator[bytes] | Iterator[bytes]) -> StreamingHttpResponse:
     response = StreamingHttpResponse(body, content_type="text/event-stream")
     patch_cache_control(response, no_store=True, private=True)
     response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
@@ -115,7 +121,7 @@ def _seat_view(match_id: UUID, seat: int) -> tuple[int, str, dict[str, Any]] | N
     return match.version, match.status, state_view(match, seat)
 
 
-async def _with_slot(player: Player, body: AsyncIterator[bytes]) -> HttpResponse:
+async def _with_slot(player: Player, body: AsyncIterator[bytes]) -> HttpResponseBase:
     """Stream `body` in one of the player's stream slots; 429 when they hold them all."""
     hub = events.hub()
     slot = await hub.slot_take(str(player.id))
@@ -135,7 +141,7 @@ async def _with_slot(player: Player, body: AsyncIterator[bytes]) -> HttpResponse
     return _streaming(held())
 
 
-async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponse:
+async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase:
     """`GET /api/v1/matches/{id}/events`: the caller's seat view after every version change."""
     try:
         after = _last_event_id(request)
@@ -184,7 +190,7 @@ async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIt
                     break
 
 
-async def me_events(request: HttpRequest) -> HttpResponse:
+async def me_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
     try:
         after = _last_event_id(request)

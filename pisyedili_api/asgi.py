@@ -17,6 +17,8 @@ The lifespan startup subscribes the process's hub, so the first stream does not 
 import asyncio
 import os
 import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import IO, Any
 from urllib.parse import parse_qs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pisyedili_api.settings")
@@ -26,15 +28,20 @@ import django  # noqa: E402
 
 django.setup(set_prefix=False)
 
-from django.core.handlers.asgi import ASGIHandler  # noqa: E402
+from django.core.handlers.asgi import ASGIHandler, ASGIRequest  # noqa: E402
+from django.http import HttpResponseBase  # noqa: E402
 
 from games import events  # noqa: E402
+
+# The ASGI callables, as django-stubs names them for ASGIHandler.
+_Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+_Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 
 _STREAM_PATH = re.compile(r"^/api/v1/(?:matches/[0-9a-fA-F-]{36}|me)/events$")
 _STATE_PATH = re.compile(r"^/api/v1/matches/[0-9a-fA-F-]{36}/state$")
 
 
-def _is_long_poll(scope: dict) -> bool:
+def _is_long_poll(scope: Mapping[str, Any]) -> bool:
     if not _STATE_PATH.match(scope["path"]):
         return False
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -42,23 +49,31 @@ def _is_long_poll(scope: dict) -> bool:
 
 
 class LiveASGIHandler(ASGIHandler):
-    async def __call__(self, scope, receive, send):  # type: ignore[no-untyped-def]
+    async def __call__(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
+        # An ASGI application's return value is unused: each branch awaits and stops.
         if scope["type"] == "lifespan":
-            return await self._lifespan(receive, send)
+            await self._lifespan(receive, send)
+            return
         if scope["type"] == "http" and scope.get("method") == "GET":
             if _STREAM_PATH.match(scope["path"]):
-                return await self.handle(scope, receive, send)
+                await self.handle(scope, receive, send)
+                return
             if _is_long_poll(scope):
-                return await self.handle({**scope, "pisyedili_long_poll": True}, receive, send)
-        return await super().__call__(scope, receive, send)
+                await self.handle({**scope, "pisyedili_long_poll": True}, receive, send)
+                return
+        await super().__call__(scope, receive, send)
 
-    def create_request(self, scope, body_file):  # type: ignore[no-untyped-def]
-        request, error = super().create_request(scope, body_file)
+    def create_request(
+        self, scope: Mapping[str, Any], body_file: IO[bytes]
+    ) -> tuple[ASGIRequest, None] | tuple[None, HttpResponseBase]:
+        created = super().create_request(scope, body_file)
+        request = created[0]
         if request is not None and scope.get("pisyedili_long_poll"):
-            request.urlconf = "pisyedili_api.urls_live"
-        return request, error
+            # request.urlconf is Django's documented per-request URLconf; the stubs leave it out.
+            request.urlconf = "pisyedili_api.urls_live"  # type: ignore[attr-defined]
+        return created
 
-    async def _lifespan(self, receive, send):  # type: ignore[no-untyped-def]
+    async def _lifespan(self, receive: _Receive, send: _Send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":

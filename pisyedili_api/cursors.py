@@ -52,7 +52,8 @@ class SignedCursorPagination(CursorPagination):
     def encode_cursor(self, cursor: Cursor) -> str:
         body = {"o": cursor.offset, "r": cursor.reverse, "p": cursor.position}
         encoded = cursor_encode(body, salt=self.salt)
-        return replace_query_param(self.base_url, self.cursor_query_param, encoded)  # type: ignore[no-any-return]
+        # paginate_queryset sets base_url before any cursor is encoded.
+        return replace_query_param(self.base_url, self.cursor_query_param, encoded)  # type: ignore[arg-type]
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         encoded = request.query_params.get(self.cursor_query_param)
@@ -68,4 +69,5 @@ class SignedCursorPagination(CursorPagination):
             or not (position is None or isinstance(position, str))
         ):
             raise invalid_cursor()
-        return Cursor(offset=offset, reverse=reverse, position=position)
+        # DRF's position is the text of the first ordering field; the stubs type it int.
+        return Cursor(offset=offset, reverse=reverse, position=position)  # type: ignore[arg-type]

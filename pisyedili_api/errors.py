@@ -110,8 +110,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     headers: dict[str, str] = {}
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
-    if isinstance(exc, drf.Throttled) and exc.wait is not None:
-        headers["Retry-After"] = str(int(exc.wait) + (0 if float(exc.wait).is_integer() else 1))
+    # Throttled.__init__ sets `wait` (seconds or None); the stubs do not declare it.
+    wait: float | None = getattr(exc, "wait", None)
+    if isinstance(exc, drf.Throttled) and wait is not None:
+        headers["Retry-After"] = str(int(wait) + (0 if float(wait).is_integer() else 1))
     set_rollback()
     if code is None:
         code = "invalid" if exc.status_code == 400 else "server_error"

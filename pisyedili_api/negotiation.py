@@ -10,18 +10,21 @@ the first renderer, as DRF would pick it. Every other header goes through DRF un
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
 _ANY_OR_JSON = frozenset({"", "*/*", "application/json"})
 
 
 class JsonFirstNegotiation(DefaultContentNegotiation):
-    def select_renderer(
-        self, request: Request, renderers: list[Any], format_suffix: str | None = None
-    ) -> tuple[Any, str]:
+    # DRF passes the view's renderer list (APIView.perform_content_negotiation), which the stubs
+    # widen to an Iterable; this fast path indexes it.
+    def select_renderer(  # type: ignore[override]
+        self, request: Request, renderers: Sequence[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
         accept = request.META.get("HTTP_ACCEPT", "").strip()
         if (
             format_suffix is None
@@ -34,4 +37,7 @@ class JsonFirstNegotiation(DefaultContentNegotiation):
             )
         ):
             return renderers[0], renderers[0].media_type
-        return super().select_renderer(request, renderers, format_suffix)
+        chosen: tuple[BaseRenderer, str] = super().select_renderer(
+            request, renderers, format_suffix
+        )
+        return chosen

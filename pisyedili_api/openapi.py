@@ -17,7 +17,7 @@ _EXAMPLE_DETAIL: dict[str, Any] = {
 }
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[dict[str, Any]]):
     code = serializers.ChoiceField(choices=sorted(ERROR_CODES))
     message = serializers.CharField()
     detail = serializers.DictField(

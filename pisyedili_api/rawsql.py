@@ -18,13 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cache, partial
-from typing import Any
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 import orjson
 from django.db import connection
 from django.db.models import Field, JSONField, Model
 from psycopg.types.json import Jsonb
+
+_M = TypeVar("_M", bound=Model)
 
 # As json.dumps: keys that are not strings (ints, say) are written as strings.
 _json_dumps = partial(orjson.dumps, option=orjson.OPT_NON_STR_KEYS)
@@ -35,8 +37,9 @@ def _quote(name: str) -> str:
 
 
 @cache
-def _fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field, ...]:
-    return tuple(model._meta.get_field(name) for name in names)  # type: ignore[misc]
+def _fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field[Any, Any], ...]:
+    # `names` are concrete fields (columns), never a reverse relation or a generic foreign key.
+    return tuple(cast("Field[Any, Any]", model._meta.get_field(name)) for name in names)
 
 
 @cache
@@ -84,7 +87,7 @@ def _converters(vendor: str, model: type[Model], names: tuple[str, ...]) -> tupl
     return tuple(plan)
 
 
-def _plain_json(field: Field) -> bool:
+def _plain_json(field: Field[Any, Any]) -> bool:
     """A JSONField with the standard encoder and decoder, so orjson reads and writes it alike."""
     return isinstance(field, JSONField) and field.encoder is None and field.decoder is None
 
@@ -106,7 +109,7 @@ def _json_to_db(value: Any) -> Any:
     return _json_dumps(value).decode()
 
 
-def from_row(model: type[Model], names: Sequence[str], row: Sequence[Any]) -> Any:
+def from_row(model: type[_M], names: Sequence[str], row: Sequence[Any]) -> _M:
     """A `model` instance from database values of the columns `names`, converted as the ORM
     would (e.g. JSON text parsed, UUIDs stored as text on SQLite)."""
     names = tuple(names)
@@ -121,19 +124,19 @@ def from_row(model: type[Model], names: Sequence[str], row: Sequence[Any]) -> An
 
 
 def fetch_by_pk(
-    model: type[Model],
+    model: type[_M],
     pk: Any,
     *,
     lock: bool = False,
     extra: str = "",
     extra_params: Sequence[Any] = (),
-) -> tuple[Any, Any]:
+) -> tuple[Any, _M | None]:
     """The `model` row with primary key `pk` as an instance (None if there is none), locked
     with FOR UPDATE if asked and the backend can. With `extra` (one SQL expression, e.g. a
     scalar subquery, taking `extra_params`), also its value from the same statement."""
     suffix = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
-    pk_column = _quote(model._meta.pk.column)  # type: ignore[union-attr]
-    prepared = model._meta.pk.get_db_prep_value(pk, connection)  # type: ignore[union-attr]
+    pk_column = _quote(model._meta.pk.column)
+    prepared = model._meta.pk.get_db_prep_value(pk, connection)
     sql = _select_sql(model, f"{pk_column} = %s", suffix, extra)
     row = fetch_one(sql, [*extra_params, prepared])
     if row is None:
@@ -152,7 +155,7 @@ def _insert_template(model: type[Model], names: tuple[str, ...]) -> str:
 @cache
 def _update_template(model: type[Model], names: tuple[str, ...]) -> str:
     assignments = ", ".join(f"{_quote(f.column)} = %s" for f in _fields(model, names))
-    pk = _quote(model._meta.pk.column)  # type: ignore[union-attr]
+    pk = _quote(model._meta.pk.column)
     return f"UPDATE {_quote(model._meta.db_table)} SET {assignments} WHERE {pk} = %s"
 
 
@@ -168,7 +171,7 @@ _INTEGERS = frozenset(
 )
 
 
-def _preparer(field: Field) -> Callable[[Any], Any]:
+def _preparer(field: Field[Any, Any]) -> Callable[[Any], Any]:
     """`field.get_db_prep_save(value, connection)`, with the values the move path writes (ints,
     strings, booleans, UUIDs, aware datetimes, JSON lists and dicts) taken straight to the
     backend adaptation that method ends in; any other value goes through the method itself."""
@@ -176,7 +179,9 @@ def _preparer(field: Field) -> Callable[[Any], Any]:
     slow = partial(field.get_db_prep_save, connection=connection)
     if _plain_json(field):
         return lambda value: _json_to_db(value) if isinstance(value, (dict, list)) else slow(value)
-    target = field.target_field if field.is_relation else field  # a foreign key's column type
+    # A foreign key's column type. A relation here is a concrete column, so a ForeignKey, whose
+    # target_field the stubs' base Field does not declare.
+    target = field.target_field if field.is_relation else field  # type: ignore[attr-defined]
     kind = target.get_internal_type()
     if kind in _INTEGERS:
         return lambda value: (
@@ -221,7 +226,7 @@ def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
 def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[Any]]:
     """An UPDATE of one `model` row by primary key and its prepared parameters."""
     params = _prepared(model, values)
-    params.append(model._meta.pk.get_db_prep_value(pk, connection))  # type: ignore[union-attr]
+    params.append(model._meta.pk.get_db_prep_value(pk, connection))
     return _update_template(model, tuple(values)), params
 
 
@@ -239,4 +244,5 @@ def execute_many(sql: str, params_list: Sequence[Sequence[Any]]) -> None:
 def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchone()
+        row: tuple[Any, ...] | None = cursor.fetchone()
+        return row

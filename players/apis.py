@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 
+from .auth import AuthenticatedRequest
 from .boards import DEFAULT_RULESET, PERIODS
 from .models import Player
 from .selectors import (
@@ -208,7 +209,7 @@ class TokenRotateApi(APIView):
         request=None,
         responses={200: OutputSerializer, **error_responses("not_authenticated")},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         return Response(self.OutputSerializer({"token": api_token_rotate(token=request.auth)}).data)
 
 
@@ -220,7 +221,7 @@ class LogoutApi(APIView):
         request=None,
         responses={204: None, **error_responses("not_authenticated")},
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         api_token_revoke(token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -230,7 +231,7 @@ class PlayerMeApi(APIView):
         operation_id="players_me",
         responses={200: PlayerOutputSerializer, **error_responses("not_authenticated")},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         return Response(player_out(request.user.player))
 
 

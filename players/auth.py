@@ -24,7 +24,7 @@ import re
 import secrets
 from datetime import timedelta
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -37,6 +37,26 @@ from rest_framework.request import Request
 from pisyedili_api import rawsql
 
 from .models import ApiToken, Player
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
+    class AuthenticatedRequest(Request):
+        """The request of a view whose permission classes refuse anonymous callers
+        (IsAuthenticated): its user is a User with a player, its auth the ApiToken it came with."""
+
+        @property
+        def user(self) -> User: ...
+        @user.setter
+        def user(self, value: User | AnonymousUser) -> None: ...
+        @property
+        def auth(self) -> ApiToken: ...
+        @auth.setter
+        def auth(self, value: Any) -> None: ...
+
+else:
+    # Only the type checker tells the two apart.
+    AuthenticatedRequest = Request
 
 _KEY = re.compile(r"[0-9a-f]{40}")
 
@@ -65,7 +85,7 @@ def _idle_cutoff_sql(vendor: str, seconds: int) -> str:
 def _token_join(columns: str, where: str = "") -> str:
     q = connection.ops.quote_name
     User = get_user_model()
-    user_pk = f"u.{q(User._meta.pk.column)}"  # type: ignore[union-attr]
+    user_pk = f"u.{q(User._meta.pk.column)}"
     cutoff = _idle_cutoff_sql(connection.vendor, int(settings.TOKEN_IDLE_SECONDS))
     return (
         f"SELECT {columns}"
@@ -79,7 +99,7 @@ def _token_join(columns: str, where: str = "") -> str:
 @cache
 def _token_sql(idle_seconds: int) -> str:
     q = connection.ops.quote_name
-    user_pk = q(get_user_model()._meta.pk.column)  # type: ignore[union-attr]
+    user_pk = q(get_user_model()._meta.pk.column)
     player_columns = ", ".join(f"p.{q(f.column)}" for f in Player._meta.concrete_fields)
     return _token_join(f"u.{user_pk}, u.{q('is_active')}, t.{q('last_used')}, {player_columns}")
 
@@ -87,7 +107,7 @@ def _token_sql(idle_seconds: int) -> str:
 @cache
 def _token_player_sql(idle_seconds: int) -> str:
     q = connection.ops.quote_name
-    player_pk = q(Player._meta.pk.column)  # type: ignore[union-attr]
+    player_pk = q(Player._meta.pk.column)
     active = q("is_active")
     return f"({_token_join(f'p.{player_pk}', f' AND u.{active}')})"
 
@@ -118,7 +138,8 @@ def token_key(request: Request) -> str:
     found = _KeyFromHeader().authenticate(request)
     if found is None:
         raise NotAuthenticated()
-    return found[1]
+    digest: str = found[1]  # _KeyFromHeader.authenticate_credentials: (None, digest)
+    return digest
 
 
 def token_check(digest: str) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Field, Q
 from django.utils import timezone
 
 from pisyedili_api.cursors import cursor_decode, cursor_encode, invalid_cursor
@@ -136,7 +136,9 @@ def leaderboard_page(
         has_next = len(after) > limit - 1 - take_before
     elif cursor is None or cursor.forward:
         rows = query.rows(
-            cursor and (cursor.value, cursor.player_id), forward=True, limit=limit + 1
+            None if cursor is None else (cursor.value, cursor.player_id),
+            forward=True,
+            limit=limit + 1,
         )
         has_next = len(rows) > limit
         rows = rows[:limit]
@@ -169,7 +171,8 @@ class _BoardQuery:
         self.table = q(meta.db_table)
 
         def col(name: str) -> str:
-            return f"{self.table}.{q(meta.get_field(name).column)}"
+            # A concrete field of BoardEntry, never a reverse relation: it has a column.
+            return f"{self.table}.{q(cast('Field[Any, Any]', meta.get_field(name)).column)}"
 
         field, self.descending = _ORDER[metric]
         self.player_field = meta.get_field("player")

@@ -10,7 +10,7 @@ cache (Redis when there is one, so a ticket used on one web process is refused o
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core import signing
@@ -18,6 +18,7 @@ from django.core.cache import caches
 from django.http import HttpRequest
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +27,7 @@ from rest_framework.views import APIView
 
 from pisyedili_api.openapi import error_responses
 
+from .auth import AuthenticatedRequest
 from .models import Player
 
 _SALT = "players.stream-ticket"
@@ -61,11 +63,11 @@ def stream_player(request: HttpRequest, *, tickets: bool = True) -> Player:
     ticket = request.GET.get("ticket") if tickets else None
     if ticket is not None:
         return ticket_redeem(ticket)
-    drf_request = Request(
-        request, authenticators=[auth() for auth in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
-    )
+    # api_settings imports the dotted paths of the setting: classes, which the stubs type as str.
+    classes = cast("list[type[BaseAuthentication]]", api_settings.DEFAULT_AUTHENTICATION_CLASSES)
+    drf_request = Request(request, authenticators=[auth() for auth in classes])
     user: Any = drf_request.user
-    player = getattr(user, "player", None) if user is not None else None
+    player: Player | None = getattr(user, "player", None) if user is not None else None
     if player is None:
         raise NotAuthenticated()
     return player
@@ -74,7 +76,7 @@ def stream_player(request: HttpRequest, *, tickets: bool = True) -> Player:
 class StreamTicketApi(APIView):
     """`POST /auth/stream-ticket`: a ticket for one stream, for clients that cannot send headers."""
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         class Meta:
             ref_name = "StreamTicket"
 
@@ -95,7 +97,7 @@ class StreamTicketApi(APIView):
         description="Use once within `expires_in` s: `GET …/events?ticket=…` "
         "(EventSource cannot send Authorization). An expired or used ticket is 401.",
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         return Response(
             {
                 "ticket": ticket_issue(player=request.user.player),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
@@ -21,6 +21,12 @@ from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
+from players.auth import AuthenticatedRequest
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from players.models import Player
 
 from .selectors import (
     standings_csv,
@@ -284,7 +290,7 @@ class TournamentListCreateApi(APIView):
             )
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         tournament = tournament_create(organizer=request.user.player, **body.validated_data)
@@ -325,7 +331,7 @@ class TournamentStartApi(APIView):
             ),
         },
     )
-    def post(self, request: Request, tournament_id: Any) -> Response:
+    def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         tournament_start(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -339,7 +345,7 @@ class TournamentCancelApi(APIView):
             **error_responses("not_authenticated", "not_organizer", "not_found", "tournament_over"),
         },
     )
-    def post(self, request: Request, tournament_id: Any) -> Response:
+    def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         tournament_cancel(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -361,7 +367,7 @@ class TournamentInvitationAcceptApi(APIView):
             ),
         },
     )
-    def post(self, request: Request, tournament_id: Any) -> Response:
+    def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         tournament_invitation_accept(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -383,16 +389,17 @@ class TournamentInvitationDeclineApi(APIView):
             ),
         },
     )
-    def post(self, request: Request, tournament_id: Any) -> Response:
+    def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         tournament_invitation_decline(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
 
-def _caller(request: Request, message: str) -> Any:
+def _caller(request: Request, message: str) -> Player:
     """The caller's player on a public route whose option needs a token, else 401."""
     if request.user is None or not getattr(request.user, "is_authenticated", False):
         raise ApplicationError("not_authenticated", message)
-    return request.user.player
+    # Authenticated: a User (PlayerTokenAuthentication), not the AnonymousUser.
+    return cast("User", request.user).player
 
 
 def _standings_body(tournament_id: Any) -> dict[str, Any]:

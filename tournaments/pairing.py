@@ -220,7 +220,7 @@ def swiss_round(
 ) -> RoundPlan:
     """The next Swiss round for `ranking` (best first), given who has met and who had byes."""
     remainder = len(ranking) % table_size
-    sitting_out: list[Hashable] = []
+    sitting_out: list[P] = []
     if remainder and not fill:
         # The lowest-ranked among those with the fewest byes sit out.
         position = {p: i for i, p in enumerate(ranking)}
@@ -235,8 +235,8 @@ def swiss_round(
 
 
 def _search(
-    remaining: list[Hashable], k: int, met: Mapping[frozenset[Hashable], int], budget: list[int]
-) -> list[tuple[Hashable, ...]] | None:
+    remaining: list[P], k: int, met: Mapping[frozenset[Hashable], int], budget: list[int]
+) -> list[tuple[P, ...]] | None:
     """Tables with no repeat pair, top of the ranking first, closest-ranked partners first."""
     if not remaining:
         return []
@@ -259,8 +259,8 @@ def _search(
 
 
 def _fewest_repeats(
-    ranking: list[Hashable], k: int, met: Mapping[frozenset[Hashable], int]
-) -> list[tuple[Hashable, ...]]:
+    ranking: list[P], k: int, met: Mapping[frozenset[Hashable], int]
+) -> list[tuple[P, ...]]:
     """Greedy fallback: from the top, each seat to the closest-ranked player with fewest repeats."""
     remaining = list(ranking)
     tables = []

@@ -200,7 +200,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
 
     order = {pid: i for i, pid in enumerate(ids)}
     ranked = sorted(rows, key=lambda pid: (_rank_key(rows[pid]), order[pid]))
-    result = []
+    result: list[dict[str, Any]] = []
     for i, pid in enumerate(ranked):
         row = rows[pid]
         if i and _rank_key(rows[ranked[i - 1]]) == _rank_key(row):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from django.conf import settings
@@ -317,7 +317,8 @@ def tournament_advance(*, tournament_id: UUID | str) -> bool:
 def _round_start(tournament: Tournament, number: int) -> None:
     """Seat round `number`: one match per table (entrants, then filler bots), byes recorded."""
     if tournament.format == Tournament.Format.ROUND_ROBIN:
-        planned = tournament.schedule[number - 1]
+        # A round robin's schedule is fixed when it starts (tournament_start).
+        planned = cast("list[dict[str, Any]]", tournament.schedule)[number - 1]
         plan = pairing.RoundPlan(tuple(tuple(t) for t in planned["tables"]), tuple(planned["byes"]))
     else:
         plan = _swiss_plan(tournament)

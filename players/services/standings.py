@@ -33,7 +33,8 @@ _RATING_MODEL = PlackettLuce()
 def _rate(ratings: list[tuple[float, float]], places: list[int]) -> list[tuple[float, float]]:
     """openskill Plackett-Luce: one team per seat, `places` 1 = best (shared places tie)."""
     teams = [[_RATING_MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in ratings]
-    rated = _RATING_MODEL.rate(teams, ranks=places)
+    ranks: list[float] = list(places)  # openskill takes float ranks
+    rated = _RATING_MODEL.rate(teams, ranks=ranks)
     return [(team[0].mu, team[0].sigma) for team in rated]
 
 
