@@ -1,4 +1,4 @@
-"""Keyed moves (Idempotency-Key, API.md) in every kind of match: the first answer is 2xx, a
+"""Keyed moves (Idempotency-Key, docs/api.md) in every kind of match: the first answer is 2xx, a
 replay is byte-for-byte the same answer, and nothing is applied twice."""
 
 from __future__ import annotations
