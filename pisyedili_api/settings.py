@@ -240,8 +240,6 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SWAGGER_UI_SETTINGS": {
         "deepLinking": True,
-        "persistAuthorization": True,
-        "displayOperationId": True,
         "validatorUrl": None,  # no call to the public validator
     },
     # Relative: "try it out" calls the server that serves the page.
@@ -425,9 +423,9 @@ if env_bool("DATABASE_POOL", False) and (
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "16")),
         "timeout": 10,
     }
-# The event streams are not DRF views: games.streams adds them to the served schema.
 # pisyedili_api/templates: the ReDoc page without the stock template's web fonts.
 TEMPLATES[0]["DIRS"] = [*TEMPLATES[0]["DIRS"], BASE_DIR / "pisyedili_api" / "templates"]
+# The event streams are not DRF views: games.streams adds them to the served schema.
 SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",
     "games.streams.openapi_paths",

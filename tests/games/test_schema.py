@@ -145,6 +145,12 @@ def test_docs_pages_load_only_files_the_server_serves(api, page):
         assert b"".join(served.streaming_content), url
 
 
+def test_swagger_ui_calls_no_online_validator(api):
+    """Swagger UI would send the schema to validator.swagger.io for its badge."""
+    html = api.get("/api/v1/docs/").content.decode()
+    assert re.search(r'"validatorUrl":\s*null', html)
+
+
 def test_docs_assets_outside_the_sidecar_are_not_served(api):
     for outside in ("../../settings.py", "../admin/css/base.css", "no-such-file.js"):
         response = api.get(f"/static/drf_spectacular_sidecar/{outside}")
