@@ -196,10 +196,23 @@ class MatchListCreateApi(APIView):
         class Meta:
             ref_name = "MatchFilter"
 
-        status = serializers.ChoiceField(choices=["waiting", "active", "finished"], required=False)
-        player = serializers.UUIDField(required=False)
-        limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
-        cursor = serializers.CharField(required=False, max_length=500)
+        status = serializers.ChoiceField(
+            choices=["waiting", "active", "finished"],
+            required=False,
+            help_text="Only the matches in this status.",
+        )
+        player = serializers.UUIDField(
+            required=False, help_text="Only the matches in which this player has a seat."
+        )
+        limit = serializers.IntegerField(
+            min_value=1, max_value=100, required=False, help_text="Matches per page (default 20)."
+        )
+        cursor = serializers.CharField(
+            required=False,
+            max_length=500,
+            help_text="A page's signed cursor, from `next` or `previous` of this list; any other"
+            " value is 400 invalid.",
+        )
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -228,6 +241,12 @@ class MatchListCreateApi(APIView):
 
     @extend_schema(
         operation_id="matches_list",
+        summary="List matches, newest first",
+        description=(
+            "Public. Cursor pages of matches, newest first, filtered by `status` and by `player` "
+            "(the matches in which that player has a seat). `next`/`previous` are signed links: "
+            "pass them back as they are."
+        ),
         parameters=[FilterSerializer],
         responses={
             200: PaginatedMatchSerializer,
@@ -247,6 +266,13 @@ class MatchListCreateApi(APIView):
 
     @extend_schema(
         operation_id="matches_create",
+        summary="Create a match",
+        description=(
+            "The caller takes seat 0, `bots` the next seats; the match starts (deal 1 is dealt) "
+            "once every seat is filled. A player sits in at most MAX_ACTIVE_MATCHES_PER_PLAYER "
+            "waiting or active matches, and MAX_BOT_MATCHES_PER_PLAYER of those against bots only "
+            "(`409 too_many_active_matches`); `deals` is capped at MAX_DEALS_PER_MATCH."
+        ),
         request=InputSerializer,
         responses={
             201: MatchSerializer,
@@ -272,6 +298,10 @@ class MatchDetailApi(APIView):
 
     @extend_schema(
         operation_id="matches_detail",
+        summary="Get a match",
+        description=(
+            "Public. The match's public summary: seats, totals, deals; no card and no seed."
+        ),
         responses={200: MatchSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any) -> Response:
@@ -281,6 +311,12 @@ class MatchDetailApi(APIView):
 class MatchJoinApi(APIView):
     @extend_schema(
         operation_id="matches_join",
+        summary="Join a match",
+        description=(
+            "Takes the lowest open seat; the match starts when it was the last. Joining a match in"
+            " which the caller sits already changes nothing. Counts towards the caller's "
+            "active-match limit."
+        ),
         request=None,
         responses={
             200: MatchSerializer,
@@ -299,11 +335,27 @@ class MatchStateApi(APIView):
         class Meta:
             ref_name = "StateFilter"
 
-        after_version = serializers.IntegerField(min_value=0, required=False)
-        wait = serializers.FloatField(min_value=0, max_value=MAX_WAIT_SECONDS, required=False)
+        after_version = serializers.IntegerField(
+            min_value=0,
+            required=False,
+            help_text="Long-poll: answer once the match's version is past this one.",
+        )
+        wait = serializers.FloatField(
+            min_value=0,
+            max_value=MAX_WAIT_SECONDS,
+            required=False,
+            help_text="Long-poll: seconds to wait for a version past `after_version` (0..25);"
+            " then the current view. Without it the answer comes at once.",
+        )
 
     @extend_schema(
         operation_id="matches_state",
+        summary="Get the caller's view of a match",
+        description=(
+            "The seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). "
+            "With `after_version` and `wait` it is a long-poll: it answers as soon as the match's "
+            "version passes `after_version`, or after `wait` seconds with the current view."
+        ),
         parameters=[FilterSerializer],
         responses={
             200: StateSerializer,
@@ -335,7 +387,12 @@ class MatchMovesApi(APIView):
         class Meta:
             ref_name = "MoveFilter"
 
-        deal = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
+        deal = serializers.IntegerField(
+            min_value=1,
+            max_value=10_000,
+            required=False,
+            help_text="Only this deal's moves (the deal's number, from 1).",
+        )
 
     def perform_authentication(self, request: Request) -> None:
         """POST checks its token in the statement that locks the match (match_apply_move)."""
@@ -349,6 +406,13 @@ class MatchMovesApi(APIView):
 
     @extend_schema(
         operation_id="matches_moves_create",
+        summary="Play one move",
+        description=(
+            "`version` is the match version the move was chosen at (else `409 stale_version`); of "
+            "two moves at one version exactly one applies. An `Idempotency-Key` belongs to the "
+            "caller in this match and replays the first answer to the same body for at least "
+            "IDEMPOTENCY_TTL_SECONDS (24 h)."
+        ),
         request=InputSerializer,
         parameters=[
             OpenApiParameter(
@@ -436,6 +500,11 @@ class MatchMovesApi(APIView):
 
     @extend_schema(
         operation_id="matches_moves_list",
+        summary="Get the move log",
+        description=(
+            "The match's moves in order as the caller may see them: cards another seat drew are "
+            "shown once the deal is over (R-3)."
+        ),
         parameters=[FilterSerializer],
         responses={
             200: MoveEntrySerializer(many=True),
@@ -456,6 +525,11 @@ class DealDetailApi(APIView):
 
     @extend_schema(
         operation_id="matches_deals_detail",
+        summary="Get a deal",
+        description=(
+            "Public. A deal's commitment; once it is over, its seed, the hands at its start and "
+            "every move, so that anyone can replay and check it (R-3, R-4)."
+        ),
         responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:

@@ -320,9 +320,12 @@ def _errors(*codes: str) -> dict[str, Any]:
     return by_status
 
 
-def _stream_operation(operation_id: str, description: str, example: str) -> dict[str, Any]:
+def _stream_operation(
+    operation_id: str, summary: str, description: str, example: str
+) -> dict[str, Any]:
     return {
         "operationId": operation_id,
+        "summary": summary,
         "description": description,
         "tags": ["live"],
         "security": [{"tokenAuth": []}, {}],
@@ -333,6 +336,12 @@ def _stream_operation(operation_id: str, description: str, example: str) -> dict
                 "schema": {"type": "string"},
                 "description": "A stream ticket (POST /api/v1/auth/stream-ticket) instead of "
                 "the Authorization header; single use, 401 once used or expired.",
+            },
+            {
+                "in": "query",
+                "name": "last_event_id",
+                "schema": {"type": "integer", "minimum": 0},
+                "description": "As Last-Event-ID, for a first connect (the header wins).",
             },
             {
                 "in": "header",
@@ -360,6 +369,7 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
     """Add the two event streams to the served schema."""
     match_stream = _stream_operation(
         "matches_events",
+        "Stream the caller's view of a match",
         "The caller's seat view (the body of GET …/state) as event `state`, id = the match "
         "version, after every version change; `close` when the match is over. Resuming with "
         "Last-Event-ID sends the current view if the match has moved past it, then every "
@@ -367,13 +377,20 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         _SSE_EXAMPLE,
     )
     match_stream["parameters"].append(
-        {"in": "path", "name": "match_id", "required": True, "schema": {"type": "string"}}
+        {
+            "in": "path",
+            "name": "match_id",
+            "required": True,
+            "schema": {"type": "string", "format": "uuid"},
+            "description": "The match's id.",
+        }
     )
     match_stream["responses"].update(_errors("not_seated", "not_found"))
     result["paths"]["/api/v1/matches/{match_id}/events"] = {"get": match_stream}
     result["paths"]["/api/v1/me/events"] = {
         "get": _stream_operation(
             "me_events",
+            "Stream the caller's turns and matches",
             "The caller's `your_turn`, `match_started` and `match_finished` events of every "
             "match, id = the caller's event sequence; Last-Event-ID replays what came after "
             "it (or sends `resync` when that is no longer kept).",

@@ -17,8 +17,12 @@ _EXAMPLE_DETAIL: dict[str, Any] = {
 }
 
 
+# The error codes in the order of the schema's ErrorCodeEnum (settings ENUM_NAME_OVERRIDES).
+ERROR_CODE_CHOICES = sorted(ERROR_CODES)
+
+
 class ErrorSerializer(serializers.Serializer[dict[str, Any]]):
-    code = serializers.ChoiceField(choices=sorted(ERROR_CODES))
+    code = serializers.ChoiceField(choices=ERROR_CODE_CHOICES)
     message = serializers.CharField()
     detail = serializers.DictField(
         required=False, help_text="Field errors or facts about the error."
@@ -53,3 +57,21 @@ def error_responses(*codes: str) -> dict[tuple[int, str], OpenApiResponse]:
             examples=examples,
         )
     return responses
+
+
+_PATH_PARAMETERS = {
+    "match_id": "The match's id.",
+    "number": "The deal's number in the match, from 1.",
+    "player_id": "The player's id.",
+    "tournament_id": "The tournament's id.",
+}
+
+
+def describe_path_parameters(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: every path parameter says what it names."""
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path" and not parameter.get("description"):
+                    parameter["description"] = _PATH_PARAMETERS[parameter["name"]]
+    return result

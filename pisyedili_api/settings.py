@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files: docs work offline
     "players",
     "games",
     "tournaments",
@@ -213,17 +214,36 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Pis Yedili API",
     "DESCRIPTION": "Play Pis Yedili (Dirty Seven) against people and bots (docs/api.md).",
     "VERSION": "1.0.0",
+    "LICENSE": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    # Every enum component has a stable, readable name (never `Status3a2Enum`).
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": ["waiting", "active", "finished"],
         "DealStatusEnum": ["active", "over"],
         "TournamentStatusEnum": "tournaments.apis.STATUSES",
+        "TournamentFormatEnum": "tournaments.apis.FORMATS",
         "SuitEnum": ["C", "D", "H", "S"],
+        "MoveActionEnum": ["play", "draw", "pass"],
+        "DealPhaseEnum": ["opening", "play", "ace_followup", "deal_over", "match_over"],
+        "DealEndReasonEnum": ["shed", "stock_exhausted"],
+        "DirectionEnum": [(1, 1), (-1, -1)],
+        "ErrorCodeEnum": "pisyedili_api.openapi.ERROR_CODE_CHOICES",
     },
+    # The docs pages load Swagger UI and ReDoc from drf-spectacular-sidecar's static files
+    # (served by pisyedili_api.urls), never from a CDN: they work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {
+        "deepLinking": True,
+        "validatorUrl": None,  # no call to the public validator
+    },
+    # Relative: "try it out" calls the server that serves the page.
+    "SERVERS": [{"url": "/", "description": "The server that serves this schema"}],
 }
 
 # Celery: JSON only, time limits; eager (in-process) when no broker is configured.
@@ -403,10 +423,13 @@ if env_bool("DATABASE_POOL", False) and (
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "16")),
         "timeout": 10,
     }
+# pisyedili_api/templates: the ReDoc page without the stock template's web fonts.
+TEMPLATES[0]["DIRS"] = [*TEMPLATES[0]["DIRS"], BASE_DIR / "pisyedili_api" / "templates"]
 # The event streams are not DRF views: games.streams adds them to the served schema.
 SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",
     "games.streams.openapi_paths",
+    "pisyedili_api.openapi.describe_path_parameters",
 ]
 # Matches (games): how long a move's Idempotency-Key replays (then games.sweep deletes its
 # record, in bounded batches), and what one player may have running at once (4xx past it).

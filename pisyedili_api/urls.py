@@ -1,9 +1,27 @@
 """Routes: the API under /api/v1/, its schema and docs, the admin; errors are JSON everywhere."""
 
+import posixpath
+
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.staticfiles.views import serve as serve_static
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerView,
+)
+
+
+def docs_asset(request: HttpRequest, path: str) -> HttpResponse:
+    """A file of drf-spectacular-sidecar (Swagger UI, ReDoc), whatever DEBUG says; nothing
+    outside it (`..` included): 404."""
+    name = posixpath.normpath(f"drf_spectacular_sidecar/{path}")
+    if not name.startswith("drf_spectacular_sidecar/"):
+        raise Http404(path)
+    return serve_static(request, name, insecure=True)
+
 
 # The match routes first: Django tries patterns in order, and moves are most of the traffic.
 urlpatterns = [
@@ -12,6 +30,19 @@ urlpatterns = [
     path("api/v1/", include("tournaments.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path(
+        "api/v1/docs/redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="pisyedili_api/redoc.html"),
+        name="redoc",
+    ),
+    # The docs pages' scripts and styles (drf-spectacular-sidecar), served by the app itself so
+    # that the docs work offline on any deployment; a proxy that serves STATIC_ROOT (after
+    # `collectstatic`) answers them first.
+    path(
+        f"{settings.STATIC_URL.strip('/')}/drf_spectacular_sidecar/<path:path>",
+        docs_asset,
+        name="docs-assets",
+    ),
     path("admin/", admin.site.urls),
 ]
 

@@ -138,9 +138,15 @@ class RegisterApi(APIView):
 
     @extend_schema(
         operation_id="auth_register",
+        summary="Register a player",
+        description=(
+            "Public, throttled. A new player and its API token (shown once: only its SHA-256 "
+            "digest is kept). Passwords go through Django's validators; names like `bot…` are "
+            "reserved for the server's bots."
+        ),
         request=InputSerializer,
         responses={201: OutputSerializer, **error_responses("invalid", "throttled")},
-        auth=[],
+        auth=[{}],  # public: no token (an explicit empty security requirement)
     )
     def post(self, request: Request) -> Response:
         body = self.InputSerializer(data=request.data)
@@ -167,7 +173,7 @@ class TokenApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         class Meta:
-            ref_name = "TokenRequest"
+            ref_name = "Login"
 
         username = serializers.CharField(max_length=150)
         password = serializers.CharField(max_length=128, trim_whitespace=False)
@@ -180,12 +186,18 @@ class TokenApi(APIView):
 
     @extend_schema(
         operation_id="auth_token",
+        summary="Log in: a new token",
+        description=(
+            "Public, throttled per client and per username. A new token for a username and "
+            "password; LOGIN_FAILURE_LIMIT failed logins lock the username for "
+            "LOGIN_LOCKOUT_SECONDS (`429 throttled`, `Retry-After`)."
+        ),
         request=InputSerializer,
         responses={
             200: OutputSerializer,
             **error_responses("invalid", "not_authenticated", "throttled"),
         },
-        auth=[],
+        auth=[{}],  # public: no token (an explicit empty security requirement)
     )
     def post(self, request: Request) -> Response:
         body = self.InputSerializer(data=request.data)
@@ -206,6 +218,11 @@ class TokenRotateApi(APIView):
 
     @extend_schema(
         operation_id="auth_token_rotate",
+        summary="Rotate the caller's token",
+        description=(
+            "A new token replaces the one that made the call; the old key stops working at once. "
+            "The player's other tokens stay."
+        ),
         request=None,
         responses={200: OutputSerializer, **error_responses("not_authenticated")},
     )
@@ -218,6 +235,8 @@ class LogoutApi(APIView):
 
     @extend_schema(
         operation_id="auth_logout",
+        summary="Log out: revoke the caller's token",
+        description="The token that made the call stops working; the player's other tokens stay.",
         request=None,
         responses={204: None, **error_responses("not_authenticated")},
     )
@@ -229,6 +248,8 @@ class LogoutApi(APIView):
 class PlayerMeApi(APIView):
     @extend_schema(
         operation_id="players_me",
+        summary="Get the caller's player",
+        description="The caller's player: rating and stats.",
         responses={200: PlayerOutputSerializer, **error_responses("not_authenticated")},
     )
     def get(self, request: AuthenticatedRequest) -> Response:
@@ -240,6 +261,8 @@ class PlayerDetailApi(APIView):
 
     @extend_schema(
         operation_id="players_detail",
+        summary="Get a player",
+        description="Public. A player's global openskill rating and counters.",
         responses={
             200: PlayerOutputSerializer,
             **error_responses("not_authenticated", "not_found"),
@@ -261,6 +284,10 @@ class BotListApi(APIView):
 
     @extend_schema(
         operation_id="bots_list",
+        summary="List the bot strategies",
+        description=(
+            "Public. Every strategy name that `bots` and `fill_bots` take, with a description."
+        ),
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
@@ -302,8 +329,15 @@ class LeaderboardApi(APIView):
             help_text="Centre the page on the caller (token required); an empty page when "
             "the caller has no match on this board in this period.",
         )
-        limit = serializers.IntegerField(min_value=1, max_value=200, required=False, default=50)
-        cursor = serializers.CharField(required=False, max_length=400)
+        limit = serializers.IntegerField(
+            min_value=1, max_value=200, required=False, default=50, help_text="Rows per page."
+        )
+        cursor = serializers.CharField(
+            required=False,
+            max_length=400,
+            help_text="A page's signed keyset cursor, from `next` or `previous` of this list;"
+            " any other value is 400 invalid.",
+        )
         seats = serializers.IntegerField(
             min_value=2,
             max_value=7,
@@ -334,6 +368,11 @@ class LeaderboardApi(APIView):
 
     @extend_schema(
         operation_id="leaderboard",
+        summary="Get a leaderboard page",
+        description=(
+            "Public (`around=me` needs a token). One board (table size and ruleset) in one period,"
+            " ranked by `metric`, ties sharing a rank; keyset pages by signed cursors."
+        ),
         parameters=[FilterSerializer],
         responses={
             200: page_of(EntrySerializer, "LeaderboardPageResponse"),
@@ -407,6 +446,11 @@ class LeaderboardListApi(APIView):
 
     @extend_schema(
         operation_id="leaderboards_list",
+        summary="List the leaderboards",
+        description=(
+            "Public. Every board (table size and ruleset) with its rules, its player count and the"
+            " bounds of the current periods."
+        ),
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
@@ -440,8 +484,15 @@ class PlayerHistoryApi(APIView):
         class Meta:
             ref_name = "PlayerHistoryFilter"
 
-        limit = serializers.IntegerField(min_value=1, max_value=200, required=False, default=50)
-        cursor = serializers.CharField(required=False, max_length=400)
+        limit = serializers.IntegerField(
+            min_value=1, max_value=200, required=False, default=50, help_text="Rows per page."
+        )
+        cursor = serializers.CharField(
+            required=False,
+            max_length=400,
+            help_text="A page's signed keyset cursor, from `next` or `previous` of this list;"
+            " any other value is 400 invalid.",
+        )
 
     class EntrySerializer(serializers.Serializer):
         class Meta:
@@ -459,6 +510,11 @@ class PlayerHistoryApi(APIView):
 
     @extend_schema(
         operation_id="players_history",
+        summary="Get a player's rating history",
+        description=(
+            "Public. The player's ratings after each settled match, newest first; keyset pages by "
+            "signed cursors."
+        ),
         parameters=[FilterSerializer],
         responses={
             200: page_of(EntrySerializer, "PlayerHistoryPageResponse"),

@@ -85,6 +85,7 @@ class StreamTicketApi(APIView):
 
     @extend_schema(
         operation_id="auth_stream_ticket",
+        summary="Get a stream ticket",
         request=None,
         responses={200: OutputSerializer, **error_responses("not_authenticated")},
         examples=[

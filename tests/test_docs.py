@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from inspect import iscoroutinefunction
 from pathlib import Path
 from typing import Any
 
@@ -147,7 +148,8 @@ def test_every_option_is_defined_by_the_rules_its_row_cites() -> None:
 
 
 def api_routes() -> set[tuple[str, str]]:
-    """(METHOD, /api/v1/path) of every view under /api/v1/, path parameters as {name}."""
+    """(METHOD, /api/v1/path) of every view under /api/v1/ (DRF views and the async event
+    streams), path parameters as {name}."""
     routes: set[tuple[str, str]] = set()
 
     def walk(patterns: list[Any], prefix: str) -> None:
@@ -157,9 +159,12 @@ def api_routes() -> set[tuple[str, str]]:
             elif isinstance(pattern, URLPattern):
                 route = "/" + prefix + str(pattern.pattern)
                 view = getattr(pattern.callback, "cls", None)
+                path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+                if route.startswith("/api/v1/") and iscoroutinefunction(pattern.callback):
+                    routes.add(("GET", path))  # an event stream (games.streams), GET only
+                    continue
                 if not route.startswith("/api/v1/") or view is None:
                     continue
-                path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
                 for method in ("get", "post", "put", "patch", "delete"):
                     if hasattr(view, method):
                         routes.add((method.upper(), path))

@@ -191,14 +191,26 @@ class TournamentListCreateApi(APIView):
         class Meta:
             ref_name = "TournamentFilter"
 
-        status = serializers.ChoiceField(choices=STATUSES, required=False)
+        status = serializers.ChoiceField(
+            choices=STATUSES, required=False, help_text="Only the tournaments in this status."
+        )
         invited = serializers.BooleanField(
             required=False,
             default=False,
             help_text="Only drafts whose invitation to the caller awaits an answer (token).",
         )
-        limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
-        cursor = serializers.CharField(required=False, max_length=500)
+        limit = serializers.IntegerField(
+            min_value=1,
+            max_value=100,
+            required=False,
+            help_text="Tournaments per page (default 20).",
+        )
+        cursor = serializers.CharField(
+            required=False,
+            max_length=500,
+            help_text="A page's signed cursor, from `next` or `previous` of this list; any other"
+            " value is 400 invalid.",
+        )
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -248,6 +260,11 @@ class TournamentListCreateApi(APIView):
 
     @extend_schema(
         operation_id="tournaments_list",
+        summary="List tournaments, newest first",
+        description=(
+            "Public. Cursor pages of tournaments, newest first, by `status`; `invited=true` "
+            "(token) keeps the drafts whose invitation to the caller awaits an answer."
+        ),
         parameters=[FilterSerializer],
         responses={
             200: PaginatedTournamentSerializer,
@@ -267,6 +284,12 @@ class TournamentListCreateApi(APIView):
 
     @extend_schema(
         operation_id="tournaments_create",
+        summary="Create a tournament",
+        description=(
+            "A tournament in draft. The people in `players` are invited and must accept before the"
+            " start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in "
+            "draft or running (`429 too_many_tournaments`)."
+        ),
         request=InputSerializer,
         responses={
             201: TournamentSerializer,
@@ -305,6 +328,8 @@ class TournamentDetailApi(APIView):
 
     @extend_schema(
         operation_id="tournaments_detail",
+        summary="Get a tournament",
+        description="Public. The tournament with its entrants and the invitations still pending.",
         responses={
             200: TournamentSerializer,
             **error_responses("not_authenticated", "not_found"),
@@ -317,6 +342,11 @@ class TournamentDetailApi(APIView):
 class TournamentStartApi(APIView):
     @extend_schema(
         operation_id="tournaments_start",
+        summary="Start a tournament",
+        description=(
+            "Organizer only. Deals round 1 and answers at once (bots play in the background); `409"
+            " invitations_pending` until every invited person has accepted."
+        ),
         request=None,
         responses={
             200: TournamentSerializer,
@@ -339,6 +369,8 @@ class TournamentStartApi(APIView):
 class TournamentCancelApi(APIView):
     @extend_schema(
         operation_id="tournaments_cancel",
+        summary="Cancel a tournament",
+        description="Organizer only. No further round starts; matches already dealt play on.",
         request=None,
         responses={
             200: TournamentSerializer,
@@ -355,6 +387,8 @@ class TournamentInvitationAcceptApi(APIView):
 
     @extend_schema(
         operation_id="tournaments_invitation_accept",
+        summary="Accept an invitation",
+        description="The invited caller enters the tournament (again: no change).",
         request=None,
         responses={
             200: TournamentSerializer,
@@ -377,6 +411,11 @@ class TournamentInvitationDeclineApi(APIView):
 
     @extend_schema(
         operation_id="tournaments_invitation_decline",
+        summary="Decline an invitation",
+        description=(
+            "The invited caller declines, or withdraws an acceptance before the start, and leaves "
+            "the tournament."
+        ),
         request=None,
         responses={
             200: TournamentSerializer,
@@ -421,6 +460,11 @@ class TournamentStandingsApi(_ErrorsAsJSON, APIView):
 
     @extend_schema(
         operation_id="tournaments_standings",
+        summary="Get the standings",
+        description=(
+            "Public. Ranked rows by total penalty, deals won, then head-to-head; JSON, or CSV with"
+            " `?format=csv` or `Accept: text/csv`."
+        ),
         parameters=[
             OpenApiParameter(
                 "format",
@@ -451,6 +495,11 @@ class TournamentStandingsCsvApi(_ErrorsAsJSON, APIView):
 
     @extend_schema(
         operation_id="tournaments_standings_csv",
+        summary="Get the standings as CSV",
+        description=(
+            "Public. The standings as `text/csv` whatever the Accept header; error bodies stay "
+            "JSON."
+        ),
         responses={
             (200, "text/csv"): OpenApiResponse(
                 response=OpenApiTypes.STR,
@@ -481,6 +530,10 @@ class TournamentTablesApi(APIView):
 
     @extend_schema(
         operation_id="tournaments_tables",
+        summary="Get the rounds and tables",
+        description=(
+            "Public (`mine=true` needs a token). Every round's tables (match ids, seats) and byes."
+        ),
         parameters=[FilterSerializer],
         responses={
             200: TablesSerializer,
