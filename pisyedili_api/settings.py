@@ -91,7 +91,8 @@ APPEND_SLASH = False
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # pisyedili_api/templates: the ReDoc page without the stock template's web fonts.
+        "DIRS": [BASE_DIR / "pisyedili_api" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -423,8 +424,6 @@ if env_bool("DATABASE_POOL", False) and (
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "16")),
         "timeout": 10,
     }
-# pisyedili_api/templates: the ReDoc page without the stock template's web fonts.
-TEMPLATES[0]["DIRS"] = [*TEMPLATES[0]["DIRS"], BASE_DIR / "pisyedili_api" / "templates"]
 # The event streams are not DRF views: games.streams adds them to the served schema.
 SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",

@@ -5,7 +5,7 @@ import posixpath
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest
 from django.urls import include, path
 from drf_spectacular.views import (
     SpectacularAPIView,
@@ -14,7 +14,7 @@ from drf_spectacular.views import (
 )
 
 
-def docs_asset(request: HttpRequest, path: str) -> HttpResponse:
+def docs_asset(request: HttpRequest, path: str) -> FileResponse:
     """A file of drf-spectacular-sidecar (Swagger UI, ReDoc), whatever DEBUG says; nothing
     outside it (`..` included): 404."""
     name = posixpath.normpath(f"drf_spectacular_sidecar/{path}")

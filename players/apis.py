@@ -146,7 +146,9 @@ class RegisterApi(APIView):
         ),
         request=InputSerializer,
         responses={201: OutputSerializer, **error_responses("invalid", "throttled")},
-        auth=[{}],  # public: no token (an explicit empty security requirement)
+        # Public: no token (an explicit empty security requirement; drf-spectacular reads [{}]
+        # so, though its stubs type `auth` as a list of scheme names).
+        auth=[{}],  # type: ignore[list-item]
     )
     def post(self, request: Request) -> Response:
         body = self.InputSerializer(data=request.data)
@@ -197,7 +199,9 @@ class TokenApi(APIView):
             200: OutputSerializer,
             **error_responses("invalid", "not_authenticated", "throttled"),
         },
-        auth=[{}],  # public: no token (an explicit empty security requirement)
+        # Public: no token (an explicit empty security requirement; drf-spectacular reads [{}]
+        # so, though its stubs type `auth` as a list of scheme names).
+        auth=[{}],  # type: ignore[list-item]
     )
     def post(self, request: Request) -> Response:
         body = self.InputSerializer(data=request.data)
