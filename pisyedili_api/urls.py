@@ -1,6 +1,5 @@
 """Routes: the API under /api/v1/, its schema and docs, the admin; errors are JSON everywhere."""
 
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -14,11 +13,6 @@ urlpatterns = [
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("admin/", admin.site.urls),
 ]
-
-if settings.BENCH_ENDPOINTS:
-    from games.bench_views import ceiling
-
-    urlpatterns.append(path("bench/ceiling", ceiling, name="bench-ceiling"))
 
 handler400 = "pisyedili_api.errors.json_400"
 handler403 = "pisyedili_api.errors.json_403"
