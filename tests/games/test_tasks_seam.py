@@ -114,3 +114,32 @@ def test_a_send_with_the_broker_down_is_logged_and_the_commit_stands(broker_down
             assert "could not send" not in caplog.text  # nothing is sent before the commit
         assert Player.objects.filter(username="still-here").exists()
     assert "could not send games.deal_score('m', 1)" in caplog.text
+
+
+def test_a_process_that_only_sends_by_name_finds_the_task_in_the_embedded_default():
+    """A web process imports no tasks module of its own accord: the first in-process send by
+    name imports them (else every bot turn would fail with an unknown task)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "import django, sys; django.setup()\n"
+        "assert 'games.tasks' not in sys.modules\n"
+        "from pisyedili_api import tasks\n"
+        "print(tasks._task('tournaments.tournament_advance').name)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DATABASE_"))}
+    env |= {"DJANGO_SETTINGS_MODULE": "pisyedili_api.settings", "DJANGO_DEBUG": "1"}
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "tournaments.tournament_advance"
