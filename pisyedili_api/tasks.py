@@ -26,12 +26,14 @@ from concurrent import futures
 from contextlib import contextmanager
 from typing import Any
 
-from celery import Task, current_app, shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections, transaction
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .celery import app
 
 logger = logging.getLogger(__name__)
 _local = threading.local()
@@ -90,7 +92,6 @@ def send(name: str, *args: Any) -> None:
     so a long chain of bot moves and deals cannot exhaust the stack. Inside `in_background()`
     they run on the background pool instead of in the caller.
     """
-    app = current_app
     try:
         if not app.conf.task_always_eager:
             _publish(name, args)
@@ -120,15 +121,15 @@ def send(name: str, *args: Any) -> None:
 def _publish(name: str, args: tuple[Any, ...]) -> None:
     """To the broker, by name: the router picks the queue; the publish retry policy
     (CELERY_TASK_PUBLISH_RETRY_POLICY) bounds the wait when the broker is down."""
-    current_app.send_task(name, args=args)
+    app.send_task(name, args=args)
 
 
 def _task(name: str) -> Task:
     """The registered task `name`, importing the apps' tasks modules the first time (a web
     process that only sends by name has not imported them)."""
-    tasks = current_app.tasks
+    tasks = app.tasks
     if name not in tasks:
-        current_app.loader.import_default_modules()
+        app.loader.import_default_modules()
     return tasks[name]
 
 
