@@ -5,7 +5,8 @@ matches (both seats, human players, so only the API is measured, not bots):
   1. `POST /api/v1/matches/{id}/moves` while playing many matches (with the `GET …/state` a client
      needs to see the other seat's hand when the turn passes);
   2. `POST /bench/ceiling`: one transaction that locks a row, updates it and inserts a row — the
-     least a move can cost in the database — served by the same gunicorn (BENCH_ENDPOINTS=1).
+     least a move can cost in the database — served by the same gunicorn: BENCH_ENDPOINTS=1
+     makes the bench URL conf (pisyedili_api/urls_bench.py) its ROOT_URLCONF.
 Prints requests/s and p50/p99 latency of each, and the move endpoint as a share of the ceiling.
 
     make bench

@@ -1,4 +1,4 @@
-"""The ceiling endpoint of bench/api.py (mounted only with BENCH_ENDPOINTS=1).
+"""The ceiling endpoint of bench/api.py, in pisyedili_api/urls_bench.py (BENCH_ENDPOINTS=1).
 
 One transaction: lock one row, update it, insert one row — the least a move could cost in the
 database, served by the same Django process, so the bench can compare the move endpoint to it.

@@ -260,6 +260,7 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_SERIALIZER = "json"
+# Every task's time limits, set once here (no task sets its own).
 CELERY_TASK_SOFT_TIME_LIMIT = 20
 CELERY_TASK_TIME_LIMIT = 30
 # acks_late tasks: one message at a time per worker process, so a lost worker loses at most one.
@@ -286,28 +287,37 @@ CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name, type="direct"), routing_key=name)
     for name in dict.fromkeys([CELERY_BOT_QUEUE, CELERY_SCORING_QUEUE, CELERY_TASK_DEFAULT_QUEUE])
 ]
+# Routes: every task's queue is declared here, never where it is sent. The value names the
+# setting that holds the queue; the router (pisyedili_api.tasks.route) reads it when the task is
+# sent, so a process may point CELERY_BOT_QUEUE elsewhere at run time.
+CELERY_TASK_QUEUE_SETTINGS = {
+    "games.match_play_bot_turn": "CELERY_BOT_QUEUE",
+    "games.match_play_overdue_turn": "CELERY_BOT_QUEUE",
+    "games.deal_score": "CELERY_SCORING_QUEUE",
+    "games.match_settle": "CELERY_SCORING_QUEUE",
+    "games.sweep": "CELERY_SCORING_QUEUE",
+    "games.expire_turns": "CELERY_SCORING_QUEUE",
+    "games.noop": "CELERY_SCORING_QUEUE",
+    "tournaments.tournament_advance": "CELERY_SCORING_QUEUE",
+    "tournaments.sweep": "CELERY_SCORING_QUEUE",
+}
+CELERY_TASK_ROUTES = ["pisyedili_api.tasks.route"]
 
-# Beat: the sweeper re-sends bot turns and scoring steps stuck longer than GAMES_STUCK_SECONDS;
-# the turn clock plays for people past their deadline.
+# Beat: the sweepers (games.sweep, tournaments.sweep) run every GAMES_SWEEP_SECONDS; games.sweep
+# re-sends bot turns and scoring steps stuck longer than GAMES_STUCK_SECONDS; the turn clock
+# plays for people past their deadline.
 GAMES_STUCK_SECONDS = float(os.environ.get("GAMES_STUCK_SECONDS", "3"))
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "5"))
 GAMES_TURN_CLOCK_SECONDS = float(os.environ.get("GAMES_TURN_CLOCK_SECONDS", "1"))
+# Every beat entry alike: routed like any task, and expiring after one period (a beat sent
+# while no worker listens is dropped, not piled up).
 CELERY_BEAT_SCHEDULE = {
-    "games-sweep": {
-        "task": "games.sweep",
-        "schedule": GAMES_SWEEP_SECONDS,
-        "options": {"queue": CELERY_SCORING_QUEUE, "expires": GAMES_SWEEP_SECONDS},
-    },
-    "games-expire-turns": {
-        "task": "games.expire_turns",
-        "schedule": GAMES_TURN_CLOCK_SECONDS,
-        "options": {"queue": CELERY_SCORING_QUEUE, "expires": max(GAMES_TURN_CLOCK_SECONDS, 1)},
-    },
-    "tournaments-sweep": {
-        "task": "tournaments.sweep",
-        "schedule": GAMES_SWEEP_SECONDS,
-        "options": {"queue": CELERY_SCORING_QUEUE, "expires": GAMES_SWEEP_SECONDS},
-    },
+    key: {"task": task, "schedule": every, "options": {"expires": max(every, 1)}}
+    for key, task, every in [
+        ("games-sweep", "games.sweep", GAMES_SWEEP_SECONDS),
+        ("games-expire-turns", "games.expire_turns", GAMES_TURN_CLOCK_SECONDS),
+        ("tournaments-sweep", "tournaments.sweep", GAMES_SWEEP_SECONDS),
+    ]
 }
 CELERY_BEAT_SCHEDULE_FILENAME = os.environ.get(
     "CELERY_BEAT_SCHEDULE_FILENAME", str(BASE_DIR / "celerybeat-schedule")
@@ -352,8 +362,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-# bench/api.py only: expose /bench/ceiling (one row lock + update + insert) on the same server.
+# bench/api.py only: serve the bench URL conf (pisyedili_api/urls_bench.py: the API plus
+# /bench/ceiling, one row lock + update + insert) on the same server. Production never does.
 BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
+if BENCH_ENDPOINTS:
+    ROOT_URLCONF = "pisyedili_api.urls_bench"
 
 # Tournaments (README "Tournaments"): every tournament match runs a turn clock (the organizer's
 # turn_seconds, else this default), and what one organizer and one tournament may create is

@@ -3,6 +3,7 @@
 import posixpath
 
 from django.conf import settings
+
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.http import FileResponse, Http404, HttpRequest
@@ -45,11 +46,6 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
 ]
-
-if settings.BENCH_ENDPOINTS:
-    from games.bench_views import ceiling
-
-    urlpatterns.append(path("bench/ceiling", ceiling, name="bench-ceiling"))
 
 handler400 = "pisyedili_api.errors.json_400"
 handler403 = "pisyedili_api.errors.json_403"

@@ -170,14 +170,14 @@ def test_a_deal_is_scored_from_its_own_final_state(make_player):
 @pytest.fixture
 def parked(settings: Any) -> Any:
     """Nothing runs on commit: the test calls the services (the tasks' bodies) itself."""
-    from games import tasks
+    from pisyedili_api import tasks
 
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_BROKER_URL = "memory://"
-    original = tasks._send
-    tasks._send = lambda task, args, queue: None
+    original = tasks._publish
+    tasks._publish = lambda name, args: None
     yield
-    tasks._send = original
+    tasks._publish = original
 
 
 @pytest.mark.django_db(transaction=True)  # on its own: not inside a test's transaction

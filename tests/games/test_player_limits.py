@@ -8,9 +8,9 @@ from collections import deque
 
 import pytest
 
-from games import tasks
 from games.models import Match, Move
 from games.services import match_create, match_join, match_play_bot_turn
+from pisyedili_api import tasks
 from pisyedili_api.errors import ApplicationError
 from players.services import bot_player_get_or_create
 from tests.helpers import create_match
@@ -90,8 +90,8 @@ def test_bot_turns_of_matches_interleave_one_turn_per_task(make_player, settings
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_BROKER_URL = "memory://"
     queue: deque = deque()
-    original = tasks._send
-    tasks._send = lambda task, args, q: queue.append((task.name, args))
+    original = tasks._publish
+    tasks._publish = lambda name, args: queue.append((name, args))
     try:
         organizer, _ = make_player()
         matches = []
@@ -101,19 +101,19 @@ def test_bot_turns_of_matches_interleave_one_turn_per_task(make_player, settings
         order = []
         for _ in range(40):
             name, args = queue.popleft()
-            assert name == "games.play_bot_turn"
+            assert name == "games.match_play_bot_turn"
             before = Move.objects.filter(match_id=args[0]).count()
             assert match_play_bot_turn(match_id=args[0], version=args[1])
             assert Move.objects.filter(match_id=args[0]).count() == before + 1  # one turn
             order.append(args[0])
-            queue = deque(item for item in queue if item[0] == "games.play_bot_turn")
+            queue = deque(item for item in queue if item[0] == "games.match_play_bot_turn")
             if len({a[0] for _, a in queue}) < 2:
                 break  # a deal ended: its scoring is on the other queue
         assert len(order) >= 4
         # Never two turns of one match in a row while the other had a turn waiting.
         assert all(a != b for a, b in zip(order, order[1:], strict=False))
     finally:
-        tasks._send = original
+        tasks._publish = original
 
 
 @pytest.mark.django_db(transaction=True)

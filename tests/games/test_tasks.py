@@ -22,6 +22,8 @@ from games.services import (
     match_play_overdue_turn,
     match_settle,
 )
+from pisyedili_api import tasks as seam
+from pisyedili_api.celery import app
 from players.models import Player, RatingHistory
 from players.services import bot_player_get_or_create
 
@@ -29,19 +31,18 @@ pytestmark = pytest.mark.django_db(transaction=True)  # tasks run on commit
 
 
 @pytest.fixture
-def parked(settings):
-    """Nothing runs on commit: the tests call the services (the tasks' bodies) themselves."""
+def parked(settings, monkeypatch):
+    """Nothing runs on commit: the tests call the services (the tasks' bodies) themselves. What
+    would reach the broker is recorded with the queue Celery's router gives it."""
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_BROKER_URL = "memory://"
     sent = []
-    original = tasks._send
 
-    def record(task, args, queue):
-        sent.append((task.name, args, queue))
+    def record(name, args):
+        sent.append((name, args, app.amqp.router.route({}, name, args, {})["queue"].name))
 
-    tasks._send = record
-    yield sent
-    tasks._send = original
+    monkeypatch.setattr(seam, "_publish", record)
+    return sent
 
 
 def two_people(make_player, **options):
@@ -74,7 +75,7 @@ def test_the_move_that_ends_a_deal_stores_the_result_and_sends_score_deal(make_p
     deal = Deal.objects.get(match=match, number=1)
     assert deal.status == "over" and deal.scored_at is None and deal.final_state
     assert not ScoreEntry.objects.filter(match=match).exists()
-    assert parked == [("games.score_deal", (str(match.id), 1), "scoring")]
+    assert parked == [("games.deal_score", (str(match.id), 1), "scoring")]
 
 
 def test_score_deal_twice_scores_once(make_player, parked):
@@ -83,7 +84,7 @@ def test_score_deal_twice_scores_once(make_player, parked):
     before = Match.objects.get(id=match.id).version
     assert deal_score(match_id=match.id, deal_number=1) is True
     assert deal_score(match_id=match.id, deal_number=1) is False
-    assert tasks.score_deal.apply(args=(str(match.id), 1)).get() is False
+    assert tasks.deal_score_task.apply(args=(str(match.id), 1)).get() is False
     entries = list(ScoreEntry.objects.filter(match=match).order_by("seat"))
     assert [(e.penalty, e.hand_penalty, e.multiplier, e.won) for e in entries] == [
         (0, 0, 3, True),
@@ -96,7 +97,7 @@ def test_score_deal_twice_scores_once(make_player, parked):
     assert (b.deals_played, b.deals_won, b.penalty_points) == (1, 0, 144)
     assert [s.place for s in after.seats.order_by("seat")] == [1, 2]
     # Finished: settle_match is sent, once.
-    assert [name for name, _, _ in parked].count("games.settle_match") == 1
+    assert [name for name, _, _ in parked].count("games.match_settle") == 1
 
 
 def test_score_deal_at_once_from_two_workers_scores_once(make_player, parked):
@@ -130,7 +131,7 @@ def test_score_deal_deals_the_next_deal_and_sends_the_bot_opener(make_player, pa
     after = Match.objects.get(id=match.id)
     assert after.current_deal == 2 and after.status == "active"
     assert Deal.objects.get(match=match, number=2).opener == 1  # R-8: the bot opens deal 2
-    assert parked == [("games.play_bot_turn", (str(match.id), after.version), "bots")]
+    assert parked == [("games.match_play_bot_turn", (str(match.id), after.version), "bots")]
 
 
 def test_settle_match_twice_settles_once(make_player, parked):
@@ -139,7 +140,7 @@ def test_settle_match_twice_settles_once(make_player, parked):
     deal_score(match_id=match.id, deal_number=1)
     assert match_settle(match_id=match.id) is True
     assert match_settle(match_id=match.id) is False
-    assert tasks.settle_match.apply(args=(str(match.id),)).get() is False
+    assert tasks.match_settle_task.apply(args=(str(match.id),)).get() is False
     a.refresh_from_db(), b.refresh_from_db()
     assert (a.matches, a.wins, b.matches, b.wins) == (1, 1, 1, 0)
     assert a.rating_mu > 25.0 > b.rating_mu
@@ -169,7 +170,7 @@ def test_turn_clock_never_before_the_deadline(make_player, parked):
     assert m.turn_deadline is not None
     assert timedelta(seconds=59) < m.turn_deadline - timezone.now() <= timedelta(seconds=60)
     assert match_play_overdue_turn(match_id=match.id, version=m.version) == 0
-    assert tasks.play_overdue_turn.apply(args=(str(match.id), m.version)).get() == 0
+    assert tasks.match_play_overdue_turn_task.apply(args=(str(match.id), m.version)).get() == 0
     assert not Move.objects.filter(match=match).exists()
     assert overdue_turns(now=timezone.now()) == []
 
@@ -241,7 +242,7 @@ def test_sweep_task_sends_the_stuck_work(make_player, parked, settings):
     parked.clear()
     counts = tasks.sweep.apply().get()
     assert counts == {"bot_turns": 1, "deals": 0, "settlements": 0}
-    assert parked == [("games.play_bot_turn", (str(match.id), 1), "bots")]
+    assert parked == [("games.match_play_bot_turn", (str(match.id), 1), "bots")]
 
 
 def test_transient_errors_are_retried_others_are_not(make_player, parked, monkeypatch):
@@ -257,7 +258,7 @@ def test_transient_errors_are_retried_others_are_not(make_player, parked, monkey
 
     monkeypatch.setattr(games.services, "deal_score", flaky)
     # Retried (eager apply runs the retry at once; a worker sends it again with backoff).
-    result = tasks.score_deal.apply(args=("m", 1), throw=False)
+    result = tasks.deal_score_task.apply(args=("m", 1), throw=False)
     assert result.state == "SUCCESS" and result.result is True and len(calls) == 2
 
     def broken(*, match_id, deal_number):
@@ -266,7 +267,7 @@ def test_transient_errors_are_retried_others_are_not(make_player, parked, monkey
 
     calls.clear()
     monkeypatch.setattr(games.services, "deal_score", broken)
-    result = tasks.score_deal.apply(args=("m", 1), throw=False)
+    result = tasks.deal_score_task.apply(args=("m", 1), throw=False)
     assert result.state == "FAILURE" and isinstance(result.result, ValueError)
     assert len(calls) == 1
 
@@ -275,14 +276,15 @@ def test_task_options(settings):
     from pisyedili_api.celery import app
 
     for task in (
-        tasks.play_bot_turn,
-        tasks.score_deal,
-        tasks.settle_match,
-        tasks.play_overdue_turn,
+        tasks.match_play_bot_turn_task,
+        tasks.deal_score_task,
+        tasks.match_settle_task,
+        tasks.match_play_overdue_turn_task,
     ):
         assert task.acks_late and task.reject_on_worker_lost
         assert OperationalError in task.autoretry_for and task.max_retries == 5
-        assert task.soft_time_limit < task.time_limit
+    # Time limits once, for every task: the app's, never a task's own.
+    assert app.conf.task_soft_time_limit < app.conf.task_time_limit
     assert app.conf.task_serializer == "json" and app.conf.accept_content == ["json"]
     assert {q.name for q in app.conf.task_queues} >= {"bots", "scoring"}
     schedule = {entry["task"] for entry in app.conf.beat_schedule.values()}

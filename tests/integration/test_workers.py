@@ -15,7 +15,7 @@ import pytest
 from games.models import Deal, Match, Move, ScoreEntry
 from games.selectors import deal_problems
 from games.services import match_create
-from games.tasks import play_bot_turn, score_deal, settle_match
+from games.tasks import deal_score_task, match_play_bot_turn_task, match_settle_task
 from players.models import Player, RatingHistory
 from players.services import bot_player_get_or_create
 from tests.helpers import end_deal_by_last_card
@@ -137,7 +137,7 @@ def test_d_a_task_delivered_twice_applies_once(make_player, settings, stack):
     match = match_create(player=human, seats=2, seated=[bot, human], deals=1)  # the bot opens
     assert match.version == 1
     for _ in range(2):
-        play_bot_turn.apply_async((str(match.id), 1), queue=stack.bot_queue)
+        match_play_bot_turn_task.apply_async((str(match.id), 1), queue=stack.bot_queue)
     wait_for(lambda: Match.objects.get(id=match.id).version > 1, 30, "the bot's turn")
     # Whatever the bot did at version 1 was one move; the copy found the version moved on.
     time.sleep(1.0)
@@ -151,10 +151,10 @@ def test_d_a_task_delivered_twice_applies_once(make_player, settings, stack):
     over = Match.objects.get(id=match.id)
     assert Deal.objects.get(match=match, number=1).status == "over"
     for _ in range(2):
-        score_deal.apply_async((str(match.id), 1), queue=stack.scoring_queue)
+        deal_score_task.apply_async((str(match.id), 1), queue=stack.scoring_queue)
     wait_for(lambda: Match.objects.get(id=match.id).settled_at, 30, "scoring and settlement")
     for _ in range(2):
-        settle_match.apply_async((str(match.id),), queue=stack.scoring_queue)
+        match_settle_task.apply_async((str(match.id),), queue=stack.scoring_queue)
     time.sleep(1.5)
     final = Match.objects.get(id=match.id)
     assert final.version == over.version + 1  # scored once: one step

@@ -19,7 +19,7 @@ from players.services import bot_player_get_or_create
 from tournaments.models import Round, Table, Tournament
 from tournaments.pairing import pairs_of
 from tournaments.services import tournament_advance, tournament_create, tournament_start
-from tournaments.tasks import advance
+from tournaments.tasks import tournament_advance_task
 
 from .helpers import accept_all
 
@@ -179,7 +179,7 @@ def test_advance_twice_has_effect_once(make_player):
     Match.objects.filter(tournament_table__round__number=1).update(status="finished")
 
     assert tournament_advance(tournament_id=tournament.id) is True
-    assert advance.apply(args=(str(tournament.id),)).get() is False
+    assert tournament_advance_task.apply(args=(str(tournament.id),)).get() is False
     tournament.refresh_from_db()
     assert tournament.current_round == 2
     assert Round.objects.filter(tournament=tournament).count() == 2

@@ -1,0 +1,185 @@
+"""The one seam between the apps and Celery (docs/architecture.md, "Tasks").
+
+- `idempotent_task(name=…)`: the decorator of every task that changes something. The task is
+  safe to run twice (a moved version, a claimed row, a lock decide), so it is acknowledged late
+  and rejected when its worker is lost: a worker that dies mid-task has the message delivered
+  again. Transient errors (the database or the broker unreachable) are retried a bounded number
+  of times with exponential backoff; anything else fails the task and is left to the beat
+  sweepers. Beat tasks pass `retry=False`: the next beat is their retry.
+- `send(name, *args)` / `send_on_commit(name, *args)`: send a task by its registered name, now
+  or once the current transaction commits. The queue comes from CELERY_TASK_ROUTES (`route`),
+  the time limits from CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT.
+- `in_background()`, `background_submit`, `background_wait`: the embedded default's thread pool.
+
+This module imports no app's services or tasks, so the services can send through it while the
+tasks modules import the services (the import-linter contracts in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from contextlib import contextmanager
+from typing import Any
+
+from celery import Task, shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connections, transaction
+from kombu.exceptions import OperationalError as BrokerOperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .celery import app
+
+logger = logging.getLogger(__name__)
+_local = threading.local()
+
+TRANSIENT_ERRORS = (
+    OperationalError,
+    InterfaceError,
+    BrokerOperationalError,
+    RedisConnectionError,
+    RedisTimeoutError,
+)
+
+_RETRY: dict[str, Any] = {
+    "autoretry_for": TRANSIENT_ERRORS,
+    "max_retries": 5,
+    "retry_backoff": 1,  # 1, 2, 4, 8, 16 s (with jitter), at most 30
+    "retry_backoff_max": 30,
+    "retry_jitter": True,
+}
+
+
+def idempotent_task(*, name: str, retry: bool = True) -> Callable[[Callable[..., Any]], Task]:
+    """The task decorator of both apps: an explicit registered name, acks_late with
+    reject_on_worker_lost, no result kept, and (unless `retry=False`) bounded retries of
+    transient errors. Time limits are the app's (CELERY_TASK_*_TIME_LIMIT), never per task."""
+    options: dict[str, Any] = {
+        "acks_late": True,
+        "reject_on_worker_lost": True,
+        "ignore_result": True,
+        **(_RETRY if retry else {}),
+    }
+    return shared_task(name=name, **options)  # type: ignore[no-any-return]
+
+
+def route(name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **kw: Any) -> Any:
+    """CELERY_TASK_ROUTES: a task's queue is the value of the setting CELERY_TASK_QUEUE_SETTINGS
+    names for it, read when the task is sent (a process may point CELERY_BOT_QUEUE elsewhere
+    at run time). None for a task not listed: Celery's default queue."""
+    setting = settings.CELERY_TASK_QUEUE_SETTINGS.get(name)
+    return None if setting is None else {"queue": getattr(settings, setting)}
+
+
+def send_on_commit(name: str, *args: Any) -> None:
+    """Send task `name` with `args` once the current transaction commits (at once outside
+    one). Never raises into the committed request (see `send`)."""
+    transaction.on_commit(lambda: send(name, *args))
+
+
+def send(name: str, *args: Any) -> None:
+    """Send task `name` to a worker, or run it here in the embedded default.
+
+    The transaction that asked for it has committed, so a failure here (the broker down) is
+    logged and never turns that request's response into an error: the beat sweepers send the
+    work again once it is stuck. In the embedded default (task_always_eager) tasks run
+    in-process; tasks sent while one runs are queued and drained by a loop instead of nesting,
+    so a long chain of bot moves and deals cannot exhaust the stack. Inside `in_background()`
+    they run on the background pool instead of in the caller.
+    """
+    try:
+        if not app.conf.task_always_eager:
+            _publish(name, args)
+            return
+    except Exception:
+        logger.exception("could not send %s%s; the sweeper will send it again", name, args)
+        return
+    if getattr(_local, "background", False):
+        background_submit(send, name, *args)
+        return
+    pending: deque[tuple[str, tuple[Any, ...]]] | None = getattr(_local, "pending", None)
+    if pending is not None:
+        pending.append((name, args))
+        return
+    _local.pending = pending = deque([(name, args)])
+    try:
+        while pending:
+            queued, queued_args = pending.popleft()
+            try:
+                _task(queued).apply(args=queued_args, throw=True)
+            except Exception:
+                logger.exception("%s%s failed in-process", queued, queued_args)
+    finally:
+        _local.pending = None
+
+
+def _publish(name: str, args: tuple[Any, ...]) -> None:
+    """To the broker, by name: the router picks the queue; the publish retry policy
+    (CELERY_TASK_PUBLISH_RETRY_POLICY) bounds the wait when the broker is down."""
+    app.send_task(name, args=args)
+
+
+def _task(name: str) -> Task:
+    """The registered task `name`, importing the apps' tasks modules the first time (a web
+    process that only sends by name has not imported them)."""
+    tasks = app.tasks
+    if name not in tasks:
+        app.loader.import_default_modules()
+    return tasks[name]
+
+
+# ---- The embedded default's background thread ----
+# Under task_always_eager a request that hands off a lot of work (a tournament's start or next
+# round) sends it inside `in_background()`: the tasks then run, and drain as above, on a small
+# thread pool (EMBEDDED_TASK_THREADS) instead of in the request. With a broker it changes nothing.
+
+_background_lock = threading.Lock()
+_background_pool: futures.ThreadPoolExecutor | None = None
+_background_jobs: set[futures.Future[None]] = set()
+
+
+@contextmanager
+def in_background() -> Iterator[None]:
+    """Tasks sent in this block (or by on_commit hooks of a transaction it commits) that would
+    run in-process run on a background thread instead."""
+    previous = getattr(_local, "background", False)
+    _local.background = True
+    try:
+        yield
+    finally:
+        _local.background = previous
+
+
+def background_submit(function: Callable[..., Any], *args: Any) -> None:
+    """Run `function(*args)` on the background pool, then close that thread's database
+    connections (a pooled thread must not hold one open between jobs)."""
+    global _background_pool
+
+    def job() -> None:
+        try:
+            function(*args)
+        finally:
+            connections.close_all()
+
+    with _background_lock:
+        if _background_pool is None:
+            _background_pool = futures.ThreadPoolExecutor(
+                max_workers=settings.EMBEDDED_TASK_THREADS, thread_name_prefix="embedded-task"
+            )
+        future = _background_pool.submit(job)
+        _background_jobs.add(future)
+    future.add_done_callback(_background_jobs.discard)
+
+
+def background_wait(timeout: float) -> bool:
+    """Wait until no background job is queued or running (jobs a job submits included); False
+    if some still are after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while _background_jobs and time.monotonic() < deadline:
+        futures.wait(list(_background_jobs), timeout=0.05)
+    return not _background_jobs
