@@ -55,7 +55,9 @@ _RETRY: dict[str, Any] = {
 }
 
 
-def idempotent_task(*, name: str, retry: bool = True) -> Callable[[Callable[..., Any]], Task]:
+def idempotent_task(
+    *, name: str, retry: bool = True
+) -> Callable[[Callable[..., Any]], Task[Any, Any]]:
     """The task decorator of both apps: an explicit registered name, acks_late with
     reject_on_worker_lost, no result kept, and (unless `retry=False`) bounded retries of
     transient errors. Time limits are the app's (CELERY_TASK_*_TIME_LIMIT), never per task."""
@@ -65,7 +67,7 @@ def idempotent_task(*, name: str, retry: bool = True) -> Callable[[Callable[...,
         "ignore_result": True,
         **(_RETRY if retry else {}),
     }
-    return shared_task(name=name, **options)  # type: ignore[no-any-return]
+    return shared_task(name=name, **options)
 
 
 def route(name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **kw: Any) -> Any:
@@ -124,7 +126,7 @@ def _publish(name: str, args: tuple[Any, ...]) -> None:
     app.send_task(name, args=args)
 
 
-def _task(name: str) -> Task:
+def _task(name: str) -> Task[Any, Any]:
     """The registered task `name`, importing the apps' tasks modules the first time (a web
     process that only sends by name has not imported them)."""
     tasks = app.tasks

@@ -3,7 +3,6 @@
 import posixpath
 
 from django.conf import settings
-
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.http import FileResponse, Http404, HttpRequest

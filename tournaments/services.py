@@ -33,8 +33,8 @@ from games import clock
 from games.engine.bots import BOTS
 from games.models import Match
 from games.services import match_create, rules_from_options
-from games.tasks import in_background
 from pisyedili_api.errors import ApplicationError
+from pisyedili_api.tasks import in_background
 from players.models import Player
 from players.services import bot_player_get_or_create
 
