@@ -73,7 +73,7 @@ def tournament_create(
     # One transaction: the organizer's row lock makes the count and the insert one step (two
     # creates at once cannot both pass the limit), and bad input leaves no row behind (the bot
     # players of `bots` included).
-    Player.objects.select_for_update().filter(id=organizer.id).first()
+    Player.objects.select_for_update(no_key=True).filter(id=organizer.id).first()
     active = Tournament.objects.filter(organizer=organizer, status__in=ACTIVE).count()
     if active >= settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER:
         raise ApplicationError(

@@ -92,7 +92,9 @@ def player_standings_settle(
     with transaction.atomic(savepoint=False):
         players = {
             p.id: p
-            for p in Player.objects.select_for_update().filter(id__in=player_ids).order_by("id")
+            for p in Player.objects.select_for_update(no_key=True)
+            .filter(id__in=player_ids)
+            .order_by("id")
         }
         if RatingHistory.objects.filter(match_id=match_id).exists():
             return  # settled already

@@ -144,3 +144,68 @@ def test_concurrent_creates_by_one_player_stop_at_the_limit(make_player, setting
         thread.join(timeout=60)
     assert sorted(outcomes) == ["created"] * 3 + ["too_many_active_matches"] * 5
     assert Match.objects.filter(created_by=ana).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_create_seating_a_bot_does_not_wait_for_that_bots_settlement(make_player, monkeypatch):
+    """Settlement locks its players' rows FOR NO KEY UPDATE, which the create's foreign-key
+    check (KEY SHARE, at commit) does not wait for. With FOR UPDATE it waited, and a create that
+    held its own player's row lock deadlocked with a settlement waiting for that row."""
+    import threading
+    import uuid
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from players.services import standings
+
+    ana, _ = make_player()
+    other, _ = make_player()
+    bot = bot_player_get_or_create(strategy="random", ordinal=1)
+    locked, release = threading.Event(), threading.Event()
+    real_rate = standings._rate
+
+    def rate_holding_the_locks(*args, **kwargs):
+        locked.set()
+        release.wait(timeout=30)
+        return real_rate(*args, **kwargs)
+
+    monkeypatch.setattr(standings, "_rate", rate_holding_the_locks)
+
+    def settle():
+        try:
+            standings.player_standings_settle(
+                match_id=uuid.uuid4(),
+                player_ids=[bot.id, other.id],
+                places=[1, 2],
+                rules={},
+                finished_at=timezone.now(),
+                deals_played=1,
+                deals_won=[1, 0],
+                penalties=[0, 10],
+            )
+        except Exception:  # noqa: BLE001 - the unknown match id may fail after the lock
+            pass
+        finally:
+            connection.close()
+
+    created = []
+
+    def create():
+        try:
+            created.append(match_create(player=ana, seats=2, bots=["random"]))
+        finally:
+            connection.close()
+
+    settler = threading.Thread(target=settle)
+    settler.start()
+    try:
+        assert locked.wait(timeout=30)
+        creator = threading.Thread(target=create)
+        creator.start()
+        creator.join(timeout=10)
+        assert not creator.is_alive(), "the create waited for the settlement's row locks"
+        assert created and created[0].seats.get(seat=1).player_id == bot.id
+    finally:
+        release.set()
+        settler.join(timeout=30)
