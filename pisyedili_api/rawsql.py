@@ -213,8 +213,23 @@ def prepared(model: type[Model], **values: Any) -> list[Any]:
     return _prepared(model, values)
 
 
+@cache
+def _omitted_defaults(model: type[Model], names: tuple[str, ...]) -> tuple[str, ...]:
+    """The attribute names of the fields of `model` that have a default and are not among
+    `names` (field names or attribute names)."""
+    return tuple(
+        f.attname
+        for f in model._meta.concrete_fields
+        if f.has_default() and f.name not in names and f.attname not in names
+    )
+
+
 def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
-    """An INSERT of one `model` row (field name → value) and its prepared parameters."""
+    """An INSERT of one `model` row (field name → value) and its prepared parameters. A field
+    left out that has a default gets it, as Model.save would give it: a field added to the
+    model with a default does not make the hand-written inserts fail on its NOT NULL column."""
+    for name in _omitted_defaults(model, tuple(values)):
+        values[name] = model._meta.get_field(name).get_default()
     return _insert_template(model, tuple(values)), _prepared(model, values)
 
 
