@@ -240,6 +240,36 @@ def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[An
     return _update_template(model, tuple(values)), params
 
 
+class _Slots:
+    """A model's names for statement(): str() is its quoted table, each attribute the quoted
+    column of that field (by name, e.g. `match` for the column match_id)."""
+
+    def __init__(self, model: type[Model]) -> None:
+        self._table = table(model)
+        self._columns = columns(model)
+
+    def __str__(self) -> str:
+        return self._table
+
+    def __getattr__(self, name: str) -> str:
+        try:
+            return self._columns[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@cache
+def _statement(vendor: str, text: str, models: tuple[tuple[str, type[Model]], ...]) -> str:
+    return text.format(**{slot: _Slots(model) for slot, model in models})
+
+
+def statement(text: str, **models: type[Model]) -> str:
+    """A hand-written statement, written whole, with its identifiers in named slots: `{seat}`
+    is the quoted table of the model given as `seat=Seat`, `{seat.player}` the quoted column of
+    its field `player`. Values stay `%s` parameters. Built once per text."""
+    return _statement(connection.vendor, text, tuple(models.items()))
+
+
 def execute(sql: str, params: Sequence[Any]) -> None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
