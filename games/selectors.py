@@ -14,6 +14,7 @@ from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
+from . import sql
 from .models import Deal, Match, Move, Seat
 
 # A long-poll waits for the NOTIFY that a version change sends on PostgreSQL (trigger of
@@ -213,9 +214,9 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
 
     The version is read again after LISTEN (a commit just before it sent its NOTIFY to nobody)
     and at least every LONG_POLL_RECHECK s, so a lost notification only costs a little time."""
-    channel = connection.ops.quote_name(f"match_{UUID(str(match.id)).hex}")
+    channel = f"match_{UUID(str(match.id)).hex}"
     with connection.cursor() as cursor:
-        cursor.execute(f"LISTEN {channel}")
+        cursor.execute(sql.listen(channel))
     try:
         while (remaining := deadline - time.monotonic()) > 0:
             if versions.first() > after_version:
@@ -226,7 +227,7 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
                 pass
     finally:
         with connection.cursor() as cursor:
-            cursor.execute(f"UNLISTEN {channel}")
+            cursor.execute(sql.unlisten(channel))
 
 
 def _deal_over_numbers(match: Match) -> set[int]:

@@ -11,6 +11,10 @@ instead of the standard library's json, which Django's JSONField uses; the store
 values read back are the same. Values of the plain types a move writes skip the layers of
 `get_db_prep_save` and get the backend's adaptation directly (`_preparer`; the test suite holds
 both to the same results).
+
+The statements written by hand live in one module per app (games/sql.py, players/sql.py),
+whole, with their identifiers in named slots (`statement`); this module holds only the
+generic helpers.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from pisyedili_api.renderers import JSONRenderer
 from players.auth import token_player_sql
 from players.models import Player
 
-from .. import clock, events
+from .. import clock, events, sql
 from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
 from ..models import Move as MoveRow
 from ..selectors import seat_of, state_view
@@ -250,7 +250,7 @@ def _move_write(
         )
         if connection.vendor == "postgresql":
             # One round trip: the Move insert rides in a data-modifying CTE of the match update.
-            both = f"WITH new_move AS ({move_row[0]}) {match_row[0]}"
+            both = sql.move_then_match_update(move_row[0], match_row[0])
             rawsql.execute(both, move_row[1] + match_row[1])
         else:
             rawsql.execute(*move_row)
@@ -274,7 +274,7 @@ def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match |
 
 def _token_player(token: str) -> UUID | None:
     """The id of the active player whose API token this is, else None."""
-    row = rawsql.fetch_one(f"SELECT {token_player_sql()}", [token])
+    row = rawsql.fetch_one(sql.token_player(), [token])
     return None if row is None else _player_id(row[0])
 
 
