@@ -246,11 +246,13 @@ def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[An
 
 class _Slots:
     """A model's names for statement(): str() is its quoted table, each attribute the quoted
-    column of that field (by name, e.g. `match` for the column match_id)."""
+    column of that field (by name, e.g. `match` for the column match_id; `pk` the primary
+    key's)."""
 
     def __init__(self, model: type[Model]) -> None:
         self._table = table(model)
-        self._columns = columns(model)
+        self._columns = dict(columns(model))
+        self._columns.setdefault("pk", _quote(model._meta.pk.column))  # type: ignore[union-attr]
 
     def __str__(self) -> str:
         return self._table
@@ -263,15 +265,18 @@ class _Slots:
 
 
 @cache
-def _statement(vendor: str, text: str, models: tuple[tuple[str, type[Model]], ...]) -> str:
-    return text.format(**{slot: _Slots(model) for slot, model in models})
+def _statement(vendor: str, text: str, slots: tuple[tuple[str, type[Model] | str], ...]) -> str:
+    return text.format(
+        **{name: value if isinstance(value, str) else _Slots(value) for name, value in slots}
+    )
 
 
-def statement(text: str, **models: type[Model]) -> str:
+def statement(text: str, **slots: type[Model] | str) -> str:
     """A hand-written statement, written whole, with its identifiers in named slots: `{seat}`
     is the quoted table of the model given as `seat=Seat`, `{seat.player}` the quoted column of
-    its field `player`. Values stay `%s` parameters. Built once per text."""
-    return _statement(connection.vendor, text, tuple(models.items()))
+    its field `player`. A slot given a string takes that SQL as it is (a fragment the calling
+    module builds, never a value). Values stay `%s` parameters. Built once per text."""
+    return _statement(connection.vendor, text, tuple(slots.items()))
 
 
 def execute(sql: str, params: Sequence[Any]) -> None:

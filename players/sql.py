@@ -2,16 +2,81 @@
 statement as it runs, its identifiers in named slots filled from the models
 (pisyedili_api.rawsql.statement: `{player}` the table, `{player.wins}` a column).
 
-Only where it pays: the deal counters (one row at a time in player-id order, so concurrent
-matches never deadlock, all in one round trip) and the board upserts (INSERT … ON CONFLICT,
-which the ORM does not write with these increments).
+Only where it pays: the token lookup every API request runs (the ORM's select_related over
+three models cost more CPU to compile than the database spent answering it, bench/api.py),
+also as the scalar subquery the move route's lock statement carries; the deal counters (one
+row at a time in player-id order, so concurrent matches never deadlock, all in one round
+trip); the board upserts (INSERT … ON CONFLICT, which the ORM does not write with these
+increments).
 """
 
 from __future__ import annotations
 
+from functools import cache
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+
 from pisyedili_api import rawsql
 
-from .models import BoardEntry, Player
+from .models import ApiToken, BoardEntry, Player
+
+
+def _idle_cutoff(vendor: str, seconds: int) -> str:
+    """SQL for "now minus `seconds`" in the form the backend stores datetimes, with no
+    parameter: the move route's lock statement takes none for it (games.services.moves)."""
+    if vendor == "postgresql":
+        return f"CURRENT_TIMESTAMP - INTERVAL '{seconds} seconds'"
+    if vendor == "sqlite":
+        # Django keeps UTC datetimes as 'YYYY-MM-DD HH:MM:SS[.ffffff]' text; same order.
+        return f"datetime('now', '-{seconds} seconds')"
+    raise NotImplementedError(f"token expiry on {vendor}")
+
+
+# A live token (not idle-expired) by its digest, with its user and player.
+_TOKEN_FROM = """
+    FROM {token} t
+    JOIN {user} u ON u.{user.pk} = t.{token.user}
+    JOIN {player} p ON p.{player.user} = u.{user.pk}
+    WHERE t.{token.digest} = %s AND t.{token.last_used} > {cutoff}"""
+
+
+@cache
+def _token_user_player(vendor: str, idle_seconds: int) -> str:
+    player_columns = ", ".join(f"p.{c}" for c in rawsql.columns(Player).values())
+    return rawsql.statement(
+        "SELECT u.{user.pk}, u.{user.is_active}, t.{token.last_used}, {player_columns}"
+        + _TOKEN_FROM,
+        token=ApiToken,
+        user=get_user_model(),
+        player=Player,
+        player_columns=player_columns,
+        cutoff=_idle_cutoff(vendor, idle_seconds),
+    )
+
+
+def token_user_player() -> str:
+    """The user id, is_active and the token's last_used, then every column of the player
+    (rawsql.from_row), of the live token whose digest is the parameter."""
+    return _token_user_player(connection.vendor, int(settings.TOKEN_IDLE_SECONDS))
+
+
+@cache
+def _token_player(vendor: str, idle_seconds: int) -> str:
+    return rawsql.statement(
+        "(SELECT p.{player.pk}" + _TOKEN_FROM + " AND u.{user.is_active})",
+        token=ApiToken,
+        user=get_user_model(),
+        player=Player,
+        cutoff=_idle_cutoff(vendor, idle_seconds),
+    )
+
+
+def token_player() -> str:
+    """A scalar subquery: the id of the active player whose live token has the parameter as
+    its digest, else NULL."""
+    return _token_player(connection.vendor, int(settings.TOKEN_IDLE_SECONDS))
 
 
 def deals_add() -> str:
