@@ -14,6 +14,7 @@ from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
+from . import sql
 from .models import Deal, Match, Move, Seat
 
 # A long-poll waits for the NOTIFY that a version change sends on PostgreSQL (trigger of
@@ -42,12 +43,7 @@ def match_get(*, match_id: UUID | str | None = None, match: Match | None = None)
     hold yet. Give exactly one of the two."""
     if (match_id is None) == (match is None):
         raise ValueError("give exactly one of match_id and match")
-    related = (
-        Prefetch("seats", queryset=Seat.objects.select_related("player")),
-        Prefetch(
-            "deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")
-        ),
-    )
+    related = _summary_related()
     if match is not None:
         prefetch_related_objects([match], *related)
         return match
@@ -71,18 +67,27 @@ def match_list(*, status: str | None = None, player_id: UUID | None = None) -> Q
         )
     else:
         matches = matches.annotate(listed_at=F("created_at"))
-    return matches.prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("player")),
+    return matches.prefetch_related(*_summary_related()).order_by("-listed_at", "-id")
+
+
+def _summary_related() -> tuple[Prefetch, Prefetch]:
+    """What match_summary reads beside the match row: its seats with their players in
+    `seat_rows` and its deals in `deal_rows` (a service that holds these rows already sets the
+    attributes, and prefetching skips what is set)."""
+    return (
+        Prefetch("seats", queryset=Seat.objects.select_related("player"), to_attr="seat_rows"),
         Prefetch(
-            "deals", queryset=Deal.objects.only("id", "match_id", "number", "status", "result")
+            "deals",
+            queryset=Deal.objects.only("id", "match_id", "number", "status", "result"),
+            to_attr="deal_rows",
         ),
-    ).order_by("-listed_at", "-id")
+    )
 
 
 def match_summary(match: Match) -> dict[str, Any]:
     """The public `<match>` object of docs/api.md (no card, no seed)."""
-    seats = {row.seat: row for row in match.seats.all()}
-    deals = sorted(match.deals.all(), key=lambda d: d.number)
+    seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
+    deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
     return {
         "id": str(match.id),
         "status": match.status,
@@ -211,9 +216,9 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
 
     The version is read again after LISTEN (a commit just before it sent its NOTIFY to nobody)
     and at least every LONG_POLL_RECHECK s, so a lost notification only costs a little time."""
-    channel = connection.ops.quote_name(f"match_{UUID(str(match.id)).hex}")
+    channel = f"match_{UUID(str(match.id)).hex}"
     with connection.cursor() as cursor:
-        cursor.execute(f"LISTEN {channel}")
+        cursor.execute(sql.listen(channel))
     try:
         while (remaining := deadline - time.monotonic()) > 0:
             if versions.first() > after_version:
@@ -224,7 +229,7 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
                 pass
     finally:
         with connection.cursor() as cursor:
-            cursor.execute(f"UNLISTEN {channel}")
+            cursor.execute(sql.unlisten(channel))
 
 
 def _deal_over_numbers(match: Match) -> set[int]:

@@ -11,6 +11,10 @@ instead of the standard library's json, which Django's JSONField uses; the store
 values read back are the same. Values of the plain types a move writes skip the layers of
 `get_db_prep_save` and get the backend's adaptation directly (`_preparer`; the test suite holds
 both to the same results).
+
+The statements written by hand live in one module per app (games/sql.py, players/sql.py),
+whole, with their identifiers in named slots (`statement`); this module holds only the
+generic helpers.
 """
 
 from __future__ import annotations
@@ -218,8 +222,23 @@ def prepared(model: type[Model], **values: Any) -> list[Any]:
     return _prepared(model, values)
 
 
+@cache
+def _omitted_defaults(model: type[Model], names: tuple[str, ...]) -> tuple[str, ...]:
+    """The attribute names of the fields of `model` that have a default and are not among
+    `names` (field names or attribute names)."""
+    return tuple(
+        f.attname
+        for f in model._meta.concrete_fields
+        if f.has_default() and f.name not in names and f.attname not in names
+    )
+
+
 def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
-    """An INSERT of one `model` row (field name → value) and its prepared parameters."""
+    """An INSERT of one `model` row (field name → value) and its prepared parameters. A field
+    left out that has a default gets it, as Model.save would give it: a field added to the
+    model with a default does not make the hand-written inserts fail on its NOT NULL column."""
+    for name in _omitted_defaults(model, tuple(values)):
+        values[name] = model._meta.get_field(name).get_default()
     return _insert_template(model, tuple(values)), _prepared(model, values)
 
 
@@ -228,6 +247,41 @@ def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[An
     params = _prepared(model, values)
     params.append(model._meta.pk.get_db_prep_value(pk, connection))
     return _update_template(model, tuple(values)), params
+
+
+class _Slots:
+    """A model's names for statement(): str() is its quoted table, each attribute the quoted
+    column of that field (by name, e.g. `match` for the column match_id; `pk` the primary
+    key's)."""
+
+    def __init__(self, model: type[Model]) -> None:
+        self._table = table(model)
+        self._columns = dict(columns(model))
+        self._columns.setdefault("pk", _quote(model._meta.pk.column))  # type: ignore[union-attr]
+
+    def __str__(self) -> str:
+        return self._table
+
+    def __getattr__(self, name: str) -> str:
+        try:
+            return self._columns[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@cache
+def _statement(vendor: str, text: str, slots: tuple[tuple[str, type[Model] | str], ...]) -> str:
+    return text.format(
+        **{name: value if isinstance(value, str) else _Slots(value) for name, value in slots}
+    )
+
+
+def statement(text: str, **slots: type[Model] | str) -> str:
+    """A hand-written statement, written whole, with its identifiers in named slots: `{seat}`
+    is the quoted table of the model given as `seat=Seat`, `{seat.player}` the quoted column of
+    its field `player`. A slot given a string takes that SQL as it is (a fragment the calling
+    module builds, never a value). Values stay `%s` parameters. Built once per text."""
+    return _statement(connection.vendor, text, tuple(slots.items()))
 
 
 def execute(sql: str, params: Sequence[Any]) -> None:

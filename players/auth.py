@@ -7,9 +7,8 @@ without a query (a NUL byte never reaches the database). A token whose `last_use
 than TOKEN_IDLE_SECONDS no longer authenticates; an authenticated request moves `last_used` on
 at most once every TOKEN_TOUCH_SECONDS, so a busy client does not write a row per request.
 
-One SQL statement built from the models' own metadata (pisyedili_api.rawsql): the ORM's
-select_related over three models cost more CPU to compile than the database spent answering it
-(bench/api.py).
+One SQL statement written by hand (players/sql.py): the ORM's select_related over three models
+cost more CPU to compile than the database spent answering it (bench/api.py).
 
 The move POST, the hottest route, does not run a query of its own for the token: the view reads
 the header (`token_key`, which hands over the key's digest) and the statement that locks the
@@ -23,7 +22,6 @@ import hashlib
 import re
 import secrets
 from datetime import timedelta
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -36,6 +34,7 @@ from rest_framework.request import Request
 
 from pisyedili_api import rawsql
 
+from . import sql
 from .models import ApiToken, Player
 
 if TYPE_CHECKING:
@@ -71,51 +70,10 @@ def token_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _idle_cutoff_sql(vendor: str, seconds: int) -> str:
-    """SQL for "now minus `seconds`" in the form the backend stores datetimes, with no
-    parameter: the move route's lock statement takes none for it (games.services)."""
-    if vendor == "postgresql":
-        return f"CURRENT_TIMESTAMP - INTERVAL '{seconds} seconds'"
-    if vendor == "sqlite":
-        # Django keeps UTC datetimes as 'YYYY-MM-DD HH:MM:SS[.ffffff]' text; same order.
-        return f"datetime('now', '-{seconds} seconds')"
-    raise NotImplementedError(f"token expiry on {vendor}")
-
-
-def _token_join(columns: str, where: str = "") -> str:
-    q = connection.ops.quote_name
-    User = get_user_model()
-    user_pk = f"u.{q(User._meta.pk.column)}"
-    cutoff = _idle_cutoff_sql(connection.vendor, int(settings.TOKEN_IDLE_SECONDS))
-    return (
-        f"SELECT {columns}"
-        f" FROM {q(ApiToken._meta.db_table)} t"
-        f" JOIN {q(User._meta.db_table)} u ON {user_pk} = t.{q('user_id')}"
-        f" JOIN {q(Player._meta.db_table)} p ON p.{q('user_id')} = {user_pk}"
-        f" WHERE t.{q('digest')} = %s AND t.{q('last_used')} > {cutoff}{where}"
-    )
-
-
-@cache
-def _token_sql(idle_seconds: int) -> str:
-    q = connection.ops.quote_name
-    user_pk = q(get_user_model()._meta.pk.column)
-    player_columns = ", ".join(f"p.{q(f.column)}" for f in Player._meta.concrete_fields)
-    return _token_join(f"u.{user_pk}, u.{q('is_active')}, t.{q('last_used')}, {player_columns}")
-
-
-@cache
-def _token_player_sql(idle_seconds: int) -> str:
-    q = connection.ops.quote_name
-    player_pk = q(Player._meta.pk.column)
-    active = q("is_active")
-    return f"({_token_join(f'p.{player_pk}', f' AND u.{active}')})"
-
-
 def token_player_sql() -> str:
     """A scalar subquery: the id of the active player whose live (not idle-expired) token has
-    the parameter as its digest (`token_key`), else NULL."""
-    return _token_player_sql(int(settings.TOKEN_IDLE_SECONDS))
+    the parameter as its digest (`token_key`), else NULL (players/sql.py)."""
+    return sql.token_player()
 
 
 def _digest_of(key: str) -> str:
@@ -152,7 +110,7 @@ class PlayerTokenAuthentication(TokenAuthentication):
         return self.authenticate_digest(_digest_of(key))
 
     def authenticate_digest(self, digest: str) -> tuple[Any, ApiToken]:
-        row = rawsql.fetch_one(_token_sql(int(settings.TOKEN_IDLE_SECONDS)), [digest])
+        row = rawsql.fetch_one(sql.token_user_player(), [digest])
         if row is None:
             # No such token, an idle-expired one, or a user that is not a player (an admin).
             raise AuthenticationFailed("Invalid token.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from datetime import timedelta
@@ -26,6 +27,8 @@ DISPLAY_NAME_MAX = 40
 # `bot-<strategy>-<n>`, so a person may not take a name a reader would mistake for a bot's:
 # `bot` then a separator, in any case, with a zero for the o.
 _RESERVED_USERNAME = re.compile(r"^b[o0]t(?:$|[-_.@+])", re.IGNORECASE)
+logger = logging.getLogger(__name__)
+
 _USERNAME_TAKEN = "A player with that username already exists."
 
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
@@ -86,9 +89,21 @@ def player_register(
             player = Player.objects.create(user=user, username=username, display_name=display_name)
             key = api_token_create(user_id=user.pk)
     except IntegrityError:
-        # A registration of the same name (in any case) committed between the check and here.
+        # A registration of the same name (in any case) committed between the check and here:
+        # the name is taken now. Any other integrity error is a bug, a logged 500.
+        if not _username_taken(username):
+            logger.exception("registration of %r: unexpected integrity error", username)
+            raise
         raise _invalid("username", _USERNAME_TAKEN) from None
     return player, key
+
+
+def _username_taken(username: str) -> bool:
+    """Whether a player or an auth user holds `username` in any letter case."""
+    return (
+        Player.objects.filter(username__iexact=username).exists()
+        or get_user_model().objects.filter(username__iexact=username).exists()
+    )
 
 
 def player_token(*, request: HttpRequest, username: str, password: str) -> str:
@@ -171,5 +186,8 @@ def bot_player_get_or_create(*, strategy: str, ordinal: int) -> Player:
             ).first()
             if found is not None:
                 return found  # created by a concurrent call
+            if not _username_taken(username):
+                logger.exception("bot %s %s: unexpected integrity error", strategy, ordinal)
+                raise
             # The name is a person's: try the next one.
     raise RuntimeError(f"no free username for bot {strategy} {ordinal}")

@@ -4,7 +4,7 @@ the rating history, written when a deal is scored and when a match settles."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from typing import Any
 from uuid import UUID
@@ -16,6 +16,7 @@ from openskill.models import PlackettLuce
 
 from pisyedili_api import rawsql
 
+from .. import sql
 from ..boards import PERIODS, period_start, rules_for_board, ruleset_key
 from ..models import (
     DEFAULT_MU,
@@ -41,19 +42,12 @@ def _rate(ratings: list[tuple[float, float]], places: list[int]) -> list[tuple[f
 def player_deals_add(*, deals: Sequence[tuple[UUID, bool, int]]) -> None:
     """Count one more deal for each player of (player id, won it, penalty points): deals
     played, deals won, penalty points. One row at a time in player-id order, so concurrent
-    matches never deadlock, all in one round trip."""
-    column = rawsql.columns(Player)
-    played, won, points = (column[n] for n in ("deals_played", "deals_won", "penalty_points"))
-    sql = (
-        f"UPDATE {rawsql.table(Player)}"
-        f" SET {played} = {played} + 1, {won} = {won} + %s, {points} = {points} + %s"
-        f" WHERE {column['id']} = %s"
-    )
+    matches never deadlock, all in one round trip (players/sql.py)."""
     rows = [
         [1 if deal_won else 0, penalty, *rawsql.prepared(Player, id=player_id)]
         for player_id, deal_won, penalty in sorted(deals)
     ]
-    rawsql.execute_many(sql, rows)
+    rawsql.execute_many(sql.deals_add(), rows)
 
 
 def player_standings_settle(
@@ -151,10 +145,9 @@ def player_standings_settle(
         for board_id, count in new_on_board.items():
             Board.objects.filter(id=board_id).update(player_count=F("player_count") + count)
 
-        _statements_run(
+        RatingHistory.objects.bulk_create(
             [
-                rawsql.insert_sql(
-                    RatingHistory,
+                RatingHistory(
                     player_id=pid,
                     match_id=match_id,
                     finished_at=finished_at,
@@ -184,20 +177,9 @@ _STANDINGS = ("rating_mu", "rating_sigma", "matches", "wins")
 
 
 def _players_save(players: list[Player], names: Sequence[str]) -> None:
-    """Write the attributes `names` of each player to its row, in the given order: one plain
-    UPDATE per player (pisyedili_api.rawsql), all in one round trip."""
-    _statements_run(
-        [
-            rawsql.update_sql(Player, player.id, **{name: getattr(player, name) for name in names})
-            for player in players
-        ]
-    )
-
-
-def _statements_run(statements: list[tuple[str, list[Any]]]) -> None:
-    """Run statements of one text (pisyedili_api.rawsql), each with its parameters, in order and
-    in one round trip."""
-    rawsql.execute_many(statements[0][0], [params for _, params in statements])
+    """Write the attributes `names` of each player to its row: one UPDATE (the rows are locked
+    already, in id order)."""
+    Player.objects.bulk_update(players, names)
 
 
 def _board_pools(
@@ -271,32 +253,16 @@ class _BoardRow:
     rating_ordinal: float
 
 
-_ADDED = ("matches", "wins", "deals_played", "deals_won", "penalty_points")
-_REPLACED = ("is_human", "rating_mu", "rating_sigma", "rating_ordinal", "updated_at")
-
-
 def _board_entries_add(rows: list[_BoardRow]) -> None:
-    """INSERT … ON CONFLICT DO UPDATE (PostgreSQL and SQLite), one row per statement, all in one
-    round trip: counters add this match's counts, avg_penalty is recomputed from the sums,
-    ratings take the new values. (One statement of every row would carry 13 parameters a row,
-    too many for psycopg to cache its parsing: it cost more than the rest of the settlement.)"""
-    table, column = rawsql.table(BoardEntry), rawsql.columns(BoardEntry)
+    """INSERT … ON CONFLICT DO UPDATE (PostgreSQL and SQLite; players/sql.py), one row per
+    statement, all in one round trip. (One statement of every row would carry 13 parameters a
+    row, too many for psycopg to cache its parsing: it cost more than the rest of the
+    settlement.)"""
     now = timezone.now()
-    inserts = [
-        rawsql.insert_sql(
-            BoardEntry,
-            **{f.name: getattr(row, f.name) for f in fields(_BoardRow)},
-            updated_at=now,
+    params = []
+    for row in rows:
+        values = {**asdict(row), "updated_at": now}
+        params.append(
+            rawsql.prepared(BoardEntry, **{n: values[n] for n in sql.BOARD_ENTRY_COLUMNS})
         )
-        for row in rows
-    ]
-    assignments = [f"{c} = {table}.{c} + EXCLUDED.{c}" for c in (column[n] for n in _ADDED)]
-    assignments += [f"{c} = EXCLUDED.{c}" for c in (column[n] for n in _REPLACED)]
-    points, deals = column["penalty_points"], column["deals_played"]
-    assignments.append(
-        f"{column['avg_penalty']} = ({table}.{points} + EXCLUDED.{points}) * 1.0"
-        f" / ({table}.{deals} + EXCLUDED.{deals})"
-    )
-    conflict = f"{column['pool']}, {column['player']}"
-    upsert = f"{inserts[0][0]} ON CONFLICT ({conflict}) DO UPDATE SET {', '.join(assignments)}"
-    rawsql.execute_many(upsert, [params for _, params in inserts])
+    rawsql.execute_many(sql.board_entry_upsert(), params)

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import services
 from games.models import IdempotencyRecord, Match, Seat
 from games.selectors import match_list
+from games.services import moves as services
 from games.tasks import sweep
 from tests.helpers import create_match, post_move, state
 

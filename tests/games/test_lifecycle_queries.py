@@ -53,25 +53,27 @@ def detail(client: Any, match_id: str) -> dict[str, Any]:
     return response.json()
 
 
-def test_create_makes_at_most_5_queries(
+def test_create_makes_at_most_7_queries(
     make_player, client_for, deferred_scan, django_assert_max_num_queries
 ):
     _, token = make_player()
     client = client_for(token)
-    # token, BEGIN, INSERT match, INSERT seat, COMMIT: the response is built from the rows in hand
-    with django_assert_max_num_queries(5):
+    # token, BEGIN, lock the creator, count their matches, INSERT match, INSERT seat, COMMIT: the
+    # response is built from the rows in hand
+    with django_assert_max_num_queries(7):
         response = client.post("/api/v1/matches", {"seats": 2, "deals": 1}, format="json")
     assert response.status_code == 201
 
 
-def test_create_against_bots_makes_at_most_9_queries(
+def test_create_against_bots_makes_at_most_10_queries(
     make_player, client_for, deferred_scan, django_assert_max_num_queries
 ):
     _, token = make_player()
     client = client_for(token)
     create_match(client, seats=3, bots=["greedy", "random"])  # the bot players exist now
-    # token, 2 bot players, BEGIN, INSERT match, INSERT seats, INSERT deal, UPDATE match, COMMIT
-    with django_assert_max_num_queries(9):
+    # token, 2 bot players, BEGIN, lock the creator, count their matches, INSERT deal, INSERT the
+    # match as started, INSERT seats, COMMIT
+    with django_assert_max_num_queries(10):
         response = client.post(
             "/api/v1/matches", {"seats": 3, "bots": ["greedy", "random"]}, format="json"
         )
@@ -94,22 +96,23 @@ def test_join_makes_at_most_8_queries(
     assert response.status_code == 200
 
 
-def test_score_deal_makes_at_most_8_queries_and_9_with_a_next_deal(
+def test_score_deal_makes_at_most_9_queries_and_10_with_a_next_deal(
     make_player, django_assert_max_num_queries
 ):
     players = [make_player()[0], make_player()[0]]
     match = match_create(player=players[0], seats=2, seated=players, deals=2)
     end_deal(match, players)
-    # BEGIN, lock, claim the deal, score entries, players' counters, seats, deal 2, match, COMMIT
-    with django_assert_max_num_queries(9):
+    # BEGIN, lock, read the deal, claim it, score entries, players' counters, seats, deal 2,
+    # match, COMMIT
+    with django_assert_max_num_queries(10):
         assert deal_score(match_id=match.id, deal_number=1)
     assert Match.objects.get(id=match.id).current_deal == 2
     end_deal(match, players)
-    # BEGIN, lock, claim the deal, score entries, players' counters, seats, match, COMMIT
-    with django_assert_max_num_queries(8):
+    # BEGIN, lock, read the deal, claim it, score entries, players' counters, seats, match, COMMIT
+    with django_assert_max_num_queries(9):
         assert deal_score(match_id=match.id, deal_number=2)
     assert Match.objects.get(id=match.id).status == Match.Status.FINISHED
-    with django_assert_max_num_queries(4):  # scored already: BEGIN, lock, claim, COMMIT
+    with django_assert_max_num_queries(4):  # scored already: BEGIN, lock, read the deal, COMMIT
         assert not deal_score(match_id=match.id, deal_number=2)
 
 

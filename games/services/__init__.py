@@ -1,0 +1,40 @@
+"""Writes on matches, by sub-domain (HackSoft's services package, Zulip's zerver/actions):
+
+- lifecycle: create a match, seat players, start it, deal each deal;
+- moves: apply a move (a person's, a bot's turn, the turn clock's overdue moves), the
+  idempotency records;
+- scoring: close a deal, score it, settle the match, the seats' totals.
+
+Every service is re-exported here, so `from games.services import match_create` is the import
+to use.
+"""
+
+from .lifecycle import MIN_SEATS, match_create, match_join, rules_from_options
+from .moves import (
+    IDEMPOTENCY_EXPIRE_BATCH,
+    IDEMPOTENCY_EXPIRE_BATCHES,
+    OVERDUE_MOVES_MAX,
+    idempotency_records_expire,
+    match_apply_move,
+    match_play_bot_turn,
+    match_play_overdue_turn,
+    request_hash,
+)
+from .scoring import deal_score, match_settle
+
+__all__ = [
+    "IDEMPOTENCY_EXPIRE_BATCH",
+    "IDEMPOTENCY_EXPIRE_BATCHES",
+    "MIN_SEATS",
+    "OVERDUE_MOVES_MAX",
+    "deal_score",
+    "idempotency_records_expire",
+    "match_apply_move",
+    "match_create",
+    "match_join",
+    "match_play_bot_turn",
+    "match_play_overdue_turn",
+    "match_settle",
+    "request_hash",
+    "rules_from_options",
+]

@@ -1,0 +1,333 @@
+"""Moves: a person's move, a bot's turn, the turn clock's overdue moves.
+
+Exactly-once moves (docs/architecture.md "A move, end to end"): the match row is locked with
+SELECT … FOR UPDATE, the request's version must equal the match's, a repeated Idempotency-Key
+(per player and match) returns the stored first response, and (match, seq) is unique. An
+IntegrityError of a race a service knows (a unique constraint it names) becomes a documented
+4xx; any other one is a logged 500. This is the hottest path of the server, so its statements
+are written by hand (games/sql.py, pisyedili_api/rawsql.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Subquery
+from django.utils import timezone
+
+from games import engine
+from games.engine.bots import get_bot
+from pisyedili_api import rawsql
+from pisyedili_api.errors import ApplicationError
+from pisyedili_api.renderers import JSONRenderer
+from players.auth import token_player_sql
+from players.models import Player
+
+from .. import clock, events, sql
+from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
+from ..models import Move as MoveRow
+from ..selectors import seat_of, state_view
+from .lifecycle import _after_commit_bot_turn, _match_write, _violates
+from .scoring import _CLOSE_FIELDS, _deal_close
+
+logger = logging.getLogger(__name__)
+
+
+def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
+    canonical = json.dumps({"match": str(match_id), "body": body}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def match_apply_move(
+    *,
+    match_id: UUID | str,
+    move: engine.Move,
+    version: int,
+    player_id: UUID | str | None = None,
+    token: str | None = None,
+    idempotency_key: str | None = None,
+    request_body: Mapping[str, Any] | None = None,
+    by_bot: bool = False,
+) -> dict[str, Any]:
+    """Apply one move for the player's seat; return that seat's view right after it.
+
+    The mover is `player_id`, or the player whose API `token` it is: the move POST hands over
+    the token so that the statement locking the match looks it up too (one round trip fewer on
+    the hottest route); a token of no active player is 401 `not_authenticated`.
+
+    Order of checks: (token) → match exists → seat → idempotent replay → match active →
+    version → turn → legality. A replay returns the stored first response and applies nothing.
+    """
+    if (player_id is None) == (token is None):
+        raise ValueError("give exactly one of player_id and token")
+    digest = (
+        request_hash(match_id, request_body if request_body is not None else move.encode())
+        if idempotency_key
+        else ""
+    )
+    try:
+        with transaction.atomic():
+            return _apply_locked(
+                match_id=match_id,
+                player_id=player_id,
+                token=token,
+                move=move,
+                version=version,
+                idempotency_key=idempotency_key,
+                digest=digest,
+                by_bot=by_bot,
+            )
+    except IntegrityError as exc:
+        if not idempotency_key or not _violates(exc, IdempotencyRecord, IDEMPOTENCY_KEY_CONSTRAINT):
+            # Not a race this service knows: a bug or a row written behind it. A 500 that is
+            # logged, never a domain answer that would hide it.
+            logger.exception("move on match %s: unexpected integrity error", match_id)
+            raise
+        # A record of this (player, match, key) written behind the match row lock (a backend
+        # without row locks, a writer that does not take the lock). The transaction rolled
+        # back; answer as the winner decided.
+        if token is not None:
+            player_id = _token_player(token)
+        record = IdempotencyRecord.objects.filter(
+            player_id=player_id, match_id=match_id, key=idempotency_key
+        ).first()
+        if record is not None:
+            if record.request_hash == digest:
+                return json.loads(record.response)
+            raise ApplicationError("idempotency_mismatch") from None
+        current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
+        raise ApplicationError("stale_version", detail={"current_version": current}) from None
+
+
+def _apply_locked(
+    *,
+    match_id: UUID | str,
+    player_id: UUID | str | None,
+    token: str | None,
+    move: engine.Move,
+    version: int,
+    idempotency_key: str | None,
+    digest: str,
+    by_bot: bool,
+) -> dict[str, Any]:
+    match, token_player = _match_lock(match_id, token)
+    if token is not None:
+        if match is None:
+            token_player = _token_player(token)  # 401 comes before 404
+        if token_player is None:
+            raise ApplicationError("not_authenticated", "Invalid token.")
+        player_id = token_player
+    if match is None:
+        raise ApplicationError("not_found", "No such match.")
+    seat = seat_of(match, player_id)
+    if seat is None:
+        raise ApplicationError("not_seated")
+    if idempotency_key:
+        record = IdempotencyRecord.objects.filter(
+            player_id=player_id, match_id=match.id, key=idempotency_key
+        ).first()
+        if record is not None:
+            if record.request_hash != digest:
+                raise ApplicationError("idempotency_mismatch")
+            return json.loads(record.response)
+    if match.status != Match.Status.ACTIVE:
+        raise ApplicationError("match_not_active")
+    if version != match.version:
+        raise ApplicationError("stale_version", detail={"current_version": match.version})
+    state = engine.state_from_json(match.state)
+    after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
+    view = state_view(match, seat, state=after)
+    if idempotency_key:
+        IdempotencyRecord.objects.create(
+            player_id=player_id,
+            key=idempotency_key,
+            request_hash=digest,
+            match=match,
+            response=_response_text(view),
+        )
+    return view
+
+
+# Expired idempotency records are deleted this many per statement, at most this many
+# statements per sweep (games.tasks.sweep), so one sweep never holds long locks.
+IDEMPOTENCY_EXPIRE_BATCH = 1000
+IDEMPOTENCY_EXPIRE_BATCHES = 10
+
+
+def idempotency_records_expire(*, now: datetime | None = None) -> int:
+    """Delete the idempotency records older than settings.IDEMPOTENCY_TTL_SECONDS, oldest
+    first, in bounded batches; the number deleted. A key is so replayable for at least that
+    long (README, Configuration); later the same key is a new move."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
+    deleted = 0
+    for _ in range(IDEMPOTENCY_EXPIRE_BATCHES):
+        oldest = (
+            IdempotencyRecord.objects.filter(created_at__lt=cutoff)
+            .order_by("created_at")
+            .values("pk")[:IDEMPOTENCY_EXPIRE_BATCH]
+        )
+        count, _ = IdempotencyRecord.objects.filter(pk__in=Subquery(oldest)).delete()
+        deleted += count
+        if count < IDEMPOTENCY_EXPIRE_BATCH:
+            break
+    return deleted
+
+
+def _response_text(view: Mapping[str, Any]) -> str:
+    """The JSON text the API renders `view` as (datetimes such as `turn_deadline` in DRF's
+    form), so that a replay of the stored text answers exactly what the first request did."""
+    return JSONRenderer().render(view).decode()
+
+
+def _move_write(
+    match: Match,
+    state: engine.State,
+    seat: int,
+    player_id: Any,
+    move: engine.Move,
+    *,
+    by_bot: bool,
+) -> engine.State:
+    """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
+    match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
+    on turn next is enqueued on commit. The state after it; 409/422 if it is not this seat's
+    turn or not legal."""
+    try:
+        after = engine.apply(state, move, seat)
+    except engine.NotYourTurn:
+        raise ApplicationError("not_your_turn") from None
+    except engine.IllegalMove as exc:
+        raise ApplicationError(
+            "illegal_move",
+            f"{move} is not legal now.",
+            {"legal_moves": [m.encode() for m in exc.legal_moves]},
+        ) from None
+
+    seq = match.move_count + 1
+    move_row = rawsql.insert_sql(
+        MoveRow,
+        match_id=match.id,
+        seq=seq,
+        deal_id=match.live_deal_id,
+        deal_number=match.current_deal,
+        seat=seat,
+        player_id=player_id,
+        action=move.action,
+        card=move.card.code if move.card is not None else None,
+        suit=move.suit,
+        drawn=[c.code for c in after.last_drawn] if move.action == "draw" else [],
+        by_bot=by_bot,
+        at=timezone.now(),
+    )
+    match.move_count = seq
+    match.version += 1
+    if after.is_over:
+        rawsql.execute(*move_row)
+        _deal_close(match, after)
+        _match_write(match, "version", "move_count", *_CLOSE_FIELDS)
+    else:
+        match.state = engine.state_to_json(after)
+        clocked = {}
+        if match.turn_seconds:
+            match.turn_deadline = clock.deadline_after_move(match, seat, move, after)
+            clocked["turn_deadline"] = match.turn_deadline
+        match_row = rawsql.update_sql(
+            Match,
+            match.id,
+            state=match.state,
+            version=match.version,
+            move_count=seq,
+            **clocked,
+        )
+        if connection.vendor == "postgresql":
+            # One round trip: the Move insert rides in a data-modifying CTE of the match update.
+            both = sql.move_then_match_update(move_row[0], match_row[0])
+            rawsql.execute(both, move_row[1] + match_row[1])
+        else:
+            rawsql.execute(*move_row)
+            rawsql.execute(*match_row)
+        events.match_version_on_commit(match)
+    _after_commit_bot_turn(match)
+    return after
+
+
+def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match | None, Any]:
+    """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
+    row locks), and with a `token`, the id of the active player it belongs to (else None) from
+    the same statement. Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
+    if token is None:
+        return rawsql.fetch_by_pk(Match, match_id, lock=True)[1], None
+    token_player, match = rawsql.fetch_by_pk(
+        Match, match_id, lock=True, extra=token_player_sql(), extra_params=[token]
+    )
+    return match, _player_id(token_player)
+
+
+def _token_player(token: str) -> UUID | None:
+    """The id of the active player whose API token this is, else None."""
+    row = rawsql.fetch_one(sql.token_player(), [token])
+    return None if row is None else _player_id(row[0])
+
+
+def _player_id(value: Any) -> UUID | None:
+    """A player id as the database returns it (a UUID; hex text on SQLite) as a UUID."""
+    return None if value is None else Player._meta.pk.to_python(value)  # type: ignore[union-attr]
+
+
+def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
+    """One bot turn if the match is still at `version` and a bot is on turn; True if it moved.
+
+    Safe to run twice: a stale version or a human on turn means "done" (docs/architecture.md)."""
+    return _play_locked(match_id, version, lambda match, seat: match.seat_bots[seat] or None)
+
+
+def _play_locked(
+    match_id: UUID | str, version: int, strategy_for: Callable[[Match, int], str | None]
+) -> bool:
+    """Under the match row lock, at `version` only: the seat on turn plays the move that the bot
+    `strategy_for(match, seat)` chooses from its observation (None: nothing to play), applied
+    as by_bot. True if it moved. One transaction from the version check to the write, so a
+    moved version, a finished match or a person who just moved all mean "done"."""
+    with transaction.atomic():
+        match, _ = _match_lock(match_id)
+        if match is None or match.version != version or match.status != Match.Status.ACTIVE:
+            return False
+        state = engine.state_from_json(match.state)
+        seat = state.turn
+        if seat is None:
+            return False
+        strategy = strategy_for(match, seat)
+        if strategy is None:
+            return False
+        move = get_bot(strategy).choose(engine.observe(state, seat), random.Random())
+        _move_write(match, state, seat, match.seat_players[seat], move, by_bot=True)
+    return True
+
+
+# A turn may be a run of moves (draws, an Ace follow-up); never more than this many by the clock.
+OVERDUE_MOVES_MAX = 64
+
+
+def match_play_overdue_turn(*, match_id: UUID | str, version: int) -> int:
+    """The turn clock: the greedy move for the person on turn whose deadline has passed, again
+    while that same turn goes on; the number of moves played. Nothing before the deadline, on a
+    moved version or with a bot on turn (all read under the match row lock)."""
+
+    def overdue(match: Match, seat: int) -> str | None:
+        late = match.turn_deadline is not None and match.turn_deadline <= timezone.now()
+        return clock.DEFAULT_MOVE_STRATEGY if late and not match.seat_bots[seat] else None
+
+    played = 0
+    while played < OVERDUE_MOVES_MAX and _play_locked(match_id, version, overdue):
+        played += 1
+        version += 1
+    return played

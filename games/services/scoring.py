@@ -1,0 +1,180 @@
+"""The end of a deal, its score and the match's settlement.
+
+The move that ends a deal only closes it (result and final state stored, so every seat's view
+shows phase deal_over); games.score_deal records the scores and deals on or finishes the match,
+and games.settle_match updates the players' standings. Each is run once however often it is
+delivered: the match row lock plus Deal.scored_at / Match.settled_at decide. These run once
+per deal or per match, so they use the ORM.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import Case, IntegerField, Value, When
+from django.utils import timezone
+
+from games import engine
+from players.services import player_deals_add, player_standings_settle
+
+from ..models import Deal, Match, ScoreEntry, Seat
+from ..signals import match_settled
+from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
+
+# The match fields _deal_close sets (the caller writes them).
+_CLOSE_FIELDS = ("state", "turn_deadline")
+
+
+def _deal_close(match: Match, final: engine.State) -> None:
+    """R-28, R-29: the deal is over. Store its result and final state; score it on a worker
+    once the move commits (the caller writes the match's _CLOSE_FIELDS)."""
+    result = final.result
+    assert result is not None
+    Deal.objects.filter(id=match.live_deal_id).update(
+        status=Deal.Status.OVER,
+        result=result.to_json(),
+        final_state=engine.state_to_json(final),
+        finished_at=timezone.now(),
+    )
+    match.state = engine.state_to_json(final)
+    match.turn_deadline = None
+    from ..tasks import enqueue_score_deal
+
+    match_id, number = str(match.id), match.current_deal
+    transaction.on_commit(lambda: enqueue_score_deal(match_id, number))
+
+
+def _match_locked(match_id: UUID | str) -> Match | None:
+    """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
+    row locks), or None."""
+    return Match.objects.select_for_update().filter(id=match_id).first()
+
+
+def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
+    """R-30, R-31, R-32: record every seat's score of a deal that is over (penalty, hand
+    penalty, multiplier, cards left), the players' deal counters, then deal the next deal or
+    finish the match (places) and have it settled. True if it scored now; False when there is
+    nothing to do (no such deal, not over yet, scored already)."""
+    with transaction.atomic():
+        match = _match_locked(match_id)
+        if match is None:
+            return False
+        now = timezone.now()
+        deal = _deal_claim(match, deal_number, now)
+        if deal is None:
+            return False
+        result = deal.result
+        # The next deal is dealt only once this one is scored: until then the match holds the
+        # final state of its live deal (_deal_close), so it need not be read again.
+        final = engine.state_from_json(
+            match.state if deal.id == match.live_deal_id else deal.final_state
+        )
+        player_ids = [UUID(p) for p in match.seat_players]
+        winners = set(result["winners"])
+        penalties = result["penalties"]
+        ScoreEntry.objects.bulk_create(
+            [
+                ScoreEntry(
+                    deal=deal,
+                    match=match,
+                    seat=seat,
+                    player_id=player_ids[seat],
+                    penalty=penalties[seat],
+                    hand_penalty=result["hand_penalties"][seat],
+                    multiplier=result["multiplier"],
+                    cards_left=[c.code for c in final.hands[seat]],
+                    won=seat in winners,
+                )
+                for seat in range(match.seat_count)
+            ]
+        )
+        match.totals = [t + p for t, p in zip(match.totals, penalties, strict=True)]
+        player_deals_add(
+            deals=[
+                (player_ids[seat], seat in winners, penalties[seat])
+                for seat in range(match.seat_count)
+            ]
+        )
+        match.version += 1  # long-polls see the next deal (or the match's end)
+        rules = engine.Rules.from_dict(match.rules)
+        if match.current_deal < match.deals_total or engine.match_needs_extra_deal(
+            match.totals, rules
+        ):
+            if match.current_deal >= match.deals_total:
+                match.deals_total += 1  # R-32 extra_deal: play on while the lowest total is shared
+            _deal_start(match, match.current_deal + 1)
+            _seats_save_totals(match, places=None)
+            _match_write(match, "totals", "version", "deals_total", *_DEAL_FIELDS)
+            _after_commit_bot_turn(match)
+            return True
+        match.status = Match.Status.FINISHED
+        match.finished_at = now
+        _seats_save_totals(match, places=engine.match_places(match.totals))
+        _match_write(match, "totals", "version", "status", "finished_at")
+        from ..tasks import enqueue_settle_match
+
+        settle_id = str(match.id)
+        transaction.on_commit(lambda: enqueue_settle_match(settle_id))
+    return True
+
+
+def _deal_claim(match: Match, number: int, now: datetime) -> Deal | None:
+    """Deal `number` of `match` marked scored at `now` if it is over and not scored yet, else
+    None: the claim that has a deal scored once however often score_deal runs (the caller
+    holds the match row lock, so no other claim of this deal runs between the read and the
+    write). The deal comes back with its id and result (its other fields load when read)."""
+    deal = (
+        Deal.objects.filter(match_id=match.id, number=number)
+        .only("id", "match_id", "status", "scored_at", "result")
+        .first()
+    )
+    if deal is None or deal.status != Deal.Status.OVER or deal.scored_at is not None:
+        return None
+    Deal.objects.filter(id=deal.id).update(scored_at=now)
+    deal.scored_at = now
+    return deal
+
+
+def match_settle(*, match_id: UUID | str) -> bool:
+    """A finished match's players' standings (wins, ratings, boards), once: True if it settled
+    now, False if the match is not finished or was settled already. games.signals.match_settled
+    is sent after the settlement commits."""
+    with transaction.atomic():
+        match = _match_locked(match_id)
+        if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
+            return False
+        scores = list(
+            ScoreEntry.objects.filter(match_id=match.id).order_by().values_list("seat", "won")
+        )
+        player_standings_settle(
+            match_id=match.id,
+            player_ids=[UUID(p) for p in match.seat_players],
+            # The places deal_score gave the seats from these totals when it finished the match.
+            places=engine.match_places(match.totals),
+            rules=match.rules,
+            finished_at=match.finished_at,
+            deals_played=len(scores) // match.seat_count,
+            deals_won=[sum(w for s, w in scores if s == seat) for seat in range(match.seat_count)],
+            penalties=list(match.totals),
+        )
+        match.settled_at = timezone.now()
+        _match_write(match, "settled_at")
+        settled_id = str(match.id)
+        transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
+    return True
+
+
+def _seats_save_totals(match: Match, places: list[int] | None) -> None:
+    """Every seat row's running total from the match, and with `places` its place: one UPDATE
+    by seat number (the rows are not read first)."""
+
+    def by_seat(values: list[int]) -> Case:
+        whens = [When(seat=seat, then=Value(value)) for seat, value in enumerate(values)]
+        return Case(*whens, output_field=IntegerField())
+
+    updates = {"total": by_seat(match.totals)}
+    if places is not None:
+        updates["place"] = by_seat(places)
+    Seat.objects.filter(match_id=match.id).update(**updates)

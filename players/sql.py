@@ -1,0 +1,144 @@
+"""The statements of players/ that are written by hand, in one place: each is the whole
+statement as it runs, its identifiers in named slots filled from the models
+(pisyedili_api.rawsql.statement: `{player}` the table, `{player.wins}` a column).
+
+Only where it pays: the token lookup every API request runs (the ORM's select_related over
+three models cost more CPU to compile than the database spent answering it, bench/api.py),
+also as the scalar subquery the move route's lock statement carries; the deal counters (one
+row at a time in player-id order, so concurrent matches never deadlock, all in one round
+trip); the board upserts (INSERT … ON CONFLICT, which the ORM does not write with these
+increments).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from pisyedili_api import rawsql
+
+from .models import ApiToken, BoardEntry, Player
+
+
+def _idle_cutoff(vendor: str, seconds: int) -> str:
+    """SQL for "now minus `seconds`" in the form the backend stores datetimes, with no
+    parameter: the move route's lock statement takes none for it (games.services.moves)."""
+    if vendor == "postgresql":
+        return f"CURRENT_TIMESTAMP - INTERVAL '{seconds} seconds'"
+    if vendor == "sqlite":
+        # Django keeps UTC datetimes as 'YYYY-MM-DD HH:MM:SS[.ffffff]' text; same order.
+        return f"datetime('now', '-{seconds} seconds')"
+    raise NotImplementedError(f"token expiry on {vendor}")
+
+
+# A live token (not idle-expired) by its digest, with its user and player.
+_TOKEN_FROM = """
+    FROM {token} t
+    JOIN {user} u ON u.{user.pk} = t.{token.user}
+    JOIN {player} p ON p.{player.user} = u.{user.pk}
+    WHERE t.{token.digest} = %s AND t.{token.last_used} > {cutoff}"""
+
+
+@cache
+def _token_user_player(vendor: str, idle_seconds: int) -> str:
+    player_columns = ", ".join(f"p.{c}" for c in rawsql.columns(Player).values())
+    return rawsql.statement(
+        "SELECT u.{user.pk}, u.{user.is_active}, t.{token.last_used}, {player_columns}"
+        + _TOKEN_FROM,
+        token=ApiToken,
+        user=get_user_model(),
+        player=Player,
+        player_columns=player_columns,
+        cutoff=_idle_cutoff(vendor, idle_seconds),
+    )
+
+
+def token_user_player() -> str:
+    """The user id, is_active and the token's last_used, then every column of the player
+    (rawsql.from_row), of the live token whose digest is the parameter."""
+    return _token_user_player(connection.vendor, int(settings.TOKEN_IDLE_SECONDS))
+
+
+@cache
+def _token_player(vendor: str, idle_seconds: int) -> str:
+    return rawsql.statement(
+        "(SELECT p.{player.pk}" + _TOKEN_FROM + " AND u.{user.is_active})",
+        token=ApiToken,
+        user=get_user_model(),
+        player=Player,
+        cutoff=_idle_cutoff(vendor, idle_seconds),
+    )
+
+
+def token_player() -> str:
+    """A scalar subquery: the id of the active player whose live token has the parameter as
+    its digest, else NULL."""
+    return _token_player(connection.vendor, int(settings.TOKEN_IDLE_SECONDS))
+
+
+def deals_add() -> str:
+    """One more deal for a player: parameters (1 if won else 0, penalty points, player id)."""
+    return rawsql.statement(
+        """
+        UPDATE {player}
+        SET {player.deals_played} = {player.deals_played} + 1,
+            {player.deals_won} = {player.deals_won} + %s,
+            {player.penalty_points} = {player.penalty_points} + %s
+        WHERE {player.id} = %s
+        """,
+        player=Player,
+    )
+
+
+def board_entry_upsert() -> str:
+    """One board entry added to: the counters add this match's counts, avg_penalty is
+    recomputed from the sums, the ratings and is_human take the new values. Parameters: the
+    row's values in the order of BOARD_ENTRY_COLUMNS."""
+    return rawsql.statement(
+        """
+        INSERT INTO {entry} (
+            {entry.pool}, {entry.player}, {entry.is_human}, {entry.matches}, {entry.wins},
+            {entry.deals_played}, {entry.deals_won}, {entry.penalty_points},
+            {entry.avg_penalty}, {entry.rating_mu}, {entry.rating_sigma},
+            {entry.rating_ordinal}, {entry.updated_at}
+        )
+        VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+        ON CONFLICT ({entry.pool}, {entry.player}) DO UPDATE SET
+            {entry.matches} = {entry}.{entry.matches} + EXCLUDED.{entry.matches},
+            {entry.wins} = {entry}.{entry.wins} + EXCLUDED.{entry.wins},
+            {entry.deals_played} = {entry}.{entry.deals_played} + EXCLUDED.{entry.deals_played},
+            {entry.deals_won} = {entry}.{entry.deals_won} + EXCLUDED.{entry.deals_won},
+            {entry.penalty_points}
+                = {entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points},
+            {entry.avg_penalty}
+                = ({entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points}) * 1.0
+                / ({entry}.{entry.deals_played} + EXCLUDED.{entry.deals_played}),
+            {entry.is_human} = EXCLUDED.{entry.is_human},
+            {entry.rating_mu} = EXCLUDED.{entry.rating_mu},
+            {entry.rating_sigma} = EXCLUDED.{entry.rating_sigma},
+            {entry.rating_ordinal} = EXCLUDED.{entry.rating_ordinal},
+            {entry.updated_at} = EXCLUDED.{entry.updated_at}
+        """,
+        entry=BoardEntry,
+    )
+
+
+# The attributes of board_entry_upsert's parameters, in order.
+BOARD_ENTRY_COLUMNS = (
+    "pool_id",
+    "player_id",
+    "is_human",
+    "matches",
+    "wins",
+    "deals_played",
+    "deals_won",
+    "penalty_points",
+    "avg_penalty",
+    "rating_mu",
+    "rating_sigma",
+    "rating_ordinal",
+    "updated_at",
+)
