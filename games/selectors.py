@@ -70,7 +70,7 @@ def match_list(*, status: str | None = None, player_id: UUID | None = None) -> Q
     return matches.prefetch_related(*_summary_related()).order_by("-listed_at", "-id")
 
 
-def _summary_related() -> tuple[Prefetch, Prefetch]:
+def _summary_related() -> tuple[Prefetch[Any], Prefetch[Any]]:
     """What match_summary reads beside the match row: its seats with their players in
     `seat_rows` and its deals in `deal_rows` (a service that holds these rows already sets the
     attributes, and prefetching skips what is set)."""

@@ -238,7 +238,7 @@ def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
     left out that has a default gets it, as Model.save would give it: a field added to the
     model with a default does not make the hand-written inserts fail on its NOT NULL column."""
     for name in _omitted_defaults(model, tuple(values)):
-        values[name] = model._meta.get_field(name).get_default()
+        values[name] = cast(Field[Any, Any], model._meta.get_field(name)).get_default()
     return _insert_template(model, tuple(values)), _prepared(model, values)
 
 
@@ -257,7 +257,7 @@ class _Slots:
     def __init__(self, model: type[Model]) -> None:
         self._table = table(model)
         self._columns = dict(columns(model))
-        self._columns.setdefault("pk", _quote(model._meta.pk.column))  # type: ignore[union-attr]
+        self._columns.setdefault("pk", _quote(model._meta.pk.column))
 
     def __str__(self) -> str:
         return self._table
