@@ -238,7 +238,7 @@ def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
     left out that has a default gets it, as Model.save would give it: a field added to the
     model with a default does not make the hand-written inserts fail on its NOT NULL column."""
     for name in _omitted_defaults(model, tuple(values)):
-        values[name] = cast(Field[Any, Any], model._meta.get_field(name)).get_default()
+        values[name] = cast("Field[Any, Any]", model._meta.get_field(name)).get_default()
     return _insert_template(model, tuple(values)), _prepared(model, values)
 
 
