@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
 import psycopg
@@ -39,9 +40,9 @@ def drop_database(url: str) -> None:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-def wait_until_up(base: str) -> None:
-    """Until the API at `base` answers `GET /api/v1/bots`; exit after about 20 s."""
-    for _ in range(200):
+def wait_until_up(base: str, seconds: float = 20) -> None:
+    """Until the API at `base` answers `GET /api/v1/bots`; exit after about `seconds`."""
+    for _ in range(int(seconds * 10)):
         try:
             if requests.get(f"{base}/api/v1/bots", timeout=1).status_code == 200:
                 return
@@ -55,3 +56,16 @@ def percentile(values: list[float], q: float) -> float:
     """The nearest-rank q-quantile of `values`."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def child_pids(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (Linux /proc): a server master's workers."""
+    pids = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2 :].split()[1]) == parent:
+            pids.append(int(entry.name))
+    return pids

@@ -37,6 +37,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from common import child_pids
+
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
@@ -145,14 +147,7 @@ class Stack:
 
     def server_rss_mb(self) -> float:
         """RSS of the uvicorn master and its worker processes (Linux /proc)."""
-        pids = {self.web.pid}
-        for entry in Path("/proc").glob("[0-9]*"):
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat[stat.rindex(")") + 2 :].split()[1]) == self.web.pid:
-                pids.add(int(entry.name))
+        pids = {self.web.pid, *child_pids(self.web.pid)}
         total = 0
         for pid in pids:
             try:

@@ -59,6 +59,7 @@ from typing import Any
 
 import psycopg
 import requests
+from common import child_pids, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -202,15 +203,7 @@ class Stack:
     def web_workers_pids(self) -> list[int]:
         """The gunicorn workers: the master's children."""
         assert self.web is not None
-        pids = []
-        for entry in Path("/proc").glob("[0-9]*"):
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat[stat.rindex(")") + 2 :].split()[1]) == self.web.pid:
-                pids.append(int(entry.name))
-        return pids
+        return child_pids(self.web.pid)
 
     def worker_start(self, index: int) -> None:
         # README: `celery -A pisyedili_api worker -l info` (any number; quieter logs here).
@@ -1310,7 +1303,7 @@ def main() -> int:
     try:
         print(f"starting the stack in {stack.tmp} ...", flush=True)
         stack.start()
-        wait_web(stack.base)
+        wait_until_up(stack.base, seconds=30)
         print(
             f"PostgreSQL 15 :{stack.pg_port} (fsync off), Redis :{stack.redis_port}, gunicorn "
             f"{args.web_workers} x {args.threads} threads :{stack.web_port}, "
@@ -1331,17 +1324,6 @@ INTERRUPTED = threading.Event()
 def interrupt(signum: int, frame: Any) -> None:
     INTERRUPTED.set()
     raise KeyboardInterrupt
-
-
-def wait_web(base: str) -> None:
-    for _ in range(300):
-        try:
-            if requests.get(f"{base}{API}/bots", timeout=1).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("gunicorn did not start")
 
 
 def soak(args: argparse.Namespace, stack: Stack, rng: random.Random) -> bool:

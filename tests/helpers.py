@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -71,4 +76,34 @@ def end_deal_by_last_card(match_id: Any, player_id: Any, seat: int) -> None:
         player_id=player_id,
         move=engine.Move.decode({"action": "play", "card": "7D"}),
         version=current.version,
+    )
+
+
+def embedded_shell(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """`script` run by `manage.py shell` on the embedded default (`make run`: SQLite, tasks
+    in-process, its development key), in a fresh process on a copy of the project with no
+    DATABASE_URL, CELERY_*, DJANGO_*, GAMES_* or TOURNAMENT_* setting; migrated first."""
+    root = Path(__file__).resolve().parents[1]
+    project = tmp_path / "project"
+    project.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("pisyedili_api", "games", "players", "tournaments"):
+        shutil.copytree(root / name, project / name, ignore=ignore)
+    shutil.copy(root / "manage.py", project / "manage.py")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CELERY_", "DATABASE_URL", "DJANGO_", "GAMES_", "TOURNAMENT_"))
+    }
+    env["PYTHONPATH"] = str(project)  # the copy, not the installed checkout
+    env["DJANGO_SECRET_KEY"] = "insecure-development-key-of-make-run"  # as `make run` passes
+    manage = [sys.executable, str(project / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v", "0"], cwd=project, env=env, check=True, timeout=120)
+    return subprocess.run(
+        [*manage, "shell", "-c", script],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )

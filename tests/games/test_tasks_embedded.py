@@ -7,13 +7,7 @@ SQLite file next to the project, task_always_eager)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import embedded_shell
 
 SCRIPT = """
 from django.conf import settings
@@ -52,30 +46,8 @@ print(
 
 
 def test_no_broker_runs_every_task_in_process(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("pisyedili_api", "games", "players", "tournaments"):
-        shutil.copytree(ROOT / name, project / name, ignore=ignore)
-    shutil.copy(ROOT / "manage.py", project / "manage.py")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("CELERY_", "DATABASE_URL", "DJANGO_", "GAMES_"))
-    }
-    env["PYTHONPATH"] = str(project)  # the copy, not the installed checkout
-    env["DJANGO_SECRET_KEY"] = "insecure-development-key-of-make-run"  # as `make run` passes
-    manage = [sys.executable, str(project / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v", "0"], cwd=project, env=env, check=True, timeout=120)
-    done = subprocess.run(
-        [*manage, "shell", "-c", SCRIPT],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = embedded_shell(tmp_path, SCRIPT)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert (project / "db.sqlite3").exists()
+    assert (tmp_path / "project" / "db.sqlite3").exists()
     result = next(line for line in done.stdout.splitlines() if line.startswith("RESULT"))
     assert result.split()[1:] == ["finished", "True", "2", "6", "1"]

@@ -5,13 +5,7 @@ variables, as tests/games/test_tasks_embedded.py does for a match."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import embedded_shell
 
 SCRIPT = """
 import threading
@@ -46,29 +40,7 @@ print("RESULT", tournament.status, tournament.current_round,
 
 
 def test_start_returns_at_once_and_the_background_finishes_it(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("pisyedili_api", "games", "players", "tournaments"):
-        shutil.copytree(ROOT / name, project / name, ignore=ignore)
-    shutil.copy(ROOT / "manage.py", project / "manage.py")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("CELERY_", "DATABASE_URL", "DJANGO_", "GAMES_", "TOURNAMENT_"))
-    }
-    env["PYTHONPATH"] = str(project)  # the copy, not the installed checkout
-    env["DJANGO_SECRET_KEY"] = "insecure-development-key-of-make-run"  # as `make run` passes
-    manage = [sys.executable, str(project / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v", "0"], cwd=project, env=env, check=True, timeout=120)
-    done = subprocess.run(
-        [*manage, "shell", "-c", SCRIPT],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = embedded_shell(tmp_path, SCRIPT)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines() if line}
     assert lines["STARTED"] == ["running", "2", "0"]  # round 1 dealt, no bot has moved
