@@ -23,12 +23,23 @@ from players.auth import AuthenticatedRequest, token_check, token_key
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
-    deal_reveal,
+    deal_get,
     match_get,
     match_list,
     match_moves_for_player,
-    match_summary,
     match_view_for_player,
+)
+from .serializers import (
+    DealRevealSerializer,
+    MatchSerializer,
+    MoveBodySerializer,
+    MoveEntrySerializer,
+    PaginatedMatchSerializer,
+    StateSerializer,
+    deal_reveal,
+    match_summary,
+    move_entry,
+    state_view,
 )
 from .services import match_apply_move, match_create, match_join
 
@@ -36,7 +47,6 @@ if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
     from rest_framework.permissions import _SupportsHasPermission
 
-CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
 MAX_WAIT_SECONDS = 25
 
 
@@ -44,126 +54,6 @@ def no_store(response: Response) -> Response:
     """Per-seat responses must never be cached by a proxy or browser (they show a hand)."""
     patch_cache_control(response, no_store=True, private=True)
     return response
-
-
-# ---- output shapes (for the schema; the views return the selectors' dicts) ----
-
-
-class SeatPlayerSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    display_name = serializers.CharField()
-    is_bot = serializers.BooleanField()
-
-
-class SeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = SeatPlayerSerializer(allow_null=True)
-    total = serializers.IntegerField()
-    place = serializers.IntegerField(allow_null=True)
-
-
-class DealSummarySerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
-    winners = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"], allow_null=True)
-    penalties = serializers.ListField(child=serializers.IntegerField())
-
-
-class MatchSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    created_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    deals_total = serializers.IntegerField()
-    current_deal = serializers.IntegerField(allow_null=True)
-    version = serializers.IntegerField()
-    rules = serializers.DictField()
-    seats = SeatSerializer(many=True)
-    deals = DealSummarySerializer(many=True)
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    turn_deadline = serializers.DateTimeField(
-        allow_null=True, help_text="When the person on turn must have moved (turn clock)."
-    )
-
-
-class MoveBodySerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
-    card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
-    suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
-
-
-class DealResultSerializer(serializers.Serializer):
-    winners = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"])
-    last_card = serializers.CharField(allow_null=True)
-    multiplier = serializers.IntegerField()
-    penalties = serializers.ListField(child=serializers.IntegerField())
-    hand_penalties = serializers.ListField(child=serializers.IntegerField())
-
-
-class StateSerializer(serializers.Serializer):
-    match = serializers.UUIDField()
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    deal = serializers.IntegerField(allow_null=True)
-    deals_total = serializers.IntegerField()
-    phase = serializers.ChoiceField(
-        choices=["opening", "play", "ace_followup", "deal_over", "match_over"], allow_null=True
-    )
-    you = serializers.IntegerField()
-    turn = serializers.IntegerField(allow_null=True)
-    dealer = serializers.IntegerField(allow_null=True)
-    direction = serializers.ChoiceField(choices=[1, -1])
-    hand = serializers.ListField(child=serializers.CharField())
-    hand_counts = serializers.ListField(child=serializers.IntegerField())
-    top_card = serializers.CharField(allow_null=True)
-    active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
-    pending_sevens = serializers.IntegerField()
-    draws_this_turn = serializers.IntegerField()
-    stock_count = serializers.IntegerField()
-    totals = serializers.ListField(child=serializers.IntegerField())
-    commitment = serializers.CharField(allow_null=True)
-    legal_moves = MoveBodySerializer(many=True)
-    turn_deadline = serializers.DateTimeField(
-        allow_null=True, required=False, help_text="When the person on turn must have moved."
-    )
-    result = DealResultSerializer(
-        allow_null=True,
-        required=False,
-        help_text="The deal's result once it is over (phase deal_over or match_over).",
-    )
-
-
-class MoveEntrySerializer(serializers.Serializer):
-    seq = serializers.IntegerField()
-    deal = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
-    card = serializers.CharField(allow_null=True)
-    suit = serializers.CharField(allow_null=True)
-    drawn = serializers.ListField(
-        child=serializers.CharField(),
-        allow_null=True,
-        help_text="Cards the draw took: shown to the drawer, to others once the deal is over.",
-    )
-    drawn_count = serializers.IntegerField()
-    by_bot = serializers.BooleanField()
-    at = serializers.DateTimeField()
-
-
-class DealRevealSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    opener = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
-    commitment = serializers.CharField()
-    result = DealResultSerializer(allow_null=True)
-    seed = serializers.CharField(allow_null=True)
-    hands_at_start = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField()), allow_null=True
-    )
-    moves = MoveEntrySerializer(many=True, allow_null=True)
 
 
 # ---- pagination ----
@@ -175,12 +65,6 @@ class MatchCursorPagination(SignedCursorPagination):
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100
-
-
-class PaginatedMatchSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = MatchSerializer(many=True)
 
 
 # ---- views ----
@@ -365,13 +249,13 @@ class MatchStateApi(APIView):
     def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        view = match_view_for_player(
+        match, seat = match_view_for_player(
             match_id=match_id,
             player=request.user.player,
             after_version=filters.validated_data.get("after_version"),
             wait=filters.validated_data.get("wait", 0),
         )
-        return no_store(Response(view))
+        return no_store(Response(state_view(match, seat)))
 
 
 class MatchMovesApi(APIView):
@@ -517,7 +401,7 @@ class MatchMovesApi(APIView):
         moves = match_moves_for_player(
             match_id=match_id, player=request.user.player, deal=filters.validated_data.get("deal")
         )
-        return no_store(Response(moves))
+        return no_store(Response([move_entry(m, reveal_drawn=shown) for m, shown in moves]))
 
 
 class DealDetailApi(APIView):
@@ -533,4 +417,5 @@ class DealDetailApi(APIView):
         responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
-        return Response(deal_reveal(match_id=match_id, number=number))
+        deal, moves = deal_get(match_id=match_id, number=number)
+        return Response(deal_reveal(deal, moves))

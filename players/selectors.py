@@ -90,7 +90,9 @@ class Keyset:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardPage:
-    results: list[dict[str, Any]]
+    """A page's rows as (rank, row), the row as BOARD_ROW_FIELDS (serializers.leaderboard_entry)."""
+
+    results: list[tuple[int, tuple[Any, ...]]]
     next: Keyset | None
     previous: Keyset | None
 
@@ -154,7 +156,7 @@ def leaderboard_page(
             rank = better + 1
         elif row[0] != rows[i - 1][0]:
             rank = position + i + 1
-        results.append(query.entry(row, rank))
+        results.append((rank, row))
     return LeaderboardPage(
         results,
         next=Keyset(metric, rows[-1][0], rows[-1][1], True) if has_next else None,
@@ -239,36 +241,14 @@ class _BoardQuery:
             strictly_better, tied_ahead = cursor.fetchone()
         return strictly_better + tied_ahead, strictly_better
 
-    def entry(self, row: tuple[Any, ...], rank: int) -> dict[str, Any]:
-        _, player_id, matches, wins, deals_won, avg_penalty, ordinal, name, is_bot = row
-        return {
-            "rank": rank,
-            "player": {"id": player_id, "display_name": name, "is_bot": bool(is_bot)},
-            "rating": round(ordinal, 4),
-            "matches": matches,
-            "wins": wins,
-            "deals_won": deals_won,
-            "avg_penalty": round(avg_penalty, 4),
-        }
 
-
-def leaderboards_list(*, now: datetime | None = None) -> list[dict[str, Any]]:
-    """Every board with its rules, player count and the current period bounds (UTC)."""
+def leaderboards_list(
+    *, now: datetime | None = None
+) -> list[tuple[Board, dict[str, tuple[datetime | None, datetime | None]]]]:
+    """Every board, by ruleset and table size, with the bounds of the current periods (UTC)."""
     now = now or timezone.now()
-    periods = {}
-    for kind in PERIODS:
-        start, end = period_bounds(kind, now)
-        periods[kind] = {"start": start, "end": end}
-    return [
-        {
-            "seats": board.seats or None,
-            "ruleset": board.ruleset,
-            "rules": board.rules,
-            "players": board.player_count,
-            "periods": periods,
-        }
-        for board in Board.objects.order_by("ruleset", "seats")
-    ]
+    periods = {kind: period_bounds(kind, now) for kind in PERIODS}
+    return [(board, periods) for board in Board.objects.order_by("ruleset", "seats")]
 
 
 # ---- rating history ----

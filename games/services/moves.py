@@ -35,7 +35,8 @@ from players.models import Player
 from .. import clock, events, sql
 from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
 from ..models import Move as MoveRow
-from ..selectors import seat_of, state_view
+from ..selectors import seat_of
+from ..serializers import state_view
 from .lifecycle import _after_commit_bot_turn, _match_write, _violates
 from .scoring import _CLOSE_FIELDS, _deal_close
 
