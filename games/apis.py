@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, AuthenticationFailed
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.exceptions import APIException
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,7 +20,7 @@ from games import engine
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from players.auth import AuthenticatedRequest, token_check, token_key
+from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
@@ -278,15 +279,11 @@ class MatchMovesApi(APIView):
             help_text="Only this deal's moves (the deal's number, from 1).",
         )
 
-    def perform_authentication(self, request: Request) -> None:
-        """POST checks its token in the statement that locks the match (match_apply_move)."""
-        if request.method != "POST":
-            super().perform_authentication(request)
-
-    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
+    def get_authenticators(self) -> list[BaseAuthentication]:
+        """POST: its token is looked up by the statement that locks the match (DeferredPlayer)."""
         if self.request is not None and self.request.method == "POST":
-            return []  # a token of no active player is 401 from match_apply_move
-        return super().get_permissions()
+            return [DeferredTokenAuthentication()]
+        return super().get_authenticators()
 
     @extend_schema(
         operation_id="matches_moves_create",
@@ -332,25 +329,20 @@ class MatchMovesApi(APIView):
         ],
     )
     def post(self, request: Request, match_id: Any) -> Response:
-        token = token_key(request)
+        caller = cast(DeferredPlayer, request.user)  # get_authenticators; IsAuthenticated
         try:
             version, idempotency_key, move, move_body = self._move_input(request)
         except (ApplicationError, APIException):
-            token_check(token)  # a bad token is 401 before a bad body is 400, as on every route
+            caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
             raise
-        try:
-            view = match_apply_move(
-                match_id=match_id,
-                token=token,
-                move=move,
-                version=version,
-                idempotency_key=idempotency_key,
-                request_body={**move_body, "version": version},
-            )
-        except ApplicationError as exc:
-            if exc.code == "not_authenticated":
-                raise AuthenticationFailed(exc.message) from None  # with WWW-Authenticate
-            raise
+        view = match_apply_move(
+            match_id=match_id,
+            player_id=caller,
+            move=move,
+            version=version,
+            idempotency_key=idempotency_key,
+            request_body={**move_body, "version": version},
+        )
         return no_store(Response(view))
 
     @staticmethod

@@ -29,8 +29,7 @@ from games.engine.bots import get_bot
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.renderers import JSONRenderer
-from players.auth import token_player_sql
-from players.models import Player
+from players.auth import DeferredPlayer
 
 from .. import clock, events, sql
 from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
@@ -51,25 +50,22 @@ def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
 def match_apply_move(
     *,
     match_id: UUID | str,
+    player_id: UUID | str | DeferredPlayer,
     move: engine.Move,
     version: int,
-    player_id: UUID | str | None = None,
-    token: str | None = None,
     idempotency_key: str | None = None,
     request_body: Mapping[str, Any] | None = None,
     by_bot: bool = False,
 ) -> dict[str, Any]:
     """Apply one move for the player's seat; return that seat's view right after it.
 
-    The mover is `player_id`, or the player whose API `token` it is: the move POST hands over
-    the token so that the statement locking the match looks it up too (one round trip fewer on
-    the hottest route); a token of no active player is 401 `not_authenticated`.
+    The mover is `player_id`, or a `DeferredPlayer` (the move POST's `request.user`,
+    players.auth): then the statement that locks the match reads the player's id too (one
+    round trip fewer on the hottest route), and a token of no active player is 401.
 
-    Order of checks: (token) → match exists → seat → idempotent replay → match active →
+    Order of checks: (caller) → match exists → seat → idempotent replay → match active →
     version → turn → legality. A replay returns the stored first response and applies nothing.
     """
-    if (player_id is None) == (token is None):
-        raise ValueError("give exactly one of player_id and token")
     digest = (
         request_hash(match_id, request_body if request_body is not None else move.encode())
         if idempotency_key
@@ -80,7 +76,6 @@ def match_apply_move(
             return _apply_locked(
                 match_id=match_id,
                 player_id=player_id,
-                token=token,
                 move=move,
                 version=version,
                 idempotency_key=idempotency_key,
@@ -96,8 +91,8 @@ def match_apply_move(
         # A record of this (player, match, key) written behind the match row lock (a backend
         # without row locks, a writer that does not take the lock). The transaction rolled
         # back; answer as the winner decided.
-        if token is not None:
-            player_id = _token_player(token)
+        if isinstance(player_id, DeferredPlayer):
+            player_id = player_id.verify()
         record = IdempotencyRecord.objects.filter(
             player_id=player_id, match_id=match_id, key=idempotency_key
         ).first()
@@ -112,21 +107,17 @@ def match_apply_move(
 def _apply_locked(
     *,
     match_id: UUID | str,
-    player_id: UUID | str | None,
-    token: str | None,
+    player_id: UUID | str | DeferredPlayer,
     move: engine.Move,
     version: int,
     idempotency_key: str | None,
     digest: str,
     by_bot: bool,
 ) -> dict[str, Any]:
-    match, token_player = _match_lock(match_id, token)
-    if token is not None:
-        if match is None:
-            token_player = _token_player(token)  # 401 comes before 404
-        if token_player is None:
-            raise ApplicationError("not_authenticated", "Invalid token.")
-        player_id = token_player
+    match, found = _match_lock(match_id, player_id)
+    if isinstance(player_id, DeferredPlayer):
+        # 401 comes before 404: with no match row, the lookup runs alone.
+        player_id = player_id.verify() if match is None else player_id.player_id(found)
     if match is None:
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player_id)
@@ -261,27 +252,18 @@ def _move_write(
     return after
 
 
-def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match | None, Any]:
+def _match_lock(
+    match_id: UUID | str, caller: UUID | str | DeferredPlayer | None = None
+) -> tuple[Match | None, Any]:
     """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
-    row locks), and with a `token`, the id of the active player it belongs to (else None) from
-    the same statement. Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
-    if token is None:
+    row locks), and for a DeferredPlayer `caller`, the value of its lookup from the same
+    statement (else None). Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
+    if not isinstance(caller, DeferredPlayer):
         return rawsql.fetch_by_pk(Match, match_id, lock=True)[1], None
-    token_player, match = rawsql.fetch_by_pk(
-        Match, match_id, lock=True, extra=token_player_sql(), extra_params=[token]
+    found, match = rawsql.fetch_by_pk(
+        Match, match_id, lock=True, extra=caller.lookup_sql(), extra_params=caller.lookup_params()
     )
-    return match, _player_id(token_player)
-
-
-def _token_player(token: str) -> UUID | None:
-    """The id of the active player whose API token this is, else None."""
-    row = rawsql.fetch_one(sql.token_player(), [token])
-    return None if row is None else _player_id(row[0])
-
-
-def _player_id(value: Any) -> UUID | None:
-    """A player id as the database returns it (a UUID; hex text on SQLite) as a UUID."""
-    return None if value is None else Player._meta.pk.to_python(value)  # type: ignore[union-attr]
+    return match, found
 
 
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
