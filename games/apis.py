@@ -332,7 +332,7 @@ class MatchMovesApi(APIView):
         caller = cast(DeferredPlayer, request.user)  # get_authenticators; IsAuthenticated
         try:
             version, idempotency_key, move, move_body = self._move_input(request)
-        except (ApplicationError, APIException):
+        except (ApplicationError, APIException, engine.InvalidMove):
             caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
             raise
         view = match_apply_move(
@@ -368,10 +368,7 @@ class MatchMovesApi(APIView):
             message = "Idempotency-Key must be 1..255 printable characters."
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
         move_body = {name: body[name] for name in ("action", "card", "suit") if name in body}
-        try:
-            move = engine.Move.decode(move_body)
-        except engine.InvalidMove as exc:
-            raise ApplicationError("invalid_move", str(exc), {exc.field: [str(exc)]}) from None
+        move = engine.Move.decode(move_body)  # engine.InvalidMove: 400 invalid_move
         return version, key, move, move_body
 
     @extend_schema(

@@ -192,17 +192,9 @@ def _move_write(
     """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
     match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
     on turn next is enqueued on commit. The state after it; 409/422 if it is not this seat's
-    turn or not legal."""
-    try:
-        after = engine.apply(state, move, seat)
-    except engine.NotYourTurn:
-        raise ApplicationError("not_your_turn") from None
-    except engine.IllegalMove as exc:
-        raise ApplicationError(
-            "illegal_move",
-            f"{move} is not legal now.",
-            {"legal_moves": [m.encode() for m in exc.legal_moves]},
-        ) from None
+    turn or not legal (the engine's errors)."""
+    # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
+    after = engine.apply(state, move, seat)
 
     seq = match.move_count + 1
     move_row = rawsql.insert_sql(
