@@ -33,8 +33,8 @@ from .selectors import (
 from .serializers import (
     DealRevealSerializer,
     MatchSerializer,
-    MoveBodySerializer,
     MoveEntrySerializer,
+    MovePostSerializer,
     PaginatedMatchSerializer,
     StateSerializer,
     deal_reveal,
@@ -259,14 +259,15 @@ class MatchStateApi(APIView):
         return no_store(Response(state_view(match, seat)))
 
 
+# One instance validates every move POST (run_validation keeps no state): a serializer built per
+# request costs the hottest route more than the validation itself.
+_MOVE_POST = MovePostSerializer()
+
+
 class MatchMovesApi(APIView):
     """`POST …/moves` (play one move) and `GET …/moves` (the move log as the caller may see it)."""
 
-    class InputSerializer(MoveBodySerializer):
-        class Meta:
-            ref_name = "MovePost"
-
-        version = serializers.IntegerField(min_value=0)
+    InputSerializer = MovePostSerializer
 
     class FilterSerializer(serializers.Serializer):
         class Meta:
@@ -331,45 +332,29 @@ class MatchMovesApi(APIView):
     def post(self, request: Request, match_id: Any) -> Response:
         caller = cast(DeferredPlayer, request.user)  # get_authenticators; IsAuthenticated
         try:
-            version, idempotency_key, move, move_body = self._move_input(request)
+            idempotency_key = self._idempotency_key(request)
+            valid = _MOVE_POST.run_validation(request.data)
         except (ApplicationError, APIException, engine.InvalidMove):
             caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
             raise
         view = match_apply_move(
             match_id=match_id,
             player_id=caller,
-            move=move,
-            version=version,
+            move=valid["move"],
+            version=valid["version"],
             idempotency_key=idempotency_key,
-            request_body={**move_body, "version": version},
+            request_body={**valid["move_body"], "version": valid["version"]},
         )
         return no_store(Response(view))
 
     @staticmethod
-    def _move_input(request: Request) -> tuple[int, str | None, engine.Move, dict[str, Any]]:
-        """The body's version and move, and the Idempotency-Key header; 400 otherwise."""
-        body = request.data
-        if not isinstance(body, dict):
-            raise ApplicationError(
-                "invalid", "The body must be a JSON object.", {"body": ["Expected an object."]}
-            )
-        version = body.get("version")
-        if version is None:
-            raise ApplicationError(
-                "invalid",
-                "version: This field is required.",
-                {"version": ["This field is required."]},
-            )
-        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-            message = "A valid non-negative integer is required."
-            raise ApplicationError("invalid", f"version: {message}", {"version": [message]})
+    def _idempotency_key(request: Request) -> str | None:
+        """The Idempotency-Key header, if any; 400 unless it is 1..255 printable characters."""
         key = request.META.get("HTTP_IDEMPOTENCY_KEY")  # request.headers would copy every header
         if key is not None and not (1 <= len(key) <= 255 and key.isprintable()):
             message = "Idempotency-Key must be 1..255 printable characters."
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
-        move_body = {name: body[name] for name in ("action", "card", "suit") if name in body}
-        move = engine.Move.decode(move_body)  # engine.InvalidMove: 400 invalid_move
-        return version, key, move, move_body
+        return key
 
     @extend_schema(
         operation_id="matches_moves_list",

@@ -64,9 +64,55 @@ class MatchSerializer(serializers.Serializer):
 
 
 class MoveBodySerializer(serializers.Serializer):
+    """A move (docs/rules.md §10): its fields document it; validating it is decoding it with
+    `engine.Move.decode`, whose InvalidMove is 400 `invalid_move` naming the field
+    (pisyedili_api.errors). Validated data: `move` (engine.Move) and `move_body` (the body's
+    action, card and suit as sent, which an Idempotency-Key's hash covers). A subclass adds
+    its own fields in `body_fields` and checks them in `validate_body` first."""
+
     action = serializers.ChoiceField(choices=["play", "draw", "pass"])
     card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
     suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
+
+    MOVE_FIELDS = ("action", "card", "suit")
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        # By hand rather than by the fields: the move POST is the hottest route, and the
+        # engine's decoding is the one authority on what a move is.
+        if not isinstance(data, dict):
+            raise serializers.ValidationError({"body": ["Expected an object."]})
+        validated = self.validate_body(data)
+        move_body = {name: data[name] for name in self.MOVE_FIELDS if name in data}
+        validated["move"] = engine.Move.decode(move_body)
+        validated["move_body"] = move_body
+        return validated
+
+    def validate_body(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The validated values of a subclass's own fields of the body `data`."""
+        return {}
+
+    def run_validators(self, value: Any) -> None:
+        """None to run: DRF's would build the fields (a deep copy each) to find none."""
+
+
+class MovePostSerializer(MoveBodySerializer):
+    """The body of `POST …/moves`: a move and the match `version` it was chosen at."""
+
+    class Meta:
+        ref_name = "MovePost"
+
+    version = serializers.IntegerField(min_value=0)
+
+    def validate_body(self, data: dict[str, Any]) -> dict[str, Any]:
+        version = data.get("version")
+        if version is None:
+            raise serializers.ValidationError({"version": ["This field is required."]})
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+            # Strict: DRF's IntegerField would take "1".
+            raise serializers.ValidationError(
+                {"version": ["A valid non-negative integer is required."]}
+            )
+        return {"version": version}
 
 
 class DealResultSerializer(serializers.Serializer):
