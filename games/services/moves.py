@@ -98,7 +98,7 @@ def match_apply_move(
         ).first()
         if record is not None:
             if record.request_hash == digest:
-                return json.loads(record.response)
+                return _stored_reply(record)
             raise ApplicationError("idempotency_mismatch") from None
         current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
@@ -130,12 +130,12 @@ def _apply_locked(
         if record is not None:
             if record.request_hash != digest:
                 raise ApplicationError("idempotency_mismatch")
-            return json.loads(record.response)
+            return _stored_reply(record)
     if match.status != Match.Status.ACTIVE:
         raise ApplicationError("match_not_active")
     if version != match.version:
         raise ApplicationError("stale_version", detail={"current_version": match.version})
-    state = engine.state_from_json(match.state)
+    state = _live_state(match)
     after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
     view = state_view(match, seat, state=after)
     if idempotency_key:
@@ -172,6 +172,18 @@ def idempotency_records_expire(*, now: datetime | None = None) -> int:
         if count < IDEMPOTENCY_EXPIRE_BATCH:
             break
     return deleted
+
+
+def _stored_reply(record: IdempotencyRecord) -> dict[str, Any]:
+    """The first response to a replayed Idempotency-Key, as it was rendered (_response_text)."""
+    reply: dict[str, Any] = json.loads(record.response)
+    return reply
+
+
+def _live_state(match: Match) -> engine.State:
+    """The live deal's state of an active match (every active match has one)."""
+    assert match.state is not None, match.id
+    return engine.state_from_json(match.state)
 
 
 def _response_text(view: Mapping[str, Any]) -> str:
@@ -276,7 +288,7 @@ def _play_locked(
         match, _ = _match_lock(match_id)
         if match is None or match.version != version or match.status != Match.Status.ACTIVE:
             return False
-        state = engine.state_from_json(match.state)
+        state = _live_state(match)
         seat = state.turn
         if seat is None:
             return False
