@@ -1,4 +1,5 @@
-"""Reads on matches. Per-seat views are built from `engine.observe` only (docs/architecture.md)."""
+"""Reads on matches: models and rows; games/serializers.py shapes them into responses (a
+per-seat view from `engine.observe` only, docs/architecture.md)."""
 
 from __future__ import annotations
 
