@@ -179,7 +179,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
             for player_id, earned in _matchpoints(results).items():
                 if points is None and player_id in rows:  # a finished round's are stored
                     rows[player_id]["matchpoints"] += earned
-        for number, points in stored.items():
+        for points in stored.values():
             for player_id, earned in (points or {}).items():
                 if player_id in rows:
                     rows[player_id]["matchpoints"] += earned

@@ -15,7 +15,6 @@ from games.tasks import background_wait
 from players.services import bot_player_get_or_create
 from tournaments.models import Round, Table, Tournament
 from tournaments.selectors import _matchpoints
-from tournaments.services import tournament_create
 
 pytestmark = pytest.mark.django_db(transaction=True)  # bots and the advance task run on commit
 

@@ -14,7 +14,10 @@ class Migration(migrations.Migration):
             name="matchpoints",
             field=models.JSONField(
                 blank=True,
-                help_text="Duplicate: each entrant's matchpoints of the round (player id -> points), stored when the round finishes.",
+                help_text=(
+                    "Duplicate: each entrant's matchpoints of the round (player id -> points),"
+                    " stored when the round finishes."
+                ),
                 null=True,
             ),
         ),
@@ -23,7 +26,10 @@ class Migration(migrations.Migration):
             name="seed_key",
             field=models.BinaryField(
                 blank=True,
-                help_text="Duplicate: the round's secret seed source, shared by its matches (never shown).",
+                help_text=(
+                    "Duplicate: the round's secret seed source, shared by its matches (never"
+                    " shown)."
+                ),
                 max_length=32,
                 null=True,
             ),
