@@ -185,11 +185,11 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
                     rows[player_id]["matchpoints"] += earned
     for match_id, _deal, seat, player_id, penalty, won in entries:
         match_totals[match_id][seat] += penalty
-        row = rows.get(str(player_id))
-        if row is not None:
-            row["deals_played"] += 1
-            row["deals_won"] += int(won)
-            row["penalty"] += penalty
+        entrant = rows.get(player_id)
+        if entrant is not None:
+            entrant["deals_played"] += 1
+            entrant["deals_won"] += int(won)
+            entrant["penalty"] += penalty
 
     by_round: dict[int, list[Match]] = defaultdict(list)
     for number, _, match in tables:

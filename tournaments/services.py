@@ -115,22 +115,22 @@ def tournament_create(
     if len(entrants) > settings.TOURNAMENT_MAX_ENTRANTS:
         raise _invalid("players", f"at most {settings.TOURNAMENT_MAX_ENTRANTS} entrants")
     ids = [str(p.id) for p in entrants]
+    schedule: list[dict[str, Any]] | None = None
     if format == Tournament.Format.DUPLICATE:
         _duplicate_check(len(entrants), table_size, fill_bots, parsed)
         rounds_total = rounds or table_size
         if not 1 <= rounds_total <= MAX_ROUNDS:
             raise _invalid("rounds", f"must be 1..{MAX_ROUNDS}")
-        schedule = None  # drawn at the start, for the entrants who accepted
+        # The schedule is drawn at the start, for the entrants who accepted.
         tables = rounds_total * (len(entrants) // table_size)
     elif format == Tournament.Format.ROUND_ROBIN:
         if rounds is not None:
             raise _invalid("rounds", "a round robin plays as many rounds as its schedule needs")
         planned = _round_robin(ids, table_size, bool(fill_bots))
-        schedule: list[dict[str, Any]] | None = planned
+        schedule = planned
         rounds_total = len(planned)
         tables = sum(len(rnd["tables"]) for rnd in planned)
     else:
-        schedule = None
         rounds_total = rounds or pairing.swiss_default_rounds(len(entrants), table_size)
         if not 1 <= rounds_total <= MAX_ROUNDS:
             raise _invalid("rounds", f"must be 1..{MAX_ROUNDS}")
