@@ -53,9 +53,9 @@ class Match(models.Model):
     # Set once settle_match has updated the players' standings (games.tasks, run once).
     settled_at = models.DateTimeField(null=True, blank=True)
     # A seed source shared by the matches of a duplicate tournament round (secret, never shown):
-    # deal n's seed is HMAC-SHA256(seed_key, "deal:n"), so every table plays the same deals.
-    # Null: a fresh seed per deal. The matches with one key are the tables of one round.
-    seed_key = models.BinaryField(max_length=32, null=True, blank=True, editable=False)
+    # 32 bytes in hex; deal n's seed is HMAC-SHA256(key, "deal:n"), so every table plays the
+    # same deals. Null: a fresh seed per deal. The matches with one key are one round's tables.
+    seed_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

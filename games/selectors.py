@@ -91,9 +91,8 @@ def shared_deals_pending(match: Match) -> set[int]:
     has finished it. Empty for a match with a seed of its own per deal."""
     if match.seed_key is None:
         return set()
-    key = bytes(match.seed_key)
     open_ids = list(
-        Match.objects.filter(seed_key=key)
+        Match.objects.filter(seed_key=match.seed_key)
         .exclude(status=Match.Status.FINISHED)
         .values_list("id", flat=True)
     )

@@ -90,12 +90,13 @@ class Round(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField()
     byes = models.JSONField(default=list, help_text="Player ids who sit this round out.")
-    seed_key = models.BinaryField(
-        max_length=32,
+    seed_key = models.CharField(
+        max_length=64,
         null=True,
         blank=True,
         editable=False,
-        help_text="Duplicate: the round's secret seed source, shared by its matches (never shown).",
+        help_text="Duplicate: the round's secret seed source (32 bytes, hex), shared by its"
+        " matches (never shown).",
     )
     matchpoints = models.JSONField(
         null=True,

@@ -382,7 +382,7 @@ def _round_start(tournament: Tournament, number: int) -> None:
     else:
         plan = _swiss_plan(tournament)
     # Duplicate: one secret seed source for the round, so every table plays the same deals.
-    seed_key = secrets.token_bytes(32) if duplicate else None
+    seed_key = secrets.token_hex(32) if duplicate else None
     rnd = Round.objects.create(
         tournament=tournament, number=number, byes=list(plan.byes), seed_key=seed_key
     )

@@ -70,7 +70,7 @@ def match_create(
     rules: Mapping[str, Any] | None = None,
     seated: Sequence[Player] | None = None,
     turn_seconds: int | None = None,
-    seed_key: bytes | None = None,
+    seed_key: str | None = None,
 ) -> Match:
     """A new match: the creator takes seat 0, bots the next seats; it starts once full.
 
@@ -323,7 +323,7 @@ def _deal_seed(match: Match, number: int) -> bytes:
     (Match.seed_key: every table of a duplicate round plays the same deals)."""
     if match.seed_key is None:
         return engine.new_seed()
-    return hmac.digest(bytes(match.seed_key), f"deal:{number}".encode(), "sha256")
+    return hmac.digest(bytes.fromhex(match.seed_key), f"deal:{number}".encode(), "sha256")
 
 
 def _after_commit_bot_turn(match: Match) -> None:
