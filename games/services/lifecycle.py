@@ -297,8 +297,8 @@ def _related_known(match: Match, **related: list[Any]) -> None:
 
 
 def _deal_start(match: Match, number: int) -> None:
-    """Deal `number` (R-3..R-5, R-8): fresh seed, commitment public, state stored on the match
-    (the caller writes the match's _DEAL_FIELDS)."""
+    """Deal `number` (R-3..R-5, R-8): its secret seed (_deal_seed), commitment public, state
+    stored on the match (the caller writes the match's _DEAL_FIELDS)."""
     rules = engine.Rules.from_dict(match.rules)
     seed = _deal_seed(match, number)
     opener = engine.opener_for_deal(number, match.seat_count)
