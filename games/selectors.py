@@ -85,6 +85,29 @@ def _summary_related() -> tuple[Prefetch[Any], Prefetch[Any]]:
     )
 
 
+def shared_deals_pending(match: Match) -> set[int]:
+    """The numbers of the deals `match` shares with other tables (Match.seed_key, a duplicate
+    tournament round) that some table sharing them has not finished yet: nothing of such a
+    deal at any table is shown (its seed, hands, draws, last card, scores) before every table
+    has finished it. Empty for a match with a seed of its own per deal."""
+    if match.seed_key is None:
+        return set()
+    open_ids = list(
+        Match.objects.filter(seed_key=match.seed_key)
+        .exclude(status=Match.Status.FINISHED)
+        .values_list("id", flat=True)
+    )
+    if not open_ids:
+        return set()
+    over: dict[Any, set[int]] = {m: set() for m in open_ids}
+    for match_id, number in Deal.objects.filter(
+        match_id__in=open_ids, status=Deal.Status.OVER
+    ).values_list("match_id", "number"):
+        over[match_id].add(number)
+    numbers = range(1, max(match.deals_total, match.current_deal) + 1)
+    return {n for n in numbers if any(n not in done for done in over.values())}
+
+
 def match_read(match_id: UUID | str) -> Match | None:
     """The match row by id, or None. Plain SQL (pisyedili_api.rawsql): every state read and
     long-poll runs it, and the ORM spent longer compiling it than PostgreSQL answering it."""
@@ -160,17 +183,18 @@ def match_moves_for_player(
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
-    over = _deal_over_numbers(match)
+    over = _deal_over_numbers(match) - shared_deals_pending(match)
     return [(m, m.action != "draw" or m.seat == seat or m.deal_number in over) for m in moves]
 
 
 def deal_get(*, match_id: UUID | str, number: int) -> tuple[Deal, list[Move] | None]:
-    """A deal of a match (404 if there is none) and, once it is over, its moves in order
-    (serializers.deal_reveal shows its seed, hands and moves only then)."""
-    deal = Deal.objects.filter(match_id=match_id, number=number).first()
+    """A deal of a match (404 if there is none) and, once it may be shown, its moves in order,
+    else None (serializers.deal_reveal shows its seed, hands and moves only then): once it is
+    over, and for a deal of a duplicate round, once every table of the round has finished it."""
+    deal = Deal.objects.filter(match_id=match_id, number=number).select_related("match").first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
-    if deal.status != Deal.Status.OVER:
+    if deal.status != Deal.Status.OVER or number in shared_deals_pending(deal.match):
         return deal, None
     moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
     return deal, list(moves)

@@ -18,6 +18,7 @@ from rest_framework import serializers
 from games import engine
 
 from .models import Deal, Match, Move
+from .selectors import shared_deals_pending
 
 CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
 
@@ -198,9 +199,21 @@ class PaginatedMatchSerializer(serializers.Serializer):
 
 
 def match_summary(match: Match) -> dict[str, Any]:
-    """The public `<match>` object of docs/api.md (no card, no seed)."""
+    """The public `<match>` object of docs/api.md (no card, no seed). A deal another table of
+    a duplicate round still plays shows no result, and the totals count only the deals shown
+    (selectors.shared_deals_pending)."""
     seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
     deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
+    pending = shared_deals_pending(match)
+    totals = list(match.totals)
+    if match.seed_key is not None:
+        # Shared deals (R-32: a total is the sum of the deal scores) of the deals shown only.
+        totals = [0] * match.seat_count
+        for deal in deals:
+            if deal.number not in pending and deal.result:
+                for seat, penalty in enumerate(deal.result.get("penalties", [])):
+                    totals[seat] += penalty
+    results = {d.number: (d.result or {}) if d.number not in pending else {} for d in deals}
     return {
         "id": str(match.id),
         "status": match.status,
@@ -222,8 +235,8 @@ def match_summary(match: Match) -> dict[str, Any]:
                     if seat in seats
                     else None
                 ),
-                "total": match.totals[seat],
-                "place": seats[seat].place if seat in seats else None,
+                "total": totals[seat],
+                "place": seats[seat].place if seat in seats and not pending else None,
             }
             for seat in range(match.seat_count)
         ],
@@ -231,9 +244,9 @@ def match_summary(match: Match) -> dict[str, Any]:
             {
                 "number": deal.number,
                 "status": deal.status,
-                "winners": (deal.result or {}).get("winners", []),
-                "reason": (deal.result or {}).get("reason"),
-                "penalties": (deal.result or {}).get("penalties", []),
+                "winners": results[deal.number].get("winners", []),
+                "reason": results[deal.number].get("reason"),
+                "penalties": results[deal.number].get("penalties", []),
             }
             for deal in deals
         ],
@@ -303,9 +316,9 @@ def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
 
 
 def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
-    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is
-    over (`moves` from selectors.deal_get, None before)."""
-    over = deal.status == Deal.Status.OVER
+    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal may be
+    shown: `moves` from selectors.deal_get, None before (a deal not over, or one another table
+    of a duplicate round still plays)."""
     body: dict[str, Any] = {
         "number": deal.number,
         "dealer": deal.dealer,
@@ -317,7 +330,7 @@ def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
         "hands_at_start": None,
         "moves": None,
     }
-    if over:
+    if moves is not None:
         result = dict(deal.result or {})
         body["result"] = {
             "winners": result.get("winners", []),
@@ -329,5 +342,5 @@ def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
         }
         body["seed"] = bytes(deal.seed).hex()
         body["hands_at_start"] = deal.hands_at_start
-        body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves or ()]
+        body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
     return body

@@ -16,7 +16,7 @@ from players.models import Player
 from .models import Entrant, Tournament
 
 STATUSES = ["draft", "running", "finished", "cancelled"]
-FORMATS = ["round_robin", "swiss"]
+FORMATS = ["round_robin", "swiss", "duplicate"]
 
 
 class TournamentSerializer(serializers.Serializer):
@@ -57,6 +57,11 @@ class StandingSerializer(serializers.Serializer):
     penalty = serializers.IntegerField(help_text="Total penalty, byes included; lower is better.")
     head_to_head = serializers.IntegerField(
         help_text="Matches won minus lost against players tied on penalty and deals won."
+    )
+    matchpoints = serializers.FloatField(
+        required=False,
+        help_text="Duplicate only, the first key: per deal, 1 for each result beaten and ½ for"
+        " each tie among the results on the same cards in the same seat at the other tables.",
     )
 
 
