@@ -135,13 +135,19 @@ export async function checkFairness(deal) {
   const commitmentOk = computedCommitment === deal.commitment.toLowerCase();
   const deck = await shuffle(seed);
   const hands = dealHands(deck, deal.seat_count, deal.opener, deal.hand_size);
+  // A hand is a set of cards: compared in the canonical order of R-2, whatever order the
+  // server lists it in.
+  const order = new Map(canonicalPack().map((card, i) => [card, i]));
+  /** @param {string[]} hand */
+  const sorted = (hand) =>
+    hand.map((card) => card.toUpperCase()).sort((a, b) => (order.get(a) ?? -1) - (order.get(b) ?? -1));
   const handsOk =
     hands.length === deal.hands_at_start.length &&
-    hands.every(
-      (hand, seat) =>
-        hand.length === deal.hands_at_start[seat].length &&
-        hand.every((card, i) => card === deal.hands_at_start[seat][i]),
-    );
+    hands.every((hand, seat) => {
+      const mine = sorted(hand);
+      const theirs = sorted(deal.hands_at_start[seat]);
+      return mine.length === theirs.length && mine.every((card, i) => card === theirs[i]);
+    });
   return {
     result: commitmentOk && handsOk ? "verified" : "mismatch",
     commitmentOk,
