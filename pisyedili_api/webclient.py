@@ -24,11 +24,11 @@ class WebClientMiddleware(WhiteNoiseMiddleware):
         with warnings.catch_warnings():
             # STATIC_ROOT exists only after `collectstatic`; the finders serve without it.
             warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
-            super().__init__(get_response, settings)
+            super().__init__(get_response, settings)  # type: ignore[no-untyped-call]
         root = Path(settings.WEB_CLIENT_ROOT)
         for name in SERVED_FOLDERS:
             if (root / name).is_dir():
-                self.add_files(str(root / name), prefix=f"{name}/")
+                self.add_files(str(root / name), prefix=f"{name}/")  # type: ignore[no-untyped-call]
 
 
 def index(request: HttpRequest) -> FileResponse:

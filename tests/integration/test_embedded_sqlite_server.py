@@ -1,7 +1,8 @@
 """The embedded default under several players at once: `make run`'s server (uvicorn on a
-SQLite file, Celery tasks and the live hub in-process) with client threads registering, creating matches
-against bots and posting keyed moves, each sent several times at once. No answer is a 5xx
-(SQLite's "database is locked" was a 500), and every keyed move is applied exactly once."""
+SQLite file, Celery tasks and the live hub in-process) with client threads registering,
+creating matches against bots and posting keyed moves, each sent several times at once. No
+answer is a 5xx (SQLite's "database is locked" was a 500), and every keyed move is applied
+exactly once."""
 
 from __future__ import annotations
 

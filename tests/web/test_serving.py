@@ -50,8 +50,14 @@ def test_the_modules_are_served(client, path: str, kind: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["/package.json", "/package-lock.json", "/tsconfig.json", "/node_modules/.bin/tsc",
-     "/app/../package.json", "/index.html"],
+    [
+        "/package.json",
+        "/package-lock.json",
+        "/tsconfig.json",
+        "/node_modules/.bin/tsc",
+        "/app/../package.json",
+        "/index.html",
+    ],
 )
 def test_nothing_else_of_web_is_served(client, path: str) -> None:
     assert client.get(path).status_code == 404
@@ -61,7 +67,7 @@ def test_no_module_loads_anything_from_another_host() -> None:
     for module in (ROOT / "web").glob("app/**/*.js"):
         text = module.read_text(encoding="utf-8")
         assert not re.search(r"""(import|from)\s*\(?\s*["']https?:""", text), module
-        assert "fetch(\"http" not in text and "fetch('http" not in text, module
+        assert 'fetch("http' not in text and "fetch('http" not in text, module
 
 
 @pytest.fixture

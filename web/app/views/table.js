@@ -186,7 +186,7 @@ export async function tableView(root, matchId) {
     const words = describeMoves(log, match, view);
     fill(logList,
       h("li", { class: "log-deal" }, t("log.newDeal", { n: logDeal })),
-      words.map((text, i) => h("li", { testid: "move-log-entry", "data-seq": log[i].seq }, text)));
+      words.map((text, i) => h("li", { testid: "move-log-entry", "data-seq": log[i].seq, value: i + 1 }, text)));
     logList.scrollTop = logList.scrollHeight;
   }
 
