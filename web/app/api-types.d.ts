@@ -352,6 +352,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the rule options
+         * @description Public. Every house rule a match's `rules` may set (docs/rules.md), in the order of its table: name, kind, default, and the values it takes. `deals_per_match` is also the `deals` field of a create, at most MAX_DEALS_PER_MATCH on this server.
+         */
+        get: operations["rules_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tournaments": {
         parameters: {
             query?: never;
@@ -885,6 +905,19 @@ export interface components {
             byes: components["schemas"]["SeatPlayer"][];
             tables: components["schemas"]["Table"][];
         };
+        RuleOption: {
+            /** @description The option, as a key of `rules`. */
+            name: string;
+            type: components["schemas"]["TypeEnum"];
+            /** @description Its value when a match leaves it out. */
+            default: unknown;
+            /** @description The values of a choice or boolean option. */
+            choices?: unknown[];
+            /** @description An integer option's least. */
+            min?: number;
+            /** @description An integer option's most. */
+            max?: number;
+        };
         Seat: {
             seat: number;
             player: components["schemas"]["SeatPlayer"] | null;
@@ -1053,6 +1086,13 @@ export interface components {
          * @enum {string}
          */
         TournamentStatusEnum: "draft" | "running" | "finished" | "cancelled";
+        /**
+         * @description * `choice` - choice
+         *     * `boolean` - boolean
+         *     * `integer` - integer
+         * @enum {string}
+         */
+        TypeEnum: "choice" | "boolean" | "integer";
     };
     responses: never;
     parameters: never;
@@ -1911,6 +1951,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerOutput"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rules_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleOption"][];
                 };
             };
             /** @description `not_authenticated` */

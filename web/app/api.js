@@ -209,7 +209,7 @@ export const streamTicket = () =>
   /** @type {Promise<Schemas["StreamTicket"]>} */ (typed("POST", "/auth/stream-ticket"));
 export const me = () => /** @type {Promise<Player>} */ (typed("GET", "/players/me"));
 export const bots = () => /** @type {Promise<Bot[]>} */ (typed("GET", "/bots"));
-export const rules = () => /** @type {Promise<RuleOption[] | Record<string, unknown>>} */ (typed("GET", "/rules"));
+export const rules = () => /** @type {Promise<Schemas["RuleOption"][]>} */ (typed("GET", "/rules"));
 
 // ---- matches ----
 
