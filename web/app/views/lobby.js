@@ -193,7 +193,10 @@ export async function lobbyView(root) {
   root.append(
     h("div", { class: "lobby" },
       form,
-      h("section", { class: "card-panel" }, h("h2", {}, t("lobby.open")), openList),
+      h("section", { class: "card-panel" },
+        h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
+          h("button", { type: "button", testid: "lobby-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
+        openList),
       h("section", { class: "card-panel" }, h("h2", {}, t("lobby.mine")), mineList),
       h("section", { class: "card-panel" }, h("h2", {}, t("lobby.live")), liveList)),
   );
