@@ -272,14 +272,14 @@ async function createForm() {
       if (value !== option.default) rules[option.name] = value;
     }
     const chosen = Array.from(botBox.querySelectorAll("select"), (s) => s.value);
-    /** @type {api.Schemas["MatchCreateRequest"] & { spectators?: string }} */
+    /** @type {api.Schemas["MatchCreateRequest"] & { spectators?: "public" | "none" }} */
     const body = {
       seats: Number(seats.value),
       bots: chosen.filter((c) => c !== "person"),
       deals: Number(deals.value) || 1,
       rules,
+      spectators: spectators.value === "none" ? "none" : "public",
     };
-    if (spectators.value !== "public") body.spectators = spectators.value;
     if (clock.value) body.turn_seconds = Number(clock.value);
     try {
       const created = await api.createMatch(body);
