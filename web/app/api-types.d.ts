@@ -387,7 +387,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tournament
-         * @description A tournament in draft. The people in `players` are invited and must accept before the start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running (`429 too_many_tournaments`).
+         * @description A tournament in draft. The people in `players` are invited and must accept before the start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running (`429 too_many_tournaments`). `format: duplicate` plays the same deals at every table of a round, the seats rotated, scored by matchpoints; its entrant count must be a multiple of table_size² (`400 invalid` says which fit).
          */
         post: operations["tournaments_create"];
         delete?: never;
@@ -485,7 +485,7 @@ export interface paths {
         };
         /**
          * Get the standings
-         * @description Public. Ranked rows by total penalty, deals won, then head-to-head; JSON, or CSV with `?format=csv` or `Accept: text/csv`.
+         * @description Public. Ranked rows by total penalty, deals won, then head-to-head (a duplicate tournament: by matchpoints first, counting a deal once every table has scored it); JSON, or CSV with `?format=csv` or `Accept: text/csv`.
          */
         get: operations["tournaments_standings"];
         put?: never;
@@ -942,6 +942,11 @@ export interface components {
             penalty: number;
             /** @description Matches won minus lost against players tied on penalty and deals won. */
             head_to_head: number;
+            /**
+             * Format: double
+             * @description Duplicate only, the first key: per deal, 1 for each result beaten and ½ for each tie among the results on the same cards in the same seat at the other tables.
+             */
+            matchpoints?: number;
         };
         Standings: {
             /** Format: uuid */
@@ -1067,7 +1072,7 @@ export interface components {
             };
             /** @description Bot strategy seated in empty seats; without it the remainder gets byes. */
             fill_bots?: string | null;
-            /** @description Swiss only; default ceil(log2 n), capped so repeats can be avoided. */
+            /** @description Swiss: default ceil(log2 n), capped so repeats can be avoided. Duplicate: default table_size (every two entrants of different groups meet once). */
             rounds?: number;
             /** @description Turn clock of every match: seconds a person has per turn, past it the greedy move is played for them. Absent: the server's default; never off. */
             turn_seconds?: number;
@@ -1075,9 +1080,10 @@ export interface components {
         /**
          * @description * `round_robin` - round_robin
          *     * `swiss` - swiss
+         *     * `duplicate` - duplicate
          * @enum {string}
          */
-        TournamentFormatEnum: "round_robin" | "swiss";
+        TournamentFormatEnum: "round_robin" | "swiss" | "duplicate";
         /**
          * @description * `draft` - draft
          *     * `running` - running
