@@ -65,11 +65,14 @@ class MatchSerializer(serializers.Serializer):
 
 
 class MoveBodySerializer(serializers.Serializer):
-    """A move (docs/rules.md §10): its fields document it; validating it is decoding it with
-    `engine.Move.decode`, whose InvalidMove is 400 `invalid_move` naming the field
-    (pisyedili_api.errors). Validated data: `move` (engine.Move) and `move_body` (the body's
-    action, card and suit as sent, which an Idempotency-Key's hash covers). A subclass adds
-    its own fields in `body_fields` and checks them in `validate_body` first."""
+    """A move (docs/rules.md §10): an `action`; a play names its `card`, and a Jack may
+    nominate a `suit`."""
+
+    # The fields document the move; validating it is decoding it with `engine.Move.decode`,
+    # whose InvalidMove is 400 `invalid_move` naming the field (pisyedili_api.errors).
+    # Validated data: `move` (engine.Move) and `move_body` (the action, card and suit as sent,
+    # which an Idempotency-Key's hash covers). A subclass checks its own fields of the body in
+    # `validate_body` first.
 
     action = serializers.ChoiceField(choices=["play", "draw", "pass"])
     card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
