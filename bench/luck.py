@@ -1,6 +1,6 @@
 """Does it measure skill? Deals needed to rank bots of known order by three scores.
 
-    .venv/bin/python bench/luck.py --boards 40 --seed 1 --strong ismcts-2 --jobs 2
+    nice .venv/bin/python bench/luck.py --boards 40 --seed 1 --strong ismcts-2 --jobs 2
 
 Bots of known order play: `--strong` (an ismcts level) > greedy > random. A board is a set of
 deal seeds. With 2 seats each board has the three pairings (strong-greedy, strong-random,
@@ -9,23 +9,26 @@ the fourth seat is a second greedy, whose results count for greedy). Every seed 
 all its seat rotations (bot i of the line-up in seat (i + r) mod n, opener seat 0), so each bot
 holds every hand of the deal once.
 
-Three scores, each a per-board value per bot:
-- raw penalty: the mean deal score (R-30, R-31) of one rotation per seed (ordinary play: every
-  deal a new shuffle), rotation `board mod n`, so each bot sits at each seat (the opener's too,
-  R-8) equally often over the boards; lower is better;
-- luck-adjusted: `expected − actual` on the same deals (games/engine/analysis.py, K simulated
-  deals by the reference bot), higher is better;
+Three scores of a bot on a deal:
+- raw penalty: its deal score (R-30, R-31) in one rotation per seed (ordinary play: every deal a
+  new shuffle), rotation `board mod n`, so each bot sits at each seat (the opener's too, R-8)
+  equally often over the boards; lower is better;
+- luck-adjusted: `actual − Σ luck` on the same deals (`deal_luck` of games/engine/analysis.py:
+  the luck of the deal and of every draw from the stock, by rollouts of the reference bot from
+  the full position with the unseen stock re-sampled, K per estimate); lower is better;
 - duplicate matchpoints: over all rotations, each result compared with the others obtained with
-  the same cards in the same seat (1 per beaten, ½ per tie), higher is better.
+  the same cards in the same seat (1 per beaten, ½ per tie), as a share; higher is better.
 
-Deals needed to rank the three bots correctly with 95% confidence (method printed): for each
-adjacent pair (strong-greedy, greedy-random), the per-board paired difference has mean μ and
-standard deviation σ; boards are independent, so after m boards the pair is ordered correctly
-with one-sided confidence 97.5% when m ≥ (1.96 σ / μ)² (normal approximation; Bonferroni over
-the two pairs gives 95% for the whole order). The larger m of the two, times the deals a board
-costs under that score, is the answer; a bootstrap of m boards (resampled from those played)
-then checks the frequency of the correct order (up to 5000 boards). A pair ordered wrongly in
-the sample needs more boards than were played (printed as such).
+A pair's per-board difference (the better bot's edge, positive when it is ahead) compares the
+two bots on the same deals: with 2 seats their own pairing (its seed, its rotations), with 4
+seats the one line-up. Deals needed to rank the three bots correctly with 95% confidence (method
+printed): for each adjacent pair (strong-greedy, greedy-random) the per-board difference has
+mean μ and standard deviation σ; boards are independent, so after m boards the pair is ordered
+correctly with one-sided confidence 97.5% when m ≥ (1.96 σ / μ)² (normal approximation;
+Bonferroni over the two pairs gives 95% for the whole order). The larger m of the two, times the
+deals a board costs under that score, is the answer; a bootstrap of m boards (resampled from
+those played) then checks the frequency of the correct order (up to 5000 boards). A pair ordered
+wrongly in the sample needs more boards than were played (printed as such).
 """
 
 from __future__ import annotations
@@ -43,13 +46,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.engine import Rules, apply_legal, new_deal, observe  # noqa: E402
-from games.engine.analysis import DEFAULT_K, deal_move_analysis, expected_deal_scores  # noqa: E402
+from games.engine.analysis import (  # noqa: E402
+    DEFAULT_K,
+    DEFAULT_LUCK_K,
+    REFERENCE_BOT,
+    deal_luck,
+    deal_move_analysis,
+)
 from games.engine.bots import get_bot  # noqa: E402
 from games.engine.moves import Move  # noqa: E402
 
 Z = 1.96  # one-sided 97.5% per pair, Bonferroni over two pairs: 95% for the order
 BOOTSTRAP_LIMIT = 5000  # boards: a larger check costs more than the bench itself
 METRICS = ("raw penalty", "luck-adjusted", "duplicate")
+LOWER_IS_BETTER = {"raw penalty": True, "luck-adjusted": True, "duplicate": False}
+
+Pair = tuple[str, str]
+# One board: metric -> pair -> the better bot's edge over the worse on the board's deals.
+Board = dict[str, dict[Pair, float]]
 
 
 def lineups(strong: str, seats: int) -> list[tuple[str, ...]]:
@@ -62,9 +76,7 @@ def board_seed(seed: int, seats: int, lineup: int, board: int) -> bytes:
     return hashlib.sha256(f"bench-luck:{seed}:{seats}:{lineup}:{board}".encode()).digest()
 
 
-def play(
-    names: tuple[str, ...], seed: bytes, rng_seed: str, record: bool = False
-) -> tuple[tuple[int, ...], list[Move]]:
+def play(names: tuple[str, ...], seed: bytes, rng_seed: str) -> tuple[tuple[int, ...], list[Move]]:
     """One deal, bot names[s] at seat s, opener 0: the deal scores and the move log."""
     bots = [get_bot(name) for name in names]
     rngs = [random.Random(f"{rng_seed}:{s}") for s in range(len(names))]
@@ -74,78 +86,84 @@ def play(
         seat = state.turn
         assert seat is not None
         move = bots[seat].choose(observe(state, seat), rngs[seat])
-        if record:
-            moves.append(move)
+        moves.append(move)
         state = apply_legal(state, move)
     return state.result.penalties, moves
 
 
-def play_board(
-    strong: str, seats: int, seed: int, board: int, k: int
-) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[float]], float, int]:
-    """One board: per bot, its raw penalties, luck-adjusted scores (one rotation, see the module
-    docstring) and matchpoints (all rotations); and the CPU seconds and count of the luck
-    analyses."""
-    raw: dict[str, list[float]] = {}
-    luck: dict[str, list[float]] = {}
-    points: dict[str, list[float]] = {}
+def by_bot(names: tuple[str, ...], scores: list[float]) -> dict[str, float]:
+    """The mean score of each bot over the seats it holds."""
+    held: dict[str, list[float]] = {}
+    for name, score in zip(names, scores, strict=True):
+        held.setdefault(name, []).append(score)
+    return {name: statistics.fmean(values) for name, values in held.items()}
+
+
+def play_board(strong: str, seats: int, seed: int, board: int, k: int) -> tuple[Board, float, int]:
+    """One board: each metric's pair differences (module docstring), and the CPU seconds and
+    count of the luck analyses."""
+    order = [strong, "greedy", "random"]
+    out: Board = {metric: {} for metric in METRICS}
     cpu = 0.0
     analyses = 0
     for index, lineup in enumerate(lineups(strong, seats)):
         deal = board_seed(seed, seats, index, board)
         # results[r][s]: the deal score of seat s in rotation r, held by lineup[(s + r) % n].
-        results = [
-            play(
-                tuple(lineup[(s + r) % seats] for s in range(seats)),
-                deal,
-                f"{seed}:{seats}:{index}:{board}:{r}",
-            )[0]
-            for r in range(seats)
+        seated = [tuple(lineup[(s + r) % seats] for s in range(seats)) for r in range(seats)]
+        played = [
+            play(seated[r], deal, f"{seed}:{seats}:{index}:{board}:{r}") for r in range(seats)
         ]
+        results = [scores for scores, _ in played]
+        ordinary = board % seats
         started = time.process_time()
-        expected = expected_deal_scores(new_deal(Rules(), seats, 0, deal), k=k, seed=deal.hex())
+        luck = deal_luck(
+            new_deal(Rules(), seats, 0, deal), played[ordinary][1], k=k, seed=deal.hex()
+        )
         cpu += time.process_time() - started
         analyses += 1
-        ordinary = board % seats
-        adjusted = expected.luck(results[ordinary])
-        for s in range(seats):
-            name = lineup[(s + ordinary) % seats]
-            raw.setdefault(name, []).append(results[ordinary][s])
-            luck.setdefault(name, []).append(adjusted[s])
-            for r in range(seats):
+        points: dict[str, list[float]] = {}
+        for r in range(seats):
+            for s in range(seats):
                 mine = results[r][s]
                 others = [results[q][s] for q in range(seats) if q != r]
                 score = sum(1.0 if mine < o else 0.5 if mine == o else 0.0 for o in others)
-                points.setdefault(lineup[(s + r) % seats], []).append(score / len(others))
-    return raw, luck, points, cpu, analyses
+                points.setdefault(seated[r][s], []).append(score / len(others))
+        scores = {
+            "raw penalty": by_bot(seated[ordinary], [float(p) for p in results[ordinary]]),
+            "luck-adjusted": by_bot(seated[ordinary], list(luck.adjusted)),
+            "duplicate": {name: statistics.fmean(values) for name, values in points.items()},
+        }
+        for better, worse in zip(order, order[1:], strict=False):
+            if better not in lineup or worse not in lineup:
+                continue
+            for metric, score in scores.items():
+                edge = score[better] - score[worse]
+                out[metric][(better, worse)] = -edge if LOWER_IS_BETTER[metric] else edge
+    return out, cpu, analyses
 
 
-def needed(units: list[dict[str, float]], order: list[str], better_low: bool) -> tuple[float, str]:
+def needed(units: list[dict[Pair, float]], pairs: list[Pair]) -> tuple[float, str]:
     """Boards needed for the correct order (module docstring) and a line on each pair."""
     worst = 0.0
     notes = []
-    for a, b in zip(order, order[1:], strict=False):
-        diffs = [(u[b] - u[a]) if better_low else (u[a] - u[b]) for u in units]
+    for pair in pairs:
+        diffs = [u[pair] for u in units]
         mu = statistics.fmean(diffs)
         sigma = statistics.stdev(diffs)
         m = math.inf if mu <= 0 else max(1.0, (Z * sigma / mu) ** 2)
-        notes.append(f"{a}>{b}: mu {mu:+.3f} sigma {sigma:.3f} boards {m:.1f}")
+        notes.append(f"{pair[0]}>{pair[1]}: mu {mu:+.3f} sigma {sigma:.3f} boards {m:.1f}")
         worst = max(worst, m)
     return worst, "; ".join(notes)
 
 
 def bootstrap(
-    units: list[dict[str, float]], order: list[str], better_low: bool, m: int, rng: random.Random
+    units: list[dict[Pair, float]], pairs: list[Pair], m: int, rng: random.Random
 ) -> float:
     """The frequency of the correct order over 400 resamples of m boards."""
     hits = 0
     for _ in range(400):
         sample = [units[rng.randrange(len(units))] for _ in range(m)]
-        means = [sum(u[name] for u in sample) for name in order]
-        if better_low:
-            hits += all(x < y for x, y in zip(means, means[1:], strict=False))
-        else:
-            hits += all(x > y for x, y in zip(means, means[1:], strict=False))
+        hits += all(sum(u[pair] for u in sample) > 0 for pair in pairs)
     return hits / 400
 
 
@@ -155,7 +173,7 @@ def move_analysis_cost(strong: str, seats: int, seed: int, deals: int, k: int) -
     for index in range(deals):
         deal = board_seed(seed, seats, 99, index)
         names = lineups(strong, seats)[0]
-        _, moves = play(names, deal, f"cost:{index}", record=True)
+        _, moves = play(names, deal, f"cost:{index}")
         started = time.process_time()
         deal_move_analysis(new_deal(Rules(), seats, 0, deal), moves, k=k, seed=index)
         total += time.process_time() - started
@@ -167,18 +185,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--boards", type=int, default=40, help="boards per table size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--strong", default="ismcts-4", help="the strongest bot (an ismcts level)")
-    parser.add_argument("--k", type=int, default=DEFAULT_K, help="simulated deals per estimate")
+    parser.add_argument(
+        "--k", type=int, default=DEFAULT_LUCK_K, help="rollouts per value of the luck analysis"
+    )
+    parser.add_argument("--move-k", type=int, default=DEFAULT_K, help="K of the move analysis")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seats", default="2,4")
     args = parser.parse_args(argv)
     order = [args.strong, "greedy", "random"]
+    pairs = list(zip(order, order[1:], strict=False))
     print(
         f"bench/luck.py --boards {args.boards} --seed {args.seed} --strong {args.strong}"
-        f" --k {args.k} --jobs {args.jobs} --seats {args.seats}"
+        f" --k {args.k} --move-k {args.move_k} --jobs {args.jobs} --seats {args.seats}"
     )
-    print(f"known order: {' > '.join(order)}; luck-adjusted: K={args.k}, reference bot greedy")
     print(
-        "method: per-board paired differences of adjacent bots, normal approximation,"
+        f"known order: {' > '.join(order)}; luck-adjusted: deal_luck, K={args.k} rollouts per"
+        f" value, reference bot {REFERENCE_BOT}, seed the deal seed's hex"
+    )
+    print(
+        "method: per-board differences of adjacent bots on the same deals, normal approximation,"
         f" boards m = max over pairs of (z sigma / mu)^2 with z = {Z} (one-sided 97.5% per pair,"
         " Bonferroni: 95% for the order); deals = m x deals per board; then a bootstrap of"
         " m boards (400 resamples) gives the frequency of the correct order"
@@ -198,34 +223,28 @@ def main(argv: list[str] | None = None) -> None:
             "luck-adjusted": n_lineups,
             "duplicate": n_lineups * seats,
         }
-        cpu = sum(b[3] for b in boards) / sum(b[4] for b in boards)
+        cpu = sum(b[1] for b in boards) / sum(b[2] for b in boards)
         print(
             f"\n{seats} seats: {args.boards} boards, {n_lineups * seats * args.boards} deals"
             f" played, {time.perf_counter() - started:.0f} s wall"
         )
         counts = {}
-        for position, metric in enumerate(METRICS):
-            units = [
-                {name: statistics.fmean(values) for name, values in board[position].items()}
-                for board in boards
-            ]
-            better_low = metric == "raw penalty"
-            means = {name: statistics.fmean(u[name] for u in units) for name in order}
-            m, notes = needed(units, order, better_low)
+        for metric in METRICS:
+            units = [board[metric] for board, _, _ in boards]
+            m, notes = needed(units, pairs)
             deals = m * per_board[metric]
             counts[metric] = deals
-            shown = " ".join(f"{name} {means[name]:.3f}" for name in order)
             if math.isinf(m):
-                print(f"  {metric:>14}: not ranked correctly in {args.boards} boards ({shown})")
+                print(f"  {metric:>14}: not ranked correctly in {args.boards} boards")
                 print(f"  {'':>14}  {notes}")
                 continue
             if m <= BOOTSTRAP_LIMIT:
-                check = f"bootstrap {bootstrap(units, order, better_low, math.ceil(m), rng):.1%}"
+                check = f"bootstrap {bootstrap(units, pairs, math.ceil(m), rng):.1%}"
             else:
                 check = f"bootstrap skipped above {BOOTSTRAP_LIMIT} boards"
             print(
                 f"  {metric:>14}: {math.ceil(deals):>7} deals ({math.ceil(m)} boards x"
-                f" {per_board[metric]}), {check} correct; means {shown}"
+                f" {per_board[metric]}), {check} correct"
             )
             print(f"  {'':>14}  {notes}")
         raw = counts["raw penalty"]
@@ -236,9 +255,12 @@ def main(argv: list[str] | None = None) -> None:
             ratio = counts[metric] / raw
             verdict = "met" if ratio <= 0.5 else "NOT met"
             print(f"  target {metric} <= 50% of raw: {ratio:.0%} of raw, {verdict}")
-        print(f"  luck analysis (K={args.k}): {cpu:.4f} CPU s per deal")
-        cost = move_analysis_cost(args.strong, seats, args.seed, 3, args.k)
-        print(f"  move analysis (K={args.k}, every decision of every seat): {cost:.2f} CPU s/deal")
+        print(f"  luck analysis (deal_luck, K={args.k}): {cpu:.3f} CPU s per deal")
+        cost = move_analysis_cost(args.strong, seats, args.seed, 3, args.move_k)
+        print(
+            f"  move analysis (K={args.move_k}, every decision of every seat):"
+            f" {cost:.2f} CPU s per deal"
+        )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Luck and move analysis of a deal: expected deal scores and luck from the start of a deal, and
+"""Luck and move analysis of a deal: expected deal scores and luck from the start of a deal, the
+luck of every chance event of a finished deal with its luck-adjusted score (`deal_luck`), and
 the values and verdicts of one seat's moves from its observation only.
 
 The implementation is `games.engine.bots.analysis` (Monte Carlo over seeded `random`, which the
@@ -11,13 +12,19 @@ from __future__ import annotations
 from .bots.analysis import (
     BLUNDER,
     DEFAULT_K,
+    DEFAULT_LUCK_K,
     INACCURACY,
     MISTAKE,
+    PRIOR_K,
+    PRIOR_SEED,
     REFERENCE_BOT,
     SIGNIFICANCE_Z,
+    ChanceEvent,
+    DealLuck,
     ExpectedScores,
     MoveAnalysis,
     classify,
+    deal_luck,
     deal_move_analysis,
     expected_deal_scores,
     move_values,
@@ -27,13 +34,19 @@ from .bots.analysis import (
 __all__ = [
     "BLUNDER",
     "DEFAULT_K",
+    "DEFAULT_LUCK_K",
     "INACCURACY",
     "MISTAKE",
+    "PRIOR_K",
+    "PRIOR_SEED",
     "REFERENCE_BOT",
     "SIGNIFICANCE_Z",
+    "ChanceEvent",
+    "DealLuck",
     "ExpectedScores",
     "MoveAnalysis",
     "classify",
+    "deal_luck",
     "deal_move_analysis",
     "expected_deal_scores",
     "move_values",

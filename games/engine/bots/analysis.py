@@ -42,6 +42,7 @@ or insignificant loss has no classification (`None`).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Iterator, Sequence
@@ -312,3 +313,206 @@ def deal_move_analysis(
             out.append((index, analysis))
         state = apply(state, move)
     return out
+
+
+# -- Luck of every chance event (deal_luck) ---------------------------------------------------
+
+DEFAULT_LUCK_K = 32  # rollouts per value estimate of `deal_luck`
+PRIOR_K = 4000  # random deals behind the prior of `deal_luck`
+PRIOR_SEED = "prior"
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceEvent:
+    """One chance event of a deal and its luck by seat, in penalty points."""
+
+    index: int | None  # the move (index in the log) that drew from the stock; None: the deal
+    luck: tuple[float, ...]  # V(after) − E[V] by seat: positive when chance raised the penalty
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "luck": list(self.luck)}
+
+
+@dataclass(frozen=True, slots=True)
+class DealLuck:
+    """A deal's result split as `actual = prior + luck + decisions` by seat (penalty points;
+    lower is better), and how it was estimated (see `deal_luck`)."""
+
+    actual: tuple[int, ...]
+    prior: tuple[float, ...]  # a seat's mean deal score over random deals with this opener
+    events: tuple[ChanceEvent, ...]  # the deal itself first, then every draw from the stock
+    k: int
+    prior_k: int
+    bot: str
+    seed: str
+
+    @property
+    def luck(self) -> tuple[float, ...]:
+        """Σ luck of the chance events by seat: positive when chance raised the seat's penalty."""
+        return tuple(sum(seat) for seat in zip(*(e.luck for e in self.events), strict=True))
+
+    @property
+    def adjusted(self) -> tuple[float, ...]:
+        """The luck-adjusted deal score `actual − luck` by seat (lower is better)."""
+        return tuple(a - luck for a, luck in zip(self.actual, self.luck, strict=True))
+
+    @property
+    def decisions(self) -> tuple[float, ...]:
+        """Σ effect of the decisions by seat: `adjusted − prior` (negative: better play)."""
+        return tuple(a - p for a, p in zip(self.adjusted, self.prior, strict=True))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "actual": list(self.actual),
+            "prior": list(self.prior),
+            "luck": list(self.luck),
+            "adjusted": list(self.adjusted),
+            "events": [e.to_json() for e in self.events],
+            "k": self.k,
+            "prior_k": self.prior_k,
+            "bot": self.bot,
+            "seed": self.seed,
+        }
+
+
+def _mean_by_seat(rows: Sequence[Sequence[int]]) -> list[float]:
+    return [sum(column) / len(rows) for column in zip(*rows, strict=True)]
+
+
+def _finish(deal: FastDeal, bot: str, tables: RolloutTables, rng: random.Random) -> tuple[int, ...]:
+    _play_out(deal, bot, tables, rng)
+    penalties = deal.result_penalties
+    assert penalties is not None
+    return penalties
+
+
+@functools.cache
+def _prior(rules: Rules, seats: int, opener: int, bot: str, k: int, seed: str) -> tuple[float, ...]:
+    """Each seat's mean deal score over k random deals with this opener, by `bot` at every seat."""
+    tables = RolloutTables.build(rules, seats)
+    rows = []
+    for i in range(k):
+        rng = random.Random(f"{seed}:{seats}:{opener}:{i}")
+        rows.append(
+            _finish(FastDeal.new(rules, seats, opener, rng.randbytes(32)), bot, tables, rng)
+        )
+    return tuple(_mean_by_seat(rows))
+
+
+def _draw_luck(
+    before: FastDeal,
+    action: int,
+    after: FastDeal,
+    *,
+    k: int,
+    bot: str,
+    tables: RolloutTables,
+    seed: str,
+) -> tuple[float, ...]:
+    """V(after) − E[V] of the draw `action` from `before`, by seat, on common random numbers.
+
+    Sample j shuffles the stock before the draw (sorted, `random.Random(f"{seed}:{j}")`) and
+    puts the card of rank j mod n (of the n stock cards, sorted) on top, so the first card drawn
+    runs over the whole stock evenly: E[V] plays `action` on that stock. V(after) keeps the same
+    order for the cards left (the cards that came back by an R-6 reshuffle are shuffled below
+    them), and both play out with the same reshuffle seed and play-out generator."""
+    pool = sorted(before.stock)
+    if not pool:
+        return (0.0,) * before.seats
+    left = set(after.stock)
+    expected_rows = []
+    after_rows = []
+    for j in range(k):
+        rng = random.Random(f"{seed}:{j}")
+        order = pool[:]
+        rng.shuffle(order)
+        top = order.index(pool[j % len(pool)])
+        order[top], order[-1] = order[-1], order[top]
+        returned = sorted(left.difference(pool))
+        rng.shuffle(returned)
+        reshuffle_seed = rng.randbytes(32)
+        play_seed = f"{seed}:{j}:play"
+
+        drawn = before.copy()
+        drawn.stock = order[:]
+        drawn.seed = reshuffle_seed
+        drawn.apply_action(action)
+        expected_rows.append(_finish(drawn, bot, tables, random.Random(play_seed)))
+
+        actual = after.copy()
+        actual.stock = returned + [c for c in order if c in left]
+        actual.seed = reshuffle_seed
+        after_rows.append(_finish(actual, bot, tables, random.Random(play_seed)))
+    expected = _mean_by_seat(expected_rows)
+    return tuple(v - e for v, e in zip(_mean_by_seat(after_rows), expected, strict=True))
+
+
+def deal_luck(
+    start: State,
+    moves: Sequence[Move],
+    *,
+    k: int = DEFAULT_LUCK_K,
+    bot: str = REFERENCE_BOT,
+    seed: str | int = 0,
+    prior_k: int = PRIOR_K,
+) -> DealLuck:
+    """The luck of every chance event of a finished deal, and its luck-adjusted score.
+
+    The standard decomposition of backgammon analysis: the deal's result is
+    `prior + Σ luck of the chance events + Σ effect of the decisions`, where V(position) is a
+    seat's expected deal score by `bot` at every seat from the full position (every hand seen)
+    with the unseen stock order re-sampled, and the luck of a chance event is V(after) − E[V]
+    over its outcomes:
+
+    - the deal itself: V(start) (K re-sampled stocks, as `expected_deal_scores` with seed
+      f"{seed}:deal") minus the prior, the mean over `prior_k` random deals with the same opener
+      (seeded `PRIOR_SEED`, so it is the same constant for every deal of a table size);
+    - every move that takes cards from the stock (a draw, a penalty draw, with any R-6
+      reshuffle it causes): see `_draw_luck`, seeded f"{seed}:{index}" for move `index`.
+
+    Decisions (plays, nominations, passes, the choice to draw) add no luck. The luck-adjusted
+    score `actual − Σ luck` (`DealLuck.adjusted`) keeps the prior and the decisions' effect.
+    `start` is the deal as dealt and `moves` its whole log; the same arguments always give the
+    same numbers.
+    """
+    _check_k(k)
+    _check_k(prior_k)
+    if start.phase != OPENING or start.pile or start.actions:
+        raise ValueError("deal luck starts from a deal as dealt, before any play")
+    get_bot(bot)  # KeyError naming the known bots
+    seed_text = str(seed)
+    tables = RolloutTables.build(start.rules, start.seats)
+    prior = _prior(start.rules, start.seats, start.opener, bot, prior_k, PRIOR_SEED)
+    rows = [
+        _finish(deal, bot, tables, random.Random(f"{seed_text}:deal:{i}:play"))
+        for i, deal in enumerate(simulated_deals(start, k=k, seed=f"{seed_text}:deal"))
+    ]
+    events = [
+        ChanceEvent(None, tuple(v - p for v, p in zip(_mean_by_seat(rows), prior, strict=True)))
+    ]
+    deal = FastDeal.from_state(start)
+    for index, move in enumerate(moves):
+        if deal.is_over:
+            raise ValueError(f"move {index} comes after the end of the deal")
+        action = move_to_action(move)
+        if action not in deal.legal_actions():
+            raise ValueError(f"move {index} ({move}) is not legal")
+        before = deal.copy()
+        deal.apply_action(action)
+        if deal.stock != before.stock or deal.reshuffles != before.reshuffles:
+            luck = _draw_luck(
+                before, action, deal, k=k, bot=bot, tables=tables, seed=f"{seed_text}:{index}"
+            )
+            events.append(ChanceEvent(index, luck))
+    actual = deal.result_penalties
+    if actual is None:
+        raise ValueError("deal luck needs the whole log of a finished deal")
+    return DealLuck(
+        actual=actual,
+        prior=prior,
+        events=tuple(events),
+        k=k,
+        prior_k=prior_k,
+        bot=bot,
+        seed=seed_text,
+    )
