@@ -126,8 +126,8 @@ def play_board(strong: str, seats: int, seed: int, board: int, k: int) -> tuple[
             for s in range(seats):
                 mine = results[r][s]
                 others = [results[q][s] for q in range(seats) if q != r]
-                score = sum(1.0 if mine < o else 0.5 if mine == o else 0.0 for o in others)
-                points.setdefault(seated[r][s], []).append(score / len(others))
+                won = sum(1.0 if mine < o else 0.5 if mine == o else 0.0 for o in others)
+                points.setdefault(seated[r][s], []).append(won / len(others))
         scores = {
             "raw penalty": by_bot(seated[ordinary], [float(p) for p in results[ordinary]]),
             "luck-adjusted": by_bot(seated[ordinary], list(luck.adjusted)),

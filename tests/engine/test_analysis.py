@@ -15,7 +15,9 @@ from games.engine.analysis import (
     BLUNDER,
     INACCURACY,
     MISTAKE,
+    PRIOR_K,
     classify,
+    deal_luck,
     deal_move_analysis,
     expected_deal_scores,
     move_values,
@@ -288,3 +290,94 @@ def test_deal_move_analysis_covers_every_decision_and_flags_random_play_more() -
         assert {a.seat for _, a in only_greedy} <= {1}
     assert flags["random"] > 2 * flags["greedy"]
     assert start.phase == OPENING  # the start is a value: analysis never changes it
+
+
+# --- luck of every chance event (deal_luck) ---------------------------------------------------
+
+
+def logged(start: State, names: tuple[str, ...], seed: int) -> tuple[State, list[Move]]:
+    """The deal played to its end by `names` from `start`: its end and its move log."""
+    bots = [get_bot(name) for name in names]
+    rng = random.Random(seed)
+    state = start
+    moves: list[Move] = []
+    while state.result is None:
+        seat = state.turn
+        assert seat is not None
+        move = bots[seat].choose(observe(state, seat), rng)
+        moves.append(move)
+        state = apply_legal(state, move)
+    return state, moves
+
+
+def test_deal_luck_is_reproducible_records_how_and_adds_up() -> None:
+    start = dealt(2, 11)
+    end, moves = logged(start, ("greedy", "random"), 1)
+    first = deal_luck(start, moves, k=8, seed=3)
+    assert first == deal_luck(start, moves, k=8, seed=3)
+    assert (first.k, first.bot, first.seed, first.prior_k) == (8, "greedy", "3", PRIOR_K)
+    assert end.result is not None and first.actual == end.result.penalties
+    assert first.events[0].index is None  # the deal itself comes first
+    for seat in range(2):
+        total = sum(event.luck[seat] for event in first.events)
+        assert first.luck[seat] == pytest.approx(total)
+        assert first.adjusted[seat] == pytest.approx(first.actual[seat] - total)
+        assert first.decisions[seat] == pytest.approx(first.adjusted[seat] - first.prior[seat])
+    assert min(first.prior) > 5 and max(first.prior) < 40  # a seat's mean deal score
+    as_json = first.to_json()
+    assert as_json["adjusted"] == list(first.adjusted) and len(as_json["events"]) == len(
+        first.events
+    )
+    assert deal_luck(start, moves, k=8, seed=4).luck != first.luck  # the seed drives the samples
+
+
+def test_deal_luck_has_an_event_for_every_draw_from_the_stock_and_no_other_move() -> None:
+    for rules, seats in ((Rules(), 3), (Rules(stock_exhausted="reshuffle"), 2)):
+        start = dealt(seats, 12, rules)
+        end, moves = logged(start, ("random",) * seats, 2)
+        drawing = []
+        state = start
+        for index, move in enumerate(moves):
+            after = apply_legal(state, move)
+            if after.stock != state.stock or after.reshuffles != state.reshuffles:
+                drawing.append(index)
+            state = after
+        analysis = deal_luck(start, moves, k=2, seed=1, prior_k=50)
+        assert [event.index for event in analysis.events] == [None, *drawing]
+        assert len(drawing) > 3
+        decided = {i for i, m in enumerate(moves) if i not in drawing}
+        assert decided  # plays and passes happened, and carry no luck
+
+
+def test_deal_luck_takes_most_of_the_spread_out_of_reference_self_play() -> None:
+    """With the reference bot at every seat, decisions add nothing on average, so the
+    luck-adjusted difference between the seats is mostly estimation noise: far narrower than
+    the raw one (about 17 against 38 points with K = 32), and centred on the priors'."""
+    raw = []
+    adjusted = []
+    for index in range(24):
+        start = new_deal(Rules(), 2, 0, random.Random(100 + index).randbytes(32))
+        _, moves = logged(start, ("greedy", "greedy"), index)
+        analysis = deal_luck(start, moves, k=32, seed=index)
+        raw.append(analysis.actual[0] - analysis.actual[1])
+        adjusted.append(analysis.adjusted[0] - analysis.adjusted[1])
+    assert statistics.stdev(adjusted) < 0.7 * statistics.stdev(raw)
+    prior = deal_luck(start, moves, k=1).prior
+    assert abs(statistics.fmean(adjusted) - (prior[0] - prior[1])) < 12
+
+
+def test_deal_luck_refuses_what_is_not_a_finished_deal_from_its_start() -> None:
+    start = dealt(2, 13)
+    end, moves = logged(start, ("greedy", "greedy"), 3)
+    with pytest.raises(ValueError, match="as dealt"):
+        deal_luck(apply_legal(start, moves[0]), moves[1:], k=2)
+    with pytest.raises(ValueError, match="whole log"):
+        deal_luck(start, moves[:-1], k=2)
+    with pytest.raises(ValueError, match="after the end"):
+        deal_luck(start, [*moves, moves[-1]], k=2)
+    with pytest.raises(ValueError, match="not legal"):
+        deal_luck(start, [Move.play(start.hands[(start.opener + 1) % 2][0]), *moves], k=2)
+    with pytest.raises(ValueError, match="at least 1"):
+        deal_luck(start, moves, k=0)
+    with pytest.raises(KeyError):
+        deal_luck(start, moves, k=2, bot="nobody")
