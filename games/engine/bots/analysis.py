@@ -18,6 +18,15 @@ i.e. it did better than the cards gave; negative when it did worse. Over deals p
 reference bot itself at every seat it averages to zero. Summed over deals it is the
 luck-adjusted score (higher is better): the hand's quality is taken out of the raw penalty.
 
+**Luck of every chance event** (`deal_luck`). The standard decomposition of backgammon
+analysis, on a finished deal's log: `actual = prior + Σ luck + Σ decisions` by seat, where
+V(position) is a seat's expected deal score by the reference bot at every seat from the full
+position with the unseen stock order re-sampled, and the luck of a chance event (the deal
+itself, every draw from the stock with any R-6 reshuffle it causes) is V(after) − E[V] over its
+outcomes. Luck here is in penalty points, positive when chance raised the seat's penalty (the
+opposite sign of `ExpectedScores.luck`); the luck-adjusted score `actual − Σ luck` keeps only
+the prior and the decisions' effect, lower is better.
+
 **Move values** (`move_values`). For a decision of one seat with more than one legal move, each
 legal move's value is the seat's expected deal score after playing it, estimated from the seat's
 `Observation` alone (its hand, the public counts and the face-up pile): K determinizations of the
@@ -411,15 +420,21 @@ def _draw_luck(
 ) -> tuple[float, ...]:
     """V(after) − E[V] of the draw `action` from `before`, by seat, on common random numbers.
 
-    Sample j shuffles the stock before the draw (sorted, `random.Random(f"{seed}:{j}")`) and
-    puts the card of rank j mod n (of the n stock cards, sorted) on top, so the first card drawn
-    runs over the whole stock evenly: E[V] plays `action` on that stock. V(after) keeps the same
-    order for the cards left (the cards that came back by an R-6 reshuffle are shuffled below
-    them), and both play out with the same reshuffle seed and play-out generator."""
+    Sample j shuffles the n stock cards before the draw (sorted, `random.Random(f"{seed}:{j}")`)
+    and puts the card of rank j mod n on top, so the first card drawn runs over the whole stock
+    evenly: E[V] plays `action` on that stock. V(after) plays out the same sample with the
+    cards really drawn swapped for the sample's: each real card's place in the stock left
+    goes to one the sample drew instead, so the two play-outs differ only by the cards drawn.
+    When the draw brought cards back by an R-6 reshuffle, V(after) keeps the sample's order of
+    the cards left and shuffles the returned ones below them. Both play out with the same
+    reshuffle seed and play-out generator."""
     pool = sorted(before.stock)
     if not pool:
         return (0.0,) * before.seats
     left = set(after.stock)
+    really_drawn = set(pool).difference(left)
+    reshuffled = not left.issubset(pool)
+    count = len(pool) - len(left)
     expected_rows = []
     after_rows = []
     for j in range(k):
@@ -439,8 +454,13 @@ def _draw_luck(
         drawn.apply_action(action)
         expected_rows.append(_finish(drawn, bot, tables, random.Random(play_seed)))
 
+        if reshuffled:
+            stock = returned + [c for c in order if c in left]
+        else:
+            spare = iter([c for c in order[len(order) - count :] if c not in really_drawn])
+            stock = [next(spare) if c in really_drawn else c for c in order[: len(order) - count]]
         actual = after.copy()
-        actual.stock = returned + [c for c in order if c in left]
+        actual.stock = stock
         actual.seed = reshuffle_seed
         after_rows.append(_finish(actual, bot, tables, random.Random(play_seed)))
     expected = _mean_by_seat(expected_rows)
