@@ -174,29 +174,50 @@ def _local_me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
 
 
 class Waiter:
-    """One stream's (or long-poll's) queue of messages from the hub, bounded."""
+    """One stream's (or long-poll's) queue of messages from the hub, bounded.
 
-    __slots__ = ("dropped", "queue")
+    A list and one future at a time, not an asyncio.Queue (four deques and an Event) and a task
+    per wait (asyncio.wait_for): thousands of waiters idle in each process for hours.
+    """
+
+    __slots__ = ("_wake", "dropped", "items")
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(settings.LIVE_QUEUE_SIZE)
+        self.items: list[dict[str, Any]] = []
         self.dropped = False
+        self._wake: asyncio.Future[None] | None = None
 
     def offer(self, item: dict[str, Any]) -> bool:
         """Queue `item`; False (and dropped) when the reader is LIVE_QUEUE_SIZE behind."""
-        try:
-            self.queue.put_nowait(item)
-        except asyncio.QueueFull:
+        if len(self.items) >= settings.LIVE_QUEUE_SIZE:
             self.dropped = True
+            self._wake_up()
             return False
+        self.items.append(item)
+        self._wake_up()
         return True
+
+    def _wake_up(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
 
     async def get(self, timeout: float) -> dict[str, Any] | None:
         """The next message, or None after `timeout` s without one."""
-        try:
-            return await asyncio.wait_for(self.queue.get(), timeout)
-        except TimeoutError:
-            return None
+        if not self.items and not self.dropped:
+            loop = asyncio.get_running_loop()
+            wake = self._wake = loop.create_future()
+            timer = loop.call_later(timeout, _time_up, wake)
+            try:
+                await wake
+            finally:
+                timer.cancel()
+                self._wake = None
+        return self.items.pop(0) if self.items else None
+
+
+def _time_up(wake: asyncio.Future[None]) -> None:
+    if not wake.done():
+        wake.set_result(None)
 
 
 RESYNC = {"resync": True}  # the subscription was lost for a while: re-read everything

@@ -26,7 +26,7 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -107,42 +107,71 @@ async def _blocking(request: HttpRequest, fn: Any, *args: Any, **kwargs: Any) ->
     return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
 
 
-def _streaming(body: AsyncIterator[bytes] | Iterator[bytes]) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(body, content_type="text/event-stream")
-    patch_cache_control(response, no_store=True, private=True)
-    response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+class EventStreamResponse(StreamingHttpResponse):
+    """A `text/event-stream` response of `events`. Under pisyedili_api.asgi the handler sends
+    `events` itself once the headers are out, and lets the request and this response go: an
+    idle stream keeps only its generator and its waiter."""
+
+    def __init__(self, body: AsyncIterator[bytes] | Iterator[bytes]) -> None:
+        super().__init__(body, content_type="text/event-stream")
+        self.events = body
+        patch_cache_control(self, no_store=True, private=True)
+        self["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+
+
+_streaming = EventStreamResponse
+
+
+def _get_only(request: HttpRequest) -> HttpResponse | None:
+    """405 `method_not_allowed` (with `Allow: GET`) unless `request` is a GET."""
+    if request.method == "GET":
+        return None
+    response = _error(ApplicationError("method_not_allowed", "Only GET opens a stream."))
+    response["Allow"] = "GET"
     return response
 
 
-def _seat_view(match_id: UUID, seat: int) -> tuple[int, str, dict[str, Any]] | None:
+def _seat_event(match_id: UUID, seat: int, after: int | None) -> tuple[int, bool, bytes | None]:
+    """The match's version, whether it is over, and the seat's `state` event, rendered here
+    (off the event loop) unless the stream has sent that version (`after`) already. An `after`
+    the match never reached (another deployment's id) gets the current view too. A match that
+    is gone reads as over, with no event."""
     match = match_read(match_id)
     if match is None:
-        return None
-    return match.version, match.status, state_view(match, seat)
+        return -1, True, None
+    view = None
+    if after != match.version:
+        view = _event("state", state_view(match, seat), match.version)
+    return match.version, match.status == Match.Status.FINISHED, view
 
 
-async def _with_slot(player: Player, body: AsyncIterator[bytes]) -> HttpResponseBase:
+async def _with_slot(player: Player, body: AsyncGenerator[bytes, None]) -> HttpResponseBase:
     """Stream `body` in one of the player's stream slots; 429 when they hold them all."""
-    hub = events.hub()
-    slot = await hub.slot_take(str(player.id))
+    player_id = str(player.id)
+    slot = await events.hub().slot_take(player_id)
     if slot is None:
         limit = settings.LIVE_STREAMS_PER_PLAYER
         return _error(ApplicationError("throttled", f"At most {limit} open streams per player."))
+    return _streaming(_held(player_id, slot, body))
 
-    async def held() -> AsyncIterator[bytes]:
-        try:
-            async for chunk in body:
-                yield chunk
-                if chunk is _HEARTBEAT:
-                    await hub.slot_refresh(str(player.id), slot)
-        finally:
-            await hub.slot_give_back(str(player.id), slot)
 
-    return _streaming(held())
+async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+    """`body` while it holds `slot` (refreshed at every heartbeat, given back at the end)."""
+    hub = events.hub()
+    try:
+        async for chunk in body:
+            yield chunk
+            if chunk is _HEARTBEAT:
+                await hub.slot_refresh(player, slot)
+    finally:
+        await body.aclose()
+        await hub.slot_give_back(player, slot)
 
 
 async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase:
     """`GET /api/v1/matches/{id}/events`: the caller's seat view after every version change."""
+    if (refusal := _get_only(request)) is not None:
+        return refusal
     try:
         after = _last_event_id(request)
         player = await _blocking(request, stream_player, request)
@@ -150,33 +179,32 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
-        found = await _blocking(request, _seat_view, match_id, seat)
+        version, over, view = await _blocking(request, _seat_event, match_id, seat, after)
         chunks = [_RETRY]
-        if found is not None and (after is None or found[0] > after):
-            chunks.append(_event("state", found[2], found[0]))
-        over = found is None or found[1] == Match.Status.FINISHED
+        if view is not None and (after is None or version > after):
+            chunks.append(view)
         chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
         return _streaming(iter(chunks))
     return await _with_slot(player, _match_stream(match_id, seat, after))
 
 
-async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIterator[bytes]:
+async def _match_stream(
+    match_id: UUID, seat: int, after: int | None
+) -> AsyncGenerator[bytes, None]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with events.hub().watch(match=str(match_id)) as waiter:
         yield _RETRY
         while True:
             # Read after the waiter is registered: a change committed from here on is queued.
-            found = await events.run_blocking(_seat_view, match_id, seat)
-            if found is None:
+            version, over, view = await events.run_blocking(_seat_event, match_id, seat, after)
+            if version < 0:
                 yield _event("close", {"reason": "not_found"})
                 return
-            version, status, view = found
-            if after is not None and after > version:
-                after = None  # an id this match never had (another deployment's): start afresh
-            if after is None or version > after:
-                yield _event("state", view, version)
-                after = version
-            if status == Match.Status.FINISHED:
+            if view is not None:
+                yield view
+                view = None  # an idle stream keeps no copy of its last view
+            after = version
+            if over:
                 yield _event("close", {"reason": "match_over", "version": version})
                 return
             while True:
@@ -192,6 +220,8 @@ async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIt
 
 async def me_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
+    if (refusal := _get_only(request)) is not None:
+        return refusal
     try:
         after = _last_event_id(request)
         player = await _blocking(request, stream_player, request)
@@ -203,7 +233,7 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     return await _with_slot(player, _me_stream(str(player.id), after))
 
 
-async def _me_stream(player: str, after: int | None) -> AsyncIterator[bytes]:
+async def _me_stream(player: str, after: int | None) -> AsyncGenerator[bytes, None]:
     hub = events.hub()
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with hub.watch(player=player) as waiter:
