@@ -4,7 +4,8 @@ Publishing (any process that writes a match: web or worker): `match_version_on_c
 runs once the transaction commits and sends ONE message on ONE Redis channel
 (`<LIVE_CHANNEL_PREFIX>:events`). The same Lua script also appends the players' "me" events
 ("your turn", match started or finished) to a per-player log under a per-player sequence, so a
-`me` stream resumes from `Last-Event-ID` out of that log.
+`me` stream resumes from `Last-Event-ID` out of that log. `tournament_round_on_commit(round)`
+sends the "tournament round dealt" `me` events the same way (with no match message).
 
 Receiving (a web process under ASGI): one `Hub` per process holds the one subscription
 (redis.asyncio) and hands each message to the bounded queues of the streams and long-polls
@@ -41,7 +42,7 @@ logger = logging.getLogger(__name__)
 _PUBLISH_LUA = """
 local prefix = ARGV[1]
 local channel = prefix .. ':events'
-redis.call('PUBLISH', channel, ARGV[2])
+if ARGV[2] ~= '' then redis.call('PUBLISH', channel, ARGV[2]) end
 for i = 5, #ARGV, 2 do
   local player = ARGV[i]
   local seq_key = prefix .. ':me:' .. player .. ':seq'
@@ -104,14 +105,40 @@ def match_version_on_commit(match: Any, *, status_changed: bool = False) -> None
     transaction.on_commit(lambda: publish(message, people), robust=True)
 
 
-def publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+def tournament_round_on_commit(round_: Any) -> None:
+    """Once the current transaction commits, tell every person of round `round_` (a
+    tournaments Round whose tables are seated) that it was dealt: `tournament_round` on their
+    `me` stream, with the tournament id, the round number and the ids of their table's matches
+    (none for a bye)."""
+    from players.models import Player
+
+    from .models import Match
+
+    matches: dict[str, list[str]] = {str(player): [] for player in round_.byes}
+    for match in Match.objects.filter(tournament_table__round=round_).order_by(
+        "tournament_table__number"
+    ):
+        for player in filter(None, match.seat_players):
+            matches.setdefault(str(player), []).append(str(match.id))
+    people = Player.objects.filter(id__in=matches, is_bot=False).values_list("id", flat=True)
+    base = {"type": "tournament_round", "tournament": str(round_.tournament_id)}
+    events = [
+        (str(player), {**base, "round": round_.number, "matches": matches[str(player)]})
+        for player in people
+    ]
+    transaction.on_commit(lambda: publish(None, events), robust=True)
+
+
+def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send `message` (a match's new version; None: only `people`'s `me` events)."""
     try:
         if settings.LIVE_REDIS_URL:
             _redis_publish(message, people)
         else:
             local_publish(message, people)
     except Exception:  # Redis down: the move has committed; log and go on
-        logger.warning("live event for match %s not published", message["match"], exc_info=True)
+        about = f"match {message['match']}" if message else f"{len(people)} players"
+        logger.warning("live event for %s not published", about, exc_info=True)
 
 
 _sync_client: Any = None
@@ -132,9 +159,12 @@ def _redis() -> Any:
     return _sync_client
 
 
-def _redis_publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+def _redis_publish(
+    message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]
+) -> None:
     _, script = _redis()
-    args: list[Any] = [_prefix(), json.dumps(message), settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
+    match = json.dumps(message) if message else ""
+    args: list[Any] = [_prefix(), match, settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
     for player, event in people:
         args += [player, json.dumps(event)]
     script(args=args)
@@ -147,10 +177,10 @@ _local_seq: dict[str, int] = defaultdict(int)
 _local_log: dict[str, deque[dict[str, Any]]] = {}
 
 
-def local_publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+def local_publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
     """The Lua script's work in this process: sequence and log the `me` events, then hand the
     messages to the hub's loop."""
-    out = [message]
+    out = [message] if message else []
     with _local_lock:
         for player, event in people:
             _local_seq[player] += 1

@@ -3,7 +3,8 @@
 `GET /api/v1/matches/{id}/events` (a seat): an event `state` whose data is the seat's view (the
 body of `GET …/state`) and whose `id` is the match version, after every version change; `close`
 once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
-`match_finished` of any of the caller's matches, `id` = the caller's own event sequence.
+`match_finished` of any of the caller's matches, and `tournament_round` (a round they play was
+dealt), `id` = the caller's own event sequence. Both answer GET only (405 otherwise).
 
 What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect by itself):
 - match stream: a view is a snapshot, so versions are not replayed one by one. If the match is
@@ -41,6 +42,7 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.utils.cache import patch_cache_control
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import APIException
 
 from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
@@ -168,6 +170,7 @@ async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> As
         await hub.slot_give_back(player, slot)
 
 
+@csrf_exempt  # a header token or a ticket, never a cookie (as the DRF views)
 async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase:
     """`GET /api/v1/matches/{id}/events`: the caller's seat view after every version change."""
     if (refusal := _get_only(request)) is not None:
@@ -218,6 +221,7 @@ async def _match_stream(
                     break
 
 
+@csrf_exempt
 async def me_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
     if (refusal := _get_only(request)) is not None:
@@ -422,7 +426,9 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
             "me_events",
             "Stream the caller's turns and matches",
             "The caller's `your_turn`, `match_started` and `match_finished` events of every "
-            "match, id = the caller's event sequence; Last-Event-ID replays what came after "
+            "match, and `tournament_round` (tournament, round, the ids of their table's "
+            "matches) when a round they play is dealt; id = the caller's event sequence; "
+            "Last-Event-ID replays what came after "
             "it (or sends `resync` when that is no longer kept).",
             _ME_EXAMPLE,
         )
