@@ -2,9 +2,13 @@
 
     uvicorn pisyedili_api.asgi:application --workers 2 --loop uvloop --http httptools
 
-Django's ASGI handler with three differences:
-- PostgreSQL connections come from psycopg's pool (DATABASE_POOL, settings): every ASGI request
-  runs its sync code in a thread of its own, which a persistent connection would not outlive.
+Django's ASGI handler with these differences:
+- PostgreSQL connections come from psycopg's pool (DATABASE_POOL, settings): a request's sync
+  code runs on one of the event loop's threads and gives its connection back when it ends.
+- Every other request (the REST API: sync DRF views) runs whole, middleware included, in ONE
+  call on one of the loop's threads, as under WSGI (`_plain`): Django's async path would move
+  to a thread and back for every sync middleware's request and response hook, a dozen round
+  trips per request, each a wait for the scheduler on a busy machine.
 - Streams (`…/events`) and waiting long-polls (`…/state?…&wait=S`) run outside Django's
   per-request thread context: that context keeps a thread for as long as the request lasts,
   and a stream lasts hours. Their blocking steps use the hub's few threads (games.events).
@@ -36,8 +40,10 @@ from asgiref.sync import sync_to_async  # noqa: E402
 from django.core import signals  # noqa: E402
 from django.core.exceptions import RequestAborted  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest, get_script_prefix  # noqa: E402
+from django.core.handlers.base import BaseHandler  # noqa: E402
 from django.http import HttpResponseBase  # noqa: E402
 from django.urls import set_script_prefix  # noqa: E402
+from django.utils.functional import cached_property  # noqa: E402
 
 from games import events  # noqa: E402
 from games.streams import EventStreamResponse  # noqa: E402
@@ -70,7 +76,46 @@ class LiveASGIHandler(ASGIHandler):
             if _is_long_poll(scope):
                 await self.handle({**scope, "pisyedili_long_poll": True}, receive, send)
                 return
+        if scope["type"] == "http":
+            await self._plain(scope, receive, send)
+            return
         await super().__call__(scope, receive, send)
+
+    @cached_property
+    def _sync_handler(self) -> BaseHandler:
+        """The middleware chain in its sync form, as the WSGI handler loads it."""
+        handler = BaseHandler()
+        handler.load_middleware(is_async=False)
+        return handler
+
+    async def _plain(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
+        """A request of the REST API: read on the loop, answered in one thread call."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = await sync_to_async(self._respond, thread_sensitive=False)(request)
+        assert response is not None
+        try:
+            await self.send_response(response, send)
+        finally:
+            if response.streaming or request is None:
+                await sync_to_async(response.close, thread_sensitive=False)()
+            body_file.close()
+
+    def _respond(self, request: ASGIRequest) -> HttpResponseBase:
+        """As WSGIHandler.__call__ up to the body: request_started, the sync middleware chain
+        and view, then (the body being rendered) request_finished in the same thread, which
+        gives that thread's database connection back to the pool."""
+        signals.request_started.send(sender=self.__class__, scope=request.scope)
+        response = self._sync_handler.get_response(request)
+        response._handler_class = self.__class__  # type: ignore[attr-defined]
+        if not response.streaming:
+            response.close()
+        return response
 
     def create_request(
         self, scope: Mapping[str, Any], body_file: IO[bytes]
