@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import threading
 import time
@@ -31,6 +30,7 @@ from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import close_old_connections, transaction
 
@@ -59,7 +59,8 @@ return 1
 """
 
 # A stream slot per open stream, per player, in a sorted set scored by expiry: a process that
-# dies leaves slots that lapse after LIVE_HEARTBEAT_SECONDS × 3 (open streams refresh theirs).
+# dies leaves slots that lapse after LIVE_HEARTBEAT_SECONDS × 3 (each hub refreshes the slots of
+# its open streams).
 _SLOT_LUA = """
 local key = KEYS[1]
 redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
@@ -163,10 +164,10 @@ def _redis_publish(
     message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]
 ) -> None:
     _, script = _redis()
-    match = json.dumps(message) if message else ""
+    match = orjson.dumps(message) if message else b""
     args: list[Any] = [_prefix(), match, settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
     for player, event in people:
-        args += [player, json.dumps(event)]
+        args += [player, orjson.dumps(event)]
     script(args=args)
 
 
@@ -266,6 +267,8 @@ class Hub:
         self._client: Any = None
         self._slot_script: Any = None
         self._slot_ids = itertools.count()
+        self._held: dict[str, str] = {}  # slot -> player, of this process's open streams (Redis)
+        self._refresher: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Subscribe (once per process); returns when the subscription is confirmed, so that a
@@ -281,15 +284,17 @@ class Hub:
                 )
                 self._slot_script = self._client.register_script(_SLOT_LUA)
                 self._task = asyncio.create_task(self._listen())
+                self._refresher = asyncio.create_task(self._refresh_slots())
             else:
                 self._ready.set()
         await self._ready.wait()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._refresher):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._client is not None:
             await self._client.aclose()
 
@@ -305,7 +310,7 @@ class Hub:
                 async for raw in pubsub.listen():
                     kind = raw.get("type")
                     if kind == "message":
-                        self.dispatch(json.loads(raw["data"]))
+                        self.dispatch(orjson.loads(raw["data"]))
                     elif kind == "subscribe":
                         # Confirmed: from here on every published message reaches us.
                         self._ready.set()
@@ -372,14 +377,26 @@ class Hub:
             keys=[self._slot_key(player)],
             args=[now, settings.LIVE_STREAMS_PER_PLAYER, now + self._slot_life(), slot, 3600],
         )
-        return slot if taken else None
+        if not taken:
+            return None
+        self._held[slot] = player
+        return slot
 
-    async def slot_refresh(self, player: str, slot: str) -> None:
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                await self._client.zadd(
-                    self._slot_key(player), {slot: time.time() + self._slot_life()}, xx=True
-                )
+    async def _refresh_slots(self) -> None:
+        """Every LIVE_HEARTBEAT_SECONDS, push back the expiry of every slot this process holds,
+        in one pipeline (not one Redis call per stream per heartbeat)."""
+        while True:
+            await asyncio.sleep(settings.LIVE_HEARTBEAT_SECONDS)
+            if not self._held:
+                continue
+            expiry = time.time() + self._slot_life()
+            try:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for slot, player in list(self._held.items()):
+                        pipe.zadd(self._slot_key(player), {slot: expiry}, xx=True)
+                    await pipe.execute()
+            except Exception:  # Redis away: the slots lapse, the streams go on
+                logger.warning("live stream slots not refreshed", exc_info=True)
 
     async def slot_give_back(self, player: str, slot: str) -> None:
         if self._client is None:
@@ -387,6 +404,7 @@ class Hub:
             if self.slots[player] <= 0:
                 del self.slots[player]
             return
+        self._held.pop(slot, None)
         with contextlib.suppress(Exception):
             await self._client.zrem(self._slot_key(player), slot)
 
@@ -409,7 +427,7 @@ def me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
         pipe.get(f"{key}:seq")
         pipe.zrangebyscore(f"{key}:log", f"({after}", "+inf")
         seq, rows = pipe.execute()
-    return int(seq or 0), [json.loads(row) for row in rows]
+    return int(seq or 0), [orjson.loads(row) for row in rows]
 
 
 _hub: Hub | None = None

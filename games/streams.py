@@ -158,16 +158,13 @@ async def _with_slot(player: Player, body: AsyncGenerator[bytes, None]) -> HttpR
 
 
 async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
-    """`body` while it holds `slot` (refreshed at every heartbeat, given back at the end)."""
-    hub = events.hub()
+    """`body` while it holds `slot` (the hub keeps it alive; given back at the end)."""
     try:
         async for chunk in body:
             yield chunk
-            if chunk is _HEARTBEAT:
-                await hub.slot_refresh(player, slot)
     finally:
         await body.aclose()
-        await hub.slot_give_back(player, slot)
+        await events.hub().slot_give_back(player, slot)
 
 
 @csrf_exempt  # a header token or a ticket, never a cookie (as the DRF views)
