@@ -203,3 +203,8 @@ async def _send_events(body: AsyncGenerator[bytes, None], receive: _Receive, sen
 
 
 application = LiveASGIHandler()
+
+# No broker (the embedded default): the beat's schedule runs in this process.
+from pisyedili_api.tasks import embedded_beat_start  # noqa: E402
+
+embedded_beat_start()
