@@ -139,8 +139,8 @@ class LiveASGIHandler(ASGIHandler):
         request, response = self.create_request(scope, body_file)
         if request is not None:
             response = await self.run_get_response(request)
-        del request
         body_file.close()
+        del request, body_file
         assert response is not None
         events_ = response.events if isinstance(response, EventStreamResponse) else None
         if not isinstance(events_, AsyncGenerator):
