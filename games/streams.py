@@ -133,18 +133,25 @@ def _get_only(request: HttpRequest) -> HttpResponse | None:
     return response
 
 
+def _seat_view(match_id: UUID, seat: int) -> tuple[int, str, dict[str, Any]] | None:
+    """The match's version and status, and the seat's view (None: no such match)."""
+    match = match_read(match_id)
+    if match is None:
+        return None
+    return match.version, match.status, state_view(match, seat)
+
+
 def _seat_event(match_id: UUID, seat: int, after: int | None) -> tuple[int, bool, bytes | None]:
     """The match's version, whether it is over, and the seat's `state` event, rendered here
     (off the event loop) unless the stream has sent that version (`after`) already. An `after`
     the match never reached (another deployment's id) gets the current view too. A match that
     is gone reads as over, with no event."""
-    match = match_read(match_id)
-    if match is None:
+    found = _seat_view(match_id, seat)
+    if found is None:
         return -1, True, None
-    view = None
-    if after != match.version:
-        view = _event("state", state_view(match, seat), match.version)
-    return match.version, match.status == Match.Status.FINISHED, view
+    version, status, view = found
+    event = _event("state", view, version) if after != version else None
+    return version, status == Match.Status.FINISHED, event
 
 
 async def _with_slot(player: Player, body: AsyncGenerator[bytes, None]) -> HttpResponseBase:
