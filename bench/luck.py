@@ -28,7 +28,9 @@ correctly with one-sided confidence 97.5% when m ≥ (1.96 σ / μ)² (normal ap
 Bonferroni over the two pairs gives 95% for the whole order). The larger m of the two, times the
 deals a board costs under that score, is the answer; a bootstrap of m boards (resampled from
 those played) then checks the frequency of the correct order (up to 5000 boards). A pair ordered
-wrongly in the sample needs more boards than were played (printed as such).
+wrongly in the sample needs more boards than were played (printed as such). Each pair's line
+shows the 95% interval of μ from the boards played: while it reaches zero, so that
+(1.96 σ / μ)² is not itself decided, play more boards.
 """
 
 from __future__ import annotations
@@ -151,7 +153,11 @@ def needed(units: list[dict[Pair, float]], pairs: list[Pair]) -> tuple[float, st
         mu = statistics.fmean(diffs)
         sigma = statistics.stdev(diffs)
         m = math.inf if mu <= 0 else max(1.0, (Z * sigma / mu) ** 2)
-        notes.append(f"{pair[0]}>{pair[1]}: mu {mu:+.3f} sigma {sigma:.3f} boards {m:.1f}")
+        half = Z * sigma / math.sqrt(len(diffs))  # the 95% interval of mu from these boards
+        notes.append(
+            f"{pair[0]}>{pair[1]}: mu {mu:+.3f} (95% {mu - half:+.3f}..{mu + half:+.3f})"
+            f" sigma {sigma:.3f} boards {m:.1f}"
+        )
         worst = max(worst, m)
     return worst, "; ".join(notes)
 
