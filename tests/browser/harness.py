@@ -1,0 +1,224 @@
+"""What the browser tests drive: the uvicorn server of the web client, people made through the
+HTTP API, and the clicks of the table (the data-testid names of the web client, README "Play in
+your browser")."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.sync_api import Locator, Page
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "s3cret-pass"
+WIDTHS = {"phone": 375, "desktop": 1280}
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
+
+
+class Server:
+    """`uvicorn pisyedili_api.asgi:application` on one port, which it keeps across restarts."""
+
+    def __init__(self, env: dict[str, str], port: int, log_dir: Path):
+        self.env = env
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}"
+        self.log_dir = log_dir
+        self.starts = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.starts += 1
+        log = open(self.log_dir / f"uvicorn{self.starts}.log", "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
+             "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
+             "--timeout-graceful-shutdown", "2"],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.proc.poll() is None, f"uvicorn exited, see {log.name}"
+            try:
+                httpx.get(f"{self.base}/api/v1/bots", timeout=2)
+                return
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, f"uvicorn did not start, see {log.name}"
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Kill the process (a crash, not a drain): the browsers' streams break at once."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
+
+class Person:
+    """A registered player who acts through the HTTP API (as another client would)."""
+
+    def __init__(self, base: str, prefix: str = "br"):
+        self.base = base
+        self.name = f"{prefix}{uuid.uuid4().hex[:10]}"
+        response = httpx.post(
+            f"{base}/api/v1/auth/register", json={"username": self.name, "password": PASSWORD}
+        )
+        assert response.status_code == 201, response.text
+        self.id: str = response.json()["id"]
+        self.token: str = response.json()["token"]
+        self.headers = {"Authorization": f"Token {self.token}"}
+
+    def get(self, path: str) -> Any:
+        response = httpx.get(f"{self.base}{path}", headers=self.headers, timeout=30)
+        assert response.status_code == 200, f"GET {path}: {response.status_code} {response.text}"
+        return response.json()
+
+    def post(self, path: str, body: Any = None, status: int | None = None) -> httpx.Response:
+        response = httpx.post(f"{self.base}{path}", json=body, headers=self.headers, timeout=30)
+        if status is not None:
+            assert response.status_code == status, f"POST {path}: {response.text}"
+        return response
+
+    def create(self, seats: int, bots: list[str], deals: int = 1) -> str:
+        body = {"seats": seats, "bots": bots, "deals": deals}
+        return str(self.post("/api/v1/matches", body, status=201).json()["id"])
+
+    def state(self, match_id: str) -> dict[str, Any]:
+        return dict(self.get(f"/api/v1/matches/{match_id}/state"))
+
+    def move(self, match_id: str) -> dict[str, Any]:
+        """Its first legal move, on its turn."""
+        state = self.state(match_id)
+        assert state["turn"] == state["you"] and state["legal_moves"], state
+        body = {**state["legal_moves"][0], "version": state["version"]}
+        return dict(self.post(f"/api/v1/matches/{match_id}/moves", body, status=200).json())
+
+    def play_out(self, match_id: str, limit: int = 2000) -> None:
+        """First legal moves on its turns until the match is over (the bots answer in-process)."""
+        for _ in range(limit):
+            state = self.state(match_id)
+            if state["status"] == "finished":
+                return
+            if state["turn"] == state["you"] and state["legal_moves"]:
+                self.move(match_id)
+            else:
+                time.sleep(0.05)
+        raise AssertionError(f"match {match_id} did not finish")
+
+
+def testid(page: Page | Locator, name: str) -> Locator:
+    return page.locator(f'[data-testid="{name}"]')
+
+
+def sign_in(page: Page, base: str, person: Person, route: str = "#/lobby") -> None:
+    """The token kept as the client keeps it (localStorage), then the route opened."""
+    page.goto(f"{base}/")
+    page.evaluate(
+        "([token, user]) => { localStorage.setItem('pisyedili.token', token);"
+        " localStorage.setItem('pisyedili.user', user); }",
+        [person.token, person.name],
+    )
+    page.goto(f"{base}/{route}")
+    testid(page, "whoami").filter(has_text=person.name).wait_for()
+
+
+def sign_up(page: Page, base: str, name: str) -> None:
+    """Registration by the sign-up form."""
+    page.goto(f"{base}/#/login")
+    testid(page, "auth-username").fill(name)
+    testid(page, "auth-password").fill(PASSWORD)
+    testid(page, "auth-register").click()
+    testid(page, "whoami").filter(has_text=name).wait_for()
+
+
+def open_table(page: Page, base: str, match_id: str) -> Locator:
+    page.goto(f"{base}/#/match/{match_id}")
+    table = testid(page, "table")
+    table.wait_for()
+    return table
+
+
+def version(page: Page) -> int:
+    return int(testid(page, "table").get_attribute("data-version") or -1)
+
+
+def wait_version(page: Page, above: int, timeout: float = 20_000) -> None:
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) > v",
+        arg=above,
+        timeout=timeout,
+    )
+
+
+def hand(page: Page) -> list[str]:
+    """The cards of the hand element, as drawn on the page."""
+    return [str(c) for c in testid(page, "hand").locator("[data-card]").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )]  # fmt: skip
+
+
+def _clickable(card: Locator) -> Locator:
+    if card.evaluate("e => e.tagName") == "BUTTON":
+        return card
+    return card.locator("button").first
+
+
+def take_turn(page: Page) -> bool:
+    """On this page's turn: click a legal card (naming its own suit after a Jack), else draw,
+    else pass; then wait for the table's next version. False when it is not its turn."""
+    table = testid(page, "table")
+    if table.get_attribute("data-status") != "active":
+        return False
+    if testid(page, "turn-indicator").get_attribute("data-your-turn") != "true":
+        return False
+    before = version(page)
+    legal = testid(page, "hand").locator('[data-testid="card"][data-legal="true"]')
+    draw, passing = testid(page, "draw-button"), testid(page, "pass-button")
+    if legal.count():
+        card = legal.first
+        code = card.get_attribute("data-card") or ""
+        _clickable(card).click()
+        if code.startswith("J"):
+            picker = testid(page, "suit-picker")
+            try:
+                picker.wait_for(state="visible", timeout=1500)
+                testid(page, f"suit-{code[-1]}").click()
+            except Exception:  # no nomination needed (the opening card): the move was sent
+                pass
+    elif draw.count() and draw.is_enabled():
+        draw.click()
+    elif passing.count() and passing.is_enabled():
+        passing.click()
+    else:
+        raise AssertionError(f"on turn with nothing to click at version {before}")
+    wait_version(page, before)
+    return True
+
+
+def play_to_end(pages: list[Page], timeout: float = 150, each_step: Any = None) -> None:
+    """Clicks on whichever page is on turn until every table shows the match finished;
+    `each_step()` after every version change seen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if all(testid(p, "table").get_attribute("data-status") == "finished" for p in pages):
+            return
+        assert time.monotonic() < deadline, "the match did not finish in time"
+        moved = False
+        for page in pages:
+            if take_turn(page):
+                moved = True
+                if each_step is not None:
+                    each_step()
+        if not moved:
+            pages[0].wait_for_timeout(100)
+
+
+def card_text(code: str) -> str:
+    """How a card reads in words on the page: 7♠, 10♥."""
+    return code[:-1] + SUIT_SYMBOLS[code[-1]]
