@@ -112,7 +112,7 @@ class Person:
         raise AssertionError(f"match {match_id} did not finish")
 
 
-def testid(page: Page | Locator, name: str) -> Locator:
+def by_testid(page: Page | Locator, name: str) -> Locator:
     return page.locator(f'[data-testid="{name}"]')
 
 
@@ -125,27 +125,20 @@ def sign_in(page: Page, base: str, person: Person, route: str = "#/lobby") -> No
         [person.token, person.name],
     )
     page.goto(f"{base}/{route}")
-    testid(page, "whoami").filter(has_text=person.name).wait_for()
+    by_testid(page, "whoami").filter(has_text=person.name).wait_for()
 
 
 def sign_up(page: Page, base: str, name: str) -> None:
     """Registration by the sign-up form."""
     page.goto(f"{base}/#/login")
-    testid(page, "auth-username").fill(name)
-    testid(page, "auth-password").fill(PASSWORD)
-    testid(page, "auth-register").click()
-    testid(page, "whoami").filter(has_text=name).wait_for()
-
-
-def open_table(page: Page, base: str, match_id: str) -> Locator:
-    page.goto(f"{base}/#/match/{match_id}")
-    table = testid(page, "table")
-    table.wait_for()
-    return table
+    by_testid(page, "auth-username").fill(name)
+    by_testid(page, "auth-password").fill(PASSWORD)
+    by_testid(page, "auth-register").click()
+    by_testid(page, "whoami").filter(has_text=name).wait_for()
 
 
 def version(page: Page) -> int:
-    return int(testid(page, "table").get_attribute("data-version") or -1)
+    return int(by_testid(page, "table").get_attribute("data-version") or -1)
 
 
 def wait_version(page: Page, above: int, timeout: float = 20_000) -> None:
@@ -156,9 +149,19 @@ def wait_version(page: Page, above: int, timeout: float = 20_000) -> None:
     )
 
 
+def wait_synced(page: Page, person: Person, match_id: str) -> dict[str, Any]:
+    """Until the table shows the match's version as the server has it now; that state."""
+    state = person.state(match_id)
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) === v",
+        arg=state["version"],
+    )
+    return state
+
+
 def hand(page: Page) -> list[str]:
     """The cards of the hand element, as drawn on the page."""
-    return [str(c) for c in testid(page, "hand").locator("[data-card]").evaluate_all(
+    return [str(c) for c in by_testid(page, "hand").locator("[data-card]").evaluate_all(
         "els => els.map(e => e.dataset.card)"
     )]  # fmt: skip
 
@@ -172,23 +175,23 @@ def _clickable(card: Locator) -> Locator:
 def take_turn(page: Page) -> bool:
     """On this page's turn: click a legal card (naming its own suit after a Jack), else draw,
     else pass; then wait for the table's next version. False when it is not its turn."""
-    table = testid(page, "table")
+    table = by_testid(page, "table")
     if table.get_attribute("data-status") != "active":
         return False
-    if testid(page, "turn-indicator").get_attribute("data-your-turn") != "true":
+    if by_testid(page, "turn-indicator").get_attribute("data-your-turn") != "true":
         return False
     before = version(page)
-    legal = testid(page, "hand").locator('[data-testid="card"][data-legal="true"]')
-    draw, passing = testid(page, "draw-button"), testid(page, "pass-button")
+    legal = by_testid(page, "hand").locator('[data-testid="card"][data-legal="true"]')
+    draw, passing = by_testid(page, "draw-button"), by_testid(page, "pass-button")
     if legal.count():
         card = legal.first
         code = card.get_attribute("data-card") or ""
         _clickable(card).click()
         if code.startswith("J"):
-            picker = testid(page, "suit-picker")
+            picker = by_testid(page, "suit-picker")
             try:
                 picker.wait_for(state="visible", timeout=1500)
-                testid(page, f"suit-{code[-1]}").click()
+                by_testid(page, f"suit-{code[-1]}").click()
             except Exception:  # no nomination needed (the opening card): the move was sent
                 pass
     elif draw.count() and draw.is_enabled():
@@ -206,7 +209,7 @@ def play_to_end(pages: list[Page], timeout: float = 150, each_step: Any = None) 
     `each_step()` after every version change seen."""
     deadline = time.monotonic() + timeout
     while True:
-        if all(testid(p, "table").get_attribute("data-status") == "finished" for p in pages):
+        if all(by_testid(p, "table").get_attribute("data-status") == "finished" for p in pages):
             return
         assert time.monotonic() < deadline, "the match did not finish in time"
         moved = False

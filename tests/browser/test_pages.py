@@ -1,0 +1,100 @@
+"""Every page, drawn at a phone's 375 px and at a desktop width, into the artifact folder; none is
+wider than a phone's screen; and the English ↔ Turkish switch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .harness import WIDTHS, Person, by_testid, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+def fits(page: Page) -> None:
+    """Nothing sticks out of the screen: no sideways scrolling on a phone."""
+    width = page.viewport_size["width"] if page.viewport_size else 0
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    wide = page.evaluate(
+        """w => [...document.querySelectorAll("body *")]
+             .filter(e => e.getBoundingClientRect().right > w + 0.5)
+             .slice(0, 5)
+             .map(e => e.dataset.testid || `${e.tagName.toLowerCase()}.${e.className}`)""",
+        width,
+    )
+    assert scroll <= width, f"{page.url} is {scroll} px wide on a {width} px screen: {wide}"
+
+
+def test_screenshots_of_every_page_at_phone_and_desktop_widths(web_client: str, pages: Any) -> None:
+    person, watcher = Person(web_client), Person(web_client)
+    live = person.create(3, ["random", "greedy"])
+    finished = person.create(2, ["random"])
+    person.play_out(finished)
+    tournament = person.post(
+        "/api/v1/tournaments",
+        {"name": "Browser cup", "bots": ["random", "greedy", "random", "greedy"],
+         "format": "round_robin", "table_size": 2, "deals": 1},
+        status=201,
+    ).json()["id"]  # fmt: skip
+    person.post(f"/api/v1/tournaments/{tournament}/start", status=200)
+    views = [
+        ("lobby", "#/lobby", "create-submit"),
+        ("table", f"#/match/{live}", "hand"),
+        ("match-result", f"#/match/{finished}", "match-result"),
+        ("replay", f"#/replay/{finished}/1", "fairness-status"),
+        ("leaderboards", "#/leaderboards", "board-metric"),
+        ("tournaments", "#/tournaments", "tournament-row"),
+        ("tournament", f"#/tournaments/{tournament}", "tournament-standings"),
+    ]
+    for width in WIDTHS.values():
+        page = pages.new(width)
+        page.goto(f"{web_client}/#/login")
+        by_testid(page, "auth-username").wait_for()
+        fits(page)
+        pages.shot(page, "login")
+        sign_in(page, web_client, person)
+        for name, route, shown in views:
+            page.goto(f"{web_client}/{route}")
+            by_testid(page, shown).first.wait_for()
+            page.wait_for_load_state("networkidle")
+            fits(page)
+            pages.shot(page, name)
+        watching = pages.new(width)
+        sign_in(watching, web_client, watcher, route=f"#/match/{live}")
+        expect(by_testid(watching, "table")).to_have_attribute("data-role", "spectator")
+        fits(watching)
+        pages.shot(watching, "spectator")
+    shots = sorted(p.name for p in pages.artifacts.glob("screenshots_of_every_page*.png"))
+    assert len(shots) >= 2 * (len(views) + 2), shots
+
+
+def test_english_and_turkish_switch(web_client: str, pages: Any) -> None:
+    page = pages.new()
+    page.goto(f"{web_client}/#/login")
+    register = by_testid(page, "auth-register")
+    register.wait_for()
+    html = page.locator("html")
+    expect(html).to_have_attribute("lang", "en")
+    english = register.inner_text()
+
+    by_testid(page, "lang-toggle").click()
+    expect(html).to_have_attribute("lang", "tr")
+    expect(register).not_to_have_text(english)
+    assert page.evaluate("localStorage.getItem('pisyedili.lang')") == "tr"
+    pages.shot(page, "login-tr")
+    turkish = register.inner_text()
+    # The choice is kept across a reload, and on every page.
+    page.reload()
+    expect(html).to_have_attribute("lang", "tr")
+    expect(register).to_have_text(turkish)
+    sign_in(page, web_client, Person(web_client))
+    expect(html).to_have_attribute("lang", "tr")
+    pages.shot(page, "lobby-tr")
+
+    by_testid(page, "lang-toggle").click()
+    expect(html).to_have_attribute("lang", "en")
+    assert page.evaluate("localStorage.getItem('pisyedili.lang')") == "en"
+    by_testid(page, "auth-logout").click()
+    expect(by_testid(page, "auth-register")).to_have_text(english)
