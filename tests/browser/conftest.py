@@ -150,7 +150,8 @@ def web_client(server: Server) -> str:
 
 class Pages:
     """Browser contexts of one test (each its own storage, as separate people), closed after it.
-    `console` collects every page's console errors and uncaught exceptions."""
+    `console` collects every page's console errors and uncaught exceptions, `logs[page]` all
+    of a page's console messages."""
 
     def __init__(self, browser: Any, artifacts: Path, test: str):
         self.browser = browser
@@ -158,16 +159,21 @@ class Pages:
         self.test = test
         self.contexts: list[Any] = []
         self.console: list[str] = []
+        self.logs: dict[Any, list[str]] = {}
 
     def new(self, width: int = 1280, height: int = 900) -> Any:
         context = self.browser.new_context(viewport={"width": width, "height": height})
         context.set_default_timeout(15_000)
         self.contexts.append(context)
         page = context.new_page()
-        page.on(
-            "console",
-            lambda message: self.console.append(message.text) if message.type == "error" else None,
-        )
+        logs = self.logs.setdefault(page, [])
+
+        def note(message: Any) -> None:
+            logs.append(message.text)
+            if message.type == "error":
+                self.console.append(message.text)
+
+        page.on("console", note)
         page.on("pageerror", lambda error: self.console.append(f"uncaught: {error}"))
         return page
 

@@ -150,5 +150,7 @@ def test_two_people_each_see_only_their_own_hand_and_a_spectator_sees_none(
             assert in_hand <= hands.held[person.id]
             assert in_hand  # the observer did watch this page's hand
         expect(by_testid(page, "match-result")).to_be_visible()
+        logged = "\n".join(pages.logs[page])
+        assert not [card for card in secret if re.search(rf"\b{card}\b", logged)], logged
     pages.shot(watch_page, "spectator-result")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
