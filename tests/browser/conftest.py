@@ -131,7 +131,7 @@ def server(
         import redis
 
         client = redis.Redis.from_url(redis_url)
-        keys = list(client.scan_iter(f"{prefix}:*"))
+        keys = list(client.scan_iter(f"{prefix}:*", count=10_000))
         if keys:
             client.delete(*keys)
 
