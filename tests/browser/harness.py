@@ -4,6 +4,7 @@ your browser")."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 import httpx
 from playwright.sync_api import Locator, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "s3cret-pass"
@@ -173,8 +175,10 @@ def _clickable(card: Locator) -> Locator:
 
 
 def take_turn(page: Page) -> bool:
-    """On this page's turn: click a legal card (naming its own suit after a Jack), else draw,
-    else pass; then wait for the table's next version. False when it is not its turn."""
+    """On this page's turn: click a legal card (naming its own suit after a Jack), else pass
+    (after a draw), else draw; then wait for the table's next version. False when it is not its
+    turn. A click the page swallowed (the table redrawn under it) leaves the version as it was:
+    the caller's next round clicks again."""
     table = by_testid(page, "table")
     if table.get_attribute("data-status") != "active":
         return False
@@ -190,18 +194,29 @@ def take_turn(page: Page) -> bool:
         if code.startswith("J"):
             picker = by_testid(page, "suit-picker")
             try:
-                picker.wait_for(state="visible", timeout=1500)
+                picker.wait_for(state="visible", timeout=3000)
                 by_testid(page, f"suit-{code[-1]}").click()
-            except Exception:  # no nomination needed (the opening card): the move was sent
+            except PlaywrightTimeout:  # no nomination needed (the opening card): the move was sent
                 pass
-    elif draw.count() and draw.is_enabled():
-        draw.click()
     elif passing.count() and passing.is_enabled():
         passing.click()
+    elif draw.count() and draw.is_enabled():
+        draw.click()
     else:
         raise AssertionError(f"on turn with nothing to click at version {before}")
-    wait_version(page, before)
+    with contextlib.suppress(PlaywrightTimeout):
+        wait_version(page, before, timeout=8000)
     return True
+
+
+def move_by_click(page: Page, tries: int = 3) -> None:
+    """One move of this page's seat, on its turn, by clicks (clicked again if swallowed)."""
+    before = version(page)
+    for _ in range(tries):
+        assert take_turn(page), "not this page's turn"
+        if version(page) > before:
+            return
+    raise AssertionError(f"no move after {tries} clicks at version {before}")
 
 
 def play_to_end(pages: list[Page], timeout: float = 150, each_step: Any = None) -> None:

@@ -13,8 +13,8 @@ from .harness import WIDTHS, Person, by_testid, sign_in
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 
-def fits(page: Page) -> None:
-    """Nothing sticks out of the screen: no sideways scrolling on a phone."""
+def overflow(page: Page) -> str | None:
+    """What sticks out of the screen (sideways scrolling on a phone), if anything."""
     width = page.viewport_size["width"] if page.viewport_size else 0
     scroll = page.evaluate("document.documentElement.scrollWidth")
     wide = page.evaluate(
@@ -24,7 +24,9 @@ def fits(page: Page) -> None:
              .map(e => e.dataset.testid || `${e.tagName.toLowerCase()}.${e.className}`)""",
         width,
     )
-    assert scroll <= width, f"{page.url} is {scroll} px wide on a {width} px screen: {wide}"
+    if scroll <= width:
+        return None
+    return f"{page.url.split('/', 3)[3]} is {scroll} px wide on a {width} px screen: {wide}"
 
 
 def test_screenshots_of_every_page_at_phone_and_desktop_widths(web_client: str, pages: Any) -> None:
@@ -48,26 +50,28 @@ def test_screenshots_of_every_page_at_phone_and_desktop_widths(web_client: str, 
         ("tournaments", "#/tournaments", "tournament-row"),
         ("tournament", f"#/tournaments/{tournament}", "tournament-standings"),
     ]
+    too_wide: list[str | None] = []
     for width in WIDTHS.values():
         page = pages.new(width)
         page.goto(f"{web_client}/#/login")
         by_testid(page, "auth-username").wait_for()
-        fits(page)
+        too_wide.append(overflow(page))
         pages.shot(page, "login")
         sign_in(page, web_client, person)
         for name, route, shown in views:
             page.goto(f"{web_client}/{route}")
             by_testid(page, shown).first.wait_for()
             page.wait_for_load_state("networkidle")
-            fits(page)
+            too_wide.append(overflow(page))
             pages.shot(page, name)
         watching = pages.new(width)
         sign_in(watching, web_client, watcher, route=f"#/match/{live}")
         expect(by_testid(watching, "table")).to_have_attribute("data-role", "spectator")
-        fits(watching)
+        too_wide.append(overflow(watching))
         pages.shot(watching, "spectator")
     shots = sorted(p.name for p in pages.artifacts.glob("screenshots_of_every_page*.png"))
     assert len(shots) >= 2 * (len(views) + 2), shots
+    assert not [line for line in too_wide if line], too_wide
 
 
 def test_english_and_turkish_switch(web_client: str, pages: Any) -> None:

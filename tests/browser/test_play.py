@@ -1,5 +1,6 @@
 """Matches played by clicking: one person against two bots to the match result, and two people
-in two browser contexts watched by a spectator, each page showing only what its viewer may see."""
+in two browser contexts watched by two spectators (one signed in, one anonymous), each page
+showing only what its viewer may see."""
 
 from __future__ import annotations
 
@@ -92,7 +93,8 @@ def test_two_people_each_see_only_their_own_hand_and_a_spectator_sees_none(
 ) -> None:
     ana, can, watcher = Person(web_client), Person(web_client), Person(web_client)
     ana_page, can_page, watch_page = pages.new(), pages.new(375, 800), pages.new()
-    for page in (ana_page, can_page, watch_page):
+    anonymous_page = pages.new(375, 800)
+    for page in (ana_page, can_page, watch_page, anonymous_page):
         page.context.add_init_script(WATCH_CARDS)
     sign_in(ana_page, web_client, ana)
     # Five cards each: a shorter deal, checked after every move.
@@ -105,13 +107,16 @@ def test_two_people_each_see_only_their_own_hand_and_a_spectator_sees_none(
     row.locator('[data-testid="join-button"]').click()
     can_page.wait_for_url(re.compile(f"#/match/{match_id}$"))
     sign_in(watch_page, web_client, watcher, route=f"#/match/{match_id}")
-    for page, role in ((ana_page, "seat"), (can_page, "seat"), (watch_page, "spectator")):
+    anonymous_page.goto(f"{web_client}/#/match/{match_id}")  # nobody signed in
+    roles = [(ana_page, "seat"), (can_page, "seat")]
+    roles += [(watch_page, "spectator"), (anonymous_page, "spectator")]
+    for page, role in roles:
         expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
         expect(by_testid(page, "table")).to_have_attribute("data-role", role)
 
     hands = HandWatch(match_id, [ana, can])
     assert len(ana.state(match_id)["hand"]) in (5, 6)  # the opener may have drawn
-    viewers = [(ana_page, ana), (can_page, can), (watch_page, None)]
+    viewers = [(ana_page, ana), (can_page, can), (watch_page, None), (anonymous_page, None)]
     steps = 0
 
     def check_every_page() -> None:
@@ -132,6 +137,7 @@ def test_two_people_each_see_only_their_own_hand_and_a_spectator_sees_none(
     pages.shot(ana_page, "seat")
     pages.shot(can_page, "seat")
     pages.shot(watch_page, "spectator")
+    pages.shot(anonymous_page, "anonymous-spectator")
     play_to_end([ana_page, can_page], each_step=check_every_page)
     check_every_page()
     assert steps > 3

@@ -10,7 +10,16 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Request, Route, expect
 
-from .harness import Person, by_testid, sign_in, take_turn, version, wait_synced, wait_version
+from .harness import (
+    Person,
+    by_testid,
+    move_by_click,
+    sign_in,
+    take_turn,
+    version,
+    wait_synced,
+    wait_version,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -37,7 +46,7 @@ def test_the_table_resumes_after_a_server_restart(web_client: str, server: Any, 
     # Can is on turn during the restart: the page must learn of Can's move made meanwhile.
     while ana.state(match_id)["turn"] == 0:
         expect(by_testid(page, "turn-indicator")).to_have_attribute("data-your-turn", "true")
-        assert take_turn(page)
+        move_by_click(page)
     seen = version(page)
     assert ana.state(match_id)["version"] == seen and ana.state(match_id)["turn"] == 1
 
@@ -57,7 +66,7 @@ def test_the_table_resumes_after_a_server_restart(web_client: str, server: Any, 
     if state["status"] == "active":
         wait_synced(page, ana, match_id)
         expect(by_testid(page, "turn-indicator")).to_have_attribute("data-your-turn", "true")
-        assert take_turn(page)
+        move_by_click(page)
         wait_synced(page, ana, match_id)
     expect(by_testid(page, "error-banner")).to_be_hidden()
     pages.shot(page, "resumed")
@@ -101,5 +110,5 @@ def test_a_stale_move_from_another_tab_shows_the_banner_and_recovers(
     assert state["version"] > before
     if state["status"] == "active" and state["turn"] == 0:
         expect(turn).to_have_attribute("data-your-turn", "true")
-        assert take_turn(page)
+        move_by_click(page)
         wait_synced(page, ana, match_id)
