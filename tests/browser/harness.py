@@ -174,7 +174,7 @@ def _clickable(card: Locator) -> Locator:
     return card.locator("button").first
 
 
-def take_turn(page: Page) -> bool:
+def take_turn(page: Page, wait_ms: float = 8000) -> bool:
     """On this page's turn: click a legal card (naming its own suit after a Jack), else pass
     (after a draw), else draw; then wait for the table's next version. False when it is not its
     turn. A click the page swallowed (the table redrawn under it) leaves the version as it was:
@@ -205,7 +205,7 @@ def take_turn(page: Page) -> bool:
     else:
         raise AssertionError(f"on turn with nothing to click at version {before}")
     with contextlib.suppress(PlaywrightTimeout):
-        wait_version(page, before, timeout=8000)
+        wait_version(page, before, timeout=wait_ms)
     return True
 
 

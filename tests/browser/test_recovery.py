@@ -1,9 +1,11 @@
 """The table keeps working when things go wrong: the server restarts under it (the page
-reconnects and resumes from the last event id it saw), and another tab's move makes its own
-move stale (409 `stale_version`: a clear banner, then the state reloaded)."""
+reconnects and resumes from the last event id it saw), another tab's move makes its own move
+stale (409 `stale_version`), or the server refuses a move (422 `illegal_move`): a clear banner,
+then the state reloaded and the table playable."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -112,3 +114,47 @@ def test_a_stale_move_from_another_tab_shows_the_banner_and_recovers(
         expect(turn).to_have_attribute("data-your-turn", "true")
         move_by_click(page)
         wait_synced(page, ana, match_id)
+
+
+def test_an_illegal_move_answer_shows_the_banner_and_the_table_plays_on(
+    web_client: str, pages: Any
+) -> None:
+    ana = Person(web_client)
+    match_id = ana.create(2, ["random"])
+    page = pages.new()
+    sign_in(page, web_client, ana, route=f"#/match/{match_id}")
+    by_testid(page, "table").wait_for()
+    expect(by_testid(page, "turn-indicator")).to_have_attribute("data-your-turn", "true")
+    state = ana.state(match_id)
+    legal = {(m["action"], m.get("card")) for m in state["legal_moves"]}
+    illegal = [{"action": "play", "card": c} for c in state["hand"] if ("play", c) not in legal]
+    if ("pass", None) not in legal:
+        illegal.append({"action": "pass"})
+    assert illegal, state
+    answers: list[int] = []
+
+    def send_an_illegal_move(route: Route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        body = {**illegal[-1], "version": route.request.post_data_json["version"]}
+        response = route.fetch(post_data=json.dumps(body))
+        answers.append(response.status)
+        route.fulfill(response=response)
+
+    page.route(f"**/api/v1/matches/{match_id}/moves", send_an_illegal_move)
+    with page.expect_response(
+        lambda r: r.url.endswith("/moves") and r.request.method == "POST"
+    ) as answer:
+        take_turn(page, wait_ms=500)  # refused: no new version comes
+    page.unroute(f"**/api/v1/matches/{match_id}/moves")
+    assert answers == [422] and answer.value.status == 422
+    banner = by_testid(page, "error-banner")
+    expect(banner).to_be_visible()
+    expect(banner).not_to_be_empty()
+    pages.shot(page, "illegal-banner")
+    # Nothing changed on the server; the table is as it was and takes the next click.
+    assert wait_synced(page, ana, match_id)["version"] == state["version"]
+    expect(by_testid(page, "turn-indicator")).to_have_attribute("data-your-turn", "true")
+    move_by_click(page)
+    wait_synced(page, ana, match_id)
