@@ -1,9 +1,12 @@
 """The browser suite (`-m browser`): Debian's Chromium (/usr/bin/chromium, apt package
 `chromium`) driven by Playwright for Python through `executable_path` — Playwright's own browser
 download is never used — against one uvicorn server (pisyedili_api.asgi, which also serves the
-web client of web/) on the test database and the shared Redis under a channel prefix of this run.
+web client of web/) on a database of the suite's own and the shared Redis (as a client only)
+under a channel prefix of this run.
 
-Without Chromium the suite is skipped, except under CI=true where that is a failure.
+Without Chromium ($CHROMIUM, default /usr/bin/chromium) the suite is skipped, except under
+CI=true where that is a failure. Without the web client (web/index.html) the tests of the
+client are skipped.
 Screenshots go to $BROWSER_ARTIFACTS (default tests/browser/artifacts/, git-ignored).
 """
 
@@ -138,7 +141,8 @@ def server(
 
 @pytest.fixture(scope="session")
 def web_client(server: Server) -> str:
-    """The base URL of a server that serves the web client at `/`."""
+    """The base URL of a server that serves the web client at `/`; every test but the
+    other-origin page's needs it."""
     if not (ROOT / "web" / "index.html").exists():
         pytest.skip("the web client (web/index.html) is not in this checkout")
     import httpx
