@@ -152,6 +152,17 @@ def web_client(server: Server) -> str:
     return server.base
 
 
+@pytest.fixture(scope="session")
+def spectators() -> None:
+    """The spectators' view and the deal replay (GET …/deals/{n}/replay) are served."""
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("deal-replay", kwargs={"match_id": uuid.uuid4(), "number": 1})
+    except NoReverseMatch:
+        pytest.skip("the spectators' view and the deal replay are not in this checkout")
+
+
 class Pages:
     """Browser contexts of one test (each its own storage, as separate people), closed after it.
     `console` collects every page's console errors and uncaught exceptions, `logs[page]` all

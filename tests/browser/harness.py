@@ -87,8 +87,10 @@ class Person:
             assert response.status_code == status, f"POST {path}: {response.text}"
         return response
 
-    def create(self, seats: int, bots: list[str], deals: int = 1) -> str:
-        body = {"seats": seats, "bots": bots, "deals": deals}
+    def create(
+        self, seats: int, bots: list[str], deals: int = 1, rules: dict[str, Any] | None = None
+    ) -> str:
+        body = {"seats": seats, "bots": bots, "deals": deals, "rules": rules or {}}
         return str(self.post("/api/v1/matches", body, status=201).json()["id"])
 
     def state(self, match_id: str) -> dict[str, Any]:
@@ -159,13 +161,6 @@ def wait_synced(page: Page, person: Person, match_id: str) -> dict[str, Any]:
         arg=state["version"],
     )
     return state
-
-
-def hand(page: Page) -> list[str]:
-    """The cards of the hand element, as drawn on the page."""
-    return [str(c) for c in by_testid(page, "hand").locator("[data-card]").evaluate_all(
-        "els => els.map(e => e.dataset.card)"
-    )]  # fmt: skip
 
 
 def _clickable(card: Locator) -> Locator:

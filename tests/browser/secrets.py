@@ -51,6 +51,53 @@ def played_cards(viewer: Person, match_id: str) -> set[str]:
     return {m["card"] for m in moves if m["card"]}
 
 
+class Audit:
+    """Pages of one match, each with its viewer (None: a spectator), checked after every
+    move by `step()` and over the whole match by `finish()`."""
+
+    def __init__(
+        self, match_id: str, seats: list[Person], viewers: list[tuple[Page, Person | None]]
+    ):
+        self.match_id = match_id
+        self.seats = seats
+        self.viewers = viewers
+        self.hands = HandWatch(match_id, seats)
+        self.steps = 0
+
+    def step(self) -> None:
+        """Every page once it shows the current version: its own hand only, no secret card."""
+        self.steps += 1
+        states = self.hands.record()
+        current = states[self.seats[0].id]["version"]
+        public = played_cards(self.seats[0], self.match_id)
+        for page, person in self.viewers:
+            page.wait_for_function(
+                "v => Number(document.querySelector('[data-testid=table]').dataset.version) >= v",
+                arg=current,
+            )
+            own = None if person is None else set(self.hands.held_now[person.id])
+            assert_shows_no_secret(page, self.hands.secret_from(person, public), own)
+
+    def finish(self, logs: dict[Any, list[str]]) -> None:
+        """At no moment did a page draw another seat's unseen card, nor a spectator any hand;
+        no console message names one."""
+        public = played_cards(self.seats[0], self.match_id)
+        for page, person in self.viewers:
+            seen = seen_cards(page)
+            secret = self.hands.secret_from(person, public)
+            leaked = {card for _, card in seen} & secret
+            assert not leaked, f"{person.name if person else 'a spectator'} saw {leaked}"
+            in_hand = {card for where, card in seen if where == "hand"}
+            if person is None:
+                assert in_hand == set(), f"a spectator saw a hand: {in_hand}"
+            else:
+                assert in_hand <= self.hands.held[person.id]
+                assert in_hand  # the observer did watch this page's hand
+            logged = "\n".join(logs.get(page, []))
+            named = [card for card in secret if re.search(rf"\b{card}\b", logged)]
+            assert not named, logged
+
+
 class HandWatch:
     """The cards each seat ever held (read through the API as that seat)."""
 
@@ -58,12 +105,14 @@ class HandWatch:
         self.match_id = match_id
         self.people = people
         self.held: dict[str, set[str]] = {p.id: set() for p in people}
+        self.held_now: dict[str, list[str]] = {p.id: [] for p in people}
 
     def record(self) -> dict[str, dict[str, Any]]:
         states = {}
         for person in self.people:
             state = person.state(self.match_id)
             self.held[person.id] |= set(state["hand"])
+            self.held_now[person.id] = state["hand"]
             states[person.id] = state
         return states
 

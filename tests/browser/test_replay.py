@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 
 @pytest.fixture(scope="module")
-def finished(server: Any) -> tuple[Person, str, dict[str, Any]]:
+def finished(server: Any, spectators: None) -> tuple[Person, str, dict[str, Any]]:
     """A person's finished one-deal match against a bot, played through the API, and the
     deal's replay as the server answers it."""
     person = Person(server.base)
