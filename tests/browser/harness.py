@@ -24,6 +24,17 @@ SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
 
 
+def spectators_served() -> bool:
+    """The spectators' view and the deal replay (GET …/deals/{n}/replay) are in this checkout."""
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("deal-replay", kwargs={"match_id": uuid.uuid4(), "number": 1})
+    except NoReverseMatch:
+        return False
+    return True
+
+
 class Server:
     """`uvicorn pisyedili_api.asgi:application` on one port, which it keeps across restarts."""
 
