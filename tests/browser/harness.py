@@ -108,14 +108,17 @@ class Person:
         return dict(self.get(f"/api/v1/matches/{match_id}/state"))
 
     def move(self, match_id: str) -> dict[str, Any]:
-        """Its first legal move, on its turn."""
+        """On its turn, its first legal play, else a pass (after a draw), else a draw."""
         state = self.state(match_id)
-        assert state["turn"] == state["you"] and state["legal_moves"], state
-        body = {**state["legal_moves"][0], "version": state["version"]}
+        legal = state["legal_moves"]
+        assert state["turn"] == state["you"] and legal, state
+        order = {"play": 0, "pass": 1}
+        move = min(legal, key=lambda m: order.get(m["action"], 2))
+        body = {**move, "version": state["version"]}
         return dict(self.post(f"/api/v1/matches/{match_id}/moves", body, status=200).json())
 
     def play_out(self, match_id: str, limit: int = 2000) -> None:
-        """First legal moves on its turns until the match is over (the bots answer in-process)."""
+        """Its moves (`move`) on its turns until the match is over (the bots answer in-process)."""
         for _ in range(limit):
             state = self.state(match_id)
             if state["status"] == "finished":
