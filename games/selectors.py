@@ -126,6 +126,10 @@ def match_summary(match: Match) -> dict[str, Any]:
         ],
         "turn_seconds": match.turn_seconds,
         "turn_deadline": match.turn_deadline,
+        "open_seats": match.seat_players.count(None),
+        "cancel_reason": match.cancel_reason,
+        "rematch_of": None if match.rematch_of_id is None else str(match.rematch_of_id),
+        "next_match": None if match.next_match_id is None else str(match.next_match_id),
     }
 
 
@@ -255,12 +259,15 @@ def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
 
 
 def match_moves_for_player(
-    *, match_id: UUID | str, player: Player, deal: int | None = None
+    *, match_id: UUID | str, player: Player, deal: int | None = None, after_seq: int | None = None
 ) -> list[dict[str, Any]]:
+    """The move log as `player` may see it: of one `deal`, and after `after_seq` if given."""
     match, seat = _match_and_seat(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
+    if after_seq is not None:
+        moves = moves.filter(seq__gt=after_seq)
     over = _deal_over_numbers(match)
     return [
         move_entry(m, reveal_drawn=m.action != "draw" or m.seat == seat or m.deal_number in over)

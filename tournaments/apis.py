@@ -21,6 +21,7 @@ from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
+from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest
 
 if TYPE_CHECKING:
@@ -212,7 +213,7 @@ class TournamentListCreateApi(APIView):
             " value is 400 invalid.",
         )
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "TournamentCreate"
 
@@ -362,6 +363,7 @@ class TournamentStartApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_start(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -378,6 +380,7 @@ class TournamentCancelApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_cancel(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -402,6 +405,7 @@ class TournamentInvitationAcceptApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_invitation_accept(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -429,6 +433,7 @@ class TournamentInvitationDeclineApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_invitation_decline(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
