@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "pisyedili_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Error messages in the language of Accept-Language (English, Turkish): pisyedili_api.errors.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -178,7 +180,10 @@ AXES_VERBOSE = False
 # already (DRF scope `auth`), and a lockout by address would lock out everyone behind one NAT.
 SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The languages of the API's messages (pisyedili_api/locale): `code`s never change.
+LANGUAGES = [("en", "English"), ("tr", "Türkçe")]
+LOCALE_PATHS = [BASE_DIR / "pisyedili_api" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
