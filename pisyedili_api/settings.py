@@ -228,7 +228,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_AUTHENTICATION": [],
     # Every enum component has a stable, readable name (never `Status3a2Enum`).
     "ENUM_NAME_OVERRIDES": {
-        "MatchStatusEnum": ["waiting", "active", "finished"],
+        "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
         "DealStatusEnum": ["active", "over"],
         "TournamentStatusEnum": "tournaments.apis.STATUSES",
         "TournamentFormatEnum": "tournaments.apis.FORMATS",
