@@ -460,7 +460,8 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
         created_by=player,
         created_at=timezone.now(),
         seat_count=seats,
-        deals_total=previous.deals_total,
+        # The rules' deals, not deals_total: an R-32 extra deal belongs to the match it settled.
+        deals_total=engine.Rules.from_dict(previous.rules).deals_per_match,
         rules=previous.rules,
         seat_players=seat_players,
         seat_bots=list(previous.seat_bots),
