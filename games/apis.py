@@ -637,7 +637,7 @@ class MatchLeaveApi(APIView):
         },
         examples=[
             match_example(
-                "left (the creator, alone: cancelled)",
+                "the creator alone leaves: cancelled",
                 status="cancelled",
                 cancel_reason="cancelled",
                 finished_at="2026-03-01T10:05:00.000000Z",
