@@ -7,7 +7,6 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0007_seat_match_created_at_idempotency_expiry"),
-        ("players", "0005_accounts_hardening"),
     ]
 
     operations = [
