@@ -12,6 +12,16 @@ BEFORE = [("players", "0004_board_periods"), ("authtoken", "0004_alter_tokenprox
 AFTER = [("players", "0005_accounts_hardening")]
 
 
+@pytest.fixture(autouse=True)
+def _latest_schema_after():
+    """Going back to BEFORE also unapplies the other apps' migrations that depend on a later
+    players migration; put every app back on its latest one for the tests that follow."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_tokens_become_digests_and_bots_get_their_ordinals(api):
     executor = MigrationExecutor(connection)
