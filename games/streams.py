@@ -50,7 +50,8 @@ from players.tickets import stream_player
 
 from . import events
 from .models import Match
-from .selectors import _match_and_seat, match_read, state_view
+from .selectors import _match_and_seat, match_read
+from .serializers import state_view
 
 _render = JSONRenderer().render
 

@@ -76,6 +76,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "pisyedili_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # WhiteNoise: static files and the web client (web/app, web/cards) under every server.
+    "pisyedili_api.webclient.WebClientMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Error messages in the language of Accept-Language (English, Turkish): pisyedili_api.errors.
     "django.middleware.locale.LocaleMiddleware",
@@ -190,6 +192,14 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The web client (README "Play in your browser"): web/index.html at `/`, web/app and web/cards
+# served by WhiteNoise (pisyedili_api.webclient) under runserver, gunicorn and uvicorn alike.
+WEB_CLIENT_ROOT = Path(os.environ.get("WEB_CLIENT_ROOT", str(BASE_DIR / "web")))
+# WhiteNoise finds the apps' static files itself (no collectstatic needed); one minute of
+# browser cache, none under DEBUG. Files are indexed once at start, unless WHITENOISE_AUTOREFRESH
+# (default: DEBUG) looks them up on each request, for editing web/ with the server running.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = env_bool("WHITENOISE_AUTOREFRESH", DEBUG)
 
 # Every request body is at most 64 KB; larger ones get a 400 JSON error (BodySizeLimitMiddleware).
 MAX_REQUEST_BODY_BYTES = int(os.environ.get("MAX_REQUEST_BODY_BYTES", "65536"))
@@ -220,6 +230,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Pis Yedili API",
     "DESCRIPTION": "Play Pis Yedili (Dirty Seven) against people and bots (docs/api.md).",
     "VERSION": "1.0.0",
+    # OpenAPI 3.1: a nullable reference is `oneOf: [$ref, null]`, not 3.0's `nullable` beside
+    # a `$ref` (which linters refuse: tests/test_schema_lint.py).
+    "OAS_VERSION": "3.1.0",
     "LICENSE": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -230,8 +243,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
         "DealStatusEnum": ["active", "over"],
-        "TournamentStatusEnum": "tournaments.apis.STATUSES",
-        "TournamentFormatEnum": "tournaments.apis.FORMATS",
+        "TournamentStatusEnum": "tournaments.serializers.STATUSES",
+        "TournamentFormatEnum": "tournaments.serializers.FORMATS",
         "SuitEnum": ["C", "D", "H", "S"],
         "MoveActionEnum": ["play", "draw", "pass"],
         "DealPhaseEnum": ["opening", "play", "ace_followup", "deal_over", "match_over"],

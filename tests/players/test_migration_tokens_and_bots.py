@@ -13,9 +13,9 @@ AFTER = [("players", "0005_accounts_hardening")]
 
 
 @pytest.fixture(autouse=True)
-def _latest_schema_after():
-    """Going back to BEFORE also unapplies the other apps' migrations that depend on a later
-    players migration; put every app back on its latest one for the tests that follow."""
+def _migrated_to_the_end_again():
+    """Going back to BEFORE unapplies every later migration that depends on it (of any app):
+    the database is migrated to the latest state again for the tests that follow."""
     yield
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
