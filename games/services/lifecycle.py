@@ -454,7 +454,7 @@ def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]
             raise
         # A rematch of the same match written behind the row lock (a backend without row
         # locks): it rolled back; the one that committed is the next match.
-        return Match.objects.get(rematch_of_id=match_id), False
+        return Match.objects.get(rematch_of_id=UUID(str(match_id))), False
     return match, True
 
 
