@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from players.models import Player
 
 from .selectors import (
-    standings_csv,
     tournament_get,
     tournament_list,
     tournament_standings,
@@ -42,7 +41,9 @@ from .serializers import (
     StandingsSerializer,
     TablesSerializer,
     TournamentSerializer,
+    standings_csv,
     tournament_summary,
+    tournament_tables_out,
 )
 from .services import (
     MAX_ROUNDS,
@@ -496,6 +497,6 @@ class TournamentTablesApi(APIView):
         return Response(
             {
                 "tournament": str(tournament.id),
-                "rounds": tournament_tables(tournament, player_id=player_id),
+                "rounds": tournament_tables_out(tournament_tables(tournament, player_id=player_id)),
             }
         )
