@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, AuthenticationFailed
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.exceptions import APIException
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,24 +21,43 @@ from games.engine.rules import option_specs
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from players.auth import AuthenticatedRequest, token_check, token_key
+from pisyedili_api.serializers import StrictSerializer, body_fields_check
+from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
-    deal_reveal,
+    deal_get,
     match_get,
     match_list,
     match_moves_for_player,
-    match_summary,
     match_view_for_player,
 )
-from .services import match_apply_move, match_create, match_join
+from .serializers import (
+    DealRevealSerializer,
+    MatchSerializer,
+    MoveEntrySerializer,
+    MovePostSerializer,
+    MoveReplySerializer,
+    PaginatedMatchSerializer,
+    StateSerializer,
+    deal_reveal,
+    match_summary,
+    move_entry,
+    state_view,
+)
+from .services import (
+    match_apply_move,
+    match_cancel,
+    match_create,
+    match_join,
+    match_leave,
+    match_rematch,
+)
 
 if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
     from rest_framework.permissions import _SupportsHasPermission
 
-CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
 MAX_WAIT_SECONDS = 25
 
 
@@ -45,126 +65,6 @@ def no_store(response: Response) -> Response:
     """Per-seat responses must never be cached by a proxy or browser (they show a hand)."""
     patch_cache_control(response, no_store=True, private=True)
     return response
-
-
-# ---- output shapes (for the schema; the views return the selectors' dicts) ----
-
-
-class SeatPlayerSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    display_name = serializers.CharField()
-    is_bot = serializers.BooleanField()
-
-
-class SeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = SeatPlayerSerializer(allow_null=True)
-    total = serializers.IntegerField()
-    place = serializers.IntegerField(allow_null=True)
-
-
-class DealSummarySerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
-    winners = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"], allow_null=True)
-    penalties = serializers.ListField(child=serializers.IntegerField())
-
-
-class MatchSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    created_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    deals_total = serializers.IntegerField()
-    current_deal = serializers.IntegerField(allow_null=True)
-    version = serializers.IntegerField()
-    rules = serializers.DictField()
-    seats = SeatSerializer(many=True)
-    deals = DealSummarySerializer(many=True)
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    turn_deadline = serializers.DateTimeField(
-        allow_null=True, help_text="When the person on turn must have moved (turn clock)."
-    )
-
-
-class MoveBodySerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
-    card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
-    suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
-
-
-class DealResultSerializer(serializers.Serializer):
-    winners = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"])
-    last_card = serializers.CharField(allow_null=True)
-    multiplier = serializers.IntegerField()
-    penalties = serializers.ListField(child=serializers.IntegerField())
-    hand_penalties = serializers.ListField(child=serializers.IntegerField())
-
-
-class StateSerializer(serializers.Serializer):
-    match = serializers.UUIDField()
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    deal = serializers.IntegerField(allow_null=True)
-    deals_total = serializers.IntegerField()
-    phase = serializers.ChoiceField(
-        choices=["opening", "play", "ace_followup", "deal_over", "match_over"], allow_null=True
-    )
-    you = serializers.IntegerField()
-    turn = serializers.IntegerField(allow_null=True)
-    dealer = serializers.IntegerField(allow_null=True)
-    direction = serializers.ChoiceField(choices=[1, -1])
-    hand = serializers.ListField(child=serializers.CharField())
-    hand_counts = serializers.ListField(child=serializers.IntegerField())
-    top_card = serializers.CharField(allow_null=True)
-    active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
-    pending_sevens = serializers.IntegerField()
-    draws_this_turn = serializers.IntegerField()
-    stock_count = serializers.IntegerField()
-    totals = serializers.ListField(child=serializers.IntegerField())
-    commitment = serializers.CharField(allow_null=True)
-    legal_moves = MoveBodySerializer(many=True)
-    turn_deadline = serializers.DateTimeField(
-        allow_null=True, required=False, help_text="When the person on turn must have moved."
-    )
-    result = DealResultSerializer(
-        allow_null=True,
-        required=False,
-        help_text="The deal's result once it is over (phase deal_over or match_over).",
-    )
-
-
-class MoveEntrySerializer(serializers.Serializer):
-    seq = serializers.IntegerField()
-    deal = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
-    card = serializers.CharField(allow_null=True)
-    suit = serializers.CharField(allow_null=True)
-    drawn = serializers.ListField(
-        child=serializers.CharField(),
-        allow_null=True,
-        help_text="Cards the draw took: shown to the drawer, to others once the deal is over.",
-    )
-    drawn_count = serializers.IntegerField()
-    by_bot = serializers.BooleanField()
-    at = serializers.DateTimeField()
-
-
-class DealRevealSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    opener = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
-    commitment = serializers.CharField()
-    result = DealResultSerializer(allow_null=True)
-    seed = serializers.CharField(allow_null=True)
-    hands_at_start = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField()), allow_null=True
-    )
-    moves = MoveEntrySerializer(many=True, allow_null=True)
 
 
 # ---- pagination ----
@@ -176,12 +76,6 @@ class MatchCursorPagination(SignedCursorPagination):
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100
-
-
-class PaginatedMatchSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = MatchSerializer(many=True)
 
 
 # ---- views ----
@@ -198,9 +92,10 @@ class MatchListCreateApi(APIView):
             ref_name = "MatchFilter"
 
         status = serializers.ChoiceField(
-            choices=["waiting", "active", "finished"],
+            choices=["waiting", "active", "finished", "cancelled"],
             required=False,
-            help_text="Only the matches in this status.",
+            help_text="Only the matches in this status; `waiting` is the lobby: the matches"
+            " with open seats to join (`open_seats`).",
         )
         player = serializers.UUIDField(
             required=False, help_text="Only the matches in which this player has a seat."
@@ -215,7 +110,7 @@ class MatchListCreateApi(APIView):
             " value is 400 invalid.",
         )
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "MatchCreate"
 
@@ -327,6 +222,7 @@ class MatchJoinApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
         match = match_join(match_id=match_id, player=request.user.player)
         return Response(match_summary(match_get(match=match)))
 
@@ -366,23 +262,27 @@ class MatchStateApi(APIView):
     def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        view = match_view_for_player(
+        match, seat = match_view_for_player(
             match_id=match_id,
             player=request.user.player,
             after_version=filters.validated_data.get("after_version"),
             wait=filters.validated_data.get("wait", 0),
         )
-        return no_store(Response(view))
+        return no_store(Response(state_view(match, seat)))
+
+
+# One instance validates every move POST (run_validation keeps no state): a serializer built per
+# request costs the hottest route more than the validation itself.
+_MOVE_POST = MovePostSerializer()
 
 
 class MatchMovesApi(APIView):
     """`POST …/moves` (play one move) and `GET …/moves` (the move log as the caller may see it)."""
 
-    class InputSerializer(MoveBodySerializer):
-        class Meta:
-            ref_name = "MovePost"
+    InputSerializer = MovePostSerializer
 
-        version = serializers.IntegerField(min_value=0)
+    # The move body (read by hand in _move_input: the hottest route); any other field is 400.
+    BODY_FIELDS = ("action", "card", "suit", "version")
 
     class FilterSerializer(serializers.Serializer):
         class Meta:
@@ -394,16 +294,20 @@ class MatchMovesApi(APIView):
             required=False,
             help_text="Only this deal's moves (the deal's number, from 1).",
         )
+        after_seq = serializers.IntegerField(
+            min_value=0,
+            required=False,
+            help_text="Only the moves after this one (`seq` > after_seq): what a client that"
+            " holds the log up to it has not seen yet.",
+        )
 
-    def perform_authentication(self, request: Request) -> None:
-        """POST checks its token in the statement that locks the match (match_apply_move)."""
-        if request.method != "POST":
-            super().perform_authentication(request)
-
-    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
-        if self.request is not None and self.request.method == "POST":
-            return []  # a token of no active player is 401 from match_apply_move
-        return super().get_permissions()
+    def get_authenticators(self) -> list[BaseAuthentication]:
+        """POST: its token is looked up by the statement that locks the match (DeferredPlayer)."""
+        # The schema names the route's scheme as every route's (drf-spectacular's fake view).
+        fake = getattr(self, "swagger_fake_view", False)
+        if self.request is not None and self.request.method == "POST" and not fake:
+            return [DeferredTokenAuthentication()]
+        return super().get_authenticators()
 
     @extend_schema(
         operation_id="matches_moves_create",
@@ -425,7 +329,7 @@ class MatchMovesApi(APIView):
             )
         ],
         responses={
-            200: StateSerializer,
+            200: MoveReplySerializer,
             **error_responses(
                 "invalid",
                 "invalid_move",
@@ -449,55 +353,31 @@ class MatchMovesApi(APIView):
         ],
     )
     def post(self, request: Request, match_id: Any) -> Response:
-        token = token_key(request)
+        caller = cast(DeferredPlayer, request.user)  # get_authenticators; IsAuthenticated
         try:
-            version, idempotency_key, move, move_body = self._move_input(request)
-        except (ApplicationError, APIException):
-            token_check(token)  # a bad token is 401 before a bad body is 400, as on every route
+            idempotency_key = self._idempotency_key(request)
+            valid = _MOVE_POST.run_validation(request.data)
+        except (ApplicationError, APIException, engine.InvalidMove):
+            caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
             raise
-        try:
-            view = match_apply_move(
-                match_id=match_id,
-                token=token,
-                move=move,
-                version=version,
-                idempotency_key=idempotency_key,
-                request_body={**move_body, "version": version},
-            )
-        except ApplicationError as exc:
-            if exc.code == "not_authenticated":
-                raise AuthenticationFailed(exc.message) from None  # with WWW-Authenticate
-            raise
+        view = match_apply_move(
+            match_id=match_id,
+            player_id=caller,
+            move=valid["move"],
+            version=valid["version"],
+            idempotency_key=idempotency_key,
+            request_body={**valid["move_body"], "version": valid["version"]},
+        )
         return no_store(Response(view))
 
     @staticmethod
-    def _move_input(request: Request) -> tuple[int, str | None, engine.Move, dict[str, Any]]:
-        """The body's version and move, and the Idempotency-Key header; 400 otherwise."""
-        body = request.data
-        if not isinstance(body, dict):
-            raise ApplicationError(
-                "invalid", "The body must be a JSON object.", {"body": ["Expected an object."]}
-            )
-        version = body.get("version")
-        if version is None:
-            raise ApplicationError(
-                "invalid",
-                "version: This field is required.",
-                {"version": ["This field is required."]},
-            )
-        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-            message = "A valid non-negative integer is required."
-            raise ApplicationError("invalid", f"version: {message}", {"version": [message]})
+    def _idempotency_key(request: Request) -> str | None:
+        """The Idempotency-Key header, if any; 400 unless it is 1..255 printable characters."""
         key = request.META.get("HTTP_IDEMPOTENCY_KEY")  # request.headers would copy every header
         if key is not None and not (1 <= len(key) <= 255 and key.isprintable()):
             message = "Idempotency-Key must be 1..255 printable characters."
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
-        move_body = {name: body[name] for name in ("action", "card", "suit") if name in body}
-        try:
-            move = engine.Move.decode(move_body)
-        except engine.InvalidMove as exc:
-            raise ApplicationError("invalid_move", str(exc), {exc.field: [str(exc)]}) from None
-        return version, key, move, move_body
+        return key
 
     @extend_schema(
         operation_id="matches_moves_list",
@@ -516,9 +396,12 @@ class MatchMovesApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         moves = match_moves_for_player(
-            match_id=match_id, player=request.user.player, deal=filters.validated_data.get("deal")
+            match_id=match_id,
+            player=request.user.player,
+            deal=filters.validated_data.get("deal"),
+            after_seq=filters.validated_data.get("after_seq"),
         )
-        return no_store(Response(moves))
+        return no_store(Response([move_entry(m, reveal_drawn=shown) for m, shown in moves]))
 
 
 class DealDetailApi(APIView):
@@ -534,7 +417,8 @@ class DealDetailApi(APIView):
         responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
-        return Response(deal_reveal(match_id=match_id, number=number))
+        deal, moves = deal_get(match_id=match_id, number=number)
+        return Response(deal_reveal(deal, moves))
 
 
 class RuleListApi(APIView):
@@ -585,3 +469,147 @@ class RuleListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(option_specs())
+
+
+# ---- the lobby and the rematch ----
+
+_MATCH_EXAMPLE: dict[str, Any] = {
+    "id": "5b0c6f1e-8a57-4a3e-9d53-6f7d2b7a9c10",
+    "status": "waiting",
+    "created_at": "2026-03-01T10:00:00.123456Z",
+    "finished_at": None,
+    "deals_total": 4,
+    "current_deal": None,
+    "version": 0,
+    "rules": {"deals_per_match": 4},
+    "seats": [
+        {
+            "seat": 0,
+            "player": {
+                "id": "0f6c1d2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5",
+                "display_name": "Ana",
+                "is_bot": False,
+            },
+            "total": 0,
+            "place": None,
+        },
+        {"seat": 1, "player": None, "total": 0, "place": None},
+    ],
+    "deals": [],
+    "turn_seconds": None,
+    "turn_deadline": None,
+    "open_seats": 1,
+    "cancel_reason": None,
+    "rematch_of": None,
+    "next_match": None,
+}
+
+
+def match_example(name: str, **changes: Any) -> OpenApiExample:
+    """A response example of `<match>`: the waiting two-seat match above, with `changes`."""
+    return OpenApiExample(name, value={**_MATCH_EXAMPLE, **changes}, response_only=True)
+
+
+class MatchLeaveApi(APIView):
+    @extend_schema(
+        operation_id="matches_leave",
+        summary="Leave a waiting match",
+        description=(
+            "A seated person leaves a match that is still waiting for players: the seat is open"
+            " again. The creator leaving a table nobody else has joined cancels it"
+            " (`cancel_reason` `cancelled`); leaving one that others have joined makes the person"
+            " in the lowest seat its creator. No body."
+        ),
+        request=None,
+        responses={
+            200: MatchSerializer,
+            **error_responses(
+                "invalid", "not_authenticated", "not_seated", "not_found", "match_not_waiting"
+            ),
+        },
+        examples=[
+            match_example(
+                "the creator alone leaves: cancelled",
+                status="cancelled",
+                cancel_reason="cancelled",
+                finished_at="2026-03-01T10:05:00.000000Z",
+                version=1,
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
+        match = match_leave(match_id=match_id, player=request.user.player)
+        return Response(match_summary(match_get(match=match)))
+
+
+class MatchCancelApi(APIView):
+    @extend_schema(
+        operation_id="matches_cancel",
+        summary="Cancel a waiting match",
+        description=(
+            "Its creator cancels a match that is still waiting for players: status `cancelled`,"
+            " `cancel_reason` `cancelled`. It never starts; it counts towards no limit. No body."
+        ),
+        request=None,
+        responses={
+            200: MatchSerializer,
+            **error_responses(
+                "invalid", "not_authenticated", "not_creator", "not_found", "match_not_waiting"
+            ),
+        },
+        examples=[
+            match_example(
+                "cancelled",
+                status="cancelled",
+                cancel_reason="cancelled",
+                finished_at="2026-03-01T10:05:00.000000Z",
+                version=1,
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
+        match = match_cancel(match_id=match_id, player=request.user.player)
+        return Response(match_summary(match_get(match=match)))
+
+
+class MatchRematchApi(APIView):
+    @extend_schema(
+        operation_id="matches_rematch",
+        summary="Ask for a rematch of a finished match",
+        description=(
+            "A seat of a finished match: `201` and the next match, with the same seat count,"
+            " deals, rules and turn clock, the first dealer moved on by one seat. The bots sit"
+            " in their seats at once, the caller in their old seat; the other people's seats are"
+            " open: they join it as any match (it starts when the last seat fills). Asked again,"
+            " by anyone: `200` and the same next match. The two are linked by `next_match` and"
+            " `rematch_of`. Counts towards the caller's active-match limits. No body."
+        ),
+        request=None,
+        responses={
+            201: MatchSerializer,
+            200: MatchSerializer,
+            **error_responses(
+                "invalid",
+                "not_authenticated",
+                "not_seated",
+                "not_found",
+                "match_not_finished",
+                "too_many_active_matches",
+            ),
+        },
+        examples=[
+            match_example(
+                "the next match",
+                rematch_of="9d2f4c61-0b7e-4f3a-a1c5-2e8b6d4f0a93",
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
+        match, created = match_rematch(match_id=match_id, player=request.user.player)
+        return Response(
+            match_summary(match_get(match=match)),
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )

@@ -10,7 +10,7 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.match_play_overdue_turn(match_id, version)` | bots | turn clock: a late person's move |
 | `games.deal_score(match_id, deal_number)` | scoring | score a deal over; next deal or finish |
 | `games.match_settle(match_id)` | scoring | a finished match's standings, once |
-| `games.sweep()` | scoring | beat: re-send stuck work; delete expired idempotency records |
+| `games.sweep()` | scoring | beat: re-send stuck work; expire waiting matches and old records |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
 
@@ -88,6 +88,10 @@ def sweep() -> dict[str, int]:
     expired = services.idempotency_records_expire()
     if expired:
         logger.info("sweep deleted %d expired idempotency records", expired)
+    # Matches nobody joined within MATCH_WAITING_TTL (bounded batches, like the rest).
+    cancelled = services.matches_waiting_expire()
+    if cancelled:
+        logger.info("sweep cancelled %d matches waiting past MATCH_WAITING_TTL", cancelled)
     return counts
 
 
@@ -104,22 +108,3 @@ def expire_turns() -> int:
 @shared_task(name="games.noop", ignore_result=False)
 def noop() -> None:
     """Nothing: the broker and worker round trip that bench/bot_latency.py compares against."""
-
-
-# The services' call shape (games/services.py sends on commit through these). Sending by name
-# through pisyedili_api.tasks.send_on_commit does the same without importing this module.
-
-
-def enqueue_bot_turn(match_id: str, version: int) -> None:
-    """Called from `transaction.on_commit` once a move leaves a bot on turn."""
-    send("games.match_play_bot_turn", match_id, version)
-
-
-def enqueue_score_deal(match_id: str, deal_number: int) -> None:
-    """Called from `transaction.on_commit` once a move ends a deal."""
-    send("games.deal_score", match_id, deal_number)
-
-
-def enqueue_settle_match(match_id: str) -> None:
-    """Called from `transaction.on_commit` once scoring finishes a match."""
-    send("games.match_settle", match_id)

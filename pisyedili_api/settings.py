@@ -79,6 +79,8 @@ MIDDLEWARE = [
     # WhiteNoise: static files and the web client (web/app, web/cards) under every server.
     "pisyedili_api.webclient.WebClientMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Error messages in the language of Accept-Language (English, Turkish): pisyedili_api.errors.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -180,7 +182,10 @@ AXES_VERBOSE = False
 # already (DRF scope `auth`), and a lockout by address would lock out everyone behind one NAT.
 SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The languages of the API's messages (pisyedili_api/locale): `code`s never change.
+LANGUAGES = [("en", "English"), ("tr", "Türkçe")]
+LOCALE_PATHS = [BASE_DIR / "pisyedili_api" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -225,6 +230,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Pis Yedili API",
     "DESCRIPTION": "Play Pis Yedili (Dirty Seven) against people and bots (docs/api.md).",
     "VERSION": "1.0.0",
+    # OpenAPI 3.1: a nullable reference is `oneOf: [$ref, null]`, not 3.0's `nullable` beside
+    # a `$ref` (which linters refuse: tests/test_schema_lint.py).
+    "OAS_VERSION": "3.1.0",
     "LICENSE": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -233,10 +241,10 @@ SPECTACULAR_SETTINGS = {
     "SERVE_AUTHENTICATION": [],
     # Every enum component has a stable, readable name (never `Status3a2Enum`).
     "ENUM_NAME_OVERRIDES": {
-        "MatchStatusEnum": ["waiting", "active", "finished"],
+        "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
         "DealStatusEnum": ["active", "over"],
-        "TournamentStatusEnum": "tournaments.apis.STATUSES",
-        "TournamentFormatEnum": "tournaments.apis.FORMATS",
+        "TournamentStatusEnum": "tournaments.serializers.STATUSES",
+        "TournamentFormatEnum": "tournaments.serializers.FORMATS",
         "SuitEnum": ["C", "D", "H", "S"],
         "MoveActionEnum": ["play", "draw", "pass"],
         "DealPhaseEnum": ["opening", "play", "ace_followup", "deal_over", "match_over"],
@@ -437,9 +445,9 @@ CACHES["live"] = (
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "live"}
 )
 # DATABASE_POOL=1 (pisyedili_api/asgi.py sets it): psycopg's connection pool instead of
-# persistent connections. Under ASGI every request runs in a thread of its own, so a persistent
-# connection would be opened and dropped per request; the pool bounds the connections per
-# process whatever the number of waiting clients.
+# persistent connections. Under ASGI a request runs on whichever of the event loop's threads is
+# free, and the hub's threads serve every stream; the pool bounds the connections per process
+# whatever the number of waiting clients.
 if env_bool("DATABASE_POOL", False) and (
     DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 ):
@@ -462,3 +470,5 @@ IDEMPOTENCY_TTL_SECONDS = int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 *
 MAX_ACTIVE_MATCHES_PER_PLAYER = int(os.environ.get("MAX_ACTIVE_MATCHES_PER_PLAYER", "20"))
 MAX_BOT_MATCHES_PER_PLAYER = int(os.environ.get("MAX_BOT_MATCHES_PER_PLAYER", "5"))
 MAX_DEALS_PER_MATCH = int(os.environ.get("MAX_DEALS_PER_MATCH", "20"))
+# games.sweep cancels a match still waiting for players this many seconds after its creation.
+MATCH_WAITING_TTL = int(os.environ.get("MATCH_WAITING_TTL", "3600"))

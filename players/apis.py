@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -15,10 +15,10 @@ from rest_framework.views import APIView
 
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
+from pisyedili_api.serializers import StrictSerializer, body_fields_check
 
 from .auth import AuthenticatedRequest
 from .boards import DEFAULT_RULESET, PERIODS
-from .models import Player
 from .selectors import (
     METRICS,
     HistoryKeyset,
@@ -27,6 +27,17 @@ from .selectors import (
     leaderboards_list,
     player_get,
     player_history_page,
+)
+from .serializers import (
+    BoardRatingSerializer,
+    PlayerOutputSerializer,
+    PlayerRefSerializer,
+    RatingSerializer,
+    history_entry,
+    leaderboard_entry,
+    leaderboard_summary,
+    page_of,
+    player_out,
 )
 from .services import (
     DISPLAY_NAME_MAX,
@@ -38,73 +49,12 @@ from .services import (
 from .throttles import UsernameRateThrottle
 
 
-class PlayerRefSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    display_name = serializers.CharField()
-    is_bot = serializers.BooleanField()
-
-
-def page_of(entry: type[serializers.Serializer], name: str) -> Any:
-    return inline_serializer(
-        name,
-        fields={
-            "results": entry(many=True),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-        },
-    )
-
-
-class RatingSerializer(serializers.Serializer):
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    ordinal = serializers.FloatField()
-
-
-class StatsSerializer(serializers.Serializer):
-    matches = serializers.IntegerField()
-    wins = serializers.IntegerField()
-    deals_played = serializers.IntegerField()
-    deals_won = serializers.IntegerField()
-    penalty_points = serializers.IntegerField()
-
-
-class PlayerOutputSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    username = serializers.CharField()
-    display_name = serializers.CharField()
-    is_bot = serializers.BooleanField()
-    rating = RatingSerializer()
-    stats = StatsSerializer()
-
-
-def player_out(player: Player) -> dict[str, Any]:
-    return {
-        "id": str(player.id),
-        "username": player.username,
-        "display_name": player.display_name,
-        "is_bot": player.is_bot,
-        "rating": {
-            "mu": player.rating_mu,
-            "sigma": player.rating_sigma,
-            "ordinal": player.rating_ordinal,
-        },
-        "stats": {
-            "matches": player.matches,
-            "wins": player.wins,
-            "deals_played": player.deals_played,
-            "deals_won": player.deals_won,
-            "penalty_points": player.penalty_points,
-        },
-    }
-
-
 class RegisterApi(APIView):
     authentication_classes: list[Any] = []
     permission_classes = [AllowAny]
     throttle_scope = "auth"
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "Register"
 
@@ -173,7 +123,7 @@ class TokenApi(APIView):
     throttle_scope = "auth"
     throttle_classes = [ScopedRateThrottle, UsernameRateThrottle]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "Login"
 
@@ -231,6 +181,7 @@ class TokenRotateApi(APIView):
         responses={200: OutputSerializer, **error_responses("not_authenticated")},
     )
     def post(self, request: AuthenticatedRequest) -> Response:
+        body_fields_check(request.data)
         return Response(self.OutputSerializer({"token": api_token_rotate(token=request.auth)}).data)
 
 
@@ -245,6 +196,7 @@ class LogoutApi(APIView):
         responses={204: None, **error_responses("not_authenticated")},
     )
     def post(self, request: AuthenticatedRequest) -> Response:
+        body_fields_check(request.data)
         api_token_revoke(token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -405,7 +357,9 @@ class LeaderboardApi(APIView):
         )
         return Response(
             {
-                "results": self.EntrySerializer(page.results, many=True).data,
+                "results": self.EntrySerializer(
+                    [leaderboard_entry(rank, row) for rank, row in page.results], many=True
+                ).data,
                 "next": cursor_link(request, page.next),
                 "previous": cursor_link(request, page.previous),
             }
@@ -458,24 +412,13 @@ class LeaderboardListApi(APIView):
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
-        boards = leaderboards_list()
+        boards = [leaderboard_summary(board, periods) for board, periods in leaderboards_list()]
         for board in boards:
             board["periods"] = {
                 kind: self.PeriodSerializer(bounds).data
                 for kind, bounds in board["periods"].items()
             }
         return Response(self.OutputSerializer(boards, many=True).data)
-
-
-class BoardRatingSerializer(serializers.Serializer):
-    class Meta:
-        ref_name = "BoardRating"
-
-    seats = serializers.IntegerField(allow_null=True)
-    ruleset = serializers.CharField()
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    ordinal = serializers.FloatField()
 
 
 class PlayerHistoryApi(APIView):
@@ -535,22 +478,7 @@ class PlayerHistoryApi(APIView):
             limit=data["limit"],
             cursor=None if cursor is None else HistoryKeyset.decode(cursor),
         )
-        results = [
-            {
-                "match_id": row.match_id,
-                "finished_at": row.finished_at,
-                "seats": row.seats,
-                "ruleset": row.ruleset,
-                "place": row.place,
-                "rating": {
-                    "mu": row.rating_mu,
-                    "sigma": row.rating_sigma,
-                    "ordinal": row.rating_ordinal,
-                },
-                "boards": row.boards,
-            }
-            for row in rows
-        ]
+        results = [history_entry(row) for row in rows]
         return Response(
             {
                 "results": self.EntrySerializer(results, many=True).data,

@@ -15,12 +15,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis import SeatPlayerSerializer
 from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
+from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest
 
 if TYPE_CHECKING:
@@ -29,12 +29,21 @@ if TYPE_CHECKING:
     from players.models import Player
 
 from .selectors import (
-    standings_csv,
     tournament_get,
     tournament_list,
     tournament_standings,
-    tournament_summary,
     tournament_tables,
+)
+from .serializers import (
+    FORMATS,
+    STATUSES,
+    PaginatedTournamentSerializer,
+    StandingsSerializer,
+    TablesSerializer,
+    TournamentSerializer,
+    standings_csv,
+    tournament_summary,
+    tournament_tables_out,
 )
 from .services import (
     MAX_ROUNDS,
@@ -46,92 +55,6 @@ from .services import (
 )
 
 MAX_ENTRANTS = settings.TOURNAMENT_MAX_ENTRANTS
-
-STATUSES = ["draft", "running", "finished", "cancelled"]
-FORMATS = ["round_robin", "swiss", "duplicate"]
-
-# ---- output shapes (for the schema; the views return the selectors' dicts) ----
-
-
-class TournamentSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-    organizer = SeatPlayerSerializer()
-    format = serializers.ChoiceField(choices=FORMATS)
-    table_size = serializers.IntegerField()
-    deals_per_match = serializers.IntegerField()
-    rules = serializers.DictField()
-    fill_bots = serializers.CharField(allow_null=True, help_text="Bot strategy of empty seats.")
-    status = serializers.ChoiceField(choices=STATUSES)
-    rounds_total = serializers.IntegerField()
-    current_round = serializers.IntegerField(help_text="0 until the tournament starts.")
-    turn_seconds = serializers.IntegerField(help_text="The turn clock of every match.")
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
-    players = SeatPlayerSerializer(many=True, help_text="Entrants, invited or accepted.")
-    pending_invitations = SeatPlayerSerializer(
-        many=True, help_text="Entrants who have not accepted yet; the start waits for them."
-    )
-
-
-class PaginatedTournamentSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = TournamentSerializer(many=True)
-
-
-class StandingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(help_text="Players equal on every tie-break share a rank.")
-    player = SeatPlayerSerializer()
-    matches = serializers.IntegerField()
-    byes = serializers.IntegerField()
-    deals_played = serializers.IntegerField()
-    deals_won = serializers.IntegerField()
-    penalty = serializers.IntegerField(help_text="Total penalty, byes included; lower is better.")
-    head_to_head = serializers.IntegerField(
-        help_text="Matches won minus lost against players tied on penalty and deals won."
-    )
-    matchpoints = serializers.FloatField(
-        required=False,
-        help_text="Duplicate only, the first key: per deal, 1 for each result beaten and ½ for"
-        " each tie among the results on the same cards in the same seat at the other tables.",
-    )
-
-
-class StandingsSerializer(serializers.Serializer):
-    tournament = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=STATUSES)
-    current_round = serializers.IntegerField()
-    rounds_total = serializers.IntegerField()
-    results = StandingSerializer(many=True)
-
-
-class TableSeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = SeatPlayerSerializer()
-    entrant = serializers.BooleanField(help_text="False for a bot filling an empty seat.")
-
-
-class TableSerializer(serializers.Serializer):
-    table = serializers.IntegerField()
-    match = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    seats = TableSeatSerializer(many=True)
-
-
-class RoundSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    started_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    byes = SeatPlayerSerializer(many=True)
-    tables = TableSerializer(many=True)
-
-
-class TablesSerializer(serializers.Serializer):
-    tournament = serializers.UUIDField()
-    rounds = RoundSerializer(many=True)
-
 
 # ---- CSV ----
 
@@ -217,7 +140,7 @@ class TournamentListCreateApi(APIView):
             " value is 400 invalid.",
         )
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "TournamentCreate"
 
@@ -381,6 +304,7 @@ class TournamentStartApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_start(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -397,6 +321,7 @@ class TournamentCancelApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_cancel(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -421,6 +346,7 @@ class TournamentInvitationAcceptApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_invitation_accept(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -448,6 +374,7 @@ class TournamentInvitationDeclineApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_invitation_decline(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -570,6 +497,6 @@ class TournamentTablesApi(APIView):
         return Response(
             {
                 "tournament": str(tournament.id),
-                "rounds": tournament_tables(tournament, player_id=player_id),
+                "rounds": tournament_tables_out(tournament_tables(tournament, player_id=player_id)),
             }
         )
