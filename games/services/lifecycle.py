@@ -15,8 +15,6 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Subquery, Value
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from games import engine
@@ -198,31 +196,11 @@ def _limits_check(active: Sequence[Any], *, bots_only: bool) -> None:
 _SEAT_CONSTRAINTS = ("seat_unique_per_match", "player_once_per_match")
 
 
-def _active_count(player_id: Any) -> Coalesce:
-    """A scalar subquery: the number of matches waiting or active where a player sits."""
-    seats = (
-        Seat.objects.filter(player_id=player_id, match__status__in=_ACTIVE)
-        .order_by()
-        .annotate(one=Value(1))
-        .values("one")
-        .annotate(count=Count("*"))
-        .values("count")
-    )
-    return Coalesce(Subquery(seats), 0)
-
-
 def match_join(*, match_id: UUID, player: Player) -> Match:
     """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
     try:
         with transaction.atomic():
-            # The match row locked, with the joiner's count of matches going on, in one
-            # statement.
-            match = (
-                Match.objects.select_for_update(of=("self",))
-                .annotate(active_matches=_active_count(player.id))
-                .filter(id=match_id)
-                .first()
-            )
+            match = Match.objects.select_for_update(of=("self",)).filter(id=match_id).first()
             if match is None:
                 raise ApplicationError("not_found", "No such match.")
             if seat_of(match, player.id) is not None:
@@ -230,7 +208,9 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
             if match.status != Match.Status.WAITING or None not in match.seat_players:
                 raise ApplicationError("match_full")
             # A match someone joins has two people at least: only the overall limit applies.
-            _limits_check([None] * match.active_matches, bots_only=False)
+            # Counted under the joiner's row lock, as a create counts: two joins (or a join and
+            # a create) of one player at once are counted one after the other.
+            _limits_check_locked(player, bots_only=False)
             seat = match.seat_players.index(None)
             Seat.objects.create(
                 match=match, seat=seat, player=player, match_created_at=match.created_at
