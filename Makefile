@@ -9,7 +9,7 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/0
 # (started with the commands of docs/architecture.md if not), with no throwaway fallback.
 SERVICES ?= any
 
-.PHONY: run web-types test services migrate lint bench
+.PHONY: run web-types test services chromium migrate lint bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -64,8 +64,21 @@ services:
 	  pg_isready -h 127.0.0.1 -p 5432 && redis-cli -h 127.0.0.1 -p 6379 ping; \
 	fi
 
-# The whole suite on PostgreSQL and Redis.
-test: $(PY) services
+# The browser suite (tests/browser/) drives Debian's Chromium at /usr/bin/chromium (package
+# `chromium`), installed here with apt-get when missing and apt can (as root); never a browser
+# download. Without it those tests are skipped, or fail under CI=true (.ci/run).
+chromium:
+	@if [ -x /usr/bin/chromium ]; then \
+	  echo "make test: Chromium at /usr/bin/chromium"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "make test: installing Debian's Chromium (apt-get install -y chromium)"; \
+	  apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; \
+	else \
+	  echo "make test: no /usr/bin/chromium, and apt-get needs root: the browser tests are skipped (sudo apt-get install -y chromium)"; \
+	fi
+
+# The whole suite on PostgreSQL and Redis (the browser tests too; `-m browser` selects them).
+test: $(PY) services chromium
 	@echo "make test: needs Python 3.11 (.venv), PostgreSQL at $(TEST_DATABASE_URL) and Redis at $(TEST_BROKER_URL)"
 	@echo "make test: creates and drops its own test database; integration tests start a Celery worker and beat, a private Redis for those that stop one, and servers on free ports"
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \

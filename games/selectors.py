@@ -175,14 +175,21 @@ def _deal_over_numbers(match: Match) -> set[int]:
 
 
 def match_moves_for_player(
-    *, match_id: UUID | str, player: Player, deal: int | None = None
+    *,
+    match_id: UUID | str,
+    player: Player,
+    deal: int | None = None,
+    after_seq: int | None = None,
 ) -> list[tuple[Move, bool]]:
-    """The match's moves in order, each with whether the player may see the cards it drew:
-    their own draws, and every draw of a deal that is over (R-3)."""
+    """The match's moves in order (of one `deal`, after `after_seq` if given), each with
+    whether the player may see the cards it drew: their own draws, and every draw of a deal
+    that is over (R-3)."""
     match, seat = _match_and_seat(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
+    if after_seq is not None:
+        moves = moves.filter(seq__gt=after_seq)
     over = _deal_over_numbers(match) - shared_deals_pending(match)
     return [(m, m.action != "draw" or m.seat == seat or m.deal_number in over) for m in moves]
 

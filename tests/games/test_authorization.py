@@ -19,8 +19,18 @@ MATRIX = {
     ("POST", "/moves"): (200, 403, 401),
     ("GET", "/deals/1"): (200, 200, 200),  # public; the seed is absent until the deal is over
     ("GET", "/events"): (200, 403, 401),  # the event stream (games.streams)
+    # The lobby and the rematch, on this started match: not waiting, not finished.
+    ("POST", "/leave"): (409, 403, 401),
+    ("POST", "/cancel"): (409, 403, 401),
+    ("POST", "/rematch"): (409, 403, 401),
 }
 CODES = {401: "not_authenticated", 403: "not_seated", 409: "match_full", 404: "not_found"}
+# Routes whose refusals have codes of their own: (method, suffix) -> {status: code}.
+ROUTE_CODES = {
+    ("POST", "/leave"): {409: "match_not_waiting"},
+    ("POST", "/cancel"): {403: "not_creator", 409: "match_not_waiting"},
+    ("POST", "/rematch"): {409: "match_not_finished"},
+}
 
 
 def per_match_routes() -> set[str]:
@@ -80,7 +90,8 @@ def test_route_by_caller(table, method, suffix, who):
         )
     assert response.status_code == expected, response.content
     if expected >= 400:
-        assert response.json()["code"] == CODES[expected]
+        codes = {**CODES, **ROUTE_CODES.get((method, suffix), {})}
+        assert response.json()["code"] == codes[expected]
         # A refused request changes nothing.
         assert state(table["seated"], table["id"]) == view
         assert not Move.objects.filter(match_id=table["id"]).exists()

@@ -147,6 +147,41 @@ def test_concurrent_creates_by_one_player_stop_at_the_limit(make_player, setting
 
 
 @pytest.mark.django_db(transaction=True)
+def test_concurrent_joins_by_one_player_stop_at_the_limit(make_player, settings):
+    """A join counts under the joiner's row lock too: racing joins of one player (into
+    different matches, each with a free seat) are counted one by one."""
+    import threading
+
+    from django.db import connection
+
+    from games.services import match_join
+
+    settings.MAX_ACTIVE_MATCHES_PER_PLAYER = 3
+    ana, _ = make_player()
+    hosts = [make_player()[0] for _ in range(8)]
+    waiting = [match_create(player=host, seats=2) for host in hosts]
+    start, outcomes = threading.Barrier(8), []
+
+    def join(match):
+        try:
+            start.wait()
+            match_join(match_id=match.id, player=ana)
+            outcomes.append("joined")
+        except ApplicationError as exc:
+            outcomes.append(exc.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=join, args=(m,)) for m in waiting]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(outcomes) == ["joined"] * 3 + ["too_many_active_matches"] * 5
+    assert Match.objects.filter(seats__player=ana).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_create_seating_a_bot_does_not_wait_for_that_bots_settlement(make_player, monkeypatch):
     """Settlement locks its players' rows FOR NO KEY UPDATE, which the create's foreign-key
     check (KEY SHARE, at commit) does not wait for. With FOR UPDATE it waited, and a create that

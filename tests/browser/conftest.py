@@ -1,0 +1,222 @@
+"""The browser suite (`-m browser`): Debian's Chromium (/usr/bin/chromium, apt package
+`chromium`) driven by Playwright for Python through `executable_path` — Playwright's own browser
+download is never used — against one uvicorn server (pisyedili_api.asgi, which also serves the
+web client of web/) on a database of the suite's own and the shared Redis (as a client only)
+under a channel prefix of this run.
+
+Without Chromium ($CHROMIUM, default /usr/bin/chromium) the suite is skipped, except under
+CI=true where that is a failure. Without the web client (web/index.html) the tests of the
+client are skipped.
+Screenshots go to $BROWSER_ARTIFACTS (default tests/browser/artifacts/, git-ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live.conftest import free_port
+
+from .harness import ROOT, Server, spectators_served
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# The flags of a headless Chromium on a machine without outside network (no background fetches).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason} (CI=true: the browser suite must run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    folder = Path(os.environ.get("BROWSER_ARTIFACTS") or ROOT / "tests" / "browser" / "artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not os.access(CHROMIUM, os.X_OK):
+        _missing(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright for Python is not installed (pip install -e '.[dev]')")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def database() -> Iterator[str]:
+    """A database of the suite's own, migrated by `manage.py migrate` and dropped at the end.
+    The tests never use the ORM: under Playwright's sync API the test process runs an event
+    loop, where Django refuses synchronous queries (pytest-django's test database included)."""
+    import dj_database_url
+    import psycopg
+
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        pytest.skip("needs DATABASE_URL=postgres://…")
+    config = dj_database_url.parse(url)
+    base = os.environ.get("DJANGO_TEST_DATABASE_NAME") or f"test_{config['NAME']}"
+    name = f"{base}_browser"
+    server_url = f"postgres://{config['USER']}@{config['HOST']}:{config['PORT']}"
+    admin = psycopg.connect(f"{server_url}/postgres", autocommit=True)
+    admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        migrate = subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env={**os.environ, "DATABASE_URL": f"{server_url}/{name}", "CELERY_BROKER_URL": ""},
+            capture_output=True,
+            text=True,
+        )
+        assert migrate.returncode == 0, migrate.stdout + migrate.stderr
+        yield f"{server_url}/{name}"
+    finally:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+@pytest.fixture(scope="session")
+def server(
+    database: str, tmp_path_factory: pytest.TempPathFactory, browser: Any
+) -> Iterator[Server]:
+    """One web process for the suite (the restart test stops and starts it on its port)."""
+    from django.conf import settings
+
+    redis_url = os.environ.get("CELERY_BROKER_URL", "")
+    if not redis_url.startswith("redis://"):
+        pytest.skip("needs CELERY_BROKER_URL=redis://…")
+    prefix = f"test-browser-{uuid.uuid4().hex[:12]}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database,
+        # Bots answer inside the move request: no worker to start.
+        "CELERY_BROKER_URL": "",
+        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "LIVE_REDIS_URL": redis_url,
+        "LIVE_CHANNEL_PREFIX": prefix,
+        "LIVE_HEARTBEAT_SECONDS": "2",
+        "DATABASE_POOL_MAX": "8",
+        "THROTTLE_AUTH": "1000/min",
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "PYTHONUNBUFFERED": "1",
+    }
+    live = Server(env, free_port(), tmp_path_factory.mktemp("uvicorn"))
+    live.start()
+    try:
+        yield live
+    finally:
+        live.stop()
+        import redis
+
+        client = redis.Redis.from_url(redis_url)
+        keys = list(client.scan_iter(f"{prefix}:*", count=10_000))
+        if keys:
+            client.delete(*keys)
+
+
+@pytest.fixture(scope="session")
+def web_client(server: Server) -> str:
+    """The base URL of a server that serves the web client at `/`; every test but the
+    other-origin page's needs it."""
+    if not (ROOT / "web" / "index.html").exists():
+        pytest.skip("the web client (web/index.html) is not in this checkout")
+    import httpx
+
+    index = httpx.get(f"{server.base}/", timeout=10)
+    assert index.status_code == 200 and "text/html" in index.headers["content-type"], index.text
+    return server.base
+
+
+@pytest.fixture(scope="session")
+def spectators() -> None:
+    """The spectators' view and the deal replay (GET …/deals/{n}/replay) are served."""
+    if not spectators_served():
+        pytest.skip("the spectators' view and the deal replay are not in this checkout")
+
+
+class Pages:
+    """Browser contexts of one test (each its own storage, as separate people), closed after it.
+    `console` collects every page's console errors and uncaught exceptions, `logs[page]` all
+    of a page's console messages."""
+
+    def __init__(self, browser: Any, artifacts: Path, test: str):
+        self.browser = browser
+        self.artifacts = artifacts
+        self.test = test
+        self.contexts: list[Any] = []
+        self.console: list[str] = []
+        self.logs: dict[Any, list[str]] = {}
+
+    def new(self, width: int = 1280, height: int = 900) -> Any:
+        context = self.browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(15_000)
+        self.contexts.append(context)
+        page = context.new_page()
+        logs = self.logs.setdefault(page, [])
+
+        def note(message: Any) -> None:
+            logs.append(message.text)
+            if message.type == "error":
+                self.console.append(message.text)
+
+        page.on("console", note)
+        page.on("pageerror", lambda error: self.console.append(f"uncaught: {error}"))
+        return page
+
+    def shot(self, page: Any, name: str) -> Path:
+        width = page.viewport_size["width"]
+        path = self.artifacts / f"{self.test}-{name}-{width}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser: Any, artifacts: Path, request: pytest.FixtureRequest) -> Iterator[Pages]:
+    opened = Pages(browser, artifacts, request.node.name.removeprefix("test_"))
+    try:
+        yield opened
+    finally:
+        failed = getattr(request.node, "rep_call", None)
+        if failed is not None and failed.failed:
+            for i, context in enumerate(opened.contexts):
+                for j, page in enumerate(context.pages):
+                    page.screenshot(path=str(artifacts / f"{opened.test}-failed-{i}-{j}.png"))
+        opened.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    # The call's outcome, for the `pages` fixture's screenshot of a failure.
+    report = yield
+    if report.when == "call":
+        item.rep_call = report  # type: ignore[attr-defined]
+    return report

@@ -1,0 +1,251 @@
+"""What the browser tests drive: the uvicorn server of the web client, people made through the
+HTTP API, and the clicks of the table (the data-testid names of the web client, README "Play in
+your browser")."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from playwright.sync_api import Locator, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "s3cret-pass"
+WIDTHS = {"phone": 375, "desktop": 1280}
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+CARD = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
+
+
+def spectators_served() -> bool:
+    """The spectators' view and the deal replay (GET …/deals/{n}/replay) are in this checkout."""
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("deal-replay", kwargs={"match_id": uuid.uuid4(), "number": 1})
+    except NoReverseMatch:
+        return False
+    return True
+
+
+class Server:
+    """`uvicorn pisyedili_api.asgi:application` on one port, which it keeps across restarts."""
+
+    def __init__(self, env: dict[str, str], port: int, log_dir: Path):
+        self.env = env
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}"
+        self.log_dir = log_dir
+        self.starts = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.starts += 1
+        log = open(self.log_dir / f"uvicorn{self.starts}.log", "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
+             "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
+             "--timeout-graceful-shutdown", "2"],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.proc.poll() is None, f"uvicorn exited, see {log.name}"
+            try:
+                httpx.get(f"{self.base}/api/v1/bots", timeout=2)
+                return
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, f"uvicorn did not start, see {log.name}"
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Kill the process (a crash, not a drain): the browsers' streams break at once."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
+
+class Person:
+    """A registered player who acts through the HTTP API (as another client would)."""
+
+    def __init__(self, base: str, prefix: str = "br"):
+        self.base = base
+        self.name = f"{prefix}{uuid.uuid4().hex[:10]}"
+        response = httpx.post(
+            f"{base}/api/v1/auth/register", json={"username": self.name, "password": PASSWORD}
+        )
+        assert response.status_code == 201, response.text
+        self.id: str = response.json()["id"]
+        self.token: str = response.json()["token"]
+        self.headers = {"Authorization": f"Token {self.token}"}
+
+    def get(self, path: str) -> Any:
+        response = httpx.get(f"{self.base}{path}", headers=self.headers, timeout=30)
+        assert response.status_code == 200, f"GET {path}: {response.status_code} {response.text}"
+        return response.json()
+
+    def post(self, path: str, body: Any = None, status: int | None = None) -> httpx.Response:
+        response = httpx.post(f"{self.base}{path}", json=body, headers=self.headers, timeout=30)
+        if status is not None:
+            assert response.status_code == status, f"POST {path}: {response.text}"
+        return response
+
+    def create(
+        self, seats: int, bots: list[str], deals: int = 1, rules: dict[str, Any] | None = None
+    ) -> str:
+        body = {"seats": seats, "bots": bots, "deals": deals, "rules": rules or {}}
+        return str(self.post("/api/v1/matches", body, status=201).json()["id"])
+
+    def state(self, match_id: str) -> dict[str, Any]:
+        return dict(self.get(f"/api/v1/matches/{match_id}/state"))
+
+    def move(self, match_id: str) -> dict[str, Any]:
+        """On its turn, its first legal play, else a pass (after a draw), else a draw."""
+        state = self.state(match_id)
+        legal = state["legal_moves"]
+        assert state["turn"] == state["you"] and legal, state
+        order = {"play": 0, "pass": 1}
+        move = min(legal, key=lambda m: order.get(m["action"], 2))
+        body = {**move, "version": state["version"]}
+        return dict(self.post(f"/api/v1/matches/{match_id}/moves", body, status=200).json())
+
+    def play_out(self, match_id: str, limit: int = 2000) -> None:
+        """Its moves (`move`) on its turns until the match is over (the bots answer in-process)."""
+        for _ in range(limit):
+            state = self.state(match_id)
+            if state["status"] == "finished":
+                return
+            if state["turn"] == state["you"] and state["legal_moves"]:
+                self.move(match_id)
+            else:
+                time.sleep(0.05)
+        raise AssertionError(f"match {match_id} did not finish")
+
+
+def by_testid(page: Page | Locator, name: str) -> Locator:
+    return page.locator(f'[data-testid="{name}"]')
+
+
+def sign_in(page: Page, base: str, person: Person, route: str = "#/lobby") -> None:
+    """The token kept as the client keeps it (localStorage), then the route opened."""
+    page.goto(f"{base}/")
+    page.evaluate(
+        "([token, user]) => { localStorage.setItem('pisyedili.token', token);"
+        " localStorage.setItem('pisyedili.user', user); }",
+        [person.token, person.name],
+    )
+    page.goto(f"{base}/{route}")
+    by_testid(page, "whoami").filter(has_text=person.name).wait_for()
+
+
+def sign_up(page: Page, base: str, name: str) -> None:
+    """Registration by the sign-up form."""
+    page.goto(f"{base}/#/login")
+    by_testid(page, "auth-username").fill(name)
+    by_testid(page, "auth-password").fill(PASSWORD)
+    by_testid(page, "auth-register").click()
+    by_testid(page, "whoami").filter(has_text=name).wait_for()
+
+
+def version(page: Page) -> int:
+    return int(by_testid(page, "table").get_attribute("data-version") or -1)
+
+
+def wait_version(page: Page, above: int, timeout: float = 20_000) -> None:
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) > v",
+        arg=above,
+        timeout=timeout,
+    )
+
+
+def wait_synced(page: Page, person: Person, match_id: str) -> dict[str, Any]:
+    """Until the table shows the match's version as the server has it now; that state."""
+    state = person.state(match_id)
+    page.wait_for_function(
+        "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) === v",
+        arg=state["version"],
+    )
+    return state
+
+
+def _clickable(card: Locator) -> Locator:
+    if card.evaluate("e => e.tagName") == "BUTTON":
+        return card
+    return card.locator("button").first
+
+
+def take_turn(page: Page, wait_ms: float = 8000) -> bool:
+    """On this page's turn: click a legal card (naming its own suit after a Jack), else pass
+    (after a draw), else draw; then wait for the table's next version. False when it is not its
+    turn. A click the page swallowed (the table redrawn under it) leaves the version as it was:
+    the caller's next round clicks again."""
+    table = by_testid(page, "table")
+    if table.get_attribute("data-status") != "active":
+        return False
+    if by_testid(page, "turn-indicator").get_attribute("data-your-turn") != "true":
+        return False
+    before = version(page)
+    legal = by_testid(page, "hand").locator('[data-testid="card"][data-legal="true"]')
+    draw, passing = by_testid(page, "draw-button"), by_testid(page, "pass-button")
+    if legal.count():
+        card = legal.first
+        code = card.get_attribute("data-card") or ""
+        _clickable(card).click()
+        if code.startswith("J"):
+            picker = by_testid(page, "suit-picker")
+            try:
+                picker.wait_for(state="visible", timeout=3000)
+                by_testid(page, f"suit-{code[-1]}").click()
+            except PlaywrightTimeout:  # no nomination needed (the opening card): the move was sent
+                pass
+    elif passing.count() and passing.is_enabled():
+        passing.click()
+    elif draw.count() and draw.is_enabled():
+        draw.click()
+    else:
+        raise AssertionError(f"on turn with nothing to click at version {before}")
+    with contextlib.suppress(PlaywrightTimeout):
+        wait_version(page, before, timeout=wait_ms)
+    return True
+
+
+def move_by_click(page: Page, tries: int = 3) -> None:
+    """One move of this page's seat, on its turn, by clicks (clicked again if swallowed)."""
+    before = version(page)
+    for _ in range(tries):
+        assert take_turn(page), "not this page's turn"
+        if version(page) > before:
+            return
+    raise AssertionError(f"no move after {tries} clicks at version {before}")
+
+
+def play_to_end(pages: list[Page], timeout: float = 150, each_step: Any = None) -> None:
+    """Clicks on whichever page is on turn until every table shows the match finished;
+    `each_step()` after every version change seen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if all(by_testid(p, "table").get_attribute("data-status") == "finished" for p in pages):
+            return
+        assert time.monotonic() < deadline, "the match did not finish in time"
+        moved = False
+        for page in pages:
+            if take_turn(page):
+                moved = True
+                if each_step is not None:
+                    each_step()
+        if not moved:
+            pages[0].wait_for_timeout(100)
+
+
+def card_text(code: str) -> str:
+    """How a card reads in words on the page: 7♠, 10♥."""
+    return code[:-1] + SUIT_SYMBOLS[code[-1]]

@@ -1,0 +1,105 @@
+"""The replay of a finished deal, stepped to its end with every hand open, and its fairness
+check in the browser: "verified" for the server's answer, "mismatch" once its seed is changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Route, expect
+
+from .harness import Person, by_testid, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
+
+
+@pytest.fixture(scope="module")
+def finished(server: Any, spectators: None) -> tuple[Person, str, dict[str, Any]]:
+    """A person's finished one-deal match against a bot, played through the API, and the
+    deal's replay as the server answers it."""
+    person = Person(server.base)
+    match_id = person.create(2, ["random"])
+    person.play_out(match_id)
+    replay = person.get(f"/api/v1/matches/{match_id}/deals/1/replay")
+    assert len(replay["positions"]) > 2
+    return person, match_id, replay
+
+
+def replay_hands(page: Page, seats: int) -> list[list[str]]:
+    return [
+        by_testid(page, f"replay-hand-{seat}")
+        .locator("[data-card]")
+        .evaluate_all("els => els.map(e => e.dataset.card)")
+        for seat in range(seats)
+    ]
+
+
+def open_replay(page: Page, base: str, person: Person, match_id: str) -> None:
+    sign_in(page, base, person, route=f"#/replay/{match_id}/1")
+    expect(by_testid(page, "replay-step")).to_have_attribute("data-index", "0")
+
+
+def test_a_replay_steps_to_the_end_and_the_fairness_check_verifies(
+    web_client: str, pages: Any, finished: tuple[Person, str, dict[str, Any]]
+) -> None:
+    person, match_id, replay = finished
+    positions, seats = replay["positions"], replay["seat_count"]
+    for width in (1280, 375):
+        page = pages.new(width)
+        open_replay(page, web_client, person, match_id)
+        step = by_testid(page, "replay-step")
+        # All hands open, as dealt.
+        assert replay_hands(page, seats) == replay["hands_at_start"]
+        expect(by_testid(page, "fairness-status")).to_have_attribute("data-result", "verified")
+        pages.shot(page, "replay-start")
+        for index in (1, 2):
+            by_testid(page, "replay-next").click()
+            expect(step).to_have_attribute("data-index", str(index))
+            assert replay_hands(page, seats) == positions[index]["state"]["hands"]
+        by_testid(page, "replay-prev").click()
+        expect(step).to_have_attribute("data-index", "1")
+        by_testid(page, "replay-end").click()
+        last = len(positions) - 1
+        expect(step).to_have_attribute("data-index", str(last))
+        expect(step).to_have_attribute("data-last", "true")
+        assert replay_hands(page, seats) == positions[last]["state"]["hands"]
+        # One step further than the end stays at the end.
+        next_button = by_testid(page, "replay-next")
+        if next_button.is_enabled():
+            next_button.click()
+        expect(step).to_have_attribute("data-index", str(last))
+        fairness = by_testid(page, "fairness-status")
+        expect(fairness).to_have_attribute("data-result", "verified")
+        expect(fairness).not_to_be_empty()
+        pages.shot(page, "replay-end")
+    # Stepping with replay-next alone reaches the same end.
+    page = pages.new()
+    open_replay(page, web_client, person, match_id)
+    for index in range(1, len(positions)):
+        by_testid(page, "replay-next").click()
+        expect(by_testid(page, "replay-step")).to_have_attribute("data-index", str(index))
+    expect(by_testid(page, "replay-step")).to_have_attribute("data-last", "true")
+
+
+def test_a_tampered_seed_shows_a_mismatch(
+    web_client: str, pages: Any, finished: tuple[Person, str, dict[str, Any]]
+) -> None:
+    person, match_id, replay = finished
+    page = pages.new()
+    tampered: list[str] = []
+
+    def change_seed(route: Route) -> None:
+        response = route.fetch()
+        body = response.json()
+        seed = body["seed"]
+        body["seed"] = ("0" if seed[0] != "0" else "1") + seed[1:]
+        tampered.append(body["seed"])
+        route.fulfill(response=response, json=body)
+
+    page.route(f"**/api/v1/matches/{match_id}/deals/1/replay*", change_seed)
+    open_replay(page, web_client, person, match_id)
+    fairness = by_testid(page, "fairness-status")
+    expect(fairness).to_have_attribute("data-result", "mismatch")
+    expect(fairness).not_to_be_empty()
+    assert tampered and tampered[0] != replay["seed"]
+    pages.shot(page, "replay-mismatch")
