@@ -1,4 +1,5 @@
-"""Reads on matches. Per-seat views are built from `engine.observe` only (docs/architecture.md)."""
+"""Reads on matches. Per-seat views are built from `engine.observe` only, a spectator's public
+view from `engine.observe_public` only (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -126,6 +127,7 @@ def match_summary(match: Match) -> dict[str, Any]:
         ],
         "turn_seconds": match.turn_seconds,
         "turn_deadline": match.turn_deadline,
+        "spectators": match.spectators,
     }
 
 
@@ -173,28 +175,82 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
     return view
 
 
+def public_view(match: Match, state: engine.State | None = None) -> dict[str, Any]:
+    """A spectator's view (docs/api.md `…/state` at no seat): the keys of `state_view` with
+    `you` null, no hand and no legal move; the live deal's facts come from
+    `engine.observe_public`, which holds no card of any hand nor of the stock."""
+    view: dict[str, Any] = {
+        "match": str(match.id),
+        "version": match.version,
+        "status": match.status,
+        "deal": match.current_deal or None,
+        "deals_total": match.deals_total,
+        "phase": None,
+        "you": None,
+        "turn": None,
+        "dealer": None,
+        "direction": 1,
+        "hand": [],
+        "hand_counts": [],
+        "top_card": None,
+        "active_suit": None,
+        "pending_sevens": 0,
+        "draws_this_turn": 0,
+        "stock_count": 0,
+        "totals": list(match.totals),
+        "commitment": None,
+        "legal_moves": [],
+        "turn_deadline": match.turn_deadline,
+        "result": None,
+    }
+    if not match.state:
+        return view
+    if state is None:
+        state = engine.state_from_json(match.state)
+    view.update(engine.observe_public(state).to_dict())
+    view["commitment"] = engine.commitment(state.seed)
+    if state.result is not None:
+        view["result"] = state.result.to_json()
+    if match.status == Match.Status.FINISHED:
+        view["phase"] = "match_over"
+        view["turn"] = None
+    return view
+
+
+def match_view(match: Match, seat: int | None, state: engine.State | None = None) -> dict[str, Any]:
+    """The view of the caller at `seat`, or the public view when they hold none."""
+    return public_view(match, state) if seat is None else state_view(match, seat, state)
+
+
 def match_read(match_id: UUID | str) -> Match | None:
     """The match row by id, or None. Plain SQL (pisyedili_api.rawsql): every state read and
     long-poll runs it, and the ORM spent longer compiling it than PostgreSQL answering it."""
     return rawsql.fetch_by_pk(Match, match_id)[1]
 
 
-def _match_and_seat(match_id: UUID | str, player: Player) -> tuple[Match, int]:
-    """The match and the player's seat in it: 404 `not_found`, 403 `not_seated`."""
+def match_viewer_get(match_id: UUID | str, player: Player | None) -> tuple[Match, int | None]:
+    """The match and the caller's seat in it, None for a spectator (`player` None: anonymous):
+    404 `not_found`; 403 `spectators_not_allowed` for a caller at no seat of a match whose
+    `spectators` is `none`."""
     match = match_read(match_id)
     if match is None:
         raise ApplicationError("not_found", "No such match.")
-    seat = seat_of(match, player.id)
-    if seat is None:
-        raise ApplicationError("not_seated")
+    seat = seat_of(match, player.id if player is not None else None)
+    if seat is None and match.spectators != Match.Spectators.PUBLIC:
+        raise ApplicationError("spectators_not_allowed")
     return match, seat
 
 
 def match_view_for_player(
-    *, match_id: UUID | str, player: Player, after_version: int | None = None, wait: float = 0
+    *,
+    match_id: UUID | str,
+    player: Player | None,
+    after_version: int | None = None,
+    wait: float = 0,
 ) -> dict[str, Any]:
-    """The player's view; with `after_version`, wait up to `wait` s for version > after_version."""
-    match, seat = _match_and_seat(match_id, player)
+    """The caller's view (the public view at no seat); with `after_version`, wait up to `wait`
+    s for version > after_version."""
+    match, seat = match_viewer_get(match_id, player)
     if after_version is not None and wait > 0 and match.version <= after_version:
         deadline = time.monotonic() + wait
         versions = Match.objects.filter(id=match.id).values_list("version", flat=True)
@@ -208,7 +264,7 @@ def match_view_for_player(
                     break
                 interval = min(interval * 1.5, LONG_POLL_INTERVAL)
         match = match_read(match.id) or match
-    return state_view(match, seat)
+    return match_view(match, seat)
 
 
 def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: float) -> None:
@@ -232,10 +288,15 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
             cursor.execute(sql.unlisten(channel))
 
 
-def _deal_over_numbers(match: Match) -> set[int]:
-    return set(
-        Deal.objects.filter(match=match, status=Deal.Status.OVER).values_list("number", flat=True)
-    )
+def deal_revealable(deal: Deal) -> bool:
+    """May anyone see `deal`'s hidden facts: its seed, the hands at its start, every card
+    drawn, its replay? Once the deal is over."""
+    return deal.status == Deal.Status.OVER
+
+
+def _revealable_numbers(match: Match) -> set[int]:
+    deals = Deal.objects.filter(match=match).defer("hands_at_start", "final_state")
+    return {deal.number for deal in deals if deal_revealable(deal)}
 
 
 def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
@@ -255,15 +316,22 @@ def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
 
 
 def match_moves_for_player(
-    *, match_id: UUID | str, player: Player, deal: int | None = None
+    *, match_id: UUID | str, player: Player | None, deal: int | None = None
 ) -> list[dict[str, Any]]:
-    match, seat = _match_and_seat(match_id, player)
+    """The move log as the caller may see it: a draw's cards to the drawer, to everyone else
+    (spectators included) once its deal is revealable."""
+    match, seat = match_viewer_get(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
-    over = _deal_over_numbers(match)
+    revealable = _revealable_numbers(match)
     return [
-        move_entry(m, reveal_drawn=m.action != "draw" or m.seat == seat or m.deal_number in over)
+        move_entry(
+            m,
+            reveal_drawn=m.action != "draw"
+            or (seat is not None and m.seat == seat)
+            or m.deal_number in revealable,
+        )
         for m in moves
     ]
 
@@ -273,7 +341,7 @@ def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
     deal = Deal.objects.filter(match_id=match_id, number=number).first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
-    over = deal.status == Deal.Status.OVER
+    over = deal_revealable(deal)
     body: dict[str, Any] = {
         "number": deal.number,
         "dealer": deal.dealer,
@@ -286,20 +354,83 @@ def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
         "moves": None,
     }
     if over:
-        result = dict(deal.result or {})
-        body["result"] = {
-            "winners": result.get("winners", []),
-            "reason": result.get("reason"),
-            "last_card": result.get("last_card"),
-            "multiplier": result.get("multiplier"),
-            "penalties": result.get("penalties", []),
-            "hand_penalties": result.get("hand_penalties", []),
-        }
+        body["result"] = _deal_result(deal)
         body["seed"] = bytes(deal.seed).hex()
         body["hands_at_start"] = deal.hands_at_start
         moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
         body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
     return body
+
+
+def _deal_result(deal: Deal) -> dict[str, Any]:
+    result = dict(deal.result or {})
+    return {
+        "winners": result.get("winners", []),
+        "reason": result.get("reason"),
+        "last_card": result.get("last_card"),
+        "multiplier": result.get("multiplier"),
+        "penalties": result.get("penalties", []),
+        "hand_penalties": result.get("hand_penalties", []),
+    }
+
+
+def open_position(state: engine.State) -> dict[str, Any]:
+    """A position of a revealable deal with every hand open (docs/api.md replay `state`)."""
+    return {
+        "hands": [[c.code for c in hand] for hand in state.hands],
+        "turn": state.turn,
+        "direction": state.direction,
+        "top_card": state.top_card.code if state.top_card is not None else None,
+        "active_suit": state.active_suit,
+        "pending_sevens": state.pending_sevens,
+        "stock_count": len(state.stock),
+        "phase": state.phase,
+        "discard_count": len(state.pile),
+    }
+
+
+def deal_replay(*, match_id: UUID | str, number: int, player: Player | None) -> dict[str, Any]:
+    """`GET …/deals/{n}/replay`: every position of a revealable deal, all hands open, rebuilt
+    from its seed and move log by the engine (as deal_problems checks it). 404 `not_found`,
+    403 `spectators_not_allowed` (match_viewer_get), 409 `deal_not_over`."""
+    match, _ = match_viewer_get(match_id, player)
+    deal = Deal.objects.filter(match_id=match.id, number=number).first()
+    if deal is None:
+        raise ApplicationError("not_found", "No such deal.")
+    if not deal_revealable(deal):
+        raise ApplicationError("deal_not_over")
+    seed = bytes(deal.seed)
+    rules = engine.Rules.from_dict(match.rules)
+    state = engine.new_deal(rules, match.seat_count, deal.opener, seed)
+    positions: list[dict[str, Any]] = [
+        {"index": 0, "move": None, "seat": None, "state": open_position(state)}
+    ]
+    rows = Move.objects.filter(match_id=match.id, deal_number=deal.number).order_by("seq")
+    for index, row in enumerate(rows, start=1):
+        body = {"action": row.action, "card": row.card, "suit": row.suit}
+        move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
+        state = engine.apply(state, move, row.seat)
+        positions.append(
+            {
+                "index": index,
+                "move": {"seq": row.seq, "seat": row.seat, **body, "drawn": list(row.drawn)},
+                "seat": row.seat,
+                "state": open_position(state),
+            }
+        )
+    return {
+        "match": str(match.id),
+        "number": deal.number,
+        "dealer": deal.dealer,
+        "opener": deal.opener,
+        "commitment": deal.commitment,
+        "seed": seed.hex(),
+        "rules": match.rules,
+        "seat_count": match.seat_count,
+        "hands_at_start": deal.hands_at_start,
+        "positions": positions,
+        "result": _deal_result(deal),
+    }
 
 
 def deal_problems(deal: Deal) -> list[str]:

@@ -69,17 +69,22 @@ def match_create(
     rules: Mapping[str, Any] | None = None,
     seated: Sequence[Player] | None = None,
     turn_seconds: int | None = None,
+    spectators: str = Match.Spectators.PUBLIC,
 ) -> Match:
     """A new match: the creator takes seat 0, bots the next seats; it starts once full.
 
     `seated` (organizers' tools, e.g. tournaments): these distinct players take seats 0.. in
     order instead of the creator and `bots`; bot players among them play by their strategy.
-    `turn_seconds`: the turn clock (games.clock), None for none."""
+    `turn_seconds`: the turn clock (games.clock), None for none. `spectators`: who may watch
+    (Match.Spectators)."""
     if turn_seconds is not None and not (
         clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX
     ):
         message = f"turn_seconds must be {clock.TURN_SECONDS_MIN}..{clock.TURN_SECONDS_MAX}"
         raise ApplicationError("invalid", message, {"turn_seconds": [message]})
+    if spectators not in Match.Spectators.values:
+        message = f"spectators must be one of {', '.join(Match.Spectators.values)}"
+        raise ApplicationError("invalid", message, {"spectators": [message]})
     parsed = rules_from_options(rules=rules, deals=deals)
     if not MIN_SEATS <= seats <= parsed.max_players:
         message = f"seats must be {MIN_SEATS}..{parsed.max_players} (rule option max_players)"
@@ -119,6 +124,7 @@ def match_create(
             + [""] * (seats - len(occupants)),
             totals=[0] * seats,
             turn_seconds=turn_seconds,
+            spectators=spectators,
         )
         if seated is None:
             _limits_check_locked(player, bots_only=match.seat_bots.count("") == 1)
