@@ -96,7 +96,7 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     """Violations in one response body; empty when it leaks nothing."""
     from games import engine
     from games.models import Deal, Match
-    from games.selectors import seat_of
+    from games.selectors import deal_revealable, seat_of
 
     found: list[str] = []
     for seed in Deal.objects.filter(status=Deal.Status.ACTIVE).values_list("seed", flat=True):
@@ -108,6 +108,9 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     match = Match.objects.filter(id=matched.group(1)).first()
     if match is None or match.status != Match.Status.ACTIVE or not match.state:
         return found
+    live = Deal.objects.filter(id=match.live_deal_id).first()
+    if live is not None and deal_revealable(live):
+        return found  # the deal is over (and scored next): everything about it may be shown
     state = engine.state_from_json(match.state)
     seat = seat_of(match, viewer)
     hidden = {c.code for c in state.stock}
