@@ -94,6 +94,7 @@ def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "LIVE_CHANNEL_PREFIX": prefix,
         "LIVE_HEARTBEAT_SECONDS": "1",
         "LIVE_STREAMS_PER_PLAYER": "3",
+        "LIVE_STREAMS_PER_IP": "3",
         "DATABASE_POOL_MAX": "6",
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "PYTHONUNBUFFERED": "1",

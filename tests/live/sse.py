@@ -77,20 +77,23 @@ class Stream:
         except httpx.HTTPError:
             pass
         finally:
-            from django.db import connection
-
-            connection.close()  # this thread's own, opened by the scanner
             self.ready.set()
             self.items.put(None)  # the end of the stream
 
     def _scan(self, item: Event) -> None:
         if self._stop.is_set():
             return  # the test is done with this stream (its rows may be gone)
+        from django.db import connection
+
         try:
             leakscan.VIOLATIONS.extend(leakscan.scan_event(self.url, item.data, self._viewer))
         except Exception as exc:
             if not self._stop.is_set():
                 leakscan.VIOLATIONS.append(f"{self.url}: scanner failed: {exc!r}")
+        finally:
+            # This thread's own connection, closed at once: a waiting stream holds none (the
+            # live tests count the database's connections).
+            connection.close()
 
     def next(self, timeout: float = 10, *, heartbeats: bool = False) -> Event | str | None:
         """The next event (None: the stream ended); heartbeats are skipped unless asked for."""
