@@ -184,15 +184,64 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
     return await _with_slot(holder, _match_stream(match_id, seat, after))
 
 
+# Spectators of one match in this process share one read of its public view per version: the
+# latest view of each match, and the read under way (a thousand spectators woken by one move
+# make one read, not a thousand).
+_public_views: dict[str, tuple[int, str, dict[str, Any]]] = {}
+_public_reads: dict[str, asyncio.Future[tuple[int, str, dict[str, Any]] | None]] = {}
+_PUBLIC_VIEWS_MAX = 4096
+
+
+async def _public_view_of(match_id: UUID, version: int) -> tuple[int, str, dict[str, Any]] | None:
+    """The public view of `match_id` at `version` or later, read once for every spectator."""
+    key = str(match_id)
+    while True:
+        cached = _public_views.get(key)
+        if cached is not None and cached[0] >= version:
+            return cached
+        reading = _public_reads.get(key)
+        if reading is None:
+            reading = asyncio.ensure_future(events.run_blocking(_seat_view, match_id, None))
+            _public_reads[key] = reading
+            reading.add_done_callback(lambda done, key=key: _public_read_done(key, done))
+        found = await asyncio.shield(reading)
+        if found is None or found[0] >= version:
+            return found
+        # A read that began before this version committed: read again.
+
+
+def _public_read_done(
+    key: str, done: asyncio.Future[tuple[int, str, dict[str, Any]] | None]
+) -> None:
+    if _public_reads.get(key) is done:
+        del _public_reads[key]
+    found = None if done.cancelled() or done.exception() else done.result()
+    if found is None:
+        _public_views.pop(key, None)
+        return
+    if len(_public_views) >= _PUBLIC_VIEWS_MAX:
+        _public_views.clear()
+    cached = _public_views.get(key)
+    if found[1] == Match.Status.FINISHED:
+        _public_views.pop(key, None)  # no spectator waits on a finished match
+    elif cached is None or cached[0] < found[0]:
+        _public_views[key] = found
+
+
 async def _match_stream(
     match_id: UUID, seat: int | None, after: int | None
 ) -> AsyncIterator[bytes]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with events.hub().watch(match=str(match_id)) as waiter:
         yield _RETRY
+        announced: int | None = None  # the version the last message announced
         while True:
             # Read after the waiter is registered: a change committed from here on is queued.
-            found = await events.run_blocking(_seat_view, match_id, seat)
+            # A spectator woken by a message may share a read of that version (or a later one).
+            if seat is None and announced is not None:
+                found = await _public_view_of(match_id, announced)
+            else:
+                found = await events.run_blocking(_seat_view, match_id, seat)
             if found is None:
                 yield _event("close", {"reason": "not_found"})
                 return
@@ -212,7 +261,11 @@ async def _match_stream(
                     return
                 if message is None:
                     yield _HEARTBEAT
-                elif message.get("resync") or message["version"] > after:
+                elif message.get("resync"):
+                    announced = None
+                    break
+                elif message["version"] > after:
+                    announced = message["version"]
                     break
 
 
