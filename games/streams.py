@@ -28,6 +28,7 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import UUID
@@ -203,7 +204,7 @@ async def _public_view_of(match_id: UUID, version: int) -> tuple[int, str, dict[
         if reading is None:
             reading = asyncio.ensure_future(events.run_blocking(_seat_view, match_id, None))
             _public_reads[key] = reading
-            reading.add_done_callback(lambda done, key=key: _public_read_done(key, done))
+            reading.add_done_callback(functools.partial(_public_read_done, key))
         found = await asyncio.shield(reading)
         if found is None or found[0] >= version:
             return found
