@@ -85,10 +85,44 @@ def _summary_related() -> tuple[Prefetch[Any], Prefetch[Any]]:
     )
 
 
+def shared_deals_pending(match: Match) -> set[int]:
+    """The numbers of the deals `match` shares with other tables (Match.seed_key, a duplicate
+    tournament round) that some table sharing them has not finished yet: nothing of such a
+    deal at any table is shown (its seed, hands, draws, last card, scores) before every table
+    has finished it. Empty for a match with a seed of its own per deal."""
+    if match.seed_key is None:
+        return set()
+    open_ids = list(
+        Match.objects.filter(seed_key=match.seed_key)
+        .exclude(status=Match.Status.FINISHED)
+        .values_list("id", flat=True)
+    )
+    if not open_ids:
+        return set()
+    over: dict[Any, set[int]] = {m: set() for m in open_ids}
+    for match_id, number in Deal.objects.filter(
+        match_id__in=open_ids, status=Deal.Status.OVER
+    ).values_list("match_id", "number"):
+        over[match_id].add(number)
+    numbers = range(1, max(match.deals_total, match.current_deal) + 1)
+    return {n for n in numbers if any(n not in done for done in over.values())}
+
+
 def match_summary(match: Match) -> dict[str, Any]:
-    """The public `<match>` object of docs/api.md (no card, no seed)."""
+    """The public `<match>` object of docs/api.md (no card, no seed). A deal another table of
+    a duplicate round still plays shows no result, and the totals count only the deals shown."""
     seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
     deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
+    pending = shared_deals_pending(match)
+    totals = list(match.totals)
+    if match.seed_key is not None:
+        # Shared deals (R-32: a total is the sum of the deal scores) of the deals shown only.
+        totals = [0] * match.seat_count
+        for deal in deals:
+            if deal.number not in pending and deal.result:
+                for seat, penalty in enumerate(deal.result.get("penalties", [])):
+                    totals[seat] += penalty
+    results = {d.number: (d.result or {}) if d.number not in pending else {} for d in deals}
     return {
         "id": str(match.id),
         "status": match.status,
@@ -110,8 +144,8 @@ def match_summary(match: Match) -> dict[str, Any]:
                     if seat in seats
                     else None
                 ),
-                "total": match.totals[seat],
-                "place": seats[seat].place if seat in seats else None,
+                "total": totals[seat],
+                "place": seats[seat].place if seat in seats and not pending else None,
             }
             for seat in range(match.seat_count)
         ],
@@ -119,9 +153,9 @@ def match_summary(match: Match) -> dict[str, Any]:
             {
                 "number": deal.number,
                 "status": deal.status,
-                "winners": (deal.result or {}).get("winners", []),
-                "reason": (deal.result or {}).get("reason"),
-                "penalties": (deal.result or {}).get("penalties", []),
+                "winners": results[deal.number].get("winners", []),
+                "reason": results[deal.number].get("reason"),
+                "penalties": results[deal.number].get("penalties", []),
             }
             for deal in deals
         ],
@@ -228,16 +262,23 @@ def match_read(match_id: UUID | str) -> Match | None:
     return rawsql.fetch_by_pk(Match, match_id)[1]
 
 
-def match_viewer_get(match_id: UUID | str, player: Player | None) -> tuple[Match, int | None]:
+def match_viewer_get(
+    match_id: UUID | str, player: Player | None, *, live: bool = True
+) -> tuple[Match, int | None]:
     """The match and the caller's seat in it, None for a spectator (`player` None: anonymous):
     404 `not_found`; 403 `spectators_not_allowed` for a caller at no seat of a match whose
-    `spectators` is `none`."""
+    `spectators` is `none`, and (`live`: its play rather than a finished deal's replay) of a
+    table of a duplicate round while another table still plays a deal it shares: what is
+    played at one table is the hidden hands of the other."""
     match = match_read(match_id)
     if match is None:
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player.id if player is not None else None)
     if seat is None and match.spectators != Match.Spectators.PUBLIC:
         raise ApplicationError("spectators_not_allowed")
+    if seat is None and live and match.seed_key is not None and shared_deals_pending(match):
+        message = "Other tables are still playing this table's deals: watch it once they finish."
+        raise ApplicationError("spectators_not_allowed", message)
     return match, seat
 
 
@@ -288,15 +329,22 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
             cursor.execute(sql.unlisten(channel))
 
 
-def deal_revealable(deal: Deal) -> bool:
+def deal_revealable(deal: Deal, *, pending: set[int] | None = None) -> bool:
     """May anyone see `deal`'s hidden facts: its seed, the hands at its start, every card
-    drawn, its replay? Once the deal is over."""
-    return deal.status == Deal.Status.OVER
+    drawn, its replay? Once the deal is over, and for a deal of a duplicate round once every
+    table of the round has finished it. `pending`: shared_deals_pending(deal.match), when the
+    caller has it already."""
+    if deal.status != Deal.Status.OVER:
+        return False
+    if pending is None:
+        pending = shared_deals_pending(deal.match)
+    return deal.number not in pending
 
 
 def _revealable_numbers(match: Match) -> set[int]:
-    deals = Deal.objects.filter(match=match).defer("hands_at_start", "final_state")
-    return {deal.number for deal in deals if deal_revealable(deal)}
+    pending = shared_deals_pending(match)
+    deals = Deal.objects.filter(match=match).only("id", "match_id", "number", "status")
+    return {deal.number for deal in deals if deal_revealable(deal, pending=pending)}
 
 
 def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
@@ -337,8 +385,9 @@ def match_moves_for_player(
 
 
 def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
-    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is over."""
-    deal = Deal.objects.filter(match_id=match_id, number=number).first()
+    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is over
+    (a deal of a duplicate round: once every table of the round has finished it)."""
+    deal = Deal.objects.filter(match_id=match_id, number=number).select_related("match").first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
     over = deal_revealable(deal)
@@ -393,10 +442,11 @@ def deal_replay(*, match_id: UUID | str, number: int, player: Player | None) -> 
     """`GET …/deals/{n}/replay`: every position of a revealable deal, all hands open, rebuilt
     from its seed and move log by the engine (as deal_problems checks it). 404 `not_found`,
     403 `spectators_not_allowed` (match_viewer_get), 409 `deal_not_over`."""
-    match, _ = match_viewer_get(match_id, player)
+    match, _ = match_viewer_get(match_id, player, live=False)
     deal = Deal.objects.filter(match_id=match.id, number=number).first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
+    deal.match = match  # the row in hand
     if not deal_revealable(deal):
         raise ApplicationError("deal_not_over")
     seed = bytes(deal.seed)

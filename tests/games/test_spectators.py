@@ -253,3 +253,28 @@ def test_spectators_woken_by_one_version_share_one_read(monkeypatch):
     found = asyncio.run(watchers(9, 50))  # the cached view is older: one more read
     assert reads == [7, 9] and {f[0] for f in found} == {9}
     assert asyncio.run(watchers(8, 10))[0][0] == 9 and reads == [7, 9]  # newer cached: no read
+
+
+def test_tables_sharing_their_deals_have_no_spectators_while_one_plays(make_player, client_for):
+    """A duplicate round's tables play the same deals: what is played at one is the hidden
+    hands of the other, so nobody at no seat watches either until every table has finished."""
+    import secrets
+
+    from games.services import match_create
+
+    key = secrets.token_hex(32)
+    (a, ta), (b, tb), (_, tc) = make_player(), make_player(), make_player()
+    first = match_create(player=a, seats=2, bots=["greedy"], deals=1, seed_key=key)
+    second = match_create(player=b, seats=2, bots=["greedy"], deals=1, seed_key=key)
+    outsider, at_other_table = client_for(tc), client_for(tb)
+    for who in (outsider, at_other_table):
+        for suffix in ("/state", "/moves", "/events"):
+            response = who.get(f"/api/v1/matches/{first.id}{suffix}")
+            assert response.status_code == 403, (suffix, response.content)
+            assert response.json()["code"] == "spectators_not_allowed"
+        replay = who.get(f"/api/v1/matches/{first.id}/deals/1/replay")
+        assert replay.status_code == 409 and replay.json()["code"] == "deal_not_over"
+    assert client_for(ta).get(f"/api/v1/matches/{first.id}/state").json()["you"] == 0
+    # Once no table plays a shared deal any more, the tables may be watched again.
+    Match.objects.filter(id__in=[first.id, second.id]).update(status=Match.Status.FINISHED)
+    assert outsider.get(f"/api/v1/matches/{first.id}/state").status_code == 200
