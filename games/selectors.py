@@ -1,5 +1,6 @@
-"""Reads on matches. Per-seat views are built from `engine.observe` only, a spectator's public
-view from `engine.observe_public` only (docs/architecture.md)."""
+"""Reads on matches: models and rows; games/serializers.py shapes them into responses (a
+per-seat view from `engine.observe` only, a spectator's public view from
+`engine.observe_public` only, docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -108,154 +109,6 @@ def shared_deals_pending(match: Match) -> set[int]:
     return {n for n in numbers if any(n not in done for done in over.values())}
 
 
-def match_summary(match: Match) -> dict[str, Any]:
-    """The public `<match>` object of docs/api.md (no card, no seed). A deal another table of
-    a duplicate round still plays shows no result, and the totals count only the deals shown."""
-    seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
-    deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
-    pending = shared_deals_pending(match)
-    totals = list(match.totals)
-    if match.seed_key is not None:
-        # Shared deals (R-32: a total is the sum of the deal scores) of the deals shown only.
-        totals = [0] * match.seat_count
-        for deal in deals:
-            if deal.number not in pending and deal.result:
-                for seat, penalty in enumerate(deal.result.get("penalties", [])):
-                    totals[seat] += penalty
-    results = {d.number: (d.result or {}) if d.number not in pending else {} for d in deals}
-    return {
-        "id": str(match.id),
-        "status": match.status,
-        "created_at": match.created_at,
-        "finished_at": match.finished_at,
-        "deals_total": match.deals_total,
-        "current_deal": match.current_deal or None,
-        "version": match.version,
-        "rules": match.rules,
-        "seats": [
-            {
-                "seat": seat,
-                "player": (
-                    {
-                        "id": str(seats[seat].player.id),
-                        "display_name": seats[seat].player.display_name,
-                        "is_bot": seats[seat].player.is_bot,
-                    }
-                    if seat in seats
-                    else None
-                ),
-                "total": totals[seat],
-                "place": seats[seat].place if seat in seats and not pending else None,
-            }
-            for seat in range(match.seat_count)
-        ],
-        "deals": [
-            {
-                "number": deal.number,
-                "status": deal.status,
-                "winners": results[deal.number].get("winners", []),
-                "reason": results[deal.number].get("reason"),
-                "penalties": results[deal.number].get("penalties", []),
-            }
-            for deal in deals
-        ],
-        "turn_seconds": match.turn_seconds,
-        "turn_deadline": match.turn_deadline,
-        "spectators": match.spectators,
-    }
-
-
-def state_view(match: Match, seat: int, state: engine.State | None = None) -> dict[str, Any]:
-    """The caller's view (docs/api.md `…/state`): an observation of the live deal plus match facts.
-
-    `state` is the live deal's state when the caller already holds it (saves a parse)."""
-    view: dict[str, Any] = {
-        "match": str(match.id),
-        "version": match.version,
-        "status": match.status,
-        "deal": match.current_deal or None,
-        "deals_total": match.deals_total,
-        "phase": None,
-        "you": seat,
-        "turn": None,
-        "dealer": None,
-        "direction": 1,
-        "hand": [],
-        "hand_counts": [],
-        "top_card": None,
-        "active_suit": None,
-        "pending_sevens": 0,
-        "draws_this_turn": 0,
-        "stock_count": 0,
-        "totals": list(match.totals),
-        "commitment": None,
-        "legal_moves": [],
-        "turn_deadline": match.turn_deadline,
-        "result": None,
-    }
-    if not match.state:
-        return view  # waiting for players: no deal yet
-    if state is None:
-        state = engine.state_from_json(match.state)
-    view.update(engine.observe(state, seat).to_dict())
-    view["commitment"] = engine.commitment(state.seed)
-    if state.result is not None:
-        # Deal over: its result is public (games.score_deal scores it and deals on).
-        view["result"] = state.result.to_json()
-    if match.status == Match.Status.FINISHED:
-        view["phase"] = "match_over"
-        view["turn"] = None
-        view["legal_moves"] = []
-    return view
-
-
-def public_view(match: Match, state: engine.State | None = None) -> dict[str, Any]:
-    """A spectator's view (docs/api.md `…/state` at no seat): the keys of `state_view` with
-    `you` null, no hand and no legal move; the live deal's facts come from
-    `engine.observe_public`, which holds no card of any hand nor of the stock."""
-    view: dict[str, Any] = {
-        "match": str(match.id),
-        "version": match.version,
-        "status": match.status,
-        "deal": match.current_deal or None,
-        "deals_total": match.deals_total,
-        "phase": None,
-        "you": None,
-        "turn": None,
-        "dealer": None,
-        "direction": 1,
-        "hand": [],
-        "hand_counts": [],
-        "top_card": None,
-        "active_suit": None,
-        "pending_sevens": 0,
-        "draws_this_turn": 0,
-        "stock_count": 0,
-        "totals": list(match.totals),
-        "commitment": None,
-        "legal_moves": [],
-        "turn_deadline": match.turn_deadline,
-        "result": None,
-    }
-    if not match.state:
-        return view
-    if state is None:
-        state = engine.state_from_json(match.state)
-    view.update(engine.observe_public(state).to_dict())
-    view["commitment"] = engine.commitment(state.seed)
-    if state.result is not None:
-        view["result"] = state.result.to_json()
-    if match.status == Match.Status.FINISHED:
-        view["phase"] = "match_over"
-        view["turn"] = None
-    return view
-
-
-def match_view(match: Match, seat: int | None, state: engine.State | None = None) -> dict[str, Any]:
-    """The view of the caller at `seat`, or the public view when they hold none."""
-    return public_view(match, state) if seat is None else state_view(match, seat, state)
-
-
 def match_read(match_id: UUID | str) -> Match | None:
     """The match row by id, or None. Plain SQL (pisyedili_api.rawsql): every state read and
     long-poll runs it, and the ORM spent longer compiling it than PostgreSQL answering it."""
@@ -288,9 +141,10 @@ def match_view_for_player(
     player: Player | None,
     after_version: int | None = None,
     wait: float = 0,
-) -> dict[str, Any]:
-    """The caller's view (the public view at no seat); with `after_version`, wait up to `wait`
-    s for version > after_version."""
+) -> tuple[Match, int | None]:
+    """The match and the caller's seat in it (None: a spectator), for the caller's view
+    (serializers.match_view); with `after_version`, read once the version passes it or `wait`
+    s have gone by."""
     match, seat = match_viewer_get(match_id, player)
     if after_version is not None and wait > 0 and match.version <= after_version:
         deadline = time.monotonic() + wait
@@ -305,7 +159,7 @@ def match_view_for_player(
                     break
                 interval = min(interval * 1.5, LONG_POLL_INTERVAL)
         match = match_read(match.id) or match
-    return match_view(match, seat)
+    return match, seat
 
 
 def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: float) -> None:
@@ -347,101 +201,43 @@ def _revealable_numbers(match: Match) -> set[int]:
     return {deal.number for deal in deals if deal_revealable(deal, pending=pending)}
 
 
-def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
-    """One move-log entry; `drawn` only for the drawer or once the deal is over (docs/api.md)."""
-    return {
-        "seq": move.seq,
-        "deal": move.deal_number,
-        "seat": move.seat,
-        "action": move.action,
-        "card": move.card,
-        "suit": move.suit,
-        "drawn": list(move.drawn) if reveal_drawn else None,
-        "drawn_count": len(move.drawn),
-        "by_bot": move.by_bot,
-        "at": move.at,
-    }
-
-
 def match_moves_for_player(
     *, match_id: UUID | str, player: Player | None, deal: int | None = None
-) -> list[dict[str, Any]]:
-    """The move log as the caller may see it: a draw's cards to the drawer, to everyone else
-    (spectators included) once its deal is revealable."""
+) -> list[tuple[Move, bool]]:
+    """The match's moves in order, each with whether the caller may see the cards it drew:
+    their own draws, and every draw of a revealable deal (R-3); a spectator (no seat) sees
+    only the latter."""
     match, seat = match_viewer_get(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
-    revealable = _revealable_numbers(match)
+    shown = _revealable_numbers(match)
     return [
-        move_entry(
-            m,
-            reveal_drawn=m.action != "draw"
-            or (seat is not None and m.seat == seat)
-            or m.deal_number in revealable,
-        )
+        (m, m.action != "draw" or (seat is not None and m.seat == seat) or m.deal_number in shown)
         for m in moves
     ]
 
 
-def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
-    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is over
-    (a deal of a duplicate round: once every table of the round has finished it)."""
+def deal_get(*, match_id: UUID | str, number: int) -> tuple[Deal, list[Move] | None]:
+    """A deal of a match (404 if there is none) and, once it may be shown, its moves in order,
+    else None (serializers.deal_reveal shows its seed, hands and moves only then): once it is
+    over, and for a deal of a duplicate round, once every table of the round has finished it."""
     deal = Deal.objects.filter(match_id=match_id, number=number).select_related("match").first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
-    over = deal_revealable(deal)
-    body: dict[str, Any] = {
-        "number": deal.number,
-        "dealer": deal.dealer,
-        "opener": deal.opener,
-        "status": deal.status,
-        "commitment": deal.commitment,
-        "result": None,
-        "seed": None,
-        "hands_at_start": None,
-        "moves": None,
-    }
-    if over:
-        body["result"] = _deal_result(deal)
-        body["seed"] = bytes(deal.seed).hex()
-        body["hands_at_start"] = deal.hands_at_start
-        moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
-        body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
-    return body
+    if not deal_revealable(deal):
+        return deal, None
+    moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
+    return deal, list(moves)
 
 
-def _deal_result(deal: Deal) -> dict[str, Any]:
-    result = dict(deal.result or {})
-    return {
-        "winners": result.get("winners", []),
-        "reason": result.get("reason"),
-        "last_card": result.get("last_card"),
-        "multiplier": result.get("multiplier"),
-        "penalties": result.get("penalties", []),
-        "hand_penalties": result.get("hand_penalties", []),
-    }
-
-
-def open_position(state: engine.State) -> dict[str, Any]:
-    """A position of a revealable deal with every hand open (docs/api.md replay `state`)."""
-    return {
-        "hands": [[c.code for c in hand] for hand in state.hands],
-        "turn": state.turn,
-        "direction": state.direction,
-        "top_card": state.top_card.code if state.top_card is not None else None,
-        "active_suit": state.active_suit,
-        "pending_sevens": state.pending_sevens,
-        "stock_count": len(state.stock),
-        "phase": state.phase,
-        "discard_count": len(state.pile),
-    }
-
-
-def deal_replay(*, match_id: UUID | str, number: int, player: Player | None) -> dict[str, Any]:
-    """`GET …/deals/{n}/replay`: every position of a revealable deal, all hands open, rebuilt
-    from its seed and move log by the engine (as deal_problems checks it). 404 `not_found`,
-    403 `spectators_not_allowed` (match_viewer_get), 409 `deal_not_over`."""
+def deal_replay_get(
+    *, match_id: UUID | str, number: int, player: Player | None
+) -> tuple[Match, Deal, list[tuple[Move | None, engine.State]]]:
+    """`GET …/deals/{n}/replay`: the match, the deal and every position of it, rebuilt by the
+    engine from its seed and move log (as deal_problems checks them): the deal as dealt, then
+    each move with the position after it. 404 `not_found`, 403 `spectators_not_allowed`
+    (match_viewer_get), 409 `deal_not_over` unless deal_revealable."""
     match, _ = match_viewer_get(match_id, player, live=False)
     deal = Deal.objects.filter(match_id=match.id, number=number).first()
     if deal is None:
@@ -449,38 +245,16 @@ def deal_replay(*, match_id: UUID | str, number: int, player: Player | None) -> 
     deal.match = match  # the row in hand
     if not deal_revealable(deal):
         raise ApplicationError("deal_not_over")
-    seed = bytes(deal.seed)
     rules = engine.Rules.from_dict(match.rules)
-    state = engine.new_deal(rules, match.seat_count, deal.opener, seed)
-    positions: list[dict[str, Any]] = [
-        {"index": 0, "move": None, "seat": None, "state": open_position(state)}
-    ]
+    state = engine.new_deal(rules, match.seat_count, deal.opener, bytes(deal.seed))
+    steps: list[tuple[Move | None, engine.State]] = [(None, state)]
     rows = Move.objects.filter(match_id=match.id, deal_number=deal.number).order_by("seq")
-    for index, row in enumerate(rows, start=1):
+    for row in rows:
         body = {"action": row.action, "card": row.card, "suit": row.suit}
         move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
         state = engine.apply(state, move, row.seat)
-        positions.append(
-            {
-                "index": index,
-                "move": {"seq": row.seq, "seat": row.seat, **body, "drawn": list(row.drawn)},
-                "seat": row.seat,
-                "state": open_position(state),
-            }
-        )
-    return {
-        "match": str(match.id),
-        "number": deal.number,
-        "dealer": deal.dealer,
-        "opener": deal.opener,
-        "commitment": deal.commitment,
-        "seed": seed.hex(),
-        "rules": match.rules,
-        "seat_count": match.seat_count,
-        "hands_at_start": deal.hands_at_start,
-        "positions": positions,
-        "result": _deal_result(deal),
-    }
+        steps.append((row, state))
+    return match, deal, steps
 
 
 def deal_problems(deal: Deal) -> list[str]:

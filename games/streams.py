@@ -55,7 +55,8 @@ from players.tickets import stream_player
 
 from . import events
 from .models import Match
-from .selectors import match_read, match_view, match_viewer_get
+from .selectors import match_read, match_viewer_get
+from .serializers import match_view
 
 _render = JSONRenderer().render
 

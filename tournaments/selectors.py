@@ -1,4 +1,4 @@
-"""Reads on tournaments: the public object, the list, the tables, and the standings.
+"""Reads on tournaments: one tournament, the list, the tables, and the standings.
 
 Standings are recounted from the ScoreEntry rows of the tournament's matches (entrants' seats
 only; filler bots never count):
@@ -38,6 +38,7 @@ from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
 from .models import Entrant, Round, Table, Tournament
+from .serializers import player_ref
 
 CSV_COLUMNS = (
     "rank",
@@ -52,10 +53,6 @@ CSV_COLUMNS = (
     "head_to_head",
 )
 DUPLICATE_CSV_COLUMNS = (*CSV_COLUMNS, "matchpoints")  # a duplicate tournament's standings
-
-
-def _player(player: Player) -> dict[str, Any]:
-    return {"id": str(player.id), "display_name": player.display_name, "is_bot": player.is_bot}
 
 
 def tournament_get(*, tournament_id: UUID | str) -> Tournament:
@@ -104,32 +101,6 @@ def tournaments_to_advance() -> list[str]:
     ]
 
 
-def tournament_summary(tournament: Tournament) -> dict[str, Any]:
-    return {
-        "id": str(tournament.id),
-        "name": tournament.name,
-        "organizer": _player(tournament.organizer),
-        "format": tournament.format,
-        "table_size": tournament.table_size,
-        "deals_per_match": tournament.deals_per_match,
-        "rules": tournament.rules,
-        "fill_bots": tournament.fill_bot or None,
-        "status": tournament.status,
-        "rounds_total": tournament.rounds_total,
-        "current_round": tournament.current_round,
-        "turn_seconds": tournament.turn_seconds,
-        "created_at": tournament.created_at,
-        "started_at": tournament.started_at,
-        "finished_at": tournament.finished_at,
-        "players": [_player(e.player) for e in tournament.entrants.all()],
-        "pending_invitations": [
-            _player(e.player)
-            for e in tournament.entrants.all()
-            if e.status != Entrant.Status.ACCEPTED
-        ],
-    }
-
-
 def _tournament_matches(tournament: Tournament) -> list[tuple[int, int, Match]]:
     """(round number, table number, match) for every table of the tournament."""
     tables = (
@@ -149,7 +120,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
     ids = [str(e.player_id) for e in entrants]
     rows: dict[str, dict[str, Any]] = {
         pid: {
-            "player": _player(e.player),
+            "player": player_ref(e.player),
             "matches": 0,
             "byes": 0,
             "deals_played": 0,
@@ -385,7 +356,7 @@ def tournament_tables(
                 "number": rnd.number,
                 "started_at": rnd.started_at,
                 "finished_at": rnd.finished_at,
-                "byes": [_player(players[p]) for p in byes],
+                "byes": [player_ref(players[p]) for p in byes],
                 "tables": [
                     {
                         "table": t.number,
@@ -394,7 +365,7 @@ def tournament_tables(
                         "seats": [
                             {
                                 "seat": seat,
-                                "player": _player(players[p]),
+                                "player": player_ref(players[p]),
                                 "entrant": p in entrants,
                             }
                             for seat, p in enumerate(t.match.seat_players)

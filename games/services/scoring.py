@@ -17,6 +17,7 @@ from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 
 from games import engine
+from pisyedili_api.tasks import send_on_commit
 from players.services import player_deals_add, player_standings_settle
 
 from ..models import Deal, Match, ScoreEntry, Seat
@@ -30,9 +31,9 @@ _CLOSE_FIELDS = ("state", "turn_deadline")
 def _deal_close(match: Match, final: engine.State) -> None:
     """R-28, R-29: the deal is over. Store its result and final state; score it on a worker
     once the move commits (the caller writes the match's _CLOSE_FIELDS)."""
-    result = final.result
-    assert result is not None
-    Deal.objects.filter(id=match.live_deal_id).update(
+    result, deal_id = final.result, match.live_deal_id
+    assert result is not None and deal_id is not None  # a live deal has just ended
+    Deal.objects.filter(id=deal_id).update(
         status=Deal.Status.OVER,
         result=result.to_json(),
         final_state=engine.state_to_json(final),
@@ -40,10 +41,7 @@ def _deal_close(match: Match, final: engine.State) -> None:
     )
     match.state = engine.state_to_json(final)
     match.turn_deadline = None
-    from ..tasks import enqueue_score_deal
-
-    match_id, number = str(match.id), match.current_deal
-    transaction.on_commit(lambda: enqueue_score_deal(match_id, number))
+    send_on_commit("games.deal_score", str(match.id), match.current_deal)
 
 
 def _match_locked(match_id: UUID | str) -> Match | None:
@@ -68,9 +66,9 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
         result = deal.result
         # The next deal is dealt only once this one is scored: until then the match holds the
         # final state of its live deal (_deal_close), so it need not be read again.
-        final = engine.state_from_json(
-            match.state if deal.id == match.live_deal_id else deal.final_state
-        )
+        final_json = match.state if deal.id == match.live_deal_id else deal.final_state
+        assert result is not None and final_json is not None  # _deal_close wrote both
+        final = engine.state_from_json(final_json)
         player_ids = [UUID(p) for p in match.seat_players]
         winners = set(result["winners"])
         penalties = result["penalties"]
@@ -113,10 +111,7 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
         match.finished_at = now
         _seats_save_totals(match, places=engine.match_places(match.totals))
         _match_write(match, "totals", "version", "status", "finished_at")
-        from ..tasks import enqueue_settle_match
-
-        settle_id = str(match.id)
-        transaction.on_commit(lambda: enqueue_settle_match(settle_id))
+        send_on_commit("games.match_settle", str(match.id))
     return True
 
 
@@ -145,6 +140,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
         match = _match_locked(match_id)
         if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
             return False
+        assert match.finished_at is not None  # set with the status
         scores = list(
             ScoreEntry.objects.filter(match_id=match.id).order_by().values_list("seat", "won")
         )

@@ -10,7 +10,7 @@ import pytest
 
 from games import engine
 from games.models import Match
-from games.selectors import public_view, state_view
+from games.serializers import public_view, state_view
 from tests.helpers import create_match, end_deal_by_last_card, post_move, state
 from tests.leakscan import scan_body
 

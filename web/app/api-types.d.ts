@@ -695,7 +695,7 @@ export interface components {
             number: number;
             status: components["schemas"]["DealStatusEnum"];
             winners: number[];
-            reason: (components["schemas"]["DealEndReasonEnum"] | components["schemas"]["NullEnum"]) | null;
+            reason: components["schemas"]["DealEndReasonEnum"] | components["schemas"]["NullEnum"];
             penalties: number[];
         };
         /**
@@ -846,10 +846,14 @@ export interface components {
          * @enum {string}
          */
         MoveActionEnum: "play" | "draw" | "pass";
+        /**
+         * @description A move (docs/rules.md §10): an `action`; a play names its `card`, and a Jack may
+         *     nominate a `suit`.
+         */
         MoveBody: {
             action: components["schemas"]["MoveActionEnum"];
             card?: string | null;
-            suit?: (components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"]) | null;
+            suit?: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
         };
         MoveEntry: {
             seq: number;
@@ -865,13 +869,13 @@ export interface components {
             /** Format: date-time */
             at: string;
         };
+        /** @description The body of `POST …/moves`: a move and the match `version` it was chosen at. */
         MovePostRequest: {
             action: components["schemas"]["MoveActionEnum"];
             card?: string | null;
-            suit?: (components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"]) | null;
+            suit?: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             version: number;
         };
-        /** @enum {unknown} */
         NullEnum: null;
         PaginatedMatch: {
             /** Format: uri */
@@ -969,7 +973,7 @@ export interface components {
             turn: number | null;
             direction: components["schemas"]["DirectionEnum"];
             top_card: string | null;
-            active_suit: (components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"]) | null;
+            active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
             stock_count: number;
             phase: components["schemas"]["ReplayPositionStatePhaseEnum"];
@@ -1061,7 +1065,7 @@ export interface components {
             status: components["schemas"]["MatchStatusEnum"];
             deal: number | null;
             deals_total: number;
-            phase: (components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"]) | null;
+            phase: components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"];
             /** @description The caller's seat; null in a spectator's public view. */
             you: number | null;
             turn: number | null;
@@ -1070,7 +1074,7 @@ export interface components {
             hand: string[];
             hand_counts: number[];
             top_card: string | null;
-            active_suit: (components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"]) | null;
+            active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
             draws_this_turn: number;
             stock_count: number;
