@@ -4,7 +4,8 @@
 of `GET …/state`: a seat's own view, or the public view for a spectator, signed in or not, of a
 `spectators: public` match) and whose `id` is the match version, after every version change;
 `close` once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
-`match_finished` of any of the caller's matches, `id` = the caller's own event sequence.
+`match_finished` of any of the caller's matches, and `tournament_round` (a round they play was
+dealt), `id` = the caller's own event sequence. Both answer GET only (405 otherwise).
 
 What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect by itself):
 - match stream: a view is a snapshot, so versions are not replayed one by one. If the match is
@@ -28,8 +29,7 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
-import functools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -44,6 +44,7 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.utils.cache import patch_cache_control
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
@@ -113,19 +114,52 @@ async def _blocking(request: HttpRequest, fn: Any, *args: Any, **kwargs: Any) ->
     return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
 
 
-def _streaming(body: AsyncIterator[bytes] | Iterator[bytes]) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(body, content_type="text/event-stream")
-    patch_cache_control(response, no_store=True, private=True)
-    response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+class EventStreamResponse(StreamingHttpResponse):
+    """A `text/event-stream` response of `events`. Under pisyedili_api.asgi the handler sends
+    `events` itself once the headers are out, and lets the request and this response go: an
+    idle stream keeps only its generator and its waiter."""
+
+    def __init__(self, body: AsyncIterator[bytes] | Iterator[bytes]) -> None:
+        super().__init__(body, content_type="text/event-stream")
+        self.events = body
+        patch_cache_control(self, no_store=True, private=True)
+        self["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+
+
+_streaming = EventStreamResponse
+
+
+def _get_only(request: HttpRequest) -> HttpResponse | None:
+    """405 `method_not_allowed` (with `Allow: GET`) unless `request` is a GET."""
+    if request.method == "GET":
+        return None
+    response = _error(ApplicationError("method_not_allowed", "Only GET opens a stream."))
+    response["Allow"] = "GET"
     return response
 
 
 def _seat_view(match_id: UUID, seat: int | None) -> tuple[int, str, dict[str, Any]] | None:
-    """The match's version, status and the view of `seat` (None: the public view)."""
+    """The match's version and status, and the view of `seat` (None: the public view of a
+    spectator); None when there is no such match."""
     match = match_read(match_id)
     if match is None:
         return None
     return match.version, match.status, match_view(match, seat)
+
+
+def _seat_event(
+    match_id: UUID, seat: int | None, after: int | None
+) -> tuple[int, bool, bytes | None]:
+    """The match's version, whether it is over, and the seat's `state` event, rendered here
+    (off the event loop) unless the stream has sent that version (`after`) already. An `after`
+    the match never reached (another deployment's id) gets the current view too. A match that
+    is gone reads as over, with no event."""
+    found = _seat_view(match_id, seat)
+    if found is None:
+        return -1, True, None
+    version, status, view = found
+    event = _event("state", view, version) if after != version else None
+    return version, status == Match.Status.FINISHED, event
 
 
 def _viewer(request: HttpRequest, *, tickets: bool = True) -> Player | None:
@@ -145,29 +179,33 @@ def _slot_holder(request: HttpRequest, player: Player | None) -> tuple[str, int,
     return f"address:{address}", settings.LIVE_STREAMS_PER_IP, "per address"
 
 
-async def _with_slot(holder: tuple[str, int, str], body: AsyncIterator[bytes]) -> HttpResponseBase:
+async def _with_slot(
+    holder: tuple[str, int, str], body: AsyncGenerator[bytes, None]
+) -> HttpResponseBase:
     """Stream `body` in one of the holder's stream slots; 429 when they hold them all."""
-    hub = events.hub()
     key, limit, per = holder
-    slot = await hub.slot_take(key, limit)
+    slot = await events.hub().slot_take(key, limit)
     if slot is None:
         return _error(ApplicationError("throttled", f"At most {limit} open streams {per}."))
-
-    async def held() -> AsyncIterator[bytes]:
-        try:
-            async for chunk in body:
-                yield chunk
-                if chunk is _HEARTBEAT:
-                    await hub.slot_refresh(key, slot)
-        finally:
-            await hub.slot_give_back(key, slot)
-
-    return _streaming(held())
+    return _streaming(_held(key, slot, body))
 
 
+async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+    """`body` while it holds `slot` (the hub keeps it alive; given back at the end)."""
+    try:
+        async for chunk in body:
+            yield chunk
+    finally:
+        await body.aclose()
+        await events.hub().slot_give_back(player, slot)
+
+
+@csrf_exempt  # a header token or a ticket, never a cookie (as the DRF views)
 async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase:
     """`GET /api/v1/matches/{id}/events`: the caller's view (a seat's, or the public view of a
     spectator) after every version change."""
+    if (refusal := _get_only(request)) is not None:
+        return refusal
     try:
         after = _last_event_id(request)
         player = await _blocking(request, _viewer, request)
@@ -175,85 +213,33 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
-        found = await _blocking(request, _seat_view, match_id, seat)
+        version, over, view = await _blocking(request, _seat_event, match_id, seat, after)
         chunks = [_RETRY]
-        if found is not None and (after is None or found[0] > after):
-            chunks.append(_event("state", found[2], found[0]))
-        over = found is None or found[1] == Match.Status.FINISHED
+        if view is not None and (after is None or version > after):
+            chunks.append(view)
         chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
         return _streaming(iter(chunks))
     holder = _slot_holder(request, player)
     return await _with_slot(holder, _match_stream(match_id, seat, after))
 
 
-# Spectators of one match in this process share one read of its public view per version: the
-# latest view of each match, and the read under way (a thousand spectators woken by one move
-# make one read, not a thousand).
-_public_views: dict[str, tuple[int, str, dict[str, Any]]] = {}
-_public_reads: dict[str, asyncio.Future[tuple[int, str, dict[str, Any]] | None]] = {}
-_PUBLIC_VIEWS_MAX = 4096
-
-
-async def _public_view_of(match_id: UUID, version: int) -> tuple[int, str, dict[str, Any]] | None:
-    """The public view of `match_id` at `version` or later, read once for every spectator."""
-    key = str(match_id)
-    while True:
-        cached = _public_views.get(key)
-        if cached is not None and cached[0] >= version:
-            return cached
-        reading = _public_reads.get(key)
-        if reading is None:
-            reading = asyncio.ensure_future(events.run_blocking(_seat_view, match_id, None))
-            _public_reads[key] = reading
-            reading.add_done_callback(functools.partial(_public_read_done, key))
-        found = await asyncio.shield(reading)
-        if found is None or found[0] >= version:
-            return found
-        # A read that began before this version committed: read again.
-
-
-def _public_read_done(
-    key: str, done: asyncio.Future[tuple[int, str, dict[str, Any]] | None]
-) -> None:
-    if _public_reads.get(key) is done:
-        del _public_reads[key]
-    found = None if done.cancelled() or done.exception() else done.result()
-    if found is None:
-        _public_views.pop(key, None)
-        return
-    if len(_public_views) >= _PUBLIC_VIEWS_MAX:
-        _public_views.clear()
-    cached = _public_views.get(key)
-    if found[1] == Match.Status.FINISHED:
-        _public_views.pop(key, None)  # no spectator waits on a finished match
-    elif cached is None or cached[0] < found[0]:
-        _public_views[key] = found
-
-
 async def _match_stream(
     match_id: UUID, seat: int | None, after: int | None
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with events.hub().watch(match=str(match_id)) as waiter:
         yield _RETRY
-        announced: int | None = None  # the version the last message announced
         while True:
             # Read after the waiter is registered: a change committed from here on is queued.
-            # A spectator woken by a message may share a read of that version (or a later one).
-            if seat is None and announced is not None:
-                found = await _public_view_of(match_id, announced)
-            else:
-                found = await events.run_blocking(_seat_view, match_id, seat)
-            if found is None:
+            version, over, view = await events.run_blocking(_seat_event, match_id, seat, after)
+            if version < 0:
                 yield _event("close", {"reason": "not_found"})
                 return
-            version, status, view = found
-            if after is not None and after > version:
-                after = None  # an id this match never had (another deployment's): start afresh
-            if after is None or version > after:
-                yield _event("state", view, version)
-                after = version
-            if status == Match.Status.FINISHED:
+            if view is not None:
+                yield view
+                view = None  # an idle stream keeps no copy of its last view
+            after = version
+            if over:
                 yield _event("close", {"reason": "match_over", "version": version})
                 return
             while True:
@@ -263,16 +249,15 @@ async def _match_stream(
                     return
                 if message is None:
                     yield _HEARTBEAT
-                elif message.get("resync"):
-                    announced = None
-                    break
-                elif message["version"] > after:
-                    announced = message["version"]
+                elif message.get("resync") or message["version"] > after:
                     break
 
 
+@csrf_exempt
 async def me_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
+    if (refusal := _get_only(request)) is not None:
+        return refusal
     try:
         after = _last_event_id(request)
         player = await _blocking(request, stream_player, request)
@@ -284,7 +269,7 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     return await _with_slot(_slot_holder(request, player), _me_stream(str(player.id), after))
 
 
-async def _me_stream(player: str, after: int | None) -> AsyncIterator[bytes]:
+async def _me_stream(player: str, after: int | None) -> AsyncGenerator[bytes, None]:
     hub = events.hub()
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with hub.watch(player=player) as waiter:
@@ -478,7 +463,9 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
             "me_events",
             "Stream the caller's turns and matches",
             "The caller's `your_turn`, `match_started` and `match_finished` events of every "
-            "match, id = the caller's event sequence; Last-Event-ID replays what came after "
+            "match, and `tournament_round` (tournament, round, the ids of their table's "
+            "matches) when a round they play is dealt; id = the caller's event sequence; "
+            "Last-Event-ID replays what came after "
             "it (or sends `resync` when that is no longer kept).",
             _ME_EXAMPLE,
         )

@@ -442,9 +442,9 @@ CACHES["live"] = (
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "live"}
 )
 # DATABASE_POOL=1 (pisyedili_api/asgi.py sets it): psycopg's connection pool instead of
-# persistent connections. Under ASGI every request runs in a thread of its own, so a persistent
-# connection would be opened and dropped per request; the pool bounds the connections per
-# process whatever the number of waiting clients.
+# persistent connections. Under ASGI a request runs on whichever of the event loop's threads is
+# free, and the hub's threads serve every stream; the pool bounds the connections per process
+# whatever the number of waiting clients.
 if env_bool("DATABASE_POOL", False) and (
     DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 ):

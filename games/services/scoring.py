@@ -21,6 +21,7 @@ from pisyedili_api.tasks import send_on_commit
 from players.services import player_deals_add, player_standings_settle
 
 from ..models import Deal, Match, ScoreEntry, Seat
+from ..selectors import shared_deals_pending
 from ..signals import match_settled
 from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
 
@@ -89,12 +90,16 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
             ]
         )
         match.totals = [t + p for t, p in zip(match.totals, penalties, strict=True)]
-        player_deals_add(
-            deals=[
-                (player_ids[seat], seat in winners, penalties[seat])
-                for seat in range(match.seat_count)
-            ]
-        )
+        if match.seed_key is None:
+            # A deal shared with other tables (duplicate) counts at settlement instead, once
+            # every table has finished it: public counters must not tell one table's result
+            # to another still playing the same cards.
+            player_deals_add(
+                deals=[
+                    (player_ids[seat], seat in winners, penalties[seat])
+                    for seat in range(match.seat_count)
+                ]
+            )
         match.version += 1  # long-polls see the next deal (or the match's end)
         rules = engine.Rules.from_dict(match.rules)
         if match.current_deal < match.deals_total or engine.match_needs_extra_deal(
@@ -141,6 +146,8 @@ def match_settle(*, match_id: UUID | str) -> bool:
         if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
             return False
         assert match.finished_at is not None  # set with the status
+        if match.seed_key is not None and not _shared_deals_settle(match):
+            return False
         scores = list(
             ScoreEntry.objects.filter(match_id=match.id).order_by().values_list("seat", "won")
         )
@@ -159,6 +166,24 @@ def match_settle(*, match_id: UUID | str) -> bool:
         _match_write(match, "settled_at")
         settled_id = str(match.id)
         transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
+    return True
+
+
+def _shared_deals_settle(match: Match) -> bool:
+    """A match whose deals other tables share (duplicate) settles only once every table has
+    finished every deal: until then its standings, ratings and deal counters would tell the
+    other tables its results (False: not yet; the sweeper and the last table to finish send
+    the settlement again). Then its deal counters are added, and its finished sibling tables
+    are sent their settlement."""
+    if shared_deals_pending(match):
+        return False
+    entries = ScoreEntry.objects.filter(match_id=match.id).order_by()
+    player_deals_add(deals=list(entries.values_list("player_id", "won", "penalty")))
+    siblings = Match.objects.filter(
+        seed_key=match.seed_key, status=Match.Status.FINISHED, settled_at__isnull=True
+    ).exclude(id=match.id)
+    for sibling in siblings.values_list("id", flat=True):
+        send_on_commit("games.match_settle", str(sibling))
     return True
 
 

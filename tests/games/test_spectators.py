@@ -218,43 +218,6 @@ def test_the_scanner_flags_a_hand_card_shown_to_a_spectator(watched):
     assert scan_body(replay, hands, json.dumps(hands), None)
 
 
-def test_spectators_woken_by_one_version_share_one_read(monkeypatch):
-    """games.streams: a hundred spectators of a match woken by one message make one read of
-    its public view; a read that began before the version committed is not taken for it."""
-    import asyncio
-    import threading
-
-    from games import streams
-
-    reads: list[int] = []
-    current = {"version": 7}
-    lock = threading.Lock()
-
-    def counting_view(match_id, seat):
-        assert seat is None
-        with lock:
-            reads.append(current["version"])
-        time.sleep(0.05)
-        return current["version"], "active", {"version": current["version"], "you": None}
-
-    monkeypatch.setattr(streams, "_seat_view", counting_view)
-    monkeypatch.setattr(streams, "_public_views", {})
-    monkeypatch.setattr(streams, "_public_reads", {})
-
-    async def watchers(version: int, count: int) -> list:
-        match_id = "00000000-0000-0000-0000-00000000000a"
-        return await asyncio.gather(
-            *(streams._public_view_of(match_id, version) for _ in range(count))
-        )
-
-    found = asyncio.run(watchers(7, 100))
-    assert reads == [7] and {f[0] for f in found} == {7}
-    current["version"] = 9
-    found = asyncio.run(watchers(9, 50))  # the cached view is older: one more read
-    assert reads == [7, 9] and {f[0] for f in found} == {9}
-    assert asyncio.run(watchers(8, 10))[0][0] == 9 and reads == [7, 9]  # newer cached: no read
-
-
 def test_tables_sharing_their_deals_have_no_spectators_while_one_plays(make_player, client_for):
     """A duplicate round's tables play the same deals: what is played at one is the hidden
     hands of the other, so nobody at no seat watches either until every table has finished."""
