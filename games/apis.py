@@ -21,6 +21,7 @@ from games.engine.rules import option_specs
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
+from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
 from players.models import Player
 
@@ -40,6 +41,7 @@ from .serializers import (
     MatchSerializer,
     MoveEntrySerializer,
     MovePostSerializer,
+    MoveReplySerializer,
     PaginatedMatchSerializer,
     StateSerializer,
     deal_replay,
@@ -48,7 +50,14 @@ from .serializers import (
     match_view,
     move_entry,
 )
-from .services import match_apply_move, match_create, match_join
+from .services import (
+    match_apply_move,
+    match_cancel,
+    match_create,
+    match_join,
+    match_leave,
+    match_rematch,
+)
 
 if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
@@ -96,9 +105,10 @@ class MatchListCreateApi(APIView):
             ref_name = "MatchFilter"
 
         status = serializers.ChoiceField(
-            choices=["waiting", "active", "finished"],
+            choices=["waiting", "active", "finished", "cancelled"],
             required=False,
-            help_text="Only the matches in this status.",
+            help_text="Only the matches in this status; `waiting` is the lobby: the matches"
+            " with open seats to join (`open_seats`).",
         )
         player = serializers.UUIDField(
             required=False, help_text="Only the matches in which this player has a seat."
@@ -113,7 +123,7 @@ class MatchListCreateApi(APIView):
             " value is 400 invalid.",
         )
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "MatchCreate"
 
@@ -237,6 +247,7 @@ class MatchJoinApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
         match = match_join(match_id=match_id, player=request.user.player)
         return Response(match_summary(match_get(match=match)))
 
@@ -333,6 +344,9 @@ class MatchMovesApi(APIView):
 
     InputSerializer = MovePostSerializer
 
+    # The move body (read by hand in _move_input: the hottest route); any other field is 400.
+    BODY_FIELDS = ("action", "card", "suit", "version")
+
     class FilterSerializer(serializers.Serializer):
         class Meta:
             ref_name = "MoveFilter"
@@ -342,6 +356,12 @@ class MatchMovesApi(APIView):
             max_value=10_000,
             required=False,
             help_text="Only this deal's moves (the deal's number, from 1).",
+        )
+        after_seq = serializers.IntegerField(
+            min_value=0,
+            required=False,
+            help_text="Only the moves after this one (`seq` > after_seq): what a client that"
+            " holds the log up to it has not seen yet.",
         )
 
     def get_authenticators(self) -> list[BaseAuthentication]:
@@ -377,7 +397,7 @@ class MatchMovesApi(APIView):
             )
         ],
         responses={
-            200: StateSerializer,
+            200: MoveReplySerializer,
             **error_responses(
                 "invalid",
                 "invalid_move",
@@ -451,6 +471,7 @@ class MatchMovesApi(APIView):
             match_id=match_id,
             player=caller_player(request),
             deal=filters.validated_data.get("deal"),
+            after_seq=filters.validated_data.get("after_seq"),
         )
         return no_store(Response([move_entry(m, reveal_drawn=shown) for m, shown in moves]))
 
@@ -520,6 +541,150 @@ class RuleListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(option_specs())
+
+
+# ---- the lobby and the rematch ----
+
+_MATCH_EXAMPLE: dict[str, Any] = {
+    "id": "5b0c6f1e-8a57-4a3e-9d53-6f7d2b7a9c10",
+    "status": "waiting",
+    "created_at": "2026-03-01T10:00:00.123456Z",
+    "finished_at": None,
+    "deals_total": 4,
+    "current_deal": None,
+    "version": 0,
+    "rules": {"deals_per_match": 4},
+    "seats": [
+        {
+            "seat": 0,
+            "player": {
+                "id": "0f6c1d2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5",
+                "display_name": "Ana",
+                "is_bot": False,
+            },
+            "total": 0,
+            "place": None,
+        },
+        {"seat": 1, "player": None, "total": 0, "place": None},
+    ],
+    "deals": [],
+    "turn_seconds": None,
+    "turn_deadline": None,
+    "open_seats": 1,
+    "cancel_reason": None,
+    "rematch_of": None,
+    "next_match": None,
+}
+
+
+def match_example(name: str, **changes: Any) -> OpenApiExample:
+    """A response example of `<match>`: the waiting two-seat match above, with `changes`."""
+    return OpenApiExample(name, value={**_MATCH_EXAMPLE, **changes}, response_only=True)
+
+
+class MatchLeaveApi(APIView):
+    @extend_schema(
+        operation_id="matches_leave",
+        summary="Leave a waiting match",
+        description=(
+            "A seated person leaves a match that is still waiting for players: the seat is open"
+            " again. The creator leaving a table nobody else has joined cancels it"
+            " (`cancel_reason` `cancelled`); leaving one that others have joined makes the person"
+            " in the lowest seat its creator. No body."
+        ),
+        request=None,
+        responses={
+            200: MatchSerializer,
+            **error_responses(
+                "invalid", "not_authenticated", "not_seated", "not_found", "match_not_waiting"
+            ),
+        },
+        examples=[
+            match_example(
+                "the creator alone leaves: cancelled",
+                status="cancelled",
+                cancel_reason="cancelled",
+                finished_at="2026-03-01T10:05:00.000000Z",
+                version=1,
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
+        match = match_leave(match_id=match_id, player=request.user.player)
+        return Response(match_summary(match_get(match=match)))
+
+
+class MatchCancelApi(APIView):
+    @extend_schema(
+        operation_id="matches_cancel",
+        summary="Cancel a waiting match",
+        description=(
+            "Its creator cancels a match that is still waiting for players: status `cancelled`,"
+            " `cancel_reason` `cancelled`. It never starts; it counts towards no limit. No body."
+        ),
+        request=None,
+        responses={
+            200: MatchSerializer,
+            **error_responses(
+                "invalid", "not_authenticated", "not_creator", "not_found", "match_not_waiting"
+            ),
+        },
+        examples=[
+            match_example(
+                "cancelled",
+                status="cancelled",
+                cancel_reason="cancelled",
+                finished_at="2026-03-01T10:05:00.000000Z",
+                version=1,
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
+        match = match_cancel(match_id=match_id, player=request.user.player)
+        return Response(match_summary(match_get(match=match)))
+
+
+class MatchRematchApi(APIView):
+    @extend_schema(
+        operation_id="matches_rematch",
+        summary="Ask for a rematch of a finished match",
+        description=(
+            "A seat of a finished match: `201` and the next match, with the same seat count,"
+            " deals, rules and turn clock, the first dealer moved on by one seat. The bots sit"
+            " in their seats at once, the caller in their old seat; the other people's seats are"
+            " open: they join it as any match (it starts when the last seat fills). Asked again,"
+            " by anyone: `200` and the same next match. The two are linked by `next_match` and"
+            " `rematch_of`. Counts towards the caller's active-match limits. No body."
+        ),
+        request=None,
+        responses={
+            201: MatchSerializer,
+            200: MatchSerializer,
+            **error_responses(
+                "invalid",
+                "not_authenticated",
+                "not_seated",
+                "not_found",
+                "match_not_finished",
+                "too_many_active_matches",
+            ),
+        },
+        examples=[
+            match_example(
+                "the next match",
+                rematch_of="9d2f4c61-0b7e-4f3a-a1c5-2e8b6d4f0a93",
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
+        match, created = match_rematch(match_id=match_id, player=request.user.player)
+        return Response(
+            match_summary(match_get(match=match)),
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
 
 
 class DealReplayApi(APIView):

@@ -17,12 +17,20 @@ from django.db import models
 
 from players.models import Player
 
+# The unique constraint a raced rematch trips (games.services.match_rematch).
+REMATCH_CONSTRAINT = "match_rematch_once"
+
 
 class Match(models.Model):
     class Status(models.TextChoices):
         WAITING = "waiting"
         ACTIVE = "active"
         FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    class CancelReason(models.TextChoices):
+        CANCELLED = "cancelled"  # by its creator (or the creator leaving an empty table)
+        EXPIRED = "expired"  # waiting past MATCH_WAITING_TTL (games.sweep)
 
     class Spectators(models.TextChoices):
         """Who may watch: `public`, anyone (the public view); `none`, the seats only."""
@@ -65,6 +73,25 @@ class Match(models.Model):
     )
     # Set once settle_match has updated the players' standings (games.tasks, run once).
     settled_at = models.DateTimeField(null=True, blank=True)
+    # A waiting match that will never start: why (status cancelled).
+    cancel_reason = models.CharField(
+        max_length=16, choices=CancelReason.choices, null=True, blank=True
+    )
+    # Deal n is opened by seat (first_opener + n - 1) mod seats (R-8 from seat 0; a rematch
+    # moves the first dealer on by one seat).
+    first_opener = models.PositiveSmallIntegerField(default=0)
+    # Rematch: the finished match this one follows, and the match that follows this one.
+    rematch_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,  # the unique constraint's index serves
+    )
+    next_match = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     # A seed source shared by the matches of a duplicate tournament round (secret, never shown):
     # 32 bytes in hex; deal n's seed is HMAC-SHA256(key, "deal:n"), so every table plays the
     # same deals. Null: a fresh seed per deal. The matches with one key are one round's tables.
@@ -91,6 +118,10 @@ class Match(models.Model):
                 name="match_seed_key",
                 condition=models.Q(seed_key__isnull=False),
             ),
+        ]
+        constraints = [
+            # A finished match has one rematch (games.services.match_rematch).
+            models.UniqueConstraint(fields=["rematch_of"], name=REMATCH_CONSTRAINT)
         ]
         verbose_name_plural = "matches"
 

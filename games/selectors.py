@@ -202,15 +202,21 @@ def _revealable_numbers(match: Match) -> set[int]:
 
 
 def match_moves_for_player(
-    *, match_id: UUID | str, player: Player | None, deal: int | None = None
+    *,
+    match_id: UUID | str,
+    player: Player | None,
+    deal: int | None = None,
+    after_seq: int | None = None,
 ) -> list[tuple[Move, bool]]:
-    """The match's moves in order, each with whether the caller may see the cards it drew:
-    their own draws, and every draw of a revealable deal (R-3); a spectator (no seat) sees
-    only the latter."""
+    """The match's moves in order (of one `deal`, after `after_seq` if given), each with
+    whether the caller may see the cards it drew: their own draws, and every draw of a
+    revealable deal (R-3); a spectator (no seat) sees only the latter."""
     match, seat = match_viewer_get(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
+    if after_seq is not None:
+        moves = moves.filter(seq__gt=after_seq)
     shown = _revealable_numbers(match)
     return [
         (m, m.action != "draw" or (seat is not None and m.seat == seat) or m.deal_number in shown)

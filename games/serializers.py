@@ -17,6 +17,7 @@ from typing import Any
 from rest_framework import serializers
 
 from games import engine
+from pisyedili_api.serializers import body_fields_check
 
 from .models import Deal, Match, Move
 from .selectors import shared_deals_pending
@@ -50,7 +51,7 @@ class DealSummarySerializer(serializers.Serializer):
 
 class MatchSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished", "cancelled"])
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     deals_total = serializers.IntegerField()
@@ -66,6 +67,19 @@ class MatchSerializer(serializers.Serializer):
     spectators = serializers.ChoiceField(
         choices=Match.Spectators.values,
         help_text="Who may watch: `public`, anyone (the public view); `none`, seats only.",
+    )
+    open_seats = serializers.IntegerField(help_text="Seats without a player.")
+    cancel_reason = serializers.ChoiceField(
+        choices=["cancelled", "expired"],
+        allow_null=True,
+        help_text="Why a cancelled match never started: its creator cancelled it, or nobody"
+        " joined within MATCH_WAITING_TTL. Null otherwise.",
+    )
+    rematch_of = serializers.UUIDField(
+        allow_null=True, help_text="The finished match this one is the rematch of."
+    )
+    next_match = serializers.UUIDField(
+        allow_null=True, help_text="This match's rematch, once someone has asked for it."
     )
 
 
@@ -84,12 +98,15 @@ class MoveBodySerializer(serializers.Serializer):
     suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
 
     MOVE_FIELDS = ("action", "card", "suit")
+    # Every field of the body; any other is 400 `invalid` naming it (pisyedili_api.serializers).
+    BODY_FIELDS: tuple[str, ...] = MOVE_FIELDS
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         # By hand rather than by the fields: the move POST is the hottest route, and the
         # engine's decoding is the one authority on what a move is.
         if not isinstance(data, dict):
             raise serializers.ValidationError({"body": ["Expected an object."]})
+        body_fields_check(data, self.BODY_FIELDS)
         validated = self.validate_body(data)
         move_body = {name: data[name] for name in self.MOVE_FIELDS if name in data}
         validated["move"] = engine.Move.decode(move_body)
@@ -111,6 +128,8 @@ class MovePostSerializer(MoveBodySerializer):
         ref_name = "MovePost"
 
     version = serializers.IntegerField(min_value=0)
+
+    BODY_FIELDS = (*MoveBodySerializer.MOVE_FIELDS, "version")
 
     def validate_body(self, data: dict[str, Any]) -> dict[str, Any]:
         version = data.get("version")
@@ -136,7 +155,7 @@ class DealResultSerializer(serializers.Serializer):
 class StateSerializer(serializers.Serializer):
     match = serializers.UUIDField()
     version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished", "cancelled"])
     deal = serializers.IntegerField(allow_null=True)
     deals_total = serializers.IntegerField()
     phase = serializers.ChoiceField(
@@ -165,6 +184,13 @@ class StateSerializer(serializers.Serializer):
         allow_null=True,
         required=False,
         help_text="The deal's result once it is over (phase deal_over or match_over).",
+    )
+
+
+class MoveReplySerializer(StateSerializer):
+    pending_bot_turns = serializers.BooleanField(
+        help_text="A bot is on turn in this view and has not moved yet: a worker plays its"
+        " turn right after this reply (watch the version move on)."
     )
 
 
@@ -263,6 +289,10 @@ def match_summary(match: Match) -> dict[str, Any]:
         "turn_seconds": match.turn_seconds,
         "turn_deadline": match.turn_deadline,
         "spectators": match.spectators,
+        "open_seats": match.seat_players.count(None),
+        "cancel_reason": match.cancel_reason,
+        "rematch_of": None if match.rematch_of_id is None else str(match.rematch_of_id),
+        "next_match": None if match.next_match_id is None else str(match.next_match_id),
     }
 
 

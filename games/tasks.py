@@ -10,7 +10,7 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.match_play_overdue_turn(match_id, version)` | bots | turn clock: a late person's move |
 | `games.deal_score(match_id, deal_number)` | scoring | score a deal over; next deal or finish |
 | `games.match_settle(match_id)` | scoring | a finished match's standings, once |
-| `games.sweep()` | scoring | beat: re-send stuck work; delete expired idempotency records |
+| `games.sweep()` | scoring | beat: re-send stuck work; expire waiting matches and old records |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
 
@@ -88,6 +88,10 @@ def sweep() -> dict[str, int]:
     expired = services.idempotency_records_expire()
     if expired:
         logger.info("sweep deleted %d expired idempotency records", expired)
+    # Matches nobody joined within MATCH_WAITING_TTL (bounded batches, like the rest).
+    cancelled = services.matches_waiting_expire()
+    if cancelled:
+        logger.info("sweep cancelled %d matches waiting past MATCH_WAITING_TTL", cancelled)
     return counts
 
 

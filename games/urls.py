@@ -7,6 +7,9 @@ urlpatterns = [
     path("matches", apis.MatchListCreateApi.as_view(), name="match-list"),
     path("matches/<uuid:match_id>", apis.MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<uuid:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),
+    path("matches/<uuid:match_id>/leave", apis.MatchLeaveApi.as_view(), name="match-leave"),
+    path("matches/<uuid:match_id>/cancel", apis.MatchCancelApi.as_view(), name="match-cancel"),
+    path("matches/<uuid:match_id>/rematch", apis.MatchRematchApi.as_view(), name="match-rematch"),
     path("matches/<uuid:match_id>/state", apis.MatchStateApi.as_view(), name="match-state"),
     path("matches/<uuid:match_id>/moves", apis.MatchMovesApi.as_view(), name="match-moves"),
     path(

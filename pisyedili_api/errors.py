@@ -3,6 +3,12 @@
 Every 4xx/5xx body is `{"code", "message", "detail"?}` (docs/api.md "Errors"): DRF's own exceptions,
 Django's 404/500 pages, our `ApplicationError` and the rules engine's errors (whose `code` is the
 API's: `invalid_move`, `not_your_turn`, `illegal_move`) all come out in that shape, never as HTML.
+
+Messages follow the request's `Accept-Language` (LocaleMiddleware; English, or Turkish `tr`):
+the default messages below and the literal messages services raise are looked up in
+pisyedili_api/locale when the error is made; DRF's own field messages come translated by DRF.
+A message the catalog does not hold (one with a number in it) stays English. `code` never
+changes with the language.
 """
 
 from __future__ import annotations
@@ -12,6 +18,8 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
+from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
@@ -21,38 +29,60 @@ from games.engine.errors import EngineError, IllegalMove, InvalidMove
 logger = logging.getLogger(__name__)
 
 # code -> (status, default message); the table of docs/api.md plus what HTTP itself can produce.
-ERROR_CODES: dict[str, tuple[int, str]] = {
-    "invalid": (400, "The request body or query is malformed."),
+ERROR_CODES: dict[str, tuple[int, Any]] = {
+    "invalid": (400, _("The request body or query is malformed.")),
     "invalid_move": (
         400,
-        "The body is not a move: unknown action, bad card code or suit on a non-Jack.",
+        _("The body is not a move: unknown action, bad card code or suit on a non-Jack."),
     ),
-    "not_authenticated": (401, "Authentication credentials were missing or wrong."),
-    "not_seated": (403, "You have no seat in this match."),
-    "not_organizer": (403, "Only the tournament's organizer may do this."),
-    "not_invited": (403, "You are not invited to this tournament."),
-    "spectators_not_allowed": (403, "This match has no spectators: only its seats may see it."),
-    "forbidden": (403, "You may not do this."),
-    "not_found": (404, "No such object."),
-    "method_not_allowed": (405, "This method is not allowed on this route."),
-    "not_acceptable": (406, "Only application/json responses are available."),
-    "stale_version": (409, "The version you sent is not the match's current version."),
-    "not_your_turn": (409, "Your seat is not on turn."),
-    "match_not_active": (409, "The match is waiting for players or finished."),
-    "match_full": (409, "The match is full or has started."),
-    "deal_not_over": (409, "The deal is not over yet: its replay comes once it is."),
-    "too_many_active_matches": (409, "You have as many matches going on as one player may."),
-    "tournament_started": (409, "The tournament has already started."),
-    "tournament_over": (409, "The tournament is finished or cancelled."),
-    "invitations_pending": (409, "Some invited players have not accepted yet."),
-    "not_enough_entrants": (409, "Too few entrants are left to seat a table."),
-    "unsupported_media_type": (415, "Send the body as application/json."),
-    "illegal_move": (422, "The rules do not allow that move now."),
-    "idempotency_mismatch": (422, "This Idempotency-Key was used with a different body."),
-    "throttled": (429, "Too many requests; retry later."),
-    "too_many_tournaments": (429, "You have too many tournaments in draft or running."),
-    "server_error": (500, "Something went wrong on our side."),
+    "not_authenticated": (401, _("Authentication credentials were missing or wrong.")),
+    "not_seated": (403, _("You have no seat in this match.")),
+    "not_organizer": (403, _("Only the tournament's organizer may do this.")),
+    "not_invited": (403, _("You are not invited to this tournament.")),
+    "not_creator": (403, _("Only the match's creator may do this.")),
+    "spectators_not_allowed": (403, _("This match has no spectators: only its seats may see it.")),
+    "forbidden": (403, _("You may not do this.")),
+    "not_found": (404, _("No such object.")),
+    "method_not_allowed": (405, _("This method is not allowed on this route.")),
+    "not_acceptable": (406, _("Only application/json responses are available.")),
+    "stale_version": (409, _("The version you sent is not the match's current version.")),
+    "not_your_turn": (409, _("Your seat is not on turn.")),
+    "match_not_active": (409, _("The match is waiting for players or finished.")),
+    "match_full": (409, _("The match is full or has started.")),
+    "match_not_waiting": (409, _("The match is no longer waiting for players.")),
+    "match_not_finished": (409, _("The match is not finished.")),
+    "deal_not_over": (409, _("The deal is not over yet: its replay comes once it is.")),
+    "too_many_active_matches": (409, _("You have as many matches going on as one player may.")),
+    "tournament_started": (409, _("The tournament has already started.")),
+    "tournament_over": (409, _("The tournament is finished or cancelled.")),
+    "invitations_pending": (409, _("Some invited players have not accepted yet.")),
+    "not_enough_entrants": (409, _("Too few entrants are left to seat a table.")),
+    "unsupported_media_type": (415, _("Send the body as application/json.")),
+    "illegal_move": (422, _("The rules do not allow that move now.")),
+    "idempotency_mismatch": (422, _("This Idempotency-Key was used with a different body.")),
+    "throttled": (429, _("Too many requests; retry later.")),
+    "too_many_tournaments": (429, _("You have too many tournaments in draft or running.")),
+    "server_error": (500, _("Something went wrong on our side.")),
 }
+
+# Messages the services and selectors raise as literals (`ApplicationError("not_found", "No such
+# match.")`): marked here so that makemessages keeps them in the catalog.
+LITERAL_MESSAGES = (
+    gettext_noop("No such match."),
+    gettext_noop("No such deal."),
+    gettext_noop("No such tournament."),
+    gettext_noop("No such player."),
+    gettext_noop("Invalid token."),
+    gettext_noop("The body must be a JSON object."),
+    gettext_noop("Expected an object."),
+    gettext_noop("Unknown field."),
+)
+
+
+def translated(message: Any) -> str:
+    """`message` in the active language: a lazy message evaluated, a literal one looked up in
+    the catalog (unchanged when it holds none)."""
+    return gettext(message) if isinstance(message, str) else str(message)
 
 
 class ApplicationError(Exception):
@@ -60,15 +90,15 @@ class ApplicationError(Exception):
 
     def __init__(self, code: str, message: str | None = None, detail: dict[str, Any] | None = None):
         status, default_message = ERROR_CODES[code]
-        super().__init__(message or default_message)
         self.code = code
         self.status = status
-        self.message = message or default_message
+        self.message = translated(message or default_message)
+        super().__init__(self.message)
         self.detail = detail
 
 
 def error_body(code: str, message: str | None = None, detail: Any = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": code, "message": message or ERROR_CODES[code][1]}
+    body: dict[str, Any] = {"code": code, "message": translated(message or ERROR_CODES[code][1])}
     if detail is not None:
         body["detail"] = detail
     return body

@@ -79,6 +79,8 @@ MIDDLEWARE = [
     # WhiteNoise: static files and the web client (web/app, web/cards) under every server.
     "pisyedili_api.webclient.WebClientMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Error messages in the language of Accept-Language (English, Turkish): pisyedili_api.errors.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -180,7 +182,10 @@ AXES_VERBOSE = False
 # already (DRF scope `auth`), and a lockout by address would lock out everyone behind one NAT.
 SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+# The languages of the API's messages (pisyedili_api/locale): `code`s never change.
+LANGUAGES = [("en", "English"), ("tr", "Türkçe")]
+LOCALE_PATHS = [BASE_DIR / "pisyedili_api" / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -236,7 +241,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_AUTHENTICATION": [],
     # Every enum component has a stable, readable name (never `Status3a2Enum`).
     "ENUM_NAME_OVERRIDES": {
-        "MatchStatusEnum": ["waiting", "active", "finished"],
+        "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
         "DealStatusEnum": ["active", "over"],
         "TournamentStatusEnum": "tournaments.serializers.STATUSES",
         "TournamentFormatEnum": "tournaments.serializers.FORMATS",
@@ -467,3 +472,5 @@ IDEMPOTENCY_TTL_SECONDS = int(os.environ.get("IDEMPOTENCY_TTL_SECONDS", str(24 *
 MAX_ACTIVE_MATCHES_PER_PLAYER = int(os.environ.get("MAX_ACTIVE_MATCHES_PER_PLAYER", "20"))
 MAX_BOT_MATCHES_PER_PLAYER = int(os.environ.get("MAX_BOT_MATCHES_PER_PLAYER", "5"))
 MAX_DEALS_PER_MATCH = int(os.environ.get("MAX_DEALS_PER_MATCH", "20"))
+# games.sweep cancels a match still waiting for players this many seconds after its creation.
+MATCH_WAITING_TTL = int(os.environ.get("MATCH_WAITING_TTL", "3600"))

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
+from pisyedili_api.serializers import StrictSerializer, body_fields_check
 
 from .auth import AuthenticatedRequest
 from .boards import DEFAULT_RULESET, PERIODS
@@ -53,7 +54,7 @@ class RegisterApi(APIView):
     permission_classes = [AllowAny]
     throttle_scope = "auth"
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "Register"
 
@@ -122,7 +123,7 @@ class TokenApi(APIView):
     throttle_scope = "auth"
     throttle_classes = [ScopedRateThrottle, UsernameRateThrottle]
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "Login"
 
@@ -180,6 +181,7 @@ class TokenRotateApi(APIView):
         responses={200: OutputSerializer, **error_responses("not_authenticated")},
     )
     def post(self, request: AuthenticatedRequest) -> Response:
+        body_fields_check(request.data)
         return Response(self.OutputSerializer({"token": api_token_rotate(token=request.auth)}).data)
 
 
@@ -194,6 +196,7 @@ class LogoutApi(APIView):
         responses={204: None, **error_responses("not_authenticated")},
     )
     def post(self, request: AuthenticatedRequest) -> Response:
+        body_fields_check(request.data)
         api_token_revoke(token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

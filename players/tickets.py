@@ -26,6 +26,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from pisyedili_api.openapi import error_responses
+from pisyedili_api.serializers import body_fields_check
 
 from .auth import AuthenticatedRequest
 from .models import Player
@@ -99,6 +100,7 @@ class StreamTicketApi(APIView):
         "(EventSource cannot send Authorization). An expired or used ticket is 401.",
     )
     def post(self, request: AuthenticatedRequest) -> Response:
+        body_fields_check(request.data)
         return Response(
             {
                 "ticket": ticket_issue(player=request.user.player),

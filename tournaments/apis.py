@@ -20,6 +20,7 @@ from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
+from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from players.models import Player
 
 from .selectors import (
-    standings_csv,
     tournament_get,
     tournament_list,
     tournament_standings,
@@ -41,7 +41,9 @@ from .serializers import (
     StandingsSerializer,
     TablesSerializer,
     TournamentSerializer,
+    standings_csv,
     tournament_summary,
+    tournament_tables_out,
 )
 from .services import (
     MAX_ROUNDS,
@@ -138,7 +140,7 @@ class TournamentListCreateApi(APIView):
             " value is 400 invalid.",
         )
 
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "TournamentCreate"
 
@@ -302,6 +304,7 @@ class TournamentStartApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_start(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -318,6 +321,7 @@ class TournamentCancelApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_cancel(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -342,6 +346,7 @@ class TournamentInvitationAcceptApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_invitation_accept(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -369,6 +374,7 @@ class TournamentInvitationDeclineApi(APIView):
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body_fields_check(request.data)
         tournament_invitation_decline(tournament_id=tournament_id, player=request.user.player)
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
@@ -491,6 +497,6 @@ class TournamentTablesApi(APIView):
         return Response(
             {
                 "tournament": str(tournament.id),
-                "rounds": tournament_tables(tournament, player_id=player_id),
+                "rounds": tournament_tables_out(tournament_tables(tournament, player_id=player_id)),
             }
         )

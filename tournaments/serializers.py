@@ -6,7 +6,9 @@ classes that document them in the schema, and the functions that build the publi
 
 from __future__ import annotations
 
-from typing import Any
+import csv
+import io
+from typing import TYPE_CHECKING, Any
 
 from rest_framework import serializers
 
@@ -14,6 +16,23 @@ from games.serializers import SeatPlayerSerializer
 from players.models import Player
 
 from .models import Entrant, Tournament
+
+if TYPE_CHECKING:
+    from .selectors import TablesShown
+
+CSV_COLUMNS = (
+    "rank",
+    "player_id",
+    "display_name",
+    "is_bot",
+    "matches",
+    "byes",
+    "deals_played",
+    "deals_won",
+    "penalty",
+    "head_to_head",
+)
+DUPLICATE_CSV_COLUMNS = (*CSV_COLUMNS, "matchpoints")  # a duplicate tournament's standings
 
 STATUSES = ["draft", "running", "finished", "cancelled"]
 FORMATS = ["round_robin", "swiss", "duplicate"]
@@ -131,3 +150,67 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
             if e.status != Entrant.Status.ACCEPTED
         ],
     }
+
+
+def tournament_tables_out(shown: TablesShown) -> list[dict[str, Any]]:
+    """The `rounds` of `GET …/tables`: every round shown with its tables and byes."""
+    players = shown.players
+    return [
+        {
+            "number": rnd.round.number,
+            "started_at": rnd.round.started_at,
+            "finished_at": rnd.round.finished_at,
+            "byes": [player_ref(players[p]) for p in rnd.byes],
+            "tables": [
+                {
+                    "table": t.number,
+                    "match": str(t.match.id),
+                    "status": t.match.status,
+                    "seats": [
+                        {
+                            "seat": seat,
+                            "player": player_ref(players[p]),
+                            "entrant": p in shown.entrants,
+                        }
+                        for seat, p in enumerate(t.match.seat_players)
+                    ],
+                }
+                for t in rnd.tables
+            ],
+        }
+        for rnd in shown.rounds
+    ]
+
+
+def _csv_text(text: str) -> str:
+    """A display name a spreadsheet would run as a formula is quoted (CSV injection)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _points_text(points: float) -> str:
+    return f"{points:g}"
+
+
+def standings_csv(standings: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    duplicate = bool(standings) and "matchpoints" in standings[0]
+    writer.writerow(DUPLICATE_CSV_COLUMNS if duplicate else CSV_COLUMNS)
+    for row in standings:
+        player = row["player"]
+        writer.writerow(
+            [
+                row["rank"],
+                player["id"],
+                _csv_text(player["display_name"]),
+                "true" if player["is_bot"] else "false",
+                row["matches"],
+                row["byes"],
+                row["deals_played"],
+                row["deals_won"],
+                row["penalty"],
+                row["head_to_head"],
+                *([_points_text(row["matchpoints"])] if duplicate else []),
+            ]
+        )
+    return out.getvalue()

@@ -9,7 +9,17 @@ Every service is re-exported here, so `from games.services import match_create` 
 to use.
 """
 
-from .lifecycle import MIN_SEATS, match_create, match_join, rules_from_options
+from .lifecycle import (
+    MIN_SEATS,
+    WAITING_EXPIRE_BATCH,
+    match_cancel,
+    match_create,
+    match_join,
+    match_leave,
+    match_rematch,
+    matches_waiting_expire,
+    rules_from_options,
+)
 from .moves import (
     IDEMPOTENCY_EXPIRE_BATCH,
     IDEMPOTENCY_EXPIRE_BATCHES,
@@ -26,15 +36,20 @@ __all__ = [
     "IDEMPOTENCY_EXPIRE_BATCH",
     "IDEMPOTENCY_EXPIRE_BATCHES",
     "MIN_SEATS",
+    "WAITING_EXPIRE_BATCH",
     "OVERDUE_MOVES_MAX",
     "deal_score",
     "idempotency_records_expire",
     "match_apply_move",
+    "match_cancel",
     "match_create",
     "match_join",
+    "match_leave",
     "match_play_bot_turn",
     "match_play_overdue_turn",
+    "match_rematch",
     "match_settle",
+    "matches_waiting_expire",
     "request_hash",
     "rules_from_options",
 ]

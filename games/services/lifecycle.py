@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -26,7 +27,7 @@ from players.models import Player
 from players.services import bot_player_get_or_create
 
 from .. import clock, events
-from ..models import Deal, Match, Seat
+from ..models import REMATCH_CONSTRAINT, Deal, Match, Seat
 from ..selectors import seat_of
 
 logger = logging.getLogger(__name__)
@@ -308,7 +309,7 @@ def _deal_start(match: Match, number: int) -> None:
     stored on the match (the caller writes the match's _DEAL_FIELDS)."""
     rules = engine.Rules.from_dict(match.rules)
     seed = _deal_seed(match, number)
-    opener = engine.opener_for_deal(number, match.seat_count)
+    opener = engine.opener_for_deal(number + match.first_opener, match.seat_count)
     state = engine.new_deal(rules, match.seat_count, opener, seed)
     deal = Deal.objects.create(
         match=match,
@@ -341,3 +342,167 @@ def _after_commit_bot_turn(match: Match) -> None:
     if turn is None or not match.seat_bots[turn]:
         return
     send_on_commit("games.match_play_bot_turn", str(match.id), match.version)
+
+
+# ---- The lobby: leave, cancel, expire; the rematch ----
+
+
+def _match_locked(match_id: UUID | str) -> Match:
+    """The match row locked with SELECT … FOR UPDATE (so a join, leave, cancel or rematch of
+    it waits for this transaction), or 404 `not_found`."""
+    match = Match.objects.select_for_update().filter(id=match_id).first()
+    if match is None:
+        raise ApplicationError("not_found", "No such match.")
+    return match
+
+
+def _people_seated(match: Match) -> list[int]:
+    """The seats of `match` that people (not bots) hold."""
+    return [
+        seat
+        for seat, holder in enumerate(match.seat_players)
+        if holder is not None and not match.seat_bots[seat]
+    ]
+
+
+def match_leave(*, match_id: UUID | str, player: Player) -> Match:
+    """A seated person leaves a waiting match: their seat is open again. The creator leaving a
+    table nobody else has joined cancels it (`cancel_reason` "cancelled"); leaving one that
+    others have joined hands the match to the person in the lowest seat. 403 `not_seated`,
+    409 `match_not_waiting`."""
+    with transaction.atomic():
+        match = _match_locked(match_id)
+        seat = seat_of(match, player.id)
+        if seat is None:
+            raise ApplicationError("not_seated")
+        if match.status != Match.Status.WAITING:
+            raise ApplicationError("match_not_waiting")
+        others = [s for s in _people_seated(match) if s != seat]
+        if not others:
+            # Only the creator sits at a waiting table (with bots, if any): it is theirs.
+            _match_cancel_locked(match, Match.CancelReason.CANCELLED)
+        else:
+            Seat.objects.filter(match=match, seat=seat).delete()
+            match.seat_players[seat] = None
+            match.version += 1
+            fields = ["seat_players", "version"]
+            if str(match.created_by_id) == str(player.id):
+                match.created_by_id = UUID(str(match.seat_players[others[0]]))
+                fields.append("created_by_id")
+            _match_write(match, *fields)
+    return match
+
+
+def match_cancel(*, match_id: UUID | str, player: Player) -> Match:
+    """Its creator cancels a waiting match (`cancel_reason` "cancelled"). 403 `not_creator`,
+    409 `match_not_waiting`."""
+    with transaction.atomic():
+        match = _match_locked(match_id)
+        if str(match.created_by_id) != str(player.id):
+            raise ApplicationError("not_creator")
+        if match.status != Match.Status.WAITING:
+            raise ApplicationError("match_not_waiting")
+        _match_cancel_locked(match, Match.CancelReason.CANCELLED)
+    return match
+
+
+def _match_cancel_locked(match: Match, reason: str) -> None:
+    """The locked waiting `match` is cancelled for `reason`; its seats stay as history (a
+    cancelled match counts towards no limit)."""
+    match.status = Match.Status.CANCELLED
+    match.cancel_reason = reason
+    match.finished_at = timezone.now()
+    match.version += 1
+    _match_write(match, "status", "cancel_reason", "finished_at", "version")
+
+
+# Waiting matches expired per sweep (games.tasks.sweep); the next sweep takes the rest.
+WAITING_EXPIRE_BATCH = 500
+
+
+def matches_waiting_expire(*, now: datetime | None = None) -> int:
+    """Cancel (`cancel_reason` "expired") the matches still waiting MATCH_WAITING_TTL seconds
+    after their creation, oldest first, at most WAITING_EXPIRE_BATCH; the number cancelled.
+    Rows another transaction holds (a join under way) are skipped: the next sweep sees them
+    again, and a match that has started by then is no longer waiting."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.MATCH_WAITING_TTL)
+    with transaction.atomic():
+        expired = list(
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(status=Match.Status.WAITING, created_at__lt=cutoff)
+            .order_by("created_at")[:WAITING_EXPIRE_BATCH]
+        )
+        for match in expired:
+            _match_cancel_locked(match, Match.CancelReason.EXPIRED)
+    return len(expired)
+
+
+def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]:
+    """The next match of a finished one, and whether this call created it (a repeated
+    rematch, by anyone, gives the same match). Same seat count, deals, rules and turn clock;
+    the bots sit at once in their seats, the caller in their old seat; the other people's
+    seats are open for them to join; the first dealer moves on by one seat. 403 `not_seated`,
+    409 `match_not_finished`, 409 `too_many_active_matches` (the caller's limits)."""
+    try:
+        with transaction.atomic():
+            previous = _match_locked(match_id)
+            seat = seat_of(previous, player.id)
+            if seat is None:
+                raise ApplicationError("not_seated")
+            if previous.status != Match.Status.FINISHED:
+                raise ApplicationError("match_not_finished")
+            if previous.next_match_id is not None:
+                return Match.objects.get(id=previous.next_match_id), False
+            match = _rematch_create(previous, seat, player)
+    except IntegrityError as exc:
+        if not _violates(exc, Match, REMATCH_CONSTRAINT):
+            logger.exception("rematch of match %s: unexpected integrity error", match_id)
+            raise
+        # A rematch of the same match written behind the row lock (a backend without row
+        # locks): it rolled back; the one that committed is the next match.
+        return Match.objects.get(rematch_of_id=UUID(str(match_id))), False
+    return match, True
+
+
+def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
+    """Insert the rematch of the locked, finished `previous` for `player` in `seat`, and link
+    the two; it starts at once when the bots and the caller fill it."""
+    seats = previous.seat_count
+    seat_players: list[str | None] = [
+        holder if previous.seat_bots[s] else None for s, holder in enumerate(previous.seat_players)
+    ]
+    seat_players[seat] = str(player.id)
+    match = Match(
+        created_by=player,
+        created_at=timezone.now(),
+        seat_count=seats,
+        # The rules' deals, not deals_total: an R-32 extra deal belongs to the match it settled.
+        deals_total=engine.Rules.from_dict(previous.rules).deals_per_match,
+        rules=previous.rules,
+        seat_players=seat_players,
+        seat_bots=list(previous.seat_bots),
+        totals=[0] * seats,
+        turn_seconds=previous.turn_seconds,
+        spectators=previous.spectators,
+        first_opener=(previous.first_opener + 1) % seats,
+        rematch_of=previous,
+    )
+    _limits_check_locked(player, bots_only=previous.seat_bots.count("") == 1)
+    started = None not in seat_players
+    if started:
+        _match_start(match)
+        match.version += 1
+    match.save(force_insert=True)
+    Seat.objects.bulk_create(
+        [
+            Seat(match=match, seat=s, player_id=holder, match_created_at=match.created_at)
+            for s, holder in enumerate(seat_players)
+            if holder is not None
+        ]
+    )
+    previous.next_match = match
+    _match_write(previous, "next_match_id")
+    if started:
+        events.match_version_on_commit(match, status_changed=True)
+        _after_commit_bot_turn(match)
+    return match

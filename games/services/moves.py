@@ -138,6 +138,10 @@ def _apply_locked(
     state = _live_state(match)
     after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
     view = state_view(match, seat, state=after)
+    # A bot is on turn and its move is not in this view: a worker plays it after this commit.
+    view["pending_bot_turns"] = bool(
+        after.turn is not None and not after.is_over and match.seat_bots[after.turn]
+    )
     if idempotency_key:
         IdempotencyRecord.objects.create(
             player_id=player_id,

@@ -22,6 +22,10 @@ MATRIX = {
     ("GET", "/deals/1"): (200, 200, 200),  # public; the seed is absent until the deal is over
     ("GET", "/deals/1/replay"): (409, 409, 409),  # deal 1 is in progress
     ("GET", "/events"): (200, 200, 200),  # the event stream (games.streams)
+    # The lobby and the rematch, on this started match: not waiting, not finished.
+    ("POST", "/leave"): (409, 403, 401),
+    ("POST", "/cancel"): (409, 403, 401),
+    ("POST", "/rematch"): (409, 403, 401),
 }
 # Where a match with `spectators: none` answers otherwise: nobody but its seats sees it.
 PRIVATE = {
@@ -31,7 +35,13 @@ PRIVATE = {
     ("GET", "/events"): (200, 403, 403),
 }
 CODES = {401: "not_authenticated", 403: "not_seated", 409: "match_full", 404: "not_found"}
-ROUTE_CODES = {("GET", "/deals/1/replay", 409): "deal_not_over"}
+# Routes whose refusals have codes of their own: (method, suffix) -> {status: code}.
+ROUTE_CODES = {
+    ("POST", "/leave"): {409: "match_not_waiting"},
+    ("POST", "/cancel"): {403: "not_creator", 409: "match_not_waiting"},
+    ("POST", "/rematch"): {409: "match_not_finished"},
+    ("GET", "/deals/1/replay"): {409: "deal_not_over"},
+}
 PRIVATE_CODES = {403: "spectators_not_allowed"}
 
 
@@ -76,7 +86,7 @@ def expected_answer(table, method, suffix, who) -> tuple[int, str | None]:
     private = table["spectators"] == "none"
     statuses = PRIVATE.get((method, suffix)) if private else None
     status = (statuses or MATRIX[(method, suffix)])[["seated", "other", "anonymous"].index(who)]
-    code = ROUTE_CODES.get((method, suffix, status)) or CODES.get(status)
+    code = {**CODES, **ROUTE_CODES.get((method, suffix), {})}.get(status)
     if private and (method, suffix) in PRIVATE:
         code = PRIVATE_CODES.get(status, code)
     return status, code

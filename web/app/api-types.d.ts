@@ -208,6 +208,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/matches/{match_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a waiting match
+         * @description Its creator cancels a match that is still waiting for players: status `cancelled`, `cancel_reason` `cancelled`. It never starts; it counts towards no limit. No body.
+         */
+        post: operations["matches_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/matches/{match_id}/deals/{number}": {
         parameters: {
             query?: never;
@@ -268,6 +288,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/matches/{match_id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave a waiting match
+         * @description A seated person leaves a match that is still waiting for players: the seat is open again. The creator leaving a table nobody else has joined cancels it (`cancel_reason` `cancelled`); leaving one that others have joined makes the person in the lowest seat its creator. No body.
+         */
+        post: operations["matches_leave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/matches/{match_id}/moves": {
         parameters: {
             query?: never;
@@ -286,6 +326,26 @@ export interface paths {
          * @description `version` is the match version the move was chosen at (else `409 stale_version`); of two moves at one version exactly one applies. An `Idempotency-Key` belongs to the caller in this match and replays the first answer to the same body for at least IDEMPOTENCY_TTL_SECONDS (24 h).
          */
         post: operations["matches_moves_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/matches/{match_id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a rematch of a finished match
+         * @description A seat of a finished match: `201` and the next match, with the same seat count, deals, rules and turn clock, the first dealer moved on by one seat. The bots sit in their seats at once, the caller in their old seat; the other people's seats are open: they join it as any match (it starts when the last seat fills). Asked again, by anyone: `200` and the same next match. The two are linked by `next_match` and `rematch_of`. Counts towards the caller's active-match limits. No body.
+         */
+        post: operations["matches_rematch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -635,6 +695,12 @@ export interface components {
             description: string;
         };
         /**
+         * @description * `cancelled` - cancelled
+         *     * `expired` - expired
+         * @enum {string}
+         */
+        CancelReasonEnum: "cancelled" | "expired";
+        /**
          * @description * `shed` - shed
          *     * `stock_exhausted` - stock_exhausted
          * @enum {string}
@@ -722,9 +788,12 @@ export interface components {
          *     * `invitations_pending` - invitations_pending
          *     * `match_full` - match_full
          *     * `match_not_active` - match_not_active
+         *     * `match_not_finished` - match_not_finished
+         *     * `match_not_waiting` - match_not_waiting
          *     * `method_not_allowed` - method_not_allowed
          *     * `not_acceptable` - not_acceptable
          *     * `not_authenticated` - not_authenticated
+         *     * `not_creator` - not_creator
          *     * `not_enough_entrants` - not_enough_entrants
          *     * `not_found` - not_found
          *     * `not_invited` - not_invited
@@ -742,7 +811,7 @@ export interface components {
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unsupported_media_type";
+        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unsupported_media_type";
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -779,6 +848,7 @@ export interface components {
             /** Format: uri */
             previous: string | null;
         };
+        /** @description A request body: its unknown fields are refused before any other check. */
         LoginRequest: {
             username: string;
             password: string;
@@ -812,7 +882,27 @@ export interface components {
              *     * `none` - none
              */
             spectators: components["schemas"]["SpectatorsEnum"];
+            /** @description Seats without a player. */
+            open_seats: number;
+            /**
+             * @description Why a cancelled match never started: its creator cancelled it, or nobody joined within MATCH_WAITING_TTL. Null otherwise.
+             *
+             *     * `cancelled` - cancelled
+             *     * `expired` - expired
+             */
+            cancel_reason: components["schemas"]["CancelReasonEnum"] | components["schemas"]["NullEnum"];
+            /**
+             * Format: uuid
+             * @description The finished match this one is the rematch of.
+             */
+            rematch_of: string | null;
+            /**
+             * Format: uuid
+             * @description This match's rematch, once someone has asked for it.
+             */
+            next_match: string | null;
         };
+        /** @description A request body: its unknown fields are refused before any other check. */
         MatchCreateRequest: {
             seats: number;
             bots?: string[];
@@ -836,9 +926,10 @@ export interface components {
          * @description * `waiting` - waiting
          *     * `active` - active
          *     * `finished` - finished
+         *     * `cancelled` - cancelled
          * @enum {string}
          */
-        MatchStatusEnum: "waiting" | "active" | "finished";
+        MatchStatusEnum: "waiting" | "active" | "finished" | "cancelled";
         /**
          * @description * `play` - play
          *     * `draw` - draw
@@ -875,6 +966,39 @@ export interface components {
             card?: string | null;
             suit?: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             version: number;
+        };
+        MoveReply: {
+            /** Format: uuid */
+            match: string;
+            version: number;
+            status: components["schemas"]["MatchStatusEnum"];
+            deal: number | null;
+            deals_total: number;
+            phase: components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"];
+            /** @description The caller's seat; null in a spectator's public view. */
+            you: number | null;
+            turn: number | null;
+            dealer: number | null;
+            direction: components["schemas"]["DirectionEnum"];
+            hand: string[];
+            hand_counts: number[];
+            top_card: string | null;
+            active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
+            pending_sevens: number;
+            draws_this_turn: number;
+            stock_count: number;
+            totals: number[];
+            commitment: string | null;
+            legal_moves: components["schemas"]["MoveBody"][];
+            /**
+             * Format: date-time
+             * @description When the person on turn must have moved.
+             */
+            turn_deadline?: string | null;
+            /** @description The deal's result once it is over (phase deal_over or match_over). */
+            result?: components["schemas"]["DealResult"] | null;
+            /** @description A bot is on turn in this view and has not moved yet: a worker plays its turn right after this reply (watch the version move on). */
+            pending_bot_turns: boolean;
         };
         NullEnum: null;
         PaginatedMatch: {
@@ -934,6 +1058,7 @@ export interface components {
             /** Format: double */
             ordinal: number;
         };
+        /** @description A request body: its unknown fields are refused before any other check. */
         RegisterRequest: {
             /** @description Unique in any letter case; names starting with `bot` and a separator (or nothing) are reserved for bots. */
             username: string;
@@ -1113,7 +1238,7 @@ export interface components {
             table: number;
             /** Format: uuid */
             match: string;
-            status: components["schemas"]["MatchStatusEnum"];
+            status: components["schemas"]["TableStatusEnum"];
             seats: components["schemas"]["TableSeat"][];
         };
         TableSeat: {
@@ -1122,6 +1247,13 @@ export interface components {
             /** @description False for a bot filling an empty seat. */
             entrant: boolean;
         };
+        /**
+         * @description * `waiting` - waiting
+         *     * `active` - active
+         *     * `finished` - finished
+         * @enum {string}
+         */
+        TableStatusEnum: "waiting" | "active" | "finished";
         Tables: {
             /** Format: uuid */
             tournament: string;
@@ -1160,6 +1292,7 @@ export interface components {
             /** @description Entrants who have not accepted yet; the start waits for them. */
             pending_invitations: components["schemas"]["SeatPlayer"][];
         };
+        /** @description A request body: its unknown fields are refused before any other check. */
         TournamentCreateRequest: {
             name: string;
             /** @description Entrant player ids (people or bots), in seeding order. People are invited: the tournament starts once each has accepted. */
@@ -1521,13 +1654,14 @@ export interface operations {
                 /** @description Only the matches in which this player has a seat. */
                 player?: string;
                 /**
-                 * @description Only the matches in this status.
+                 * @description Only the matches in this status; `waiting` is the lobby: the matches with open seats to join (`open_seats`).
                  *
                  *     * `waiting` - waiting
                  *     * `active` - active
                  *     * `finished` - finished
+                 *     * `cancelled` - cancelled
                  */
-                status?: "waiting" | "active" | "finished";
+                status?: "waiting" | "active" | "finished" | "cancelled";
             };
             header?: never;
             path?: never;
@@ -1644,6 +1778,73 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_creator` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `match_not_waiting` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1804,9 +2005,78 @@ export interface operations {
             };
         };
     };
+    matches_leave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_seated` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `match_not_waiting` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     matches_moves_list: {
         parameters: {
             query?: {
+                /** @description Only the moves after this one (`seq` > after_seq): what a client that holds the log up to it has not seen yet. */
+                after_seq?: number;
                 /** @description Only this deal's moves (the deal's number, from 1). */
                 deal?: number;
             };
@@ -1889,7 +2159,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["State"];
+                    "application/json": components["schemas"]["MoveReply"];
                 };
             };
             /** @description `invalid`, `invalid_move` */
@@ -1939,6 +2209,81 @@ export interface operations {
             };
             /** @description `illegal_move`, `idempotency_mismatch` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_rematch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_seated` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `match_not_finished`, `too_many_active_matches` */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

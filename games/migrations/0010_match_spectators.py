@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0008_match_seed_key"),
+        ("games", "0009_match_lobby_rematch"),
     ]
 
     operations = [

@@ -1,0 +1,42 @@
+"""The base of every request body's serializer: a field it does not know is `400 invalid`.
+
+DRF drops unknown keys without a word, so a typo (`{"bot": ["greedy"]}` for `bots`) would
+create a match that waits forever. `StrictSerializer` refuses them, naming each one in
+`detail` (`{"bot": ["Unknown field."]}`); `body_fields_check` does the same for the bodies a
+view reads by hand (the move POST) and for the routes that take no body at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from django.utils.translation import gettext as _
+from rest_framework import serializers
+
+
+def unknown_fields(data: Any, known: Collection[str]) -> dict[str, list[str]]:
+    """Field errors for the keys of the JSON object `data` that are not in `known`, in the
+    order they came (nothing for a value that is not an object: the caller refuses it)."""
+    if not isinstance(data, Mapping):
+        return {}
+    return {str(name): [_("Unknown field.")] for name in data if name not in known}
+
+
+def body_fields_check(data: Any, known: Collection[str] = ()) -> None:
+    """400 `invalid` naming the unknown fields of the body `data`; `known` empty for a route
+    that takes no body (an empty object, or none, is fine)."""
+    errors = unknown_fields(data, known)
+    if errors:
+        raise serializers.ValidationError(errors)
+
+
+class StrictSerializer(serializers.Serializer[Any]):
+    """A request body: its unknown fields are refused before any other check."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        known = [name for name, field in self.fields.items() if not field.read_only]
+        errors = unknown_fields(data, known)
+        if errors:
+            raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
