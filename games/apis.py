@@ -23,16 +23,20 @@ from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
+from players.models import Player
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from .models import Match
 from .selectors import (
     deal_get,
+    deal_replay_get,
     match_get,
     match_list,
     match_moves_for_player,
     match_view_for_player,
 )
 from .serializers import (
+    DealReplaySerializer,
     DealRevealSerializer,
     MatchSerializer,
     MoveEntrySerializer,
@@ -40,10 +44,11 @@ from .serializers import (
     MoveReplySerializer,
     PaginatedMatchSerializer,
     StateSerializer,
+    deal_replay,
     deal_reveal,
     match_summary,
+    match_view,
     move_entry,
-    state_view,
 )
 from .services import (
     match_apply_move,
@@ -59,6 +64,14 @@ if TYPE_CHECKING:
     from rest_framework.permissions import _SupportsHasPermission
 
 MAX_WAIT_SECONDS = 25
+
+
+def caller_player(request: Request) -> Player | None:
+    """The signed-in caller's player, or None for an anonymous one (a spectator)."""
+    user = request.user
+    if user is None or not user.is_authenticated:
+        return None
+    return getattr(user, "player", None)
 
 
 def no_store(response: Response) -> Response:
@@ -134,6 +147,13 @@ class MatchListCreateApi(APIView):
             help_text="Turn clock: seconds a person has per turn; past it the greedy move is"
             " played for them (by_bot in the move log). Null or absent: no clock.",
         )
+        spectators = serializers.ChoiceField(
+            choices=Match.Spectators.values,
+            required=False,
+            default=Match.Spectators.PUBLIC,
+            help_text="Who may watch the match: `public` (default), anyone, signed in or not,"
+            " sees the public view (no hand); `none`, only its seats.",
+        )
 
     @extend_schema(
         operation_id="matches_list",
@@ -179,7 +199,12 @@ class MatchListCreateApi(APIView):
                 "two greedy bots",
                 value={"seats": 3, "bots": ["greedy", "greedy"], "deals": 4},
                 request_only=True,
-            )
+            ),
+            OpenApiExample(
+                "a private table",
+                value={"seats": 2, "spectators": "none"},
+                request_only=True,
+            ),
         ],
     )
     def post(self, request: AuthenticatedRequest) -> Response:
@@ -228,6 +253,8 @@ class MatchJoinApi(APIView):
 
 
 class MatchStateApi(APIView):
+    permission_classes = [AllowAny]  # spectators: the public view, signed in or not
+
     class FilterSerializer(serializers.Serializer):
         class Meta:
             ref_name = "StateFilter"
@@ -249,26 +276,62 @@ class MatchStateApi(APIView):
         operation_id="matches_state",
         summary="Get the caller's view of a match",
         description=(
-            "The seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). "
-            "With `after_version` and `wait` it is a long-poll: it answers as soon as the match's "
-            "version passes `after_version`, or after `wait` seconds with the current view."
+            "A seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). "
+            "Anyone else (signed in or not) gets the public view of a `spectators: public` "
+            "match: the same keys with `you` null and no hand and no legal move (hand counts, "
+            "top card, turn, stock count, totals); of a `spectators: none` match, 403 "
+            "`spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it "
+            "answers as soon as the match's version passes `after_version`, or after `wait` "
+            "seconds with the current view."
         ),
         parameters=[FilterSerializer],
         responses={
             200: StateSerializer,
-            **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
+            **error_responses(
+                "invalid", "not_authenticated", "spectators_not_allowed", "not_found"
+            ),
         },
+        examples=[
+            OpenApiExample(
+                "a spectator's public view",
+                value={
+                    "match": "9b0c6a4e-2f6d-4a51-8f0e-3c1d2b7a9e10",
+                    "version": 12,
+                    "status": "active",
+                    "deal": 1,
+                    "deals_total": 4,
+                    "phase": "play",
+                    "you": None,
+                    "turn": 1,
+                    "dealer": 1,
+                    "direction": 1,
+                    "hand": [],
+                    "hand_counts": [5, 6],
+                    "top_card": "9D",
+                    "active_suit": "D",
+                    "pending_sevens": 0,
+                    "draws_this_turn": 0,
+                    "stock_count": 30,
+                    "totals": [0, 0],
+                    "commitment": "5d41402abc4b2a76b9719d911017c592…",
+                    "legal_moves": [],
+                    "turn_deadline": None,
+                    "result": None,
+                },
+                response_only=True,
+            )
+        ],
     )
-    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+    def get(self, request: Request, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         match, seat = match_view_for_player(
             match_id=match_id,
-            player=request.user.player,
+            player=caller_player(request),
             after_version=filters.validated_data.get("after_version"),
             wait=filters.validated_data.get("wait", 0),
         )
-        return no_store(Response(state_view(match, seat)))
+        return no_store(Response(match_view(match, seat)))
 
 
 # One instance validates every move POST (run_validation keeps no state): a serializer built per
@@ -308,6 +371,11 @@ class MatchMovesApi(APIView):
         if self.request is not None and self.request.method == "POST" and not fake:
             return [DeferredTokenAuthentication()]
         return super().get_authenticators()
+
+    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
+        if self.request is not None and self.request.method == "GET":
+            return [AllowAny()]  # the log of a spectators: public match is public
+        return super().get_permissions()
 
     @extend_schema(
         operation_id="matches_moves_create",
@@ -384,20 +452,24 @@ class MatchMovesApi(APIView):
         summary="Get the move log",
         description=(
             "The match's moves in order as the caller may see them: cards another seat drew are "
-            "shown once the deal is over (R-3)."
+            "shown once the deal is over (R-3). Seats, and anyone (signed in or not) on a "
+            "`spectators: public` match, who sees no `drawn` card of a deal in progress; a "
+            "`spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat."
         ),
         parameters=[FilterSerializer],
         responses={
             200: MoveEntrySerializer(many=True),
-            **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
+            **error_responses(
+                "invalid", "not_authenticated", "spectators_not_allowed", "not_found"
+            ),
         },
     )
-    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+    def get(self, request: Request, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         moves = match_moves_for_player(
             match_id=match_id,
-            player=request.user.player,
+            player=caller_player(request),
             deal=filters.validated_data.get("deal"),
             after_seq=filters.validated_data.get("after_seq"),
         )
@@ -613,3 +685,97 @@ class MatchRematchApi(APIView):
             match_summary(match_get(match=match)),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
+
+
+class DealReplayApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="matches_deals_replay",
+        summary="Replay a finished deal",
+        description=(
+            "Once deal `number` is over: every position from the deal to its end with all hands "
+            "open, rebuilt by the engine from the seed and the move log, for replay viewers. "
+            "`positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the "
+            "position after move i. Public on a `spectators: public` match; seats only on a "
+            "`spectators: none` match (403 `spectators_not_allowed`). Before the deal is over, "
+            "409 `deal_not_over`."
+        ),
+        responses={
+            200: DealReplaySerializer,
+            **error_responses(
+                "not_authenticated", "spectators_not_allowed", "not_found", "deal_not_over"
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "a two-seat deal",
+                value={
+                    "match": "9b0c6a4e-2f6d-4a51-8f0e-3c1d2b7a9e10",
+                    "number": 1,
+                    "dealer": 1,
+                    "opener": 0,
+                    "commitment": "…",
+                    "seed": "…",
+                    "rules": {"opening": "opener_only", "…": "…"},
+                    "seat_count": 2,
+                    "hands_at_start": [["4C", "7H", "…"], ["2D", "JS", "…"]],
+                    "positions": [
+                        {
+                            "index": 0,
+                            "move": None,
+                            "seat": None,
+                            "state": {
+                                "hands": [["4C", "7H", "…"], ["2D", "JS", "…"]],
+                                "turn": 0,
+                                "direction": 1,
+                                "top_card": None,
+                                "active_suit": None,
+                                "pending_sevens": 0,
+                                "stock_count": 38,
+                                "phase": "opening",
+                                "discard_count": 0,
+                            },
+                        },
+                        {
+                            "index": 1,
+                            "move": {
+                                "seq": 1,
+                                "seat": 0,
+                                "action": "play",
+                                "card": "4C",
+                                "suit": None,
+                                "drawn": [],
+                            },
+                            "seat": 0,
+                            "state": {
+                                "hands": [["7H", "…"], ["2D", "JS", "…"]],
+                                "turn": 1,
+                                "direction": 1,
+                                "top_card": "4C",
+                                "active_suit": "C",
+                                "pending_sevens": 0,
+                                "stock_count": 38,
+                                "phase": "play",
+                                "discard_count": 1,
+                            },
+                        },
+                    ],
+                    "result": {
+                        "winners": [0],
+                        "reason": "shed",
+                        "last_card": "9D",
+                        "multiplier": 1,
+                        "penalties": [0, 42],
+                        "hand_penalties": [0, 42],
+                    },
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request, match_id: Any, number: int) -> Response:
+        match, deal, steps = deal_replay_get(
+            match_id=match_id, number=number, player=caller_player(request)
+        )
+        return Response(deal_replay(match, deal, steps))

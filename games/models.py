@@ -32,6 +32,12 @@ class Match(models.Model):
         CANCELLED = "cancelled"  # by its creator (or the creator leaving an empty table)
         EXPIRED = "expired"  # waiting past MATCH_WAITING_TTL (games.sweep)
 
+    class Spectators(models.TextChoices):
+        """Who may watch: `public`, anyone (the public view); `none`, the seats only."""
+
+        PUBLIC = "public"
+        NONE = "none"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
@@ -58,6 +64,13 @@ class Match(models.Model):
     # person on turn must have moved; past it a worker plays the greedy move for them.
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)
+    # A default in the database too: rows inserted by hand (bench/match_list.py) are public.
+    spectators = models.CharField(
+        max_length=8,
+        choices=Spectators.choices,
+        default=Spectators.PUBLIC,
+        db_default=Spectators.PUBLIC,
+    )
     # Set once settle_match has updated the players' standings (games.tasks, run once).
     settled_at = models.DateTimeField(null=True, blank=True)
     # A waiting match that will never start: why (status cancelled).

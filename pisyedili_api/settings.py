@@ -424,6 +424,8 @@ LIVE_REDIS_URL = os.environ.get(
 LIVE_CHANNEL_PREFIX = os.environ.get("LIVE_CHANNEL_PREFIX", "pisyedili")
 LIVE_HEARTBEAT_SECONDS = float(os.environ.get("LIVE_HEARTBEAT_SECONDS", "15"))
 LIVE_STREAMS_PER_PLAYER = int(os.environ.get("LIVE_STREAMS_PER_PLAYER", "20"))
+# Anonymous spectators' open match streams per client address (NUM_PROXIES picks the address).
+LIVE_STREAMS_PER_IP = int(os.environ.get("LIVE_STREAMS_PER_IP", "20"))
 # Events a stream may have waiting; a reader that falls this far behind is dropped.
 LIVE_QUEUE_SIZE = int(os.environ.get("LIVE_QUEUE_SIZE", "64"))
 # The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.

@@ -248,6 +248,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/matches/{match_id}/deals/{number}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay a finished deal
+         * @description Once deal `number` is over: every position from the deal to its end with all hands open, rebuilt by the engine from the seed and the move log, for replay viewers. `positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the position after move i. Public on a `spectators: public` match; seats only on a `spectators: none` match (403 `spectators_not_allowed`). Before the deal is over, 409 `deal_not_over`.
+         */
+        get: operations["matches_deals_replay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/matches/{match_id}/join": {
         parameters: {
             query?: never;
@@ -297,7 +317,7 @@ export interface paths {
         };
         /**
          * Get the move log
-         * @description The match's moves in order as the caller may see them: cards another seat drew are shown once the deal is over (R-3).
+         * @description The match's moves in order as the caller may see them: cards another seat drew are shown once the deal is over (R-3). Seats, and anyone (signed in or not) on a `spectators: public` match, who sees no `drawn` card of a deal in progress; a `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat.
          */
         get: operations["matches_moves_list"];
         put?: never;
@@ -341,7 +361,7 @@ export interface paths {
         };
         /**
          * Get the caller's view of a match
-         * @description The seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). With `after_version` and `wait` it is a long-poll: it answers as soon as the match's version passes `after_version`, or after `wait` seconds with the current view.
+         * @description A seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). Anyone else (signed in or not) gets the public view of a `spectators: public` match: the same keys with `you` null and no hand and no legal move (hand counts, top card, turn, stock count, totals); of a `spectators: none` match, 403 `spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it answers as soon as the match's version passes `after_version`, or after `wait` seconds with the current view.
          */
         get: operations["matches_state"];
         put?: never;
@@ -625,7 +645,7 @@ export interface paths {
         };
         /**
          * Stream the caller's view of a match
-         * @description The caller's seat view (the body of GET …/state) as event `state`, id = the match version, after every version change; `close` when the match is over. Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version.
+         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `close` when the match is over. Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat.
          */
         get: operations["matches_events"];
         put?: never;
@@ -695,6 +715,23 @@ export interface components {
          * @enum {string}
          */
         DealPhaseEnum: "opening" | "play" | "ace_followup" | "deal_over" | "match_over";
+        DealReplay: {
+            /** Format: uuid */
+            match: string;
+            number: number;
+            dealer: number;
+            opener: number;
+            commitment: string;
+            /** @description The deal's seed (64 hex digits). */
+            seed: string;
+            rules: {
+                [key: string]: unknown;
+            };
+            seat_count: number;
+            hands_at_start: string[][];
+            positions: components["schemas"]["ReplayPosition"][];
+            result: components["schemas"]["DealResult"];
+        };
         DealResult: {
             winners: number[];
             reason: components["schemas"]["DealEndReasonEnum"];
@@ -742,7 +779,8 @@ export interface components {
             };
         };
         /**
-         * @description * `forbidden` - forbidden
+         * @description * `deal_not_over` - deal_not_over
+         *     * `forbidden` - forbidden
          *     * `idempotency_mismatch` - idempotency_mismatch
          *     * `illegal_move` - illegal_move
          *     * `invalid` - invalid
@@ -763,6 +801,7 @@ export interface components {
          *     * `not_seated` - not_seated
          *     * `not_your_turn` - not_your_turn
          *     * `server_error` - server_error
+         *     * `spectators_not_allowed` - spectators_not_allowed
          *     * `stale_version` - stale_version
          *     * `throttled` - throttled
          *     * `too_many_active_matches` - too_many_active_matches
@@ -772,7 +811,7 @@ export interface components {
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unsupported_media_type";
+        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unsupported_media_type";
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -836,6 +875,13 @@ export interface components {
              * @description When the person on turn must have moved (turn clock).
              */
             turn_deadline: string | null;
+            /**
+             * @description Who may watch: `public`, anyone (the public view); `none`, seats only.
+             *
+             *     * `public` - public
+             *     * `none` - none
+             */
+            spectators: components["schemas"]["SpectatorsEnum"];
             /** @description Seats without a player. */
             open_seats: number;
             /**
@@ -867,6 +913,14 @@ export interface components {
             };
             /** @description Turn clock: seconds a person has per turn; past it the greedy move is played for them (by_bot in the move log). Null or absent: no clock. */
             turn_seconds?: number | null;
+            /**
+             * @description Who may watch the match: `public` (default), anyone, signed in or not, sees the public view (no hand); `none`, only its seats.
+             *
+             *     * `public` - public
+             *     * `none` - none
+             * @default public
+             */
+            spectators: components["schemas"]["SpectatorsEnum"];
         };
         /**
          * @description * `waiting` - waiting
@@ -921,7 +975,8 @@ export interface components {
             deal: number | null;
             deals_total: number;
             phase: components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"];
-            you: number;
+            /** @description The caller's seat; null in a spectator's public view. */
+            you: number | null;
             turn: number | null;
             dealer: number | null;
             direction: components["schemas"]["DirectionEnum"];
@@ -1020,6 +1075,44 @@ export interface components {
             /** @description Shown this once: only its hash is kept. */
             token: string;
         };
+        ReplayMove: {
+            seq: number;
+            seat: number;
+            action: components["schemas"]["MoveActionEnum"];
+            card: string | null;
+            suit: string | null;
+            drawn: string[];
+        };
+        ReplayPosition: {
+            /** @description 0: the deal as dealt; i: after move i. */
+            index: number;
+            /** @description The move that led here; null at 0. */
+            move: components["schemas"]["ReplayMove"] | null;
+            /** @description The seat that moved; null at 0. */
+            seat: number | null;
+            state: components["schemas"]["ReplayPositionState"];
+        };
+        ReplayPositionState: {
+            /** @description Every seat's hand, by seat, open. */
+            hands: string[][];
+            turn: number | null;
+            direction: components["schemas"]["DirectionEnum"];
+            top_card: string | null;
+            active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
+            pending_sevens: number;
+            stock_count: number;
+            phase: components["schemas"]["ReplayPositionStatePhaseEnum"];
+            /** @description Cards on the pile, the top included. */
+            discard_count: number;
+        };
+        /**
+         * @description * `opening` - opening
+         *     * `play` - play
+         *     * `ace_followup` - ace_followup
+         *     * `deal_over` - deal_over
+         * @enum {string}
+         */
+        ReplayPositionStatePhaseEnum: "opening" | "play" | "ace_followup" | "deal_over";
         RotatedToken: {
             /** @description Shown this once: only its hash is kept. */
             token: string;
@@ -1058,6 +1151,12 @@ export interface components {
             display_name: string;
             is_bot: boolean;
         };
+        /**
+         * @description * `public` - public
+         *     * `none` - none
+         * @enum {string}
+         */
+        SpectatorsEnum: "public" | "none";
         Standing: {
             /** @description Players equal on every tie-break share a rank. */
             rank: number;
@@ -1092,7 +1191,8 @@ export interface components {
             deal: number | null;
             deals_total: number;
             phase: components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"];
-            you: number;
+            /** @description The caller's seat; null in a spectator's public view. */
+            you: number | null;
             turn: number | null;
             dealer: number | null;
             direction: components["schemas"]["DirectionEnum"];
@@ -1796,6 +1896,66 @@ export interface operations {
             };
         };
     };
+    matches_deals_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+                /** @description The deal's number in the match, from 1. */
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealReplay"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `spectators_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deal_not_over` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     matches_join: {
         parameters: {
             query?: never;
@@ -1955,7 +2115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_seated` */
+            /** @description `spectators_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_seated` */
+            /** @description `spectators_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2905,7 +3065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_seated` */
+            /** @description `spectators_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;
