@@ -41,6 +41,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "tournament_over": (409, "The tournament is finished or cancelled."),
     "invitations_pending": (409, "Some invited players have not accepted yet."),
     "not_enough_entrants": (409, "Too few entrants are left to seat a table."),
+    "deal_not_over": (409, "The deal is still being played: its analysis comes once it is over."),
     "unsupported_media_type": (415, "Send the body as application/json."),
     "illegal_move": (422, "The rules do not allow that move now."),
     "idempotency_mismatch": (422, "This Idempotency-Key was used with a different body."),

@@ -36,7 +36,7 @@ def player_get(*, player_id: Any) -> Player:
 # of the rest of the page follow from the page itself. Hand-written SQL: the ORM has no row
 # comparison, and keyset paging with shared ranks is not what DRF's CursorPagination does.
 
-METRICS = ("rating", "wins", "points")
+METRICS = ("rating", "wins", "points", "skill")
 # A board value in a cursor is a rating, a win count or an average penalty: far below this,
 # which every backend's integers and floats hold (SQLite's stop at 64 bits).
 KEYSET_VALUE_MAX = 2**53
@@ -44,6 +44,7 @@ _ORDER = {  # metric -> (BoardEntry field, best first is descending)
     "rating": ("rating_ordinal", True),
     "wins": ("wins", True),
     "points": ("avg_penalty", False),
+    "skill": ("skill", True),  # rows with a skill only (BoardEntry.skill)
 }
 
 
@@ -181,12 +182,22 @@ class _BoardQuery:
         self.params: list[Any] = [pool.id]
         if humans_only:  # a literal predicate, so the partial index applies
             self.where += f" AND {col('is_human')}"
+        if metric == "skill":
+            self.where += f" AND {self.value} IS NOT NULL"
         people = q(Player._meta.db_table)
         self.select = (
             f"SELECT {self.value}, {self.player}, "
             + ", ".join(
                 col(name)
-                for name in ("matches", "wins", "deals_won", "avg_penalty", "rating_ordinal")
+                for name in (
+                    "matches",
+                    "wins",
+                    "deals_won",
+                    "avg_penalty",
+                    "rating_ordinal",
+                    "skill",
+                    "luck_deals",
+                )
             )
             + f", {people}.{q('display_name')}, {people}.{q('is_bot')}"
             + f" FROM {self.table} JOIN {people} ON {people}.{q('id')} = {self.player}"
@@ -240,7 +251,8 @@ class _BoardQuery:
         return strictly_better + tied_ahead, strictly_better
 
     def entry(self, row: tuple[Any, ...], rank: int) -> dict[str, Any]:
-        _, player_id, matches, wins, deals_won, avg_penalty, ordinal, name, is_bot = row
+        _, player_id, matches, wins, deals_won, avg_penalty, ordinal, skill, luck_deals = row[:9]
+        name, is_bot = row[9:]
         return {
             "rank": rank,
             "player": {"id": player_id, "display_name": name, "is_bot": bool(is_bot)},
@@ -249,6 +261,8 @@ class _BoardQuery:
             "wins": wins,
             "deals_won": deals_won,
             "avg_penalty": round(avg_penalty, 4),
+            "skill": None if skill is None else round(skill, 4),
+            "skill_deals": luck_deals,
         }
 
 

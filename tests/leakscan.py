@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse
 
 CARD_RE = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
 MATCH_PATH_RE = re.compile(r"^/api/v1/matches/([0-9a-fA-F-]{36})(/.*)?$")
-DEAL_PATH_RE = re.compile(r"^/deals/(\d+)$")
+DEAL_PATH_RE = re.compile(r"^/deals/(\d+)(?:/analysis)?$")  # a deal and its analysis
 
 VIOLATIONS: list[str] = []
 # While DEFER is set (query-count pins), bodies are kept and scanned by `scan_deferred()` later,

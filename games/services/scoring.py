@@ -17,10 +17,12 @@ from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 
 from games import engine
+from pisyedili_api.tasks import send_on_commit
 from players.services import player_deals_add, player_standings_settle
 
 from ..models import Deal, Match, ScoreEntry, Seat
 from ..signals import match_settled
+from .analysis import match_luck_count
 from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
 
 # The match fields _deal_close sets (the caller writes them).
@@ -65,6 +67,7 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
         deal = _deal_claim(match, deal_number, now)
         if deal is None:
             return False
+        send_on_commit("games.deal_luck", str(match.id), deal_number)  # its own queue
         result = deal.result
         # The next deal is dealt only once this one is scored: until then the match holds the
         # final state of its live deal (_deal_close), so it need not be read again.
@@ -161,6 +164,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
         )
         match.settled_at = timezone.now()
         _match_write(match, "settled_at")
+        match_luck_count(match)  # the luck analysed so far on the boards' skill
         settled_id = str(match.id)
         transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
     return True
