@@ -9,7 +9,7 @@ from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, AuthenticationFailed
+from rest_framework.exceptions import APIException, AuthenticationFailed, NotAuthenticated
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -668,7 +668,12 @@ class DealAnalysisApi(APIView):
     def get(self, request: Request, match_id: Any, number: int) -> Response:
         user = request.user
         player = getattr(user, "player", None) if user is not None else None
-        analysis = deal_analysis_request(match_id=match_id, number=number, player=player)
+        try:
+            analysis = deal_analysis_request(match_id=match_id, number=number, player=player)
+        except ApplicationError as exc:
+            if exc.code == "not_authenticated":
+                raise NotAuthenticated(exc.message) from None  # with WWW-Authenticate
+            raise
         body = deal_analysis_view(analysis)
         ready = body["status"] == "ready"
         return Response(body, status=status.HTTP_200_OK if ready else status.HTTP_202_ACCEPTED)

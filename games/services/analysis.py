@@ -148,6 +148,8 @@ def match_luck_count(match: Match) -> int:
 
 # ---- move analysis ----
 
+_SEATS_ONLY = "Only a seat of the match may see its analysis before the match is finished."
+
 
 def deal_analysis_request(
     *, match_id: UUID | str, number: int, player: Player | None
@@ -159,19 +161,14 @@ def deal_analysis_request(
     (409 `deal_not_over`)."""
     match = Match.objects.filter(id=match_id).first()
     if match is None:
+        # Anonymous: as for a match that is not finished (nothing tells which it is).
+        if player is None:
+            raise ApplicationError("not_authenticated", _SEATS_ONLY)
         raise ApplicationError("not_found", "No such match.")
     seated = player is not None and str(player.id) in match.seat_players
     public = getattr(match, "spectators", "public") == "public"
     if not seated and not (match.status == Match.Status.FINISHED and public):
-        if player is None:
-            raise ApplicationError(
-                "not_authenticated",
-                "Only a seat of the match may see its analysis before the match is finished.",
-            )
-        raise ApplicationError(
-            "not_seated",
-            "Only a seat of the match may see its analysis before the match is finished.",
-        )
+        raise ApplicationError("not_authenticated" if player is None else "not_seated", _SEATS_ONLY)
     deal = Deal.objects.filter(match_id=match.id, number=number).only("id", "status").first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")

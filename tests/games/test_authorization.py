@@ -19,8 +19,11 @@ MATRIX = {
     ("POST", "/moves"): (200, 403, 401),
     ("GET", "/deals/1"): (200, 200, 200),  # public; the seed is absent until the deal is over
     ("GET", "/events"): (200, 403, 401),  # the event stream (games.streams)
+    # Deal 1 is being played: 409 for the seat; a seat's only until the match is finished.
+    ("GET", "/deals/1/analysis"): (409, 403, 401),
 }
 CODES = {401: "not_authenticated", 403: "not_seated", 409: "match_full", 404: "not_found"}
+ROUTE_CODES = {"/deals/1/analysis": {**CODES, 409: "deal_not_over"}}
 
 
 def per_match_routes() -> set[str]:
@@ -80,7 +83,7 @@ def test_route_by_caller(table, method, suffix, who):
         )
     assert response.status_code == expected, response.content
     if expected >= 400:
-        assert response.json()["code"] == CODES[expected]
+        assert response.json()["code"] == ROUTE_CODES.get(suffix, CODES).get(expected)
         # A refused request changes nothing.
         assert state(table["seated"], table["id"]) == view
         assert not Move.objects.filter(match_id=table["id"]).exists()
