@@ -12,6 +12,7 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.match_settle(match_id)` | scoring | a finished match's standings, once |
 | `games.deal_luck(match_id, deal_number)` | analysis | a scored deal's luck by seat, once |
 | `games.deal_analyse(match_id, deal_number)` | analysis | a requested deal's move analysis, once |
+| `games.match_luck_count(match_id)` | analysis | a settled match's luck on the boards, once |
 | `games.sweep()` | scoring | beat: re-send stuck work; delete expired idempotency records |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
@@ -40,7 +41,6 @@ from pisyedili_api.tasks import (  # noqa: F401  (in_background & co. re-exporte
 )
 
 from . import recovery, services
-from .services import analysis
 
 logger = logging.getLogger(__name__)
 
@@ -73,13 +73,19 @@ def match_settle_task(match_id: str) -> bool:
 def deal_luck_task(match_id: str, deal_number: int) -> bool:
     """Estimate and store each seat's luck of a scored deal (once); count it on the boards
     if the match is settled."""
-    return analysis.deal_luck_record(match_id=match_id, deal_number=deal_number)
+    return services.deal_luck(match_id=match_id, deal_number=deal_number)
 
 
 @idempotent_task(name="games.deal_analyse")
 def deal_analyse_task(match_id: str, deal_number: int) -> bool:
     """Compute a requested deal's move analysis (once)."""
-    return analysis.deal_analyse(match_id=match_id, deal_number=deal_number)
+    return services.deal_analyse(match_id=match_id, deal_number=deal_number)
+
+
+@idempotent_task(name="games.match_luck_count")
+def match_luck_count_task(match_id: str) -> int:
+    """Count a settled match's luck not counted yet on the boards' skill (once)."""
+    return services.match_luck_count(match_id=match_id)
 
 
 @idempotent_task(name="games.sweep", retry=False)
@@ -100,6 +106,8 @@ def sweep() -> dict[str, int]:
     )
     for match_id, number in lost.luck:
         send("games.deal_luck", match_id, number)
+    for match_id in lost.luck_counts:
+        send("games.match_luck_count", match_id)
     for match_id, number in lost.analyses:
         send("games.deal_analyse", match_id, number)
     counts = {
@@ -107,6 +115,7 @@ def sweep() -> dict[str, int]:
         "deals": len(work.deals),
         "settlements": len(work.settlements),
         "luck": len(lost.luck),
+        "luck_counts": len(lost.luck_counts),
         "analyses": len(lost.analyses),
     }
     if any(counts.values()):

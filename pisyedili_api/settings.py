@@ -306,6 +306,7 @@ CELERY_TASK_QUEUE_SETTINGS = {
     "games.noop": "CELERY_SCORING_QUEUE",
     "games.deal_luck": "CELERY_ANALYSIS_QUEUE",
     "games.deal_analyse": "CELERY_ANALYSIS_QUEUE",
+    "games.match_luck_count": "CELERY_ANALYSIS_QUEUE",
     "tournaments.tournament_advance": "CELERY_SCORING_QUEUE",
     "tournaments.sweep": "CELERY_SCORING_QUEUE",
 }

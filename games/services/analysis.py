@@ -5,8 +5,8 @@
   ANALYSIS_LUCK_SAMPLES re-sampled stocks played by the reference bot) and stores one DealLuck
   row per seat, `luck = expected − penalty`, with K, the bot, the seed and the CPU time. The
   players' stats count it at once; the boards' `skill` counts it once the match is settled
-  (at the settlement, or here when the luck comes after it), each row once (`counted_at`,
-  under the match row lock).
+  (games.match_luck_count, sent when the settlement commits, or here when the luck comes after
+  it), each row once (`counted_at`, under the match row lock).
 - Move analysis: the first `GET …/deals/{n}/analysis` stores a pending DealAnalysis row (one per
   deal: a raced second request trips its unique constraint and reads the winner's row) and
   sends games.deal_analyse, which values every person's decisions from that seat's observation
@@ -56,7 +56,7 @@ def moves_seed(deal: Deal) -> str:
     return f"moves:{deal.commitment}"
 
 
-def deal_luck_record(*, match_id: UUID | str, deal_number: int) -> bool:
+def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
     """Estimate and store every seat's luck of a scored deal (once), then count it on the
     boards if the match is settled. True if it stored the luck now; False when there is nothing
     to do (no such deal, not scored yet, stored already)."""
@@ -67,7 +67,6 @@ def deal_luck_record(*, match_id: UUID | str, deal_number: int) -> bool:
         return False
     match = deal.match
     if DealLuck.objects.filter(deal=deal).exists():
-        _count_if_settled(match.id)  # a settlement may have missed it (run twice: harmless)
         return False
     started = time.process_time()
     estimate = analysis.expected_deal_scores(
@@ -105,7 +104,7 @@ def deal_luck_record(*, match_id: UUID | str, deal_number: int) -> bool:
         )
         player_luck_add(luck=list(zip(players, luck, strict=True)))
         if locked.settled_at is not None:
-            match_luck_count(locked)
+            _luck_count_locked(locked)  # luck that comes after the settlement
     logger.info(
         "luck of deal %s of match %s: K=%d, %.3f s CPU",
         deal_number,
@@ -116,17 +115,20 @@ def deal_luck_record(*, match_id: UUID | str, deal_number: int) -> bool:
     return True
 
 
-def _count_if_settled(match_id: UUID) -> None:
+def match_luck_count(*, match_id: UUID | str) -> int:
+    """Count a settled match's luck rows not counted yet on its players' boards (`skill`);
+    the number counted (0 for a match not settled). Sent once the settlement commits, and by
+    the sweeper for rows left uncounted."""
     with transaction.atomic():
         match = Match.objects.select_for_update().filter(id=match_id).first()
-        if match is not None and match.settled_at is not None:
-            match_luck_count(match)
+        if match is None or match.settled_at is None:
+            return 0
+        return _luck_count_locked(match)
 
 
-def match_luck_count(match: Match) -> int:
-    """Count the settled `match`'s luck rows not counted yet on its players' boards (`skill`);
-    the number counted. The caller holds the match row lock (match_settle, deal_luck_record),
-    which has each row counted once."""
+def _luck_count_locked(match: Match) -> int:
+    """match_luck_count under the match row lock the caller holds, which has each row counted
+    once (deal_luck holds it too)."""
     rows = list(
         DealLuck.objects.filter(match_id=match.id, counted_at__isnull=True).values_list(
             "id", "player_id", "luck"

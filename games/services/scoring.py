@@ -22,7 +22,6 @@ from players.services import player_deals_add, player_standings_settle
 
 from ..models import Deal, Match, ScoreEntry, Seat
 from ..signals import match_settled
-from .analysis import match_luck_count
 from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
 
 # The match fields _deal_close sets (the caller writes them).
@@ -164,9 +163,9 @@ def match_settle(*, match_id: UUID | str) -> bool:
         )
         match.settled_at = timezone.now()
         _match_write(match, "settled_at")
-        match_luck_count(match)  # the luck analysed so far on the boards' skill
         settled_id = str(match.id)
         transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
+        send_on_commit("games.match_luck_count", settled_id)  # the luck so far on the boards
     return True
 
 

@@ -140,9 +140,7 @@ def test_unknown_match_or_deal_is_404(table):
     assert response.status_code == 404 and response.json()["code"] == "not_found"
 
 
-def test_a_raced_first_request_reads_the_winners_row_and_sends_no_second_task(
-    table, monkeypatch
-):
+def test_a_raced_first_request_reads_the_winners_row_and_sends_no_second_task(table, monkeypatch):
     """Two first requests: the second's insert trips the named unique constraint after the
     first has committed its row; it answers with that row and sends nothing."""
     table["seat"].get(table["url"])

@@ -170,6 +170,19 @@ def test_the_sweeper_looks_back_only_analysis_sweep_hours(finished, settings):
 def test_an_unscored_deal_gets_no_luck(make_player, client_for):
     _, token = make_player()
     match = create_match(client_for(token), seats=2, bots=["greedy"], deals=1)
-    assert analysis_service.deal_luck_record(match_id=match["id"], deal_number=1) is False
-    assert analysis_service.deal_luck_record(match_id=match["id"], deal_number=9) is False
+    assert analysis_service.deal_luck(match_id=match["id"], deal_number=1) is False
+    assert analysis_service.deal_luck(match_id=match["id"], deal_number=9) is False
     assert not DealLuck.objects.filter(match_id=match["id"]).exists()
+
+
+def test_a_luck_count_run_twice_counts_once(finished):
+    from games.tasks import match_luck_count_task
+
+    player, _, match = finished
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 0  # counted already
+    DealLuck.objects.filter(match_id=match.id).update(counted_at=None)
+    before = {e.id: e.luck_deals for e in BoardEntry.objects.filter(player_id=player.id)}
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 4
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 0
+    after = {e.id: e.luck_deals for e in BoardEntry.objects.filter(player_id=player.id)}
+    assert after == {entry_id: deals + 2 for entry_id, deals in before.items()}

@@ -97,6 +97,9 @@ def test_player_by_id_is_public_with_rating_and_stats(api, make_player):
         "deals_played": 0,
         "deals_won": 0,
         "penalty_points": 0,
+        "luck_deals": 0,
+        "mean_luck": None,
+        "luck_adjusted_score": 0.0,
     }
 
 
