@@ -90,3 +90,8 @@ class LiveASGIHandler(ASGIHandler):
 
 
 application = LiveASGIHandler()
+
+# No broker (the embedded default): the beat's schedule runs in this process.
+from pisyedili_api.tasks import embedded_beat_start  # noqa: E402
+
+embedded_beat_start()

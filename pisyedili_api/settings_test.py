@@ -21,3 +21,7 @@ CELERY_TASK_ALWAYS_EAGER = True
 
 # Registration is not what these tests measure: a fast hasher keeps fixtures cheap.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# The embedded beat (pisyedili_api.tasks) never runs inside the test process: a test that imports
+# an entry point must not leave a thread sweeping the test database.
+EMBEDDED_BEAT = False

@@ -10,6 +10,8 @@
   or once the current transaction commits. The queue comes from CELERY_TASK_ROUTES (`route`),
   the time limits from CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT.
 - `in_background()`, `background_submit`, `background_wait`: the embedded default's thread pool.
+- `embedded_beat_start()`: the embedded default's beat (the sweepers and the turn clock of
+  CELERY_BEAT_SCHEDULE run in the server process when there is no `celery beat`).
 
 This module imports no app's services or tasks, so the services can send through it while the
 tasks modules import the services (the import-linter contracts in pyproject.toml).
@@ -160,6 +162,10 @@ def in_background() -> Iterator[None]:
 def background_submit(function: Callable[..., Any], *args: Any) -> None:
     """Run `function(*args)` on the background pool, then close that thread's database
     connections (a pooled thread must not hold one open between jobs)."""
+    _background_job(function, *args)
+
+
+def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[None]:
     global _background_pool
 
     def job() -> None:
@@ -176,6 +182,7 @@ def background_submit(function: Callable[..., Any], *args: Any) -> None:
         future = _background_pool.submit(job)
         _background_jobs.add(future)
     future.add_done_callback(_background_jobs.discard)
+    return future
 
 
 def background_wait(timeout: float) -> bool:
@@ -185,3 +192,46 @@ def background_wait(timeout: float) -> bool:
     while _background_jobs and time.monotonic() < deadline:
         futures.wait(list(_background_jobs), timeout=0.05)
     return not _background_jobs
+
+
+# ---- The embedded default's beat ----
+# Without a broker there is no `celery beat`: the server process (pisyedili_api.wsgi, .asgi)
+# starts this daemon thread instead, which sends each CELERY_BEAT_SCHEDULE entry's task every
+# `schedule` seconds onto the background pool, so the turn clock and the sweepers run as they
+# do on the full stack. Like a beat entry's `expires`, an entry whose last run has not finished
+# is skipped, not piled up.
+
+_beat_lock = threading.Lock()
+_beat_thread: threading.Thread | None = None
+
+
+def embedded_beat_start() -> bool:
+    """Start the embedded beat once in this process; False where it does not apply (a broker is
+    configured: `celery beat` sends the schedule, or EMBEDDED_BEAT is off)."""
+    global _beat_thread
+    if not app.conf.task_always_eager or not settings.EMBEDDED_BEAT:
+        return False
+    with _beat_lock:
+        if _beat_thread is None:
+            schedule: dict[str, dict[str, Any]] = settings.CELERY_BEAT_SCHEDULE
+            entries = [(entry["task"], float(entry["schedule"])) for entry in schedule.values()]
+            _beat_thread = threading.Thread(
+                target=_beat_loop, args=(entries,), name="embedded-beat", daemon=True
+            )
+            _beat_thread.start()
+    return True
+
+
+def _beat_loop(entries: list[tuple[str, float]]) -> None:
+    due = {name: time.monotonic() + every for name, every in entries}
+    running: dict[str, futures.Future[None]] = {}
+    while True:
+        now = time.monotonic()
+        for name, every in entries:
+            if now < due[name]:
+                continue
+            due[name] = now + every
+            if name in running and not running[name].done():
+                continue
+            running[name] = _background_job(send, name)
+        time.sleep(max(0.05, min(due.values()) - time.monotonic()))

@@ -3,7 +3,9 @@ person could register; usernames unique in any letter case; API tokens stored as
 digests that expire when idle (players.auth).
 
 Existing bot rows get their ordinal from their `bot-<strategy>-<n>` name. Existing DRF tokens
-are carried over as digests (their keys keep working) and the plain keys deleted."""
+are carried over as digests (their keys keep working) and the plain keys deleted. Usernames that
+differ only in letter case (possible before) are told apart first: the earliest keeps its name, a
+later one gets `<name>-<n>` (player and login alike), so the case-insensitive constraint holds."""
 
 import hashlib
 import re
@@ -15,6 +17,27 @@ from django.db import migrations, models
 from django.utils import timezone
 
 _BOT_NAME = re.compile(r"^bot-(?P<strategy>[a-z0-9_]+)-(?P<ordinal>\d+)$")
+
+
+def usernames_apart_forward(apps, schema_editor):
+    Player = apps.get_model("players", "Player")
+    User = apps.get_model(*settings.AUTH_USER_MODEL.split("."))
+    taken = {name.lower() for name in Player.objects.values_list("username", flat=True)}
+    taken |= {name.lower() for name in User.objects.values_list("username", flat=True)}
+    seen: set[str] = set()
+    for player in Player.objects.order_by("created_at", "id"):
+        if player.username.lower() not in seen:
+            seen.add(player.username.lower())
+            continue
+        n = 2
+        while f"{player.username}-{n}".lower() in taken:
+            n += 1
+        player.username = f"{player.username}-{n}"
+        taken.add(player.username.lower())
+        seen.add(player.username.lower())
+        player.save(update_fields=["username"])
+        if player.user_id is not None:
+            User.objects.filter(pk=player.user_id).update(username=player.username)
 
 
 def bots_and_tokens_forward(apps, schema_editor):
@@ -95,6 +118,7 @@ class Migration(migrations.Migration):
             field=models.PositiveIntegerField(blank=True, editable=False, null=True),
         ),
         migrations.RunPython(bots_and_tokens_forward, migrations.RunPython.noop),
+        migrations.RunPython(usernames_apart_forward, migrations.RunPython.noop),
         migrations.AddConstraint(
             model_name="player",
             constraint=models.UniqueConstraint(

@@ -106,13 +106,29 @@ def _username_taken(username: str) -> bool:
     )
 
 
+def _stored_username(username: str) -> str:
+    """The auth user's own spelling of `username` (matched in any letter case), else as given."""
+    stored = (
+        get_user_model()
+        .objects.filter(username__iexact=username)
+        .values_list("username", flat=True)
+        .first()
+    )
+    return stored if stored is not None else username
+
+
 def player_token(*, request: HttpRequest, username: str, password: str) -> str:
     """A new API token's key for a correct username and password, else 401.
 
     Logins go through django-axes (AUTHENTICATION_BACKENDS): AXES_FAILURE_LIMIT failures on a
     username within AXES_COOLOFF_TIME lock it for AXES_COOLOFF_TIME, right or wrong password:
     429 `throttled` with Retry-After (players.throttles.lockout_response). A success resets
-    the count."""
+    the count.
+
+    Usernames are unique in any letter case (`player_register`), so the login names the account
+    in any letter case too: the stored spelling is looked up first, and the lockout counts the
+    failures of every spelling against that one account."""
+    username = _stored_username(username)
     user = authenticate(request, username=username, password=password)
     if user is None:
         if getattr(request, "axes_locked_out", False):

@@ -428,3 +428,23 @@ def test_the_admin_lists_tokens_by_digest_and_not_drfs_plain_keys(make_player):
     content = page.content.decode()
     assert hashlib.sha256(key.encode()).hexdigest() in content and key not in content
     assert client.get("/admin/authtoken/tokenproxy/").status_code == 404
+
+
+# ---- usernames in any letter case ----
+
+
+def test_login_names_the_account_in_any_letter_case(api, make_player, loose_throttles):
+    player, _ = make_player("Selin")
+    for spelling in ("Selin", "selin", "SELIN"):
+        r = login(api, spelling)
+        assert r.status_code == 200, (spelling, r.content)
+        assert me(api, r.json()["token"]).json()["id"] == str(player.id)
+
+
+def test_the_lockout_counts_every_spelling_against_one_account(api, make_player, loose_throttles):
+    make_player("Deniz")
+    limit = settings.AXES_FAILURE_LIMIT
+    spellings = ["deniz", "DENIZ", "Deniz", "dEnIz"]
+    codes = [login(api, spellings[i % 4], "wrong-pass").status_code for i in range(limit)]
+    assert codes == [401] * (limit - 1) + [429]
+    assert login(api, "Deniz").status_code == 429  # the right password, the stored spelling

@@ -48,3 +48,26 @@ def test_tokens_become_digests_and_bots_get_their_ordinals(api):
     person = NewPlayer.objects.get(username="bot-random-1")
     assert not person.is_bot and person.bot_ordinal is None
     assert bot_player_get_or_create(strategy="random", ordinal=1) != person
+
+
+@pytest.mark.django_db(transaction=True)
+def test_usernames_differing_only_in_case_are_told_apart(api):
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE)
+    old = executor.loader.project_state(BEFORE).apps
+    User, Player = old.get_model("auth", "User"), old.get_model("players", "Player")
+    for name in ("Ana", "ana", "ANA", "ana-2"):
+        user = User.objects.create(username=name, password="!")
+        Player.objects.create(user=user, username=name, display_name=name)
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(AFTER)
+
+    from players.models import Player as NewPlayer
+
+    names = list(NewPlayer.objects.order_by("created_at", "id").values_list("username", flat=True))
+    assert names == ["Ana", "ana-3", "ANA-4", "ana-2"]  # the earliest keeps its name
+    assert len({name.lower() for name in names}) == 4
+    for player in NewPlayer.objects.select_related("user"):
+        assert player.user.username == player.username  # the login follows
