@@ -9,18 +9,30 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/0
 # (started with the commands of docs/architecture.md if not), with no throwaway fallback.
 SERVICES ?= any
 
-.PHONY: run test services migrate lint bench
+.PHONY: run web-types test services migrate lint bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -e '.[dev]'
 
-# Serve the API on SQLite with Celery tasks in-process (no env needed). The settings refuse to
-# start without DJANGO_SECRET_KEY: this server has a development key of its own.
+# Serve the API and the web client (http://127.0.0.1:$(PORT)/) on SQLite with Celery tasks and
+# the live events hub in-process (no env needed), under uvicorn (ASGI), so the event streams
+# push. The settings refuse to start without DJANGO_SECRET_KEY: this server has a development
+# key of its own.
 run: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-run
 run: $(PY)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py runserver --insecure 127.0.0.1:$(PORT)
+	$(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
+	  --loop uvloop --http httptools --no-access-log
+
+# The web client's API types (web/app/api-types.d.ts) from the served schema, and its type check
+# (needs Node.js and npm: `npm ci` in web/ installs the pinned tools).
+web-types: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-run
+web-types: $(PY)
+	cd web && npm ci --no-audit --no-fund
+	$(PY) manage.py spectacular --format openapi-json --file web/node_modules/.schema.json
+	cd web && npx openapi-typescript node_modules/.schema.json -o app/api-types.d.ts
+	cd web && npx tsc --noEmit -p tsconfig.json
 
 # PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379): a service that does not answer is
 # started with its command from docs/architecture.md where that command exists; where it does not, the suite

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine
+from games.engine.rules import option_specs
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
@@ -677,3 +678,53 @@ class DealAnalysisApi(APIView):
         body = deal_analysis_view(analysis)
         ready = body["status"] == "ready"
         return Response(body, status=status.HTTP_200_OK if ready else status.HTTP_202_ACCEPTED)
+
+
+class RuleListApi(APIView):
+    """`GET /rules` (public): the rule options a match's `rules` may set, with their defaults
+    and values, as docs/rules.md lists them."""
+
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "RuleOption"
+
+        name = serializers.CharField(help_text="The option, as a key of `rules`.")
+        type = serializers.ChoiceField(choices=["choice", "boolean", "integer"])
+        default = serializers.JSONField(help_text="Its value when a match leaves it out.")
+        choices = serializers.ListField(
+            child=serializers.JSONField(),
+            required=False,
+            help_text="The values of a choice or boolean option.",
+        )
+        min = serializers.IntegerField(required=False, help_text="An integer option's least.")
+        max = serializers.IntegerField(required=False, help_text="An integer option's most.")
+
+    @extend_schema(
+        operation_id="rules_list",
+        summary="List the rule options",
+        description=(
+            "Public. Every house rule a match's `rules` may set (docs/rules.md), in the order "
+            "of its table: name, kind, default, and the values it takes. `deals_per_match` is "
+            "also the `deals` field of a create, at most MAX_DEALS_PER_MATCH on this server."
+        ),
+        responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
+        examples=[
+            OpenApiExample(
+                "rules",
+                value=[
+                    {
+                        "name": "draw_policy",
+                        "type": "choice",
+                        "default": "free",
+                        "choices": ["free", "one_then_pass", "until_playable"],
+                    },
+                    {"name": "hand_size", "type": "integer", "default": 7, "min": 1, "max": 25},
+                ],
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request) -> Response:
+        return Response(option_specs())

@@ -52,6 +52,10 @@ class Match(models.Model):
     turn_deadline = models.DateTimeField(null=True, blank=True)
     # Set once settle_match has updated the players' standings (games.tasks, run once).
     settled_at = models.DateTimeField(null=True, blank=True)
+    # A seed source shared by the matches of a duplicate tournament round (secret, never shown):
+    # 32 bytes in hex; deal n's seed is HMAC-SHA256(key, "deal:n"), so every table plays the
+    # same deals. Null: a fresh seed per deal. The matches with one key are one round's tables.
+    seed_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -67,6 +71,12 @@ class Match(models.Model):
                 fields=["finished_at"],
                 name="match_unsettled",
                 condition=models.Q(status="finished", settled_at__isnull=True),
+            ),
+            # The tables sharing a seed source (games.selectors.shared_deal_pending).
+            models.Index(
+                fields=["seed_key"],
+                name="match_seed_key",
+                condition=models.Q(seed_key__isnull=False),
             ),
         ]
         verbose_name_plural = "matches"

@@ -85,10 +85,44 @@ def _summary_related() -> tuple[Prefetch[Any], Prefetch[Any]]:
     )
 
 
+def shared_deals_pending(match: Match) -> set[int]:
+    """The numbers of the deals `match` shares with other tables (Match.seed_key, a duplicate
+    tournament round) that some table sharing them has not finished yet: nothing of such a
+    deal at any table is shown (its seed, hands, draws, last card, scores) before every table
+    has finished it. Empty for a match with a seed of its own per deal."""
+    if match.seed_key is None:
+        return set()
+    open_ids = list(
+        Match.objects.filter(seed_key=match.seed_key)
+        .exclude(status=Match.Status.FINISHED)
+        .values_list("id", flat=True)
+    )
+    if not open_ids:
+        return set()
+    over: dict[Any, set[int]] = {m: set() for m in open_ids}
+    for match_id, number in Deal.objects.filter(
+        match_id__in=open_ids, status=Deal.Status.OVER
+    ).values_list("match_id", "number"):
+        over[match_id].add(number)
+    numbers = range(1, max(match.deals_total, match.current_deal) + 1)
+    return {n for n in numbers if any(n not in done for done in over.values())}
+
+
 def match_summary(match: Match) -> dict[str, Any]:
-    """The public `<match>` object of docs/api.md (no card, no seed)."""
+    """The public `<match>` object of docs/api.md (no card, no seed). A deal another table of
+    a duplicate round still plays shows no result, and the totals count only the deals shown."""
     seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
     deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
+    pending = shared_deals_pending(match)
+    totals = list(match.totals)
+    if match.seed_key is not None:
+        # Shared deals (R-32: a total is the sum of the deal scores) of the deals shown only.
+        totals = [0] * match.seat_count
+        for deal in deals:
+            if deal.number not in pending and deal.result:
+                for seat, penalty in enumerate(deal.result.get("penalties", [])):
+                    totals[seat] += penalty
+    results = {d.number: (d.result or {}) if d.number not in pending else {} for d in deals}
     return {
         "id": str(match.id),
         "status": match.status,
@@ -110,8 +144,8 @@ def match_summary(match: Match) -> dict[str, Any]:
                     if seat in seats
                     else None
                 ),
-                "total": match.totals[seat],
-                "place": seats[seat].place if seat in seats else None,
+                "total": totals[seat],
+                "place": seats[seat].place if seat in seats and not pending else None,
             }
             for seat in range(match.seat_count)
         ],
@@ -119,9 +153,9 @@ def match_summary(match: Match) -> dict[str, Any]:
             {
                 "number": deal.number,
                 "status": deal.status,
-                "winners": (deal.result or {}).get("winners", []),
-                "reason": (deal.result or {}).get("reason"),
-                "penalties": (deal.result or {}).get("penalties", []),
+                "winners": results[deal.number].get("winners", []),
+                "reason": results[deal.number].get("reason"),
+                "penalties": results[deal.number].get("penalties", []),
             }
             for deal in deals
         ],
@@ -262,7 +296,7 @@ def match_moves_for_player(
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
-    over = _deal_over_numbers(match)
+    over = _deal_over_numbers(match) - shared_deals_pending(match)
     return [
         move_entry(m, reveal_drawn=m.action != "draw" or m.seat == seat or m.deal_number in over)
         for m in moves
@@ -270,11 +304,12 @@ def match_moves_for_player(
 
 
 def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
-    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is over."""
-    deal = Deal.objects.filter(match_id=match_id, number=number).first()
+    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is over
+    (a deal of a duplicate round: once every table of the round has finished it)."""
+    deal = Deal.objects.filter(match_id=match_id, number=number).select_related("match").first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
-    over = deal.status == Deal.Status.OVER
+    over = deal.status == Deal.Status.OVER and number not in shared_deals_pending(deal.match)
     body: dict[str, Any] = {
         "number": deal.number,
         "dealer": deal.dealer,

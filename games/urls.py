@@ -3,6 +3,7 @@ from django.urls import path
 from . import apis, streams
 
 urlpatterns = [
+    path("rules", apis.RuleListApi.as_view(), name="rule-list"),
     path("matches", apis.MatchListCreateApi.as_view(), name="match-list"),
     path("matches/<uuid:match_id>", apis.MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<uuid:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),

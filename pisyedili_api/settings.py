@@ -76,6 +76,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "pisyedili_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # WhiteNoise: static files and the web client (web/app, web/cards) under every server.
+    "pisyedili_api.webclient.WebClientMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -185,6 +187,14 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The web client (README "Play in your browser"): web/index.html at `/`, web/app and web/cards
+# served by WhiteNoise (pisyedili_api.webclient) under runserver, gunicorn and uvicorn alike.
+WEB_CLIENT_ROOT = Path(os.environ.get("WEB_CLIENT_ROOT", str(BASE_DIR / "web")))
+# WhiteNoise finds the apps' static files itself (no collectstatic needed); one minute of
+# browser cache, none under DEBUG. Files are indexed once at start, unless WHITENOISE_AUTOREFRESH
+# (default: DEBUG) looks them up on each request, for editing web/ with the server running.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = env_bool("WHITENOISE_AUTOREFRESH", DEBUG)
 
 # Every request body is at most 64 KB; larger ones get a 400 JSON error (BodySizeLimitMiddleware).
 MAX_REQUEST_BODY_BYTES = int(os.environ.get("MAX_REQUEST_BODY_BYTES", "65536"))

@@ -13,6 +13,8 @@ from drf_spectacular.views import (
     SpectacularSwaggerView,
 )
 
+from pisyedili_api import webclient
+
 
 def docs_asset(request: HttpRequest, path: str) -> FileResponse:
     """A file of drf-spectacular-sidecar (Swagger UI, ReDoc), whatever DEBUG says; nothing
@@ -44,6 +46,8 @@ urlpatterns = [
         name="docs-assets",
     ),
     path("admin/", admin.site.urls),
+    # The web client's page (its modules: pisyedili_api.webclient, through WhiteNoise).
+    path("", webclient.index, name="web-client"),
 ]
 
 handler400 = "pisyedili_api.errors.json_400"

@@ -48,7 +48,7 @@ from .services import (
 MAX_ENTRANTS = settings.TOURNAMENT_MAX_ENTRANTS
 
 STATUSES = ["draft", "running", "finished", "cancelled"]
-FORMATS = ["round_robin", "swiss"]
+FORMATS = ["round_robin", "swiss", "duplicate"]
 
 # ---- output shapes (for the schema; the views return the selectors' dicts) ----
 
@@ -91,6 +91,11 @@ class StandingSerializer(serializers.Serializer):
     penalty = serializers.IntegerField(help_text="Total penalty, byes included; lower is better.")
     head_to_head = serializers.IntegerField(
         help_text="Matches won minus lost against players tied on penalty and deals won."
+    )
+    matchpoints = serializers.FloatField(
+        required=False,
+        help_text="Duplicate only, the first key: per deal, 1 for each result beaten and ½ for"
+        " each tie among the results on the same cards in the same seat at the other tables.",
     )
 
 
@@ -248,7 +253,8 @@ class TournamentListCreateApi(APIView):
             min_value=1,
             max_value=MAX_ROUNDS,
             required=False,
-            help_text="Swiss only; default ceil(log2 n), capped so repeats can be avoided.",
+            help_text="Swiss: default ceil(log2 n), capped so repeats can be avoided. Duplicate:"
+            " default table_size (every two entrants of different groups meet once).",
         )
         turn_seconds = serializers.IntegerField(
             min_value=TURN_SECONDS_MIN,
@@ -288,7 +294,9 @@ class TournamentListCreateApi(APIView):
         description=(
             "A tournament in draft. The people in `players` are invited and must accept before the"
             " start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in "
-            "draft or running (`429 too_many_tournaments`)."
+            "draft or running (`429 too_many_tournaments`). `format: duplicate` plays the same"
+            " deals at every table of a round, the seats rotated, scored by matchpoints; its"
+            " entrant count must be a multiple of table_size² (`400 invalid` says which fit)."
         ),
         request=InputSerializer,
         responses={
@@ -310,7 +318,18 @@ class TournamentListCreateApi(APIView):
                     "rounds": 3,
                 },
                 request_only=True,
-            )
+            ),
+            OpenApiExample(
+                "duplicate of four bots, two seats",
+                value={
+                    "name": "Duplicate pairs",
+                    "bots": ["ismcts", "greedy", "greedy", "random"],
+                    "format": "duplicate",
+                    "table_size": 2,
+                    "deals": 4,
+                },
+                request_only=True,
+            ),
         ],
     )
     def post(self, request: AuthenticatedRequest) -> Response:
@@ -462,8 +481,9 @@ class TournamentStandingsApi(_ErrorsAsJSON, APIView):
         operation_id="tournaments_standings",
         summary="Get the standings",
         description=(
-            "Public. Ranked rows by total penalty, deals won, then head-to-head; JSON, or CSV with"
-            " `?format=csv` or `Accept: text/csv`."
+            "Public. Ranked rows by total penalty, deals won, then head-to-head (a duplicate"
+            " tournament: by matchpoints first, counting a deal once every table has scored it);"
+            " JSON, or CSV with `?format=csv` or `Accept: text/csv`."
         ),
         parameters=[
             OpenApiParameter(

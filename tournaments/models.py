@@ -22,6 +22,7 @@ class Tournament(models.Model):
     class Format(models.TextChoices):
         ROUND_ROBIN = "round_robin"
         SWISS = "swiss"
+        DUPLICATE = "duplicate"
 
     class Status(models.TextChoices):
         DRAFT = "draft"
@@ -45,7 +46,9 @@ class Tournament(models.Model):
     )
     current_round = models.PositiveSmallIntegerField(default=0)
     schedule = models.JSONField(
-        null=True, blank=True, help_text="Round robin: every round's tables, fixed at start."
+        null=True,
+        blank=True,
+        help_text="Round robin and duplicate: every round's tables, fixed at start.",
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -87,6 +90,20 @@ class Round(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField()
     byes = models.JSONField(default=list, help_text="Player ids who sit this round out.")
+    seed_key = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Duplicate: the round's secret seed source (32 bytes, hex), shared by its"
+        " matches (never shown).",
+    )
+    matchpoints = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Duplicate: each entrant's matchpoints of the round (player id -> points),"
+        " stored when the round finishes.",
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -16,6 +16,7 @@ the services seat bots in the empty seats. Without bots, the remainder (n mod ta
   that has met before, closest-ranked first; only when none exists (or the search budget runs
   out) does a greedy pass allow the fewest repeats. Byes go to the lowest-ranked players with
   the fewest byes so far.
+- Duplicate: see `duplicate_schedule` (sections of k tables, the seats rotated across them).
 """
 
 from __future__ import annotations
@@ -274,3 +275,78 @@ def _fewest_repeats(
             table.append(remaining.pop(best))
         tables.append(tuple(table))
     return tables
+
+
+# ---- duplicate ----
+
+# The finite field of order k (2, 3 and 4 are prime powers): addition and multiplication tables.
+# GF(2) and GF(3) are the integers mod k; GF(4) is {0, 1, x, x + 1} with x² = x + 1, its
+# elements written 0..3 (bit 1 the x coefficient), so addition is XOR.
+_FIELD_ADD = {
+    2: [[(a + b) % 2 for b in range(2)] for a in range(2)],
+    3: [[(a + b) % 3 for b in range(3)] for a in range(3)],
+    4: [[a ^ b for b in range(4)] for a in range(4)],
+}
+_FIELD_MUL = {
+    2: [[(a * b) % 2 for b in range(2)] for a in range(2)],
+    3: [[(a * b) % 3 for b in range(3)] for a in range(3)],
+    4: [[0, 0, 0, 0], [0, 1, 2, 3], [0, 2, 3, 1], [0, 3, 1, 2]],
+}
+
+
+def duplicate_fits(players: int, table_size: int) -> bool:
+    """Whether `players` entrants fill whole duplicate sections of `table_size`² entrants."""
+    section = table_size * table_size
+    return table_size in _FIELD_ADD and players >= section and players % section == 0
+
+
+def duplicate_schedule(players: Sequence[P], table_size: int, rounds: int) -> list[RoundPlan]:
+    """Every round of a duplicate tournament: tables, each listed seat 0 first; no byes.
+
+    Every table of a round plays the same deal seeds (deal n of each match is seed n of the
+    round's seed source), so hand s of a deal is the cards seat s holds at every table. With
+    k = `table_size` (2, 3 or 4), the entrants, in seeding order, form sections of k² (the count
+    must be a multiple of k², see `duplicate_fits`); a section is k groups of k consecutive
+    entrants (group 0 the top seeds) and seats k tables. In round r (from 0) the entrant of
+    group i at table t of a section is the group's member t + r·i (arithmetic of the field of
+    order k), in seat (i + t) mod k. That guarantees, for every deal of every round:
+
+    - no entrant plays a deal seed twice: each sits at one table, each table plays each seed once
+      (and the seeds of different rounds are independent secrets);
+    - within a section, hand s is held at its k tables by k different entrants, one of each
+      group, and each group holds each of the k hands exactly once (the rotation of luck.py's
+      boards, a group standing for a bot); every holder of a hand faces one entrant of each
+      other group, so the results compared on the same cards met the same mix of groups;
+    - 2 seats: sections of 4 entrants on 2 tables; each hand is held by one entrant of each
+      group, each against an entrant of the other group;
+    - 3 seats: sections of 9 entrants on 3 tables; 4 seats: sections of 16 on 4 tables.
+
+    Over rounds 1..k, two entrants of different groups of a section sit at one table exactly
+    once (for i ≠ j, t + r·i = t' and t + r·j = t'' have one solution r in the field); two
+    entrants of one group never sit together (they are compared instead). Rounds past k repeat
+    the cycle with fresh seeds. Different sections never share a table, but every table of a
+    round plays the same deals, so their results are compared too."""
+    if not duplicate_fits(len(players), table_size):
+        raise ValueError(f"{len(players)} entrants do not fill sections of {table_size**2}")
+    k = table_size
+    add, mul = _FIELD_ADD[k], _FIELD_MUL[k]
+    sections = len(players) // (k * k)
+    plans = []
+    for number in range(rounds):
+        r = number % k
+        tables: list[tuple[Hashable, ...]] = []
+        for section in range(sections):
+            base = section * k * k
+            for t in range(k):
+                seats: list[Hashable] = [None] * k
+                for i in range(k):
+                    seats[(i + t) % k] = players[base + i * k + add[t][mul[r][i]]]
+                tables.append(tuple(seats))
+        plans.append(RoundPlan(tuple(tables)))
+    return plans
+
+
+def duplicate_counts(table_size: int, limit: int) -> list[int]:
+    """The entrant counts a duplicate tournament of `table_size` seats fits, up to `limit`."""
+    section = table_size * table_size
+    return list(range(section, limit + 1, section))

@@ -9,7 +9,15 @@ only; filler bots never count):
    total was lower than a tied opponent's at the same table, −1 for every one where it was
    higher; more first.
 
-Players equal on all three share a rank (1, 1, 3, …); the listing order among them is the
+A duplicate tournament (pairing.duplicate_schedule) ranks by total matchpoints first, more
+first, then by the three above. Each deal score is compared with every other result obtained
+with the same cards in the same seat, i.e. the same deal number and seat at the other tables of
+the round (they play the same seeds): 1 for each beaten (a lower penalty), ½ for each tie. A
+deal counts (matchpoints, penalty, deals won, head-to-head) only once every table of its round
+has scored it (or finished its match without it), so no table's result is shown while another
+table still plays those cards. A finished round's matchpoints are stored on the round.
+
+Players equal on all the keys share a rank (1, 1, 3, …); the listing order among them is the
 order of entry. A bye scores the mean match total of every seat that played that round
 (rounded half up, filler bots included) once all of the round's matches are finished, and
 counts no deal played or won.
@@ -43,6 +51,7 @@ CSV_COLUMNS = (
     "penalty",
     "head_to_head",
 )
+DUPLICATE_CSV_COLUMNS = (*CSV_COLUMNS, "matchpoints")  # a duplicate tournament's standings
 
 
 def _player(player: Player) -> dict[str, Any]:
@@ -150,19 +159,37 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
         }
         for pid, e in zip(ids, entrants, strict=True)
     }
+    duplicate = tournament.format == Tournament.Format.DUPLICATE
+    for row in rows.values():
+        if duplicate:
+            row["matchpoints"] = 0.0
     tables = _tournament_matches(tournament)
     match_totals: dict[str, list[int]] = {
         str(m.id): [0] * len(m.seat_players) for _, _, m in tables
     }
-    for match_id, seat, player_id, penalty, won in ScoreEntry.objects.filter(
-        match_id__in=list(match_totals)
-    ).values_list("match_id", "seat", "player_id", "penalty", "won"):
-        match_totals[str(match_id)][seat] += penalty
-        row = rows.get(str(player_id))
-        if row is not None:
-            row["deals_played"] += 1
-            row["deals_won"] += int(won)
-            row["penalty"] += penalty
+    entries = _score_entries(list(match_totals))
+    if duplicate:
+        counted = _counted_entries(tables, entries)
+        entries = [e for e in entries if e in counted]
+        stored = dict(
+            Round.objects.filter(tournament=tournament).values_list("number", "matchpoints")
+        )
+        for (number, _deal, _seat), results in _deal_groups(tables, entries).items():
+            points = stored.get(number)
+            for player_id, earned in _matchpoints(results).items():
+                if points is None and player_id in rows:  # a finished round's are stored
+                    rows[player_id]["matchpoints"] += earned
+        for points in stored.values():
+            for player_id, earned in (points or {}).items():
+                if player_id in rows:
+                    rows[player_id]["matchpoints"] += earned
+    for match_id, _deal, seat, player_id, penalty, won in entries:
+        match_totals[match_id][seat] += penalty
+        entrant = rows.get(player_id)
+        if entrant is not None:
+            entrant["deals_played"] += 1
+            entrant["deals_won"] += int(won)
+            entrant["penalty"] += penalty
 
     by_round: dict[int, list[Match]] = defaultdict(list)
     for number, _, match in tables:
@@ -183,10 +210,10 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
                 rows[player_id]["byes"] += 1
                 rows[player_id]["penalty"] += bye_score
 
-    # Head-to-head inside each group tied on (penalty, deals won).
-    groups: dict[tuple[int, int], set[str]] = defaultdict(set)
+    # Head-to-head inside each group tied on (matchpoints, penalty, deals won).
+    groups: dict[tuple[float, int, int], set[str]] = defaultdict(set)
     for pid, row in rows.items():
-        groups[(row["penalty"], row["deals_won"])].add(pid)
+        groups[(row.get("matchpoints", 0.0), row["penalty"], row["deals_won"])].add(pid)
     for group in groups.values():
         if len(group) < 2:
             continue
@@ -211,8 +238,77 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
     return result
 
 
-def _rank_key(row: dict[str, Any]) -> tuple[int, int, int]:
-    return (row["penalty"], -row["deals_won"], -row["head_to_head"])
+def _rank_key(row: dict[str, Any]) -> tuple[float, int, int, int]:
+    return (-row.get("matchpoints", 0.0), row["penalty"], -row["deals_won"], -row["head_to_head"])
+
+
+# A score entry as the standings read it: (match id, deal number, seat, player id, penalty, won).
+Entry = tuple[str, int, int, str, int, bool]
+
+
+def _score_entries(match_ids: list[str]) -> list[Entry]:
+    return [
+        (str(match_id), number, seat, str(player_id), penalty, won)
+        for match_id, number, seat, player_id, penalty, won in ScoreEntry.objects.filter(
+            match_id__in=match_ids
+        ).values_list("match_id", "deal__number", "seat", "player_id", "penalty", "won")
+    ]
+
+
+def _counted_entries(tables: list[tuple[int, int, Match]], entries: list[Entry]) -> set[Entry]:
+    """The entries of the deals that every table of their round has scored (or finished its
+    match without): only these count in a duplicate tournament's standings."""
+    scored: dict[int, set[tuple[str, int]]] = defaultdict(set)
+    round_of = {str(m.id): number for number, _, m in tables}
+    for match_id, deal, *_ in entries:
+        scored[round_of[match_id]].add((match_id, deal))
+    open_tables: dict[int, list[str]] = defaultdict(list)
+    for number, _, match in tables:
+        if match.status != Match.Status.FINISHED:
+            open_tables[number].append(str(match.id))
+    return {
+        e
+        for e in entries
+        if all((m, e[1]) in scored[round_of[e[0]]] for m in open_tables[round_of[e[0]]])
+    }
+
+
+def _deal_groups(
+    tables: list[tuple[int, int, Match]], entries: list[Entry]
+) -> dict[tuple[int, int, int], list[tuple[str, int]]]:
+    """(round, deal number, seat) -> [(player id, penalty)]: the results on the same cards."""
+    round_of = {str(m.id): number for number, _, m in tables}
+    groups: dict[tuple[int, int, int], list[tuple[str, int]]] = defaultdict(list)
+    for match_id, deal, seat, player_id, penalty, _won in entries:
+        groups[(round_of[match_id], deal, seat)].append((player_id, penalty))
+    return groups
+
+
+def _matchpoints(results: list[tuple[str, int]]) -> dict[str, float]:
+    """Each result against every other on the same cards: 1 per beaten (lower penalty), ½ per
+    tie."""
+    points = {player_id: 0.0 for player_id, _ in results}
+    for i, (player_id, penalty) in enumerate(results):
+        for j, (_, other) in enumerate(results):
+            if i != j:
+                points[player_id] += 1.0 if penalty < other else 0.5 if penalty == other else 0.0
+    return points
+
+
+def round_matchpoints(rnd: Round) -> dict[str, float]:
+    """Each entrant's matchpoints over the deals of a duplicate round (player id -> points)."""
+    tables = [
+        (rnd.number, t.number, t.match)
+        for t in Table.objects.filter(round=rnd).select_related("match").order_by("number")
+    ]
+    entries = _score_entries([str(m.id) for _, _, m in tables])
+    counted = _counted_entries(tables, entries)
+    entries = [e for e in entries if e in counted]
+    totals: dict[str, float] = defaultdict(float)
+    for results in _deal_groups(tables, entries).values():
+        for player_id, earned in _matchpoints(results).items():
+            totals[player_id] += earned
+    return dict(totals)
 
 
 def _round_half_up(total: int, count: int) -> int:
@@ -224,10 +320,15 @@ def _csv_text(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def _points_text(points: float) -> str:
+    return f"{points:g}"
+
+
 def standings_csv(standings: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    duplicate = bool(standings) and "matchpoints" in standings[0]
+    writer.writerow(DUPLICATE_CSV_COLUMNS if duplicate else CSV_COLUMNS)
     for row in standings:
         player = row["player"]
         writer.writerow(
@@ -242,6 +343,7 @@ def standings_csv(standings: list[dict[str, Any]]) -> str:
                 row["deals_won"],
                 row["penalty"],
                 row["head_to_head"],
+                *([_points_text(row["matchpoints"])] if duplicate else []),
             ]
         )
     return out.getvalue()

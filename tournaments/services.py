@@ -20,6 +20,7 @@ thread of games.tasks.in_background, so `start` answers at once.
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
@@ -40,7 +41,7 @@ from players.services import bot_player_get_or_create
 
 from . import pairing
 from .models import Entrant, Round, Table, Tournament
-from .selectors import tournament_standings
+from .selectors import round_matchpoints, tournament_standings
 
 MIN_TABLE_SIZE, MAX_TABLE_SIZE = 2, 4
 MAX_ROUNDS = 64
@@ -114,15 +115,22 @@ def tournament_create(
     if len(entrants) > settings.TOURNAMENT_MAX_ENTRANTS:
         raise _invalid("players", f"at most {settings.TOURNAMENT_MAX_ENTRANTS} entrants")
     ids = [str(p.id) for p in entrants]
-    if format == Tournament.Format.ROUND_ROBIN:
+    schedule: list[dict[str, Any]] | None = None
+    if format == Tournament.Format.DUPLICATE:
+        _duplicate_check(len(entrants), table_size, fill_bots, parsed)
+        rounds_total = rounds or table_size
+        if not 1 <= rounds_total <= MAX_ROUNDS:
+            raise _invalid("rounds", f"must be 1..{MAX_ROUNDS}")
+        # The schedule is drawn at the start, for the entrants who accepted.
+        tables = rounds_total * (len(entrants) // table_size)
+    elif format == Tournament.Format.ROUND_ROBIN:
         if rounds is not None:
             raise _invalid("rounds", "a round robin plays as many rounds as its schedule needs")
         planned = _round_robin(ids, table_size, bool(fill_bots))
-        schedule: list[dict[str, Any]] | None = planned
+        schedule = planned
         rounds_total = len(planned)
         tables = sum(len(rnd["tables"]) for rnd in planned)
     else:
-        schedule = None
         rounds_total = rounds or pairing.swiss_default_rounds(len(entrants), table_size)
         if not 1 <= rounds_total <= MAX_ROUNDS:
             raise _invalid("rounds", f"must be 1..{MAX_ROUNDS}")
@@ -162,6 +170,31 @@ def tournament_create(
         ]
     )
     return tournament
+
+
+def _duplicate_check(count: int, table_size: int, fill_bots: str | None, rules: Any) -> None:
+    """400 `invalid` unless `count` entrants fit the duplicate rotation (pairing.py), saying
+    which counts fit; a duplicate round seats entrants only and plays the same deals everywhere."""
+    if fill_bots:
+        raise _invalid("fill_bots", "a duplicate round seats entrants only; enter bots with `bots`")
+    if rules.match_tiebreak != "shared":
+        raise _invalid(
+            "rules",
+            "match_tiebreak must be shared in a duplicate tournament: extra deals would be"
+            " played at some tables only",
+        )
+    if not pairing.duplicate_fits(count, table_size):
+        raise _invalid("players", _duplicate_fit_message(count, table_size))
+
+
+def _duplicate_fit_message(count: int, table_size: int) -> str:
+    fits = pairing.duplicate_counts(table_size, settings.TOURNAMENT_MAX_ENTRANTS)
+    shown = ", ".join(str(n) for n in fits) if fits else "none on this server"
+    return (
+        f"{count} entrants do not fit a duplicate rotation of {table_size} seats: it needs a"
+        f" multiple of {table_size * table_size} entrants ({table_size} tables of {table_size}"
+        f" per section); counts that fit: {shown}"
+    )
 
 
 def _round_robin(ids: Sequence[str], table_size: int, fill: bool) -> list[dict[str, Any]]:
@@ -269,11 +302,34 @@ def tournament_start(*, tournament_id: UUID | str, player: Player) -> Tournament
                 f"{len(entrants)} entrants left; a table needs {tournament.table_size}.",
                 {"entrants": len(entrants), "table_size": tournament.table_size},
             )
+        if tournament.format == Tournament.Format.DUPLICATE:
+            _duplicate_schedule_draw(tournament, [str(p) for p, _ in entrants])
         tournament.status = Tournament.Status.RUNNING
         tournament.started_at = timezone.now()
         _round_start(tournament, 1)
         tournament.save()
     return tournament
+
+
+def _duplicate_schedule_draw(tournament: Tournament, entrants: Sequence[str]) -> None:
+    """Fix a duplicate tournament's tables of every round for the entrants who accepted (in
+    seeding order); 409 `not_enough_entrants` if a decline left a count that does not fit."""
+    size = tournament.table_size
+    if not pairing.duplicate_fits(len(entrants), size):
+        raise ApplicationError(
+            "not_enough_entrants",
+            _duplicate_fit_message(len(entrants), size),
+            {"entrants": len(entrants), "table_size": size},
+        )
+    order = {
+        str(p): i
+        for p, i in Entrant.objects.filter(tournament=tournament).values_list(
+            "player_id", "position"
+        )
+    }
+    seeded = sorted(entrants, key=order.__getitem__)
+    plans = pairing.duplicate_schedule(seeded, size, tournament.rounds_total)
+    tournament.schedule = [{"tables": [list(t) for t in plan.tables], "byes": []} for plan in plans]
 
 
 def tournament_cancel(*, tournament_id: UUID | str, player: Player) -> Tournament:
@@ -304,7 +360,9 @@ def tournament_advance(*, tournament_id: UUID | str) -> bool:
             return False
         now = timezone.now()
         current.finished_at = now
-        current.save(update_fields=["finished_at"])
+        if tournament.format == Tournament.Format.DUPLICATE:
+            current.matchpoints = round_matchpoints(current)
+        current.save(update_fields=["finished_at", "matchpoints"])
         if tournament.current_round >= tournament.rounds_total:
             tournament.status = Tournament.Status.FINISHED
             tournament.finished_at = now
@@ -316,19 +374,25 @@ def tournament_advance(*, tournament_id: UUID | str) -> bool:
 
 def _round_start(tournament: Tournament, number: int) -> None:
     """Seat round `number`: one match per table (entrants, then filler bots), byes recorded."""
-    if tournament.format == Tournament.Format.ROUND_ROBIN:
-        # A round robin's schedule is fixed when it starts (tournament_start).
+    duplicate = tournament.format == Tournament.Format.DUPLICATE
+    if tournament.format in (Tournament.Format.ROUND_ROBIN, Tournament.Format.DUPLICATE):
+        # A round robin's schedule is fixed when it is created, a duplicate one when it starts.
         planned = cast("list[dict[str, Any]]", tournament.schedule)[number - 1]
         plan = pairing.RoundPlan(tuple(tuple(t) for t in planned["tables"]), tuple(planned["byes"]))
     else:
         plan = _swiss_plan(tournament)
-    rnd = Round.objects.create(tournament=tournament, number=number, byes=list(plan.byes))
+    # Duplicate: one secret seed source for the round, so every table plays the same deals.
+    seed_key = secrets.token_hex(32) if duplicate else None
+    rnd = Round.objects.create(
+        tournament=tournament, number=number, byes=list(plan.byes), seed_key=seed_key
+    )
     entrant_ids = {str(pid) for pid in tournament.entrants.values_list("player_id", flat=True)}
     players = {str(p.id): p for p in Player.objects.filter(id__in=entrant_ids)}
     for index, table in enumerate(plan.tables, start=1):
         occupants = [players[str(pid)] for pid in table]
-        shift = (number - 1) % len(occupants)  # rotate who sits first from round to round
-        occupants = occupants[shift:] + occupants[:shift]
+        if not duplicate:  # a duplicate table is seated by its rotation (pairing.py)
+            shift = (number - 1) % len(occupants)  # rotate who sits first from round to round
+            occupants = occupants[shift:] + occupants[:shift]
         if len(occupants) < tournament.table_size:
             occupants += _bots_of(
                 tournament.fill_bot, tournament.table_size - len(occupants), entrant_ids
@@ -339,6 +403,7 @@ def _round_start(tournament: Tournament, number: int) -> None:
             rules=tournament.rules,
             seated=occupants,
             turn_seconds=tournament.turn_seconds,
+            seed_key=seed_key,
         )
         Table.objects.create(tournament=tournament, round=rnd, number=index, match=match)
     tournament.current_round = number

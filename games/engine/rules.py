@@ -137,3 +137,21 @@ def _validated_once(key: tuple[tuple[str, type, Any], ...]) -> Rules:
 
 
 DEFAULT_RULES = Rules()
+
+
+def option_specs() -> list[dict[str, Any]]:
+    """Every rule option in the order of docs/rules.md's table, for a client to offer them: its
+    name, kind, default and values (a choice's values, true and false, or a whole number's
+    min..max)."""
+    specs: list[dict[str, Any]] = []
+    for name in _OPTION_NAMES:
+        spec: dict[str, Any] = {"name": name, "default": getattr(DEFAULT_RULES, name)}
+        if name in _CHOICES:
+            spec.update(type="choice", choices=list(_CHOICES[name]))
+        elif name in _BOOLEANS:
+            spec.update(type="boolean", choices=[True, False])
+        else:
+            low, high = _RANGES[name]
+            spec.update(type="integer", min=low, max=high)
+        specs.append(spec)
+    return specs

@@ -35,6 +35,7 @@ from players.models import Player
 from players.services import player_boards_luck_add, player_luck_add
 
 from ..models import DEAL_ANALYSIS_CONSTRAINT, Deal, DealAnalysis, DealLuck, Match, Move
+from ..selectors import shared_deals_pending
 from .lifecycle import _violates
 
 logger = logging.getLogger(__name__)
@@ -159,8 +160,8 @@ def deal_analysis_request(
     """The deal's analysis row, created (pending, its task sent on commit) by the first request.
 
     Who may ask: a seat of the match; anyone once the match is finished and public (404
-    `not_found`, 401 `not_authenticated` / 403 `not_seated` otherwise). The deal must be over
-    (409 `deal_not_over`)."""
+    `not_found`, 401 `not_authenticated` / 403 `not_seated` otherwise). The deal must be over,
+    and a deal of a duplicate round over at every table (409 `deal_not_over`)."""
     match = Match.objects.filter(id=match_id).first()
     if match is None:
         # Anonymous: as for a match that is not finished (nothing tells which it is).
@@ -179,6 +180,13 @@ def deal_analysis_request(
             "deal_not_over",
             f"Deal {number} is still being played: its analysis is available once it is over.",
             {"available": "when the deal is over", "deal_status": deal.status},
+        )
+    if number in shared_deals_pending(match):
+        raise ApplicationError(
+            "deal_not_over",
+            f"Deal {number} is still being played at another table of the round: its analysis"
+            " is available once every table has finished it.",
+            {"available": "when every table of the round has finished the deal"},
         )
     found = DealAnalysis.objects.filter(deal_id=deal.id).first()
     if found is not None:

@@ -6,6 +6,7 @@ statements it builds are the ones a hand-written version would send.
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -69,12 +70,14 @@ def match_create(
     rules: Mapping[str, Any] | None = None,
     seated: Sequence[Player] | None = None,
     turn_seconds: int | None = None,
+    seed_key: str | None = None,
 ) -> Match:
     """A new match: the creator takes seat 0, bots the next seats; it starts once full.
 
     `seated` (organizers' tools, e.g. tournaments): these distinct players take seats 0.. in
     order instead of the creator and `bots`; bot players among them play by their strategy.
-    `turn_seconds`: the turn clock (games.clock), None for none."""
+    `turn_seconds`: the turn clock (games.clock), None for none. `seed_key`: a seed source the
+    match shares with others (duplicate tournaments, Match.seed_key), None for fresh seeds."""
     if turn_seconds is not None and not (
         clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX
     ):
@@ -119,6 +122,7 @@ def match_create(
             + [""] * (seats - len(occupants)),
             totals=[0] * seats,
             turn_seconds=turn_seconds,
+            seed_key=seed_key,
         )
         if seated is None:
             _limits_check_locked(player, bots_only=match.seat_bots.count("") == 1)
@@ -293,10 +297,10 @@ def _related_known(match: Match, **related: list[Any]) -> None:
 
 
 def _deal_start(match: Match, number: int) -> None:
-    """Deal `number` (R-3..R-5, R-8): fresh seed, commitment public, state stored on the match
-    (the caller writes the match's _DEAL_FIELDS)."""
+    """Deal `number` (R-3..R-5, R-8): its secret seed (_deal_seed), commitment public, state
+    stored on the match (the caller writes the match's _DEAL_FIELDS)."""
     rules = engine.Rules.from_dict(match.rules)
-    seed = engine.new_seed()
+    seed = _deal_seed(match, number)
     opener = engine.opener_for_deal(number, match.seat_count)
     state = engine.new_deal(rules, match.seat_count, opener, seed)
     deal = Deal.objects.create(
@@ -312,6 +316,14 @@ def _deal_start(match: Match, number: int) -> None:
     match.current_deal = number
     match.state = engine.state_to_json(state)
     match.turn_deadline = clock.deadline_for(match, state)
+
+
+def _deal_seed(match: Match, number: int) -> bytes:
+    """A fresh secret seed (R-3), or deal `number`'s seed of the match's shared seed source
+    (Match.seed_key: every table of a duplicate round plays the same deals)."""
+    if match.seed_key is None:
+        return engine.new_seed()
+    return hmac.digest(bytes.fromhex(match.seed_key), f"deal:{number}".encode(), "sha256")
 
 
 def _after_commit_bot_turn(match: Match) -> None:

@@ -197,3 +197,22 @@ def test_the_leak_scanner_scans_the_analysis_route(table):
     base = f"/api/v1/matches/{table['id']}/deals"
     assert scan_body(f"{base}/2/analysis", body, "", seat0)
     assert scan_body(f"{base}/1/analysis", body, "", seat0) == []
+
+
+def test_a_shared_deal_is_analysed_only_once_every_table_has_finished_it(
+    make_player, client_for
+):
+    """Two tables of a duplicate round (one seed source): deal 1 is over at the first table and
+    still being played at the second, so its analysis is 409 at the first too."""
+    from games.services import match_create
+
+    key = "ab" * 32
+    (first, first_token), (second, _) = make_player(), make_player()
+    bot = match_create(player=first, seats=2, bots=["greedy"], deals=2, seed_key=key)
+    match_create(player=second, seats=2, bots=["greedy"], deals=2, seed_key=key)
+    client = client_for(first_token)
+    assert play_until_deal(client, str(bot.id), 2)["deal"] == 2
+    response = client.get(f"/api/v1/matches/{bot.id}/deals/1/analysis")
+    assert response.status_code == 409 and response.json()["code"] == "deal_not_over"
+    assert "every table" in response.json()["detail"]["available"]
+    assert not DealAnalysis.objects.exists()

@@ -1,7 +1,8 @@
-"""The embedded default under several players at once: `make run`'s server (runserver on a
-SQLite file, Celery tasks in-process) with client threads registering, creating matches
-against bots and posting keyed moves, each sent several times at once. No answer is a 5xx
-(SQLite's "database is locked" was a 500), and every keyed move is applied exactly once."""
+"""The embedded default under several players at once: `make run`'s server (uvicorn on a
+SQLite file, Celery tasks and the live hub in-process) with client threads registering,
+creating matches against bots and posting keyed moves, each sent several times at once. No
+answer is a 5xx (SQLite's "database is locked" was a 500), and every keyed move is applied
+exactly once."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ COPIES = 4  # each keyed move is sent this many times at once
 
 @pytest.fixture
 def embedded_server(tmp_path):
-    """`make run`'s commands (migrate, runserver --insecure) on a SQLite file of its own;
-    --noreload keeps it one process."""
+    """`make run`'s commands (migrate, then uvicorn with the ASGI application) on a SQLite file
+    of its own; one process."""
     database = tmp_path / "db.sqlite3"
     env = {
         k: v
@@ -47,7 +48,11 @@ def embedded_server(tmp_path):
     port = free_port()
     log = open(tmp_path / "runserver.log", "wb")  # noqa: SIM115
     server = subprocess.Popen(
-        [*manage, "runserver", "--insecure", "--noreload", f"127.0.0.1:{port}"],
+        [
+            *(sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application"),
+            *("--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop"),
+            *("--http", "httptools", "--no-access-log"),
+        ],
         cwd=ROOT,
         env=env,
         stdout=log,

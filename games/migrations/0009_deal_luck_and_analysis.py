@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0007_seat_match_created_at_idempotency_expiry"),
+        ("games", "0008_match_seed_key"),
         ("players", "0006_luck_stats_and_skill_board"),
     ]
 

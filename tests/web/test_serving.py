@@ -1,0 +1,163 @@
+"""The web client is served by the project itself: its page at `/`, its modules and styles
+through WhiteNoise, nothing else of web/ (its dev tools, node_modules); and `make run` serves
+it under uvicorn on the embedded default, with the event streams pushing (ASGI), no Node.js
+needed at run time."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.backing_services import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_page_is_served_at_the_root(client) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    page = b"".join(response.streaming_content).decode()
+    assert '<script type="module" src="/app/main.js">' in page
+    assert "cdn" not in page.lower()
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("/app/main.js", "text/javascript"),
+        ("/app/views/table.js", "text/javascript"),
+        ("/app/fairness.js", "text/javascript"),
+        ("/app/style.css", "text/css"),
+    ],
+)
+def test_the_modules_are_served(client, path: str, kind: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith(kind)
+    body = b"".join(response.streaming_content).decode()
+    assert body == (ROOT / "web" / path.lstrip("/")).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/package.json",
+        "/package-lock.json",
+        "/tsconfig.json",
+        "/node_modules/.bin/tsc",
+        "/app/../package.json",
+        "/index.html",
+    ],
+)
+def test_nothing_else_of_web_is_served(client, path: str) -> None:
+    assert client.get(path).status_code == 404
+
+
+def test_no_module_loads_anything_from_another_host() -> None:
+    for module in (ROOT / "web").glob("app/**/*.js"):
+        text = module.read_text(encoding="utf-8")
+        assert not re.search(r"""(import|from)\s*\(?\s*["']https?:""", text), module
+        assert 'fetch("http' not in text and "fetch('http" not in text, module
+
+
+@pytest.fixture
+def make_run(tmp_path: Path) -> Iterator[str]:
+    """`make run` itself (migrate, then uvicorn) on a SQLite file of its own."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "GAMES_", "LIVE_", "CACHE_"))
+    }
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    port = free_port()
+    log = open(tmp_path / "make-run.log", "wb")  # noqa: SIM115
+    server = subprocess.Popen(
+        ["make", "run", f"PORT={port}", f"PY={sys.executable}", f"VENV={sys.prefix}"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, (tmp_path / "make-run.log").read_text()
+            try:
+                if requests.get(f"{base}/api/v1/bots", timeout=2).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "make run did not come up"
+            time.sleep(0.3)
+        yield base
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+        log.close()
+
+
+@pytest.mark.timeout(300)
+def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
+    page = requests.get(f"{make_run}/", timeout=10)
+    assert page.status_code == 200 and "/app/main.js" in page.text
+    module = requests.get(f"{make_run}/app/main.js", timeout=10)
+    assert module.status_code == 200
+    assert module.headers["Content-Type"].startswith("text/javascript")
+
+    api = f"{make_run}/api/v1"
+    token = requests.post(
+        f"{api}/auth/register",
+        json={"username": "ana", "password": "correct horse battery"},
+        timeout=10,
+    ).json()["token"]
+    auth = {"Authorization": f"Token {token}"}
+    match = requests.post(
+        f"{api}/matches", json={"seats": 2, "bots": ["greedy"]}, headers=auth, timeout=30
+    ).json()
+    # ASGI: the stream sends the view and stays open (under WSGI it would close at once with
+    # `reconnect`); a move made meanwhile arrives on it as a newer version.
+    with requests.get(
+        f"{api}/matches/{match['id']}/events", headers=auth, stream=True, timeout=30
+    ) as stream:
+        lines = stream.iter_lines(decode_unicode=True)
+        first = _next_event(lines)
+        assert first["event"] == "state"
+        version = int(first["id"])
+        view = requests.get(f"{api}/matches/{match['id']}/state", headers=auth, timeout=10).json()
+        assert view["turn"] == view["you"] == 0  # R-8: seat 0 opens deal 1
+        move = view["legal_moves"][0]
+        answer = requests.post(
+            f"{api}/matches/{match['id']}/moves",
+            json={**move, "version": view["version"]},
+            headers=auth,
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
+        second = _next_event(lines)
+        assert second["event"] == "state"
+        assert int(second["id"]) > version
+
+
+def _next_event(lines: Iterator[str]) -> dict[str, str]:
+    event: dict[str, str] = {}
+    for line in lines:
+        if line == "":
+            if "event" in event:
+                return event
+            event = {}
+        elif not line.startswith(":") and ":" in line:
+            key, _, value = line.partition(":")
+            event[key] = value.strip()
+    raise AssertionError("the stream ended")

@@ -1,0 +1,122 @@
+// @ts-check
+/**
+ * The page: a header (sign-in state, language, navigation), the error banner, and one view
+ * chosen by the URL's hash: #/login, #/lobby, #/match/<id>, #/replay/<id>/<deal>,
+ * #/leaderboards, #/tournaments, #/tournaments/<id>.
+ */
+
+import * as api from "./api.js";
+import { h, fill } from "./dom.js";
+import { getLang, setLang, t } from "./i18n.js";
+import { forgetPlayer, showError } from "./ui.js";
+import { loginView } from "./views/login.js";
+import { lobbyView } from "./views/lobby.js";
+import { tableView } from "./views/table.js";
+import { replayView } from "./views/replay.js";
+import { boardsView } from "./views/boards.js";
+import { tournamentsView, tournamentView } from "./views/tournaments.js";
+
+/**
+ * A view draws itself into `root` and returns what stops it (streams, timers).
+ * @typedef {(root: HTMLElement, ...args: string[]) => (Promise<(() => void) | void>)} View
+ */
+
+/** @type {(() => void) | void} */
+let stopCurrent;
+let generation = 0;
+
+/** @type {[RegExp, View][]} */
+const routes = [
+  [/^#\/login$/, loginView],
+  [/^#\/lobby$/, lobbyView],
+  [/^#\/match\/([0-9a-fA-F-]{36})$/, tableView],
+  [/^#\/replay\/([0-9a-fA-F-]{36})\/(\d+)$/, replayView],
+  [/^#\/leaderboards$/, boardsView],
+  [/^#\/tournaments$/, tournamentsView],
+  [/^#\/tournaments\/([0-9a-fA-F-]{36})$/, tournamentView],
+];
+
+function header() {
+  const signedIn = Boolean(api.token());
+  const nav = h(
+    "nav",
+    { class: "nav" },
+    h("a", { href: "#/lobby", testid: "nav-lobby" }, t("nav.lobby")),
+    h("a", { href: "#/leaderboards", testid: "nav-leaderboards" }, t("nav.leaderboards")),
+    h("a", { href: "#/tournaments", testid: "nav-tournaments" }, t("nav.tournaments")),
+    h("a", { href: "/api/v1/docs/", target: "_blank" }, t("nav.docs")),
+  );
+  const who = h(
+    "span",
+    { class: "whoami", testid: "whoami" },
+    signedIn ? api.username() ?? "" : t("auth.anonymous"),
+  );
+  const account = signedIn
+    ? h("button", { testid: "auth-logout", type: "button", onclick: signOut }, t("auth.logout"))
+    : h("a", { href: "#/login", class: "button" }, t("nav.login"));
+  const lang = h(
+    "button",
+    {
+      testid: "lang-toggle",
+      type: "button",
+      onclick: () => {
+        setLang(getLang() === "en" ? "tr" : "en");
+        render();
+      },
+    },
+    t("lang.toggle"),
+  );
+  return h(
+    "header",
+    { class: "top" },
+    h("a", { href: "#/lobby", class: "brand" }, h("span", { class: "brand-seven" }, "7"), t("app.title")),
+    nav,
+    h("div", { class: "account" }, who, account, lang),
+  );
+}
+
+async function signOut() {
+  try {
+    await api.logout();
+  } catch {
+    // The token is forgotten here whatever the server said.
+  }
+  api.setSession(null, null);
+  forgetPlayer();
+  location.hash = "#/login";
+  render();
+}
+
+export async function render() {
+  generation += 1;
+  const mine = generation;
+  if (typeof stopCurrent === "function") stopCurrent();
+  stopCurrent = undefined;
+  document.documentElement.lang = getLang();
+  document.title = t("app.title");
+  const shell = document.getElementById("app");
+  if (!shell) return;
+  const banner = h("div", { class: "error-banner", testid: "error-banner", role: "alert", hidden: true });
+  const root = h("main", { class: "view" });
+  fill(shell, header(), banner, root);
+  let hash = location.hash || (api.token() ? "#/lobby" : "#/login");
+  if (!routes.some(([pattern]) => pattern.test(hash))) hash = "#/lobby";
+  for (const [pattern, view] of routes) {
+    const found = hash.match(pattern);
+    if (!found) continue;
+    try {
+      const stop = await view(root, ...found.slice(1));
+      if (mine !== generation) {
+        if (typeof stop === "function") stop();
+      } else {
+        stopCurrent = stop;
+      }
+    } catch (error) {
+      showError(error);
+    }
+    return;
+  }
+}
+
+window.addEventListener("hashchange", () => render());
+render();

@@ -1,0 +1,83 @@
+// @ts-check
+/** #/leaderboards: a board by metric, period and table size, around me, page by page. */
+
+import * as api from "../api.js";
+import { h, fill, select } from "../dom.js";
+import { t } from "../i18n.js";
+import { showError } from "../ui.js";
+
+/** @param {HTMLElement} root */
+export async function boardsView(root) {
+  const metric = select({ testid: "board-metric", id: "board-metric" },
+    ["rating", "wins", "points"].map((m) => [m, t(`metric.${m}`)]), "rating");
+  const period = select({ testid: "board-period", id: "board-period" },
+    ["all", "month", "week"].map((p) => [p, t(`period.${p}`)]), "all");
+  const seats = select({ testid: "board-seats", id: "board-seats" },
+    [["", t("boards.allSeats")], ...[2, 3, 4, 5, 6, 7].map((n) => /** @type {[string, string]} */ ([String(n), t("boards.seatsN", { n })]))], "");
+  const around = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", testid: "board-around-me",
+    id: "board-around-me", disabled: !api.token() }));
+  const body = h("tbody", {});
+  const prevButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "board-prev" }, t("boards.prev")));
+  const nextButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "board-next" }, t("boards.next")));
+  /** @type {string | null} */ let nextLink = null;
+  /** @type {string | null} */ let prevLink = null;
+
+  /** @param {api.LeaderboardPage} page */
+  function show(page) {
+    nextLink = page.next;
+    prevLink = page.previous;
+    nextButton.disabled = !nextLink;
+    prevButton.disabled = !prevLink;
+    fill(body,
+      page.results.length === 0 ? h("tr", {}, h("td", { colSpan: 7 }, t("boards.empty"))) : null,
+      page.results.map((row) => h("tr", { testid: "board-row", "data-rank": row.rank, "data-player": row.player.id },
+        h("td", {}, String(row.rank)),
+        h("td", {}, row.player.display_name, row.player.is_bot ? ` (${t("table.bot")})` : ""),
+        h("td", {}, row.rating.toFixed(2)),
+        h("td", {}, String(row.matches)),
+        h("td", {}, String(row.wins)),
+        h("td", {}, String(row.deals_won)),
+        h("td", {}, row.avg_penalty.toFixed(2)))));
+  }
+
+  async function load() {
+    try {
+      show(await api.leaderboard({
+        metric: metric.value,
+        period: period.value,
+        seats: seats.value || undefined,
+        around: around.checked ? "me" : undefined,
+      }));
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  /** @param {string | null} link */
+  async function follow(link) {
+    if (!link) return;
+    try {
+      show(await api.leaderboardPage(api.pagePath(link)));
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  for (const control of [metric, period, seats, around]) control.addEventListener("change", load);
+  nextButton.addEventListener("click", () => follow(nextLink));
+  prevButton.addEventListener("click", () => follow(prevLink));
+
+  root.append(h("section", { class: "card-panel boards" },
+    h("h1", {}, t("boards.title")),
+    h("div", { class: "row controls" },
+      h("label", { for: "board-metric" }, t("boards.metric")), metric,
+      h("label", { for: "board-period" }, t("boards.period")), period,
+      h("label", { for: "board-seats" }, t("boards.seats")), seats,
+      h("label", { for: "board-around-me" }, around, " ", t("boards.aroundMe"))),
+    h("div", { class: "scroll" }, h("table", { class: "grid" },
+      h("thead", {}, h("tr", {}, ["rank", "player", "rating", "matches", "wins", "deals_won", "avg_penalty"]
+        .map((c) => h("th", {}, t(`col.${c}`))))),
+      body)),
+    h("div", { class: "row" }, prevButton, nextButton)));
+  await load();
+}

@@ -1,0 +1,303 @@
+// @ts-check
+/**
+ * #/lobby: create a match (seats, deals, bots or open seats, house rules, spectators), the
+ * open matches to join, my matches, and the matches being played (watch). It refreshes when
+ * the player's own event stream (/me/events) says a match started or finished.
+ */
+
+import * as api from "../api.js";
+import { h, fill, select } from "../dom.js";
+import { t } from "../i18n.js";
+import { LiveStream } from "../live.js";
+import { currentPlayer, seatName, showError, shortTime } from "../ui.js";
+
+/**
+ * The house rules of docs/rules.md, for a server that does not list them (GET /rules).
+ * @type {api.RuleOption[]}
+ */
+const KNOWN_RULES = [
+  { name: "opening", default: "opener_only", choices: ["opener_only", "club_round"] },
+  { name: "draw_policy", default: "free", choices: ["free", "one_then_pass", "until_playable"] },
+  { name: "jack_nomination", default: "any_suit", choices: ["any_suit", "different_suit"] },
+  { name: "seven_chain_growth", default: "linear", choices: ["linear", "doubling"] },
+  { name: "seven_penalty_ends_turn", default: true, choices: [true, false] },
+  { name: "ace_mode", default: "follow_up", choices: ["follow_up", "extra_turn", "skip_next"] },
+  { name: "two_player_reverse", default: "no_effect", choices: ["no_effect", "skip"] },
+  { name: "stock_exhausted", default: "end_immediately",
+    choices: ["end_immediately", "end_when_draw_needed", "reshuffle"] },
+  { name: "max_actions", default: 1000, min: 10, max: 100000 },
+  { name: "match_tiebreak", default: "shared", choices: ["shared", "extra_deal"] },
+  { name: "max_players", default: 6, min: 2, max: 7 },
+  { name: "hand_size", default: 7, min: 1, max: 25 },
+];
+
+/**
+ * GET /rules in whichever shape it lists the options: a list of options, or an object of
+ * option name → description; deals_per_match has its own control (create-deals).
+ * @param {unknown} answer
+ * @returns {api.RuleOption[]}
+ */
+export function ruleOptions(answer) {
+  /** @type {unknown[]} */
+  let list = [];
+  if (Array.isArray(answer)) list = answer;
+  else if (answer && typeof answer === "object") {
+    const record = /** @type {Record<string, unknown>} */ (answer);
+    const inner = record.options ?? record.rules ?? record.results;
+    if (Array.isArray(inner)) list = inner;
+    else {
+      const source = inner && typeof inner === "object" ? /** @type {Record<string, unknown>} */ (inner) : record;
+      list = Object.entries(source).map(([name, value]) =>
+        value && typeof value === "object" ? { name, ...value } : { name, default: value });
+    }
+  }
+  /** @type {api.RuleOption[]} */
+  const options = [];
+  for (const item of list) {
+    if (!item || typeof item !== "object") continue;
+    const option = /** @type {Record<string, any>} */ (item);
+    const name = String(option.name ?? option.option ?? "");
+    if (!name || name === "deals_per_match") continue;
+    const known = KNOWN_RULES.find((rule) => rule.name === name);
+    const choices = option.choices ?? option.values ?? option.enum ?? known?.choices;
+    options.push({
+      name,
+      default: option.default ?? known?.default ?? "",
+      choices: Array.isArray(choices) ? choices : typeof option.default === "boolean" ? [true, false] : undefined,
+      min: option.min ?? option.minimum ?? known?.min,
+      max: option.max ?? option.maximum ?? known?.max,
+      description: option.description ?? option.summary,
+    });
+  }
+  return options.length ? options : KNOWN_RULES;
+}
+
+/**
+ * @param {api.Match} match
+ */
+function openSeats(match) {
+  return match.open_seats ?? match.seats.filter((seat) => seat.player === null).length;
+}
+
+/** @param {api.Match} match */
+function players(match) {
+  return match.seats.map((seat) => (seat.player ? seatName(seat) : t("table.open"))).join(", ");
+}
+
+/** @param {HTMLElement} root */
+export async function lobbyView(root) {
+  const player = await currentPlayer();
+  const openList = h("ul", { class: "list", testid: "lobby-list" });
+  const mineList = h("ul", { class: "list", testid: "my-matches" });
+  const liveList = h("ul", { class: "list", testid: "live-matches" });
+  /** @type {LiveStream | null} */
+  let stream = null;
+
+  async function refresh() {
+    try {
+      const [open, live, mine] = await Promise.all([
+        api.matches({ status: "waiting", limit: 50 }),
+        api.matches({ status: "active", limit: 20 }),
+        player ? api.matches({ player: player.id, limit: 30 }) : Promise.resolve(null),
+      ]);
+      const seatedIn = new Set((mine?.results ?? []).map((m) => m.id));
+      fill(
+        openList,
+        open.results.length === 0 ? h("li", { class: "empty" }, t("lobby.noOpen")) : null,
+        open.results.map((m) =>
+          h(
+            "li",
+            { testid: "lobby-match", "data-match-id": m.id, "data-open-seats": openSeats(m) },
+            h("span", { class: "grow" }, players(m), " · ", t("lobby.openSeats", { n: openSeats(m) }),
+              " · ", t("lobby.dealsOf", { n: m.deals_total })),
+            seatedIn.has(m.id)
+              ? h("a", { href: `#/match/${m.id}`, class: "button" }, t("lobby.play"))
+              : h("button", {
+                  testid: "join-button",
+                  type: "button",
+                  class: "primary",
+                  disabled: !player,
+                  onclick: () => joinMatch(m.id),
+                }, t("lobby.join")),
+          ),
+        ),
+      );
+      fill(
+        liveList,
+        live.results.length === 0 ? h("li", { class: "empty" }, t("lobby.noLive")) : null,
+        live.results
+          .filter((m) => m.spectators !== "none" || seatedIn.has(m.id))
+          .map((m) =>
+            h("li", { testid: "live-match", "data-match-id": m.id },
+              h("span", { class: "grow" }, players(m), " · ", t("table.deal", { n: m.current_deal ?? 0, m: m.deals_total })),
+              h("a", { href: `#/match/${m.id}`, class: "button", testid: "watch-link" }, t("lobby.watch")))),
+      );
+      if (!mine) {
+        fill(mineList, h("li", { class: "empty" }, t("lobby.signIn")));
+        return;
+      }
+      fill(
+        mineList,
+        mine.results.length === 0 ? h("li", { class: "empty" }, t("lobby.noMine")) : null,
+        mine.results.map((m) => {
+          const status = m.status === "waiting" && m.cancel_reason ? "cancelled" : m.status;
+          return h(
+            "li",
+            { testid: "my-match", "data-match-id": m.id, "data-status": m.status },
+            h("span", { class: `status status-${status}` }, t(`status.${status}`)),
+            h("span", { class: "grow" }, players(m), " · ", shortTime(m.created_at)),
+            m.status === "waiting" && player && m.seats[0]?.player?.id === player.id
+              ? h("button", { type: "button", testid: "cancel-button", onclick: () => act(api.cancel, m.id) },
+                  t("lobby.cancel"))
+              : m.status === "waiting"
+                ? h("button", { type: "button", testid: "leave-button", onclick: () => act(api.leave, m.id) },
+                    t("lobby.leave"))
+                : null,
+            h("a", { href: `#/match/${m.id}`, class: "button", testid: "watch-link" },
+              m.status === "active" || m.status === "waiting" ? t("lobby.play") : t("lobby.watch")),
+          );
+        }),
+      );
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  /** @param {string} id */
+  async function joinMatch(id) {
+    try {
+      const joined = await api.join(id);
+      location.hash = `#/match/${joined.id}`;
+    } catch (error) {
+      showError(error);
+      refresh();
+    }
+  }
+
+  /**
+   * @param {(id: string) => Promise<api.Match>} call
+   * @param {string} id
+   */
+  async function act(call, id) {
+    try {
+      await call(id);
+    } catch (error) {
+      showError(error);
+    }
+    refresh();
+  }
+
+  const form = player ? await createForm() : h("p", { class: "card-panel" }, t("lobby.signIn"),
+    " ", h("a", { href: "#/login" }, t("nav.login")));
+
+  root.append(
+    h("div", { class: "lobby" },
+      form,
+      h("section", { class: "card-panel" },
+        h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
+          h("button", { type: "button", testid: "lobby-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
+        openList),
+      h("section", { class: "card-panel" }, h("h2", {}, t("lobby.mine")), mineList),
+      h("section", { class: "card-panel" }, h("h2", {}, t("lobby.live")), liveList)),
+  );
+  await refresh();
+  if (player) {
+    stream = new LiveStream("/me/events", ["ready", "your_turn", "match_started", "match_finished", "resync"], {
+      onEvent: (name) => {
+        if (name !== "ready" && name !== "your_turn") refresh();
+      },
+      onStatus: () => {},
+    });
+  }
+  return () => stream?.stop();
+}
+
+async function createForm() {
+  const [strategies, rulesAnswer] = await Promise.all([
+    api.bots().catch(() => /** @type {api.Bot[]} */ ([{ strategy: "greedy", description: "" }])),
+    api.rules().catch(() => null),
+  ]);
+  const options = ruleOptions(rulesAnswer);
+  const seats = select({ testid: "create-seats", id: "create-seats" },
+    [2, 3, 4, 5, 6, 7].map((n) => [String(n), String(n)]), "3");
+  const deals = /** @type {HTMLInputElement} */ (
+    h("input", { testid: "create-deals", id: "create-deals", type: "number", min: 1, max: 20, value: "1" })
+  );
+  const botBox = h("div", { class: "bots" });
+  const preferred = strategies.some((b) => b.strategy === "greedy") ? "greedy" : strategies[0]?.strategy ?? "person";
+  const drawBots = () => {
+    const n = Number(seats.value);
+    const previous = Array.from(botBox.querySelectorAll("select"), (s) => s.value);
+    fill(botBox,
+      h("div", { class: "seat-choice" }, t("lobby.you")),
+      Array.from({ length: n - 1 }, (_, i) =>
+        h("label", { class: "seat-choice" }, t("lobby.seatN", { n: i + 1 }), " ",
+          select({ testid: "create-bots", "data-seat": i + 1 },
+            [...strategies.map((b) => /** @type {[string, string]} */ ([b.strategy, `${t("table.bot")}: ${b.strategy}`])),
+              ["person", t("lobby.person")]],
+            previous[i] ?? preferred))));
+  };
+  seats.addEventListener("change", drawBots);
+  drawBots();
+  /** @type {Map<string, HTMLSelectElement | HTMLInputElement>} */
+  const controls = new Map();
+  const ruleBox = h("div", { class: "rules-grid" });
+  for (const option of options) {
+    const id = `create-rule-${option.name}`;
+    const control = option.choices
+      ? select({ testid: id, id },
+          option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`) : String(c)]),
+          String(option.default))
+      : /** @type {HTMLInputElement} */ (h("input", { testid: id, id, type: "number", min: option.min,
+          max: option.max, value: String(option.default) }));
+    controls.set(option.name, control);
+    ruleBox.append(h("label", { for: id, title: option.description ?? "" }, option.name), control);
+  }
+  const spectators = select({ testid: "create-spectators", id: "create-spectators" },
+    [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");
+  const clock = /** @type {HTMLInputElement} */ (
+    h("input", { testid: "create-turn-seconds", id: "create-turn-seconds", type: "number", min: 1, max: 86400 })
+  );
+
+  async function submit() {
+    /** @type {Record<string, unknown>} */
+    const rules = {};
+    for (const option of options) {
+      const control = controls.get(option.name);
+      if (!control) continue;
+      /** @type {unknown} */
+      let value = control.value;
+      if (typeof option.default === "boolean") value = control.value === "true";
+      else if (typeof option.default === "number") value = Number(control.value);
+      if (value !== option.default) rules[option.name] = value;
+    }
+    const chosen = Array.from(botBox.querySelectorAll("select"), (s) => s.value);
+    /** @type {api.Schemas["MatchCreateRequest"] & { spectators?: "public" | "none" }} */
+    const body = {
+      seats: Number(seats.value),
+      bots: chosen.filter((c) => c !== "person"),
+      deals: Number(deals.value) || 1,
+      rules,
+      spectators: spectators.value === "none" ? "none" : "public",
+    };
+    if (clock.value) body.turn_seconds = Number(clock.value);
+    try {
+      const created = await api.createMatch(body);
+      location.hash = `#/match/${created.id}`;
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  return h("section", { class: "card-panel create" },
+    h("h2", {}, t("lobby.create")),
+    h("form", { onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); submit(); } },
+      h("div", { class: "row" },
+        h("label", { for: "create-seats" }, t("lobby.seats")), seats,
+        h("label", { for: "create-deals" }, t("lobby.deals")), deals),
+      botBox,
+      h("details", { open: true }, h("summary", {}, t("lobby.rules")), ruleBox,
+        h("label", { for: "create-spectators" }, t("lobby.spectators")), spectators,
+        h("label", { for: "create-turn-seconds" }, t("lobby.turnSeconds")), clock),
+      h("button", { testid: "create-submit", type: "submit", class: "primary" }, t("lobby.submit"))));
+}

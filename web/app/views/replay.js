@@ -1,0 +1,108 @@
+// @ts-check
+/**
+ * #/replay/<match>/<deal>: a finished deal step by step with every hand open, and its
+ * fairness checked in the browser (fairness.js): SHA-256 of the revealed seed is the
+ * commitment shown during the deal, and the R-4 shuffle dealt as R-5 gives the hands.
+ */
+
+import * as api from "../api.js";
+import { cardFace, cardText, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
+import { h, fill } from "../dom.js";
+import { checkFairness } from "../fairness.js";
+import { t } from "../i18n.js";
+import { seatName } from "../ui.js";
+import { describeMoves } from "./table.js";
+
+/**
+ * @param {HTMLElement} root
+ * @param {string} matchId
+ * @param {string} dealNumber
+ */
+export async function replayView(root, matchId, dealNumber) {
+  const number = Number(dealNumber);
+  const [replay, match] = await Promise.all([api.replay(matchId, number), api.match(matchId)]);
+  const positions = replay.positions;
+  const last = positions.length - 1;
+  let index = 0;
+  const moves = /** @type {api.MoveEntry[]} */ (positions.slice(1).map((p) => ({
+    seq: p.move?.seq ?? p.index,
+    deal: number,
+    seat: p.move?.seat ?? p.seat ?? 0,
+    action: /** @type {api.MoveEntry["action"]} */ (p.move?.action ?? "pass"),
+    card: p.move?.card ?? null,
+    suit: p.move?.suit ?? null,
+    drawn: null,
+    drawn_count: p.move?.drawn?.length ?? 0,
+    by_bot: false,
+    at: "",
+  })));
+  const words = describeMoves(moves, { ...match, rules: replay.rules ?? match.rules }, null);
+
+  const fairness = h("p", { class: "fairness", testid: "fairness-status", "data-result": "" },
+    t("fairness.checking"));
+  const step = h("div", { class: "replay-step", testid: "replay-step" });
+  const stage = h("div", { class: "replay-stage" });
+
+  function draw() {
+    const position = positions[index];
+    const s = position.state;
+    step.dataset.index = String(index);
+    step.dataset.last = String(index === last);
+    fill(step,
+      index === 0 ? t("replay.start", { i: 1, n: positions.length }) : t("replay.step", { i: index + 1, n: positions.length }),
+      index > 0 ? h("span", { class: "replay-move" }, " — ", words[index - 1]) : null);
+    fill(stage,
+      h("div", { class: "middle" },
+        h("div", { class: "pile", testid: "replay-top", "data-card": s.top_card ?? "" },
+          h("div", { class: "label" }, t("table.pile")), s.top_card ? cardFace(s.top_card) : h("div", { class: "slot" })),
+        h("dl", { class: "facts" },
+          h("dt", {}, t("table.activeSuit")),
+          h("dd", { class: "suit-badge", style: s.active_suit ? `color:${SUIT_COLOUR[s.active_suit]}` : "" },
+            s.active_suit ? SUIT_SYMBOL[s.active_suit] : "–"),
+          h("dt", {}, t("table.direction")), h("dd", {}, s.direction === 1 ? t("dir.cw") : t("dir.ccw")),
+          h("dt", {}, t("table.stock", { n: "" }).replace(/[:\s]+$/, "")), h("dd", {}, String(s.stock_count)),
+          h("dt", {}, t("table.pending", { n: "" }).replace(/[:\s]+$/, "")), h("dd", {}, String(s.pending_sevens)))),
+      s.hands.map((hand, seat) => h("div", {
+        class: `seat replay-seat${s.turn === seat ? " on-turn" : ""}`,
+      },
+      h("div", { class: "seat-name" }, match.seats[seat] ? seatName(match.seats[seat]) : String(seat),
+        " · ", t("table.cards", { n: hand.length })),
+      h("div", { class: "hand small", testid: `replay-hand-${seat}`, "data-count": hand.length },
+        hand.map((card) => h("span", { class: "card", "data-card": card, title: cardText(card) }, cardFace(card)))))));
+    prev.disabled = index === 0;
+    next.disabled = index === last;
+    end.disabled = index === last;
+  }
+
+  const prev = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "replay-prev",
+    onclick: () => { index = Math.max(0, index - 1); draw(); } }, t("replay.prev")));
+  const next = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "replay-next", class: "primary",
+    onclick: () => { index = Math.min(last, index + 1); draw(); } }, t("replay.next")));
+  const end = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "replay-end",
+    onclick: () => { index = last; draw(); } }, t("replay.end")));
+
+  root.append(h("section", { class: "replay" },
+    h("div", { class: "table-head" },
+      h("a", { href: `#/match/${matchId}` }, t("replay.toMatch")),
+      h("h1", {}, t("replay.title", { n: number }))),
+    fairness,
+    h("p", { class: "commitment" }, t("table.commitment", { c: replay.commitment })),
+    h("p", { class: "commitment" }, t("replay.seed", { s: replay.seed })),
+    h("div", { class: "row replay-controls" }, prev, next, end),
+    step,
+    stage));
+  draw();
+
+  const handSize = Number(/** @type {Record<string, unknown>} */ (replay.rules ?? {}).hand_size ?? 7);
+  const verdict = await checkFairness({
+    seed: replay.seed,
+    commitment: replay.commitment,
+    seat_count: replay.seat_count,
+    opener: replay.opener,
+    hand_size: handSize,
+    hands_at_start: replay.hands_at_start,
+  });
+  fairness.dataset.result = verdict.result;
+  fairness.classList.add(verdict.result);
+  fairness.textContent = t(`fairness.${verdict.result}`);
+}

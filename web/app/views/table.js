@@ -1,0 +1,449 @@
+// @ts-check
+/**
+ * #/match/<id>: the table, for a seated player (their hand, legal cards to click, draw and
+ * pass) or a spectator (the public view: no hand). Every change arrives on the match's event
+ * stream (no polling); after a lost connection the stream resumes from the last version seen.
+ * A refused move (409 stale_version, 422, a network error) shows a clear message and reloads
+ * the state. Nothing of the state is stored: it lives in this view only.
+ */
+
+import * as api from "../api.js";
+import { cardFace, cardBack, cardText, rankOf, suitOf, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
+import { h, fill } from "../dom.js";
+import { t } from "../i18n.js";
+import { LiveStream } from "../live.js";
+import { currentPlayer, hideError, seatName, showError } from "../ui.js";
+
+const SUITS = ["C", "D", "H", "S"];
+
+function newKey() {
+  return typeof crypto.randomUUID === "function"
+    ? crypto.randomUUID()
+    : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
+}
+
+/**
+ * The move log in words: "Ayşe played 7♠ — you draw 3 or answer with a 7".
+ * @param {api.MoveEntry[]} entries one deal's entries, in order
+ * @param {api.Match} match
+ * @param {api.State | null} view
+ * @returns {string[]}
+ */
+export function describeMoves(entries, match, view) {
+  const rules = /** @type {Record<string, unknown>} */ (match.rules ?? {});
+  const seats = match.seats.length;
+  const suppressed = rules.opening === "club_round" ? seats : 1; // R-11, R-12: no effect
+  let plays = 0;
+  let sevens = 0;
+  return entries.map((entry, i) => {
+    const seat = match.seats[entry.seat];
+    const name = entry.seat === view?.you ? t("table.you") : seat ? seatName(seat) : String(entry.seat);
+    let text;
+    if (entry.action === "play" && entry.card) {
+      plays += 1;
+      text = t("log.played", { name, card: cardText(entry.card) });
+      const rank = rankOf(entry.card);
+      if (plays > suppressed) {
+        if (rank === "7") {
+          sevens += 1;
+          const cards = rules.seven_chain_growth === "doubling" ? 3 * 2 ** (sevens - 1) : 3 * sevens;
+          const last = i === entries.length - 1;
+          const you = last && view !== null && view.you !== null && view.turn === view.you &&
+            view.pending_sevens > 0;
+          text += t(you ? "log.sevenYou" : "log.sevenNext", { n: cards });
+        } else if (rank === "J" && entry.suit) {
+          text += t("log.jack", { suit: SUIT_SYMBOL[entry.suit] ?? entry.suit });
+        } else if (rank === "8" || (rank === "A" && rules.ace_mode === "skip_next") ||
+                   (rank === "10" && seats === 2 && rules.two_player_reverse === "skip")) {
+          text += t("log.eight");
+        } else if (rank === "10" && seats > 2) {
+          text += t("log.ten");
+        } else if (rank === "A") {
+          text += t("log.ace");
+        }
+      } else if (rank === "J" && entry.suit) {
+        text += t("log.jack", { suit: SUIT_SYMBOL[entry.suit] ?? entry.suit });
+      }
+    } else if (entry.action === "draw") {
+      sevens = 0;
+      text = entry.drawn_count === 1 ? t("log.drew", { name }) : t("log.drewN", { name, n: entry.drawn_count });
+      // A player's own drawn cards only: another seat's never reach the page (R-3).
+      if (entry.seat === view?.you && entry.drawn && entry.drawn.length) {
+        text += ` (${entry.drawn.map(cardText).join(", ")})`;
+      }
+    } else {
+      text = t("log.passed", { name });
+    }
+    if (entry.by_bot && seat?.player && !seat.player.is_bot) text += t("log.clock");
+    return text;
+  });
+}
+
+/**
+ * @param {HTMLElement} root
+ * @param {string} matchId
+ */
+export async function tableView(root, matchId) {
+  const player = await currentPlayer();
+  let match = await api.match(matchId);
+  const role = player && match.seats.some((s) => s.player?.id === player.id) ? "seat" : "spectator";
+  /** @type {api.State | null} */
+  let view = null;
+  /** @type {api.MoveEntry[]} */
+  let log = [];
+  let logDeal = 0;
+  let busy = false;
+  /** @type {string | null} the Jack waiting for its suit */
+  let jack = null;
+  /** @type {Map<number, api.DealResult>} */
+  const results = new Map();
+  let stopped = false;
+
+  const table = h("section", { class: "table", testid: "table", "data-role": role, "data-match-id": matchId });
+  const status = h("span", { class: "connection", testid: "connection-status", "data-state": "reconnecting" },
+    t("table.reconnecting"));
+  const board = h("div", { class: "board" });
+  const logList = h("ol", { class: "move-log", testid: "move-log" });
+  const endBox = h("div", { class: "end" });
+  table.append(
+    h("div", { class: "table-head" },
+      h("a", { href: "#/lobby" }, t("table.back")), status),
+    board,
+    endBox,
+    h("section", { class: "card-panel log-panel" }, h("h2", {}, t("table.log")), logList),
+  );
+  root.append(table);
+
+  const clock = setInterval(() => drawClock(), 1000);
+
+  function drawClock() {
+    const el = table.querySelector('[data-testid="turn-clock"]');
+    if (!(el instanceof HTMLElement)) return;
+    const deadline = view?.turn_deadline ?? null;
+    if (!deadline || view?.status !== "active") {
+      el.textContent = t("table.noClock");
+      el.dataset.seconds = "";
+      return;
+    }
+    const seconds = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+    el.textContent = t("table.clock", { s: seconds });
+    el.dataset.seconds = String(seconds);
+  }
+
+  /** @param {api.State} next */
+  async function apply(next) {
+    if (stopped) return;
+    if (view && next.version < view.version && next.match === view.match) return;
+    const changed = !view || next.deal !== view.deal || next.status !== view.status ||
+      next.phase !== view.phase || next.totals.join() !== view.totals.join() ||
+      match.seats.some((s) => s.player === null);
+    if (view?.version !== next.version) jack = null;
+    view = next;
+    if (changed) {
+      try {
+        match = await api.match(matchId);
+      } catch (error) {
+        showError(error);
+      }
+      await loadResults();
+    }
+    draw();
+    await loadLog();
+  }
+
+  async function loadResults() {
+    const over = match.deals.filter((d) => d.status === "over" && !results.has(d.number));
+    for (const d of over.slice(-1)) {
+      try {
+        const reveal = await api.deal(matchId, d.number);
+        if (reveal.result) results.set(d.number, reveal.result);
+      } catch {
+        // The summary of the match still tells the winners and penalties.
+      }
+    }
+  }
+
+  async function loadLog() {
+    if (!view || view.deal === null) return;
+    const dealNumber = view.deal;
+    if (dealNumber !== logDeal) {
+      log = [];
+      logDeal = dealNumber;
+    }
+    const after = log.length ? log[log.length - 1].seq : undefined;
+    try {
+      const entries = await api.moveLog(matchId, { deal: dealNumber, after_seq: after });
+      if (dealNumber !== logDeal) return;
+      const known = new Set(log.map((e) => e.seq));
+      log = log.concat(entries.filter((e) => !known.has(e.seq) && e.deal === dealNumber));
+    } catch {
+      // A move log this caller may not read (an older server's spectator): the table stands.
+    }
+    drawLog();
+  }
+
+  function drawLog() {
+    const words = describeMoves(log, match, view);
+    fill(logList,
+      h("li", { class: "log-deal" }, t("log.newDeal", { n: logDeal })),
+      words.map((text, i) => h("li", { testid: "move-log-entry", "data-seq": log[i].seq, value: i + 1 }, text)));
+    logList.scrollTop = logList.scrollHeight;
+  }
+
+  /** @param {string} action @param {string} [card] @param {string} [suit] */
+  function legal(action, card, suit) {
+    return (view?.legal_moves ?? []).some((m) =>
+      m.action === action && (card === undefined || m.card === card) &&
+      (suit === undefined || m.suit === suit));
+  }
+
+  /** @param {api.MoveBody} move */
+  async function send(move) {
+    if (busy || !view) return;
+    busy = true;
+    table.dataset.busy = "true";
+    try {
+      const answer = await api.move(matchId, { ...move, version: view.version }, newKey());
+      hideError();
+      await apply(answer);
+    } catch (error) {
+      showError(error);
+      await reload();
+    } finally {
+      busy = false;
+      table.dataset.busy = "false";
+    }
+  }
+
+  /** @param {string} card */
+  function clickCard(card) {
+    if (!view || !legal("play", card)) return;
+    const moves = view.legal_moves.filter((m) => m.action === "play" && m.card === card);
+    if (rankOf(card) === "J" && moves.some((m) => m.suit)) {
+      jack = card;
+      draw();
+      return;
+    }
+    send({ action: "play", card });
+  }
+
+  /** Read the state again (after a refused move, a network error or a restart). */
+  async function reload() {
+    for (let attempt = 0; !stopped; attempt++) {
+      try {
+        const [fresh, summary] = await Promise.all([api.state(matchId), api.match(matchId)]);
+        match = summary;
+        view = null;
+        await apply(fresh);
+        return;
+      } catch (error) {
+        if (error instanceof api.ApiError && error.status >= 400 && error.status < 500) {
+          showError(error);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 500 * 2 ** attempt)));
+      }
+    }
+  }
+
+  function draw() {
+    if (!view) return;
+    const v = view;
+    table.dataset.version = String(v.version);
+    table.dataset.status = match.status === "finished" ? "finished" : v.status;
+    const n = match.seats.length;
+    const you = v.you;
+    const yourTurn = you !== null && v.turn === you && v.status === "active";
+    const turnSeat = v.turn === null ? null : match.seats[v.turn];
+    const seatRow = h("div", { class: "seats" },
+      match.seats.map((seat) => {
+        const i = seat.seat;
+        return h("div", {
+          class: `seat${v.turn === i ? " on-turn" : ""}${i === you ? " mine" : ""}`,
+          testid: `seat-${i}`,
+          "data-count": v.hand_counts[i] ?? 0,
+          "data-total": v.totals[i] ?? seat.total,
+        },
+        h("div", { class: "seat-name" }, seat.player ? seatName(seat) : t("table.open"),
+          i === you ? ` (${t("table.you")})` : "",
+          seat.player?.is_bot ? ` · ${t("table.bot")}` : "",
+          v.dealer === i ? ` · ${t("table.dealer")}` : ""),
+        h("div", { class: "seat-facts" }, t("table.cards", { n: v.hand_counts[i] ?? 0 }), " · ",
+          t("table.total", { n: v.totals[i] ?? seat.total })));
+      }));
+    const top = v.top_card;
+    const suit = v.active_suit;
+    const middle = h("div", { class: "middle" },
+      h("div", { class: "pile", testid: "pile-top", "data-card": top ?? "" },
+        h("div", { class: "label" }, t("table.pile")), top ? cardFace(top) : h("div", { class: "slot" })),
+      h("div", { class: "stock" }, cardBack(),
+        h("div", { testid: "stock-count", "data-count": v.stock_count }, t("table.stock", { n: v.stock_count }))),
+      h("dl", { class: "facts" },
+        h("dt", {}, t("table.activeSuit")),
+        h("dd", { testid: "active-suit", "data-suit": suit ?? "", style: suit ? `color:${SUIT_COLOUR[suit]}` : "" },
+          suit ? SUIT_SYMBOL[suit] : "–"),
+        h("dt", {}, t("table.pending", { n: "" }).replace(/[:\s]+$/, "")),
+        h("dd", { testid: "pending-sevens", "data-count": v.pending_sevens }, String(v.pending_sevens)),
+        h("dt", {}, t("table.direction")),
+        h("dd", { testid: "direction", "data-direction": v.direction }, v.direction === 1 ? t("dir.cw") : t("dir.ccw")),
+        h("dt", {}, t("table.deal", { n: v.deal ?? 0, m: v.deals_total }).split(" ")[0]),
+        h("dd", {}, t("table.deal", { n: v.deal ?? "–", m: v.deals_total })),
+      ),
+      h("div", { class: "turn-box" },
+        h("div", {
+          testid: "turn-indicator",
+          class: yourTurn ? "your-turn" : "",
+          "data-turn-seat": v.turn ?? "",
+          "data-your-turn": yourTurn ? "true" : "false",
+        },
+        v.status === "waiting" ? t("table.waiting")
+          : yourTurn ? t("table.yourTurn")
+            : turnSeat ? t("table.turn", { name: seatName(turnSeat) }) : t("table.noTurn")),
+        h("div", { testid: "turn-clock" }, t("table.noClock"))),
+    );
+    /** @type {HTMLElement} */
+    let handBox;
+    if (role === "seat") {
+      const penalty = v.pending_sevens > 0;
+      handBox = h("section", { class: "hand-panel" },
+        h("h2", {}, t("table.hand")),
+        h("div", { class: "hand", testid: "hand" },
+          v.hand.map((card) => {
+            const ok = legal("play", card);
+            return h("button", {
+              type: "button",
+              class: `card${ok ? " legal" : ""}${jack === card ? " chosen" : ""}`,
+              testid: "card",
+              "data-card": card,
+              "data-legal": ok ? "true" : "false",
+              disabled: !ok,
+              "aria-label": cardText(card),
+              onclick: () => clickCard(card),
+            }, cardFace(card));
+          })),
+        jack ? h("div", { class: "suit-picker", testid: "suit-picker" },
+          h("span", {}, t("table.pickSuit")),
+          SUITS.map((s) => h("button", {
+            type: "button",
+            testid: `suit-${s}`,
+            style: `color:${SUIT_COLOUR[s]}`,
+            disabled: !legal("play", jack ?? "", s),
+            onclick: () => {
+              const card = jack;
+              jack = null;
+              if (card) send({ action: "play", card, suit: /** @type {"C"|"D"|"H"|"S"} */ (s) });
+            },
+          }, SUIT_SYMBOL[s])),
+          h("button", { type: "button", onclick: () => { jack = null; draw(); } }, t("table.cancelSuit")))
+          : null,
+        h("div", { class: "actions" },
+          h("button", {
+            type: "button", testid: "draw-button", class: "primary",
+            disabled: !legal("draw"),
+            onclick: () => send({ action: "draw" }),
+          }, penalty ? t("table.drawPenalty", { n: penaltyCards(v.pending_sevens) }) : t("table.draw")),
+          h("button", {
+            type: "button", testid: "pass-button",
+            disabled: !legal("pass"),
+            onclick: () => send({ action: "pass" }),
+          }, t("table.pass"))));
+    } else {
+      handBox = h("p", { class: "spectating", testid: "spectating" }, t("table.spectating"));
+    }
+    const commitment = v.commitment
+      ? h("p", { class: "commitment", testid: "commitment", "data-commitment": v.commitment },
+          t("table.commitment", { c: v.commitment }))
+      : null;
+    fill(board, seatRow, middle, handBox, commitment);
+    drawEnd();
+    drawClock();
+  }
+
+  /** @param {number} k */
+  function penaltyCards(k) {
+    return /** @type {Record<string, unknown>} */ (match.rules).seven_chain_growth === "doubling" ? 3 * 2 ** (k - 1) : 3 * k;
+  }
+
+  function drawEnd() {
+    const v = view;
+    if (!v) return;
+    const over = match.deals.filter((d) => d.status === "over");
+    const last = over[over.length - 1];
+    /** @type {HTMLElement | null} */
+    let dealBox = null;
+    if (last || v.result) {
+      const number = v.result && v.phase === "deal_over" ? v.deal ?? last?.number ?? 0 : last.number;
+      const result = (v.result && v.phase === "deal_over" ? v.result : results.get(number)) ?? null;
+      const winners = result?.winners ?? last?.winners ?? [];
+      const penalties = result?.penalties ?? last?.penalties ?? [];
+      const names = winners.map((w) => (match.seats[w] ? seatName(match.seats[w]) : String(w))).join(", ");
+      const reason = result?.reason ?? last?.reason;
+      dealBox = h("section", { class: "card-panel deal-result", testid: "deal-result", "data-deal": number,
+        "data-multiplier": result?.multiplier ?? "" },
+        h("h2", {}, t("result.title", { n: number })),
+        h("p", {}, reason === "stock_exhausted"
+          ? t("result.stock", { names })
+          : t("result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
+          result && result.multiplier > 1 ? ` · ${t("result.multiplier", { m: result.multiplier })}` : ""),
+        h("ul", { class: "penalties" },
+          penalties.map((points, seat) => h("li", { "data-seat": seat, "data-penalty": points },
+            t("result.penalty", { name: match.seats[seat] ? seatName(match.seats[seat]) : seat, points })))),
+        h("a", { href: `#/replay/${matchId}/${number}`, testid: "replay-link" }, t("table.replay", { n: number })));
+    }
+    /** @type {HTMLElement | null} */
+    let matchBox = null;
+    if (match.status === "finished") {
+      const ranked = match.seats.slice().sort((a, b) => (a.place ?? 99) - (b.place ?? 99));
+      /** @type {Record<string, unknown>} */
+      const places = {};
+      for (const seat of match.seats) places[`data-place-${seat.seat}`] = seat.place ?? "";
+      matchBox = h("section", { class: "card-panel match-result", testid: "match-result", ...places },
+        h("h2", {}, t("table.matchResult")),
+        h("ul", { class: "places" }, ranked.map((seat) => h("li", { "data-seat": seat.seat },
+          t("table.place", { place: seat.place ?? "–", name: seatName(seat), total: seat.total })))),
+        h("div", { class: "row" },
+          role === "seat" ? h("button", { type: "button", class: "primary", testid: "rematch-button",
+            onclick: rematch }, t("table.rematch")) : null,
+          match.deals.map((d) => h("a", { href: `#/replay/${matchId}/${d.number}`, class: "button" },
+            t("table.replay", { n: d.number })))));
+    }
+    fill(endBox, matchBox, dealBox);
+  }
+
+  async function rematch() {
+    try {
+      const next = await api.rematch(matchId);
+      location.hash = `#/match/${next.id}`;
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  /** @param {"live" | "reconnecting"} state */
+  function setStatus(state) {
+    status.dataset.state = state;
+    status.textContent = state === "live" ? t("table.live") : t("table.reconnecting");
+  }
+
+  await reload();
+  const stream = new LiveStream(`/matches/${matchId}/events`, ["state"], {
+    onEvent: (name, data) => {
+      if (name === "state") apply(data);
+      else if (name === "close") {
+        setStatus("live");
+        api.match(matchId).then((m) => { match = m; draw(); }).catch(() => {});
+      }
+    },
+    onStatus: (state) => {
+      setStatus(state);
+      if (state === "live" && !view) reload();
+    },
+    onError: (error) => showError(error),
+  }, view ? /** @type {api.State} */ (view).version : null);
+
+  return () => {
+    stopped = true;
+    clearInterval(clock);
+    stream.stop();
+  };
+}
