@@ -199,9 +199,7 @@ def test_the_leak_scanner_scans_the_analysis_route(table):
     assert scan_body(f"{base}/1/analysis", body, "", seat0) == []
 
 
-def test_a_shared_deal_is_analysed_only_once_every_table_has_finished_it(
-    make_player, client_for
-):
+def test_a_shared_deal_is_analysed_only_once_every_table_has_finished_it(make_player, client_for):
     """Two tables of a duplicate round (one seed source): deal 1 is over at the first table and
     still being played at the second, so its analysis is 409 at the first too."""
     from games.services import match_create
