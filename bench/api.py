@@ -9,9 +9,15 @@ matches (both seats, human players, so only the API is measured, not bots):
      makes the bench URL conf (pisyedili_api/urls_bench.py) its ROOT_URLCONF.
 Prints requests/s and p50/p99 latency of each, and the move endpoint as a share of the ceiling.
 
+`--server asgi` runs the same load against the ASGI deployment of README "Live play" (uvicorn
+pisyedili_api.asgi, `--workers` processes); `--server both` starts gunicorn and uvicorn side by
+side on the same database, runs every slice on each in turn, and prints the move throughput of
+both and whether the ASGI one is within 10% of gunicorn's (the live-play target).
+
     make bench
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/pisyedili .venv/bin/python bench/api.py
     bench/api.py --clients 16 --seconds 20 --workers 3 --threads 4
+    bench/api.py --server both --workers 2
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ def cpu_seconds(match: Callable[[int, str], bool]) -> float:
 
 
 class CpuMeter:
-    """CPU seconds of the gunicorn server (its process group) and of PostgreSQL (local backends)."""
+    """CPU seconds of the web server (its process group) and of PostgreSQL (local backends)."""
 
     def __init__(self, server_pgid: int) -> None:
         self.server_pgid = server_pgid
@@ -235,7 +241,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=2, help="seconds per phase, not counted")
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--port", type=int, default=8431)
+    parser.add_argument("--port", type=int, default=8431, help="gunicorn's; uvicorn's is next")
+    parser.add_argument("--server", choices=["gunicorn", "asgi", "both"], default="gunicorn")
     args = parser.parse_args()
 
     url = bench_database_url("pisyedili_bench", "bench/api.py")
@@ -247,6 +254,8 @@ def main() -> None:
         "CELERY_TASK_ALWAYS_EAGER": "1",
         "THROTTLE_AUTH": "100000/min",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # Live events (published on every move, both deployments) under a prefix of this run.
+        "LIVE_CHANNEL_PREFIX": f"bench-api-{uuid.uuid4().hex[:8]}",
     }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     from_games = (
@@ -254,91 +263,125 @@ def main() -> None:
         "with connection.cursor() as c:\n    [c.execute(s) for s in SETUP_SQL]"
     )
     subprocess.run([str(PY), "manage.py", "shell", "-c", from_games], cwd=ROOT, env=env, check=True)
-    base = f"http://127.0.0.1:{args.port}"
-    command = [
-        str(PY.with_name("gunicorn")),
-        "pisyedili_api.wsgi",
-        "-b",
-        f"127.0.0.1:{args.port}",
-        "-w",
-        str(args.workers),
-        "-k",
-        "gthread",
-        "--threads",
-        str(args.threads),
-        "--log-level",
-        "warning",
-    ]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    names = ["gunicorn", "asgi"] if args.server == "both" else [args.server]
+    servers = {name: start_server(name, args, env) for name in names}
     try:
-        wait_until_up(base)
+        for base, _ in servers.values():
+            wait_until_up(base)
+        if "gunicorn" in servers:
+            print(f"gunicorn: {args.workers} workers × {args.threads} threads")
+        if "asgi" in servers:
+            print(f"asgi: uvicorn pisyedili_api.asgi, {args.workers} workers (uvloop, httptools)")
         print(
-            f"gunicorn: {args.workers} workers × {args.threads} threads, PostgreSQL {url}; "
-            f"{args.clients} clients, {args.seconds:.0f} s per phase in {args.rounds} slices\n"
+            f"PostgreSQL {url}; {args.clients} clients, {args.seconds:.0f} s per phase in"
+            f" {args.rounds} slices\n"
         )
 
         # Players are registered before the clock starts (password hashing is not what we measure).
+        first = next(iter(servers.values()))[0]
         with requests.Session() as session:
             pairs = [
-                [register(session, base), register(session, base)] for _ in range(args.clients)
+                [register(session, first), register(session, first)] for _ in range(args.clients)
             ]
-        meter = CpuMeter(server.pid)
+        meters = {name: CpuMeter(proc.pid) for name, (_, proc) in servers.items()}
         # Warm-up, not counted: every worker thread loads the URLconf, opens its connection and
         # imports what the first move of each kind needs (the tasks module, the broker client).
-        for name in ("draw", "play", "ceiling"):
-            Phase().run(base, pairs, name, meter, args.warmup)
-        phases = {name: Phase() for name in ("draw", "play", "ceiling")}
+        for name, (base, _) in servers.items():
+            for kind in ("draw", "play", "ceiling"):
+                Phase().run(base, pairs, kind, meters[name], args.warmup)
+        phases = {name: {k: Phase() for k in ("draw", "play", "ceiling")} for name in servers}
+        draw_shares: dict[str, list[float]] = {name: [] for name in servers}
         slice_seconds = args.seconds / args.rounds
-        draw_shares = []  # the draw/pass stream as a share of the ceiling, round by round
         for round_number in range(1, args.rounds + 1):
-            # The three phases take turns in short slices, so a drift in the machine's speed
-            # during the run (other tenants, heat) falls on all of them alike.
-            shares = []
-            for name, phase in phases.items():
-                before = (len(phase.posts.latencies), phase.elapsed)
-                phase.run(base, pairs, name, meter, slice_seconds)
-                posts = len(phase.posts.latencies) - before[0]
-                shares.append(posts / (phase.elapsed - before[1]))
-            print(
-                f"round {round_number}: draw/pass {shares[0]:6.1f} POST/s, with plays"
-                f" {shares[1]:6.1f} POST/s, ceiling {shares[2]:6.1f}/s"
-                f" → {shares[0] / shares[2]:6.1%} / {shares[1] / shares[2]:6.1%}"
-            )
-            draw_shares.append(shares[0] / shares[2])
-        print()
-        rates = {}
-        for name, phase in phases.items():
-            if name == "ceiling":
-                rates[name] = report("POST /bench/ceiling", phase.posts, phase.elapsed)
-            else:
-                print(f"mode {name}: {len(phase.matches)} matches played")
-                rates[name] = report(f"  POST …/moves ({name})", phase.posts, phase.elapsed)
-                report(f"  GET …/state ({name})", phase.gets, phase.elapsed)
-            requests_served = len(phase.posts.latencies) + len(phase.gets.latencies)
-            print(
-                f"  CPU per request: gunicorn {phase.server_cpu / requests_served * 1000:5.2f} ms,"
-                f" PostgreSQL {phase.database_cpu / requests_served * 1000:5.2f} ms"
-            )
-
-        little = {
-            name: args.clients / statistics.mean(phase.posts.latencies)
-            for name, phase in phases.items()
+            # The phases (and servers) take turns in short slices, so a drift in the machine's
+            # speed during the run (other tenants, heat) falls on all of them alike.
+            for name, (base, _) in servers.items():
+                shares = []
+                for kind, phase in phases[name].items():
+                    before = (len(phase.posts.latencies), phase.elapsed)
+                    phase.run(base, pairs, kind, meters[name], slice_seconds)
+                    posts = len(phase.posts.latencies) - before[0]
+                    shares.append(posts / (phase.elapsed - before[1]))
+                print(
+                    f"round {round_number} {name:>8}: draw/pass {shares[0]:6.1f} POST/s, with"
+                    f" plays {shares[1]:6.1f} POST/s, ceiling {shares[2]:6.1f}/s"
+                    f" → {shares[0] / shares[2]:6.1%} / {shares[1] / shares[2]:6.1%}"
+                )
+                draw_shares[name].append(shares[0] / shares[2])
+        rates = {
+            name: summary(name, phases[name], draw_shares[name], args.clients) for name in servers
         }
-        print()
-        print(
-            f"move POSTs only (draw/pass stream): {rates['draw']:7.1f} POST/s"
-            f" = {rates['draw'] / rates['ceiling']:6.1%} of the ceiling"
-            f" (by round: min {min(draw_shares):.1%}, median"
-            f" {statistics.median(draw_shares):.1%}, max {max(draw_shares):.1%})"
-        )
-        print(
-            f"moves with plays + the GETs between: {rates['play']:7.1f} POST/s"
-            f" = {rates['play'] / rates['ceiling']:6.1%} of the ceiling"
-            f" (clients/mean latency: {little['play'] / little['ceiling']:6.1%})"
-        )
+        if len(rates) == 2:
+            old, new = rates["gunicorn"]["draw"], rates["asgi"]["draw"]
+            mark = "met " if new >= 0.9 * old else "MISS"
+            print(
+                f"\n[{mark}] move throughput (draw/pass stream) under ASGI {new:.1f} POST/s ="
+                f" {new / old:.0%} of gunicorn's {old:.1f} POST/s (target: a drop of at most"
+                " 10%, i.e. at least 90%);"
+                f" with plays {rates['asgi']['play']:.1f} vs {rates['gunicorn']['play']:.1f}"
+                f" POST/s; load average {os.getloadavg()[0]:.1f}"
+            )
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        for _, proc in servers.values():
+            os.killpg(proc.pid, signal.SIGTERM)
+        for _, proc in servers.values():
+            proc.wait(timeout=30)
+
+
+def start_server(
+    name: str, args: argparse.Namespace, env: dict[str, str]
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """gunicorn (the WSGI deployment) or uvicorn (the ASGI one) on a port of its own."""
+    port = args.port if name == "gunicorn" else args.port + 1
+    if name == "gunicorn":
+        command = [
+            str(PY.with_name("gunicorn")), "pisyedili_api.wsgi", "-b", f"127.0.0.1:{port}",
+            "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads),
+            "--log-level", "warning",
+        ]  # fmt: skip
+    else:
+        command = [
+            str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application",
+            "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
+            "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning",
+        ]  # fmt: skip
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    return f"http://127.0.0.1:{port}", proc
+
+
+def summary(
+    server: str, phases: dict[str, Phase], draw_shares: list[float], clients: int
+) -> dict[str, float]:
+    """Print one server's figures; its POST/s by phase."""
+    print(f"\n== {server}")
+    rates = {}
+    for name, phase in phases.items():
+        if name == "ceiling":
+            rates[name] = report("POST /bench/ceiling", phase.posts, phase.elapsed)
+        else:
+            print(f"mode {name}: {len(phase.matches)} matches played")
+            rates[name] = report(f"  POST …/moves ({name})", phase.posts, phase.elapsed)
+            report(f"  GET …/state ({name})", phase.gets, phase.elapsed)
+        requests_served = len(phase.posts.latencies) + len(phase.gets.latencies)
+        print(
+            f"  CPU per request: {server} {phase.server_cpu / requests_served * 1000:5.2f} ms,"
+            f" PostgreSQL {phase.database_cpu / requests_served * 1000:5.2f} ms"
+        )
+    little = {
+        name: clients / statistics.mean(phase.posts.latencies) for name, phase in phases.items()
+    }
+    print(
+        f"move POSTs only (draw/pass stream): {rates['draw']:7.1f} POST/s"
+        f" = {rates['draw'] / rates['ceiling']:6.1%} of the ceiling"
+        f" (by round: min {min(draw_shares):.1%}, median"
+        f" {statistics.median(draw_shares):.1%}, max {max(draw_shares):.1%})"
+    )
+    print(
+        f"moves with plays + the GETs between: {rates['play']:7.1f} POST/s"
+        f" = {rates['play'] / rates['ceiling']:6.1%} of the ceiling"
+        f" (clients/mean latency: {little['play'] / little['ceiling']:6.1%})"
+    )
+    return rates
 
 
 if __name__ == "__main__":

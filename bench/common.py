@@ -49,7 +49,7 @@ def wait_until_up(base: str, seconds: float = 20) -> None:
         except requests.RequestException:
             pass
         time.sleep(0.1)
-    sys.exit("gunicorn did not start")
+    sys.exit(f"the server at {base} did not start")
 
 
 def percentile(values: list[float], q: float) -> float:

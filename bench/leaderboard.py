@@ -596,7 +596,7 @@ def run(args: argparse.Namespace) -> None:
         lambda i: http(anonymous, f"/api/v1/players/{me.id}/history"),
     )
     page = leaderboard_page(metric="rating", period="all", cursor=deep["rating"])
-    print(f"  (deep page ranks {page.results[0]['rank']:,}..{page.results[-1]['rank']:,})")
+    print(f"  (deep page ranks {page.results[0][0]:,}..{page.results[-1][0]:,})")
 
     settle_incrementally(args.runs // 4)
 

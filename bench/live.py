@@ -524,6 +524,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--active", type=int, default=16)
     parser.add_argument("--idle-players", type=int, default=100)
+    parser.add_argument(
+        "--warmup", type=float, default=3, help="seconds of play before the phases, not counted"
+    )
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -550,6 +553,9 @@ def main() -> None:
             f"{args.active} active clients, {args.seconds:g} s per phase; load average "
             f"{os.getloadavg()[0]:.1f} at start (a shared machine)"
         )
+        # Not counted: the first requests of each web process import what a move needs and fill
+        # its connection pool, which would weigh on the first phase only (N = 0, the baseline).
+        asyncio.run(run_phase(stack, "streams", 0, args.warmup, active, idle_matches))
         results = []
         for mode in args.modes.split(","):
             for n in counts:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, AuthenticationFailed, NotAuthenticated
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.exceptions import APIException, NotAuthenticated
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,17 +21,30 @@ from games.engine.rules import option_specs
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from players.auth import AuthenticatedRequest, token_check, token_key
+from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .selectors import (
     deal_analysis_view,
-    deal_reveal,
+    deal_get,
+    deal_luck_view,
     match_get,
     match_list,
     match_moves_for_player,
-    match_summary,
     match_view_for_player,
+)
+from .serializers import (
+    DealRevealSerializer,
+    MatchSerializer,
+    MoveBodySerializer,
+    MoveEntrySerializer,
+    MovePostSerializer,
+    PaginatedMatchSerializer,
+    StateSerializer,
+    deal_reveal,
+    match_summary,
+    move_entry,
+    state_view,
 )
 from .services import match_apply_move, match_create, match_join
 from .services.analysis import deal_analysis_request
@@ -39,7 +53,6 @@ if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
     from rest_framework.permissions import _SupportsHasPermission
 
-CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
 MAX_WAIT_SECONDS = 25
 
 
@@ -47,148 +60,6 @@ def no_store(response: Response) -> Response:
     """Per-seat responses must never be cached by a proxy or browser (they show a hand)."""
     patch_cache_control(response, no_store=True, private=True)
     return response
-
-
-# ---- output shapes (for the schema; the views return the selectors' dicts) ----
-
-
-class SeatPlayerSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    display_name = serializers.CharField()
-    is_bot = serializers.BooleanField()
-
-
-class SeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = SeatPlayerSerializer(allow_null=True)
-    total = serializers.IntegerField()
-    place = serializers.IntegerField(allow_null=True)
-
-
-class DealSummarySerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
-    winners = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"], allow_null=True)
-    penalties = serializers.ListField(child=serializers.IntegerField())
-
-
-class MatchSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    created_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    deals_total = serializers.IntegerField()
-    current_deal = serializers.IntegerField(allow_null=True)
-    version = serializers.IntegerField()
-    rules = serializers.DictField()
-    seats = SeatSerializer(many=True)
-    deals = DealSummarySerializer(many=True)
-    turn_seconds = serializers.IntegerField(allow_null=True)
-    turn_deadline = serializers.DateTimeField(
-        allow_null=True, help_text="When the person on turn must have moved (turn clock)."
-    )
-
-
-class MoveBodySerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
-    card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
-    suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
-
-
-class DealResultSerializer(serializers.Serializer):
-    winners = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"])
-    last_card = serializers.CharField(allow_null=True)
-    multiplier = serializers.IntegerField()
-    penalties = serializers.ListField(child=serializers.IntegerField())
-    hand_penalties = serializers.ListField(child=serializers.IntegerField())
-
-
-class StateSerializer(serializers.Serializer):
-    match = serializers.UUIDField()
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    deal = serializers.IntegerField(allow_null=True)
-    deals_total = serializers.IntegerField()
-    phase = serializers.ChoiceField(
-        choices=["opening", "play", "ace_followup", "deal_over", "match_over"], allow_null=True
-    )
-    you = serializers.IntegerField()
-    turn = serializers.IntegerField(allow_null=True)
-    dealer = serializers.IntegerField(allow_null=True)
-    direction = serializers.ChoiceField(choices=[1, -1])
-    hand = serializers.ListField(child=serializers.CharField())
-    hand_counts = serializers.ListField(child=serializers.IntegerField())
-    top_card = serializers.CharField(allow_null=True)
-    active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
-    pending_sevens = serializers.IntegerField()
-    draws_this_turn = serializers.IntegerField()
-    stock_count = serializers.IntegerField()
-    totals = serializers.ListField(child=serializers.IntegerField())
-    commitment = serializers.CharField(allow_null=True)
-    legal_moves = MoveBodySerializer(many=True)
-    turn_deadline = serializers.DateTimeField(
-        allow_null=True, required=False, help_text="When the person on turn must have moved."
-    )
-    result = DealResultSerializer(
-        allow_null=True,
-        required=False,
-        help_text="The deal's result once it is over (phase deal_over or match_over).",
-    )
-
-
-class MoveEntrySerializer(serializers.Serializer):
-    seq = serializers.IntegerField()
-    deal = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
-    card = serializers.CharField(allow_null=True)
-    suit = serializers.CharField(allow_null=True)
-    drawn = serializers.ListField(
-        child=serializers.CharField(),
-        allow_null=True,
-        help_text="Cards the draw took: shown to the drawer, to others once the deal is over.",
-    )
-    drawn_count = serializers.IntegerField()
-    by_bot = serializers.BooleanField()
-    at = serializers.DateTimeField()
-
-
-class SeatLuckSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    penalty = serializers.IntegerField(help_text="The seat's deal score (R-30, R-31).")
-    expected = serializers.FloatField(
-        help_text="Mean deal score of the reference bot with these cards over `samples` deals."
-    )
-    stderr = serializers.FloatField(help_text="Standard error of `expected`.")
-    luck = serializers.FloatField(
-        help_text="expected − penalty: positive when the seat did better than its cards gave."
-    )
-
-
-class DealLuckSerializer(serializers.Serializer):
-    samples = serializers.IntegerField(help_text="K: simulated deals, stock re-sampled.")
-    bot = serializers.CharField(help_text="The reference bot that played every seat.")
-    seed = serializers.CharField(help_text="Seed of the samples: the estimate is reproducible.")
-    seats = SeatLuckSerializer(many=True)
-
-
-class DealRevealSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    opener = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
-    commitment = serializers.CharField()
-    result = DealResultSerializer(allow_null=True)
-    seed = serializers.CharField(allow_null=True)
-    hands_at_start = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField()), allow_null=True
-    )
-    moves = MoveEntrySerializer(many=True, allow_null=True)
-    luck = DealLuckSerializer(
-        allow_null=True, help_text="Each seat's luck, once the deal is over and analysed."
-    )
 
 
 # ---- pagination ----
@@ -200,12 +71,6 @@ class MatchCursorPagination(SignedCursorPagination):
     page_size = 20
     page_size_query_param = "limit"
     max_page_size = 100
-
-
-class PaginatedMatchSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = MatchSerializer(many=True)
 
 
 # ---- views ----
@@ -390,23 +255,24 @@ class MatchStateApi(APIView):
     def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        view = match_view_for_player(
+        match, seat = match_view_for_player(
             match_id=match_id,
             player=request.user.player,
             after_version=filters.validated_data.get("after_version"),
             wait=filters.validated_data.get("wait", 0),
         )
-        return no_store(Response(view))
+        return no_store(Response(state_view(match, seat)))
+
+
+# One instance validates every move POST (run_validation keeps no state): a serializer built per
+# request costs the hottest route more than the validation itself.
+_MOVE_POST = MovePostSerializer()
 
 
 class MatchMovesApi(APIView):
     """`POST …/moves` (play one move) and `GET …/moves` (the move log as the caller may see it)."""
 
-    class InputSerializer(MoveBodySerializer):
-        class Meta:
-            ref_name = "MovePost"
-
-        version = serializers.IntegerField(min_value=0)
+    InputSerializer = MovePostSerializer
 
     class FilterSerializer(serializers.Serializer):
         class Meta:
@@ -419,15 +285,13 @@ class MatchMovesApi(APIView):
             help_text="Only this deal's moves (the deal's number, from 1).",
         )
 
-    def perform_authentication(self, request: Request) -> None:
-        """POST checks its token in the statement that locks the match (match_apply_move)."""
-        if request.method != "POST":
-            super().perform_authentication(request)
-
-    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
-        if self.request is not None and self.request.method == "POST":
-            return []  # a token of no active player is 401 from match_apply_move
-        return super().get_permissions()
+    def get_authenticators(self) -> list[BaseAuthentication]:
+        """POST: its token is looked up by the statement that locks the match (DeferredPlayer)."""
+        # The schema names the route's scheme as every route's (drf-spectacular's fake view).
+        fake = getattr(self, "swagger_fake_view", False)
+        if self.request is not None and self.request.method == "POST" and not fake:
+            return [DeferredTokenAuthentication()]
+        return super().get_authenticators()
 
     @extend_schema(
         operation_id="matches_moves_create",
@@ -473,55 +337,31 @@ class MatchMovesApi(APIView):
         ],
     )
     def post(self, request: Request, match_id: Any) -> Response:
-        token = token_key(request)
+        caller = cast(DeferredPlayer, request.user)  # get_authenticators; IsAuthenticated
         try:
-            version, idempotency_key, move, move_body = self._move_input(request)
-        except (ApplicationError, APIException):
-            token_check(token)  # a bad token is 401 before a bad body is 400, as on every route
+            idempotency_key = self._idempotency_key(request)
+            valid = _MOVE_POST.run_validation(request.data)
+        except (ApplicationError, APIException, engine.InvalidMove):
+            caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
             raise
-        try:
-            view = match_apply_move(
-                match_id=match_id,
-                token=token,
-                move=move,
-                version=version,
-                idempotency_key=idempotency_key,
-                request_body={**move_body, "version": version},
-            )
-        except ApplicationError as exc:
-            if exc.code == "not_authenticated":
-                raise AuthenticationFailed(exc.message) from None  # with WWW-Authenticate
-            raise
+        view = match_apply_move(
+            match_id=match_id,
+            player_id=caller,
+            move=valid["move"],
+            version=valid["version"],
+            idempotency_key=idempotency_key,
+            request_body={**valid["move_body"], "version": valid["version"]},
+        )
         return no_store(Response(view))
 
     @staticmethod
-    def _move_input(request: Request) -> tuple[int, str | None, engine.Move, dict[str, Any]]:
-        """The body's version and move, and the Idempotency-Key header; 400 otherwise."""
-        body = request.data
-        if not isinstance(body, dict):
-            raise ApplicationError(
-                "invalid", "The body must be a JSON object.", {"body": ["Expected an object."]}
-            )
-        version = body.get("version")
-        if version is None:
-            raise ApplicationError(
-                "invalid",
-                "version: This field is required.",
-                {"version": ["This field is required."]},
-            )
-        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-            message = "A valid non-negative integer is required."
-            raise ApplicationError("invalid", f"version: {message}", {"version": [message]})
+    def _idempotency_key(request: Request) -> str | None:
+        """The Idempotency-Key header, if any; 400 unless it is 1..255 printable characters."""
         key = request.META.get("HTTP_IDEMPOTENCY_KEY")  # request.headers would copy every header
         if key is not None and not (1 <= len(key) <= 255 and key.isprintable()):
             message = "Idempotency-Key must be 1..255 printable characters."
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
-        move_body = {name: body[name] for name in ("action", "card", "suit") if name in body}
-        try:
-            move = engine.Move.decode(move_body)
-        except engine.InvalidMove as exc:
-            raise ApplicationError("invalid_move", str(exc), {exc.field: [str(exc)]}) from None
-        return version, key, move, move_body
+        return key
 
     @extend_schema(
         operation_id="matches_moves_list",
@@ -542,7 +382,7 @@ class MatchMovesApi(APIView):
         moves = match_moves_for_player(
             match_id=match_id, player=request.user.player, deal=filters.validated_data.get("deal")
         )
-        return no_store(Response(moves))
+        return no_store(Response([move_entry(m, reveal_drawn=shown) for m, shown in moves]))
 
 
 class DealDetailApi(APIView):
@@ -559,7 +399,10 @@ class DealDetailApi(APIView):
         responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
-        return Response(deal_reveal(match_id=match_id, number=number))
+        deal, moves = deal_get(match_id=match_id, number=number)
+        body = deal_reveal(deal, moves)
+        body["luck"] = deal_luck_view(deal) if moves is not None else None  # shown with the seed
+        return Response(body)
 
 
 class MoveValueSerializer(serializers.Serializer):

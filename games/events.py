@@ -4,7 +4,8 @@ Publishing (any process that writes a match: web or worker): `match_version_on_c
 runs once the transaction commits and sends ONE message on ONE Redis channel
 (`<LIVE_CHANNEL_PREFIX>:events`). The same Lua script also appends the players' "me" events
 ("your turn", match started or finished) to a per-player log under a per-player sequence, so a
-`me` stream resumes from `Last-Event-ID` out of that log.
+`me` stream resumes from `Last-Event-ID` out of that log. `tournament_round_on_commit(round)`
+sends the "tournament round dealt" `me` events the same way (with no match message).
 
 Receiving (a web process under ASGI): one `Hub` per process holds the one subscription
 (redis.asyncio) and hands each message to the bounded queues of the streams and long-polls
@@ -22,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import threading
 import time
@@ -30,6 +30,7 @@ from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import close_old_connections, transaction
 
@@ -41,7 +42,7 @@ logger = logging.getLogger(__name__)
 _PUBLISH_LUA = """
 local prefix = ARGV[1]
 local channel = prefix .. ':events'
-redis.call('PUBLISH', channel, ARGV[2])
+if ARGV[2] ~= '' then redis.call('PUBLISH', channel, ARGV[2]) end
 for i = 5, #ARGV, 2 do
   local player = ARGV[i]
   local seq_key = prefix .. ':me:' .. player .. ':seq'
@@ -58,7 +59,8 @@ return 1
 """
 
 # A stream slot per open stream, per player, in a sorted set scored by expiry: a process that
-# dies leaves slots that lapse after LIVE_HEARTBEAT_SECONDS × 3 (open streams refresh theirs).
+# dies leaves slots that lapse after LIVE_HEARTBEAT_SECONDS × 3 (each hub refreshes the slots of
+# its open streams).
 _SLOT_LUA = """
 local key = KEYS[1]
 redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
@@ -104,14 +106,40 @@ def match_version_on_commit(match: Any, *, status_changed: bool = False) -> None
     transaction.on_commit(lambda: publish(message, people), robust=True)
 
 
-def publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+def tournament_round_on_commit(round_: Any) -> None:
+    """Once the current transaction commits, tell every person of round `round_` (a
+    tournaments Round whose tables are seated) that it was dealt: `tournament_round` on their
+    `me` stream, with the tournament id, the round number and the ids of their table's matches
+    (none for a bye)."""
+    from players.models import Player
+
+    from .models import Match
+
+    matches: dict[str, list[str]] = {str(player): [] for player in round_.byes}
+    for match in Match.objects.filter(tournament_table__round=round_).order_by(
+        "tournament_table__number"
+    ):
+        for player in filter(None, match.seat_players):
+            matches.setdefault(str(player), []).append(str(match.id))
+    people = Player.objects.filter(id__in=matches, is_bot=False).values_list("id", flat=True)
+    base = {"type": "tournament_round", "tournament": str(round_.tournament_id)}
+    events = [
+        (str(player), {**base, "round": round_.number, "matches": matches[str(player)]})
+        for player in people
+    ]
+    transaction.on_commit(lambda: publish(None, events), robust=True)
+
+
+def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send `message` (a match's new version; None: only `people`'s `me` events)."""
     try:
         if settings.LIVE_REDIS_URL:
             _redis_publish(message, people)
         else:
             local_publish(message, people)
     except Exception:  # Redis down: the move has committed; log and go on
-        logger.warning("live event for match %s not published", message["match"], exc_info=True)
+        about = f"match {message['match']}" if message else f"{len(people)} players"
+        logger.warning("live event for %s not published", about, exc_info=True)
 
 
 _sync_client: Any = None
@@ -132,11 +160,14 @@ def _redis() -> Any:
     return _sync_client
 
 
-def _redis_publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+def _redis_publish(
+    message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]
+) -> None:
     _, script = _redis()
-    args: list[Any] = [_prefix(), json.dumps(message), settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
+    match = orjson.dumps(message) if message else b""
+    args: list[Any] = [_prefix(), match, settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
     for player, event in people:
-        args += [player, json.dumps(event)]
+        args += [player, orjson.dumps(event)]
     script(args=args)
 
 
@@ -147,10 +178,10 @@ _local_seq: dict[str, int] = defaultdict(int)
 _local_log: dict[str, deque[dict[str, Any]]] = {}
 
 
-def local_publish(message: dict[str, Any], people: list[tuple[str, dict[str, Any]]]) -> None:
+def local_publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
     """The Lua script's work in this process: sequence and log the `me` events, then hand the
     messages to the hub's loop."""
-    out = [message]
+    out = [message] if message else []
     with _local_lock:
         for player, event in people:
             _local_seq[player] += 1
@@ -174,29 +205,50 @@ def _local_me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
 
 
 class Waiter:
-    """One stream's (or long-poll's) queue of messages from the hub, bounded."""
+    """One stream's (or long-poll's) queue of messages from the hub, bounded.
 
-    __slots__ = ("dropped", "queue")
+    A list and one future at a time, not an asyncio.Queue (four deques and an Event) and a task
+    per wait (asyncio.wait_for): thousands of waiters idle in each process for hours.
+    """
+
+    __slots__ = ("_wake", "dropped", "items")
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(settings.LIVE_QUEUE_SIZE)
+        self.items: list[dict[str, Any]] = []
         self.dropped = False
+        self._wake: asyncio.Future[None] | None = None
 
     def offer(self, item: dict[str, Any]) -> bool:
         """Queue `item`; False (and dropped) when the reader is LIVE_QUEUE_SIZE behind."""
-        try:
-            self.queue.put_nowait(item)
-        except asyncio.QueueFull:
+        if len(self.items) >= settings.LIVE_QUEUE_SIZE:
             self.dropped = True
+            self._wake_up()
             return False
+        self.items.append(item)
+        self._wake_up()
         return True
+
+    def _wake_up(self) -> None:
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
 
     async def get(self, timeout: float) -> dict[str, Any] | None:
         """The next message, or None after `timeout` s without one."""
-        try:
-            return await asyncio.wait_for(self.queue.get(), timeout)
-        except TimeoutError:
-            return None
+        if not self.items and not self.dropped:
+            loop = asyncio.get_running_loop()
+            wake = self._wake = loop.create_future()
+            timer = loop.call_later(timeout, _time_up, wake)
+            try:
+                await wake
+            finally:
+                timer.cancel()
+                self._wake = None
+        return self.items.pop(0) if self.items else None
+
+
+def _time_up(wake: asyncio.Future[None]) -> None:
+    if not wake.done():
+        wake.set_result(None)
 
 
 RESYNC = {"resync": True}  # the subscription was lost for a while: re-read everything
@@ -215,6 +267,8 @@ class Hub:
         self._client: Any = None
         self._slot_script: Any = None
         self._slot_ids = itertools.count()
+        self._held: dict[str, str] = {}  # slot -> player, of this process's open streams (Redis)
+        self._refresher: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Subscribe (once per process); returns when the subscription is confirmed, so that a
@@ -230,15 +284,17 @@ class Hub:
                 )
                 self._slot_script = self._client.register_script(_SLOT_LUA)
                 self._task = asyncio.create_task(self._listen())
+                self._refresher = asyncio.create_task(self._refresh_slots())
             else:
                 self._ready.set()
         await self._ready.wait()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._refresher):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._client is not None:
             await self._client.aclose()
 
@@ -254,7 +310,7 @@ class Hub:
                 async for raw in pubsub.listen():
                     kind = raw.get("type")
                     if kind == "message":
-                        self.dispatch(json.loads(raw["data"]))
+                        self.dispatch(orjson.loads(raw["data"]))
                     elif kind == "subscribe":
                         # Confirmed: from here on every published message reaches us.
                         self._ready.set()
@@ -321,14 +377,26 @@ class Hub:
             keys=[self._slot_key(player)],
             args=[now, settings.LIVE_STREAMS_PER_PLAYER, now + self._slot_life(), slot, 3600],
         )
-        return slot if taken else None
+        if not taken:
+            return None
+        self._held[slot] = player
+        return slot
 
-    async def slot_refresh(self, player: str, slot: str) -> None:
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                await self._client.zadd(
-                    self._slot_key(player), {slot: time.time() + self._slot_life()}, xx=True
-                )
+    async def _refresh_slots(self) -> None:
+        """Every LIVE_HEARTBEAT_SECONDS, push back the expiry of every slot this process holds,
+        in one pipeline (not one Redis call per stream per heartbeat)."""
+        while True:
+            await asyncio.sleep(settings.LIVE_HEARTBEAT_SECONDS)
+            if not self._held:
+                continue
+            expiry = time.time() + self._slot_life()
+            try:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for slot, player in list(self._held.items()):
+                        pipe.zadd(self._slot_key(player), {slot: expiry}, xx=True)
+                    await pipe.execute()
+            except Exception:  # Redis away: the slots lapse, the streams go on
+                logger.warning("live stream slots not refreshed", exc_info=True)
 
     async def slot_give_back(self, player: str, slot: str) -> None:
         if self._client is None:
@@ -336,6 +404,7 @@ class Hub:
             if self.slots[player] <= 0:
                 del self.slots[player]
             return
+        self._held.pop(slot, None)
         with contextlib.suppress(Exception):
             await self._client.zrem(self._slot_key(player), slot)
 
@@ -358,7 +427,7 @@ def me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
         pipe.get(f"{key}:seq")
         pipe.zrangebyscore(f"{key}:log", f"({after}", "+inf")
         seq, rows = pipe.execute()
-    return int(seq or 0), [json.loads(row) for row in rows]
+    return int(seq or 0), [orjson.loads(row) for row in rows]
 
 
 _hub: Hub | None = None

@@ -1,4 +1,5 @@
-"""Reads on matches. Per-seat views are built from `engine.observe` only (docs/architecture.md)."""
+"""Reads on matches: models and rows; games/serializers.py shapes them into responses (a
+per-seat view from `engine.observe` only, docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -108,106 +109,6 @@ def shared_deals_pending(match: Match) -> set[int]:
     return {n for n in numbers if any(n not in done for done in over.values())}
 
 
-def match_summary(match: Match) -> dict[str, Any]:
-    """The public `<match>` object of docs/api.md (no card, no seed). A deal another table of
-    a duplicate round still plays shows no result, and the totals count only the deals shown."""
-    seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
-    deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
-    pending = shared_deals_pending(match)
-    totals = list(match.totals)
-    if match.seed_key is not None:
-        # Shared deals (R-32: a total is the sum of the deal scores) of the deals shown only.
-        totals = [0] * match.seat_count
-        for deal in deals:
-            if deal.number not in pending and deal.result:
-                for seat, penalty in enumerate(deal.result.get("penalties", [])):
-                    totals[seat] += penalty
-    results = {d.number: (d.result or {}) if d.number not in pending else {} for d in deals}
-    return {
-        "id": str(match.id),
-        "status": match.status,
-        "created_at": match.created_at,
-        "finished_at": match.finished_at,
-        "deals_total": match.deals_total,
-        "current_deal": match.current_deal or None,
-        "version": match.version,
-        "rules": match.rules,
-        "seats": [
-            {
-                "seat": seat,
-                "player": (
-                    {
-                        "id": str(seats[seat].player.id),
-                        "display_name": seats[seat].player.display_name,
-                        "is_bot": seats[seat].player.is_bot,
-                    }
-                    if seat in seats
-                    else None
-                ),
-                "total": totals[seat],
-                "place": seats[seat].place if seat in seats and not pending else None,
-            }
-            for seat in range(match.seat_count)
-        ],
-        "deals": [
-            {
-                "number": deal.number,
-                "status": deal.status,
-                "winners": results[deal.number].get("winners", []),
-                "reason": results[deal.number].get("reason"),
-                "penalties": results[deal.number].get("penalties", []),
-            }
-            for deal in deals
-        ],
-        "turn_seconds": match.turn_seconds,
-        "turn_deadline": match.turn_deadline,
-    }
-
-
-def state_view(match: Match, seat: int, state: engine.State | None = None) -> dict[str, Any]:
-    """The caller's view (docs/api.md `…/state`): an observation of the live deal plus match facts.
-
-    `state` is the live deal's state when the caller already holds it (saves a parse)."""
-    view: dict[str, Any] = {
-        "match": str(match.id),
-        "version": match.version,
-        "status": match.status,
-        "deal": match.current_deal or None,
-        "deals_total": match.deals_total,
-        "phase": None,
-        "you": seat,
-        "turn": None,
-        "dealer": None,
-        "direction": 1,
-        "hand": [],
-        "hand_counts": [],
-        "top_card": None,
-        "active_suit": None,
-        "pending_sevens": 0,
-        "draws_this_turn": 0,
-        "stock_count": 0,
-        "totals": list(match.totals),
-        "commitment": None,
-        "legal_moves": [],
-        "turn_deadline": match.turn_deadline,
-        "result": None,
-    }
-    if not match.state:
-        return view  # waiting for players: no deal yet
-    if state is None:
-        state = engine.state_from_json(match.state)
-    view.update(engine.observe(state, seat).to_dict())
-    view["commitment"] = engine.commitment(state.seed)
-    if state.result is not None:
-        # Deal over: its result is public (games.score_deal scores it and deals on).
-        view["result"] = state.result.to_json()
-    if match.status == Match.Status.FINISHED:
-        view["phase"] = "match_over"
-        view["turn"] = None
-        view["legal_moves"] = []
-    return view
-
-
 def match_read(match_id: UUID | str) -> Match | None:
     """The match row by id, or None. Plain SQL (pisyedili_api.rawsql): every state read and
     long-poll runs it, and the ORM spent longer compiling it than PostgreSQL answering it."""
@@ -227,8 +128,9 @@ def _match_and_seat(match_id: UUID | str, player: Player) -> tuple[Match, int]:
 
 def match_view_for_player(
     *, match_id: UUID | str, player: Player, after_version: int | None = None, wait: float = 0
-) -> dict[str, Any]:
-    """The player's view; with `after_version`, wait up to `wait` s for version > after_version."""
+) -> tuple[Match, int]:
+    """The match and the player's seat in it, for the player's view (serializers.state_view);
+    with `after_version`, read once the version passes it or `wait` s have gone by."""
     match, seat = _match_and_seat(match_id, player)
     if after_version is not None and wait > 0 and match.version <= after_version:
         deadline = time.monotonic() + wait
@@ -243,7 +145,7 @@ def match_view_for_player(
                     break
                 interval = min(interval * 1.5, LONG_POLL_INTERVAL)
         match = match_read(match.id) or match
-    return state_view(match, seat)
+    return match, seat
 
 
 def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: float) -> None:
@@ -273,70 +175,30 @@ def _deal_over_numbers(match: Match) -> set[int]:
     )
 
 
-def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
-    """One move-log entry; `drawn` only for the drawer or once the deal is over (docs/api.md)."""
-    return {
-        "seq": move.seq,
-        "deal": move.deal_number,
-        "seat": move.seat,
-        "action": move.action,
-        "card": move.card,
-        "suit": move.suit,
-        "drawn": list(move.drawn) if reveal_drawn else None,
-        "drawn_count": len(move.drawn),
-        "by_bot": move.by_bot,
-        "at": move.at,
-    }
-
-
 def match_moves_for_player(
     *, match_id: UUID | str, player: Player, deal: int | None = None
-) -> list[dict[str, Any]]:
+) -> list[tuple[Move, bool]]:
+    """The match's moves in order, each with whether the player may see the cards it drew:
+    their own draws, and every draw of a deal that is over (R-3)."""
     match, seat = _match_and_seat(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
     over = _deal_over_numbers(match) - shared_deals_pending(match)
-    return [
-        move_entry(m, reveal_drawn=m.action != "draw" or m.seat == seat or m.deal_number in over)
-        for m in moves
-    ]
+    return [(m, m.action != "draw" or m.seat == seat or m.deal_number in over) for m in moves]
 
 
-def deal_reveal(*, match_id: UUID | str, number: int) -> dict[str, Any]:
-    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal is over
-    (a deal of a duplicate round: once every table of the round has finished it)."""
+def deal_get(*, match_id: UUID | str, number: int) -> tuple[Deal, list[Move] | None]:
+    """A deal of a match (404 if there is none) and, once it may be shown, its moves in order,
+    else None (serializers.deal_reveal shows its seed, hands and moves only then): once it is
+    over, and for a deal of a duplicate round, once every table of the round has finished it."""
     deal = Deal.objects.filter(match_id=match_id, number=number).select_related("match").first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
-    over = deal.status == Deal.Status.OVER and number not in shared_deals_pending(deal.match)
-    body: dict[str, Any] = {
-        "number": deal.number,
-        "dealer": deal.dealer,
-        "opener": deal.opener,
-        "status": deal.status,
-        "commitment": deal.commitment,
-        "result": None,
-        "seed": None,
-        "hands_at_start": None,
-        "moves": None,
-    }
-    if over:
-        result = dict(deal.result or {})
-        body["result"] = {
-            "winners": result.get("winners", []),
-            "reason": result.get("reason"),
-            "last_card": result.get("last_card"),
-            "multiplier": result.get("multiplier"),
-            "penalties": result.get("penalties", []),
-            "hand_penalties": result.get("hand_penalties", []),
-        }
-        body["seed"] = bytes(deal.seed).hex()
-        body["hands_at_start"] = deal.hands_at_start
-        moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
-        body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
-    body["luck"] = deal_luck_view(deal) if over else None
-    return body
+    if deal.status != Deal.Status.OVER or number in shared_deals_pending(deal.match):
+        return deal, None
+    moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
+    return deal, list(moves)
 
 
 def deal_problems(deal: Deal) -> list[str]:

@@ -1,9 +1,9 @@
 """The statements of games/ that are written by hand, in one place, each whole as it runs.
 
 Only the move route keeps hand-written SQL (docs/architecture.md "A move, end to end"): the
-match row lock that also looks the mover's token up (pisyedili_api.rawsql.fetch_by_pk with
-players.auth.token_player_sql), and the Move insert riding in a data-modifying CTE of the match
-update (one round trip). Its INSERT and UPDATE are built by the generic helpers of
+match row lock that also looks the mover up (pisyedili_api.rawsql.fetch_by_pk with
+players.auth.DeferredPlayer.lookup_sql), and the Move insert riding in a data-modifying CTE of
+the match update (one round trip). Its INSERT and UPDATE are built by the generic helpers of
 pisyedili_api.rawsql from the models' metadata; this module writes what joins them. Beside it,
 the long poll's LISTEN and UNLISTEN on a match's channel (games.events NOTIFYs it).
 """
@@ -12,18 +12,11 @@ from __future__ import annotations
 
 from django.db import connection
 
-from players.auth import token_player_sql
-
 
 def move_then_match_update(move_insert: str, match_update: str) -> str:
     """The Move INSERT and the match UPDATE as one statement: the insert rides in a
     data-modifying CTE (PostgreSQL)."""
     return f"WITH new_move AS ({move_insert}) {match_update}"
-
-
-def token_player() -> str:
-    """The id of the active player whose API token digest is the parameter, else NULL."""
-    return f"SELECT {token_player_sql()}"
 
 
 def listen(channel: str) -> str:

@@ -3,7 +3,8 @@
 `GET /api/v1/matches/{id}/events` (a seat): an event `state` whose data is the seat's view (the
 body of `GET …/state`) and whose `id` is the match version, after every version change; `close`
 once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
-`match_finished` of any of the caller's matches, `id` = the caller's own event sequence.
+`match_finished` of any of the caller's matches, and `tournament_round` (a round they play was
+dealt), `id` = the caller's own event sequence. Both answer GET only (405 otherwise).
 
 What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect by itself):
 - match stream: a view is a snapshot, so versions are not replayed one by one. If the match is
@@ -26,7 +27,7 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -41,6 +42,7 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.utils.cache import patch_cache_control
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import APIException
 
 from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
@@ -50,7 +52,8 @@ from players.tickets import stream_player
 
 from . import events
 from .models import Match
-from .selectors import _match_and_seat, match_read, state_view
+from .selectors import _match_and_seat, match_read
+from .serializers import state_view
 
 _render = JSONRenderer().render
 
@@ -107,42 +110,76 @@ async def _blocking(request: HttpRequest, fn: Any, *args: Any, **kwargs: Any) ->
     return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
 
 
-def _streaming(body: AsyncIterator[bytes] | Iterator[bytes]) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(body, content_type="text/event-stream")
-    patch_cache_control(response, no_store=True, private=True)
-    response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+class EventStreamResponse(StreamingHttpResponse):
+    """A `text/event-stream` response of `events`. Under pisyedili_api.asgi the handler sends
+    `events` itself once the headers are out, and lets the request and this response go: an
+    idle stream keeps only its generator and its waiter."""
+
+    def __init__(self, body: AsyncIterator[bytes] | Iterator[bytes]) -> None:
+        super().__init__(body, content_type="text/event-stream")
+        self.events = body
+        patch_cache_control(self, no_store=True, private=True)
+        self["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+
+
+_streaming = EventStreamResponse
+
+
+def _get_only(request: HttpRequest) -> HttpResponse | None:
+    """405 `method_not_allowed` (with `Allow: GET`) unless `request` is a GET."""
+    if request.method == "GET":
+        return None
+    response = _error(ApplicationError("method_not_allowed", "Only GET opens a stream."))
+    response["Allow"] = "GET"
     return response
 
 
 def _seat_view(match_id: UUID, seat: int) -> tuple[int, str, dict[str, Any]] | None:
+    """The match's version and status, and the seat's view (None: no such match)."""
     match = match_read(match_id)
     if match is None:
         return None
     return match.version, match.status, state_view(match, seat)
 
 
-async def _with_slot(player: Player, body: AsyncIterator[bytes]) -> HttpResponseBase:
+def _seat_event(match_id: UUID, seat: int, after: int | None) -> tuple[int, bool, bytes | None]:
+    """The match's version, whether it is over, and the seat's `state` event, rendered here
+    (off the event loop) unless the stream has sent that version (`after`) already. An `after`
+    the match never reached (another deployment's id) gets the current view too. A match that
+    is gone reads as over, with no event."""
+    found = _seat_view(match_id, seat)
+    if found is None:
+        return -1, True, None
+    version, status, view = found
+    event = _event("state", view, version) if after != version else None
+    return version, status == Match.Status.FINISHED, event
+
+
+async def _with_slot(player: Player, body: AsyncGenerator[bytes, None]) -> HttpResponseBase:
     """Stream `body` in one of the player's stream slots; 429 when they hold them all."""
-    hub = events.hub()
-    slot = await hub.slot_take(str(player.id))
+    player_id = str(player.id)
+    slot = await events.hub().slot_take(player_id)
     if slot is None:
         limit = settings.LIVE_STREAMS_PER_PLAYER
         return _error(ApplicationError("throttled", f"At most {limit} open streams per player."))
-
-    async def held() -> AsyncIterator[bytes]:
-        try:
-            async for chunk in body:
-                yield chunk
-                if chunk is _HEARTBEAT:
-                    await hub.slot_refresh(str(player.id), slot)
-        finally:
-            await hub.slot_give_back(str(player.id), slot)
-
-    return _streaming(held())
+    return _streaming(_held(player_id, slot, body))
 
 
+async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+    """`body` while it holds `slot` (the hub keeps it alive; given back at the end)."""
+    try:
+        async for chunk in body:
+            yield chunk
+    finally:
+        await body.aclose()
+        await events.hub().slot_give_back(player, slot)
+
+
+@csrf_exempt  # a header token or a ticket, never a cookie (as the DRF views)
 async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase:
     """`GET /api/v1/matches/{id}/events`: the caller's seat view after every version change."""
+    if (refusal := _get_only(request)) is not None:
+        return refusal
     try:
         after = _last_event_id(request)
         player = await _blocking(request, stream_player, request)
@@ -150,33 +187,32 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
-        found = await _blocking(request, _seat_view, match_id, seat)
+        version, over, view = await _blocking(request, _seat_event, match_id, seat, after)
         chunks = [_RETRY]
-        if found is not None and (after is None or found[0] > after):
-            chunks.append(_event("state", found[2], found[0]))
-        over = found is None or found[1] == Match.Status.FINISHED
+        if view is not None and (after is None or version > after):
+            chunks.append(view)
         chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
         return _streaming(iter(chunks))
     return await _with_slot(player, _match_stream(match_id, seat, after))
 
 
-async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIterator[bytes]:
+async def _match_stream(
+    match_id: UUID, seat: int, after: int | None
+) -> AsyncGenerator[bytes, None]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with events.hub().watch(match=str(match_id)) as waiter:
         yield _RETRY
         while True:
             # Read after the waiter is registered: a change committed from here on is queued.
-            found = await events.run_blocking(_seat_view, match_id, seat)
-            if found is None:
+            version, over, view = await events.run_blocking(_seat_event, match_id, seat, after)
+            if version < 0:
                 yield _event("close", {"reason": "not_found"})
                 return
-            version, status, view = found
-            if after is not None and after > version:
-                after = None  # an id this match never had (another deployment's): start afresh
-            if after is None or version > after:
-                yield _event("state", view, version)
-                after = version
-            if status == Match.Status.FINISHED:
+            if view is not None:
+                yield view
+                view = None  # an idle stream keeps no copy of its last view
+            after = version
+            if over:
                 yield _event("close", {"reason": "match_over", "version": version})
                 return
             while True:
@@ -190,8 +226,11 @@ async def _match_stream(match_id: UUID, seat: int, after: int | None) -> AsyncIt
                     break
 
 
+@csrf_exempt
 async def me_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
+    if (refusal := _get_only(request)) is not None:
+        return refusal
     try:
         after = _last_event_id(request)
         player = await _blocking(request, stream_player, request)
@@ -203,7 +242,7 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     return await _with_slot(player, _me_stream(str(player.id), after))
 
 
-async def _me_stream(player: str, after: int | None) -> AsyncIterator[bytes]:
+async def _me_stream(player: str, after: int | None) -> AsyncGenerator[bytes, None]:
     hub = events.hub()
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with hub.watch(player=player) as waiter:
@@ -392,7 +431,9 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
             "me_events",
             "Stream the caller's turns and matches",
             "The caller's `your_turn`, `match_started` and `match_finished` events of every "
-            "match, id = the caller's event sequence; Last-Event-ID replays what came after "
+            "match, and `tournament_round` (tournament, round, the ids of their table's "
+            "matches) when a round they play is dealt; id = the caller's event sequence; "
+            "Last-Event-ID replays what came after "
             "it (or sends `resync` when that is no longer kept).",
             _ME_EXAMPLE,
         )

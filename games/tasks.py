@@ -140,22 +140,3 @@ def expire_turns() -> int:
 @shared_task(name="games.noop", ignore_result=False)
 def noop() -> None:
     """Nothing: the broker and worker round trip that bench/bot_latency.py compares against."""
-
-
-# The services' call shape (games/services.py sends on commit through these). Sending by name
-# through pisyedili_api.tasks.send_on_commit does the same without importing this module.
-
-
-def enqueue_bot_turn(match_id: str, version: int) -> None:
-    """Called from `transaction.on_commit` once a move leaves a bot on turn."""
-    send("games.match_play_bot_turn", match_id, version)
-
-
-def enqueue_score_deal(match_id: str, deal_number: int) -> None:
-    """Called from `transaction.on_commit` once a move ends a deal."""
-    send("games.deal_score", match_id, deal_number)
-
-
-def enqueue_settle_match(match_id: str) -> None:
-    """Called from `transaction.on_commit` once scoring finishes a match."""
-    send("games.match_settle", match_id)

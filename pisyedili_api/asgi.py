@@ -2,12 +2,20 @@
 
     uvicorn pisyedili_api.asgi:application --workers 2 --loop uvloop --http httptools
 
-Django's ASGI handler with three differences:
-- PostgreSQL connections come from psycopg's pool (DATABASE_POOL, settings): every ASGI request
-  runs its sync code in a thread of its own, which a persistent connection would not outlive.
+Django's ASGI handler with these differences:
+- PostgreSQL connections come from psycopg's pool (DATABASE_POOL, settings): a request's sync
+  code runs on one of the event loop's threads and gives its connection back when it ends.
+- Every other request (the REST API: sync DRF views) runs whole, middleware included, in ONE
+  call on one of the loop's threads, as under WSGI (`_plain`): Django's async path would move
+  to a thread and back for every sync middleware's request and response hook, a dozen round
+  trips per request, each a wait for the scheduler on a busy machine.
 - Streams (`…/events`) and waiting long-polls (`…/state?…&wait=S`) run outside Django's
   per-request thread context: that context keeps a thread for as long as the request lasts,
   and a stream lasts hours. Their blocking steps use the hub's few threads (games.events).
+- A stream's events (games.streams.EventStreamResponse) are sent from here once Django's
+  middleware and view have answered and the headers are out; the request and the response are
+  let go then. An idle stream holds its generator, its waiter and one task that notices the
+  client going away, not Django's request, response and per-request tasks (`_stream`).
 - A waiting long-poll resolves to the async view games.streams.match_state_long_poll
   (pisyedili_api.urls_live) instead of the DRF view, so it awaits the hub; every other request
   resolves as under WSGI.
@@ -17,7 +25,7 @@ The lifespan startup subscribes the process's hub, so the first stream does not 
 import asyncio
 import os
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import IO, Any
 from urllib.parse import parse_qs
 
@@ -28,10 +36,17 @@ import django  # noqa: E402
 
 django.setup(set_prefix=False)
 
-from django.core.handlers.asgi import ASGIHandler, ASGIRequest  # noqa: E402
+from asgiref.sync import sync_to_async  # noqa: E402
+from django.core import signals  # noqa: E402
+from django.core.exceptions import RequestAborted  # noqa: E402
+from django.core.handlers.asgi import ASGIHandler, ASGIRequest, get_script_prefix  # noqa: E402
+from django.core.handlers.base import BaseHandler  # noqa: E402
 from django.http import HttpResponseBase  # noqa: E402
+from django.urls import set_script_prefix  # noqa: E402
+from django.utils.functional import cached_property  # noqa: E402
 
 from games import events  # noqa: E402
+from games.streams import EventStreamResponse  # noqa: E402
 
 # The ASGI callables, as django-stubs names them for ASGIHandler.
 _Receive = Callable[[], Awaitable[Mapping[str, Any]]]
@@ -56,12 +71,51 @@ class LiveASGIHandler(ASGIHandler):
             return
         if scope["type"] == "http" and scope.get("method") == "GET":
             if _STREAM_PATH.match(scope["path"]):
-                await self.handle(scope, receive, send)
+                await self._stream(scope, receive, send)
                 return
             if _is_long_poll(scope):
                 await self.handle({**scope, "pisyedili_long_poll": True}, receive, send)
                 return
+        if scope["type"] == "http":
+            await self._plain(scope, receive, send)
+            return
         await super().__call__(scope, receive, send)
+
+    @cached_property
+    def _sync_handler(self) -> BaseHandler:
+        """The middleware chain in its sync form, as the WSGI handler loads it."""
+        handler = BaseHandler()
+        handler.load_middleware(is_async=False)
+        return handler
+
+    async def _plain(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
+        """A request of the REST API: read on the loop, answered in one thread call."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = await sync_to_async(self._respond, thread_sensitive=False)(request)
+        assert response is not None
+        try:
+            await self.send_response(response, send)
+        finally:
+            if response.streaming or request is None:
+                await sync_to_async(response.close, thread_sensitive=False)()
+            body_file.close()
+
+    def _respond(self, request: ASGIRequest) -> HttpResponseBase:
+        """As WSGIHandler.__call__ up to the body: request_started, the sync middleware chain
+        and view, then (the body being rendered) request_finished in the same thread, which
+        gives that thread's database connection back to the pool."""
+        signals.request_started.send(sender=self.__class__, scope=request.scope)
+        response = self._sync_handler.get_response(request)
+        response._handler_class = self.__class__  # type: ignore[attr-defined]
+        if not response.streaming:
+            response.close()
+        return response
 
     def create_request(
         self, scope: Mapping[str, Any], body_file: IO[bytes]
@@ -72,6 +126,38 @@ class LiveASGIHandler(ASGIHandler):
             # request.urlconf is Django's documented per-request URLconf; the stubs leave it out.
             request.urlconf = "pisyedili_api.urls_live"  # type: ignore[attr-defined]
         return created
+
+    async def _stream(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
+        """As ASGIHandler.handle, but an EventStreamResponse's events are sent from here, with
+        nothing of the request kept while the stream waits."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        await signals.request_started.asend(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = await self.run_get_response(request)
+        body_file.close()
+        del request, body_file
+        assert response is not None
+        events_ = response.events if isinstance(response, EventStreamResponse) else None
+        if not isinstance(events_, AsyncGenerator):
+            await self.send_response(response, send)
+            await sync_to_async(response.close)()
+            return
+        start = {"type": "http.response.start", "status": response.status_code}
+        cookies = [c.output(header="").strip() for c in response.cookies.values()]
+        start["headers"] = [
+            *((k.encode("ascii"), v.encode("latin-1")) for k, v in response.items()),
+            *((b"Set-Cookie", c.encode("ascii")) for c in cookies),
+        ]
+        await send(start)
+        # Django is done with the request (request_finished): the stream goes on in the hub.
+        await sync_to_async(response.close)()
+        del response, start, cookies
+        await _send_events(events_, receive, send)
 
     async def _lifespan(self, receive: _Receive, send: _Send) -> None:
         while True:
@@ -87,6 +173,33 @@ class LiveASGIHandler(ASGIHandler):
                 await events.hub().stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+async def _send_events(body: AsyncGenerator[bytes, None], receive: _Receive, send: _Send) -> None:
+    """Send `body`'s chunks until it ends or the client goes away (uvicorn's `receive` answers
+    `http.disconnect` then), which cancels this task and closes `body`."""
+    task = asyncio.current_task()
+    assert task is not None
+    sending = True
+
+    def on_disconnect(_: object) -> None:
+        if sending:
+            task.cancel()
+
+    gone = asyncio.ensure_future(receive())
+    gone.add_done_callback(on_disconnect)
+    try:
+        async for chunk in body:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except asyncio.CancelledError:
+        if not gone.done() or gone.cancelled():
+            raise  # not the client: the server is stopping
+        task.uncancel()
+    finally:
+        sending = False
+        gone.cancel()
+        await body.aclose()
 
 
 application = LiveASGIHandler()

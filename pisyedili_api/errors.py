@@ -1,7 +1,8 @@
 """The one application error type and the one place that maps errors to HTTP.
 
 Every 4xx/5xx body is `{"code", "message", "detail"?}` (docs/api.md "Errors"): DRF's own exceptions,
-Django's 404/500 pages and our `ApplicationError` all come out in that shape, never as HTML.
+Django's 404/500 pages, our `ApplicationError` and the rules engine's errors (whose `code` is the
+API's: `invalid_move`, `not_your_turn`, `illegal_move`) all come out in that shape, never as HTML.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
+
+from games.engine.errors import EngineError, IllegalMove, InvalidMove
 
 logger = logging.getLogger(__name__)
 
@@ -96,8 +99,22 @@ _DRF_CODES: list[tuple[type[Exception], str]] = [
 ]
 
 
+def engine_error(exc: EngineError) -> ApplicationError:
+    """The API's error for an engine error that reaches a view: the same `code`; the message
+    and detail of a malformed move name its field, those of an illegal one the legal moves."""
+    if isinstance(exc, InvalidMove):
+        return ApplicationError(exc.code, exc.message, {exc.field: [exc.message]})
+    if isinstance(exc, IllegalMove):
+        return ApplicationError(
+            exc.code, f"{exc.message}.", {"legal_moves": [m.encode() for m in exc.legal_moves]}
+        )
+    return ApplicationError(exc.code)  # not_your_turn: its default message
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF EXCEPTION_HANDLER: every error the API raises becomes `{"code","message","detail"?}`."""
+    if isinstance(exc, EngineError) and exc.code in ERROR_CODES:
+        exc = engine_error(exc)
     if isinstance(exc, ApplicationError):
         set_rollback()
         return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status)

@@ -227,6 +227,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Pis Yedili API",
     "DESCRIPTION": "Play Pis Yedili (Dirty Seven) against people and bots (docs/api.md).",
     "VERSION": "1.0.0",
+    # OpenAPI 3.1: a nullable reference is `oneOf: [$ref, null]`, not 3.0's `nullable` beside
+    # a `$ref` (which linters refuse: tests/test_schema_lint.py).
+    "OAS_VERSION": "3.1.0",
     "LICENSE": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -237,8 +240,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": ["waiting", "active", "finished"],
         "DealStatusEnum": ["active", "over"],
-        "TournamentStatusEnum": "tournaments.apis.STATUSES",
-        "TournamentFormatEnum": "tournaments.apis.FORMATS",
+        "TournamentStatusEnum": "tournaments.serializers.STATUSES",
+        "TournamentFormatEnum": "tournaments.serializers.FORMATS",
         "SuitEnum": ["C", "D", "H", "S"],
         "MoveActionEnum": ["play", "draw", "pass"],
         "DealPhaseEnum": ["opening", "play", "ace_followup", "deal_over", "match_over"],
@@ -451,9 +454,9 @@ CACHES["live"] = (
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "live"}
 )
 # DATABASE_POOL=1 (pisyedili_api/asgi.py sets it): psycopg's connection pool instead of
-# persistent connections. Under ASGI every request runs in a thread of its own, so a persistent
-# connection would be opened and dropped per request; the pool bounds the connections per
-# process whatever the number of waiting clients.
+# persistent connections. Under ASGI a request runs on whichever of the event loop's threads is
+# free, and the hub's threads serve every stream; the pool bounds the connections per process
+# whatever the number of waiting clients.
 if env_bool("DATABASE_POOL", False) and (
     DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 ):

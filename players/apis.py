@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -18,7 +18,6 @@ from pisyedili_api.openapi import error_responses
 
 from .auth import AuthenticatedRequest
 from .boards import DEFAULT_RULESET, PERIODS
-from .models import Player
 from .selectors import (
     METRICS,
     HistoryKeyset,
@@ -28,6 +27,17 @@ from .selectors import (
     player_get,
     player_history_page,
 )
+from .serializers import (
+    BoardRatingSerializer,
+    PlayerOutputSerializer,
+    PlayerRefSerializer,
+    RatingSerializer,
+    history_entry,
+    leaderboard_entry,
+    leaderboard_summary,
+    page_of,
+    player_out,
+)
 from .services import (
     DISPLAY_NAME_MAX,
     api_token_revoke,
@@ -36,80 +46,6 @@ from .services import (
     player_token,
 )
 from .throttles import UsernameRateThrottle
-
-
-class PlayerRefSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    display_name = serializers.CharField()
-    is_bot = serializers.BooleanField()
-
-
-def page_of(entry: type[serializers.Serializer], name: str) -> Any:
-    return inline_serializer(
-        name,
-        fields={
-            "results": entry(many=True),
-            "next": serializers.URLField(allow_null=True),
-            "previous": serializers.URLField(allow_null=True),
-        },
-    )
-
-
-class RatingSerializer(serializers.Serializer):
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    ordinal = serializers.FloatField()
-
-
-class StatsSerializer(serializers.Serializer):
-    matches = serializers.IntegerField()
-    wins = serializers.IntegerField()
-    deals_played = serializers.IntegerField()
-    deals_won = serializers.IntegerField()
-    penalty_points = serializers.IntegerField()
-    luck_deals = serializers.IntegerField(help_text="Deals whose luck has been estimated.")
-    mean_luck = serializers.FloatField(
-        allow_null=True,
-        help_text="Mean luck (expected − actual deal score) over them; the player's skill.",
-    )
-    luck_adjusted_score = serializers.FloatField(
-        help_text="Sum of the luck over them: the hand's quality taken out of the penalties."
-    )
-
-
-class PlayerOutputSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    username = serializers.CharField()
-    display_name = serializers.CharField()
-    is_bot = serializers.BooleanField()
-    rating = RatingSerializer()
-    stats = StatsSerializer()
-
-
-def player_out(player: Player) -> dict[str, Any]:
-    return {
-        "id": str(player.id),
-        "username": player.username,
-        "display_name": player.display_name,
-        "is_bot": player.is_bot,
-        "rating": {
-            "mu": player.rating_mu,
-            "sigma": player.rating_sigma,
-            "ordinal": player.rating_ordinal,
-        },
-        "stats": {
-            "matches": player.matches,
-            "wins": player.wins,
-            "deals_played": player.deals_played,
-            "deals_won": player.deals_won,
-            "penalty_points": player.penalty_points,
-            "luck_deals": player.luck_deals,
-            "mean_luck": (
-                round(player.luck_sum / player.luck_deals, 4) if player.luck_deals else None
-            ),
-            "luck_adjusted_score": round(player.luck_sum, 4),
-        },
-    }
 
 
 class RegisterApi(APIView):
@@ -468,7 +404,9 @@ class LeaderboardApi(APIView):
         )
         return Response(
             {
-                "results": self.EntrySerializer(page.results, many=True).data,
+                "results": self.EntrySerializer(
+                    [leaderboard_entry(rank, row) for rank, row in page.results], many=True
+                ).data,
                 "next": cursor_link(request, page.next),
                 "previous": cursor_link(request, page.previous),
             }
@@ -521,24 +459,13 @@ class LeaderboardListApi(APIView):
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
-        boards = leaderboards_list()
+        boards = [leaderboard_summary(board, periods) for board, periods in leaderboards_list()]
         for board in boards:
             board["periods"] = {
                 kind: self.PeriodSerializer(bounds).data
                 for kind, bounds in board["periods"].items()
             }
         return Response(self.OutputSerializer(boards, many=True).data)
-
-
-class BoardRatingSerializer(serializers.Serializer):
-    class Meta:
-        ref_name = "BoardRating"
-
-    seats = serializers.IntegerField(allow_null=True)
-    ruleset = serializers.CharField()
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    ordinal = serializers.FloatField()
 
 
 class PlayerHistoryApi(APIView):
@@ -598,22 +525,7 @@ class PlayerHistoryApi(APIView):
             limit=data["limit"],
             cursor=None if cursor is None else HistoryKeyset.decode(cursor),
         )
-        results = [
-            {
-                "match_id": row.match_id,
-                "finished_at": row.finished_at,
-                "seats": row.seats,
-                "ruleset": row.ruleset,
-                "place": row.place,
-                "rating": {
-                    "mu": row.rating_mu,
-                    "sigma": row.rating_sigma,
-                    "ordinal": row.rating_ordinal,
-                },
-                "boards": row.boards,
-            }
-            for row in rows
-        ]
+        results = [history_entry(row) for row in rows]
         return Response(
             {
                 "results": self.EntrySerializer(results, many=True).data,

@@ -10,10 +10,13 @@ at most once every TOKEN_TOUCH_SECONDS, so a busy client does not write a row pe
 One SQL statement written by hand (players/sql.py): the ORM's select_related over three models
 cost more CPU to compile than the database spent answering it (bench/api.py).
 
-The move POST, the hottest route, does not run a query of its own for the token: the view reads
-the header (`token_key`, which hands over the key's digest) and the statement that locks the
-match also looks the digest up (`token_player_sql`, games.services). That statement checks the
-idle expiry but does not move `last_used` on; the client's reads of the match (GET) do.
+The move POST, the hottest route, does not run a query of its own for the token: its view
+authenticates with `DeferredTokenAuthentication`, which checks only the header's form and
+makes `request.user` a `DeferredPlayer`; the service's statement that locks the match reads
+the player id beside the row (`DeferredPlayer.lookup_sql`) and `DeferredPlayer.player_id`
+turns it into the id, or 401 (docs/architecture.md "A move, end to end"). That statement
+checks the idle expiry but does not move `last_used` on; the client's reads of the match (GET)
+do.
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ import re
 import secrets
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 from rest_framework.authentication import TokenAuthentication
-from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
 from pisyedili_api import rawsql
@@ -70,39 +74,55 @@ def token_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def token_player_sql() -> str:
-    """A scalar subquery: the id of the active player whose live (not idle-expired) token has
-    the parameter as its digest (`token_key`), else NULL (players/sql.py)."""
-    return sql.token_player()
-
-
 def _digest_of(key: str) -> str:
     if not _KEY.fullmatch(key):
         raise AuthenticationFailed("Invalid token.")
     return token_digest(key)
 
 
-class _KeyFromHeader(TokenAuthentication):
-    """DRF's own parsing of `Authorization: Token <key>`, stopping before the lookup."""
+class DeferredPlayer:
+    """`request.user` of a route whose service locks a row anyway (the move POST): the player
+    whose token the request carries, looked up by that lock statement instead of a query of
+    its own. The service never sees the token: it puts `lookup_sql()` (a scalar subquery
+    taking `lookup_params()`) beside the row it locks, and `player_id` makes the value it reads
+    the caller's id, or 401. `verify` runs the lookup alone, for a request that stops before
+    the lock (a bad body, no such match): a bad token is 401 first, as on every route."""
 
-    def authenticate_credentials(self, key: str) -> tuple[None, str]:
-        return None, _digest_of(key)
+    is_authenticated = True  # a well-formed token; whose it is, the lock statement says
+    is_anonymous = False
+
+    def __init__(self, digest: str) -> None:
+        self._digest = digest
+
+    @staticmethod
+    def lookup_sql() -> str:
+        """The id of the active player whose live (not idle-expired) token has the parameter
+        as its digest, else NULL (players/sql.py)."""
+        return sql.token_player()
+
+    def lookup_params(self) -> list[Any]:
+        return [self._digest]
+
+    def player_id(self, found: Any) -> UUID:
+        """The caller's id from the value `lookup_sql` read (a UUID, hex text on SQLite); 401
+        for a token of no active player."""
+        if found is None:
+            raise AuthenticationFailed("Invalid token.")
+        player_id: UUID = Player._meta.pk.to_python(found)
+        return player_id
+
+    def verify(self) -> UUID:
+        """The caller's id by the lookup alone (one statement); 401 as `player_id`."""
+        row = rawsql.fetch_one(f"SELECT {self.lookup_sql()}", self.lookup_params())
+        return self.player_id(None if row is None else row[0])
 
 
-def token_key(request: Request) -> str:
-    """The digest of the key of `Authorization: Token <key>`, for a view that checks the token
-    itself (token_player_sql, token_check): 401 (with DRF's messages) when the header is
-    missing or malformed."""
-    found = _KeyFromHeader().authenticate(request)
-    if found is None:
-        raise NotAuthenticated()
-    digest: str = found[1]  # _KeyFromHeader.authenticate_credentials: (None, digest)
-    return digest
+class DeferredTokenAuthentication(TokenAuthentication):
+    """DRF's parsing of `Authorization: Token <key>` (401 for a malformed header, anonymous
+    without one), leaving the lookup to the service's lock statement (DeferredPlayer)."""
 
-
-def token_check(digest: str) -> None:
-    """401 unless `digest` (from token_key) is a live token of an active player."""
-    PlayerTokenAuthentication().authenticate_digest(digest)
+    def authenticate_credentials(self, key: str) -> tuple[DeferredPlayer, None]:
+        return DeferredPlayer(_digest_of(key)), None
 
 
 class PlayerTokenAuthentication(TokenAuthentication):

@@ -5,16 +5,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import Field, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from pisyedili_api.cursors import cursor_decode, cursor_encode, invalid_cursor
 from pisyedili_api.errors import ApplicationError
 
+from . import sql
 from .boards import DEFAULT_RULESET, PERIODS, period_bounds, period_start
 from .models import Board, BoardEntry, BoardPeriod, Player, RatingHistory
 
@@ -34,18 +35,13 @@ def player_get(*, player_id: Any) -> Player:
 # a row is 1 + the number of rows strictly better (competition ranking: 1, 1, 3); the page's
 # first rank and position come from one count over the index range before it, and the ranks
 # of the rest of the page follow from the page itself. Hand-written SQL: the ORM has no row
-# comparison, and keyset paging with shared ranks is not what DRF's CursorPagination does.
+# comparison, and keyset paging with shared ranks is not what DRF's CursorPagination does
+# (the statements are in players/sql.py).
 
-METRICS = ("rating", "wins", "points", "skill")
+METRICS = tuple(sql.BOARD_ORDER)
 # A board value in a cursor is a rating, a win count or an average penalty: far below this,
 # which every backend's integers and floats hold (SQLite's stop at 64 bits).
 KEYSET_VALUE_MAX = 2**53
-_ORDER = {  # metric -> (BoardEntry field, best first is descending)
-    "rating": ("rating_ordinal", True),
-    "wins": ("wins", True),
-    "points": ("avg_penalty", False),
-    "skill": ("skill", True),  # rows with a skill only (BoardEntry.skill)
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +87,9 @@ class Keyset:
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardPage:
-    results: list[dict[str, Any]]
+    """A page's rows as (rank, row), the row as BOARD_ROW_FIELDS (serializers.leaderboard_entry)."""
+
+    results: list[tuple[int, tuple[Any, ...]]]
     next: Keyset | None
     previous: Keyset | None
 
@@ -155,7 +153,7 @@ def leaderboard_page(
             rank = better + 1
         elif row[0] != rows[i - 1][0]:
             rank = position + i + 1
-        results.append(query.entry(row, rank))
+        results.append((rank, row))
     return LeaderboardPage(
         results,
         next=Keyset(metric, rows[-1][0], rows[-1][1], True) if has_next else None,
@@ -164,57 +162,27 @@ def leaderboard_page(
 
 
 class _BoardQuery:
-    """SQL over the BoardEntry rows of one (board, period[, humans]) in one metric's order."""
+    """The keyset statements of players/sql.py over the BoardEntry rows of one (board,
+    period[, humans]) in one metric's order."""
 
     def __init__(self, pool: BoardPeriod, metric: str, humans_only: bool):
-        meta = BoardEntry._meta
-        q = connection.ops.quote_name
-        self.table = q(meta.db_table)
-
-        def col(name: str) -> str:
-            # A concrete field of BoardEntry, never a reverse relation: it has a column.
-            return f"{self.table}.{q(cast('Field[Any, Any]', meta.get_field(name)).column)}"
-
-        field, self.descending = _ORDER[metric]
-        self.player_field = meta.get_field("player")
-        self.value, self.player = col(field), col("player")
-        self.where = f"{col('pool')} = %s"
-        self.params: list[Any] = [pool.id]
-        if humans_only:  # a literal predicate, so the partial index applies
-            self.where += f" AND {col('is_human')}"
-        if metric == "skill":
-            self.where += f" AND {self.value} IS NOT NULL"
-        people = q(Player._meta.db_table)
-        self.select = (
-            f"SELECT {self.value}, {self.player}, "
-            + ", ".join(
-                col(name)
-                for name in (
-                    "matches",
-                    "wins",
-                    "deals_won",
-                    "avg_penalty",
-                    "rating_ordinal",
-                    "skill",
-                    "luck_deals",
-                )
-            )
-            + f", {people}.{q('display_name')}, {people}.{q('is_bot')}"
-            + f" FROM {self.table} JOIN {people} ON {people}.{q('id')} = {self.player}"
-        )
+        self.pool_id = pool.id
+        self.metric, self.humans_only = metric, humans_only
+        self.descending = sql.BOARD_ORDER[metric][1]
+        self.player_field = BoardEntry._meta.get_field("player")
 
     def _player(self, player_id: UUID) -> Any:
         return self.player_field.target_field.get_db_prep_value(player_id, connection)
 
-    def _fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    def _fetch(self, statement: str, params: list[Any]) -> list[tuple[Any, ...]]:
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(statement, params)
             rows = cursor.fetchall()
         return [(row[0], self.player_field.to_python(row[1]), *row[2:]) for row in rows]
 
     def row_of(self, player_id: UUID) -> tuple[Any, ...] | None:
-        sql = f"{self.select} WHERE {self.where} AND {self.player} = %s"
-        rows = self._fetch(sql, [*self.params, self._player(player_id)])
+        statement = sql.board_row_of(self.metric, self.humans_only)
+        rows = self._fetch(statement, [self.pool_id, self._player(player_id)])
         return rows[0] if rows else None
 
     def rows(
@@ -225,64 +193,33 @@ class _BoardQuery:
         if limit <= 0:
             return []
         descending = self.descending == forward  # scan direction of the index
-        direction = "DESC" if descending else "ASC"
-        sql = f"{self.select} WHERE {self.where}"
-        params = list(self.params)
+        statement = sql.board_rows(
+            self.metric, self.humans_only, descending=descending, after_key=key is not None
+        )
+        params: list[Any] = [self.pool_id]
         if key is not None:
-            sql += f" AND ({self.value}, {self.player}) {'<' if descending else '>'} (%s, %s)"
             params += [key[0], self._player(key[1])]
-        sql += f" ORDER BY {self.value} {direction}, {self.player} {direction} LIMIT %s"
-        rows = self._fetch(sql, [*params, limit])
+        rows = self._fetch(statement, [*params, limit])
         return rows if forward else rows[::-1]
 
     def before(self, row: tuple[Any, ...]) -> tuple[int, int]:
         """(rows before `row` in the order, rows strictly better than it): the rows of better
-        value plus the tied rows ahead of it by player id; two index ranges, one round trip."""
-        better, ahead = (">", ">") if self.descending else ("<", "<")
-        count = f"SELECT COUNT(*) FROM {self.table} WHERE {self.where} AND "
-        sql = (
-            f"SELECT ({count}{self.value} {better} %s),"
-            f" ({count}{self.value} = %s AND {self.player} {ahead} %s)"
-        )
-        player = self._player(row[1])
+        value plus the tied rows ahead of it by player id."""
+        statement = sql.board_before(self.metric, self.humans_only)
+        params = [self.pool_id, row[0], self.pool_id, row[0], self._player(row[1])]
         with connection.cursor() as cursor:
-            cursor.execute(sql, [*self.params, row[0], *self.params, row[0], player])
+            cursor.execute(statement, params)
             strictly_better, tied_ahead = cursor.fetchone()
         return strictly_better + tied_ahead, strictly_better
 
-    def entry(self, row: tuple[Any, ...], rank: int) -> dict[str, Any]:
-        _, player_id, matches, wins, deals_won, avg_penalty, ordinal, skill, luck_deals = row[:9]
-        name, is_bot = row[9:]
-        return {
-            "rank": rank,
-            "player": {"id": player_id, "display_name": name, "is_bot": bool(is_bot)},
-            "rating": round(ordinal, 4),
-            "matches": matches,
-            "wins": wins,
-            "deals_won": deals_won,
-            "avg_penalty": round(avg_penalty, 4),
-            "skill": None if skill is None else round(skill, 4),
-            "skill_deals": luck_deals,
-        }
 
-
-def leaderboards_list(*, now: datetime | None = None) -> list[dict[str, Any]]:
-    """Every board with its rules, player count and the current period bounds (UTC)."""
+def leaderboards_list(
+    *, now: datetime | None = None
+) -> list[tuple[Board, dict[str, tuple[datetime | None, datetime | None]]]]:
+    """Every board, by ruleset and table size, with the bounds of the current periods (UTC)."""
     now = now or timezone.now()
-    periods = {}
-    for kind in PERIODS:
-        start, end = period_bounds(kind, now)
-        periods[kind] = {"start": start, "end": end}
-    return [
-        {
-            "seats": board.seats or None,
-            "ruleset": board.ruleset,
-            "rules": board.rules,
-            "players": board.player_count,
-            "periods": periods,
-        }
-        for board in Board.objects.order_by("ruleset", "seats")
-    ]
+    periods = {kind: period_bounds(kind, now) for kind in PERIODS}
+    return [(board, periods) for board in Board.objects.order_by("ruleset", "seats")]
 
 
 # ---- rating history ----

@@ -7,7 +7,7 @@ three models cost more CPU to compile than the database spent answering it, benc
 also as the scalar subquery the move route's lock statement carries; the deal counters (one
 row at a time in player-id order, so concurrent matches never deadlock, all in one round
 trip); the board upserts (INSERT … ON CONFLICT, which the ORM does not write with these
-increments).
+increments); the leaderboard's keyset pages (row comparisons, which the ORM does not write).
 """
 
 from __future__ import annotations
@@ -142,3 +142,89 @@ BOARD_ENTRY_COLUMNS = (
     "rating_ordinal",
     "updated_at",
 )
+
+
+# ---- leaderboard keyset pages (players.selectors.leaderboard_page) ----
+#
+# One (board, period) pool's rows in one metric's order, (value, player) descending for rating
+# and wins, ascending for points; every order has its composite index. `{value}` is the
+# metric's column, `{humans}` leaves bots out (a literal predicate, so the partial index
+# applies). Rows: BOARD_ROW_FIELDS.
+
+# metric -> (BoardEntry field, best first is descending)
+BOARD_ORDER = {
+    "rating": ("rating_ordinal", True),
+    "wins": ("wins", True),
+    "points": ("avg_penalty", False),
+    "skill": ("skill", True),  # only the rows with a skill (BoardEntry.skill)
+}
+BOARD_ROW_FIELDS = (
+    "value",
+    "player_id",
+    "matches",
+    "wins",
+    "deals_won",
+    "avg_penalty",
+    "rating_ordinal",
+    "skill",
+    "luck_deals",
+    "display_name",
+    "is_bot",
+)
+
+_BOARD_ROWS = """
+    SELECT e.{value}, e.{entry.player}, e.{entry.matches}, e.{entry.wins}, e.{entry.deals_won},
+           e.{entry.avg_penalty}, e.{entry.rating_ordinal}, e.{entry.skill},
+           e.{entry.luck_deals}, p.{player.display_name}, p.{player.is_bot}
+    FROM {entry} e
+    JOIN {player} p ON p.{player.pk} = e.{entry.player}
+    WHERE e.{entry.pool} = %s{humans}"""
+
+
+def _board_statement(text: str, metric: str, humans_only: bool, **fragments: str) -> str:
+    field, _ = BOARD_ORDER[metric]
+    text = text.replace("{value}", f"{{entry.{field}}}")
+    rows = " AND e.{entry.is_human}" if humans_only else ""
+    if metric == "skill":  # a literal predicate, so the partial skill index applies
+        rows += " AND e.{entry.skill} IS NOT NULL"
+    text = text.replace("{humans}", rows)
+    for name, sql in fragments.items():
+        text = text.replace(f"{{{name}}}", sql)
+    return rawsql.statement(text, entry=BoardEntry, player=Player)
+
+
+def board_row_of(metric: str, humans_only: bool) -> str:
+    """One player's row of a pool. Parameters: pool id, player id."""
+    return _board_statement(_BOARD_ROWS + " AND e.{entry.player} = %s", metric, humans_only)
+
+
+def board_rows(metric: str, humans_only: bool, *, descending: bool, after_key: bool) -> str:
+    """Up to LIMIT rows of a pool in index order (`descending` or not), from the top or past
+    a key (value, player). Parameters: pool id, [key value, key player id,] limit."""
+    key = " AND (e.{value}, e.{entry.player}) {past} (%s, %s)" if after_key else ""
+    return _board_statement(
+        _BOARD_ROWS + key + " ORDER BY e.{value} {order}, e.{entry.player} {order} LIMIT %s",
+        metric,
+        humans_only,
+        past="<" if descending else ">",
+        order="DESC" if descending else "ASC",
+    )
+
+
+def board_before(metric: str, humans_only: bool) -> str:
+    """(rows strictly better than a row, tied rows ahead of it by player id): two counts over
+    index ranges in one round trip. Parameters: pool id, value, pool id, value, player id."""
+    _, descending = BOARD_ORDER[metric]
+    return _board_statement(
+        """
+        SELECT
+            (SELECT COUNT(*) FROM {entry} e
+             WHERE e.{entry.pool} = %s{humans} AND e.{value} {better} %s),
+            (SELECT COUNT(*) FROM {entry} e
+             WHERE e.{entry.pool} = %s{humans} AND e.{value} = %s
+               AND e.{entry.player} {better} %s)
+        """,
+        metric,
+        humans_only,
+        better=">" if descending else "<",
+    )

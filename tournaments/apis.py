@@ -15,7 +15,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis import SeatPlayerSerializer
 from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from pisyedili_api.cursors import SignedCursorPagination
 from pisyedili_api.errors import ApplicationError
@@ -29,12 +28,21 @@ if TYPE_CHECKING:
     from players.models import Player
 
 from .selectors import (
-    standings_csv,
     tournament_get,
     tournament_list,
     tournament_standings,
-    tournament_summary,
     tournament_tables,
+)
+from .serializers import (
+    FORMATS,
+    STATUSES,
+    PaginatedTournamentSerializer,
+    StandingsSerializer,
+    TablesSerializer,
+    TournamentSerializer,
+    standings_csv,
+    tournament_summary,
+    tournament_tables_out,
 )
 from .services import (
     MAX_ROUNDS,
@@ -46,92 +54,6 @@ from .services import (
 )
 
 MAX_ENTRANTS = settings.TOURNAMENT_MAX_ENTRANTS
-
-STATUSES = ["draft", "running", "finished", "cancelled"]
-FORMATS = ["round_robin", "swiss", "duplicate"]
-
-# ---- output shapes (for the schema; the views return the selectors' dicts) ----
-
-
-class TournamentSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-    organizer = SeatPlayerSerializer()
-    format = serializers.ChoiceField(choices=FORMATS)
-    table_size = serializers.IntegerField()
-    deals_per_match = serializers.IntegerField()
-    rules = serializers.DictField()
-    fill_bots = serializers.CharField(allow_null=True, help_text="Bot strategy of empty seats.")
-    status = serializers.ChoiceField(choices=STATUSES)
-    rounds_total = serializers.IntegerField()
-    current_round = serializers.IntegerField(help_text="0 until the tournament starts.")
-    turn_seconds = serializers.IntegerField(help_text="The turn clock of every match.")
-    created_at = serializers.DateTimeField()
-    started_at = serializers.DateTimeField(allow_null=True)
-    finished_at = serializers.DateTimeField(allow_null=True)
-    players = SeatPlayerSerializer(many=True, help_text="Entrants, invited or accepted.")
-    pending_invitations = SeatPlayerSerializer(
-        many=True, help_text="Entrants who have not accepted yet; the start waits for them."
-    )
-
-
-class PaginatedTournamentSerializer(serializers.Serializer):
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = TournamentSerializer(many=True)
-
-
-class StandingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(help_text="Players equal on every tie-break share a rank.")
-    player = SeatPlayerSerializer()
-    matches = serializers.IntegerField()
-    byes = serializers.IntegerField()
-    deals_played = serializers.IntegerField()
-    deals_won = serializers.IntegerField()
-    penalty = serializers.IntegerField(help_text="Total penalty, byes included; lower is better.")
-    head_to_head = serializers.IntegerField(
-        help_text="Matches won minus lost against players tied on penalty and deals won."
-    )
-    matchpoints = serializers.FloatField(
-        required=False,
-        help_text="Duplicate only, the first key: per deal, 1 for each result beaten and ½ for"
-        " each tie among the results on the same cards in the same seat at the other tables.",
-    )
-
-
-class StandingsSerializer(serializers.Serializer):
-    tournament = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=STATUSES)
-    current_round = serializers.IntegerField()
-    rounds_total = serializers.IntegerField()
-    results = StandingSerializer(many=True)
-
-
-class TableSeatSerializer(serializers.Serializer):
-    seat = serializers.IntegerField()
-    player = SeatPlayerSerializer()
-    entrant = serializers.BooleanField(help_text="False for a bot filling an empty seat.")
-
-
-class TableSerializer(serializers.Serializer):
-    table = serializers.IntegerField()
-    match = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
-    seats = TableSeatSerializer(many=True)
-
-
-class RoundSerializer(serializers.Serializer):
-    number = serializers.IntegerField()
-    started_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    byes = SeatPlayerSerializer(many=True)
-    tables = TableSerializer(many=True)
-
-
-class TablesSerializer(serializers.Serializer):
-    tournament = serializers.UUIDField()
-    rounds = RoundSerializer(many=True)
-
 
 # ---- CSV ----
 
@@ -570,6 +492,6 @@ class TournamentTablesApi(APIView):
         return Response(
             {
                 "tournament": str(tournament.id),
-                "rounds": tournament_tables(tournament, player_id=player_id),
+                "rounds": tournament_tables_out(tournament_tables(tournament, player_id=player_id)),
             }
         )

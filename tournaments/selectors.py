@@ -1,4 +1,4 @@
-"""Reads on tournaments: the public object, the list, the tables, and the standings.
+"""Reads on tournaments: one tournament, the list, the tables, and the standings.
 
 Standings are recounted from the ScoreEntry rows of the tournament's matches (entrants' seats
 only; filler bots never count):
@@ -25,9 +25,8 @@ counts no deal played or won.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -38,24 +37,7 @@ from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
 from .models import Entrant, Round, Table, Tournament
-
-CSV_COLUMNS = (
-    "rank",
-    "player_id",
-    "display_name",
-    "is_bot",
-    "matches",
-    "byes",
-    "deals_played",
-    "deals_won",
-    "penalty",
-    "head_to_head",
-)
-DUPLICATE_CSV_COLUMNS = (*CSV_COLUMNS, "matchpoints")  # a duplicate tournament's standings
-
-
-def _player(player: Player) -> dict[str, Any]:
-    return {"id": str(player.id), "display_name": player.display_name, "is_bot": player.is_bot}
+from .serializers import player_ref
 
 
 def tournament_get(*, tournament_id: UUID | str) -> Tournament:
@@ -104,32 +86,6 @@ def tournaments_to_advance() -> list[str]:
     ]
 
 
-def tournament_summary(tournament: Tournament) -> dict[str, Any]:
-    return {
-        "id": str(tournament.id),
-        "name": tournament.name,
-        "organizer": _player(tournament.organizer),
-        "format": tournament.format,
-        "table_size": tournament.table_size,
-        "deals_per_match": tournament.deals_per_match,
-        "rules": tournament.rules,
-        "fill_bots": tournament.fill_bot or None,
-        "status": tournament.status,
-        "rounds_total": tournament.rounds_total,
-        "current_round": tournament.current_round,
-        "turn_seconds": tournament.turn_seconds,
-        "created_at": tournament.created_at,
-        "started_at": tournament.started_at,
-        "finished_at": tournament.finished_at,
-        "players": [_player(e.player) for e in tournament.entrants.all()],
-        "pending_invitations": [
-            _player(e.player)
-            for e in tournament.entrants.all()
-            if e.status != Entrant.Status.ACCEPTED
-        ],
-    }
-
-
 def _tournament_matches(tournament: Tournament) -> list[tuple[int, int, Match]]:
     """(round number, table number, match) for every table of the tournament."""
     tables = (
@@ -149,7 +105,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
     ids = [str(e.player_id) for e in entrants]
     rows: dict[str, dict[str, Any]] = {
         pid: {
-            "player": _player(e.player),
+            "player": player_ref(e.player),
             "matches": 0,
             "byes": 0,
             "deals_played": 0,
@@ -315,43 +271,27 @@ def _round_half_up(total: int, count: int) -> int:
     return (2 * total + count) // (2 * count) if count else 0
 
 
-def _csv_text(text: str) -> str:
-    """A display name a spreadsheet would run as a formula is quoted (CSV injection)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+@dataclass(frozen=True)
+class RoundShown:
+    """One round as `tournament_tables` shows it: its tables and byes (player ids)."""
+
+    round: Round
+    tables: list[Table]
+    byes: list[str]
 
 
-def _points_text(points: float) -> str:
-    return f"{points:g}"
+@dataclass(frozen=True)
+class TablesShown:
+    """The rounds shown, with the players they name (by id) and the tournament's entrants."""
 
-
-def standings_csv(standings: list[dict[str, Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    duplicate = bool(standings) and "matchpoints" in standings[0]
-    writer.writerow(DUPLICATE_CSV_COLUMNS if duplicate else CSV_COLUMNS)
-    for row in standings:
-        player = row["player"]
-        writer.writerow(
-            [
-                row["rank"],
-                player["id"],
-                _csv_text(player["display_name"]),
-                "true" if player["is_bot"] else "false",
-                row["matches"],
-                row["byes"],
-                row["deals_played"],
-                row["deals_won"],
-                row["penalty"],
-                row["head_to_head"],
-                *([_points_text(row["matchpoints"])] if duplicate else []),
-            ]
-        )
-    return out.getvalue()
+    rounds: list[RoundShown]
+    players: dict[str, Player]
+    entrants: set[str]
 
 
 def tournament_tables(
     tournament: Tournament, *, player_id: UUID | str | None = None
-) -> list[dict[str, Any]]:
+) -> TablesShown:
     """Every round's tables (match id, status, who sits where) and byes; with `player_id`, only
     the tables and byes of that player, and only the rounds they are in."""
     wanted = str(player_id) if player_id is not None else None
@@ -372,36 +312,13 @@ def tournament_tables(
         str(p)
         for p in Entrant.objects.filter(tournament=tournament).values_list("player_id", flat=True)
     }
-    result = []
+    shown: list[RoundShown] = []
     for rnd in rounds:
-        shown = [
+        tables_shown = [
             t for t in by_round.get(rnd.id, []) if wanted is None or wanted in t.match.seat_players
         ]
         byes = [p for p in rnd.byes if wanted is None or p == wanted]
-        if wanted is not None and not shown and not byes:
+        if wanted is not None and not tables_shown and not byes:
             continue
-        result.append(
-            {
-                "number": rnd.number,
-                "started_at": rnd.started_at,
-                "finished_at": rnd.finished_at,
-                "byes": [_player(players[p]) for p in byes],
-                "tables": [
-                    {
-                        "table": t.number,
-                        "match": str(t.match.id),
-                        "status": t.match.status,
-                        "seats": [
-                            {
-                                "seat": seat,
-                                "player": _player(players[p]),
-                                "entrant": p in entrants,
-                            }
-                            for seat, p in enumerate(t.match.seat_players)
-                        ],
-                    }
-                    for t in shown
-                ],
-            }
-        )
-    return result
+        shown.append(RoundShown(rnd, tables_shown, byes))
+    return TablesShown(shown, players, entrants)

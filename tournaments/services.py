@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import clock
+from games import clock, events
 from games.engine.bots import BOTS
 from games.models import Match
 from games.services import match_create, rules_from_options
@@ -407,6 +407,7 @@ def _round_start(tournament: Tournament, number: int) -> None:
         )
         Table.objects.create(tournament=tournament, round=rnd, number=index, match=match)
     tournament.current_round = number
+    events.tournament_round_on_commit(rnd)
 
 
 def _swiss_plan(tournament: Tournament) -> pairing.RoundPlan:

@@ -21,6 +21,7 @@ from django.utils import timezone
 from games import engine
 from games.engine.bots import BOTS
 from pisyedili_api.errors import ApplicationError
+from pisyedili_api.tasks import send_on_commit
 from players.models import Player
 from players.services import bot_player_get_or_create
 
@@ -54,7 +55,7 @@ def rules_from_options(
     cap = settings.MAX_DEALS_PER_MATCH
     if parsed.deals_per_match > cap:
         message = f"deals must be 1..{cap} on this server (MAX_DEALS_PER_MATCH)"
-        detail = (
+        detail: dict[str, Any] = (
             {"deals": [message]} if deals is not None else {"rules": {"deals_per_match": [message]}}
         )
         raise ApplicationError("invalid", message, detail)
@@ -196,7 +197,7 @@ def _limits_check(active: Sequence[Any], *, bots_only: bool) -> None:
 _SEAT_CONSTRAINTS = ("seat_unique_per_match", "player_once_per_match")
 
 
-def _active_count(player_id: Any) -> Subquery:
+def _active_count(player_id: Any) -> Coalesce:
     """A scalar subquery: the number of matches waiting or active where a player sits."""
     seats = (
         Seat.objects.filter(player_id=player_id, match__status__in=_ACTIVE)
@@ -333,7 +334,4 @@ def _after_commit_bot_turn(match: Match) -> None:
     turn = match.state.get("turn")
     if turn is None or not match.seat_bots[turn]:
         return
-    from ..tasks import enqueue_bot_turn
-
-    match_id, version = str(match.id), match.version
-    transaction.on_commit(lambda: enqueue_bot_turn(match_id, version))
+    send_on_commit("games.match_play_bot_turn", str(match.id), match.version)

@@ -29,13 +29,13 @@ from games.engine.bots import get_bot
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.renderers import JSONRenderer
-from players.auth import token_player_sql
-from players.models import Player
+from players.auth import DeferredPlayer
 
 from .. import clock, events, sql
 from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
 from ..models import Move as MoveRow
-from ..selectors import seat_of, state_view
+from ..selectors import seat_of
+from ..serializers import state_view
 from .lifecycle import _after_commit_bot_turn, _match_write, _violates
 from .scoring import _CLOSE_FIELDS, _deal_close
 
@@ -50,25 +50,22 @@ def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
 def match_apply_move(
     *,
     match_id: UUID | str,
+    player_id: UUID | str | DeferredPlayer,
     move: engine.Move,
     version: int,
-    player_id: UUID | str | None = None,
-    token: str | None = None,
     idempotency_key: str | None = None,
     request_body: Mapping[str, Any] | None = None,
     by_bot: bool = False,
 ) -> dict[str, Any]:
     """Apply one move for the player's seat; return that seat's view right after it.
 
-    The mover is `player_id`, or the player whose API `token` it is: the move POST hands over
-    the token so that the statement locking the match looks it up too (one round trip fewer on
-    the hottest route); a token of no active player is 401 `not_authenticated`.
+    The mover is `player_id`, or a `DeferredPlayer` (the move POST's `request.user`,
+    players.auth): then the statement that locks the match reads the player's id too (one
+    round trip fewer on the hottest route), and a token of no active player is 401.
 
-    Order of checks: (token) → match exists → seat → idempotent replay → match active →
+    Order of checks: (caller) → match exists → seat → idempotent replay → match active →
     version → turn → legality. A replay returns the stored first response and applies nothing.
     """
-    if (player_id is None) == (token is None):
-        raise ValueError("give exactly one of player_id and token")
     digest = (
         request_hash(match_id, request_body if request_body is not None else move.encode())
         if idempotency_key
@@ -79,7 +76,6 @@ def match_apply_move(
             return _apply_locked(
                 match_id=match_id,
                 player_id=player_id,
-                token=token,
                 move=move,
                 version=version,
                 idempotency_key=idempotency_key,
@@ -95,14 +91,14 @@ def match_apply_move(
         # A record of this (player, match, key) written behind the match row lock (a backend
         # without row locks, a writer that does not take the lock). The transaction rolled
         # back; answer as the winner decided.
-        if token is not None:
-            player_id = _token_player(token)
+        if isinstance(player_id, DeferredPlayer):
+            player_id = player_id.verify()
         record = IdempotencyRecord.objects.filter(
             player_id=player_id, match_id=match_id, key=idempotency_key
         ).first()
         if record is not None:
             if record.request_hash == digest:
-                return json.loads(record.response)
+                return _stored_reply(record)
             raise ApplicationError("idempotency_mismatch") from None
         current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
@@ -111,21 +107,17 @@ def match_apply_move(
 def _apply_locked(
     *,
     match_id: UUID | str,
-    player_id: UUID | str | None,
-    token: str | None,
+    player_id: UUID | str | DeferredPlayer,
     move: engine.Move,
     version: int,
     idempotency_key: str | None,
     digest: str,
     by_bot: bool,
 ) -> dict[str, Any]:
-    match, token_player = _match_lock(match_id, token)
-    if token is not None:
-        if match is None:
-            token_player = _token_player(token)  # 401 comes before 404
-        if token_player is None:
-            raise ApplicationError("not_authenticated", "Invalid token.")
-        player_id = token_player
+    match, found = _match_lock(match_id, player_id)
+    if isinstance(player_id, DeferredPlayer):
+        # 401 comes before 404: with no match row, the lookup runs alone.
+        player_id = player_id.verify() if match is None else player_id.player_id(found)
     if match is None:
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player_id)
@@ -138,12 +130,12 @@ def _apply_locked(
         if record is not None:
             if record.request_hash != digest:
                 raise ApplicationError("idempotency_mismatch")
-            return json.loads(record.response)
+            return _stored_reply(record)
     if match.status != Match.Status.ACTIVE:
         raise ApplicationError("match_not_active")
     if version != match.version:
         raise ApplicationError("stale_version", detail={"current_version": match.version})
-    state = engine.state_from_json(match.state)
+    state = _live_state(match)
     after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
     view = state_view(match, seat, state=after)
     if idempotency_key:
@@ -182,6 +174,18 @@ def idempotency_records_expire(*, now: datetime | None = None) -> int:
     return deleted
 
 
+def _stored_reply(record: IdempotencyRecord) -> dict[str, Any]:
+    """The first response to a replayed Idempotency-Key, as it was rendered (_response_text)."""
+    reply: dict[str, Any] = json.loads(record.response)
+    return reply
+
+
+def _live_state(match: Match) -> engine.State:
+    """The live deal's state of an active match (every active match has one)."""
+    assert match.state is not None, match.id
+    return engine.state_from_json(match.state)
+
+
 def _response_text(view: Mapping[str, Any]) -> str:
     """The JSON text the API renders `view` as (datetimes such as `turn_deadline` in DRF's
     form), so that a replay of the stored text answers exactly what the first request did."""
@@ -200,17 +204,9 @@ def _move_write(
     """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
     match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
     on turn next is enqueued on commit. The state after it; 409/422 if it is not this seat's
-    turn or not legal."""
-    try:
-        after = engine.apply(state, move, seat)
-    except engine.NotYourTurn:
-        raise ApplicationError("not_your_turn") from None
-    except engine.IllegalMove as exc:
-        raise ApplicationError(
-            "illegal_move",
-            f"{move} is not legal now.",
-            {"legal_moves": [m.encode() for m in exc.legal_moves]},
-        ) from None
+    turn or not legal (the engine's errors)."""
+    # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
+    after = engine.apply(state, move, seat)
 
     seq = match.move_count + 1
     move_row = rawsql.insert_sql(
@@ -260,27 +256,18 @@ def _move_write(
     return after
 
 
-def _match_lock(match_id: UUID | str, token: str | None = None) -> tuple[Match | None, Any]:
+def _match_lock(
+    match_id: UUID | str, caller: UUID | str | DeferredPlayer | None = None
+) -> tuple[Match | None, Any]:
     """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
-    row locks), and with a `token`, the id of the active player it belongs to (else None) from
-    the same statement. Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
-    if token is None:
+    row locks), and for a DeferredPlayer `caller`, the value of its lookup from the same
+    statement (else None). Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
+    if not isinstance(caller, DeferredPlayer):
         return rawsql.fetch_by_pk(Match, match_id, lock=True)[1], None
-    token_player, match = rawsql.fetch_by_pk(
-        Match, match_id, lock=True, extra=token_player_sql(), extra_params=[token]
+    found, match = rawsql.fetch_by_pk(
+        Match, match_id, lock=True, extra=caller.lookup_sql(), extra_params=caller.lookup_params()
     )
-    return match, _player_id(token_player)
-
-
-def _token_player(token: str) -> UUID | None:
-    """The id of the active player whose API token this is, else None."""
-    row = rawsql.fetch_one(sql.token_player(), [token])
-    return None if row is None else _player_id(row[0])
-
-
-def _player_id(value: Any) -> UUID | None:
-    """A player id as the database returns it (a UUID; hex text on SQLite) as a UUID."""
-    return None if value is None else Player._meta.pk.to_python(value)  # type: ignore[union-attr]
+    return match, found
 
 
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
@@ -301,7 +288,7 @@ def _play_locked(
         match, _ = _match_lock(match_id)
         if match is None or match.version != version or match.status != Match.Status.ACTIVE:
             return False
-        state = engine.state_from_json(match.state)
+        state = _live_state(match)
         seat = state.turn
         if seat is None:
             return False

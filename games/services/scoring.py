@@ -21,6 +21,7 @@ from pisyedili_api.tasks import send_on_commit
 from players.services import player_deals_add, player_standings_settle
 
 from ..models import Deal, Match, ScoreEntry, Seat
+from ..selectors import shared_deals_pending
 from ..signals import match_settled
 from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
 
@@ -31,9 +32,9 @@ _CLOSE_FIELDS = ("state", "turn_deadline")
 def _deal_close(match: Match, final: engine.State) -> None:
     """R-28, R-29: the deal is over. Store its result and final state; score it on a worker
     once the move commits (the caller writes the match's _CLOSE_FIELDS)."""
-    result = final.result
-    assert result is not None
-    Deal.objects.filter(id=match.live_deal_id).update(
+    result, deal_id = final.result, match.live_deal_id
+    assert result is not None and deal_id is not None  # a live deal has just ended
+    Deal.objects.filter(id=deal_id).update(
         status=Deal.Status.OVER,
         result=result.to_json(),
         final_state=engine.state_to_json(final),
@@ -41,10 +42,7 @@ def _deal_close(match: Match, final: engine.State) -> None:
     )
     match.state = engine.state_to_json(final)
     match.turn_deadline = None
-    from ..tasks import enqueue_score_deal
-
-    match_id, number = str(match.id), match.current_deal
-    transaction.on_commit(lambda: enqueue_score_deal(match_id, number))
+    send_on_commit("games.deal_score", str(match.id), match.current_deal)
 
 
 def _match_locked(match_id: UUID | str) -> Match | None:
@@ -70,9 +68,9 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
         result = deal.result
         # The next deal is dealt only once this one is scored: until then the match holds the
         # final state of its live deal (_deal_close), so it need not be read again.
-        final = engine.state_from_json(
-            match.state if deal.id == match.live_deal_id else deal.final_state
-        )
+        final_json = match.state if deal.id == match.live_deal_id else deal.final_state
+        assert result is not None and final_json is not None  # _deal_close wrote both
+        final = engine.state_from_json(final_json)
         player_ids = [UUID(p) for p in match.seat_players]
         winners = set(result["winners"])
         penalties = result["penalties"]
@@ -93,12 +91,16 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
             ]
         )
         match.totals = [t + p for t, p in zip(match.totals, penalties, strict=True)]
-        player_deals_add(
-            deals=[
-                (player_ids[seat], seat in winners, penalties[seat])
-                for seat in range(match.seat_count)
-            ]
-        )
+        if match.seed_key is None:
+            # A deal shared with other tables (duplicate) counts at settlement instead, once
+            # every table has finished it: public counters must not tell one table's result
+            # to another still playing the same cards.
+            player_deals_add(
+                deals=[
+                    (player_ids[seat], seat in winners, penalties[seat])
+                    for seat in range(match.seat_count)
+                ]
+            )
         match.version += 1  # long-polls see the next deal (or the match's end)
         rules = engine.Rules.from_dict(match.rules)
         if match.current_deal < match.deals_total or engine.match_needs_extra_deal(
@@ -115,10 +117,7 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
         match.finished_at = now
         _seats_save_totals(match, places=engine.match_places(match.totals))
         _match_write(match, "totals", "version", "status", "finished_at")
-        from ..tasks import enqueue_settle_match
-
-        settle_id = str(match.id)
-        transaction.on_commit(lambda: enqueue_settle_match(settle_id))
+        send_on_commit("games.match_settle", str(match.id))
     return True
 
 
@@ -147,6 +146,9 @@ def match_settle(*, match_id: UUID | str) -> bool:
         match = _match_locked(match_id)
         if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
             return False
+        assert match.finished_at is not None  # set with the status
+        if match.seed_key is not None and not _shared_deals_settle(match):
+            return False
         scores = list(
             ScoreEntry.objects.filter(match_id=match.id).order_by().values_list("seat", "won")
         )
@@ -166,6 +168,24 @@ def match_settle(*, match_id: UUID | str) -> bool:
         settled_id = str(match.id)
         transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
         send_on_commit("games.match_luck_count", settled_id)  # the luck so far on the boards
+    return True
+
+
+def _shared_deals_settle(match: Match) -> bool:
+    """A match whose deals other tables share (duplicate) settles only once every table has
+    finished every deal: until then its standings, ratings and deal counters would tell the
+    other tables its results (False: not yet; the sweeper and the last table to finish send
+    the settlement again). Then its deal counters are added, and its finished sibling tables
+    are sent their settlement."""
+    if shared_deals_pending(match):
+        return False
+    entries = ScoreEntry.objects.filter(match_id=match.id).order_by()
+    player_deals_add(deals=list(entries.values_list("player_id", "won", "penalty")))
+    siblings = Match.objects.filter(
+        seed_key=match.seed_key, status=Match.Status.FINISHED, settled_at__isnull=True
+    ).exclude(id=match.id)
+    for sibling in siblings.values_list("id", flat=True):
+        send_on_commit("games.match_settle", str(sibling))
     return True
 
 

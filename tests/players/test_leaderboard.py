@@ -15,6 +15,7 @@ from django.utils import timezone
 from players.boards import ALL_TIME_START, period_bounds, period_start, ruleset_key
 from players.models import Board, BoardEntry, Player
 from players.selectors import leaderboard_page
+from players.serializers import leaderboard_entry
 from players.services import bot_player_get_or_create, player_standings_settle
 
 pytestmark = pytest.mark.django_db
@@ -227,12 +228,14 @@ def test_period_boundaries(people):
 
     def board(period):
         page = leaderboard_page(metric="wins", period=period, now=now)
-        return {e["player"]["display_name"].lower(): e["wins"] for e in page.results}
+        entries = [leaderboard_entry(rank, row) for rank, row in page.results]
+        return {e["player"]["display_name"].lower(): e["wins"] for e in entries}
 
     assert board("all") == {"ana": 1, "bob": 1, "cem": 1, "dia": 1}
     assert board("month") == {"bob": 1, "cem": 1, "dia": 1, "ana": 0}
     assert board("week") == {"dia": 1, "ana": 0}
-    feb = leaderboard_page(metric="wins", period="month", now=just_before_month).results
+    feb_page = leaderboard_page(metric="wins", period="month", now=just_before_month)
+    feb = [leaderboard_entry(rank, row) for rank, row in feb_page.results]
     assert {e["player"]["display_name"].lower(): e["wins"] for e in feb} == {"ana": 1, "dia": 0}
     assert period_start("month", now) == date(2026, 3, 1)
     assert period_start("week", now) == date(2026, 3, 2)

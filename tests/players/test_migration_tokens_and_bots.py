@@ -12,6 +12,16 @@ BEFORE = [("players", "0004_board_periods"), ("authtoken", "0004_alter_tokenprox
 AFTER = [("players", "0005_accounts_hardening")]
 
 
+@pytest.fixture(autouse=True)
+def _migrated_to_the_end_again():
+    """Going back to BEFORE unapplies every later migration that depends on it (of any app):
+    the database is migrated to the latest state again for the tests that follow."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_tokens_become_digests_and_bots_get_their_ordinals(api):
     executor = MigrationExecutor(connection)

@@ -206,6 +206,11 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
     first = next(d for d in summary["deals"] if d["number"] == 1)
     assert first["status"] == "over" and first["winners"] == [] and first["penalties"] == []
     assert [s["total"] for s in summary["seats"]] == [0, 0]
+    # Nor do the players' public counters: a deal shared with a table still in it counts once
+    # every table has finished the whole round's deals (games.services.scoring).
+    for player in a.seat_players:
+        stats = api.get(f"/api/v1/players/{player}").json()["stats"]
+        assert stats["deals_played"] == 0 and stats["penalty_points"] == 0, stats
     reveal = api.get(f"/api/v1/matches/{a.id}/deals/1").json()
     assert reveal["seed"] is None and reveal["hands_at_start"] is None
     assert reveal["moves"] is None and reveal["result"] is None

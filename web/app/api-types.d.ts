@@ -585,7 +585,7 @@ export interface paths {
         };
         /**
          * Stream the caller's turns and matches
-         * @description The caller's `your_turn`, `match_started` and `match_finished` events of every match, id = the caller's event sequence; Last-Event-ID replays what came after it (or sends `resync` when that is no longer kept).
+         * @description The caller's `your_turn`, `match_started` and `match_finished` events of every match, and `tournament_round` (tournament, round, the ids of their table's matches) when a round they play is dealt; id = the caller's event sequence; Last-Event-ID replays what came after it (or sends `resync` when that is no longer kept).
          */
         get: operations["me_events"];
         put?: never;
@@ -658,7 +658,7 @@ export interface components {
             number: number;
             status: components["schemas"]["DealStatusEnum"];
             winners: number[];
-            reason: (components["schemas"]["DealEndReasonEnum"] | components["schemas"]["NullEnum"]) | null;
+            reason: components["schemas"]["DealEndReasonEnum"] | components["schemas"]["NullEnum"];
             penalties: number[];
         };
         /**
@@ -792,10 +792,14 @@ export interface components {
          * @enum {string}
          */
         MoveActionEnum: "play" | "draw" | "pass";
+        /**
+         * @description A move (docs/rules.md §10): an `action`; a play names its `card`, and a Jack may
+         *     nominate a `suit`.
+         */
         MoveBody: {
             action: components["schemas"]["MoveActionEnum"];
             card?: string | null;
-            suit?: (components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"]) | null;
+            suit?: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
         };
         MoveEntry: {
             seq: number;
@@ -811,13 +815,13 @@ export interface components {
             /** Format: date-time */
             at: string;
         };
+        /** @description The body of `POST …/moves`: a move and the match `version` it was chosen at. */
         MovePostRequest: {
             action: components["schemas"]["MoveActionEnum"];
             card?: string | null;
-            suit?: (components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"]) | null;
+            suit?: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             version: number;
         };
-        /** @enum {unknown} */
         NullEnum: null;
         PaginatedMatch: {
             /** Format: uri */
@@ -963,7 +967,7 @@ export interface components {
             status: components["schemas"]["MatchStatusEnum"];
             deal: number | null;
             deals_total: number;
-            phase: (components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"]) | null;
+            phase: components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"];
             you: number;
             turn: number | null;
             dealer: number | null;
@@ -971,7 +975,7 @@ export interface components {
             hand: string[];
             hand_counts: number[];
             top_card: string | null;
-            active_suit: (components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"]) | null;
+            active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
             draws_this_turn: number;
             stock_count: number;

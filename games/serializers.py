@@ -1,0 +1,371 @@
+"""Response shapes of the match routes (docs/api.md): the serializer classes that validate
+bodies and document every shape in the schema, and the functions that build each response from
+the rows the selectors read (HackSoft's OutputSerializer, written as plain functions where a
+DRF serializer would cost the hot routes its per-field overhead).
+
+A per-seat view is built from `engine.observe` only; the public objects (`match_summary`,
+`deal_reveal`, the move log's `move_entry`) hold no card but the seat's own or a finished
+deal's (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rest_framework import serializers
+
+from games import engine
+
+from .models import Deal, Match, Move
+from .selectors import shared_deals_pending
+
+CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
+
+
+# ---- shapes (validation and the schema) ----
+
+
+class SeatPlayerSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    display_name = serializers.CharField()
+    is_bot = serializers.BooleanField()
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    player = SeatPlayerSerializer(allow_null=True)
+    total = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True)
+
+
+class DealSummarySerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["active", "over"])
+    winners = serializers.ListField(child=serializers.IntegerField())
+    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"], allow_null=True)
+    penalties = serializers.ListField(child=serializers.IntegerField())
+
+
+class MatchSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    deals_total = serializers.IntegerField()
+    current_deal = serializers.IntegerField(allow_null=True)
+    version = serializers.IntegerField()
+    rules = serializers.DictField()
+    seats = SeatSerializer(many=True)
+    deals = DealSummarySerializer(many=True)
+    turn_seconds = serializers.IntegerField(allow_null=True)
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True, help_text="When the person on turn must have moved (turn clock)."
+    )
+
+
+class MoveBodySerializer(serializers.Serializer):
+    """A move (docs/rules.md §10): an `action`; a play names its `card`, and a Jack may
+    nominate a `suit`."""
+
+    # The fields document the move; validating it is decoding it with `engine.Move.decode`,
+    # whose InvalidMove is 400 `invalid_move` naming the field (pisyedili_api.errors).
+    # Validated data: `move` (engine.Move) and `move_body` (the action, card and suit as sent,
+    # which an Idempotency-Key's hash covers). A subclass checks its own fields of the body in
+    # `validate_body` first.
+
+    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
+    card = serializers.RegexField(CARD_PATTERN, required=False, allow_null=True)
+    suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], required=False, allow_null=True)
+
+    MOVE_FIELDS = ("action", "card", "suit")
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        # By hand rather than by the fields: the move POST is the hottest route, and the
+        # engine's decoding is the one authority on what a move is.
+        if not isinstance(data, dict):
+            raise serializers.ValidationError({"body": ["Expected an object."]})
+        validated = self.validate_body(data)
+        move_body = {name: data[name] for name in self.MOVE_FIELDS if name in data}
+        validated["move"] = engine.Move.decode(move_body)
+        validated["move_body"] = move_body
+        return validated
+
+    def validate_body(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The validated values of a subclass's own fields of the body `data`."""
+        return {}
+
+    def run_validators(self, value: Any) -> None:
+        """None to run: DRF's would build the fields (a deep copy each) to find none."""
+
+
+class MovePostSerializer(MoveBodySerializer):
+    """The body of `POST …/moves`: a move and the match `version` it was chosen at."""
+
+    class Meta:
+        ref_name = "MovePost"
+
+    version = serializers.IntegerField(min_value=0)
+
+    def validate_body(self, data: dict[str, Any]) -> dict[str, Any]:
+        version = data.get("version")
+        if version is None:
+            raise serializers.ValidationError({"version": ["This field is required."]})
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+            # Strict: DRF's IntegerField would take "1".
+            raise serializers.ValidationError(
+                {"version": ["A valid non-negative integer is required."]}
+            )
+        return {"version": version}
+
+
+class DealResultSerializer(serializers.Serializer):
+    winners = serializers.ListField(child=serializers.IntegerField())
+    reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"])
+    last_card = serializers.CharField(allow_null=True)
+    multiplier = serializers.IntegerField()
+    penalties = serializers.ListField(child=serializers.IntegerField())
+    hand_penalties = serializers.ListField(child=serializers.IntegerField())
+
+
+class StateSerializer(serializers.Serializer):
+    match = serializers.UUIDField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    deal = serializers.IntegerField(allow_null=True)
+    deals_total = serializers.IntegerField()
+    phase = serializers.ChoiceField(
+        choices=["opening", "play", "ace_followup", "deal_over", "match_over"], allow_null=True
+    )
+    you = serializers.IntegerField()
+    turn = serializers.IntegerField(allow_null=True)
+    dealer = serializers.IntegerField(allow_null=True)
+    direction = serializers.ChoiceField(choices=[1, -1])
+    hand = serializers.ListField(child=serializers.CharField())
+    hand_counts = serializers.ListField(child=serializers.IntegerField())
+    top_card = serializers.CharField(allow_null=True)
+    active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
+    pending_sevens = serializers.IntegerField()
+    draws_this_turn = serializers.IntegerField()
+    stock_count = serializers.IntegerField()
+    totals = serializers.ListField(child=serializers.IntegerField())
+    commitment = serializers.CharField(allow_null=True)
+    legal_moves = MoveBodySerializer(many=True)
+    turn_deadline = serializers.DateTimeField(
+        allow_null=True, required=False, help_text="When the person on turn must have moved."
+    )
+    result = DealResultSerializer(
+        allow_null=True,
+        required=False,
+        help_text="The deal's result once it is over (phase deal_over or match_over).",
+    )
+
+
+class MoveEntrySerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    deal = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
+    card = serializers.CharField(allow_null=True)
+    suit = serializers.CharField(allow_null=True)
+    drawn = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="Cards the draw took: shown to the drawer, to others once the deal is over.",
+    )
+    drawn_count = serializers.IntegerField()
+    by_bot = serializers.BooleanField()
+    at = serializers.DateTimeField()
+
+
+class SeatLuckSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    penalty = serializers.IntegerField(help_text="The seat's deal score (R-30, R-31).")
+    expected = serializers.FloatField(
+        help_text="Mean deal score of the reference bot with these cards over `samples` deals."
+    )
+    stderr = serializers.FloatField(help_text="Standard error of `expected`.")
+    luck = serializers.FloatField(
+        help_text="expected − penalty: positive when the seat did better than its cards gave."
+    )
+
+
+class DealLuckSerializer(serializers.Serializer):
+    samples = serializers.IntegerField(help_text="K: simulated deals, stock re-sampled.")
+    bot = serializers.CharField(help_text="The reference bot that played every seat.")
+    seed = serializers.CharField(help_text="Seed of the samples: the estimate is reproducible.")
+    seats = SeatLuckSerializer(many=True)
+
+
+class DealRevealSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    opener = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=["active", "over"])
+    commitment = serializers.CharField()
+    result = DealResultSerializer(allow_null=True)
+    seed = serializers.CharField(allow_null=True)
+    hands_at_start = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), allow_null=True
+    )
+    moves = MoveEntrySerializer(many=True, allow_null=True)
+    luck = DealLuckSerializer(
+        allow_null=True, help_text="Each seat's luck, once the deal is shown and analysed."
+    )
+
+
+class PaginatedMatchSerializer(serializers.Serializer):
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = MatchSerializer(many=True)
+
+
+# ---- response bodies ----
+
+
+def match_summary(match: Match) -> dict[str, Any]:
+    """The public `<match>` object of docs/api.md (no card, no seed). A deal another table of
+    a duplicate round still plays shows no result, and the totals count only the deals shown
+    (selectors.shared_deals_pending)."""
+    seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
+    deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
+    pending = shared_deals_pending(match)
+    totals = list(match.totals)
+    if match.seed_key is not None:
+        # Shared deals (R-32: a total is the sum of the deal scores) of the deals shown only.
+        totals = [0] * match.seat_count
+        for deal in deals:
+            if deal.number not in pending and deal.result:
+                for seat, penalty in enumerate(deal.result.get("penalties", [])):
+                    totals[seat] += penalty
+    results = {d.number: (d.result or {}) if d.number not in pending else {} for d in deals}
+    return {
+        "id": str(match.id),
+        "status": match.status,
+        "created_at": match.created_at,
+        "finished_at": match.finished_at,
+        "deals_total": match.deals_total,
+        "current_deal": match.current_deal or None,
+        "version": match.version,
+        "rules": match.rules,
+        "seats": [
+            {
+                "seat": seat,
+                "player": (
+                    {
+                        "id": str(seats[seat].player.id),
+                        "display_name": seats[seat].player.display_name,
+                        "is_bot": seats[seat].player.is_bot,
+                    }
+                    if seat in seats
+                    else None
+                ),
+                "total": totals[seat],
+                "place": seats[seat].place if seat in seats and not pending else None,
+            }
+            for seat in range(match.seat_count)
+        ],
+        "deals": [
+            {
+                "number": deal.number,
+                "status": deal.status,
+                "winners": results[deal.number].get("winners", []),
+                "reason": results[deal.number].get("reason"),
+                "penalties": results[deal.number].get("penalties", []),
+            }
+            for deal in deals
+        ],
+        "turn_seconds": match.turn_seconds,
+        "turn_deadline": match.turn_deadline,
+    }
+
+
+def state_view(match: Match, seat: int, state: engine.State | None = None) -> dict[str, Any]:
+    """The caller's view (docs/api.md `…/state`): an observation of the live deal plus match facts.
+
+    `state` is the live deal's state when the caller already holds it (saves a parse)."""
+    view: dict[str, Any] = {
+        "match": str(match.id),
+        "version": match.version,
+        "status": match.status,
+        "deal": match.current_deal or None,
+        "deals_total": match.deals_total,
+        "phase": None,
+        "you": seat,
+        "turn": None,
+        "dealer": None,
+        "direction": 1,
+        "hand": [],
+        "hand_counts": [],
+        "top_card": None,
+        "active_suit": None,
+        "pending_sevens": 0,
+        "draws_this_turn": 0,
+        "stock_count": 0,
+        "totals": list(match.totals),
+        "commitment": None,
+        "legal_moves": [],
+        "turn_deadline": match.turn_deadline,
+        "result": None,
+    }
+    if not match.state:
+        return view  # waiting for players: no deal yet
+    if state is None:
+        state = engine.state_from_json(match.state)
+    view.update(engine.observe(state, seat).to_dict())
+    view["commitment"] = engine.commitment(state.seed)
+    if state.result is not None:
+        # Deal over: its result is public (games.score_deal scores it and deals on).
+        view["result"] = state.result.to_json()
+    if match.status == Match.Status.FINISHED:
+        view["phase"] = "match_over"
+        view["turn"] = None
+        view["legal_moves"] = []
+    return view
+
+
+def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
+    """One move-log entry; `drawn` only for the drawer or once the deal is over (docs/api.md)."""
+    return {
+        "seq": move.seq,
+        "deal": move.deal_number,
+        "seat": move.seat,
+        "action": move.action,
+        "card": move.card,
+        "suit": move.suit,
+        "drawn": list(move.drawn) if reveal_drawn else None,
+        "drawn_count": len(move.drawn),
+        "by_bot": move.by_bot,
+        "at": move.at,
+    }
+
+
+def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
+    """`GET …/deals/{n}`: public; seed, hands at start and full moves only once the deal may be
+    shown: `moves` from selectors.deal_get, None before (a deal not over, or one another table
+    of a duplicate round still plays)."""
+    body: dict[str, Any] = {
+        "number": deal.number,
+        "dealer": deal.dealer,
+        "opener": deal.opener,
+        "status": deal.status,
+        "commitment": deal.commitment,
+        "result": None,
+        "seed": None,
+        "hands_at_start": None,
+        "moves": None,
+    }
+    if moves is not None:
+        result = dict(deal.result or {})
+        body["result"] = {
+            "winners": result.get("winners", []),
+            "reason": result.get("reason"),
+            "last_card": result.get("last_card"),
+            "multiplier": result.get("multiplier"),
+            "penalties": result.get("penalties", []),
+            "hand_penalties": result.get("hand_penalties", []),
+        }
+        body["seed"] = bytes(deal.seed).hex()
+        body["hands_at_start"] = deal.hands_at_start
+        body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
+    return body

@@ -1,0 +1,118 @@
+"""The `tournament_round` event of `GET /me/events` (a round of a tournament you play was
+dealt), and the stream routes' answer to anything but GET. Through the test client: under WSGI
+a stream sends what its log holds after Last-Event-ID, then `close` (test_streams.py covers the
+ASGI servers)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import override_settings
+
+from games.models import Match
+from tests.tournaments.helpers import accept_all
+from tournaments.models import Round
+from tournaments.services import tournament_advance, tournament_create, tournament_start
+
+pytestmark = pytest.mark.django_db
+
+
+def _sse(response: Any) -> list[tuple[int | None, str, Any]]:
+    """(id, event, data) of a whole event stream."""
+    found = []
+    for block in b"".join(response.streaming_content).decode().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+        if "event" in fields:
+            event_id = int(fields["id"]) if "id" in fields else None
+            found.append((event_id, fields["event"], json.loads(fields.get("data", "null"))))
+    return found
+
+
+def _rounds(client: Any) -> list[dict[str, Any]]:
+    response = client.get("/api/v1/me/events", HTTP_LAST_EVENT_ID="0")
+    assert response.status_code == 200
+    events = _sse(response)
+    assert [seq for seq, _, _ in events[:-1]] == list(range(1, len(events)))  # each once, in order
+    return [data for _, event, data in events if event == "tournament_round"]
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_each_person_hears_of_each_round_dealt_with_their_tables_match(
+    make_player, client_for, django_capture_on_commit_callbacks
+):
+    organizer, organizer_token = make_player()
+    people = [make_player() for _ in range(5)]  # five at tables of two: one bye a round
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Five",
+        format="round_robin",
+        table_size=2,
+        players=[p.id for p, _ in people],
+        bots=["greedy"],  # a bot entrant hears nothing (it has no stream)
+        deals=1,
+    )
+    accept_all(tournament.id)
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament_start(tournament_id=tournament.id, player=organizer)
+    first = Round.objects.get(tournament=tournament, number=1)
+    tables = {
+        str(p): str(m.id)
+        for m in Match.objects.filter(tournament_table__round=first)
+        for p in m.seat_players
+    }
+    for player, token in people:
+        (event,) = _rounds(client_for(token))
+        expected = [tables[str(player.id)]] if str(player.id) in tables else []
+        assert event == {
+            "seq": event["seq"],
+            "type": "tournament_round",
+            "tournament": str(tournament.id),
+            "round": 1,
+            "matches": expected,
+        }
+        assert (str(player.id) in first.byes) == (expected == [])
+    assert len(first.byes) == 0 and len(tables) == 6  # five people and the bot at three tables
+
+    Match.objects.filter(tournament_table__round=first).update(status="finished")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tournament_advance(tournament_id=tournament.id) is True
+    second = Round.objects.get(tournament=tournament, number=2)
+    assert {e["round"] for e in _rounds(client_for(people[0][1]))} == {1, second.number}
+    assert _rounds(client_for(organizer_token)) == []  # the organizer does not play
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_a_bye_is_told_with_no_match(make_player, client_for, django_capture_on_commit_callbacks):
+    organizer, _ = make_player()
+    people = [make_player() for _ in range(3)]  # three at tables of two: one bye
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Three",
+        format="round_robin",
+        table_size=2,
+        players=[p.id for p, _ in people],
+        deals=1,
+    )
+    accept_all(tournament.id)
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament_start(tournament_id=tournament.id, player=organizer)
+    (bye,) = Round.objects.get(tournament=tournament, number=1).byes
+    heard = {str(p.id): _rounds(client_for(token)) for p, token in people}
+    assert heard[bye][0]["matches"] == []
+    assert all(len(events[0]["matches"]) == 1 for pid, events in heard.items() if pid != bye)
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_streams_answer_get_only(method, make_player, client_for):
+    _, token = make_player()
+    client = client_for(token)
+    for path in (
+        "/api/v1/me/events",
+        "/api/v1/matches/00000000-0000-0000-0000-000000000000/events",
+    ):
+        response = getattr(client, method)(path)
+        assert response.status_code == 405, (path, response.status_code)
+        assert response["Allow"] == "GET"
+        assert response.json()["code"] == "method_not_allowed"
