@@ -10,7 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, NotAuthenticated
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,7 +28,9 @@ from players.models import Player
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .models import Match
 from .selectors import (
+    deal_analysis_view,
     deal_get,
+    deal_luck_view,
     deal_replay_get,
     match_get,
     match_list,
@@ -39,6 +41,7 @@ from .serializers import (
     DealReplaySerializer,
     DealRevealSerializer,
     MatchSerializer,
+    MoveBodySerializer,
     MoveEntrySerializer,
     MovePostSerializer,
     MoveReplySerializer,
@@ -58,6 +61,7 @@ from .services import (
     match_leave,
     match_rematch,
 )
+from .services.analysis import deal_analysis_request
 
 if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
@@ -484,13 +488,134 @@ class DealDetailApi(APIView):
         summary="Get a deal",
         description=(
             "Public. A deal's commitment; once it is over, its seed, the hands at its start and "
-            "every move, so that anyone can replay and check it (R-3, R-4)."
+            "every move, so that anyone can replay and check it (R-3, R-4), and each seat's luck"
+            " once a worker has estimated it (null before)."
         ),
         responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
         deal, moves = deal_get(match_id=match_id, number=number)
-        return Response(deal_reveal(deal, moves))
+        body = deal_reveal(deal, moves)
+        body["luck"] = deal_luck_view(deal) if moves is not None else None  # shown with the seed
+        return Response(body)
+
+
+class MoveValueSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "MoveValue"
+
+    move = MoveBodySerializer()
+    value = serializers.FloatField(help_text="Expected deal score after this move.")
+
+
+class DecisionSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "AnalysedDecision"
+
+    seq = serializers.IntegerField(help_text="The move's `seq` in the move log.")
+    seat = serializers.IntegerField()
+    by_bot = serializers.BooleanField(help_text="Played by the turn clock for the person.")
+    played = MoveBodySerializer()
+    played_value = serializers.FloatField()
+    best = MoveBodySerializer()
+    best_value = serializers.FloatField()
+    loss = serializers.FloatField(help_text="played_value − best_value, expected points.")
+    loss_stderr = serializers.FloatField()
+    verdict = serializers.ChoiceField(choices=["inaccuracy", "mistake", "blunder"], allow_null=True)
+    values = MoveValueSerializer(many=True)
+
+
+class DealAnalysisApi(APIView):
+    """`GET …/deals/{n}/analysis`: computed on a worker when first asked for, then cached."""
+
+    permission_classes = [AllowAny]
+    throttle_scope = "deal_analysis"
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DealAnalysis"
+
+        status = serializers.ChoiceField(choices=["pending", "ready"])
+        samples = serializers.IntegerField(required=False)
+        bot = serializers.CharField(required=False)
+        seed = serializers.CharField(required=False)
+        cpu_seconds = serializers.FloatField(required=False)
+        thresholds = serializers.DictField(child=serializers.FloatField(), required=False)
+        decisions = DecisionSerializer(many=True, required=False)
+
+    @extend_schema(
+        operation_id="matches_deals_analysis",
+        summary="Get a deal's move analysis",
+        description=(
+            "Every decision of a person (2+ legal moves) in a deal that is over: the estimated"
+            " value (expected deal score, lower is better) of the move played and of the best"
+            " move from that seat's observation only, the loss and its verdict (`inaccuracy` /"
+            " `mistake` / `blunder`, docs/api.md). The first request has a worker compute it:"
+            " `202 {status: pending}`, poll again; then `200` with the analysis, kept. For a"
+            " seat of the match; for anyone once the match is finished and public. Throttled per"
+            " user (THROTTLE_DEAL_ANALYSIS)."
+        ),
+        responses={
+            200: OutputSerializer,
+            202: OutputSerializer,
+            **error_responses(
+                "not_authenticated", "not_seated", "not_found", "deal_not_over", "throttled"
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "pending", value={"status": "pending"}, response_only=True, status_codes=["202"]
+            ),
+            OpenApiExample(
+                "ready",
+                value={
+                    "status": "ready",
+                    "samples": 64,
+                    "bot": "greedy",
+                    "seed": "moves:5c1e…",
+                    "cpu_seconds": 0.41,
+                    "thresholds": {
+                        "inaccuracy": 3.0,
+                        "mistake": 8.0,
+                        "blunder": 20.0,
+                        "significance_z": 2.0,
+                    },
+                    "decisions": [
+                        {
+                            "seq": 4,
+                            "seat": 0,
+                            "by_bot": False,
+                            "played": {"action": "play", "card": "KH"},
+                            "played_value": 31.2,
+                            "best": {"action": "play", "card": "7H"},
+                            "best_value": 18.9,
+                            "loss": 12.3,
+                            "loss_stderr": 2.1,
+                            "verdict": "mistake",
+                            "values": [
+                                {"move": {"action": "play", "card": "7H"}, "value": 18.9},
+                                {"move": {"action": "play", "card": "KH"}, "value": 31.2},
+                            ],
+                        }
+                    ],
+                },
+                response_only=True,
+                status_codes=["200"],
+            ),
+        ],
+    )
+    def get(self, request: Request, match_id: Any, number: int) -> Response:
+        user = request.user
+        player = getattr(user, "player", None) if user is not None else None
+        try:
+            analysis = deal_analysis_request(match_id=match_id, number=number, player=player)
+        except ApplicationError as exc:
+            if exc.code == "not_authenticated":
+                raise NotAuthenticated(exc.message) from None  # with WWW-Authenticate
+            raise
+        body = deal_analysis_view(analysis)
+        ready = body["status"] == "ready"
+        return Response(body, status=status.HTTP_200_OK if ready else status.HTTP_202_ACCEPTED)
 
 
 class RuleListApi(APIView):

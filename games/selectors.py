@@ -12,12 +12,13 @@ from django.db import connection
 from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
 
 from games import engine
+from games.engine import analysis as engine_analysis
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
 from . import sql
-from .models import Deal, Match, Move, Seat
+from .models import Deal, DealAnalysis, Match, Move, Seat
 
 # A long-poll waits for the NOTIFY that a version change sends on PostgreSQL (trigger of
 # migration 0003), re-checking the version at least every LONG_POLL_RECHECK s; elsewhere it
@@ -308,3 +309,50 @@ def deal_problems(deal: Deal) -> list[str]:
                     f"score entries {scores} differ from penalties {result['penalties']}"
                 )
     return problems
+
+
+# ---- luck and move analysis (games.services.analysis) ----
+
+
+def deal_luck_view(deal: Deal) -> dict[str, Any] | None:
+    """A deal's luck by seat with how it was estimated, or None until its task has run."""
+    from .models import DealLuck
+
+    rows = list(DealLuck.objects.filter(deal=deal).order_by("seat"))
+    if not rows:
+        return None
+    return {
+        "samples": rows[0].samples,
+        "bot": rows[0].bot,
+        "seed": rows[0].seed,
+        "seats": [
+            {
+                "seat": row.seat,
+                "penalty": row.penalty,
+                "expected": round(row.expected, 4),
+                "stderr": round(row.stderr, 4),
+                "luck": round(row.luck, 4),
+            }
+            for row in rows
+        ],
+    }
+
+
+def deal_analysis_view(analysis: DealAnalysis) -> dict[str, Any]:
+    """`GET …/deals/{n}/analysis`: pending, or ready with every person's decisions."""
+    if analysis.status != DealAnalysis.Status.READY:
+        return {"status": analysis.status}
+    return {
+        "status": analysis.status,
+        "samples": analysis.samples,
+        "bot": analysis.bot,
+        "seed": analysis.seed,
+        "cpu_seconds": analysis.cpu_seconds,
+        "thresholds": {
+            "inaccuracy": engine_analysis.INACCURACY,
+            "mistake": engine_analysis.MISTAKE,
+            "blunder": engine_analysis.BLUNDER,
+            "significance_z": engine_analysis.SIGNIFICANCE_Z,
+        },
+        "decisions": (analysis.result or {}).get("decisions", []),
+    }

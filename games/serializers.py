@@ -211,6 +211,25 @@ class MoveEntrySerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
+class SeatLuckSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    penalty = serializers.IntegerField(help_text="The seat's deal score (R-30, R-31).")
+    expected = serializers.FloatField(
+        help_text="Mean deal score of the reference bot with these cards over `samples` deals."
+    )
+    stderr = serializers.FloatField(help_text="Standard error of `expected`.")
+    luck = serializers.FloatField(
+        help_text="expected − penalty: positive when the seat did better than its cards gave."
+    )
+
+
+class DealLuckSerializer(serializers.Serializer):
+    samples = serializers.IntegerField(help_text="K: simulated deals, stock re-sampled.")
+    bot = serializers.CharField(help_text="The reference bot that played every seat.")
+    seed = serializers.CharField(help_text="Seed of the samples: the estimate is reproducible.")
+    seats = SeatLuckSerializer(many=True)
+
+
 class DealRevealSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     dealer = serializers.IntegerField()
@@ -223,6 +242,9 @@ class DealRevealSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField()), allow_null=True
     )
     moves = MoveEntrySerializer(many=True, allow_null=True)
+    luck = DealLuckSerializer(
+        allow_null=True, help_text="Each seat's luck, once the deal is shown and analysed."
+    )
 
 
 class PaginatedMatchSerializer(serializers.Serializer):

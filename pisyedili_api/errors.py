@@ -51,7 +51,10 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "match_full": (409, _("The match is full or has started.")),
     "match_not_waiting": (409, _("The match is no longer waiting for players.")),
     "match_not_finished": (409, _("The match is not finished.")),
-    "deal_not_over": (409, _("The deal is not over yet: its replay comes once it is.")),
+    "deal_not_over": (
+        409,
+        _("The deal is still being played: its replay and analysis come once it is over."),
+    ),
     "too_many_active_matches": (409, _("You have as many matches going on as one player may.")),
     "tournament_started": (409, _("The tournament has already started.")),
     "tournament_over": (409, _("The tournament is finished or cancelled.")),

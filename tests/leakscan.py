@@ -22,8 +22,8 @@ from django.http import HttpRequest, HttpResponse
 
 CARD_RE = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
 MATCH_PATH_RE = re.compile(r"^/api/v1/matches/([0-9a-fA-F-]{36})(/.*)?$")
-# A deal's own routes (its reveal and its replay) speak of that deal only.
-DEAL_PATH_RE = re.compile(r"^/deals/(\d+)(?:/replay)?$")
+# A deal's own routes (its reveal, its replay and its analysis) speak of that deal only.
+DEAL_PATH_RE = re.compile(r"^/deals/(\d+)(?:/replay|/analysis)?$")
 SSE_DATA_RE = re.compile(r"^data: ?(.*)$", re.MULTILINE)
 
 VIOLATIONS: list[str] = []

@@ -26,6 +26,8 @@ MATRIX = {
     ("POST", "/leave"): (409, 403, 401),
     ("POST", "/cancel"): (409, 403, 401),
     ("POST", "/rematch"): (409, 403, 401),
+    # Deal 1 is being played: 409 for the seat; a seat's only until the match is finished.
+    ("GET", "/deals/1/analysis"): (409, 403, 401),
 }
 # Where a match with `spectators: none` answers otherwise: nobody but its seats sees it.
 PRIVATE = {
@@ -41,6 +43,7 @@ ROUTE_CODES = {
     ("POST", "/cancel"): {403: "not_creator", 409: "match_not_waiting"},
     ("POST", "/rematch"): {409: "match_not_finished"},
     ("GET", "/deals/1/replay"): {409: "deal_not_over"},
+    ("GET", "/deals/1/analysis"): {409: "deal_not_over"},
 }
 PRIVATE_CODES = {403: "spectators_not_allowed"}
 

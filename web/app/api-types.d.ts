@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * List the bot strategies
-         * @description Public. Every strategy name that `bots` and `fill_bots` take, with a description.
+         * @description Public. Every strategy name that `bots` and `fill_bots` take, with a description; the levels players choose from (random, greedy, ismcts-1 … ismcts-4, weakest first) with their rating measured by self-play (bench/bots.py) and the command that measured it. `ismcts` plays the level ismcts-4.
          */
         get: operations["bots_list"];
         put?: never;
@@ -237,9 +237,29 @@ export interface paths {
         };
         /**
          * Get a deal
-         * @description Public. A deal's commitment; once it is over, its seed, the hands at its start and every move, so that anyone can replay and check it (R-3, R-4).
+         * @description Public. A deal's commitment; once it is over, its seed, the hands at its start and every move, so that anyone can replay and check it (R-3, R-4), and each seat's luck once a worker has estimated it (null before).
          */
         get: operations["matches_deals_detail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/matches/{match_id}/deals/{number}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a deal's move analysis
+         * @description Every decision of a person (2+ legal moves) in a deal that is over: the estimated value (expected deal score, lower is better) of the move played and of the best move from that seat's observation only, the loss and its verdict (`inaccuracy` / `mistake` / `blunder`, docs/api.md). The first request has a worker compute it: `202 {status: pending}`, poll again; then `200` with the analysis, kept. For a seat of the match; for anyone once the match is finished and public. Throttled per user (THROTTLE_DEAL_ANALYSIS).
+         */
+        get: operations["matches_deals_analysis"];
         put?: never;
         post?: never;
         delete?: never;
@@ -680,6 +700,28 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AnalysedDecision: {
+            /** @description The move's `seq` in the move log. */
+            seq: number;
+            seat: number;
+            /** @description Played by the turn clock for the person. */
+            by_bot: boolean;
+            played: components["schemas"]["MoveBody"];
+            /** Format: double */
+            played_value: number;
+            best: components["schemas"]["MoveBody"];
+            /** Format: double */
+            best_value: number;
+            /**
+             * Format: double
+             * @description played_value − best_value, expected points.
+             */
+            loss: number;
+            /** Format: double */
+            loss_stderr: number;
+            verdict: components["schemas"]["VerdictEnum"] | components["schemas"]["NullEnum"];
+            values: components["schemas"]["MoveValue"][];
+        };
         BoardRating: {
             seats: number | null;
             ruleset: string;
@@ -693,6 +735,30 @@ export interface components {
         Bot: {
             strategy: string;
             description: string;
+            /** @description The level this strategy plays (weakest first in the list); null for none. */
+            level: string | null;
+            /** @description The level's rating, measured by self-play. */
+            rating: components["schemas"]["BotLevelRating"] | null;
+        };
+        BotLevelRating: {
+            /** Format: double */
+            mu: number;
+            /** Format: double */
+            sigma: number;
+            /** Format: double */
+            ordinal: number;
+            /**
+             * Format: double
+             * @description Mean deal score in the measurement.
+             */
+            mean_penalty: number;
+            /** Format: double */
+            cpu_ms_per_decision: number;
+            /** @description The command that measured it. */
+            measured_by: string;
+            model: string;
+            /** @description Deals the measurement played in all. */
+            deals: number;
         };
         /**
          * @description * `cancelled` - cancelled
@@ -700,12 +766,39 @@ export interface components {
          * @enum {string}
          */
         CancelReasonEnum: "cancelled" | "expired";
+        DealAnalysis: {
+            status: components["schemas"]["DealAnalysisStatusEnum"];
+            samples?: number;
+            bot?: string;
+            seed?: string;
+            /** Format: double */
+            cpu_seconds?: number;
+            thresholds?: {
+                [key: string]: number;
+            };
+            decisions?: components["schemas"]["AnalysedDecision"][];
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `ready` - ready
+         * @enum {string}
+         */
+        DealAnalysisStatusEnum: "pending" | "ready";
         /**
          * @description * `shed` - shed
          *     * `stock_exhausted` - stock_exhausted
          * @enum {string}
          */
         DealEndReasonEnum: "shed" | "stock_exhausted";
+        DealLuck: {
+            /** @description K: simulated deals, stock re-sampled. */
+            samples: number;
+            /** @description The reference bot that played every seat. */
+            bot: string;
+            /** @description Seed of the samples: the estimate is reproducible. */
+            seed: string;
+            seats: components["schemas"]["SeatLuck"][];
+        };
         /**
          * @description * `opening` - opening
          *     * `play` - play
@@ -750,6 +843,8 @@ export interface components {
             seed: string | null;
             hands_at_start: string[][] | null;
             moves: components["schemas"]["MoveEntry"][] | null;
+            /** @description Each seat's luck, once the deal is shown and analysed. */
+            luck: components["schemas"]["DealLuck"] | null;
         };
         /**
          * @description * `active` - active
@@ -840,6 +935,13 @@ export interface components {
             deals_won: number;
             /** Format: double */
             avg_penalty: number;
+            /**
+             * Format: double
+             * @description Mean luck-adjusted score per deal (higher is better).
+             */
+            skill: number | null;
+            /** @description Analysed deals behind `skill`. */
+            skill_deals: number;
         };
         LeaderboardPageResponse: {
             results: components["schemas"]["LeaderboardEntry"][];
@@ -1000,6 +1102,14 @@ export interface components {
             /** @description A bot is on turn in this view and has not moved yet: a worker plays its turn right after this reply (watch the version move on). */
             pending_bot_turns: boolean;
         };
+        MoveValue: {
+            move: components["schemas"]["MoveBody"];
+            /**
+             * Format: double
+             * @description Expected deal score after this move.
+             */
+            value: number;
+        };
         NullEnum: null;
         PaginatedMatch: {
             /** Format: uri */
@@ -1145,6 +1255,26 @@ export interface components {
             total: number;
             place: number | null;
         };
+        SeatLuck: {
+            seat: number;
+            /** @description The seat's deal score (R-30, R-31). */
+            penalty: number;
+            /**
+             * Format: double
+             * @description Mean deal score of the reference bot with these cards over `samples` deals.
+             */
+            expected: number;
+            /**
+             * Format: double
+             * @description Standard error of `expected`.
+             */
+            stderr: number;
+            /**
+             * Format: double
+             * @description expected − penalty: positive when the seat did better than its cards gave.
+             */
+            luck: number;
+        };
         SeatPlayer: {
             /** Format: uuid */
             id: string;
@@ -1220,6 +1350,18 @@ export interface components {
             deals_played: number;
             deals_won: number;
             penalty_points: number;
+            /** @description Deals whose luck has been estimated. */
+            luck_deals: number;
+            /**
+             * Format: double
+             * @description Mean luck (expected − actual deal score) over them; the player's skill.
+             */
+            mean_luck: number | null;
+            /**
+             * Format: double
+             * @description Sum of the luck over them: the hand's quality taken out of the penalties.
+             */
+            luck_adjusted_score: number;
         };
         StreamTicket: {
             ticket: string;
@@ -1335,6 +1477,13 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "choice" | "boolean" | "integer";
+        /**
+         * @description * `inaccuracy` - inaccuracy
+         *     * `mistake` - mistake
+         *     * `blunder` - blunder
+         * @enum {string}
+         */
+        VerdictEnum: "inaccuracy" | "mistake" | "blunder";
     };
     responses: never;
     parameters: never;
@@ -1562,13 +1711,14 @@ export interface operations {
                 /** @description Rows per page. */
                 limit?: number;
                 /**
-                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first.
+                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first; skill: mean luck-adjusted score per deal (expected − actual), highest first, only players with an analysed deal.
                  *
                  *     * `rating` - rating
                  *     * `wins` - wins
                  *     * `points` - points
+                 *     * `skill` - skill
                  */
-                metric?: "rating" | "wins" | "points";
+                metric?: "rating" | "wins" | "points" | "skill";
                 /**
                  * @description all time, the current calendar month or the current ISO week (Monday 00:00 UTC); see GET /leaderboards for the bounds.
                  *
@@ -1887,6 +2037,83 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_deals_analysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+                /** @description The deal's number in the match, from 1. */
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealAnalysis"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealAnalysis"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_seated` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deal_not_over` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
