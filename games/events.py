@@ -77,7 +77,7 @@ def _prefix() -> str:
 
 def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, Any]]]:
     """(player id, event) for each person the new version of `match` concerns: match started,
-    match finished, or their turn (a bot's turn concerns nobody)."""
+    finished or cancelled, or their turn (a bot's turn concerns nobody)."""
     match_id, version = str(match.id), match.version
     people = [
         (seat, player)
@@ -92,6 +92,8 @@ def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, 
             events.append((player, {"type": "match_started", **base}))
         if status_changed and match.status == "finished":
             events.append((player, {"type": "match_finished", **base, "totals": match.totals}))
+        if status_changed and match.status == "cancelled":
+            events.append((player, {"type": "match_cancelled", **base}))
         if turn == seat:
             events.append((player, {"type": "your_turn", **base}))
     return events

@@ -147,6 +147,10 @@ def _seat_view(match_id: UUID, seat: int | None) -> tuple[int, str, dict[str, An
     return match.version, match.status, match_view(match, seat)
 
 
+# A match stream closes once its match can change no more: finished, or cancelled in the lobby.
+_OVER = (Match.Status.FINISHED, Match.Status.CANCELLED)
+
+
 def _seat_event(
     match_id: UUID, seat: int | None, after: int | None
 ) -> tuple[int, bool, bytes | None]:
@@ -159,7 +163,7 @@ def _seat_event(
         return -1, True, None
     version, status, view = found
     event = _event("state", view, version) if after != version else None
-    return version, status == Match.Status.FINISHED, event
+    return version, status in _OVER, event
 
 
 def _viewer(request: HttpRequest, *, tickets: bool = True) -> Player | None:
@@ -462,7 +466,8 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         "get": _stream_operation(
             "me_events",
             "Stream the caller's turns and matches",
-            "The caller's `your_turn`, `match_started` and `match_finished` events of every "
+            "The caller's `your_turn`, `match_started`, `match_finished` and `match_cancelled` "
+            "events of every "
             "match, and `tournament_round` (tournament, round, the ids of their table's "
             "matches) when a round they play is dealt; id = the caller's event sequence; "
             "Last-Event-ID replays what came after "

@@ -103,7 +103,11 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
                 for seat in range(match.seat_count)
             ]
         )
-        player_luck_add(luck=list(zip(players, luck, strict=True)))
+        if locked.seed_key is None:
+            # A duplicate table's luck joins its players' stats with its boards, after the
+            # settlement (which waits for every table of the round): not while another table
+            # still plays the same cards.
+            player_luck_add(luck=list(zip(players, luck, strict=True)))
         if locked.settled_at is not None:
             _luck_count_locked(locked)  # luck that comes after the settlement
     logger.info(
@@ -137,11 +141,11 @@ def _luck_count_locked(match: Match) -> int:
     )
     if not rows or match.finished_at is None:
         return 0
+    counted = [(player_id, luck) for _, player_id, luck in rows]
+    if match.seed_key is not None:
+        player_luck_add(luck=counted)  # held back by deal_luck until the settlement
     player_boards_luck_add(
-        seats=match.seat_count,
-        rules=match.rules,
-        finished_at=match.finished_at,
-        luck=[(player_id, luck) for _, player_id, luck in rows],
+        seats=match.seat_count, rules=match.rules, finished_at=match.finished_at, luck=counted
     )
     DealLuck.objects.filter(id__in=[row_id for row_id, _, _ in rows]).update(
         counted_at=timezone.now()
