@@ -10,7 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, NotAuthenticated
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,27 +23,35 @@ from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
+from players.models import Player
 
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from .models import Match
 from .selectors import (
+    deal_analysis_view,
     deal_get,
+    deal_luck_view,
+    deal_replay_get,
     match_get,
     match_list,
     match_moves_for_player,
     match_view_for_player,
 )
 from .serializers import (
+    DealReplaySerializer,
     DealRevealSerializer,
     MatchSerializer,
+    MoveBodySerializer,
     MoveEntrySerializer,
     MovePostSerializer,
     MoveReplySerializer,
     PaginatedMatchSerializer,
     StateSerializer,
+    deal_replay,
     deal_reveal,
     match_summary,
+    match_view,
     move_entry,
-    state_view,
 )
 from .services import (
     match_apply_move,
@@ -53,12 +61,21 @@ from .services import (
     match_leave,
     match_rematch,
 )
+from .services.analysis import deal_analysis_request
 
 if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
     from rest_framework.permissions import _SupportsHasPermission
 
 MAX_WAIT_SECONDS = 25
+
+
+def caller_player(request: Request) -> Player | None:
+    """The signed-in caller's player, or None for an anonymous one (a spectator)."""
+    user = request.user
+    if user is None or not user.is_authenticated:
+        return None
+    return getattr(user, "player", None)
 
 
 def no_store(response: Response) -> Response:
@@ -134,6 +151,13 @@ class MatchListCreateApi(APIView):
             help_text="Turn clock: seconds a person has per turn; past it the greedy move is"
             " played for them (by_bot in the move log). Null or absent: no clock.",
         )
+        spectators = serializers.ChoiceField(
+            choices=Match.Spectators.values,
+            required=False,
+            default=Match.Spectators.PUBLIC,
+            help_text="Who may watch the match: `public` (default), anyone, signed in or not,"
+            " sees the public view (no hand); `none`, only its seats.",
+        )
 
     @extend_schema(
         operation_id="matches_list",
@@ -179,7 +203,12 @@ class MatchListCreateApi(APIView):
                 "two greedy bots",
                 value={"seats": 3, "bots": ["greedy", "greedy"], "deals": 4},
                 request_only=True,
-            )
+            ),
+            OpenApiExample(
+                "a private table",
+                value={"seats": 2, "spectators": "none"},
+                request_only=True,
+            ),
         ],
     )
     def post(self, request: AuthenticatedRequest) -> Response:
@@ -228,6 +257,8 @@ class MatchJoinApi(APIView):
 
 
 class MatchStateApi(APIView):
+    permission_classes = [AllowAny]  # spectators: the public view, signed in or not
+
     class FilterSerializer(serializers.Serializer):
         class Meta:
             ref_name = "StateFilter"
@@ -249,26 +280,62 @@ class MatchStateApi(APIView):
         operation_id="matches_state",
         summary="Get the caller's view of a match",
         description=(
-            "The seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). "
-            "With `after_version` and `wait` it is a long-poll: it answers as soon as the match's "
-            "version passes `after_version`, or after `wait` seconds with the current view."
+            "A seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). "
+            "Anyone else (signed in or not) gets the public view of a `spectators: public` "
+            "match: the same keys with `you` null and no hand and no legal move (hand counts, "
+            "top card, turn, stock count, totals); of a `spectators: none` match, 403 "
+            "`spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it "
+            "answers as soon as the match's version passes `after_version`, or after `wait` "
+            "seconds with the current view."
         ),
         parameters=[FilterSerializer],
         responses={
             200: StateSerializer,
-            **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
+            **error_responses(
+                "invalid", "not_authenticated", "spectators_not_allowed", "not_found"
+            ),
         },
+        examples=[
+            OpenApiExample(
+                "a spectator's public view",
+                value={
+                    "match": "9b0c6a4e-2f6d-4a51-8f0e-3c1d2b7a9e10",
+                    "version": 12,
+                    "status": "active",
+                    "deal": 1,
+                    "deals_total": 4,
+                    "phase": "play",
+                    "you": None,
+                    "turn": 1,
+                    "dealer": 1,
+                    "direction": 1,
+                    "hand": [],
+                    "hand_counts": [5, 6],
+                    "top_card": "9D",
+                    "active_suit": "D",
+                    "pending_sevens": 0,
+                    "draws_this_turn": 0,
+                    "stock_count": 30,
+                    "totals": [0, 0],
+                    "commitment": "5d41402abc4b2a76b9719d911017c592…",
+                    "legal_moves": [],
+                    "turn_deadline": None,
+                    "result": None,
+                },
+                response_only=True,
+            )
+        ],
     )
-    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+    def get(self, request: Request, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         match, seat = match_view_for_player(
             match_id=match_id,
-            player=request.user.player,
+            player=caller_player(request),
             after_version=filters.validated_data.get("after_version"),
             wait=filters.validated_data.get("wait", 0),
         )
-        return no_store(Response(state_view(match, seat)))
+        return no_store(Response(match_view(match, seat)))
 
 
 # One instance validates every move POST (run_validation keeps no state): a serializer built per
@@ -308,6 +375,11 @@ class MatchMovesApi(APIView):
         if self.request is not None and self.request.method == "POST" and not fake:
             return [DeferredTokenAuthentication()]
         return super().get_authenticators()
+
+    def get_permissions(self) -> Sequence[_SupportsHasPermission]:
+        if self.request is not None and self.request.method == "GET":
+            return [AllowAny()]  # the log of a spectators: public match is public
+        return super().get_permissions()
 
     @extend_schema(
         operation_id="matches_moves_create",
@@ -384,20 +456,24 @@ class MatchMovesApi(APIView):
         summary="Get the move log",
         description=(
             "The match's moves in order as the caller may see them: cards another seat drew are "
-            "shown once the deal is over (R-3)."
+            "shown once the deal is over (R-3). Seats, and anyone (signed in or not) on a "
+            "`spectators: public` match, who sees no `drawn` card of a deal in progress; a "
+            "`spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat."
         ),
         parameters=[FilterSerializer],
         responses={
             200: MoveEntrySerializer(many=True),
-            **error_responses("invalid", "not_authenticated", "not_seated", "not_found"),
+            **error_responses(
+                "invalid", "not_authenticated", "spectators_not_allowed", "not_found"
+            ),
         },
     )
-    def get(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+    def get(self, request: Request, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         moves = match_moves_for_player(
             match_id=match_id,
-            player=request.user.player,
+            player=caller_player(request),
             deal=filters.validated_data.get("deal"),
             after_seq=filters.validated_data.get("after_seq"),
         )
@@ -412,13 +488,134 @@ class DealDetailApi(APIView):
         summary="Get a deal",
         description=(
             "Public. A deal's commitment; once it is over, its seed, the hands at its start and "
-            "every move, so that anyone can replay and check it (R-3, R-4)."
+            "every move, so that anyone can replay and check it (R-3, R-4), and each seat's luck"
+            " once a worker has estimated it (null before)."
         ),
         responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
         deal, moves = deal_get(match_id=match_id, number=number)
-        return Response(deal_reveal(deal, moves))
+        body = deal_reveal(deal, moves)
+        body["luck"] = deal_luck_view(deal) if moves is not None else None  # shown with the seed
+        return Response(body)
+
+
+class MoveValueSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "MoveValue"
+
+    move = MoveBodySerializer()
+    value = serializers.FloatField(help_text="Expected deal score after this move.")
+
+
+class DecisionSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "AnalysedDecision"
+
+    seq = serializers.IntegerField(help_text="The move's `seq` in the move log.")
+    seat = serializers.IntegerField()
+    by_bot = serializers.BooleanField(help_text="Played by the turn clock for the person.")
+    played = MoveBodySerializer()
+    played_value = serializers.FloatField()
+    best = MoveBodySerializer()
+    best_value = serializers.FloatField()
+    loss = serializers.FloatField(help_text="played_value − best_value, expected points.")
+    loss_stderr = serializers.FloatField()
+    verdict = serializers.ChoiceField(choices=["inaccuracy", "mistake", "blunder"], allow_null=True)
+    values = MoveValueSerializer(many=True)
+
+
+class DealAnalysisApi(APIView):
+    """`GET …/deals/{n}/analysis`: computed on a worker when first asked for, then cached."""
+
+    permission_classes = [AllowAny]
+    throttle_scope = "deal_analysis"
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DealAnalysis"
+
+        status = serializers.ChoiceField(choices=["pending", "ready"])
+        samples = serializers.IntegerField(required=False)
+        bot = serializers.CharField(required=False)
+        seed = serializers.CharField(required=False)
+        cpu_seconds = serializers.FloatField(required=False)
+        thresholds = serializers.DictField(child=serializers.FloatField(), required=False)
+        decisions = DecisionSerializer(many=True, required=False)
+
+    @extend_schema(
+        operation_id="matches_deals_analysis",
+        summary="Get a deal's move analysis",
+        description=(
+            "Every decision of a person (2+ legal moves) in a deal that is over: the estimated"
+            " value (expected deal score, lower is better) of the move played and of the best"
+            " move from that seat's observation only, the loss and its verdict (`inaccuracy` /"
+            " `mistake` / `blunder`, docs/api.md). The first request has a worker compute it:"
+            " `202 {status: pending}`, poll again; then `200` with the analysis, kept. For a"
+            " seat of the match; for anyone once the match is finished and public. Throttled per"
+            " user (THROTTLE_DEAL_ANALYSIS)."
+        ),
+        responses={
+            200: OutputSerializer,
+            202: OutputSerializer,
+            **error_responses(
+                "not_authenticated", "not_seated", "not_found", "deal_not_over", "throttled"
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "pending", value={"status": "pending"}, response_only=True, status_codes=["202"]
+            ),
+            OpenApiExample(
+                "ready",
+                value={
+                    "status": "ready",
+                    "samples": 64,
+                    "bot": "greedy",
+                    "seed": "moves:5c1e…",
+                    "cpu_seconds": 0.41,
+                    "thresholds": {
+                        "inaccuracy": 3.0,
+                        "mistake": 8.0,
+                        "blunder": 20.0,
+                        "significance_z": 2.0,
+                    },
+                    "decisions": [
+                        {
+                            "seq": 4,
+                            "seat": 0,
+                            "by_bot": False,
+                            "played": {"action": "play", "card": "KH"},
+                            "played_value": 31.2,
+                            "best": {"action": "play", "card": "7H"},
+                            "best_value": 18.9,
+                            "loss": 12.3,
+                            "loss_stderr": 2.1,
+                            "verdict": "mistake",
+                            "values": [
+                                {"move": {"action": "play", "card": "7H"}, "value": 18.9},
+                                {"move": {"action": "play", "card": "KH"}, "value": 31.2},
+                            ],
+                        }
+                    ],
+                },
+                response_only=True,
+                status_codes=["200"],
+            ),
+        ],
+    )
+    def get(self, request: Request, match_id: Any, number: int) -> Response:
+        user = request.user
+        player = getattr(user, "player", None) if user is not None else None
+        try:
+            analysis = deal_analysis_request(match_id=match_id, number=number, player=player)
+        except ApplicationError as exc:
+            if exc.code == "not_authenticated":
+                raise NotAuthenticated(exc.message) from None  # with WWW-Authenticate
+            raise
+        body = deal_analysis_view(analysis)
+        ready = body["status"] == "ready"
+        return Response(body, status=status.HTTP_200_OK if ready else status.HTTP_202_ACCEPTED)
 
 
 class RuleListApi(APIView):
@@ -613,3 +810,97 @@ class MatchRematchApi(APIView):
             match_summary(match_get(match=match)),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
+
+
+class DealReplayApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="matches_deals_replay",
+        summary="Replay a finished deal",
+        description=(
+            "Once deal `number` is over: every position from the deal to its end with all hands "
+            "open, rebuilt by the engine from the seed and the move log, for replay viewers. "
+            "`positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the "
+            "position after move i. Public on a `spectators: public` match; seats only on a "
+            "`spectators: none` match (403 `spectators_not_allowed`). Before the deal is over, "
+            "409 `deal_not_over`."
+        ),
+        responses={
+            200: DealReplaySerializer,
+            **error_responses(
+                "not_authenticated", "spectators_not_allowed", "not_found", "deal_not_over"
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "a two-seat deal",
+                value={
+                    "match": "9b0c6a4e-2f6d-4a51-8f0e-3c1d2b7a9e10",
+                    "number": 1,
+                    "dealer": 1,
+                    "opener": 0,
+                    "commitment": "…",
+                    "seed": "…",
+                    "rules": {"opening": "opener_only", "…": "…"},
+                    "seat_count": 2,
+                    "hands_at_start": [["4C", "7H", "…"], ["2D", "JS", "…"]],
+                    "positions": [
+                        {
+                            "index": 0,
+                            "move": None,
+                            "seat": None,
+                            "state": {
+                                "hands": [["4C", "7H", "…"], ["2D", "JS", "…"]],
+                                "turn": 0,
+                                "direction": 1,
+                                "top_card": None,
+                                "active_suit": None,
+                                "pending_sevens": 0,
+                                "stock_count": 38,
+                                "phase": "opening",
+                                "discard_count": 0,
+                            },
+                        },
+                        {
+                            "index": 1,
+                            "move": {
+                                "seq": 1,
+                                "seat": 0,
+                                "action": "play",
+                                "card": "4C",
+                                "suit": None,
+                                "drawn": [],
+                            },
+                            "seat": 0,
+                            "state": {
+                                "hands": [["7H", "…"], ["2D", "JS", "…"]],
+                                "turn": 1,
+                                "direction": 1,
+                                "top_card": "4C",
+                                "active_suit": "C",
+                                "pending_sevens": 0,
+                                "stock_count": 38,
+                                "phase": "play",
+                                "discard_count": 1,
+                            },
+                        },
+                    ],
+                    "result": {
+                        "winners": [0],
+                        "reason": "shed",
+                        "last_card": "9D",
+                        "multiplier": 1,
+                        "penalties": [0, 42],
+                        "hand_penalties": [0, 42],
+                    },
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request, match_id: Any, number: int) -> Response:
+        match, deal, steps = deal_replay_get(
+            match_id=match_id, number=number, player=caller_player(request)
+        )
+        return Response(deal_replay(match, deal, steps))

@@ -77,7 +77,7 @@ def _prefix() -> str:
 
 def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, Any]]]:
     """(player id, event) for each person the new version of `match` concerns: match started,
-    match finished, or their turn (a bot's turn concerns nobody)."""
+    finished or cancelled, or their turn (a bot's turn concerns nobody)."""
     match_id, version = str(match.id), match.version
     people = [
         (seat, player)
@@ -92,6 +92,8 @@ def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, 
             events.append((player, {"type": "match_started", **base}))
         if status_changed and match.status == "finished":
             events.append((player, {"type": "match_finished", **base, "totals": match.totals}))
+        if status_changed and match.status == "cancelled":
+            events.append((player, {"type": "match_cancelled", **base}))
         if turn == seat:
             events.append((player, {"type": "your_turn", **base}))
     return events
@@ -363,19 +365,22 @@ class Hub:
 
     # ---- per-player stream slots (LIVE_STREAMS_PER_PLAYER) ----
 
-    async def slot_take(self, player: str) -> str | None:
-        """A slot id for one more open stream of `player`, or None at the cap."""
+    async def slot_take(self, player: str, limit: int | None = None) -> str | None:
+        """A slot id for one more open stream of `player` (any key: a player id, or a
+        spectator's address), or None at the cap (LIVE_STREAMS_PER_PLAYER unless `limit`)."""
         await self.start()
+        if limit is None:
+            limit = settings.LIVE_STREAMS_PER_PLAYER
         slot = f"{id(self)}:{next(self._slot_ids)}"
         if self._client is None:
-            if self.slots[player] >= settings.LIVE_STREAMS_PER_PLAYER:
+            if self.slots[player] >= limit:
                 return None
             self.slots[player] += 1
             return slot
         now = time.time()
         taken = await self._slot_script(
             keys=[self._slot_key(player)],
-            args=[now, settings.LIVE_STREAMS_PER_PLAYER, now + self._slot_life(), slot, 3600],
+            args=[now, limit, now + self._slot_life(), slot, 3600],
         )
         if not taken:
             return None

@@ -32,6 +32,12 @@ class Match(models.Model):
         CANCELLED = "cancelled"  # by its creator (or the creator leaving an empty table)
         EXPIRED = "expired"  # waiting past MATCH_WAITING_TTL (games.sweep)
 
+    class Spectators(models.TextChoices):
+        """Who may watch: `public`, anyone (the public view); `none`, the seats only."""
+
+        PUBLIC = "public"
+        NONE = "none"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+")
@@ -58,6 +64,13 @@ class Match(models.Model):
     # person on turn must have moved; past it a worker plays the greedy move for them.
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True)
+    # A default in the database too: rows inserted by hand (bench/match_list.py) are public.
+    spectators = models.CharField(
+        max_length=8,
+        choices=Spectators.choices,
+        default=Spectators.PUBLIC,
+        db_default=Spectators.PUBLIC,
+    )
     # Set once settle_match has updated the players' standings (games.tasks, run once).
     settled_at = models.DateTimeField(null=True, blank=True)
     # A waiting match that will never start: why (status cancelled).
@@ -251,3 +264,73 @@ class IdempotencyRecord(models.Model):
         ]
         # games.sweep deletes the records past IDEMPOTENCY_TTL_SECONDS, oldest first.
         indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]
+
+
+# The unique constraint a raced first analysis request trips (games.services.analysis).
+DEAL_ANALYSIS_CONSTRAINT = "deal_analysis_once_per_deal"
+
+
+class DealLuck(models.Model):
+    """One seat's luck in one deal (docs/api.md "Luck and move analysis"): its expected deal
+    score from the deal's start, estimated by the reference bot over K re-sampled stocks
+    (games.engine.analysis.expected_deal_scores), and `luck = expected − penalty` (positive:
+    the seat did better than its cards gave). K, the bot and the seed make it reproducible."""
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="luck")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+", db_index=False)
+    seat = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="deal_luck")
+    penalty = models.IntegerField()
+    expected = models.FloatField()
+    stderr = models.FloatField()
+    luck = models.FloatField()
+    samples = models.PositiveIntegerField(help_text="K: simulated deals behind `expected`.")
+    bot = models.CharField(max_length=32)
+    seed = models.CharField(max_length=128)
+    cpu_seconds = models.FloatField(help_text="CPU time of the deal's whole estimate.")
+    # Set once the luck is on the leaderboards' `skill` (at the match's settlement or after).
+    counted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["deal_id", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["deal", "seat"], name="luck_once_per_deal_seat")
+        ]
+        indexes = [
+            models.Index(
+                fields=["match"], name="luck_uncounted", condition=models.Q(counted_at__isnull=True)
+            )
+        ]
+        verbose_name_plural = "deal luck"
+
+
+class DealAnalysis(models.Model):
+    """The move analysis of one deal that is over, computed once on a worker when first asked
+    for (games.services.analysis): `result` holds every person's decisions with their values
+    and verdicts."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        READY = "ready"
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    result = models.JSONField(null=True, blank=True)
+    samples = models.PositiveIntegerField(null=True, blank=True)
+    bot = models.CharField(max_length=32, blank=True, default="")
+    seed = models.CharField(max_length=128, blank=True, default="")
+    cpu_seconds = models.FloatField(null=True, blank=True)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["deal"], name=DEAL_ANALYSIS_CONSTRAINT)]
+        indexes = [
+            models.Index(
+                fields=["requested_at"],
+                name="deal_analysis_pending",
+                condition=models.Q(status="pending"),
+            )
+        ]
+        verbose_name_plural = "deal analyses"

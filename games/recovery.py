@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Exists, OuterRef, Q, Subquery
 from django.db.models.fields.json import KT
 
-from .models import Deal, Match, Move
+from .models import Deal, DealAnalysis, DealLuck, Match, Move, ScoreEntry
 
 # At most this many of each kind per sweep; the next sweep takes the rest.
 SWEEP_BATCH = 500
@@ -74,3 +74,42 @@ def overdue_turns(*, now: datetime) -> list[tuple[str, int]]:
         .order_by("turn_deadline")
         .values_list("id", "version")[:SWEEP_BATCH]
     ]
+
+
+@dataclass
+class StuckAnalysis:
+    luck: list[tuple[str, int]] = field(default_factory=list)  # (match id, deal number)
+    luck_counts: list[str] = field(default_factory=list)  # match ids
+    analyses: list[tuple[str, int]] = field(default_factory=list)  # (match id, deal number)
+
+
+def stuck_analysis(*, older_than: datetime, since: datetime) -> StuckAnalysis:
+    """Deals scored between `since` and `older_than` with no luck stored (read by the index on
+    the score entries' created_at: a window, not every deal ever scored), settled matches with
+    luck stored before `older_than` and not yet counted on the boards, and analyses still
+    pending since before `older_than`."""
+    luck = (
+        ScoreEntry.objects.filter(seat=0, created_at__gte=since, created_at__lt=older_than)
+        .filter(~Exists(DealLuck.objects.filter(deal_id=OuterRef("deal_id"))))
+        .order_by("created_at")
+        .values_list("match_id", "deal__number")[:SWEEP_BATCH]
+    )
+    uncounted = (
+        DealLuck.objects.filter(
+            counted_at__isnull=True,
+            created_at__lt=older_than,
+            match__settled_at__lt=older_than,
+        )
+        .values_list("match_id", flat=True)
+        .distinct()[:SWEEP_BATCH]
+    )
+    pending = (
+        DealAnalysis.objects.filter(status=DealAnalysis.Status.PENDING, requested_at__lt=older_than)
+        .order_by("requested_at")
+        .values_list("deal__match_id", "deal__number")[:SWEEP_BATCH]
+    )
+    return StuckAnalysis(
+        luck=[(str(match_id), number) for match_id, number in luck],
+        luck_counts=[str(match_id) for match_id in uncounted],
+        analyses=[(str(match_id), number) for match_id, number in pending],
+    )

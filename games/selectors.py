@@ -1,5 +1,6 @@
 """Reads on matches: models and rows; games/serializers.py shapes them into responses (a
-per-seat view from `engine.observe` only, docs/architecture.md)."""
+per-seat view from `engine.observe` only, a spectator's public view from
+`engine.observe_public` only, docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from django.db import connection
 from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
 
 from games import engine
+from games.engine import analysis as engine_analysis
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
 from . import sql
-from .models import Deal, Match, Move, Seat
+from .models import Deal, DealAnalysis, Match, Move, Seat
 
 # A long-poll waits for the NOTIFY that a version change sends on PostgreSQL (trigger of
 # migration 0003), re-checking the version at least every LONG_POLL_RECHECK s; elsewhere it
@@ -114,23 +116,37 @@ def match_read(match_id: UUID | str) -> Match | None:
     return rawsql.fetch_by_pk(Match, match_id)[1]
 
 
-def _match_and_seat(match_id: UUID | str, player: Player) -> tuple[Match, int]:
-    """The match and the player's seat in it: 404 `not_found`, 403 `not_seated`."""
+def match_viewer_get(
+    match_id: UUID | str, player: Player | None, *, live: bool = True
+) -> tuple[Match, int | None]:
+    """The match and the caller's seat in it, None for a spectator (`player` None: anonymous):
+    404 `not_found`; 403 `spectators_not_allowed` for a caller at no seat of a match whose
+    `spectators` is `none`, and (`live`: its play rather than a finished deal's replay) of a
+    table of a duplicate round while another table still plays a deal it shares: what is
+    played at one table is the hidden hands of the other."""
     match = match_read(match_id)
     if match is None:
         raise ApplicationError("not_found", "No such match.")
-    seat = seat_of(match, player.id)
-    if seat is None:
-        raise ApplicationError("not_seated")
+    seat = seat_of(match, player.id if player is not None else None)
+    if seat is None and match.spectators != Match.Spectators.PUBLIC:
+        raise ApplicationError("spectators_not_allowed")
+    if seat is None and live and match.seed_key is not None and shared_deals_pending(match):
+        message = "Other tables are still playing this table's deals: watch it once they finish."
+        raise ApplicationError("spectators_not_allowed", message)
     return match, seat
 
 
 def match_view_for_player(
-    *, match_id: UUID | str, player: Player, after_version: int | None = None, wait: float = 0
-) -> tuple[Match, int]:
-    """The match and the player's seat in it, for the player's view (serializers.state_view);
-    with `after_version`, read once the version passes it or `wait` s have gone by."""
-    match, seat = _match_and_seat(match_id, player)
+    *,
+    match_id: UUID | str,
+    player: Player | None,
+    after_version: int | None = None,
+    wait: float = 0,
+) -> tuple[Match, int | None]:
+    """The match and the caller's seat in it (None: a spectator), for the caller's view
+    (serializers.match_view); with `after_version`, read once the version passes it or `wait`
+    s have gone by."""
+    match, seat = match_viewer_get(match_id, player)
     if after_version is not None and wait > 0 and match.version <= after_version:
         deadline = time.monotonic() + wait
         versions = Match.objects.filter(id=match.id).values_list("version", flat=True)
@@ -168,30 +184,45 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
             cursor.execute(sql.unlisten(channel))
 
 
-def _deal_over_numbers(match: Match) -> set[int]:
-    return set(
-        Deal.objects.filter(match=match, status=Deal.Status.OVER).values_list("number", flat=True)
-    )
+def deal_revealable(deal: Deal, *, pending: set[int] | None = None) -> bool:
+    """May anyone see `deal`'s hidden facts: its seed, the hands at its start, every card
+    drawn, its replay? Once the deal is over, and for a deal of a duplicate round once every
+    table of the round has finished it. `pending`: shared_deals_pending(deal.match), when the
+    caller has it already."""
+    if deal.status != Deal.Status.OVER:
+        return False
+    if pending is None:
+        pending = shared_deals_pending(deal.match)
+    return deal.number not in pending
+
+
+def _revealable_numbers(match: Match) -> set[int]:
+    pending = shared_deals_pending(match)
+    deals = Deal.objects.filter(match=match).only("id", "match_id", "number", "status")
+    return {deal.number for deal in deals if deal_revealable(deal, pending=pending)}
 
 
 def match_moves_for_player(
     *,
     match_id: UUID | str,
-    player: Player,
+    player: Player | None,
     deal: int | None = None,
     after_seq: int | None = None,
 ) -> list[tuple[Move, bool]]:
     """The match's moves in order (of one `deal`, after `after_seq` if given), each with
-    whether the player may see the cards it drew: their own draws, and every draw of a deal
-    that is over (R-3)."""
-    match, seat = _match_and_seat(match_id, player)
+    whether the caller may see the cards it drew: their own draws, and every draw of a
+    revealable deal (R-3); a spectator (no seat) sees only the latter."""
+    match, seat = match_viewer_get(match_id, player)
     moves = Move.objects.filter(match=match).order_by("seq")
     if deal is not None:
         moves = moves.filter(deal_number=deal)
     if after_seq is not None:
         moves = moves.filter(seq__gt=after_seq)
-    over = _deal_over_numbers(match) - shared_deals_pending(match)
-    return [(m, m.action != "draw" or m.seat == seat or m.deal_number in over) for m in moves]
+    shown = _revealable_numbers(match)
+    return [
+        (m, m.action != "draw" or (seat is not None and m.seat == seat) or m.deal_number in shown)
+        for m in moves
+    ]
 
 
 def deal_get(*, match_id: UUID | str, number: int) -> tuple[Deal, list[Move] | None]:
@@ -201,10 +232,36 @@ def deal_get(*, match_id: UUID | str, number: int) -> tuple[Deal, list[Move] | N
     deal = Deal.objects.filter(match_id=match_id, number=number).select_related("match").first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
-    if deal.status != Deal.Status.OVER or number in shared_deals_pending(deal.match):
+    if not deal_revealable(deal):
         return deal, None
     moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")
     return deal, list(moves)
+
+
+def deal_replay_get(
+    *, match_id: UUID | str, number: int, player: Player | None
+) -> tuple[Match, Deal, list[tuple[Move | None, engine.State]]]:
+    """`GET …/deals/{n}/replay`: the match, the deal and every position of it, rebuilt by the
+    engine from its seed and move log (as deal_problems checks them): the deal as dealt, then
+    each move with the position after it. 404 `not_found`, 403 `spectators_not_allowed`
+    (match_viewer_get), 409 `deal_not_over` unless deal_revealable."""
+    match, _ = match_viewer_get(match_id, player, live=False)
+    deal = Deal.objects.filter(match_id=match.id, number=number).first()
+    if deal is None:
+        raise ApplicationError("not_found", "No such deal.")
+    deal.match = match  # the row in hand
+    if not deal_revealable(deal):
+        raise ApplicationError("deal_not_over")
+    rules = engine.Rules.from_dict(match.rules)
+    state = engine.new_deal(rules, match.seat_count, deal.opener, bytes(deal.seed))
+    steps: list[tuple[Move | None, engine.State]] = [(None, state)]
+    rows = Move.objects.filter(match_id=match.id, deal_number=deal.number).order_by("seq")
+    for row in rows:
+        body = {"action": row.action, "card": row.card, "suit": row.suit}
+        move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
+        state = engine.apply(state, move, row.seat)
+        steps.append((row, state))
+    return match, deal, steps
 
 
 def deal_problems(deal: Deal) -> list[str]:
@@ -252,3 +309,50 @@ def deal_problems(deal: Deal) -> list[str]:
                     f"score entries {scores} differ from penalties {result['penalties']}"
                 )
     return problems
+
+
+# ---- luck and move analysis (games.services.analysis) ----
+
+
+def deal_luck_view(deal: Deal) -> dict[str, Any] | None:
+    """A deal's luck by seat with how it was estimated, or None until its task has run."""
+    from .models import DealLuck
+
+    rows = list(DealLuck.objects.filter(deal=deal).order_by("seat"))
+    if not rows:
+        return None
+    return {
+        "samples": rows[0].samples,
+        "bot": rows[0].bot,
+        "seed": rows[0].seed,
+        "seats": [
+            {
+                "seat": row.seat,
+                "penalty": row.penalty,
+                "expected": round(row.expected, 4),
+                "stderr": round(row.stderr, 4),
+                "luck": round(row.luck, 4),
+            }
+            for row in rows
+        ],
+    }
+
+
+def deal_analysis_view(analysis: DealAnalysis) -> dict[str, Any]:
+    """`GET …/deals/{n}/analysis`: pending, or ready with every person's decisions."""
+    if analysis.status != DealAnalysis.Status.READY:
+        return {"status": analysis.status}
+    return {
+        "status": analysis.status,
+        "samples": analysis.samples,
+        "bot": analysis.bot,
+        "seed": analysis.seed,
+        "cpu_seconds": analysis.cpu_seconds,
+        "thresholds": {
+            "inaccuracy": engine_analysis.INACCURACY,
+            "mistake": engine_analysis.MISTAKE,
+            "blunder": engine_analysis.BLUNDER,
+            "significance_z": engine_analysis.SIGNIFICANCE_Z,
+        },
+        "decisions": (analysis.result or {}).get("decisions", []),
+    }

@@ -3,7 +3,8 @@ bodies and document every shape in the schema, and the functions that build each
 the rows the selectors read (HackSoft's OutputSerializer, written as plain functions where a
 DRF serializer would cost the hot routes its per-field overhead).
 
-A per-seat view is built from `engine.observe` only; the public objects (`match_summary`,
+A per-seat view is built from `engine.observe` only, a spectator's public view from
+`engine.observe_public` only; the public objects (`match_summary`,
 `deal_reveal`, the move log's `move_entry`) hold no card but the seat's own or a finished
 deal's (docs/architecture.md).
 """
@@ -62,6 +63,10 @@ class MatchSerializer(serializers.Serializer):
     turn_seconds = serializers.IntegerField(allow_null=True)
     turn_deadline = serializers.DateTimeField(
         allow_null=True, help_text="When the person on turn must have moved (turn clock)."
+    )
+    spectators = serializers.ChoiceField(
+        choices=Match.Spectators.values,
+        help_text="Who may watch: `public`, anyone (the public view); `none`, seats only.",
     )
     open_seats = serializers.IntegerField(help_text="Seats without a player.")
     cancel_reason = serializers.ChoiceField(
@@ -156,7 +161,9 @@ class StateSerializer(serializers.Serializer):
     phase = serializers.ChoiceField(
         choices=["opening", "play", "ace_followup", "deal_over", "match_over"], allow_null=True
     )
-    you = serializers.IntegerField()
+    you = serializers.IntegerField(
+        allow_null=True, help_text="The caller's seat; null in a spectator's public view."
+    )
     turn = serializers.IntegerField(allow_null=True)
     dealer = serializers.IntegerField(allow_null=True)
     direction = serializers.ChoiceField(choices=[1, -1])
@@ -204,6 +211,25 @@ class MoveEntrySerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
+class SeatLuckSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    penalty = serializers.IntegerField(help_text="The seat's deal score (R-30, R-31).")
+    expected = serializers.FloatField(
+        help_text="Mean deal score of the reference bot with these cards over `samples` deals."
+    )
+    stderr = serializers.FloatField(help_text="Standard error of `expected`.")
+    luck = serializers.FloatField(
+        help_text="expected − penalty: positive when the seat did better than its cards gave."
+    )
+
+
+class DealLuckSerializer(serializers.Serializer):
+    samples = serializers.IntegerField(help_text="K: simulated deals, stock re-sampled.")
+    bot = serializers.CharField(help_text="The reference bot that played every seat.")
+    seed = serializers.CharField(help_text="Seed of the samples: the estimate is reproducible.")
+    seats = SeatLuckSerializer(many=True)
+
+
 class DealRevealSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     dealer = serializers.IntegerField()
@@ -216,6 +242,9 @@ class DealRevealSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField()), allow_null=True
     )
     moves = MoveEntrySerializer(many=True, allow_null=True)
+    luck = DealLuckSerializer(
+        allow_null=True, help_text="Each seat's luck, once the deal is shown and analysed."
+    )
 
 
 class PaginatedMatchSerializer(serializers.Serializer):
@@ -281,6 +310,7 @@ def match_summary(match: Match) -> dict[str, Any]:
         ],
         "turn_seconds": match.turn_seconds,
         "turn_deadline": match.turn_deadline,
+        "spectators": match.spectators,
         "open_seats": match.seat_players.count(None),
         "cancel_reason": match.cancel_reason,
         "rematch_of": None if match.rematch_of_id is None else str(match.rematch_of_id),
@@ -332,6 +362,53 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
     return view
 
 
+def public_view(match: Match, state: engine.State | None = None) -> dict[str, Any]:
+    """A spectator's view (docs/api.md `…/state` at no seat): the keys of `state_view` with
+    `you` null, no hand and no legal move; the live deal's facts come from
+    `engine.observe_public`, which holds no card of any hand nor of the stock."""
+    view: dict[str, Any] = {
+        "match": str(match.id),
+        "version": match.version,
+        "status": match.status,
+        "deal": match.current_deal or None,
+        "deals_total": match.deals_total,
+        "phase": None,
+        "you": None,
+        "turn": None,
+        "dealer": None,
+        "direction": 1,
+        "hand": [],
+        "hand_counts": [],
+        "top_card": None,
+        "active_suit": None,
+        "pending_sevens": 0,
+        "draws_this_turn": 0,
+        "stock_count": 0,
+        "totals": list(match.totals),
+        "commitment": None,
+        "legal_moves": [],
+        "turn_deadline": match.turn_deadline,
+        "result": None,
+    }
+    if not match.state:
+        return view
+    if state is None:
+        state = engine.state_from_json(match.state)
+    view.update(engine.observe_public(state).to_dict())
+    view["commitment"] = engine.commitment(state.seed)
+    if state.result is not None:
+        view["result"] = state.result.to_json()
+    if match.status == Match.Status.FINISHED:
+        view["phase"] = "match_over"
+        view["turn"] = None
+    return view
+
+
+def match_view(match: Match, seat: int | None, state: engine.State | None = None) -> dict[str, Any]:
+    """The view of the caller at `seat`, or the public view when they hold none."""
+    return public_view(match, state) if seat is None else state_view(match, seat, state)
+
+
 def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
     """One move-log entry; `drawn` only for the drawer or once the deal is over (docs/api.md)."""
     return {
@@ -377,3 +454,127 @@ def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
         body["hands_at_start"] = deal.hands_at_start
         body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
     return body
+
+
+# ---- the replay of a finished deal ----
+
+
+class ReplayStateSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "ReplayPositionState"
+
+    hands = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Every seat's hand, by seat, open.",
+    )
+    turn = serializers.IntegerField(allow_null=True)
+    direction = serializers.ChoiceField(choices=[1, -1])
+    top_card = serializers.CharField(allow_null=True)
+    active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
+    pending_sevens = serializers.IntegerField()
+    stock_count = serializers.IntegerField()
+    phase = serializers.ChoiceField(choices=["opening", "play", "ace_followup", "deal_over"])
+    discard_count = serializers.IntegerField(help_text="Cards on the pile, the top included.")
+
+
+class ReplayMoveSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "ReplayMove"
+
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    action = serializers.ChoiceField(choices=["play", "draw", "pass"])
+    card = serializers.CharField(allow_null=True)
+    suit = serializers.CharField(allow_null=True)
+    drawn = serializers.ListField(child=serializers.CharField())
+
+
+class ReplayPositionSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "ReplayPosition"
+
+    index = serializers.IntegerField(help_text="0: the deal as dealt; i: after move i.")
+    move = ReplayMoveSerializer(allow_null=True, help_text="The move that led here; null at 0.")
+    seat = serializers.IntegerField(allow_null=True, help_text="The seat that moved; null at 0.")
+    state = ReplayStateSerializer()
+
+
+class DealReplaySerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "DealReplay"
+
+    match = serializers.UUIDField()
+    number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    opener = serializers.IntegerField()
+    commitment = serializers.CharField()
+    seed = serializers.CharField(help_text="The deal's seed (64 hex digits).")
+    rules = serializers.DictField()
+    seat_count = serializers.IntegerField()
+    hands_at_start = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField())
+    )
+    positions = ReplayPositionSerializer(many=True)
+    result = DealResultSerializer()
+
+
+def open_position(state: engine.State) -> dict[str, Any]:
+    """A position of a revealable deal with every hand open (docs/api.md replay `state`)."""
+    return {
+        "hands": [[c.code for c in hand] for hand in state.hands],
+        "turn": state.turn,
+        "direction": state.direction,
+        "top_card": state.top_card.code if state.top_card is not None else None,
+        "active_suit": state.active_suit,
+        "pending_sevens": state.pending_sevens,
+        "stock_count": len(state.stock),
+        "phase": state.phase,
+        "discard_count": len(state.pile),
+    }
+
+
+def deal_replay(
+    match: Match, deal: Deal, steps: Sequence[tuple[Move | None, engine.State]]
+) -> dict[str, Any]:
+    """`GET …/deals/{n}/replay`: the positions of selectors.deal_replay_get, all hands open."""
+    result = dict(deal.result or {})
+    positions = []
+    for index, (row, state) in enumerate(steps):
+        move = None
+        if row is not None:
+            move = {
+                "seq": row.seq,
+                "seat": row.seat,
+                "action": row.action,
+                "card": row.card,
+                "suit": row.suit,
+                "drawn": list(row.drawn),
+            }
+        positions.append(
+            {
+                "index": index,
+                "move": move,
+                "seat": row.seat if row is not None else None,
+                "state": open_position(state),
+            }
+        )
+    return {
+        "match": str(match.id),
+        "number": deal.number,
+        "dealer": deal.dealer,
+        "opener": deal.opener,
+        "commitment": deal.commitment,
+        "seed": bytes(deal.seed).hex(),
+        "rules": match.rules,
+        "seat_count": match.seat_count,
+        "hands_at_start": deal.hands_at_start,
+        "positions": positions,
+        "result": {
+            "winners": result.get("winners", []),
+            "reason": result.get("reason"),
+            "last_card": result.get("last_card"),
+            "multiplier": result.get("multiplier"),
+            "penalties": result.get("penalties", []),
+            "hand_penalties": result.get("hand_penalties", []),
+        },
+    }

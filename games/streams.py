@@ -1,8 +1,9 @@
 """Server-Sent Events and the long-poll on the process's hub (games.events), under ASGI.
 
-`GET /api/v1/matches/{id}/events` (a seat): an event `state` whose data is the seat's view (the
-body of `GET …/state`) and whose `id` is the match version, after every version change; `close`
-once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
+`GET /api/v1/matches/{id}/events`: an event `state` whose data is the caller's view (the body
+of `GET …/state`: a seat's own view, or the public view for a spectator, signed in or not, of a
+`spectators: public` match) and whose `id` is the match version, after every version change;
+`close` once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
 `match_finished` of any of the caller's matches, and `tournament_round` (a round they play was
 dealt), `id` = the caller's own event sequence. Both answer GET only (405 otherwise).
 
@@ -17,7 +18,8 @@ What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect 
 
 Every LIVE_HEARTBEAT_SECONDS a comment line (`: heartbeat`) keeps proxies from closing an idle
 stream. A stream that falls LIVE_QUEUE_SIZE events behind gets `close` (`slow_reader`) and ends.
-A player may hold LIVE_STREAMS_PER_PLAYER streams at once (429 `throttled` beyond).
+A player may hold LIVE_STREAMS_PER_PLAYER streams at once, an anonymous spectator's address
+LIVE_STREAMS_PER_IP (429 `throttled` beyond).
 
 The views are async and do their few blocking steps (authentication, reading the match) on the
 hub's small thread pool (events.run_blocking): a waiting client holds no thread and no
@@ -44,6 +46,8 @@ from django.http import (
 from django.utils.cache import patch_cache_control
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import APIException
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
 
 from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
 from pisyedili_api.renderers import JSONRenderer
@@ -52,8 +56,8 @@ from players.tickets import stream_player
 
 from . import events
 from .models import Match
-from .selectors import _match_and_seat, match_read
-from .serializers import state_view
+from .selectors import match_read, match_viewer_get
+from .serializers import match_view
 
 _render = JSONRenderer().render
 
@@ -134,15 +138,22 @@ def _get_only(request: HttpRequest) -> HttpResponse | None:
     return response
 
 
-def _seat_view(match_id: UUID, seat: int) -> tuple[int, str, dict[str, Any]] | None:
-    """The match's version and status, and the seat's view (None: no such match)."""
+def _seat_view(match_id: UUID, seat: int | None) -> tuple[int, str, dict[str, Any]] | None:
+    """The match's version and status, and the view of `seat` (None: the public view of a
+    spectator); None when there is no such match."""
     match = match_read(match_id)
     if match is None:
         return None
-    return match.version, match.status, state_view(match, seat)
+    return match.version, match.status, match_view(match, seat)
 
 
-def _seat_event(match_id: UUID, seat: int, after: int | None) -> tuple[int, bool, bytes | None]:
+# A match stream closes once its match can change no more: finished, or cancelled in the lobby.
+_OVER = (Match.Status.FINISHED, Match.Status.CANCELLED)
+
+
+def _seat_event(
+    match_id: UUID, seat: int | None, after: int | None
+) -> tuple[int, bool, bytes | None]:
     """The match's version, whether it is over, and the seat's `state` event, rendered here
     (off the event loop) unless the stream has sent that version (`after`) already. An `after`
     the match never reached (another deployment's id) gets the current view too. A match that
@@ -152,17 +163,35 @@ def _seat_event(match_id: UUID, seat: int, after: int | None) -> tuple[int, bool
         return -1, True, None
     version, status, view = found
     event = _event("state", view, version) if after != version else None
-    return version, status == Match.Status.FINISHED, event
+    return version, status in _OVER, event
 
 
-async def _with_slot(player: Player, body: AsyncGenerator[bytes, None]) -> HttpResponseBase:
-    """Stream `body` in one of the player's stream slots; 429 when they hold them all."""
-    player_id = str(player.id)
-    slot = await events.hub().slot_take(player_id)
+def _viewer(request: HttpRequest, *, tickets: bool = True) -> Player | None:
+    """The caller, or None for an anonymous spectator (no ticket, no Authorization header);
+    credentials that are sent must be good (401), as on every route."""
+    if not request.META.get("HTTP_AUTHORIZATION") and not (tickets and "ticket" in request.GET):
+        return None
+    return stream_player(request, tickets=tickets)
+
+
+def _slot_holder(request: HttpRequest, player: Player | None) -> tuple[str, int, str]:
+    """Whose stream slots a stream takes, their number and the 429's words: the player's, or
+    for an anonymous spectator the client address's (as the throttles see it, NUM_PROXIES)."""
+    if player is not None:
+        return str(player.id), settings.LIVE_STREAMS_PER_PLAYER, "per player"
+    address = BaseThrottle().get_ident(Request(request))
+    return f"address:{address}", settings.LIVE_STREAMS_PER_IP, "per address"
+
+
+async def _with_slot(
+    holder: tuple[str, int, str], body: AsyncGenerator[bytes, None]
+) -> HttpResponseBase:
+    """Stream `body` in one of the holder's stream slots; 429 when they hold them all."""
+    key, limit, per = holder
+    slot = await events.hub().slot_take(key, limit)
     if slot is None:
-        limit = settings.LIVE_STREAMS_PER_PLAYER
-        return _error(ApplicationError("throttled", f"At most {limit} open streams per player."))
-    return _streaming(_held(player_id, slot, body))
+        return _error(ApplicationError("throttled", f"At most {limit} open streams {per}."))
+    return _streaming(_held(key, slot, body))
 
 
 async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
@@ -177,13 +206,14 @@ async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> As
 
 @csrf_exempt  # a header token or a ticket, never a cookie (as the DRF views)
 async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase:
-    """`GET /api/v1/matches/{id}/events`: the caller's seat view after every version change."""
+    """`GET /api/v1/matches/{id}/events`: the caller's view (a seat's, or the public view of a
+    spectator) after every version change."""
     if (refusal := _get_only(request)) is not None:
         return refusal
     try:
         after = _last_event_id(request)
-        player = await _blocking(request, stream_player, request)
-        _, seat = await _blocking(request, _match_and_seat, match_id, player)
+        player = await _blocking(request, _viewer, request)
+        _, seat = await _blocking(request, match_viewer_get, match_id, player)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
@@ -193,11 +223,12 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
             chunks.append(view)
         chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
         return _streaming(iter(chunks))
-    return await _with_slot(player, _match_stream(match_id, seat, after))
+    holder = _slot_holder(request, player)
+    return await _with_slot(holder, _match_stream(match_id, seat, after))
 
 
 async def _match_stream(
-    match_id: UUID, seat: int, after: int | None
+    match_id: UUID, seat: int | None, after: int | None
 ) -> AsyncGenerator[bytes, None]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with events.hub().watch(match=str(match_id)) as waiter:
@@ -239,7 +270,7 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     if not _is_asgi(request):
         _, chunks = await _me_catch_up(str(player.id), after, request)
         return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
-    return await _with_slot(player, _me_stream(str(player.id), after))
+    return await _with_slot(_slot_holder(request, player), _me_stream(str(player.id), after))
 
 
 async def _me_stream(player: str, after: int | None) -> AsyncGenerator[bytes, None]:
@@ -297,14 +328,15 @@ async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpRes
         filters.is_valid(raise_exception=True)
         after = filters.validated_data.get("after_version")
         wait = filters.validated_data.get("wait", 0)
-        # As the DRF route authenticates: the configured classes only, no stream ticket.
-        player = await events.run_blocking(stream_player, request, tickets=False)
+        # As the DRF route authenticates: the configured classes only, no stream ticket; no
+        # credentials at all is a spectator.
+        player = await events.run_blocking(_viewer, request, tickets=False)
         async with events.hub().watch(match=str(match_id)) as waiter:
-            match, seat = await events.run_blocking(_match_and_seat, match_id, player)
+            match, seat = await events.run_blocking(match_viewer_get, match_id, player)
             if after is not None and wait > 0 and match.version <= after:
                 await _wait_for_version(waiter, after, wait)
                 match = await events.run_blocking(match_read, match_id) or match
-        view = await events.run_blocking(state_view, match, seat)
+        view = await events.run_blocking(match_view, match, seat)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     response = HttpResponse(_render(view), content_type="application/json")
@@ -409,10 +441,14 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
     match_stream = _stream_operation(
         "matches_events",
         "Stream the caller's view of a match",
-        "The caller's seat view (the body of GET …/state) as event `state`, id = the match "
-        "version, after every version change; `close` when the match is over. Resuming with "
-        "Last-Event-ID sends the current view if the match has moved past it, then every "
-        "newer version.",
+        "The caller's view (the body of GET …/state: a seat's own view, or the public view, "
+        "`you` null and no hand, for anyone else on a `spectators: public` match, signed in or "
+        "not) as event `state`, id = the match version, after every version change; `close` "
+        "when the match is over. Resuming with Last-Event-ID sends the current view if the "
+        "match has moved past it, then every newer version. A signed-in caller holds at most "
+        "LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP "
+        "(429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no "
+        "seat.",
         _SSE_EXAMPLE,
     )
     match_stream["parameters"].append(
@@ -424,13 +460,14 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
             "description": "The match's id.",
         }
     )
-    match_stream["responses"].update(_errors("not_seated", "not_found"))
+    match_stream["responses"].update(_errors("spectators_not_allowed", "not_found"))
     result["paths"]["/api/v1/matches/{match_id}/events"] = {"get": match_stream}
     result["paths"]["/api/v1/me/events"] = {
         "get": _stream_operation(
             "me_events",
             "Stream the caller's turns and matches",
-            "The caller's `your_turn`, `match_started` and `match_finished` events of every "
+            "The caller's `your_turn`, `match_started`, `match_finished` and `match_cancelled` "
+            "events of every "
             "match, and `tournament_round` (tournament, round, the ids of their table's "
             "matches) when a round they play is dealt; id = the caller's event sequence; "
             "Last-Event-ID replays what came after "

@@ -10,12 +10,16 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.match_play_overdue_turn(match_id, version)` | bots | turn clock: a late person's move |
 | `games.deal_score(match_id, deal_number)` | scoring | score a deal over; next deal or finish |
 | `games.match_settle(match_id)` | scoring | a finished match's standings, once |
+| `games.deal_luck(match_id, deal_number)` | analysis | a scored deal's luck by seat, once |
+| `games.deal_analyse(match_id, deal_number)` | analysis | a requested deal's move analysis, once |
+| `games.match_luck_count(match_id)` | analysis | a settled match's luck on the boards, once |
 | `games.sweep()` | scoring | beat: re-send stuck work; expire waiting matches and old records |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
 
 Every task that changes something is idempotent (a moved version, `Deal.scored_at`,
-`Match.settled_at`, all checked under the match row lock): `idempotent_task` (pisyedili_api.tasks)
+`Match.settled_at`, a deal's DealLuck / ready DealAnalysis rows, all checked under the match row
+lock or by a conditional update): `idempotent_task` (pisyedili_api.tasks)
 gives it acks_late, reject_on_worker_lost and bounded retries of transient errors.
 """
 
@@ -65,6 +69,25 @@ def match_settle_task(match_id: str) -> bool:
     return services.match_settle(match_id=match_id)
 
 
+@idempotent_task(name="games.deal_luck")
+def deal_luck_task(match_id: str, deal_number: int) -> bool:
+    """Estimate and store each seat's luck of a scored deal (once); count it on the boards
+    if the match is settled."""
+    return services.deal_luck(match_id=match_id, deal_number=deal_number)
+
+
+@idempotent_task(name="games.deal_analyse")
+def deal_analyse_task(match_id: str, deal_number: int) -> bool:
+    """Compute a requested deal's move analysis (once)."""
+    return services.deal_analyse(match_id=match_id, deal_number=deal_number)
+
+
+@idempotent_task(name="games.match_luck_count")
+def match_luck_count_task(match_id: str) -> int:
+    """Count a settled match's luck not counted yet on the boards' skill (once)."""
+    return services.match_luck_count(match_id=match_id)
+
+
 @idempotent_task(name="games.sweep", retry=False)
 def sweep() -> dict[str, int]:
     """Beat: re-send what should have happened by now and did not (a lost message, a worker
@@ -77,10 +100,23 @@ def sweep() -> dict[str, int]:
         send("games.deal_score", match_id, number)
     for match_id in work.settlements:
         send("games.match_settle", match_id)
+    lost = recovery.stuck_analysis(
+        older_than=timezone.now() - stuck_for,
+        since=timezone.now() - timedelta(hours=settings.ANALYSIS_SWEEP_HOURS),
+    )
+    for match_id, number in lost.luck:
+        send("games.deal_luck", match_id, number)
+    for match_id in lost.luck_counts:
+        send("games.match_luck_count", match_id)
+    for match_id, number in lost.analyses:
+        send("games.deal_analyse", match_id, number)
     counts = {
         "bot_turns": len(work.bot_turns),
         "deals": len(work.deals),
         "settlements": len(work.settlements),
+        "luck": len(lost.luck),
+        "luck_counts": len(lost.luck_counts),
+        "analyses": len(lost.analyses),
     }
     if any(counts.values()):
         logger.warning("sweep re-sent stuck work: %s", counts)

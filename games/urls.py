@@ -17,6 +17,16 @@ urlpatterns = [
         apis.DealDetailApi.as_view(),
         name="deal-detail",
     ),
+    path(
+        "matches/<uuid:match_id>/deals/<int:number>/replay",
+        apis.DealReplayApi.as_view(),
+        name="deal-replay",
+    ),
+    path(
+        "matches/<uuid:match_id>/deals/<int:number>/analysis",
+        apis.DealAnalysisApi.as_view(),
+        name="deal-analysis",
+    ),
     # Live play (games.streams): Server-Sent Events, served by pisyedili_api.asgi.
     path("matches/<uuid:match_id>/events", streams.match_events, name="match-events"),
     path("me/events", streams.me_events, name="me-events"),

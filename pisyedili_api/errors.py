@@ -40,6 +40,7 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "not_organizer": (403, _("Only the tournament's organizer may do this.")),
     "not_invited": (403, _("You are not invited to this tournament.")),
     "not_creator": (403, _("Only the match's creator may do this.")),
+    "spectators_not_allowed": (403, _("This match has no spectators: only its seats may see it.")),
     "forbidden": (403, _("You may not do this.")),
     "not_found": (404, _("No such object.")),
     "method_not_allowed": (405, _("This method is not allowed on this route.")),
@@ -50,6 +51,10 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "match_full": (409, _("The match is full or has started.")),
     "match_not_waiting": (409, _("The match is no longer waiting for players.")),
     "match_not_finished": (409, _("The match is not finished.")),
+    "deal_not_over": (
+        409,
+        _("The deal is still being played: its replay and analysis come once it is over."),
+    ),
     "too_many_active_matches": (409, _("You have as many matches going on as one player may.")),
     "tournament_started": (409, _("The tournament has already started.")),
     "tournament_over": (409, _("The tournament is finished or cancelled.")),

@@ -219,6 +219,8 @@ REST_FRAMEWORK = {
         "auth": os.environ.get("THROTTLE_AUTH", "60/min"),
         # Per username on /auth/token, from any client (players.throttles).
         "auth_username": os.environ.get("THROTTLE_AUTH_USERNAME", "10/min"),
+        # Per user (per client when anonymous): GET …/deals/{n}/analysis (games.apis).
+        "deal_analysis": os.environ.get("THROTTLE_DEAL_ANALYSIS", "30/min"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.
@@ -301,9 +303,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")
 CELERY_SCORING_QUEUE = os.environ.get("CELERY_SCORING_QUEUE", "scoring")
+# Luck and move analysis (seconds of CPU a deal): a queue of their own, never ahead of a move.
+CELERY_ANALYSIS_QUEUE = os.environ.get("CELERY_ANALYSIS_QUEUE", "analysis")
 CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name, type="direct"), routing_key=name)
-    for name in dict.fromkeys([CELERY_BOT_QUEUE, CELERY_SCORING_QUEUE, CELERY_TASK_DEFAULT_QUEUE])
+    for name in dict.fromkeys(
+        [CELERY_BOT_QUEUE, CELERY_SCORING_QUEUE, CELERY_ANALYSIS_QUEUE, CELERY_TASK_DEFAULT_QUEUE]
+    )
 ]
 # Routes: every task's queue is declared here, never where it is sent. The value names the
 # setting that holds the queue; the router (pisyedili_api.tasks.route) reads it when the task is
@@ -316,6 +322,9 @@ CELERY_TASK_QUEUE_SETTINGS = {
     "games.sweep": "CELERY_SCORING_QUEUE",
     "games.expire_turns": "CELERY_SCORING_QUEUE",
     "games.noop": "CELERY_SCORING_QUEUE",
+    "games.deal_luck": "CELERY_ANALYSIS_QUEUE",
+    "games.deal_analyse": "CELERY_ANALYSIS_QUEUE",
+    "games.match_luck_count": "CELERY_ANALYSIS_QUEUE",
     "tournaments.tournament_advance": "CELERY_SCORING_QUEUE",
     "tournaments.sweep": "CELERY_SCORING_QUEUE",
 }
@@ -327,6 +336,11 @@ CELERY_TASK_ROUTES = ["pisyedili_api.tasks.route"]
 GAMES_STUCK_SECONDS = float(os.environ.get("GAMES_STUCK_SECONDS", "3"))
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "5"))
 GAMES_TURN_CLOCK_SECONDS = float(os.environ.get("GAMES_TURN_CLOCK_SECONDS", "1"))
+# Luck and move analysis (games.services.analysis): simulated deals per luck estimate and per
+# move value (K), and how far back games.sweep looks for a scored deal with no luck yet.
+ANALYSIS_LUCK_SAMPLES = int(os.environ.get("ANALYSIS_LUCK_SAMPLES", "256"))
+ANALYSIS_MOVE_SAMPLES = int(os.environ.get("ANALYSIS_MOVE_SAMPLES", "64"))
+ANALYSIS_SWEEP_HOURS = float(os.environ.get("ANALYSIS_SWEEP_HOURS", "1"))
 # Every beat entry alike: routed like any task, and expiring after one period (a beat sent
 # while no worker listens is dropped, not piled up).
 CELERY_BEAT_SCHEDULE = {
@@ -424,6 +438,8 @@ LIVE_REDIS_URL = os.environ.get(
 LIVE_CHANNEL_PREFIX = os.environ.get("LIVE_CHANNEL_PREFIX", "pisyedili")
 LIVE_HEARTBEAT_SECONDS = float(os.environ.get("LIVE_HEARTBEAT_SECONDS", "15"))
 LIVE_STREAMS_PER_PLAYER = int(os.environ.get("LIVE_STREAMS_PER_PLAYER", "20"))
+# Anonymous spectators' open match streams per client address (NUM_PROXIES picks the address).
+LIVE_STREAMS_PER_IP = int(os.environ.get("LIVE_STREAMS_PER_IP", "20"))
 # Events a stream may have waiting; a reader that falls this far behind is dropped.
 LIVE_QUEUE_SIZE = int(os.environ.get("LIVE_QUEUE_SIZE", "64"))
 # The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.

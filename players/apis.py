@@ -228,6 +228,20 @@ class PlayerDetailApi(APIView):
         return Response(player_out(player_get(player_id=player_id)))
 
 
+class LevelRatingSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "BotLevelRating"
+
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    ordinal = serializers.FloatField()
+    mean_penalty = serializers.FloatField(help_text="Mean deal score in the measurement.")
+    cpu_ms_per_decision = serializers.FloatField()
+    measured_by = serializers.CharField(help_text="The command that measured it.")
+    model = serializers.CharField()
+    deals = serializers.IntegerField(help_text="Deals the measurement played in all.")
+
+
 class BotListApi(APIView):
     permission_classes = [AllowAny]
 
@@ -237,21 +251,51 @@ class BotListApi(APIView):
 
         strategy = serializers.CharField()
         description = serializers.CharField()
+        level = serializers.CharField(
+            allow_null=True,
+            help_text="The level this strategy plays (weakest first in the list); null for none.",
+        )
+        rating = LevelRatingSerializer(
+            allow_null=True, help_text="The level's rating, measured by self-play."
+        )
 
     @extend_schema(
         operation_id="bots_list",
         summary="List the bot strategies",
         description=(
-            "Public. Every strategy name that `bots` and `fill_bots` take, with a description."
+            "Public. Every strategy name that `bots` and `fill_bots` take, with a description;"
+            " the levels players choose from (random, greedy, ismcts-1 … ismcts-4, weakest"
+            " first) with their rating measured by self-play (bench/bots.py) and the command"
+            " that measured it. `ismcts` plays the level ismcts-4."
         ),
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
-        from games.engine.bots import BOTS
+        from games.engine.bots import BOTS, ISMCTS_ALIAS, LEVELS, level_ratings
 
-        return Response(
-            [{"strategy": name, "description": bot.description} for name, bot in BOTS.items()]
-        )
+        measured = level_ratings()
+        ratings = measured.get("levels", {})
+
+        def bot_out(name: str) -> dict[str, Any]:
+            level = ISMCTS_ALIAS if name == "ismcts" else name if name in LEVELS else None
+            rating = ratings.get(level) if level is not None else None
+            return {
+                "strategy": name,
+                "description": BOTS[name].description,
+                "level": level,
+                "rating": None
+                if rating is None
+                else {
+                    **{key: rating[key] for key in ("mu", "sigma", "ordinal", "mean_penalty")},
+                    "cpu_ms_per_decision": rating["cpu_ms_per_decision"],
+                    "measured_by": measured["command"],
+                    "model": measured["model"],
+                    "deals": measured["deals"],
+                },
+            }
+
+        names = [*LEVELS, *(name for name in BOTS if name not in LEVELS)]
+        return Response([bot_out(name) for name in names])
 
 
 class LeaderboardApi(APIView):
@@ -270,7 +314,9 @@ class LeaderboardApi(APIView):
             required=False,
             default="rating",
             help_text="rating: the board's openskill ordinal (mu - 3 sigma), highest first; "
-            "wins: matches won, most first; points: mean penalty per deal, lowest first.",
+            "wins: matches won, most first; points: mean penalty per deal, lowest first; "
+            "skill: mean luck-adjusted score per deal (expected − actual), highest first, "
+            "only players with an analysed deal.",
         )
         period = serializers.ChoiceField(
             choices=list(PERIODS),
@@ -321,6 +367,10 @@ class LeaderboardApi(APIView):
         wins = serializers.IntegerField()
         deals_won = serializers.IntegerField()
         avg_penalty = serializers.FloatField()
+        skill = serializers.FloatField(
+            allow_null=True, help_text="Mean luck-adjusted score per deal (higher is better)."
+        )
+        skill_deals = serializers.IntegerField(help_text="Analysed deals behind `skill`.")
 
     @extend_schema(
         operation_id="leaderboard",

@@ -36,6 +36,9 @@ class Player(models.Model):
     deals_played = models.PositiveIntegerField(default=0)
     deals_won = models.PositiveIntegerField(default=0)
     penalty_points = models.PositiveBigIntegerField(default=0)
+    # Luck (games.DealLuck, expected − actual deal score) over the deals analysed so far.
+    luck_deals = models.PositiveIntegerField(default=0, db_default=0)
+    luck_sum = models.FloatField(default=0.0, db_default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -159,6 +162,11 @@ class BoardEntry(models.Model):
     rating_mu = models.FloatField(default=DEFAULT_MU)
     rating_sigma = models.FloatField(default=DEFAULT_SIGMA)
     rating_ordinal = models.FloatField(default=DEFAULT_MU - 3.0 * DEFAULT_SIGMA)
+    # `skill`: the mean luck-adjusted score per deal (games.DealLuck) of the deals of this
+    # pool's matches analysed so far; null (off the skill board) until one is.
+    luck_deals = models.PositiveIntegerField(default=0, db_default=0)
+    luck_sum = models.FloatField(default=0.0, db_default=0.0)
+    skill = models.FloatField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -179,6 +187,15 @@ class BoardEntry(models.Model):
                     condition=models.Q(is_human=True),
                 )
                 for column, short in _ORDER_COLUMNS
+            ),
+            # The skill board holds only the rows with a skill.
+            *(
+                models.Index(
+                    fields=["pool", "skill", "player"],
+                    name=f"board_entry_skill{suffix}",
+                    condition=models.Q(skill__isnull=False, **humans),
+                )
+                for suffix, humans in (("", {}), ("_hum", {"is_human": True}))
             ),
         ]
         verbose_name_plural = "board entries"

@@ -43,6 +43,14 @@ class StatsSerializer(serializers.Serializer):
     deals_played = serializers.IntegerField()
     deals_won = serializers.IntegerField()
     penalty_points = serializers.IntegerField()
+    luck_deals = serializers.IntegerField(help_text="Deals whose luck has been estimated.")
+    mean_luck = serializers.FloatField(
+        allow_null=True,
+        help_text="Mean luck (expected − actual deal score) over them; the player's skill.",
+    )
+    luck_adjusted_score = serializers.FloatField(
+        help_text="Sum of the luck over them: the hand's quality taken out of the penalties."
+    )
 
 
 class PlayerOutputSerializer(serializers.Serializer):
@@ -71,6 +79,11 @@ def player_out(player: Player) -> dict[str, Any]:
             "deals_played": player.deals_played,
             "deals_won": player.deals_won,
             "penalty_points": player.penalty_points,
+            "luck_deals": player.luck_deals,
+            "mean_luck": (
+                round(player.luck_sum / player.luck_deals, 4) if player.luck_deals else None
+            ),
+            "luck_adjusted_score": round(player.luck_sum, 4),
         },
     }
 
@@ -91,7 +104,8 @@ class BoardRatingSerializer(serializers.Serializer):
 
 def leaderboard_entry(rank: int, row: tuple[Any, ...]) -> dict[str, Any]:
     """One leaderboard row (selectors.leaderboard_page) at its rank."""
-    _, player_id, matches, wins, deals_won, avg_penalty, ordinal, name, is_bot = row
+    _, player_id, matches, wins, deals_won, avg_penalty, ordinal, skill, luck_deals = row[:9]
+    name, is_bot = row[9:]
     return {
         "rank": rank,
         "player": {"id": player_id, "display_name": name, "is_bot": bool(is_bot)},
@@ -100,6 +114,8 @@ def leaderboard_entry(rank: int, row: tuple[Any, ...]) -> dict[str, Any]:
         "wins": wins,
         "deals_won": deals_won,
         "avg_penalty": round(avg_penalty, 4),
+        "skill": None if skill is None else round(skill, 4),
+        "skill_deals": luck_deals,
     }
 
 

@@ -156,6 +156,7 @@ BOARD_ORDER = {
     "rating": ("rating_ordinal", True),
     "wins": ("wins", True),
     "points": ("avg_penalty", False),
+    "skill": ("skill", True),  # only the rows with a skill (BoardEntry.skill)
 }
 BOARD_ROW_FIELDS = (
     "value",
@@ -165,14 +166,16 @@ BOARD_ROW_FIELDS = (
     "deals_won",
     "avg_penalty",
     "rating_ordinal",
+    "skill",
+    "luck_deals",
     "display_name",
     "is_bot",
 )
 
 _BOARD_ROWS = """
     SELECT e.{value}, e.{entry.player}, e.{entry.matches}, e.{entry.wins}, e.{entry.deals_won},
-           e.{entry.avg_penalty}, e.{entry.rating_ordinal}, p.{player.display_name},
-           p.{player.is_bot}
+           e.{entry.avg_penalty}, e.{entry.rating_ordinal}, e.{entry.skill},
+           e.{entry.luck_deals}, p.{player.display_name}, p.{player.is_bot}
     FROM {entry} e
     JOIN {player} p ON p.{player.pk} = e.{entry.player}
     WHERE e.{entry.pool} = %s{humans}"""
@@ -181,7 +184,10 @@ _BOARD_ROWS = """
 def _board_statement(text: str, metric: str, humans_only: bool, **fragments: str) -> str:
     field, _ = BOARD_ORDER[metric]
     text = text.replace("{value}", f"{{entry.{field}}}")
-    text = text.replace("{humans}", " AND e.{entry.is_human}" if humans_only else "")
+    rows = " AND e.{entry.is_human}" if humans_only else ""
+    if metric == "skill":  # a literal predicate, so the partial skill index applies
+        rows += " AND e.{entry.skill} IS NOT NULL"
+    text = text.replace("{humans}", rows)
     for name, sql in fragments.items():
         text = text.replace(f"{{{name}}}", sql)
     return rawsql.statement(text, entry=BoardEntry, player=Player)

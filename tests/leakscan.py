@@ -1,11 +1,14 @@
 """A scanner over every response body the test suite produces (docs/api.md hidden information).
 
 Installed as a middleware for the whole test session (tests/conftest.py). For each JSON response
-under /api/v1/ it checks, against the database at scan time:
+under /api/v1/, and each event of an event stream served under WSGI, it checks, against the
+database at scan time:
 - no seed of a deal in progress appears anywhere in the body;
 - no card that is now in another seat's hand or in the stock appears as a card value in the
-  parts of the body that describe the live deal (a `deal` context equal to the live deal).
-Violations are collected and fail the test that produced them (autouse fixture).
+  parts of the body that describe the live deal (a `deal` context equal to the live deal). A
+  viewer at no seat (a spectator, signed in or anonymous) may see no card of any hand at all.
+Violations are collected and fail the test that produced them (autouse fixture). The live
+tests' event reader (tests/live/sse.py) scans every event it receives with `scan_event`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from django.http import HttpRequest, HttpResponse
 
 CARD_RE = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
 MATCH_PATH_RE = re.compile(r"^/api/v1/matches/([0-9a-fA-F-]{36})(/.*)?$")
-DEAL_PATH_RE = re.compile(r"^/deals/(\d+)$")
+# A deal's own routes (its reveal, its replay and its analysis) speak of that deal only.
+DEAL_PATH_RE = re.compile(r"^/deals/(\d+)(?:/replay|/analysis)?$")
+SSE_DATA_RE = re.compile(r"^data: ?(.*)$", re.MULTILINE)
 
 VIOLATIONS: list[str] = []
 # While DEFER is set (query-count pins), bodies are kept and scanned by `scan_deferred()` later,
@@ -42,6 +47,36 @@ def _viewer_player_id(authorization: str) -> str | None:
     return str(token.user.player.id)
 
 
+def _ticket_player_id(ticket: str) -> str | None:
+    from django.core import signing
+
+    from players.tickets import _SALT
+
+    try:
+        return str(signing.loads(ticket, salt=_SALT)["p"])
+    except (signing.BadSignature, KeyError, TypeError):
+        return None
+
+
+def viewer_of(url: str, headers: dict[str, str]) -> str | None:
+    """The player id a request is made as (Authorization header, else a stream ticket in the
+    URL), None for an anonymous caller."""
+    from urllib.parse import parse_qs, urlsplit
+
+    authorization = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
+    if authorization:
+        return _viewer_player_id(authorization)
+    ticket = parse_qs(urlsplit(url).query).get("ticket")
+    return _ticket_player_id(ticket[0]) if ticket else None
+
+
+def scan_event(url: str, data: Any, viewer: str | None) -> list[str]:
+    """Violations in one event's data, received at `url` (a stream) by `viewer`."""
+    from urllib.parse import urlsplit
+
+    return scan_body(urlsplit(url).path, data, json.dumps(data), viewer)
+
+
 def _strings_in_deal(body: Any, live_deal: int, context: int | None) -> Iterator[str]:
     """Card-like strings of `body` in a context that is (or may be) the live deal."""
     if isinstance(body, dict):
@@ -61,7 +96,7 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     """Violations in one response body; empty when it leaks nothing."""
     from games import engine
     from games.models import Deal, Match
-    from games.selectors import seat_of
+    from games.selectors import deal_revealable, seat_of
 
     found: list[str] = []
     for seed in Deal.objects.filter(status=Deal.Status.ACTIVE).values_list("seed", flat=True):
@@ -73,6 +108,9 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     match = Match.objects.filter(id=matched.group(1)).first()
     if match is None or match.status != Match.Status.ACTIVE or not match.state:
         return found
+    live = Deal.objects.filter(id=match.live_deal_id).first()
+    if live is not None and deal_revealable(live):
+        return found  # the deal is over (and scored next): everything about it may be shown
     state = engine.state_from_json(match.state)
     seat = seat_of(match, viewer)
     hidden = {c.code for c in state.stock}
@@ -96,6 +134,26 @@ class LeakScanMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         path = request.path
+        if (
+            path.startswith("/api/v1/")
+            and getattr(response, "streaming", False)
+            and response.get("Content-Type", "").startswith("text/event-stream")
+            and not getattr(response, "is_async", False)
+        ):
+            # Under WSGI a stream is a few events and a close: read them, scan every one,
+            # and hand the same bytes on.
+            chunks = list(response.streaming_content)  # type: ignore[attr-defined]
+            response.streaming_content = chunks  # type: ignore[attr-defined]
+            authorization = request.META.get("HTTP_AUTHORIZATION", "")
+            viewer_header = {"Authorization": authorization} if authorization else {}
+            viewer = viewer_of(request.get_full_path(), viewer_header)
+            text = b"".join(bytes(c) for c in chunks).decode()
+            for raw in SSE_DATA_RE.findall(text):
+                try:
+                    VIOLATIONS.extend(scan_body(path, json.loads(raw), raw, viewer))
+                except Exception as exc:
+                    VIOLATIONS.append(f"{path}: scanner failed: {exc!r}")
+            return response
         if (
             path.startswith("/api/v1/")
             and not path.startswith(("/api/v1/schema", "/api/v1/docs"))

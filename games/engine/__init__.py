@@ -17,7 +17,7 @@ from .cards import PACK, RANKS, SUITS, Card, cards, hand_penalty
 from .errors import EngineError, IllegalMove, InvalidMove, NotYourTurn, RulesError
 from .legal import legal_moves
 from .moves import DRAW_MOVE, PASS_MOVE, Move
-from .observation import Observation, observe
+from .observation import Observation, PublicObservation, observe, observe_public
 from .rules import DEFAULT_RULES, Rules
 from .scoring import match_is_over, match_needs_extra_deal, match_places, match_totals
 from .shuffle import commitment, new_seed, shuffled_pack
@@ -49,6 +49,7 @@ __all__ = [
     "Move",
     "NotYourTurn",
     "Observation",
+    "PublicObservation",
     "Rules",
     "RulesError",
     "State",
@@ -68,6 +69,7 @@ __all__ = [
     "new_deal",
     "new_seed",
     "observe",
+    "observe_public",
     "opener_for_deal",
     "replay",
     "shuffled_pack",

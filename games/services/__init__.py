@@ -3,12 +3,14 @@
 - lifecycle: create a match, seat players, start it, deal each deal;
 - moves: apply a move (a person's, a bot's turn, the turn clock's overdue moves), the
   idempotency records;
-- scoring: close a deal, score it, settle the match, the seats' totals.
+- scoring: close a deal, score it, settle the match, the seats' totals;
+- analysis: each deal's luck, the boards' skill, a deal's move analysis on request.
 
 Every service is re-exported here, so `from games.services import match_create` is the import
 to use.
 """
 
+from .analysis import deal_analyse, deal_analysis_request, deal_luck, match_luck_count
 from .lifecycle import (
     MIN_SEATS,
     WAITING_EXPIRE_BATCH,
@@ -38,6 +40,9 @@ __all__ = [
     "MIN_SEATS",
     "WAITING_EXPIRE_BATCH",
     "OVERDUE_MOVES_MAX",
+    "deal_analyse",
+    "deal_analysis_request",
+    "deal_luck",
     "deal_score",
     "idempotency_records_expire",
     "match_apply_move",
@@ -45,6 +50,7 @@ __all__ = [
     "match_create",
     "match_join",
     "match_leave",
+    "match_luck_count",
     "match_play_bot_turn",
     "match_play_overdue_turn",
     "match_rematch",

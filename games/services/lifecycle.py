@@ -70,19 +70,24 @@ def match_create(
     rules: Mapping[str, Any] | None = None,
     seated: Sequence[Player] | None = None,
     turn_seconds: int | None = None,
+    spectators: str = Match.Spectators.PUBLIC,
     seed_key: str | None = None,
 ) -> Match:
     """A new match: the creator takes seat 0, bots the next seats; it starts once full.
 
     `seated` (organizers' tools, e.g. tournaments): these distinct players take seats 0.. in
     order instead of the creator and `bots`; bot players among them play by their strategy.
-    `turn_seconds`: the turn clock (games.clock), None for none. `seed_key`: a seed source the
-    match shares with others (duplicate tournaments, Match.seed_key), None for fresh seeds."""
+    `turn_seconds`: the turn clock (games.clock), None for none. `spectators`: who may watch
+    (Match.Spectators). `seed_key`: a seed source the match shares with others (duplicate
+    tournaments, Match.seed_key), None for fresh seeds."""
     if turn_seconds is not None and not (
         clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX
     ):
         message = f"turn_seconds must be {clock.TURN_SECONDS_MIN}..{clock.TURN_SECONDS_MAX}"
         raise ApplicationError("invalid", message, {"turn_seconds": [message]})
+    if spectators not in Match.Spectators.values:
+        message = f"spectators must be one of {', '.join(Match.Spectators.values)}"
+        raise ApplicationError("invalid", message, {"spectators": [message]})
     parsed = rules_from_options(rules=rules, deals=deals)
     if not MIN_SEATS <= seats <= parsed.max_players:
         message = f"seats must be {MIN_SEATS}..{parsed.max_players} (rule option max_players)"
@@ -122,6 +127,7 @@ def match_create(
             + [""] * (seats - len(occupants)),
             totals=[0] * seats,
             turn_seconds=turn_seconds,
+            spectators=spectators,
             seed_key=seed_key,
         )
         if seated is None:
@@ -457,6 +463,7 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
         seat_bots=list(previous.seat_bots),
         totals=[0] * seats,
         turn_seconds=previous.turn_seconds,
+        spectators=previous.spectators,
         first_opener=(previous.first_opener + 1) % seats,
         rematch_of=previous,
     )

@@ -64,6 +64,7 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
         deal = _deal_claim(match, deal_number, now)
         if deal is None:
             return False
+        send_on_commit("games.deal_luck", str(match.id), deal_number)  # its own queue
         result = deal.result
         # The next deal is dealt only once this one is scored: until then the match holds the
         # final state of its live deal (_deal_close), so it need not be read again.
@@ -166,6 +167,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
         _match_write(match, "settled_at")
         settled_id = str(match.id)
         transaction.on_commit(lambda: match_settled.send(sender=None, match_id=settled_id))
+        send_on_commit("games.match_luck_count", settled_id)  # the luck so far on the boards
     return True
 
 

@@ -13,7 +13,13 @@ from .accounts import (
     player_token,
     username_check,
 )
-from .standings import _rate, player_deals_add, player_standings_settle
+from .standings import (
+    _rate,
+    player_boards_luck_add,
+    player_deals_add,
+    player_luck_add,
+    player_standings_settle,
+)
 
 __all__ = [
     "DISPLAY_NAME_MAX",
@@ -23,7 +29,9 @@ __all__ = [
     "api_token_rotate",
     "bot_player_get_or_create",
     "display_name_check",
+    "player_boards_luck_add",
     "player_deals_add",
+    "player_luck_add",
     "player_register",
     "player_standings_settle",
     "player_token",

@@ -266,3 +266,47 @@ def _board_entries_add(rows: list[_BoardRow]) -> None:
             rawsql.prepared(BoardEntry, **{n: values[n] for n in sql.BOARD_ENTRY_COLUMNS})
         )
     rawsql.execute_many(sql.board_entry_upsert(), params)
+
+
+def player_luck_add(*, luck: Sequence[tuple[UUID, float]]) -> None:
+    """Count the luck of one analysed deal for each player of (player id, luck): the
+    players' luck counters of their stats. In player-id order, as every player-row write."""
+    for player_id, value in sorted(luck):
+        Player.objects.filter(id=player_id).update(
+            luck_deals=F("luck_deals") + 1, luck_sum=F("luck_sum") + value
+        )
+
+
+def player_boards_luck_add(
+    *,
+    seats: int,
+    rules: Mapping[str, Any],
+    finished_at: datetime,
+    luck: Sequence[tuple[UUID, float]],
+) -> None:
+    """Add analysed deals of one settled match to its players' `skill` on the boards the match
+    counts in (those of player_standings_settle, whose rows exist): per (player id, luck) one
+    deal more and its luck, the skill recomputed from the sums. The players' rows are locked
+    in id order first, as player_standings_settle does (a board row is written only under its
+    player's lock). The caller holds the match row lock and counts each deal once."""
+    if not luck:
+        return
+    sums: dict[UUID, tuple[int, float]] = {}
+    for player_id, value in luck:
+        deals, total = sums.get(player_id, (0, 0.0))
+        sums[player_id] = (deals + 1, total + value)
+    with transaction.atomic(savepoint=False):
+        list(
+            Player.objects.select_for_update(no_key=True)
+            .filter(id__in=list(sums))
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        pools = _board_pools(seats=seats, rules=rules, finished_at=finished_at)
+        for player_id, (deals, total) in sorted(sums.items()):
+            # SET reads the row's old values: the skill is the new sum over the new count.
+            BoardEntry.objects.filter(pool__in=pools, player_id=player_id).update(
+                luck_deals=F("luck_deals") + deals,
+                luck_sum=F("luck_sum") + total,
+                skill=(F("luck_sum") + total) / (F("luck_deals") + deals),
+            )

@@ -101,11 +101,6 @@ def test_screenshots_of_every_page_at_phone_and_desktop_widths(
     assert len(shots) >= visited >= 2 * 7, shots
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="web/: the lobby's create form is 410 px wide on a 375 px screen "
-    "(section.card-panel.create, its div.row and div.bots)",
-)
 def test_every_page_fits_a_phone_screen(web_client: str, pages: Any, site: Site) -> None:
     too_wide: list[str] = []
 

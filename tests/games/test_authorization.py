@@ -1,4 +1,5 @@
-"""Every per-match route × {seated player, other player, anonymous}: nothing beyond docs/api.md."""
+"""Every per-match route × {seated player, other player, anonymous} × {a match open to
+spectators, one that is not}: nothing beyond docs/api.md."""
 
 from __future__ import annotations
 
@@ -10,19 +11,30 @@ from tests.helpers import create_match, state
 
 pytestmark = pytest.mark.django_db
 
-# (method, route suffix) -> expected status for seated / other / anonymous.
+# (method, route suffix) -> expected status for seated / other / anonymous, on a match with
+# `spectators: public` (the default): whoever is not seated sees the public view.
 MATRIX = {
     ("GET", ""): (200, 200, 200),  # public
     ("POST", "/join"): (200, 409, 401),  # seated: already in; other: the 2-seat match is full
-    ("GET", "/state"): (200, 403, 401),
-    ("GET", "/moves"): (200, 403, 401),
+    ("GET", "/state"): (200, 200, 200),  # others: the public view
+    ("GET", "/moves"): (200, 200, 200),  # others: no drawn card of the deal in progress
     ("POST", "/moves"): (200, 403, 401),
     ("GET", "/deals/1"): (200, 200, 200),  # public; the seed is absent until the deal is over
-    ("GET", "/events"): (200, 403, 401),  # the event stream (games.streams)
+    ("GET", "/deals/1/replay"): (409, 409, 409),  # deal 1 is in progress
+    ("GET", "/events"): (200, 200, 200),  # the event stream (games.streams)
     # The lobby and the rematch, on this started match: not waiting, not finished.
     ("POST", "/leave"): (409, 403, 401),
     ("POST", "/cancel"): (409, 403, 401),
     ("POST", "/rematch"): (409, 403, 401),
+    # Deal 1 is being played: 409 for the seat; a seat's only until the match is finished.
+    ("GET", "/deals/1/analysis"): (409, 403, 401),
+}
+# Where a match with `spectators: none` answers otherwise: nobody but its seats sees it.
+PRIVATE = {
+    ("GET", "/state"): (200, 403, 403),
+    ("GET", "/moves"): (200, 403, 403),
+    ("GET", "/deals/1/replay"): (409, 403, 403),
+    ("GET", "/events"): (200, 403, 403),
 }
 CODES = {401: "not_authenticated", 403: "not_seated", 409: "match_full", 404: "not_found"}
 # Routes whose refusals have codes of their own: (method, suffix) -> {status: code}.
@@ -30,7 +42,10 @@ ROUTE_CODES = {
     ("POST", "/leave"): {409: "match_not_waiting"},
     ("POST", "/cancel"): {403: "not_creator", 409: "match_not_waiting"},
     ("POST", "/rematch"): {409: "match_not_finished"},
+    ("GET", "/deals/1/replay"): {409: "deal_not_over"},
+    ("GET", "/deals/1/analysis"): {409: "deal_not_over"},
 }
+PRIVATE_CODES = {403: "spectators_not_allowed"}
 
 
 def per_match_routes() -> set[str]:
@@ -54,13 +69,30 @@ def test_matrix_covers_every_per_match_route():
     assert per_match_routes() == {suffix for _, suffix in MATRIX}
 
 
-@pytest.fixture
-def table(make_player, client_for, api):
+@pytest.fixture(params=["public", "none"])
+def table(request, make_player, client_for, api):
     (_, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()
     seated, second, other = client_for(ta), client_for(tb), client_for(tc)
-    match = create_match(seated)
+    match = create_match(seated, spectators=request.param)
     second.post(f"/api/v1/matches/{match['id']}/join")
-    return {"id": match["id"], "seated": seated, "other": other, "anonymous": api}
+    return {
+        "id": match["id"],
+        "seated": seated,
+        "other": other,
+        "anonymous": api,
+        "spectators": request.param,
+    }
+
+
+def expected_answer(table, method, suffix, who) -> tuple[int, str | None]:
+    """The status and (for a refusal) the code of `who` calling the route on `table`."""
+    private = table["spectators"] == "none"
+    statuses = PRIVATE.get((method, suffix)) if private else None
+    status = (statuses or MATRIX[(method, suffix)])[["seated", "other", "anonymous"].index(who)]
+    code = {**CODES, **ROUTE_CODES.get((method, suffix), {})}.get(status)
+    if private and (method, suffix) in PRIVATE:
+        code = PRIVATE_CODES.get(status, code)
+    return status, code
 
 
 def call(client, method, url, version):
@@ -73,7 +105,7 @@ def call(client, method, url, version):
 @pytest.mark.parametrize(("method", "suffix"), sorted(MATRIX))
 @pytest.mark.parametrize("who", ["seated", "other", "anonymous"])
 def test_route_by_caller(table, method, suffix, who):
-    expected = MATRIX[(method, suffix)][["seated", "other", "anonymous"].index(who)]
+    expected, code = expected_answer(table, method, suffix, who)
     view = state(table["seated"], table["id"])
     if (
         method == "POST"
@@ -89,9 +121,12 @@ def test_route_by_caller(table, method, suffix, who):
             table[who], method, f"/api/v1/matches/{table['id']}{suffix}", view["version"]
         )
     assert response.status_code == expected, response.content
+    if suffix == "/state" and who != "seated" and expected == 200:
+        public = response.json()  # the public view: no seat, no hand, no legal move
+        assert public["you"] is None and public["hand"] == [] and public["legal_moves"] == []
+        assert public["hand_counts"] == view["hand_counts"]
     if expected >= 400:
-        codes = {**CODES, **ROUTE_CODES.get((method, suffix), {})}
-        assert response.json()["code"] == codes[expected]
+        assert response.json()["code"] == code
         # A refused request changes nothing.
         assert state(table["seated"], table["id"]) == view
         assert not Move.objects.filter(match_id=table["id"]).exists()
@@ -102,7 +137,7 @@ def test_route_by_caller(table, method, suffix, who):
 def test_unknown_match_answers_like_a_hidden_one(table, method, suffix, who):
     url = f"/api/v1/matches/00000000-0000-0000-0000-000000000000{suffix}"
     response = call(table[who], method, url, 1)
-    public = MATRIX[(method, suffix)][2] == 200
+    public = MATRIX[(method, suffix)][2] != 401
     if who == "anonymous" and not public:
         assert response.status_code == 401
     else:

@@ -248,3 +248,23 @@ def _match_of(player, seats=2):
     from games.services import match_create
 
     return match_create(player=player, seats=seats).id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cancel_tells_the_seated_people_and_closes_the_match_stream(make_player, client_for):
+    """The seated people hear `match_cancelled` on their `me` stream, and a match stream ends:
+    a cancelled match can change no more (games.streams)."""
+    from games.events import me_log
+    from games.streams import _seat_event
+
+    (ana, ta), (bob, tb) = make_player(), make_player()
+    match = create_match(client_for(ta), seats=3)
+    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
+    assert _seat_event(match["id"], 0, None)[1] is False  # waiting: the stream goes on
+    assert client_for(ta).post(f"/api/v1/matches/{match['id']}/cancel").status_code == 200
+    for person in (ana, bob):
+        _, logged = me_log(str(person.id), 0)
+        cancelled = [e for e in logged if e["type"] == "match_cancelled"]
+        assert [e["match"] for e in cancelled] == [match["id"]], logged
+    version, over, event = _seat_event(match["id"], 0, None)
+    assert over is True and event is not None and b"cancelled" in event

@@ -131,7 +131,10 @@ def test_score_deal_deals_the_next_deal_and_sends_the_bot_opener(make_player, pa
     after = Match.objects.get(id=match.id)
     assert after.current_deal == 2 and after.status == "active"
     assert Deal.objects.get(match=match, number=2).opener == 1  # the bot opens deal 2
-    assert parked == [("games.match_play_bot_turn", (str(match.id), after.version), "bots")]
+    assert parked == [
+        ("games.deal_luck", (str(match.id), 1), "analysis"),
+        ("games.match_play_bot_turn", (str(match.id), after.version), "bots"),
+    ]
 
 
 def test_settle_match_twice_settles_once(make_player, parked):
@@ -241,7 +244,14 @@ def test_sweep_task_sends_the_stuck_work(make_player, parked, settings):
     match = match_create(player=person, seats=2, seated=[bot, person], deals=1)
     parked.clear()
     counts = tasks.sweep.apply().get()
-    assert counts == {"bot_turns": 1, "deals": 0, "settlements": 0}
+    assert counts == {
+        "bot_turns": 1,
+        "deals": 0,
+        "settlements": 0,
+        "luck": 0,
+        "luck_counts": 0,
+        "analyses": 0,
+    }
     assert parked == [("games.match_play_bot_turn", (str(match.id), 1), "bots")]
 
 

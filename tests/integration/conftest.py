@@ -51,12 +51,14 @@ def stack(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Any
             "CELERY_TASK_ALWAYS_EAGER",
             "CELERY_BOT_QUEUE",
             "CELERY_SCORING_QUEUE",
+            "CELERY_ANALYSIS_QUEUE",
         )
     }
     _celery_broker(redis.url)
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.CELERY_BOT_QUEUE = running.bot_queue
     settings.CELERY_SCORING_QUEUE = running.scoring_queue
+    settings.CELERY_ANALYSIS_QUEUE = running.analysis_queue
     assert not app.conf.task_always_eager
     assert app.connection_for_write().port == redis.port
     running.start_worker()

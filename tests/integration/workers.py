@@ -44,6 +44,7 @@ class Stack:
         suffix = uuid.uuid4().hex[:8]
         self.bot_queue = f"test-bots-{suffix}"
         self.scoring_queue = f"test-scoring-{suffix}"
+        self.analysis_queue = f"test-analysis-{suffix}"
         self.default_queue = f"test-default-{suffix}"
         self.env = {
             **os.environ,
@@ -53,6 +54,7 @@ class Stack:
             "CELERY_BROKER_URL": redis.url,
             "CELERY_BOT_QUEUE": self.bot_queue,
             "CELERY_SCORING_QUEUE": self.scoring_queue,
+            "CELERY_ANALYSIS_QUEUE": self.analysis_queue,
             "CELERY_TASK_DEFAULT_QUEUE": self.default_queue,
             "CELERY_BEAT_SCHEDULE_FILENAME": str(tmp / "celerybeat-schedule"),
             # Quicker than production (5 s / 3 s) so the tests wait less.
@@ -77,8 +79,8 @@ class Stack:
         )
 
     def start_worker(self) -> subprocess.Popen[bytes]:
-        # The README's command; without -Q it consumes the bots, scoring and default queues of
-        # its settings. Solo pool: one process the test can kill.
+        # The README's command; without -Q it consumes the bots, scoring, analysis and default
+        # queues of its settings. Solo pool: one process the test can kill.
         self.worker = self._spawn(
             ["worker", "-l", "warning", "-P", "solo", "--without-gossip", "--without-mingle"],
             "worker",

@@ -62,6 +62,15 @@ class Servers:
                 proc.wait()
 
 
+@pytest.fixture(autouse=True)
+def _streams_closed() -> Iterator[None]:
+    """Every stream a test opened stops with it, before its leak check (tests/live/sse.py)."""
+    from .sse import close_all
+
+    yield
+    close_all()
+
+
 @pytest.fixture(scope="module")
 def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     """Two web processes (a move on one, its events on the other); the test database's rows
@@ -85,6 +94,7 @@ def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "LIVE_CHANNEL_PREFIX": prefix,
         "LIVE_HEARTBEAT_SECONDS": "1",
         "LIVE_STREAMS_PER_PLAYER": "3",
+        "LIVE_STREAMS_PER_IP": "3",
         "DATABASE_POOL_MAX": "6",
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "PYTHONUNBUFFERED": "1",

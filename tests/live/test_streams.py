@@ -43,10 +43,11 @@ class Player:
         return Stream(f"{base}{path}", {**self.headers, **headers})
 
 
-def _table(base: str) -> tuple[Player, Player, str]:
+def _table(base: str, spectators: str = "public") -> tuple[Player, Player, str]:
     """Two people at a two-seat match of one deal, started (created and joined on `base`)."""
     a, b = Player(base), Player(base)
-    created = a.post(base, "/api/v1/matches", {"seats": 2, "deals": 1})
+    body = {"seats": 2, "deals": 1, "spectators": spectators}
+    created = a.post(base, "/api/v1/matches", body)
     assert created.status_code == 201, created.text
     match_id = created.json()["id"]
     assert b.post(base, f"/api/v1/matches/{match_id}/join").status_code == 200
@@ -119,14 +120,18 @@ def test_resume_with_last_event_id_skips_what_was_seen_and_sends_what_was_not(li
 
 def test_streams_of_a_match_you_may_not_see(live: Any) -> None:
     one, two = live.bases
-    _, _, match_id = _table(one)
+    _, _, match_id = _table(one, spectators="none")
     outsider = Player(one)
     refused = outsider.get(two, f"/api/v1/matches/{match_id}/events")
-    assert refused.status_code == 403 and refused.json()["code"] == "not_seated"
+    assert refused.status_code == 403 and refused.json()["code"] == "spectators_not_allowed"
     missing = outsider.get(two, f"/api/v1/matches/{uuid.uuid4()}/events")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
     anonymous = httpx.get(f"{two}/api/v1/matches/{match_id}/events")
-    assert anonymous.status_code == 401 and anonymous.json()["code"] == "not_authenticated"
+    assert anonymous.status_code == 403 and anonymous.json()["code"] == "spectators_not_allowed"
+    bad_token = httpx.get(
+        f"{two}/api/v1/matches/{match_id}/events", headers={"Authorization": "Token nope"}
+    )
+    assert bad_token.status_code == 401 and bad_token.json()["code"] == "not_authenticated"
     wrong = httpx.get(f"{two}/api/v1/me/events", headers={"Authorization": "Token nope"})
     assert wrong.status_code == 401 and wrong.json()["code"] == "not_authenticated"
 
@@ -229,11 +234,16 @@ def test_long_poll_on_one_process_answers_a_move_on_the_other(live: Any) -> None
     assert answer["seconds"] < 5
     assert "no-store" in response.headers["Cache-Control"]
     assert not scan_body(f"/api/v1/matches/{match_id}/state", response.json(), response.text, a.id)
-    # The same checks as the DRF route: a bad wait is 400, a non-seat 403.
+    # The same checks as the DRF route: a bad wait is 400, a non-seat the public view (403 on
+    # a match without spectators).
     bad = a.get(two, f"/api/v1/matches/{match_id}/state?after_version=0&wait=99")
     assert bad.status_code == 400 and bad.json()["code"] == "invalid"
     outsider = Player(one).get(two, f"/api/v1/matches/{match_id}/state?after_version=0&wait=1")
-    assert outsider.status_code == 403 and outsider.json()["code"] == "not_seated"
+    assert outsider.status_code == 200 and outsider.json()["you"] is None
+    assert not scan_body(f"/api/v1/matches/{match_id}/state", outsider.json(), outsider.text, None)
+    _, _, private = _table(one, spectators="none")
+    refused = Player(one).get(two, f"/api/v1/matches/{private}/state?after_version=0&wait=1")
+    assert refused.status_code == 403 and refused.json()["code"] == "spectators_not_allowed"
 
 
 def test_the_match_stream_closes_when_the_match_is_over(live: Any) -> None:

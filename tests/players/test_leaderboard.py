@@ -75,7 +75,17 @@ def test_wins_rank_with_ties_shared(api, played):
     assert ranks(body) == [1, 2, 3, 3]  # bob and dia: 0 wins, shared third place
     assert set(names(body)[2:]) == {"bob", "dia"}
     first = body["results"][0]
-    assert set(first) == {"rank", "player", "rating", "matches", "wins", "deals_won", "avg_penalty"}
+    assert set(first) == {
+        "rank",
+        "player",
+        "rating",
+        "matches",
+        "wins",
+        "deals_won",
+        "avg_penalty",
+        "skill",
+        "skill_deals",
+    }
     assert (first["matches"], first["wins"], first["deals_won"]) == (2, 2, 2)
 
 

@@ -97,6 +97,9 @@ def test_player_by_id_is_public_with_rating_and_stats(api, make_player):
         "deals_played": 0,
         "deals_won": 0,
         "penalty_points": 0,
+        "luck_deals": 0,
+        "mean_luck": None,
+        "luck_adjusted_score": 0.0,
     }
 
 
@@ -111,6 +114,28 @@ def test_bots_list_names_random_greedy_and_the_strongest(api):
     strategies = {b["strategy"] for b in r.json()}
     assert {"random", "greedy", "ismcts"} <= strategies
     assert all(b["description"] for b in r.json())
+
+
+def test_bots_list_shows_each_level_with_its_measured_rating_and_command(api):
+    from games.engine.bots import level_ratings
+
+    measured = level_ratings()
+    bots = api.get("/api/v1/bots").json()
+    levels = ["random", "greedy", "ismcts-1", "ismcts-2", "ismcts-3", "ismcts-4"]
+    assert [b["strategy"] for b in bots[: len(levels)]] == levels  # weakest first
+    for bot in bots[: len(levels)]:
+        assert bot["level"] == bot["strategy"]
+        rating = bot["rating"]
+        assert rating["measured_by"] == measured["command"]
+        assert rating["measured_by"].startswith("bench/bots.py --levels")
+        assert rating["mu"] == measured["levels"][bot["strategy"]]["mu"]
+        assert rating["ordinal"] == measured["levels"][bot["strategy"]]["ordinal"]
+    alias = next(b for b in bots if b["strategy"] == "ismcts")
+    assert alias["level"] == "ismcts-4" and alias["rating"] == bots[5]["rating"]
+    # The measured order: random is the weakest, the strongest level beats greedy.
+    by_name = {b["strategy"]: b["rating"]["mu"] for b in bots[: len(levels)]}
+    assert by_name["random"] == min(by_name.values())
+    assert by_name["ismcts-4"] > by_name["greedy"]
 
 
 def test_auth_routes_are_throttled_with_retry_after(api, monkeypatch):

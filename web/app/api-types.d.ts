@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * List the bot strategies
-         * @description Public. Every strategy name that `bots` and `fill_bots` take, with a description.
+         * @description Public. Every strategy name that `bots` and `fill_bots` take, with a description; the levels players choose from (random, greedy, ismcts-1 … ismcts-4, weakest first) with their rating measured by self-play (bench/bots.py) and the command that measured it. `ismcts` plays the level ismcts-4.
          */
         get: operations["bots_list"];
         put?: never;
@@ -237,9 +237,49 @@ export interface paths {
         };
         /**
          * Get a deal
-         * @description Public. A deal's commitment; once it is over, its seed, the hands at its start and every move, so that anyone can replay and check it (R-3, R-4).
+         * @description Public. A deal's commitment; once it is over, its seed, the hands at its start and every move, so that anyone can replay and check it (R-3, R-4), and each seat's luck once a worker has estimated it (null before).
          */
         get: operations["matches_deals_detail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/matches/{match_id}/deals/{number}/analysis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a deal's move analysis
+         * @description Every decision of a person (2+ legal moves) in a deal that is over: the estimated value (expected deal score, lower is better) of the move played and of the best move from that seat's observation only, the loss and its verdict (`inaccuracy` / `mistake` / `blunder`, docs/api.md). The first request has a worker compute it: `202 {status: pending}`, poll again; then `200` with the analysis, kept. For a seat of the match; for anyone once the match is finished and public. Throttled per user (THROTTLE_DEAL_ANALYSIS).
+         */
+        get: operations["matches_deals_analysis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/matches/{match_id}/deals/{number}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay a finished deal
+         * @description Once deal `number` is over: every position from the deal to its end with all hands open, rebuilt by the engine from the seed and the move log, for replay viewers. `positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the position after move i. Public on a `spectators: public` match; seats only on a `spectators: none` match (403 `spectators_not_allowed`). Before the deal is over, 409 `deal_not_over`.
+         */
+        get: operations["matches_deals_replay"];
         put?: never;
         post?: never;
         delete?: never;
@@ -297,7 +337,7 @@ export interface paths {
         };
         /**
          * Get the move log
-         * @description The match's moves in order as the caller may see them: cards another seat drew are shown once the deal is over (R-3).
+         * @description The match's moves in order as the caller may see them: cards another seat drew are shown once the deal is over (R-3). Seats, and anyone (signed in or not) on a `spectators: public` match, who sees no `drawn` card of a deal in progress; a `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat.
          */
         get: operations["matches_moves_list"];
         put?: never;
@@ -341,7 +381,7 @@ export interface paths {
         };
         /**
          * Get the caller's view of a match
-         * @description The seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). With `after_version` and `wait` it is a long-poll: it answers as soon as the match's version passes `after_version`, or after `wait` seconds with the current view.
+         * @description A seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). Anyone else (signed in or not) gets the public view of a `spectators: public` match: the same keys with `you` null and no hand and no legal move (hand counts, top card, turn, stock count, totals); of a `spectators: none` match, 403 `spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it answers as soon as the match's version passes `after_version`, or after `wait` seconds with the current view.
          */
         get: operations["matches_state"];
         put?: never;
@@ -625,7 +665,7 @@ export interface paths {
         };
         /**
          * Stream the caller's view of a match
-         * @description The caller's seat view (the body of GET …/state) as event `state`, id = the match version, after every version change; `close` when the match is over. Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version.
+         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `close` when the match is over. Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat.
          */
         get: operations["matches_events"];
         put?: never;
@@ -645,7 +685,7 @@ export interface paths {
         };
         /**
          * Stream the caller's turns and matches
-         * @description The caller's `your_turn`, `match_started` and `match_finished` events of every match, and `tournament_round` (tournament, round, the ids of their table's matches) when a round they play is dealt; id = the caller's event sequence; Last-Event-ID replays what came after it (or sends `resync` when that is no longer kept).
+         * @description The caller's `your_turn`, `match_started`, `match_finished` and `match_cancelled` events of every match, and `tournament_round` (tournament, round, the ids of their table's matches) when a round they play is dealt; id = the caller's event sequence; Last-Event-ID replays what came after it (or sends `resync` when that is no longer kept).
          */
         get: operations["me_events"];
         put?: never;
@@ -660,6 +700,28 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AnalysedDecision: {
+            /** @description The move's `seq` in the move log. */
+            seq: number;
+            seat: number;
+            /** @description Played by the turn clock for the person. */
+            by_bot: boolean;
+            played: components["schemas"]["MoveBody"];
+            /** Format: double */
+            played_value: number;
+            best: components["schemas"]["MoveBody"];
+            /** Format: double */
+            best_value: number;
+            /**
+             * Format: double
+             * @description played_value − best_value, expected points.
+             */
+            loss: number;
+            /** Format: double */
+            loss_stderr: number;
+            verdict: components["schemas"]["VerdictEnum"] | components["schemas"]["NullEnum"];
+            values: components["schemas"]["MoveValue"][];
+        };
         BoardRating: {
             seats: number | null;
             ruleset: string;
@@ -673,6 +735,30 @@ export interface components {
         Bot: {
             strategy: string;
             description: string;
+            /** @description The level this strategy plays (weakest first in the list); null for none. */
+            level: string | null;
+            /** @description The level's rating, measured by self-play. */
+            rating: components["schemas"]["BotLevelRating"] | null;
+        };
+        BotLevelRating: {
+            /** Format: double */
+            mu: number;
+            /** Format: double */
+            sigma: number;
+            /** Format: double */
+            ordinal: number;
+            /**
+             * Format: double
+             * @description Mean deal score in the measurement.
+             */
+            mean_penalty: number;
+            /** Format: double */
+            cpu_ms_per_decision: number;
+            /** @description The command that measured it. */
+            measured_by: string;
+            model: string;
+            /** @description Deals the measurement played in all. */
+            deals: number;
         };
         /**
          * @description * `cancelled` - cancelled
@@ -680,12 +766,39 @@ export interface components {
          * @enum {string}
          */
         CancelReasonEnum: "cancelled" | "expired";
+        DealAnalysis: {
+            status: components["schemas"]["DealAnalysisStatusEnum"];
+            samples?: number;
+            bot?: string;
+            seed?: string;
+            /** Format: double */
+            cpu_seconds?: number;
+            thresholds?: {
+                [key: string]: number;
+            };
+            decisions?: components["schemas"]["AnalysedDecision"][];
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `ready` - ready
+         * @enum {string}
+         */
+        DealAnalysisStatusEnum: "pending" | "ready";
         /**
          * @description * `shed` - shed
          *     * `stock_exhausted` - stock_exhausted
          * @enum {string}
          */
         DealEndReasonEnum: "shed" | "stock_exhausted";
+        DealLuck: {
+            /** @description K: simulated deals, stock re-sampled. */
+            samples: number;
+            /** @description The reference bot that played every seat. */
+            bot: string;
+            /** @description Seed of the samples: the estimate is reproducible. */
+            seed: string;
+            seats: components["schemas"]["SeatLuck"][];
+        };
         /**
          * @description * `opening` - opening
          *     * `play` - play
@@ -695,6 +808,23 @@ export interface components {
          * @enum {string}
          */
         DealPhaseEnum: "opening" | "play" | "ace_followup" | "deal_over" | "match_over";
+        DealReplay: {
+            /** Format: uuid */
+            match: string;
+            number: number;
+            dealer: number;
+            opener: number;
+            commitment: string;
+            /** @description The deal's seed (64 hex digits). */
+            seed: string;
+            rules: {
+                [key: string]: unknown;
+            };
+            seat_count: number;
+            hands_at_start: string[][];
+            positions: components["schemas"]["ReplayPosition"][];
+            result: components["schemas"]["DealResult"];
+        };
         DealResult: {
             winners: number[];
             reason: components["schemas"]["DealEndReasonEnum"];
@@ -713,6 +843,8 @@ export interface components {
             seed: string | null;
             hands_at_start: string[][] | null;
             moves: components["schemas"]["MoveEntry"][] | null;
+            /** @description Each seat's luck, once the deal is shown and analysed. */
+            luck: components["schemas"]["DealLuck"] | null;
         };
         /**
          * @description * `active` - active
@@ -742,7 +874,8 @@ export interface components {
             };
         };
         /**
-         * @description * `forbidden` - forbidden
+         * @description * `deal_not_over` - deal_not_over
+         *     * `forbidden` - forbidden
          *     * `idempotency_mismatch` - idempotency_mismatch
          *     * `illegal_move` - illegal_move
          *     * `invalid` - invalid
@@ -763,6 +896,7 @@ export interface components {
          *     * `not_seated` - not_seated
          *     * `not_your_turn` - not_your_turn
          *     * `server_error` - server_error
+         *     * `spectators_not_allowed` - spectators_not_allowed
          *     * `stale_version` - stale_version
          *     * `throttled` - throttled
          *     * `too_many_active_matches` - too_many_active_matches
@@ -772,7 +906,7 @@ export interface components {
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unsupported_media_type";
+        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unsupported_media_type";
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -801,6 +935,13 @@ export interface components {
             deals_won: number;
             /** Format: double */
             avg_penalty: number;
+            /**
+             * Format: double
+             * @description Mean luck-adjusted score per deal (higher is better).
+             */
+            skill: number | null;
+            /** @description Analysed deals behind `skill`. */
+            skill_deals: number;
         };
         LeaderboardPageResponse: {
             results: components["schemas"]["LeaderboardEntry"][];
@@ -836,6 +977,13 @@ export interface components {
              * @description When the person on turn must have moved (turn clock).
              */
             turn_deadline: string | null;
+            /**
+             * @description Who may watch: `public`, anyone (the public view); `none`, seats only.
+             *
+             *     * `public` - public
+             *     * `none` - none
+             */
+            spectators: components["schemas"]["SpectatorsEnum"];
             /** @description Seats without a player. */
             open_seats: number;
             /**
@@ -867,6 +1015,14 @@ export interface components {
             };
             /** @description Turn clock: seconds a person has per turn; past it the greedy move is played for them (by_bot in the move log). Null or absent: no clock. */
             turn_seconds?: number | null;
+            /**
+             * @description Who may watch the match: `public` (default), anyone, signed in or not, sees the public view (no hand); `none`, only its seats.
+             *
+             *     * `public` - public
+             *     * `none` - none
+             * @default public
+             */
+            spectators: components["schemas"]["SpectatorsEnum"];
         };
         /**
          * @description * `waiting` - waiting
@@ -921,7 +1077,8 @@ export interface components {
             deal: number | null;
             deals_total: number;
             phase: components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"];
-            you: number;
+            /** @description The caller's seat; null in a spectator's public view. */
+            you: number | null;
             turn: number | null;
             dealer: number | null;
             direction: components["schemas"]["DirectionEnum"];
@@ -944,6 +1101,14 @@ export interface components {
             result?: components["schemas"]["DealResult"] | null;
             /** @description A bot is on turn in this view and has not moved yet: a worker plays its turn right after this reply (watch the version move on). */
             pending_bot_turns: boolean;
+        };
+        MoveValue: {
+            move: components["schemas"]["MoveBody"];
+            /**
+             * Format: double
+             * @description Expected deal score after this move.
+             */
+            value: number;
         };
         NullEnum: null;
         PaginatedMatch: {
@@ -1020,6 +1185,44 @@ export interface components {
             /** @description Shown this once: only its hash is kept. */
             token: string;
         };
+        ReplayMove: {
+            seq: number;
+            seat: number;
+            action: components["schemas"]["MoveActionEnum"];
+            card: string | null;
+            suit: string | null;
+            drawn: string[];
+        };
+        ReplayPosition: {
+            /** @description 0: the deal as dealt; i: after move i. */
+            index: number;
+            /** @description The move that led here; null at 0. */
+            move: components["schemas"]["ReplayMove"] | null;
+            /** @description The seat that moved; null at 0. */
+            seat: number | null;
+            state: components["schemas"]["ReplayPositionState"];
+        };
+        ReplayPositionState: {
+            /** @description Every seat's hand, by seat, open. */
+            hands: string[][];
+            turn: number | null;
+            direction: components["schemas"]["DirectionEnum"];
+            top_card: string | null;
+            active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
+            pending_sevens: number;
+            stock_count: number;
+            phase: components["schemas"]["ReplayPositionStatePhaseEnum"];
+            /** @description Cards on the pile, the top included. */
+            discard_count: number;
+        };
+        /**
+         * @description * `opening` - opening
+         *     * `play` - play
+         *     * `ace_followup` - ace_followup
+         *     * `deal_over` - deal_over
+         * @enum {string}
+         */
+        ReplayPositionStatePhaseEnum: "opening" | "play" | "ace_followup" | "deal_over";
         RotatedToken: {
             /** @description Shown this once: only its hash is kept. */
             token: string;
@@ -1052,12 +1255,38 @@ export interface components {
             total: number;
             place: number | null;
         };
+        SeatLuck: {
+            seat: number;
+            /** @description The seat's deal score (R-30, R-31). */
+            penalty: number;
+            /**
+             * Format: double
+             * @description Mean deal score of the reference bot with these cards over `samples` deals.
+             */
+            expected: number;
+            /**
+             * Format: double
+             * @description Standard error of `expected`.
+             */
+            stderr: number;
+            /**
+             * Format: double
+             * @description expected − penalty: positive when the seat did better than its cards gave.
+             */
+            luck: number;
+        };
         SeatPlayer: {
             /** Format: uuid */
             id: string;
             display_name: string;
             is_bot: boolean;
         };
+        /**
+         * @description * `public` - public
+         *     * `none` - none
+         * @enum {string}
+         */
+        SpectatorsEnum: "public" | "none";
         Standing: {
             /** @description Players equal on every tie-break share a rank. */
             rank: number;
@@ -1092,7 +1321,8 @@ export interface components {
             deal: number | null;
             deals_total: number;
             phase: components["schemas"]["DealPhaseEnum"] | components["schemas"]["NullEnum"];
-            you: number;
+            /** @description The caller's seat; null in a spectator's public view. */
+            you: number | null;
             turn: number | null;
             dealer: number | null;
             direction: components["schemas"]["DirectionEnum"];
@@ -1120,6 +1350,18 @@ export interface components {
             deals_played: number;
             deals_won: number;
             penalty_points: number;
+            /** @description Deals whose luck has been estimated. */
+            luck_deals: number;
+            /**
+             * Format: double
+             * @description Mean luck (expected − actual deal score) over them; the player's skill.
+             */
+            mean_luck: number | null;
+            /**
+             * Format: double
+             * @description Sum of the luck over them: the hand's quality taken out of the penalties.
+             */
+            luck_adjusted_score: number;
         };
         StreamTicket: {
             ticket: string;
@@ -1235,6 +1477,13 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "choice" | "boolean" | "integer";
+        /**
+         * @description * `inaccuracy` - inaccuracy
+         *     * `mistake` - mistake
+         *     * `blunder` - blunder
+         * @enum {string}
+         */
+        VerdictEnum: "inaccuracy" | "mistake" | "blunder";
     };
     responses: never;
     parameters: never;
@@ -1462,13 +1711,14 @@ export interface operations {
                 /** @description Rows per page. */
                 limit?: number;
                 /**
-                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first.
+                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first; skill: mean luck-adjusted score per deal (expected − actual), highest first, only players with an analysed deal.
                  *
                  *     * `rating` - rating
                  *     * `wins` - wins
                  *     * `points` - points
+                 *     * `skill` - skill
                  */
-                metric?: "rating" | "wins" | "points";
+                metric?: "rating" | "wins" | "points" | "skill";
                 /**
                  * @description all time, the current calendar month or the current ISO week (Monday 00:00 UTC); see GET /leaderboards for the bounds.
                  *
@@ -1796,6 +2046,143 @@ export interface operations {
             };
         };
     };
+    matches_deals_analysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+                /** @description The deal's number in the match, from 1. */
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealAnalysis"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealAnalysis"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_seated` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deal_not_over` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_deals_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+                /** @description The deal's number in the match, from 1. */
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealReplay"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `spectators_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deal_not_over` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     matches_join: {
         parameters: {
             query?: never;
@@ -1955,7 +2342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_seated` */
+            /** @description `spectators_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_seated` */
+            /** @description `spectators_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2905,7 +3292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_seated` */
+            /** @description `spectators_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,272 @@
+"""Luck and move analysis of deals that are over (docs/api.md "Luck and move analysis").
+
+- Luck: once a deal is scored, games.deal_luck (queue `analysis`) estimates each seat's
+  expected deal score from the deal's start (`engine.analysis.expected_deal_scores`, K =
+  ANALYSIS_LUCK_SAMPLES re-sampled stocks played by the reference bot) and stores one DealLuck
+  row per seat, `luck = expected − penalty`, with K, the bot, the seed and the CPU time. The
+  players' stats count it at once; the boards' `skill` counts it once the match is settled
+  (games.match_luck_count, sent when the settlement commits, or here when the luck comes after
+  it), each row once (`counted_at`, under the match row lock).
+- Move analysis: the first `GET …/deals/{n}/analysis` stores a pending DealAnalysis row (one per
+  deal: a raced second request trips its unique constraint and reads the winner's row) and
+  sends games.deal_analyse, which values every person's decisions from that seat's observation
+  only (`engine.analysis.deal_move_analysis`, K = ANALYSIS_MOVE_SAMPLES) and stores the result.
+
+The estimates run outside any transaction (they take CPU time, not rows); the writes after them
+lock the match row and check what is stored, so a task run twice writes once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games import engine
+from games.engine import analysis
+from pisyedili_api.errors import ApplicationError
+from pisyedili_api.tasks import send_on_commit
+from players.models import Player
+from players.services import player_boards_luck_add, player_luck_add
+
+from ..models import DEAL_ANALYSIS_CONSTRAINT, Deal, DealAnalysis, DealLuck, Match, Move
+from ..selectors import shared_deals_pending
+from .lifecycle import _violates
+
+logger = logging.getLogger(__name__)
+
+
+def _deal_start(match: Match, deal: Deal) -> engine.State:
+    """The deal as dealt, from its seed (the engine's shuffle, R-3)."""
+    rules = engine.Rules.from_dict(match.rules)
+    return engine.new_deal(rules, match.seat_count, deal.opener, bytes(deal.seed))
+
+
+def luck_seed(deal: Deal) -> str:
+    """The seed of a deal's luck estimate: from its public commitment, so anyone can rerun it."""
+    return f"luck:{deal.commitment}"
+
+
+def moves_seed(deal: Deal) -> str:
+    """The seed of a deal's move analysis (decision i of the log uses f"{seed}:{i}")."""
+    return f"moves:{deal.commitment}"
+
+
+def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
+    """Estimate and store every seat's luck of a scored deal (once), then count it on the
+    boards if the match is settled. True if it stored the luck now; False when there is nothing
+    to do (no such deal, not scored yet, stored already)."""
+    deal = (
+        Deal.objects.filter(match_id=match_id, number=deal_number).select_related("match").first()
+    )
+    if deal is None or deal.scored_at is None:
+        return False
+    match = deal.match
+    if DealLuck.objects.filter(deal=deal).exists():
+        return False
+    started = time.process_time()
+    estimate = analysis.expected_deal_scores(
+        _deal_start(match, deal),
+        k=settings.ANALYSIS_LUCK_SAMPLES,
+        bot=analysis.REFERENCE_BOT,
+        seed=luck_seed(deal),
+    )
+    cpu_seconds = time.process_time() - started
+    penalties: list[int] = (deal.result or {})["penalties"]
+    luck = estimate.luck(penalties)
+    players = [UUID(p) for p in match.seat_players]
+    with transaction.atomic():
+        locked = Match.objects.select_for_update().filter(id=match.id).first()
+        if locked is None or DealLuck.objects.filter(deal=deal).exists():
+            return False
+        DealLuck.objects.bulk_create(
+            [
+                DealLuck(
+                    deal=deal,
+                    match_id=match.id,
+                    seat=seat,
+                    player_id=players[seat],
+                    penalty=penalties[seat],
+                    expected=estimate.expected[seat],
+                    stderr=estimate.stderr[seat],
+                    luck=luck[seat],
+                    samples=estimate.k,
+                    bot=estimate.bot,
+                    seed=estimate.seed,
+                    cpu_seconds=cpu_seconds,
+                )
+                for seat in range(match.seat_count)
+            ]
+        )
+        if locked.seed_key is None:
+            # A duplicate table's luck joins its players' stats with its boards, after the
+            # settlement (which waits for every table of the round): not while another table
+            # still plays the same cards.
+            player_luck_add(luck=list(zip(players, luck, strict=True)))
+        if locked.settled_at is not None:
+            _luck_count_locked(locked)  # luck that comes after the settlement
+    logger.info(
+        "luck of deal %s of match %s: K=%d, %.3f s CPU",
+        deal_number,
+        match.id,
+        estimate.k,
+        cpu_seconds,
+    )
+    return True
+
+
+def match_luck_count(*, match_id: UUID | str) -> int:
+    """Count a settled match's luck rows not counted yet on its players' boards (`skill`);
+    the number counted (0 for a match not settled). Sent once the settlement commits, and by
+    the sweeper for rows left uncounted."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(id=match_id).first()
+        if match is None or match.settled_at is None:
+            return 0
+        return _luck_count_locked(match)
+
+
+def _luck_count_locked(match: Match) -> int:
+    """match_luck_count under the match row lock the caller holds, which has each row counted
+    once (deal_luck holds it too)."""
+    rows = list(
+        DealLuck.objects.filter(match_id=match.id, counted_at__isnull=True).values_list(
+            "id", "player_id", "luck"
+        )
+    )
+    if not rows or match.finished_at is None:
+        return 0
+    counted = [(player_id, luck) for _, player_id, luck in rows]
+    if match.seed_key is not None:
+        player_luck_add(luck=counted)  # held back by deal_luck until the settlement
+    player_boards_luck_add(
+        seats=match.seat_count, rules=match.rules, finished_at=match.finished_at, luck=counted
+    )
+    DealLuck.objects.filter(id__in=[row_id for row_id, _, _ in rows]).update(
+        counted_at=timezone.now()
+    )
+    return len(rows)
+
+
+# ---- move analysis ----
+
+_SEATS_ONLY = "Only a seat of the match may see its analysis before the match is finished."
+
+
+def deal_analysis_request(
+    *, match_id: UUID | str, number: int, player: Player | None
+) -> DealAnalysis:
+    """The deal's analysis row, created (pending, its task sent on commit) by the first request.
+
+    Who may ask: a seat of the match; anyone once the match is finished and public (404
+    `not_found`, 401 `not_authenticated` / 403 `not_seated` otherwise). The deal must be over,
+    and a deal of a duplicate round over at every table (409 `deal_not_over`)."""
+    match = Match.objects.filter(id=match_id).first()
+    if match is None:
+        # Anonymous: as for a match that is not finished (nothing tells which it is).
+        if player is None:
+            raise ApplicationError("not_authenticated", _SEATS_ONLY)
+        raise ApplicationError("not_found", "No such match.")
+    seated = player is not None and str(player.id) in match.seat_players
+    public = getattr(match, "spectators", "public") == "public"
+    if not seated and not (match.status == Match.Status.FINISHED and public):
+        raise ApplicationError("not_authenticated" if player is None else "not_seated", _SEATS_ONLY)
+    deal = Deal.objects.filter(match_id=match.id, number=number).only("id", "status").first()
+    if deal is None:
+        raise ApplicationError("not_found", "No such deal.")
+    if deal.status != Deal.Status.OVER:
+        raise ApplicationError(
+            "deal_not_over",
+            f"Deal {number} is still being played: its analysis is available once it is over.",
+            {"available": "when the deal is over", "deal_status": deal.status},
+        )
+    if number in shared_deals_pending(match):
+        raise ApplicationError(
+            "deal_not_over",
+            f"Deal {number} is still being played at another table of the round: its analysis"
+            " is available once every table has finished it.",
+            {"available": "when every table of the round has finished the deal"},
+        )
+    found = DealAnalysis.objects.filter(deal_id=deal.id).first()
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():
+            created = DealAnalysis.objects.create(deal_id=deal.id)
+            send_on_commit("games.deal_analyse", str(match.id), number)
+    except IntegrityError as exc:
+        if not _violates(exc, DealAnalysis, DEAL_ANALYSIS_CONSTRAINT):
+            raise
+        # Another request created it between the read and the insert: its task is sent.
+        return DealAnalysis.objects.get(deal_id=deal.id)
+    return created
+
+
+def deal_analyse(*, match_id: UUID | str, deal_number: int) -> bool:
+    """Compute a requested deal analysis (once): every decision of a person's seat with 2+
+    legal moves, valued from that seat's observation only. True if it stored it now."""
+    deal = (
+        Deal.objects.filter(match_id=match_id, number=deal_number).select_related("match").first()
+    )
+    if deal is None or deal.status != Deal.Status.OVER:
+        return False
+    pending = DealAnalysis.objects.filter(deal=deal, status=DealAnalysis.Status.PENDING)
+    if not pending.exists():
+        return False
+    match = deal.match
+    rows = list(Move.objects.filter(match_id=match.id, deal_number=deal_number).order_by("seq"))
+    moves = [
+        engine.Move.decode(
+            {k: v for k, v in {"action": m.action, "card": m.card, "suit": m.suit}.items() if v}
+        )
+        for m in rows
+    ]
+    people = [seat for seat, bot in enumerate(match.seat_bots) if not bot]
+    k, bot, seed = settings.ANALYSIS_MOVE_SAMPLES, analysis.REFERENCE_BOT, moves_seed(deal)
+    started = time.process_time()
+    decisions = analysis.deal_move_analysis(
+        _deal_start(match, deal), moves, seats=people, k=k, bot=bot, seed=seed
+    )
+    cpu_seconds = time.process_time() - started
+    result = {"decisions": [_decision(rows[i], a) for i, a in decisions]}
+    stored = pending.update(
+        status=DealAnalysis.Status.READY,
+        result=result,
+        samples=k,
+        bot=bot,
+        seed=seed,
+        cpu_seconds=cpu_seconds,
+        finished_at=timezone.now(),
+    )
+    logger.info(
+        "analysis of deal %s of match %s: %d decisions, K=%d, %.3f s CPU",
+        deal_number,
+        match.id,
+        len(decisions),
+        k,
+        cpu_seconds,
+    )
+    return bool(stored)
+
+
+def _decision(row: Move, move: analysis.MoveAnalysis) -> dict[str, Any]:
+    values = dict((m, v) for m, v in move.values)
+    assert move.played is not None
+    return {
+        "seq": row.seq,
+        "seat": move.seat,
+        "by_bot": row.by_bot,
+        "played": move.played.encode(),
+        "played_value": values[move.played],
+        "best": move.best.encode(),
+        "best_value": values[move.best],
+        "loss": move.loss,
+        "loss_stderr": move.loss_stderr,
+        "verdict": move.verdict,
+        "values": [{"move": m.encode(), "value": v} for m, v in move.values],
+    }

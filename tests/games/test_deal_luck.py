@@ -1,0 +1,188 @@
+"""Luck per seat (docs/api.md "Luck and move analysis"): after each scored deal games.deal_luck
+stores every seat's expected deal score and `luck = expected − penalty` with K, the bot and the
+seed; the deal reveal and the player's stats show it, the boards rank by `skill`, a lost task is
+re-sent by the sweeper and a task run twice counts once. Tasks run in-process (test settings)."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import engine
+from games.engine.analysis import REFERENCE_BOT, expected_deal_scores
+from games.models import Deal, DealLuck, Match, ScoreEntry
+from games.services import analysis as analysis_service
+from games.services import scoring
+from games.tasks import deal_luck_task, match_settle_task, sweep
+from players.models import BoardEntry, Player
+from tests.helpers import create_match, post_move, state
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the tasks run on commit
+
+
+def play_to_the_end(client, match_id, limit=2000):
+    view = state(client, match_id)
+    for _ in range(limit):
+        if view["status"] != "active":
+            return view
+        response = post_move(client, match_id, view["legal_moves"][-1], view["version"])
+        assert response.status_code == 200, response.content
+        view = state(client, match_id)
+    raise AssertionError("the match did not finish")
+
+
+@pytest.fixture
+def finished(make_player, client_for):
+    """A finished, settled match of two deals: a person against the greedy bot."""
+    player, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=2, bots=["greedy"], deals=2)
+    play_to_the_end(client, match["id"])
+    return player, client, Match.objects.get(id=match["id"])
+
+
+def test_every_scored_deal_has_each_seats_luck_recorded_and_reproducible(finished, settings):
+    _, _, match = finished
+    for deal in Deal.objects.filter(match=match).order_by("number"):
+        rows = list(DealLuck.objects.filter(deal=deal).order_by("seat"))
+        assert [r.seat for r in rows] == [0, 1]
+        scores = dict(ScoreEntry.objects.filter(deal=deal).values_list("seat", "penalty"))
+        start = engine.new_deal(
+            engine.Rules.from_dict(match.rules), 2, deal.opener, bytes(deal.seed)
+        )
+        again = expected_deal_scores(start, k=rows[0].samples, bot=rows[0].bot, seed=rows[0].seed)
+        for row in rows:
+            assert row.penalty == scores[row.seat] == deal.result["penalties"][row.seat]
+            assert row.luck == pytest.approx(row.expected - row.penalty)
+            assert (row.samples, row.bot) == (settings.ANALYSIS_LUCK_SAMPLES, REFERENCE_BOT)
+            assert row.seed == f"luck:{deal.commitment}"
+            assert row.expected == pytest.approx(again.expected[row.seat])
+            assert row.stderr == pytest.approx(again.stderr[row.seat])
+            assert row.cpu_seconds > 0
+            assert row.counted_at is not None  # on the boards: the match is settled
+
+
+def test_the_deal_reveal_shows_the_luck_once_the_deal_is_over(finished, api, make_player):
+    _, _, match = finished
+    body = api.get(f"/api/v1/matches/{match.id}/deals/1").json()
+    rows = list(DealLuck.objects.filter(deal__match=match, deal__number=1).order_by("seat"))
+    assert body["luck"]["samples"] == rows[0].samples
+    assert body["luck"]["bot"] == "greedy" and body["luck"]["seed"] == rows[0].seed
+    assert [s["luck"] for s in body["luck"]["seats"]] == [round(r.luck, 4) for r in rows]
+    assert [s["penalty"] for s in body["luck"]["seats"]] == body["result"]["penalties"]
+    # A deal being played shows no luck.
+    _, token = make_player()
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    live = create_match(client, seats=2, bots=["greedy"], deals=1)
+    assert api.get(f"/api/v1/matches/{live['id']}/deals/1").json()["luck"] is None
+
+
+def test_the_players_stats_show_mean_luck_and_the_luck_adjusted_score(finished, api):
+    player, _, match = finished
+    rows = list(DealLuck.objects.filter(match_id=match.id, seat=0))
+    assert len(rows) == 2
+    stats = api.get(f"/api/v1/players/{player.id}").json()["stats"]
+    total = sum(r.luck for r in rows)
+    assert stats["luck_deals"] == 2
+    assert stats["luck_adjusted_score"] == pytest.approx(total, abs=1e-3)
+    assert stats["mean_luck"] == pytest.approx(total / 2, abs=1e-3)
+
+
+def test_skill_is_a_leaderboard_metric_with_its_count(finished, api):
+    player, _, match = finished
+    body = api.get("/api/v1/leaderboard", {"metric": "skill", "seats": 2}).json()
+    by_player = {row["player"]["id"]: row for row in body["results"]}
+    bot_id = match.seat_players[1]
+    assert set(by_player) >= {str(player.id), bot_id}
+    for seat, pid in enumerate(match.seat_players):
+        luck = [r.luck for r in DealLuck.objects.filter(match_id=match.id, seat=seat)]
+        row = by_player[pid]
+        assert row["skill_deals"] == 2
+        assert row["skill"] == pytest.approx(sum(luck) / 2, abs=1e-3)
+    skills = [row["skill"] for row in body["results"]]
+    assert skills == sorted(skills, reverse=True)  # highest first
+    # Other metrics show the skill too.
+    rated = api.get("/api/v1/leaderboard", {"seats": 2}).json()["results"]
+    assert {r["player"]["id"]: r["skill_deals"] for r in rated}[str(player.id)] == 2
+
+
+def test_a_luck_task_run_twice_counts_once(finished, api):
+    player, _, match = finished
+    assert deal_luck_task.apply(args=[str(match.id), 1]).get() is False
+    assert DealLuck.objects.filter(match_id=match.id).count() == 4
+    assert Player.objects.get(id=player.id).luck_deals == 2
+    entries = BoardEntry.objects.filter(player_id=player.id)
+    assert entries.count() == 6 and all(e.luck_deals == 2 for e in entries)
+    # Settling again (the task delivered twice) counts nothing more.
+    assert match_settle_task.apply(args=[str(match.id)]).get() is False
+    assert all(e.luck_deals == 2 for e in BoardEntry.objects.filter(player_id=player.id))
+
+
+def test_lost_luck_is_resent_by_the_sweeper_and_counted_after_the_settlement(
+    make_player, client_for, api, monkeypatch, settings
+):
+    """The luck messages are lost (the broker down when the deals were scored): the match
+    settles with no skill; the sweep re-sends them, and the luck that comes after the
+    settlement goes onto the boards."""
+    sent = []
+
+    def lossy(name, *args):
+        if name == "games.deal_luck":
+            sent.append(args)  # lost
+        else:
+            analysis_service.send_on_commit(name, *args)
+
+    monkeypatch.setattr(scoring, "send_on_commit", lossy)
+    player, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=2, bots=["greedy"], deals=2)
+    play_to_the_end(client, match["id"])
+    assert len(sent) == 2 and not DealLuck.objects.filter(match_id=match["id"]).exists()
+    assert all(e.skill is None for e in BoardEntry.objects.filter(player_id=player.id))
+    body = api.get("/api/v1/leaderboard", {"metric": "skill", "seats": 2}).json()
+    assert str(player.id) not in {row["player"]["id"] for row in body["results"]}
+
+    settings.GAMES_STUCK_SECONDS = -5  # everything counts as stuck
+    counts = sweep.apply().get()
+    assert counts["luck"] == 2
+    rows = DealLuck.objects.filter(match_id=match["id"])
+    assert rows.count() == 4 and not rows.filter(counted_at__isnull=True).exists()
+    mine = [r.luck for r in rows.filter(seat=0)]
+    entries = BoardEntry.objects.filter(player_id=player.id)
+    assert all(e.luck_deals == 2 for e in entries)
+    assert all(e.skill == pytest.approx(sum(mine) / 2) for e in entries)
+    assert sweep.apply().get()["luck"] == 0  # nothing left to re-send
+
+
+def test_the_sweeper_looks_back_only_analysis_sweep_hours(finished, settings):
+    _, _, match = finished
+    DealLuck.objects.filter(match_id=match.id, deal__number=1).delete()
+    settings.GAMES_STUCK_SECONDS = -5
+    settings.ANALYSIS_SWEEP_HOURS = 0  # a window that holds no scored deal
+    assert sweep.apply().get()["luck"] == 0
+    settings.ANALYSIS_SWEEP_HOURS = 1
+    assert sweep.apply().get()["luck"] == 1
+    assert DealLuck.objects.filter(match_id=match.id, deal__number=1).count() == 2
+
+
+def test_an_unscored_deal_gets_no_luck(make_player, client_for):
+    _, token = make_player()
+    match = create_match(client_for(token), seats=2, bots=["greedy"], deals=1)
+    assert analysis_service.deal_luck(match_id=match["id"], deal_number=1) is False
+    assert analysis_service.deal_luck(match_id=match["id"], deal_number=9) is False
+    assert not DealLuck.objects.filter(match_id=match["id"]).exists()
+
+
+def test_a_luck_count_run_twice_counts_once(finished):
+    from games.tasks import match_luck_count_task
+
+    player, _, match = finished
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 0  # counted already
+    DealLuck.objects.filter(match_id=match.id).update(counted_at=None)
+    before = {e.id: e.luck_deals for e in BoardEntry.objects.filter(player_id=player.id)}
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 4
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 0
+    after = {e.id: e.luck_deals for e in BoardEntry.objects.filter(player_id=player.id)}
+    assert after == {entry_id: deals + 2 for entry_id, deals in before.items()}
