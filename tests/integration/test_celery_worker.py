@@ -87,6 +87,9 @@ def test_worker_answers_for_the_bots_until_the_match_ends(live_server, start_wor
         )
         assert response.status_code == 200, response.text
         view = response.json()
+    # The move reply says a bot is on turn and has not moved (`pending_bot_turns`, a field of
+    # the reply only); the state read a second later is still that view: no worker, no move.
+    assert view.pop("pending_bot_turns") is True
     time.sleep(1.0)
     assert human.state(match["id"]) == view
     worker = start_worker()
