@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from games import engine
 from games.engine.rules import option_specs
-from pisyedili_api.cursors import SignedCursorPagination
+from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
@@ -120,12 +120,7 @@ class MatchListCreateApi(APIView):
         limit = serializers.IntegerField(
             min_value=1, max_value=100, required=False, help_text="Matches per page (default 20)."
         )
-        cursor = serializers.CharField(
-            required=False,
-            max_length=500,
-            help_text="A page's signed cursor, from `next` or `previous` of this list; any other"
-            " value is 400 invalid.",
-        )
+        cursor = cursor_field()
 
     class InputSerializer(StrictSerializer):
         class Meta:

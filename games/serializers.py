@@ -322,6 +322,19 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
     """The caller's view (docs/api.md `…/state`): an observation of the live deal plus match facts.
 
     `state` is the live deal's state when the caller already holds it (saves a parse)."""
+    return _view(match, seat, state)
+
+
+def public_view(match: Match, state: engine.State | None = None) -> dict[str, Any]:
+    """A spectator's view (docs/api.md `…/state` at no seat): the keys of `state_view` with
+    `you` null, no hand and no legal move; the live deal's facts come from
+    `engine.observe_public`, which holds no card of any hand nor of the stock."""
+    return _view(match, None, state)
+
+
+def _view(match: Match, seat: int | None, state: engine.State | None) -> dict[str, Any]:
+    """Match facts plus the live deal as `seat` observes it (`engine.observe`), or as nobody
+    seated does (`engine.observe_public`) when `seat` is None."""
     view: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,
@@ -350,7 +363,8 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
         return view  # waiting for players: no deal yet
     if state is None:
         state = engine.state_from_json(match.state)
-    view.update(engine.observe(state, seat).to_dict())
+    observed = engine.observe_public(state) if seat is None else engine.observe(state, seat)
+    view.update(observed.to_dict())
     view["commitment"] = engine.commitment(state.seed)
     if state.result is not None:
         # Deal over: its result is public (games.score_deal scores it and deals on).
@@ -359,48 +373,6 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
         view["phase"] = "match_over"
         view["turn"] = None
         view["legal_moves"] = []
-    return view
-
-
-def public_view(match: Match, state: engine.State | None = None) -> dict[str, Any]:
-    """A spectator's view (docs/api.md `…/state` at no seat): the keys of `state_view` with
-    `you` null, no hand and no legal move; the live deal's facts come from
-    `engine.observe_public`, which holds no card of any hand nor of the stock."""
-    view: dict[str, Any] = {
-        "match": str(match.id),
-        "version": match.version,
-        "status": match.status,
-        "deal": match.current_deal or None,
-        "deals_total": match.deals_total,
-        "phase": None,
-        "you": None,
-        "turn": None,
-        "dealer": None,
-        "direction": 1,
-        "hand": [],
-        "hand_counts": [],
-        "top_card": None,
-        "active_suit": None,
-        "pending_sevens": 0,
-        "draws_this_turn": 0,
-        "stock_count": 0,
-        "totals": list(match.totals),
-        "commitment": None,
-        "legal_moves": [],
-        "turn_deadline": match.turn_deadline,
-        "result": None,
-    }
-    if not match.state:
-        return view
-    if state is None:
-        state = engine.state_from_json(match.state)
-    view.update(engine.observe_public(state).to_dict())
-    view["commitment"] = engine.commitment(state.seed)
-    if state.result is not None:
-        view["result"] = state.result.to_json()
-    if match.status == Match.Status.FINISHED:
-        view["phase"] = "match_over"
-        view["turn"] = None
     return view
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core import signing
+from rest_framework import serializers
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.utils.urls import replace_query_param
@@ -20,6 +21,16 @@ from rest_framework.utils.urls import replace_query_param
 from pisyedili_api.errors import ApplicationError
 
 INVALID_CURSOR = "Invalid cursor: pass back a `next` or `previous` link of this list."
+
+
+def cursor_field(*, max_length: int = 500) -> serializers.CharField:
+    """The `cursor` query parameter of every paged list: a signed cursor this API issued."""
+    return serializers.CharField(
+        required=False,
+        max_length=max_length,
+        help_text="A page's signed cursor, from `next` or `previous` of this list; any other"
+        " value is 400 invalid.",
+    )
 
 
 def invalid_cursor(message: str = INVALID_CURSOR) -> ApplicationError:

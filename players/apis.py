@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from pisyedili_api.cursors import cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
@@ -334,12 +335,7 @@ class LeaderboardApi(APIView):
         limit = serializers.IntegerField(
             min_value=1, max_value=200, required=False, default=50, help_text="Rows per page."
         )
-        cursor = serializers.CharField(
-            required=False,
-            max_length=400,
-            help_text="A page's signed keyset cursor, from `next` or `previous` of this list;"
-            " any other value is 400 invalid.",
-        )
+        cursor = cursor_field(max_length=400)
         seats = serializers.IntegerField(
             min_value=2,
             max_value=7,
@@ -484,12 +480,7 @@ class PlayerHistoryApi(APIView):
         limit = serializers.IntegerField(
             min_value=1, max_value=200, required=False, default=50, help_text="Rows per page."
         )
-        cursor = serializers.CharField(
-            required=False,
-            max_length=400,
-            help_text="A page's signed keyset cursor, from `next` or `previous` of this list;"
-            " any other value is 400 invalid.",
-        )
+        cursor = cursor_field(max_length=400)
 
     class EntrySerializer(serializers.Serializer):
         class Meta:

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
-from pisyedili_api.cursors import SignedCursorPagination
+from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import JSONRenderer
@@ -133,12 +133,7 @@ class TournamentListCreateApi(APIView):
             required=False,
             help_text="Tournaments per page (default 20).",
         )
-        cursor = serializers.CharField(
-            required=False,
-            max_length=500,
-            help_text="A page's signed cursor, from `next` or `previous` of this list; any other"
-            " value is 400 invalid.",
-        )
+        cursor = cursor_field()
 
     class InputSerializer(StrictSerializer):
         class Meta:

@@ -1704,7 +1704,7 @@ export interface operations {
                  *     * `me` - me
                  */
                 around?: "me";
-                /** @description A page's signed keyset cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
                 cursor?: string;
                 /** @description Leave bots out (ranks among people). */
                 humans_only?: boolean;
@@ -2626,7 +2626,7 @@ export interface operations {
     players_history: {
         parameters: {
             query?: {
-                /** @description A page's signed keyset cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
                 cursor?: string;
                 /** @description Rows per page. */
                 limit?: number;
