@@ -28,6 +28,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -534,6 +535,8 @@ def main() -> None:
     if max(counts) + 1000 > hard:
         print(f"note: file-descriptor hard limit {hard} caps idle clients near {hard - 1000}")
     scratch = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    # A SIGTERM (`timeout`, a CI limit) stops the stack too, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))
     stack = Stack(args.workers, scratch)
     try:
         django_setup(stack.env)

@@ -19,10 +19,14 @@ Django's ASGI handler with these differences:
 - A waiting long-poll resolves to the async view games.streams.match_state_long_poll
   (pisyedili_api.urls_live) instead of the DRF view, so it awaits the hub; every other request
   resolves as under WSGI.
+Every middleware must be async-capable: Django runs an async view through a sync-only one on
+ONE thread of the process, so a waiting long-poll would hold that thread for its whole wait and
+every other stream and long-poll of the process would queue behind it (a warning names them).
 The lifespan startup subscribes the process's hub, so the first stream does not wait for it.
 """
 
 import asyncio
+import logging
 import os
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
@@ -37,6 +41,7 @@ import django  # noqa: E402
 django.setup(set_prefix=False)
 
 from asgiref.sync import sync_to_async  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.core import signals  # noqa: E402
 from django.core.exceptions import RequestAborted  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest, get_script_prefix  # noqa: E402
@@ -44,6 +49,7 @@ from django.core.handlers.base import BaseHandler  # noqa: E402
 from django.http import HttpResponseBase  # noqa: E402
 from django.urls import set_script_prefix  # noqa: E402
 from django.utils.functional import cached_property  # noqa: E402
+from django.utils.module_loading import import_string  # noqa: E402
 
 from games import events  # noqa: E402
 from games.streams import EventStreamResponse  # noqa: E402
@@ -54,6 +60,9 @@ _Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 
 _STREAM_PATH = re.compile(r"^/api/v1/(?:matches/[0-9a-fA-F-]{36}|me)/events$")
 _STATE_PATH = re.compile(r"^/api/v1/matches/[0-9a-fA-F-]{36}/state$")
+
+
+logger = logging.getLogger(__name__)
 
 
 def _is_long_poll(scope: Mapping[str, Any]) -> bool:
@@ -203,6 +212,15 @@ async def _send_events(body: AsyncGenerator[bytes, None], receive: _Receive, sen
 
 
 application = LiveASGIHandler()
+
+if _sync_only := [
+    m for m in settings.MIDDLEWARE if not getattr(import_string(m), "async_capable", False)
+]:
+    logger.warning(
+        "sync-only middleware %s: a waiting long-poll holds the process's one thread for sync "
+        "code, and every other stream opening and long-poll waits for it",
+        ", ".join(_sync_only),
+    )
 
 # No broker (the embedded default): the beat's schedule runs in this process.
 from pisyedili_api.tasks import embedded_beat_start  # noqa: E402

@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpRequest
 from django.utils.cache import patch_cache_control
@@ -18,9 +19,18 @@ SERVED_FOLDERS = ("app", "cards")
 
 
 class WebClientMiddleware(WhiteNoiseMiddleware):
-    """WhiteNoise (the static files, as configured) plus the client's folders."""
+    """WhiteNoise (the static files, as configured) plus the client's folders.
+
+    Sync and async (WhiteNoise is sync only): under pisyedili_api.asgi a sync middleware would
+    run every async view, a long-poll's whole wait included, on one thread of the process.
+    """
+
+    sync_capable = True
+    async_capable = True
 
     def __init__(self, get_response: Any = None, settings: Any = settings) -> None:
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
         with warnings.catch_warnings():
             # STATIC_ROOT exists only after `collectstatic`; the finders serve without it.
             warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
@@ -29,6 +39,20 @@ class WebClientMiddleware(WhiteNoiseMiddleware):
         for name in SERVED_FOLDERS:
             if (root / name).is_dir():
                 self.add_files(str(root / name), prefix=f"{name}/")  # type: ignore[no-untyped-call]
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        return super().__call__(request)  # type: ignore[no-untyped-call]
+
+    async def _acall(self, request: HttpRequest) -> Any:
+        if self.autorefresh:
+            static_file = await sync_to_async(self.find_file)(request.path_info)
+        else:
+            static_file = self.files.get(request.path_info)
+        if static_file is not None:
+            return await sync_to_async(self.serve)(static_file, request)
+        return await self.get_response(request)
 
 
 def index(request: HttpRequest) -> FileResponse:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponse
 
 CARD_RE = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
@@ -128,11 +129,25 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
 
 
 class LeakScanMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
-        self.get_response = get_response
+    # Async too: a sync middleware would run a long-poll's whole wait on one thread under ASGI.
+    sync_capable = True
+    async_capable = True
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
+    def __init__(self, get_response: Callable[[HttpRequest], Any]):
+        self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        return self._scanned(request, self.get_response(request))
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        response = await self.get_response(request)
+        return await sync_to_async(self._scanned)(request, response)  # it reads the database
+
+    def _scanned(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         path = request.path
         if (
             path.startswith("/api/v1/")

@@ -1,0 +1,75 @@
+"""Waiting long-polls (`GET …/state?after_version=V&wait=S`) under pisyedili_api.asgi wait on the
+event loop: one that waits holds up no other request of its process, neither another long-poll
+nor a stream being opened. (test_streams.py: a long-poll answers a move on the other process.)
+
+A middleware that is sync only makes Django run every async view (a long-poll's whole wait
+included) through it on one thread of the process, so every waiting long-poll queued behind
+the one that waited; with 1,000 of them a process answered nothing else for minutes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from .test_streams import Event, _move, _table
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+
+
+def test_every_middleware_runs_on_the_event_loop() -> None:
+    sync_only = [
+        path
+        for path in settings.MIDDLEWARE
+        if not getattr(import_string(path), "async_capable", False)
+    ]
+    assert sync_only == []
+
+
+def test_a_waiting_long_poll_holds_up_no_other_request(live: Any) -> None:
+    one, two = live.bases
+    a, _, quiet = _table(one)
+    c, d, busy = _table(one)
+    version = a.get(two, f"/api/v1/matches/{quiet}/state").json()["version"]
+    answers: dict[str, Any] = {}
+
+    def poll(name: str, player: Any, match_id: str, after: int, wait: int) -> None:
+        started = time.monotonic()
+        query = f"?after_version={after}&wait={wait}"
+        answers[name] = player.get(two, f"/api/v1/matches/{match_id}/state{query}")
+        answers[f"{name} seconds"] = time.monotonic() - started
+
+    # Several long-polls on a match that does not move, all waiting on process `two`.
+    waiting = [
+        threading.Thread(target=poll, args=(f"quiet{i}", a, quiet, version, 12)) for i in range(4)
+    ]
+    for thread in waiting:
+        thread.start()
+    time.sleep(1.5)
+    # Meanwhile, on the same process: a stream opens and sends its first view at once ...
+    started = time.monotonic()
+    stream = c.stream(two, f"/api/v1/matches/{busy}/events")
+    first = stream.next(timeout=10)
+    assert isinstance(first, Event) and first.event == "state"
+    assert time.monotonic() - started < 5
+    # ... and a long-poll on a match that moves answers the move.
+    busy_version = first.data["version"]
+    other = threading.Thread(target=poll, args=("busy", c, busy, busy_version, 25))
+    other.start()
+    time.sleep(0.5)
+    moved = _move(one, [c, d], busy)
+    other.join(10)
+    assert answers["busy"].status_code == 200, answers["busy"].text
+    assert answers["busy"].json()["version"] == moved["version"]
+    assert answers["busy seconds"] < 5
+    assert not any(name.startswith("quiet") for name in answers)  # they still wait
+    stream.close()
+    for thread in waiting:
+        thread.join(30)
+    assert [answers[f"quiet{i}"].status_code for i in range(4)] == [200] * 4
+    assert all(answers[f"quiet{i}"].json()["version"] == version for i in range(4))
