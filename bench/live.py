@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import resource
 import shutil
@@ -38,6 +37,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import orjson
+import uvloop
 from common import child_pids
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -240,6 +241,57 @@ async def headers(reader: Any) -> dict[str, str]:
     return found
 
 
+async def response_body(reader: Any, found: dict[str, str]) -> bytes:
+    """The body of a response whose headers are `found`: Content-Length or chunked."""
+    if "content-length" in found:
+        return bytes(await reader.readexactly(int(found["content-length"])))
+    body = b""
+    while size := int((await reader.readline()).strip() or b"0", 16):
+        body += (await reader.readexactly(size + 2))[:-2]
+    await reader.readline()
+    return body
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection for a client's moves: a raw request costs the load
+    generator a fraction of what an HTTP library's does, and its CPU is the server's too here
+    (the same 2 cores)."""
+
+    def __init__(self, port: int, token: str) -> None:
+        self.port, self.token = port, token
+        self.reader: Any = None
+        self.writer: Any = None
+
+    async def post(self, path: str, body: Any) -> tuple[int, bytes]:
+        data = orjson.dumps(body)
+        for attempt in (1, 2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            try:
+                self.writer.write(
+                    f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    f"Authorization: Token {self.token}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(data)}\r\n\r\n".encode()
+                    + data
+                )
+                status = int((await self.reader.readline()).split()[1])
+                found = await headers(self.reader)
+                answer = await response_body(self.reader, found)
+                if found.get("connection", "").lower() == "close":
+                    self.close()
+                return status, answer
+            except (OSError, IndexError, asyncio.IncompleteReadError):
+                self.close()  # the server closed a kept-alive connection: once more, anew
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
 async def sse_events(reader: Any):  # type: ignore[no-untyped-def]
     """(id, event, data) of a chunked event stream."""
     buffer = b""
@@ -257,7 +309,7 @@ async def sse_events(reader: Any):  # type: ignore[no-untyped-def]
                 name, _, value = line.partition(": ")
                 fields[name] = value
             if "event" in fields:
-                data = json.loads(fields["data"]) if "data" in fields else None
+                data = orjson.loads(fields["data"]) if "data" in fields else None
                 yield fields.get("id"), fields["event"], data
 
 
@@ -356,17 +408,23 @@ class Play:
         self.delivery: list[float] = []
         self.errors = 0
         self.sent: dict[tuple[str, int], tuple[float, int]] = {}
+        # (match, version) -> when the mover had its reply / the opponent its event: the push
+        # part of the delivery (negative when the event came first: it is sent on commit).
+        self.replied: dict[tuple[str, int], float] = {}
+        self.arrived: dict[tuple[str, int], float] = {}
+
+    def push(self) -> list[float]:
+        return [self.arrived[k] - t for k, t in self.replied.items() if k in self.arrived]
 
 
-async def seat_client(
-    port: int, match: str, token: str, play: Play, stop: asyncio.Event, http: Any
-) -> None:
+async def seat_client(port: int, match: str, token: str, play: Play, stop: asyncio.Event) -> None:
     status, reader, writer = await request(port, f"/api/v1/matches/{match}/events", token)
     await headers(reader)
     if status != 200:
         play.errors += 1
         return
     events = sse_events(reader)
+    http = Connection(port, token)
     pending: asyncio.Future[Any] | None = None
     try:
         while not stop.is_set():
@@ -382,6 +440,7 @@ async def seat_client(
             sent = play.sent.pop((match, int(event_id or 0)), None)
             if sent is not None and sent[1] != view["you"]:
                 play.delivery.append(now - sent[0])
+                play.arrived[(match, int(event_id or 0))] = now
             elif sent is not None:
                 play.sent[(match, int(event_id or 0))] = sent  # the opponent's copy is due
             if stop.is_set():
@@ -390,59 +449,51 @@ async def seat_client(
                 body = {**view["legal_moves"][0], "version": view["version"]}
                 started = time.perf_counter()
                 play.sent[(match, view["version"] + 1)] = (started, view["you"])
-                response = await http.post(
-                    f"/api/v1/matches/{match}/moves",
-                    json=body,
-                    headers={"Authorization": f"Token {token}"},
-                )
-                play.moves.append(time.perf_counter() - started)
-                if response.status_code != 200:
+                code, answer = await http.post(f"/api/v1/matches/{match}/moves", body)
+                replied = time.perf_counter()
+                play.moves.append(replied - started)
+                play.replied[(match, view["version"] + 1)] = replied
+                if code != 200:
                     play.errors += 1
-                    print(f"  move refused: {response.status_code} {response.text[:200]}")
+                    print(f"  move refused: {code} {answer[:200]!r}")
     except StopAsyncIteration:
         pass
     finally:
         if pending is not None:
             pending.cancel()
         writer.close()
+        http.close()
 
 
-async def pair(
-    port: int, people: tuple[Any, Any], play: Play, stop: asyncio.Event, http: Any
-) -> None:
+async def pair(port: int, people: tuple[Any, Any], play: Play, stop: asyncio.Event) -> None:
     (a, token_a), (b, token_b) = people
     loop = asyncio.get_running_loop()
     while not stop.is_set():
         match, _ = await loop.run_in_executor(None, new_match, a, b)
         await asyncio.gather(
-            seat_client(port, match, token_a, play, stop, http),
-            seat_client(port, match, token_b, play, stop, http),
+            seat_client(port, match, token_a, play, stop),
+            seat_client(port, match, token_b, play, stop),
         )
 
 
 async def run_phase(
     stack: Stack, mode: str, n: int, seconds: float, active: list[Any], idle_matches: list[Any]
 ) -> dict[str, Any]:
-    import httpx
-
     rss_before = stack.server_rss_mb()
     idle = await open_idle(mode, n, stack.web_port, idle_matches)
     await asyncio.sleep(1.0)
     rss_after = stack.server_rss_mb()
     play, stop = Play(), asyncio.Event()
-    limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-    base = f"http://127.0.0.1:{stack.web_port}"
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as http:
-        pairs = [
-            asyncio.create_task(pair(stack.web_port, (active[i], active[i + 1]), play, stop, http))
-            for i in range(0, len(active), 2)
-        ]
-        await asyncio.sleep(seconds / 2)
-        pg = stack.pg_connections()
-        await asyncio.sleep(seconds / 2)
-        stop.set()
-        done = await asyncio.gather(*pairs, return_exceptions=True)
-        play.errors += sum(isinstance(d, Exception) for d in done)
+    pairs = [
+        asyncio.create_task(pair(stack.web_port, (active[i], active[i + 1]), play, stop))
+        for i in range(0, len(active), 2)
+    ]
+    await asyncio.sleep(seconds / 2)
+    pg = await asyncio.get_running_loop().run_in_executor(None, stack.pg_connections)
+    await asyncio.sleep(seconds / 2)
+    stop.set()
+    done = await asyncio.gather(*pairs, return_exceptions=True)
+    play.errors += sum(isinstance(d, Exception) for d in done)
     lost = idle.errors
     await close_idle(idle)
     return {
@@ -456,6 +507,8 @@ async def run_phase(
         "move_p99": percentile(play.moves, 0.99) * 1000,
         "delivery_p50": percentile(play.delivery, 0.5) * 1000,
         "delivery_p99": percentile(play.delivery, 0.99) * 1000,
+        "push_p50": percentile(play.push(), 0.5) * 1000,
+        "push_p99": percentile(play.push(), 0.99) * 1000,
         "errors": play.errors,
         "rss_per_1000": (rss_after - rss_before) / n * 1000 if n else float("nan"),
         "rss": rss_after,
@@ -466,15 +519,23 @@ async def run_phase(
 def report(results: list[dict[str, Any]]) -> None:
     print(
         f"{'phase':>8} {'N':>6} {'held':>6} {'moves/s':>8} {'move p50':>9} {'p99':>7}"
-        f" {'deliv p50':>10} {'p99':>7} {'errors':>7} {'MB/1000':>8} {'RSS MB':>7} {'PG':>4}"
+        f" {'deliv p50':>10} {'p99':>7} {'(push p50':>10} {'p99)':>7} {'errors':>7}"
+        f" {'MB/1000':>8} {'RSS MB':>7} {'PG':>4}"
     )
     for r in results:
         print(
             f"{r['mode']:>8} {r['n']:>6} {r['held']:>6} {r['moves_per_s']:>8.1f}"
             f" {r['move_p50']:>8.1f}ms {r['move_p99']:>5.1f}ms {r['delivery_p50']:>8.1f}ms"
-            f" {r['delivery_p99']:>5.1f}ms {r['errors'] + r['idle_errors']:>7}"
+            f" {r['delivery_p99']:>5.1f}ms {r['push_p50']:>8.1f}ms {r['push_p99']:>5.1f}ms"
+            f" {r['errors'] + r['idle_errors']:>7}"
             f" {r['rss_per_1000']:>8.1f} {r['rss']:>7.0f} {r['pg']:>4}"
         )
+    print(
+        "deliv = move POST sent -> the opponent's event arrived (the target's figure: the move"
+        " itself included);\n(push) = the mover's reply arrived -> the opponent's event arrived,"
+        " the push alone, for information\n(below 0 when the event came first: it leaves on"
+        " commit, before the reply)."
+    )
     print("\nTargets (docs: issue 'Live play at scale'):")
     streams = [r for r in results if r["mode"] == "streams"]
     if not streams:
@@ -558,17 +619,20 @@ def main() -> None:
         )
         # Not counted: the first requests of each web process import what a move needs and fill
         # its connection pool, which would weigh on the first phase only (N = 0, the baseline).
-        asyncio.run(run_phase(stack, "streams", 0, args.warmup, active, idle_matches))
         results = []
-        for mode in args.modes.split(","):
-            for n in counts:
-                result = asyncio.run(run_phase(stack, mode, n, args.seconds, active, idle_matches))
-                print(
-                    f"  {mode} N={n}: held {result['held']}, {result['moves']} moves,"
-                    f" errors {result['errors'] + result['idle_errors']}",
-                    flush=True,
-                )
-                results.append(result)
+        # uvloop, as the server: the load generator shares the server's 2 cores.
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(run_phase(stack, "streams", 0, args.warmup, active, idle_matches))
+            for mode in args.modes.split(","):
+                for n in counts:
+                    phase = run_phase(stack, mode, n, args.seconds, active, idle_matches)
+                    result = runner.run(phase)
+                    print(
+                        f"  {mode} N={n}: held {result['held']}, {result['moves']} moves,"
+                        f" errors {result['errors'] + result['idle_errors']}",
+                        flush=True,
+                    )
+                    results.append(result)
         print()
         report(results)
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
