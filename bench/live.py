@@ -45,6 +45,14 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 IDLE_MATCHES = 50
+# --trace: the stages of a push on the server, between the marks of games.events.trace_sent.
+TRACE_STAGES = [
+    ("publish -> hub", "at", "got"),  # Redis PUBLISH to the subscription's message parsed
+    ("hub -> stream woken", "got", "woke"),  # the stream's generator runs again
+    ("read + render", "woke", "read"),  # the (shared) match read and the seat's view
+    ("render -> sent", "read", "sent"),  # the event handed to uvicorn
+    ("commit -> sent", "at", "sent"),  # all of the above
+]
 
 
 def free_port() -> int:
@@ -64,7 +72,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Stack:
-    def __init__(self, workers: int, scratch: Path) -> None:
+    def __init__(self, workers: int, scratch: Path, trace: bool = False) -> None:
         self.scratch = scratch
         self.procs: list[subprocess.Popen[bytes]] = []
         self.pg_port, self.redis_port, self.web_port = free_port(), free_port(), free_port()
@@ -110,6 +118,9 @@ class Stack:
             "DATABASE_POOL_MAX": "8",
             "DJANGO_SECRET_KEY": "bench-live-" + uuid.uuid4().hex,
         }
+        self.trace = scratch / "trace" if trace else None
+        if self.trace is not None:
+            self.env["LIVE_TRACE_FILE"] = str(self.trace)  # games.events.trace_sent
         subprocess.run(
             [PG_BIN / "createdb", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres",
              "pisyedili"],
@@ -159,6 +170,22 @@ class Stack:
             except OSError:
                 pass
         return total / 1024
+
+    def push_stages(self, start: float, end: float) -> dict[str, list[float]]:
+        """The servers' trace lines (--trace) of the pushes published in [start, end]: the
+        milliseconds of each stage, from the commit to the event handed to uvicorn."""
+        stages: dict[str, list[float]] = {name: [] for name, _, _ in TRACE_STAGES}
+        if self.trace is None:
+            return stages
+        for path in self.trace.parent.glob(f"{self.trace.name}.*"):
+            for line in path.read_text().splitlines():
+                at, got, woke, read, sent = (float(x) for x in line.split())
+                if not start <= at <= end:
+                    continue
+                marks = {"at": at, "got": got, "woke": woke, "read": read, "sent": sent}
+                for name, a, b in TRACE_STAGES:
+                    stages[name].append((marks[b] - marks[a]) * 1000)
+        return stages
 
     def pg_connections(self) -> int:
         import psycopg
@@ -484,6 +511,7 @@ async def run_phase(
     await asyncio.sleep(1.0)
     rss_after = stack.server_rss_mb()
     play, stop = Play(), asyncio.Event()
+    began = time.time()
     pairs = [
         asyncio.create_task(pair(stack.web_port, (active[i], active[i + 1]), play, stop))
         for i in range(0, len(active), 2)
@@ -495,8 +523,10 @@ async def run_phase(
     done = await asyncio.gather(*pairs, return_exceptions=True)
     play.errors += sum(isinstance(d, Exception) for d in done)
     lost = idle.errors
+    ended = time.time()
     await close_idle(idle)
     return {
+        "stages": stack.push_stages(began, ended),
         "mode": mode,
         "n": n,
         "held": idle.held - idle.errors,
@@ -536,6 +566,15 @@ def report(results: list[dict[str, Any]]) -> None:
         " the push alone, for information\n(below 0 when the event came first: it leaves on"
         " commit, before the reply)."
     )
+    if any(r["stages"]["commit -> sent"] for r in results):
+        print("\nWhere a push's time goes on the server (--trace; ms p50/p99, per stream event):")
+        print(f"{'phase':>8} {'N':>6} " + " ".join(f"{name:>21}" for name, _, _ in TRACE_STAGES))
+        for r in results:
+            cells = [
+                f"{percentile(ms, 0.5):>9.2f} / {percentile(ms, 0.99):>7.2f}"
+                for ms in (r["stages"][name] for name, _, _ in TRACE_STAGES)
+            ]
+            print(f"{r['mode']:>8} {r['n']:>6} " + " ".join(f"{c:>21}" for c in cells))
     print("\nTargets (docs: issue 'Live play at scale'):")
     streams = [r for r in results if r["mode"] == "streams"]
     if not streams:
@@ -589,6 +628,12 @@ def main() -> None:
     parser.add_argument(
         "--warmup", type=float, default=3, help="seconds of play before the phases, not counted"
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="also print where a push's time goes on the server (LIVE_TRACE_FILE; it costs a "
+        "little: compare the main table with a run without it)",
+    )
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -598,7 +643,7 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-live-"))
     # A SIGTERM (`timeout`, a CI limit) stops the stack too, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))
-    stack = Stack(args.workers, scratch)
+    stack = Stack(args.workers, scratch, trace=args.trace)
     try:
         django_setup(stack.env)
         active = players(args.active)

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import threading
 import time
 from collections import defaultdict, deque
@@ -73,6 +74,27 @@ return 1
 
 def _prefix() -> str:
     return settings.LIVE_CHANNEL_PREFIX
+
+
+# ---- tracing a push (bench/live.py --trace): where the time goes from commit to the client ----
+
+# A diagnostic, not a setting: when set, a match message carries `at` (the publisher's clock, on
+# commit) and `got` (the receiving hub's), and each stream appends one line per event it sends
+# to `<LIVE_TRACE_FILE>.<pid>` (trace_sent). The machine's one clock: web processes and workers
+# of one host.
+TRACE_FILE = os.environ.get("LIVE_TRACE_FILE", "")
+_trace_out: Any = None
+
+
+def trace_sent(message: dict[str, Any], woke: float, read: float, sent: float) -> None:
+    """One line: published, received by the hub, stream woken, view read and rendered, handed
+    to the server (time.time() each)."""
+    global _trace_out
+    if "at" not in message:
+        return
+    if _trace_out is None:
+        _trace_out = open(f"{TRACE_FILE}.{os.getpid()}", "a", buffering=1)  # noqa: SIM115
+    _trace_out.write(f"{message['at']} {message.get('got', 0)} {woke} {read} {sent}\n")
 
 
 def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, Any]]]:
@@ -134,6 +156,8 @@ def tournament_round_on_commit(round_: Any) -> None:
 
 def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
     """Send `message` (a match's new version; None: only `people`'s `me` events)."""
+    if TRACE_FILE and message:
+        message = {**message, "at": time.time()}
     try:
         if settings.LIVE_REDIS_URL:
             _redis_publish(message, people)
@@ -312,7 +336,10 @@ class Hub:
                 async for raw in pubsub.listen():
                     kind = raw.get("type")
                     if kind == "message":
-                        self.dispatch(orjson.loads(raw["data"]))
+                        message = orjson.loads(raw["data"])
+                        if TRACE_FILE:
+                            message["got"] = time.time()
+                        self.dispatch(message)
                     elif kind == "subscribe":
                         # Confirmed: from here on every published message reaches us.
                         self._ready.set()

@@ -29,7 +29,9 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
@@ -54,7 +56,7 @@ from pisyedili_api.renderers import JSONRenderer
 from players.models import Player
 from players.tickets import stream_player
 
-from . import events
+from . import engine, events
 from .models import Match
 from .selectors import match_read, match_viewer_get
 from .serializers import match_view
@@ -138,32 +140,92 @@ def _get_only(request: HttpRequest) -> HttpResponse | None:
     return response
 
 
-def _seat_view(match_id: UUID, seat: int | None) -> tuple[int, str, dict[str, Any]] | None:
-    """The match's version and status, and the view of `seat` (None: the public view of a
-    spectator); None when there is no such match."""
-    match = match_read(match_id)
-    if match is None:
-        return None
-    return match.version, match.status, match_view(match, seat)
-
-
 # A match stream closes once its match can change no more: finished, or cancelled in the lobby.
 _OVER = (Match.Status.FINISHED, Match.Status.CANCELLED)
 
+_Read = tuple[Match | None, engine.State | None]  # a match and its live deal, parsed once
+_SeatEvent = tuple[int, bool, bytes | None]  # version, over, the `state` event (None: none)
 
-def _seat_event(
-    match_id: UUID, seat: int | None, after: int | None
-) -> tuple[int, bool, bytes | None]:
-    """The match's version, whether it is over, and the seat's `state` event, rendered here
-    (off the event loop) unless the stream has sent that version (`after`) already. An `after`
-    the match never reached (another deployment's id) gets the current view too. A match that
-    is gone reads as over, with no event."""
-    found = _seat_view(match_id, seat)
-    if found is None:
+
+def _match_read(match_id: UUID) -> _Read:
+    match = match_read(match_id)
+    if match is None or not match.state:
+        return match, None
+    return match, engine.state_from_json(match.state)
+
+
+def _seat_render(read: _Read, seat: int | None) -> _SeatEvent:
+    """The `state` event of `seat` (None: the public view) of a read match; a match that is gone
+    reads as over, with no event."""
+    match, state = read
+    if match is None:
         return -1, True, None
-    version, status, view = found
-    event = _event("state", view, version) if after != version else None
-    return version, status in _OVER, event
+    view = match_view(match, seat, state)
+    return match.version, match.status in _OVER, _event("state", view, match.version)
+
+
+def _seat_event(match_id: UUID, seat: int | None, after: int | None = None) -> _SeatEvent:
+    """As _render, read now: a stream's own read (its first, or after a resync); no event when
+    the stream has sent that version (`after`) already."""
+    version, over, event = _seat_render(_match_read(match_id), seat)
+    return version, over, event if version != after else None
+
+
+def _seat_view(match_id: UUID, seat: int | None) -> tuple[int, str, dict[str, Any]] | None:
+    """The match's version and status, and the view of `seat` (None: the public view of a
+    spectator); None when there is no such match."""
+    match, state = _match_read(match_id)
+    if match is None:
+        return None
+    return match.version, match.status, match_view(match, seat, state)
+
+
+@dataclass
+class _Shared:
+    """The read of a match that the message of version `wanted` started, and each seat's (and
+    the public) event rendered from it."""
+
+    wanted: int
+    read: asyncio.Future[_Read]
+    events: dict[int | None, asyncio.Future[_SeatEvent]] = field(default_factory=dict)
+
+
+class _SharedReads:
+    """One database read per match per version change per process, shared by every stream of
+    that match that woke for it, and one rendering of each seat's view (and of the public view,
+    for every spectator). A stream that woke for version V joins a read started after V's
+    message arrived (so it sees V or later), or starts one; never another seat's rendering."""
+
+    def __init__(self) -> None:
+        self.matches: dict[UUID, _Shared] = {}
+
+    async def event(self, match_id: UUID, seat: int | None, wanted: int) -> _SeatEvent:
+        shared = self.matches.get(match_id)
+        if shared is None or shared.wanted < wanted:
+            read = asyncio.ensure_future(events.run_blocking(_match_read, match_id))
+            shared = self.matches[match_id] = _Shared(wanted, read)
+        rendering = shared.events.get(seat)
+        if rendering is None:
+            rendering = shared.events[seat] = asyncio.ensure_future(self._rendering(shared, seat))
+        try:
+            # shield: a stream whose client leaves does not cancel the others' read
+            return await asyncio.shield(rendering)
+        except Exception:
+            if self.matches.get(match_id) is shared:
+                del self.matches[match_id]  # a failed read is not kept for the next stream
+            raise
+
+    @staticmethod
+    async def _rendering(shared: _Shared, seat: int | None) -> _SeatEvent:
+        read = await shared.read
+        return await events.run_blocking(_seat_render, read, seat)  # type: ignore[no-any-return]
+
+    def forget(self, match_id: UUID) -> None:
+        """The process's last stream of the match has gone: keep nothing of it."""
+        self.matches.pop(match_id, None)
+
+
+_shared_reads = _SharedReads()
 
 
 def _viewer(request: HttpRequest, *, tickets: bool = True) -> Player | None:
@@ -217,7 +279,7 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
-        version, over, view = await _blocking(request, _seat_event, match_id, seat, after)
+        version, over, view = await _blocking(request, _seat_event, match_id, seat)
         chunks = [_RETRY]
         if view is not None and (after is None or version > after):
             chunks.append(view)
@@ -231,30 +293,48 @@ async def _match_stream(
     match_id: UUID, seat: int | None, after: int | None
 ) -> AsyncGenerator[bytes, None]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
-    async with events.hub().watch(match=str(match_id)) as waiter:
-        yield _RETRY
-        while True:
+    hub = events.hub()
+    try:
+        async with hub.watch(match=str(match_id)) as waiter:
+            yield _RETRY
             # Read after the waiter is registered: a change committed from here on is queued.
-            version, over, view = await events.run_blocking(_seat_event, match_id, seat, after)
-            if version < 0:
-                yield _event("close", {"reason": "not_found"})
-                return
-            if view is not None:
-                yield view
-                view = None  # an idle stream keeps no copy of its last view
-            after = version
-            if over:
-                yield _event("close", {"reason": "match_over", "version": version})
-                return
+            version, over, view = await events.run_blocking(_seat_event, match_id, seat)
+            traced: tuple[dict[str, Any], float, float] | None = None  # LIVE_TRACE_FILE
             while True:
-                message = await waiter.get(heartbeat)
-                if waiter.dropped:
-                    yield _event("close", {"reason": "slow_reader"})
+                if version < 0:
+                    yield _event("close", {"reason": "not_found"})
                     return
-                if message is None:
-                    yield _HEARTBEAT
-                elif message.get("resync") or message["version"] > after:
-                    break
+                if view is not None and version != after:
+                    # Not the version sent already (an `after` the match never reached, another
+                    # deployment's id, gets the current view too).
+                    yield view
+                    if traced is not None:
+                        events.trace_sent(*traced, time.time())
+                view = None  # an idle stream keeps no copy of its last view
+                after = version
+                if over:
+                    yield _event("close", {"reason": "match_over", "version": version})
+                    return
+                while True:
+                    message = await waiter.get(heartbeat)
+                    if waiter.dropped:
+                        yield _event("close", {"reason": "slow_reader"})
+                        return
+                    if message is None:
+                        yield _HEARTBEAT
+                    elif message.get("resync") or message["version"] > after:
+                        break
+                woke = time.time()
+                if message.get("resync"):  # anything may have been missed: a read of its own
+                    version, over, view = await events.run_blocking(_seat_event, match_id, seat)
+                else:
+                    version, over, view = await _shared_reads.event(
+                        match_id, seat, message["version"]
+                    )
+                traced = (message, woke, time.time()) if events.TRACE_FILE else None
+    finally:
+        if not hub.matches.get(str(match_id)):
+            _shared_reads.forget(match_id)
 
 
 @csrf_exempt

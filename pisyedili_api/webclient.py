@@ -40,7 +40,7 @@ class WebClientMiddleware(WhiteNoiseMiddleware):
             if (root / name).is_dir():
                 self.add_files(str(root / name), prefix=f"{name}/")  # type: ignore[no-untyped-call]
 
-    def __call__(self, request: HttpRequest) -> Any:
+    def __call__(self, request: HttpRequest) -> Any:  # type: ignore[override]
         if iscoroutinefunction(self):
             return self._acall(request)
         return super().__call__(request)  # type: ignore[no-untyped-call]
