@@ -1,0 +1,90 @@
+"""The match streams of one process share one read of the match per version change, and one
+rendering of each seat's view and of the public view (games.streams._SharedReads): a seat's
+stream gets its own hand, never another seat's, and a spectator's no hand at all."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import orjson
+import pytest
+from django.conf import settings
+from django.db import connections
+
+from games import events, streams
+from tests.helpers import create_match, post_move, state
+
+pytestmark = pytest.mark.django_db(transaction=True)  # the reads run on the hub's threads
+
+
+@pytest.fixture(autouse=True)
+def _hub_threads_disconnected() -> Iterator[None]:
+    """The hub's threads keep their database connections; close them, one task per thread (a
+    barrier holds each thread to one), so that the test database can be dropped."""
+    yield
+    executor = events._executor
+    if executor is None:
+        return
+    count = settings.LIVE_DB_THREADS
+    barrier = threading.Barrier(count)
+
+    def close() -> None:
+        connections.close_all()
+        barrier.wait(10)
+
+    for done in [executor.submit(close) for _ in range(count)]:
+        done.result(15)
+
+
+def _data(event: bytes | None) -> dict[str, Any]:
+    assert event is not None
+    line = next(x for x in event.split(b"\n") if x.startswith(b"data: "))
+    return dict(orjson.loads(line[len(b"data: ") :]))
+
+
+def test_streams_of_a_version_share_one_read_and_see_their_own_seat(
+    make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (_, ta), (_, tb) = make_player(), make_player()
+    a, b = client_for(ta), client_for(tb)
+    match_id = create_match(a, seats=2)["id"]
+    assert b.post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    views = [state(a, match_id), state(b, match_id)]
+    reads: list[UUID] = []
+    real_read = streams._match_read
+
+    def counted(match: UUID) -> Any:
+        reads.append(match)
+        return real_read(match)
+
+    monkeypatch.setattr(streams, "_match_read", counted)
+    shared = streams._SharedReads()
+    key = UUID(match_id)
+    version = views[0]["version"]
+
+    async def woken(wanted: int) -> list[tuple[int, bool, bytes | None]]:
+        seats = [0, 0, 1, None, None]  # two streams of seat 0, one of seat 1, two spectators
+        return await asyncio.gather(*(shared.event(key, seat, wanted) for seat in seats))
+
+    first = asyncio.run(woken(version))
+    assert len(reads) == 1  # five streams, one read
+    zero, zero_again, one, public, public_again = (_data(e) for _, _, e in first)
+    assert first[0][2] is first[1][2] and first[3][2] is first[4][2]  # rendered once
+    assert zero == views[0] and one == views[1]  # each seat's own view, as GET state
+    assert zero["hand"] != one["hand"]
+    assert public["you"] is None and public["hand"] == [] and public == public_again
+    assert zero_again == zero
+
+    # A newer version is a new read; a stream still waking for the old one joins it.
+    turn = views[0]["turn"]
+    moved = post_move([a, b][turn], match_id, views[turn]["legal_moves"][0], version).json()
+    newer = asyncio.run(woken(moved["version"]))
+    assert len(reads) == 2 and all(v == moved["version"] for v, _, _ in newer)
+    late = asyncio.run(shared.event(key, 1, version))
+    assert len(reads) == 2 and _data(late[2]) == state(b, match_id)
+    shared.forget(key)
+    assert not shared.matches
