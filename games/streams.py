@@ -29,6 +29,7 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from pisyedili_api import rawsql
 from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
 from pisyedili_api.renderers import JSONRenderer
 from players.models import Player
@@ -61,6 +63,7 @@ from .models import Match
 from .selectors import match_read, match_viewer_get
 from .serializers import match_view
 
+logger = logging.getLogger(__name__)
 _render = JSONRenderer().render
 
 
@@ -187,38 +190,111 @@ class _Shared:
 
     wanted: int
     read: asyncio.Future[_Read]
-    events: dict[int | None, asyncio.Future[_SeatEvent]] = field(default_factory=dict)
+    events: dict[int | None, _SeatEvent] = field(default_factory=dict)
+
+
+def _async_read_plan() -> tuple[dict[str, Any], str] | None:
+    """The connection parameters and the statement of _SharedReads' own PostgreSQL connection
+    (as Django connects: its type adapters, so rows convert as the ORM's do); None when the
+    database is not PostgreSQL."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)  # Django's sync cursor
+    params["options"] = f"-c TimeZone={connection.timezone_name}"
+    pk = connection.ops.quote_name(Match._meta.pk.column)
+    return params, rawsql._select_sql(Match, f"{pk} = %s")
 
 
 class _SharedReads:
     """One database read per match per version change per process, shared by every stream of
     that match that woke for it, and one rendering of each seat's view (and of the public view,
     for every spectator). A stream that woke for version V joins a read started after V's
-    message arrived (so it sees V or later), or starts one; never another seat's rendering."""
+    message arrived (so it sees V or later), or starts one; never another seat's rendering.
+
+    The read goes over one PostgreSQL connection of the process's own, in autocommit, on the
+    event loop (psycopg's async connection): no wait for a thread to take it and hand it back,
+    two thread wake-ups per event on a busy process. Without PostgreSQL, or when that
+    connection fails, on the hub's threads. The rendering (the engine's observation and JSON,
+    no database) runs on the loop too."""
 
     def __init__(self) -> None:
         self.matches: dict[UUID, _Shared] = {}
+        self._connection: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._plan: tuple[dict[str, Any], str] | None = None
+        self._planned = False
+        self._connecting: asyncio.Lock | None = None
 
     async def event(self, match_id: UUID, seat: int | None, wanted: int) -> _SeatEvent:
         shared = self.matches.get(match_id)
         if shared is None or shared.wanted < wanted:
-            read = asyncio.ensure_future(events.run_blocking(_match_read, match_id))
-            shared = self.matches[match_id] = _Shared(wanted, read)
-        rendering = shared.events.get(seat)
-        if rendering is None:
-            rendering = shared.events[seat] = asyncio.ensure_future(self._rendering(shared, seat))
+            shared = self.matches[match_id] = _Shared(
+                wanted, asyncio.ensure_future(self.read(match_id))
+            )
         try:
             # shield: a stream whose client leaves does not cancel the others' read
-            return await asyncio.shield(rendering)
+            found = await asyncio.shield(shared.read)
         except Exception:
             if self.matches.get(match_id) is shared:
                 del self.matches[match_id]  # a failed read is not kept for the next stream
             raise
+        rendered = shared.events.get(seat)
+        if rendered is None:
+            rendered = shared.events[seat] = _seat_render(found, seat)
+        return rendered
 
-    @staticmethod
-    async def _rendering(shared: _Shared, seat: int | None) -> _SeatEvent:
-        read = await shared.read
-        return await events.run_blocking(_seat_render, read, seat)  # type: ignore[no-any-return]
+    async def read(self, match_id: UUID) -> _Read:
+        try:
+            connection = await self._connect()
+            if connection is not None:
+                plan = self._plan
+                assert plan is not None
+                async with connection.cursor() as cursor:
+                    await cursor.execute(plan[1], [match_id])
+                    row = await cursor.fetchone()
+                if row is None:
+                    return None, None
+                match = rawsql.from_row(Match, rawsql.concrete_names(Match), row)
+                return match, engine.state_from_json(match.state) if match.state else None
+        except Exception:
+            logger.warning("live read connection lost; reading on the hub's threads", exc_info=True)
+            await self._disconnect()
+        return await events.run_blocking(_match_read, match_id)  # type: ignore[no-any-return]
+
+    async def _connect(self) -> Any:
+        """This loop's connection (None without PostgreSQL), opened on first use."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a new event loop (tests): a new connection
+            self._connection, self._loop, self._connecting = None, loop, asyncio.Lock()
+        assert self._connecting is not None
+        async with self._connecting:
+            if self._connection is None or self._connection.closed:
+                if not self._planned:
+                    self._plan = await events.run_blocking(_async_read_plan)
+                    self._planned = True
+                if self._plan is None:
+                    return None
+                import psycopg
+
+                self._connection = await psycopg.AsyncConnection.connect(
+                    **self._plan[0], autocommit=True
+                )
+        return self._connection
+
+    async def _disconnect(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                await connection.close()
+            except Exception:  # already broken
+                logger.debug("live read connection close failed", exc_info=True)
+
+    async def close(self) -> None:
+        """At the process's shutdown (pisyedili_api.asgi lifespan)."""
+        await self._disconnect()
 
     def forget(self, match_id: UUID) -> None:
         """The process's last stream of the match has gone: keep nothing of it."""
@@ -226,6 +302,11 @@ class _SharedReads:
 
 
 _shared_reads = _SharedReads()
+
+
+async def shared_reads_close() -> None:
+    """Close the process's own read connection (pisyedili_api.asgi, at shutdown)."""
+    await _shared_reads.close()
 
 
 def _viewer(request: HttpRequest, *, tickets: bool = True) -> Player | None:

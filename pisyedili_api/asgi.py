@@ -52,7 +52,7 @@ from django.utils.functional import cached_property  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
 
 from games import events  # noqa: E402
-from games.streams import EventStreamResponse  # noqa: E402
+from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
 
 # The ASGI callables, as django-stubs names them for ASGIHandler.
 _Receive = Callable[[], Awaitable[Mapping[str, Any]]]
@@ -180,6 +180,7 @@ class LiveASGIHandler(ASGIHandler):
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await events.hub().stop()
+                await shared_reads_close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

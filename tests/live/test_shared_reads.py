@@ -8,14 +8,15 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import orjson
 import pytest
 from django.conf import settings
 from django.db import connections
 
-from games import events, streams
+from games import engine, events, streams
+from games.models import Match
 from tests.helpers import create_match, post_move, state
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the reads run on the hub's threads
@@ -55,20 +56,23 @@ def test_streams_of_a_version_share_one_read_and_see_their_own_seat(
     assert b.post(f"/api/v1/matches/{match_id}/join").status_code == 200
     views = [state(a, match_id), state(b, match_id)]
     reads: list[UUID] = []
-    real_read = streams._match_read
-
-    def counted(match: UUID) -> Any:
-        reads.append(match)
-        return real_read(match)
-
-    monkeypatch.setattr(streams, "_match_read", counted)
     shared = streams._SharedReads()
+    real_read = shared.read
+
+    async def counted(match: UUID) -> Any:
+        reads.append(match)
+        return await real_read(match)
+
+    monkeypatch.setattr(shared, "read", counted)
     key = UUID(match_id)
     version = views[0]["version"]
 
-    async def woken(wanted: int) -> list[tuple[int, bool, bytes | None]]:
-        seats = [0, 0, 1, None, None]  # two streams of seat 0, one of seat 1, two spectators
-        return await asyncio.gather(*(shared.event(key, seat, wanted) for seat in seats))
+    async def woken(wanted: int, seats: Any = (0, 0, 1, None, None)) -> list[Any]:
+        # two streams of seat 0, one of seat 1, two spectators
+        try:
+            return await asyncio.gather(*(shared.event(key, seat, wanted) for seat in seats))
+        finally:
+            await shared.close()
 
     first = asyncio.run(woken(version))
     assert len(reads) == 1  # five streams, one read
@@ -84,7 +88,31 @@ def test_streams_of_a_version_share_one_read_and_see_their_own_seat(
     moved = post_move([a, b][turn], match_id, views[turn]["legal_moves"][0], version).json()
     newer = asyncio.run(woken(moved["version"]))
     assert len(reads) == 2 and all(v == moved["version"] for v, _, _ in newer)
-    late = asyncio.run(shared.event(key, 1, version))
+    [late] = asyncio.run(woken(version, seats=[1]))
     assert len(reads) == 2 and _data(late[2]) == state(b, match_id)
     shared.forget(key)
     assert not shared.matches
+
+
+def test_the_read_on_the_event_loop_gives_the_match_the_orm_gives(
+    make_player: Any, client_for: Any
+) -> None:
+    (_, ta), (_, tb) = make_player(), make_player()
+    match_id = create_match(client_for(ta), seats=2)["id"]
+    assert client_for(tb).post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    shared = streams._SharedReads()
+
+    async def read() -> Any:
+        try:
+            found = await shared.read(UUID(match_id))
+            assert shared._connection is not None  # its own connection, not a thread's
+            assert await shared.read(uuid4()) == (None, None)  # no such match
+            return found
+        finally:
+            await shared.close()
+
+    match, deal = asyncio.run(read())
+    orm = Match.objects.get(id=match_id)
+    names = [f.attname for f in Match._meta.concrete_fields]
+    assert {n: getattr(match, n) for n in names} == {n: getattr(orm, n) for n in names}
+    assert deal == engine.state_from_json(orm.state)
