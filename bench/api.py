@@ -254,6 +254,8 @@ def main() -> None:
         "CELERY_TASK_ALWAYS_EAGER": "1",
         "THROTTLE_AUTH": "100000/min",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        # Production settings need a key; the bench's own unless one is given (make bench).
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or f"bench-api-{uuid.uuid4().hex}",
         # Live events (published on every move, both deployments) under a prefix of this run.
         "LIVE_CHANNEL_PREFIX": f"bench-api-{uuid.uuid4().hex[:8]}",
     }
