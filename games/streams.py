@@ -229,6 +229,18 @@ class _SharedReads:
         self._connecting: asyncio.Lock | None = None
 
     async def event(self, match_id: UUID, seat: int | None, wanted: int) -> _SeatEvent:
+        """The `state` event of `seat` (None: the public view) at version `wanted` or later."""
+        shared, found = await self._read(match_id, wanted)
+        rendered = shared.events.get(seat)
+        if rendered is None:
+            rendered = shared.events[seat] = _seat_render(found, seat)
+        return rendered
+
+    async def match(self, match_id: UUID, wanted: int) -> _Read:
+        """The match at version `wanted` or later, and its live deal (a long-poll's answer)."""
+        return (await self._read(match_id, wanted))[1]
+
+    async def _read(self, match_id: UUID, wanted: int) -> tuple[_Shared, _Read]:
         shared = self.matches.get(match_id)
         if shared is None or shared.wanted < wanted:
             shared = self.matches[match_id] = _Shared(
@@ -236,15 +248,11 @@ class _SharedReads:
             )
         try:
             # shield: a stream whose client leaves does not cancel the others' read
-            found = await asyncio.shield(shared.read)
+            return shared, await asyncio.shield(shared.read)
         except Exception:
             if self.matches.get(match_id) is shared:
                 del self.matches[match_id]  # a failed read is not kept for the next stream
             raise
-        rendered = shared.events.get(seat)
-        if rendered is None:
-            rendered = shared.events[seat] = _seat_render(found, seat)
-        return rendered
 
     async def read(self, match_id: UUID) -> _Read:
         try:
@@ -297,8 +305,12 @@ class _SharedReads:
         await self._disconnect()
 
     def forget(self, match_id: UUID) -> None:
-        """The process's last stream of the match has gone: keep nothing of it."""
         self.matches.pop(match_id, None)
+
+    def forget_unwatched(self, match_id: UUID) -> None:
+        """Keep nothing of a match once the process's last stream or long-poll of it left."""
+        if not events.hub().matches.get(str(match_id)):
+            self.forget(match_id)
 
 
 _shared_reads = _SharedReads()
@@ -414,8 +426,7 @@ async def _match_stream(
                     )
                 traced = (message, woke, time.time()) if events.TRACE_FILE else None
     finally:
-        if not hub.matches.get(str(match_id)):
-            _shared_reads.forget(match_id)
+        _shared_reads.forget_unwatched(match_id)
 
 
 @csrf_exempt
@@ -481,7 +492,8 @@ async def _me_catch_up(
 async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
     """`GET …/state?after_version=N&wait=S` under ASGI (pisyedili_api.asgi routes only waiting
     requests here): the answer of games.apis.MatchStateApi, awaited on the hub instead of in a
-    thread that holds a database connection."""
+    thread that holds a database connection. The version change that ends the wait is read
+    once per process for every stream and long-poll of the match (_SharedReads)."""
     from .apis import MatchStateApi
 
     try:
@@ -489,31 +501,60 @@ async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpRes
         filters.is_valid(raise_exception=True)
         after = filters.validated_data.get("after_version")
         wait = filters.validated_data.get("wait", 0)
-        # As the DRF route authenticates: the configured classes only, no stream ticket; no
-        # credentials at all is a spectator.
-        player = await events.run_blocking(_viewer, request, tickets=False)
         async with events.hub().watch(match=str(match_id)) as waiter:
-            match, seat = await events.run_blocking(match_viewer_get, match_id, player)
-            if after is not None and wait > 0 and match.version <= after:
-                await _wait_for_version(waiter, after, wait)
-                match = await events.run_blocking(match_read, match_id) or match
-        view = await events.run_blocking(match_view, match, seat)
+            # Registered before the read: a change committed from here on is queued.
+            match, seat, view = await events.run_blocking(
+                _poll_answer, request, match_id, after, wait
+            )
+            if view is None:
+                message = await _wait_for_version(waiter, after, wait)
+                if message is not None:
+                    found, state = await _shared_reads.match(match_id, message["version"])
+                    view = match_view(found or match, seat, state if found else None)
+                else:  # no change within `wait` (or the hub lost track): as it is now
+                    view = await events.run_blocking(_poll_view, match_id, match, seat)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
+    finally:
+        _shared_reads.forget_unwatched(match_id)
     response = HttpResponse(_render(view), content_type="application/json")
     patch_cache_control(response, no_store=True, private=True)
     return response
 
 
-async def _wait_for_version(waiter: events.Waiter, after: int, wait: float) -> None:
+def _poll_answer(
+    request: HttpRequest, match_id: UUID, after: int | None, wait: float
+) -> tuple[Match, int | None, dict[str, Any] | None]:
+    """In one call on the hub's threads: the match, the caller's seat (authenticated as the
+    DRF route does: the configured classes only, no stream ticket; no credentials at all is a
+    spectator) and their view, None when the long-poll is to wait for a newer version."""
+    player = _viewer(request, tickets=False)
+    match, seat = match_viewer_get(match_id, player)
+    if after is not None and wait > 0 and match.version <= after:
+        return match, seat, None
+    return match, seat, match_view(match, seat)
+
+
+def _poll_view(match_id: UUID, match: Match, seat: int | None) -> dict[str, Any]:
+    """The seat's view of the match read now (`match`, read before the wait, if it is gone)."""
+    found, state = _match_read(match_id)
+    return match_view(found or match, seat, state if found else None)
+
+
+async def _wait_for_version(
+    waiter: events.Waiter, after: int, wait: float
+) -> dict[str, Any] | None:
+    """The message of a version past `after`, or None after `wait` s without one (or when the
+    hub lost track: a resync, a drop)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     while (remaining := deadline - loop.time()) > 0:
         message = await waiter.get(remaining)
         if message is None or waiter.dropped or message.get("resync"):
-            return
+            return None
         if message["version"] > after:
-            return
+            return message
+    return None
 
 
 # ---- the served schema (drf-spectacular postprocessing hook: these views are not DRF's) ----
