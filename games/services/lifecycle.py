@@ -130,26 +130,35 @@ def match_create(
             spectators=spectators,
             seed_key=seed_key,
         )
-        if seated is None:
-            _limits_check_locked(player, bots_only=match.seat_bots.count("") == 1)
-        started = None not in seat_players
-        if started:
-            # A full table starts at once: its match row is inserted as started, pointing at
-            # deal 1 (the foreign keys between the two are checked at commit).
-            _match_start(match)
-            match.version += 1
-        match.save(force_insert=True)
-        seat_rows = Seat.objects.bulk_create(
-            [
-                Seat(match=match, seat=i, player=p, match_created_at=match.created_at)
-                for i, p in enumerate(occupants)
-            ]
+        seat_rows = _match_insert(
+            match,
+            [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)],
+            limits_of=player if seated is None else None,
         )
-        if started:
-            events.match_version_on_commit(match, status_changed=True)
-            _after_commit_bot_turn(match)
     _related_known(match, seats=seat_rows, deals=_deals_known(match))
     return match
+
+
+def _match_insert(match: Match, seats: list[Seat], *, limits_of: Player | None) -> list[Seat]:
+    """Insert the new `match` and its `seats` (inside the caller's transaction; each seat
+    carries the match's created_at): first the
+    limits of `limits_of` (its row locked; None for organizers' tools), then a full table
+    starts at once, its match row inserted as started, pointing at deal 1 (the foreign keys
+    between the two are checked at commit)."""
+    if limits_of is not None:
+        _limits_check_locked(limits_of, bots_only=match.seat_bots.count("") == 1)
+    started = None not in match.seat_players
+    if started:
+        _match_start(match)
+        match.version += 1
+    match.save(force_insert=True)
+    for row in seats:
+        row.match_created_at = match.created_at  # as saved: the field is auto_now_add
+    rows = Seat.objects.bulk_create(seats)
+    if started:
+        events.match_version_on_commit(match, status_changed=True)
+        _after_commit_bot_turn(match)
+    return rows
 
 
 def _limits_check_locked(player: Player, *, bots_only: bool) -> None:
@@ -467,22 +476,15 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
         first_opener=(previous.first_opener + 1) % seats,
         rematch_of=previous,
     )
-    _limits_check_locked(player, bots_only=previous.seat_bots.count("") == 1)
-    started = None not in seat_players
-    if started:
-        _match_start(match)
-        match.version += 1
-    match.save(force_insert=True)
-    Seat.objects.bulk_create(
+    _match_insert(
+        match,
         [
-            Seat(match=match, seat=s, player_id=holder, match_created_at=match.created_at)
+            Seat(match=match, seat=s, player_id=holder)
             for s, holder in enumerate(seat_players)
             if holder is not None
-        ]
+        ],
+        limits_of=player,
     )
     previous.next_match = match
     _match_write(previous, "next_match_id")
-    if started:
-        events.match_version_on_commit(match, status_changed=True)
-        _after_commit_bot_turn(match)
     return match
