@@ -380,11 +380,12 @@ def main() -> None:
                 f" POST/s; load average {os.getloadavg()[0]:.1f}"
             )
     finally:
-        procs = [proc for _, proc in servers.values()] + helpers
-        for proc in procs:
-            os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            proc.wait(timeout=30)
+        # The web servers first: a hub whose Redis went away first logs its reconnecting.
+        for procs in ([proc for _, proc in servers.values()], helpers):
+            for proc in procs:
+                os.killpg(proc.pid, signal.SIGTERM)
+            for proc in procs:
+                proc.wait(timeout=30)
 
 
 def start_server(
