@@ -216,9 +216,10 @@ class _SharedReads:
 
     The read goes over one PostgreSQL connection of the process's own, in autocommit, on the
     event loop (psycopg's async connection): no wait for a thread to take it and hand it back,
-    two thread wake-ups per event on a busy process. Without PostgreSQL, or when that
-    connection fails, on the hub's threads. The rendering (the engine's observation and JSON,
-    no database) runs on the loop too."""
+    two thread wake-ups per event on a busy process. A stream's own reads (its first, after a
+    resync: `read`, not shared) take the same way. Without PostgreSQL, or when that connection
+    fails, on the hub's threads. The rendering (the engine's observation and JSON, no
+    database) runs on the loop too."""
 
     def __init__(self) -> None:
         self.matches: dict[UUID, _Shared] = {}
@@ -391,7 +392,7 @@ async def _match_stream(
         async with hub.watch(match=str(match_id)) as waiter:
             yield _RETRY
             # Read after the waiter is registered: a change committed from here on is queued.
-            version, over, view = await events.run_blocking(_seat_event, match_id, seat)
+            version, over, view = _seat_render(await _shared_reads.read(match_id), seat)
             traced: tuple[dict[str, Any], float, float] | None = None  # LIVE_TRACE_FILE
             while True:
                 if version < 0:
@@ -419,7 +420,7 @@ async def _match_stream(
                         break
                 woke = time.time()
                 if message.get("resync"):  # anything may have been missed: a read of its own
-                    version, over, view = await events.run_blocking(_seat_event, match_id, seat)
+                    version, over, view = _seat_render(await _shared_reads.read(match_id), seat)
                 else:
                     version, over, view = await _shared_reads.event(
                         match_id, seat, message["version"]
