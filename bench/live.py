@@ -413,9 +413,27 @@ async def open_idle(
             await asyncio.wait_for(ready.wait(), 60)
 
     await asyncio.gather(*(one(i) for i in range(n)), return_exceptions=True)
-    if mode == "polls":
-        await asyncio.sleep(1.0)  # the last requests reach the server and wait
+    if mode == "polls" and n:
+        await asyncio.sleep(1.0)  # the last requests reach the server
+        # A long-poll is held once the server has read its match and waits; it says nothing
+        # until then. Its first steps run on each process's hub threads in arrival order, so a
+        # long-poll sent now is answered (it asks for a version already passed) only once the
+        # polls before it are waiting: the phase starts on the idle clients held, not on a
+        # burst of their first requests. Several, so that every process gets one.
+        match, version, token, _ = idle_matches[0]
+        path = f"/api/v1/matches/{match}/state?after_version={version - 1}&wait=1"
+        await asyncio.wait_for(
+            asyncio.gather(*(poll_once(port, path, token) for _ in range(8))), 120
+        )
     return idle
+
+
+async def poll_once(port: int, path: str, token: str) -> None:
+    status, reader, writer = await request(port, path, token)
+    await response_body(reader, await headers(reader))
+    writer.close()
+    if status != 200:
+        raise ConnectionError(status)
 
 
 async def close_idle(idle: Idle) -> None:
