@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import resource
 import shutil
@@ -197,6 +198,7 @@ class Stack:
         return int(row[0]) if row else 0
 
     def stop(self) -> None:
+        workers = child_pids(self.web.pid)  # orphaned if their master has to be killed
         for proc in reversed(self.procs):
             proc.terminate()
         for proc in self.procs:
@@ -204,6 +206,10 @@ class Stack:
                 proc.wait(15)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                if proc is self.web:  # its workers would live on, orphaned
+                    for pid in workers:
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, signal.SIGKILL)
         subprocess.run(
             [*self.as_pg, PG_BIN / "pg_ctl", "-D", self.pg_data, "-m", "fast", "stop"],
             stdout=subprocess.DEVNULL,
