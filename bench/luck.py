@@ -330,7 +330,11 @@ def main(argv: list[str] | None = None) -> None:
             with ProcessPoolExecutor(args.jobs) as pool:
                 played = list(pool.map(play_board, *zip(*tasks, strict=True)))
         else:
-            played = [play_board(*task) for task in tasks]
+            played = []
+            for task in tasks:
+                played.append(play_board(*task))
+                if len(played) % 50 == 0:  # progress, off the printed tables
+                    print(f"{seats} seats: {len(played)} boards", file=sys.stderr, flush=True)
         boards = [board for board, _ in played]
         n_lineups = len(lineups(args.strong, seats))
         per_board = {metric: n_lineups for metric in METRICS}
