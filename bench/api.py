@@ -9,6 +9,14 @@ matches (both seats, human players, so only the API is measured, not bots):
      makes the bench URL conf (pisyedili_api/urls_bench.py) its ROOT_URLCONF.
 Prints requests/s and p50/p99 latency of each, and the move endpoint as a share of the ceiling.
 
+The tasks a move sends (scoring the deal it ends, settling the match, the luck estimate) run as
+in production (`--tasks worker`, the default): on a private redis-server (a free port) to two
+Celery workers, `-Q bots,scoring,celery` and `-Q analysis`, the analysis worker at the lowest CPU
+priority (`nice -n 19`, README "Full stack"): background work that takes what play leaves, on
+one machine with the web tier. Their CPU per deal is printed apart. `--tasks eager` runs every
+task inside the request that sends it instead (the bench's older run conditions: the move that
+ends a deal then pays for the deal's scoring and analysis).
+
 `--server asgi` runs the same load against the ASGI deployment of README "Live play" (uvicorn
 pisyedili_api.asgi, `--workers` processes); `--server both` starts gunicorn and uvicorn side by
 side on the same database, runs every slice on each in turn, and prints the move throughput of
@@ -18,6 +26,7 @@ both and whether the ASGI one is within 10% of gunicorn's (the live-play target)
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/pisyedili .venv/bin/python bench/api.py
     bench/api.py --clients 16 --seconds 20 --workers 3 --threads 4
     bench/api.py --server both --workers 2
+    bench/api.py --tasks eager                 # tasks inside the requests, no broker
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import requests
-from common import bench_database_url, percentile, reset_database, wait_until_up
+from common import bench_database_url, free_port, percentile, reset_database, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -57,20 +66,29 @@ def cpu_seconds(match: Callable[[int, str], bool]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-class CpuMeter:
-    """CPU seconds of the web server (its process group) and of PostgreSQL (local backends)."""
-
-    def __init__(self, server_pgid: int) -> None:
-        self.server_pgid = server_pgid
-
-    def _server(self, pid: int, comm: str) -> bool:
+def in_groups(pgids: set[int]) -> Callable[[int, str], bool]:
+    def match(pid: int, comm: str) -> bool:
         try:
-            return os.getpgid(pid) == self.server_pgid
+            return os.getpgid(pid) in pgids
         except OSError:
             return False
 
-    def read(self) -> tuple[float, float]:
-        return cpu_seconds(self._server), cpu_seconds(lambda pid, comm: comm == "postgres")
+    return match
+
+
+class CpuMeter:
+    """CPU seconds of the web server (its process group), of PostgreSQL (local backends) and of
+    the Celery workers (their process groups; none with `--tasks eager`)."""
+
+    def __init__(self, server_pgid: int, worker_pgids: set[int]) -> None:
+        self.server, self.workers = in_groups({server_pgid}), in_groups(worker_pgids)
+
+    def read(self) -> tuple[float, float, float]:
+        return (
+            cpu_seconds(self.server),
+            cpu_seconds(lambda pid, comm: comm == "postgres"),
+            cpu_seconds(self.workers),
+        )
 
 
 class Recorder:
@@ -206,7 +224,7 @@ class Phase:
     def __init__(self) -> None:
         self.posts, self.gets = Recorder(), Recorder()
         self.matches: list[int] = []
-        self.elapsed = self.server_cpu = self.database_cpu = 0.0
+        self.elapsed = self.server_cpu = self.database_cpu = self.worker_cpu = 0.0
 
     def run(
         self, base: str, pairs: list[list[str]], name: str, meter: CpuMeter, seconds: float
@@ -224,11 +242,12 @@ class Phase:
                 self.matches,
                 name,
             )
-        server_before, database_before = meter.read()
+        server_before, database_before, worker_before = meter.read()
         self.elapsed += run_phase(target, args_for, len(pairs), seconds)
-        server_after, database_after = meter.read()
+        server_after, database_after, worker_after = meter.read()
         self.server_cpu += server_after - server_before
         self.database_cpu += database_after - database_before
+        self.worker_cpu += worker_after - worker_before
 
 
 def main() -> None:
@@ -243,6 +262,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--port", type=int, default=8431, help="gunicorn's; uvicorn's is next")
     parser.add_argument("--server", choices=["gunicorn", "asgi", "both"], default="gunicorn")
+    parser.add_argument(
+        "--tasks",
+        choices=["worker", "eager"],
+        default="worker",
+        help="Celery workers on a private Redis (production), or every task inside its request",
+    )
     args = parser.parse_args()
 
     url = bench_database_url("pisyedili_bench", "bench/api.py")
@@ -251,12 +276,24 @@ def main() -> None:
         **os.environ,
         "DATABASE_URL": url,
         "BENCH_ENDPOINTS": "1",
-        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "CELERY_TASK_ALWAYS_EAGER": "1" if args.tasks == "eager" else "0",
         "THROTTLE_AUTH": "100000/min",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         # Live events (published on every move, both deployments) under a prefix of this run.
         "LIVE_CHANNEL_PREFIX": f"bench-api-{uuid.uuid4().hex[:8]}",
     }
+    helpers: list[subprocess.Popen[bytes]] = []
+    if args.tasks == "worker":
+        redis_port = free_port()
+        helpers.append(
+            subprocess.Popen(
+                ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
+                 "--save", "", "--appendonly", "no"],
+                stdout=subprocess.DEVNULL, start_new_session=True,
+            )
+        )  # fmt: skip
+        broker = f"redis://127.0.0.1:{redis_port}/0"
+        env |= {"CELERY_BROKER_URL": broker, "LIVE_REDIS_URL": broker}
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     from_games = (
         "from games.bench_views import SETUP_SQL; from django.db import connection\n"
@@ -265,6 +302,16 @@ def main() -> None:
     subprocess.run([str(PY), "manage.py", "shell", "-c", from_games], cwd=ROOT, env=env, check=True)
     names = ["gunicorn", "asgi"] if args.server == "both" else [args.server]
     servers = {name: start_server(name, args, env) for name in names}
+    if args.tasks == "worker":
+        celery = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-c", "1",
+                  "-l", "warning", "--without-gossip", "--without-mingle"]  # fmt: skip
+        for queues, nice in (("bots,scoring,celery", []), ("analysis", ["nice", "-n", "19"])):
+            helpers.append(
+                subprocess.Popen(
+                    [*nice, *celery, "-Q", queues, "-n", f"bench-{queues.split(',')[0]}@%h"],
+                    cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                )
+            )  # fmt: skip
     try:
         for base, _ in servers.values():
             wait_until_up(base)
@@ -283,7 +330,16 @@ def main() -> None:
             pairs = [
                 [register(session, first), register(session, first)] for _ in range(args.clients)
             ]
-        meters = {name: CpuMeter(proc.pid) for name, (_, proc) in servers.items()}
+        print(
+            "tasks: "
+            + (
+                "Celery workers -Q bots,scoring,celery and (nice 19) -Q analysis, private Redis"
+                if args.tasks == "worker"
+                else "eager, inside the request that sends them"
+            )
+        )
+        workers = {proc.pid for proc in helpers[1:]}
+        meters = {name: CpuMeter(proc.pid, workers) for name, (_, proc) in servers.items()}
         # Warm-up, not counted: every worker thread loads the URLconf, opens its connection and
         # imports what the first move of each kind needs (the tasks module, the broker client).
         for name, (base, _) in servers.items():
@@ -322,9 +378,10 @@ def main() -> None:
                 f" POST/s; load average {os.getloadavg()[0]:.1f}"
             )
     finally:
-        for _, proc in servers.values():
+        procs = [proc for _, proc in servers.values()] + helpers
+        for proc in procs:
             os.killpg(proc.pid, signal.SIGTERM)
-        for _, proc in servers.values():
+        for proc in procs:
             proc.wait(timeout=30)
 
 
@@ -367,6 +424,11 @@ def summary(
             f"  CPU per request: {server} {phase.server_cpu / requests_served * 1000:5.2f} ms,"
             f" PostgreSQL {phase.database_cpu / requests_served * 1000:5.2f} ms"
         )
+        if phase.worker_cpu and phase.matches:
+            print(
+                f"  Celery workers: {phase.worker_cpu / len(phase.matches) * 1000:6.1f} ms CPU per"
+                " deal played (1-deal matches; the analysis backlog may run on after the phase)"
+            )
     little = {
         name: clients / statistics.mean(phase.posts.latencies) for name, phase in phases.items()
     }

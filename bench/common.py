@@ -4,6 +4,7 @@ server to answer, and the nearest-rank percentile they report."""
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,13 @@ from urllib.parse import urlparse, urlunparse
 
 import psycopg
 import requests
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def bench_database_url(name: str, script: str) -> str:
