@@ -34,7 +34,10 @@ are valued, each by paired play-outs of the move played and the reference move, 
 deciding seat's observation (`view="seat"`, the default: the unseen cards re-dealt as for
 `move_values`, so the effect of a decision is what the seat could know of it, and what the
 hidden cards made of it counts as luck) or from the full position (`view="full"`, the stock
-re-sampled, as `deal_luck`'s V). Far less noisy than summing one estimate per draw.
+re-sampled, as `deal_luck`'s V). Far less noisy than summing one estimate per draw. The full
+view is exact in expectation; the seat view deals the unseen cards uniformly, ignoring what the
+others' play tells about them, so it is exact only as far as that sampler is (the `ismcts`
+search ranks its moves with the same sampler, so the seat view may flatter its decisions).
 
 **Move values** (`move_values`). For a decision of one seat with more than one legal move, each
 legal move's value is the seat's expected deal score after playing it, estimated from the seat's
