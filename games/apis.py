@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -442,7 +443,7 @@ class MatchMovesApi(APIView):
         """The Idempotency-Key header, if any; 400 unless it is 1..255 printable characters."""
         key = request.META.get("HTTP_IDEMPOTENCY_KEY")  # request.headers would copy every header
         if key is not None and not (1 <= len(key) <= 255 and key.isprintable()):
-            message = "Idempotency-Key must be 1..255 printable characters."
+            message = _("Idempotency-Key must be 1..255 printable characters.")
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
         return key
 

@@ -10,6 +10,7 @@ from uuid import UUID
 
 from django.db import connection
 from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
+from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine import analysis as engine_analysis
@@ -131,7 +132,7 @@ def match_viewer_get(
     if seat is None and match.spectators != Match.Spectators.PUBLIC:
         raise ApplicationError("spectators_not_allowed")
     if seat is None and live and match.seed_key is not None and shared_deals_pending(match):
-        message = "Other tables are still playing this table's deals: watch it once they finish."
+        message = _("Other tables are still playing this table's deals: watch it once they finish.")
         raise ApplicationError("spectators_not_allowed", message)
     return match, seat
 
@@ -175,7 +176,7 @@ def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: 
         while (remaining := deadline - time.monotonic()) > 0:
             if versions.first() > after_version:
                 return
-            for _ in connection.connection.notifies(
+            for _notice in connection.connection.notifies(
                 timeout=min(remaining, LONG_POLL_RECHECK), stop_after=1
             ):
                 pass
@@ -245,7 +246,7 @@ def deal_replay_get(
     engine from its seed and move log (as deal_problems checks them): the deal as dealt, then
     each move with the position after it. 404 `not_found`, 403 `spectators_not_allowed`
     (match_viewer_get), 409 `deal_not_over` unless deal_revealable."""
-    match, _ = match_viewer_get(match_id, player, live=False)
+    match = match_viewer_get(match_id, player, live=False)[0]
     deal = Deal.objects.filter(match_id=match.id, number=number).first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")

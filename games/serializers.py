@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from games import engine
@@ -105,7 +106,7 @@ class MoveBodySerializer(serializers.Serializer):
         # By hand rather than by the fields: the move POST is the hottest route, and the
         # engine's decoding is the one authority on what a move is.
         if not isinstance(data, dict):
-            raise serializers.ValidationError({"body": ["Expected an object."]})
+            raise serializers.ValidationError({"body": [_("Expected an object.")]})
         body_fields_check(data, self.BODY_FIELDS)
         validated = self.validate_body(data)
         move_body = {name: data[name] for name in self.MOVE_FIELDS if name in data}
@@ -134,11 +135,11 @@ class MovePostSerializer(MoveBodySerializer):
     def validate_body(self, data: dict[str, Any]) -> dict[str, Any]:
         version = data.get("version")
         if version is None:
-            raise serializers.ValidationError({"version": ["This field is required."]})
+            raise serializers.ValidationError({"version": [_("This field is required.")]})
         if isinstance(version, bool) or not isinstance(version, int) or version < 0:
             # Strict: DRF's IntegerField would take "1".
             raise serializers.ValidationError(
-                {"version": ["A valid non-negative integer is required."]}
+                {"version": [_("A valid non-negative integer is required.")]}
             )
         return {"version": version}
 

@@ -44,6 +44,8 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
@@ -60,6 +62,11 @@ from .selectors import match_read, match_viewer_get
 from .serializers import match_view
 
 _render = JSONRenderer().render
+
+
+# The 429 of a holder with every stream slot taken, by holder.
+_PER_PLAYER = gettext_noop("At most %(limit)d open streams per player.")
+_PER_ADDRESS = gettext_noop("At most %(limit)d open streams per address.")
 
 
 def _error(exc: Exception) -> HttpResponse:
@@ -94,7 +101,7 @@ def _last_event_id(request: HttpRequest) -> int | None:
     if raw is None or raw == "":
         return None
     if not raw.isdigit():
-        message = "Last-Event-ID must be a non-negative integer."
+        message = _("Last-Event-ID must be a non-negative integer.")
         raise ApplicationError("invalid", message, {"Last-Event-ID": [message]})
     return int(raw)
 
@@ -178,9 +185,9 @@ def _slot_holder(request: HttpRequest, player: Player | None) -> tuple[str, int,
     """Whose stream slots a stream takes, their number and the 429's words: the player's, or
     for an anonymous spectator the client address's (as the throttles see it, NUM_PROXIES)."""
     if player is not None:
-        return str(player.id), settings.LIVE_STREAMS_PER_PLAYER, "per player"
+        return str(player.id), settings.LIVE_STREAMS_PER_PLAYER, _PER_PLAYER
     address = BaseThrottle().get_ident(Request(request))
-    return f"address:{address}", settings.LIVE_STREAMS_PER_IP, "per address"
+    return f"address:{address}", settings.LIVE_STREAMS_PER_IP, _PER_ADDRESS
 
 
 async def _with_slot(
@@ -190,7 +197,7 @@ async def _with_slot(
     key, limit, per = holder
     slot = await events.hub().slot_take(key, limit)
     if slot is None:
-        return _error(ApplicationError("throttled", f"At most {limit} open streams {per}."))
+        return _error(ApplicationError("throttled", _(per) % {"limit": limit}))
     return _streaming(_held(key, slot, body))
 
 
@@ -213,7 +220,7 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
     try:
         after = _last_event_id(request)
         player = await _blocking(request, _viewer, request)
-        _, seat = await _blocking(request, match_viewer_get, match_id, player)
+        _match, seat = await _blocking(request, match_viewer_get, match_id, player)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
@@ -268,7 +275,7 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
-        _, chunks = await _me_catch_up(str(player.id), after, request)
+        _last, chunks = await _me_catch_up(str(player.id), after, request)
         return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
     return await _with_slot(_slot_holder(request, player), _me_stream(str(player.id), after))
 

@@ -13,14 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.core import signing
+from django.utils.translation import gettext_noop
 from rest_framework import serializers
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.utils.urls import replace_query_param
 
-from pisyedili_api.errors import ApplicationError
+from pisyedili_api.errors import ApplicationError, translated
 
-INVALID_CURSOR = "Invalid cursor: pass back a `next` or `previous` link of this list."
+INVALID_CURSOR = gettext_noop("Invalid cursor: pass back a `next` or `previous` link of this list.")
 
 
 def cursor_field(*, max_length: int = 500) -> serializers.CharField:
@@ -34,6 +35,7 @@ def cursor_field(*, max_length: int = 500) -> serializers.CharField:
 
 
 def invalid_cursor(message: str = INVALID_CURSOR) -> ApplicationError:
+    message = translated(message)
     return ApplicationError("invalid", message, {"cursor": [message]})
 
 

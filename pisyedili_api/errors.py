@@ -5,10 +5,11 @@ Django's 404/500 pages, our `ApplicationError` and the rules engine's errors (wh
 API's: `invalid_move`, `not_your_turn`, `illegal_move`) all come out in that shape, never as HTML.
 
 Messages follow the request's `Accept-Language` (LocaleMiddleware; English, or Turkish `tr`):
-the default messages below and the literal messages services raise are looked up in
-pisyedili_api/locale when the error is made; DRF's own field messages come translated by DRF.
-A message the catalog does not hold (one with a number in it) stays English. `code` never
-changes with the language.
+the default messages below, the literal messages services raise, their templates with named
+slots (`_("seats must be %(low)d..%(high)d") % {…}`) and the engine's templates
+(`engine_message`) are looked up in pisyedili_api/locale when the error is made; DRF's own
+field messages come translated by DRF. tests/test_i18n.py finds every message in the source
+and checks the catalog translates it. `code` never changes with the language.
 """
 
 from __future__ import annotations
@@ -133,14 +134,24 @@ _DRF_CODES: list[tuple[type[Exception], str]] = [
 ]
 
 
+def engine_message(exc: EngineError) -> str:
+    """The engine error's message in the active language: its template looked up in the
+    catalog, then filled with its parameters."""
+    template = gettext(exc.template)
+    return template % exc.params if exc.params else template
+
+
 def engine_error(exc: EngineError) -> ApplicationError:
     """The API's error for an engine error that reaches a view: the same `code`; the message
     and detail of a malformed move name its field, those of an illegal one the legal moves."""
     if isinstance(exc, InvalidMove):
-        return ApplicationError(exc.code, exc.message, {exc.field: [exc.message]})
+        message = engine_message(exc)
+        return ApplicationError(exc.code, message, {exc.field: [message]})
     if isinstance(exc, IllegalMove):
         return ApplicationError(
-            exc.code, f"{exc.message}.", {"legal_moves": [m.encode() for m in exc.legal_moves]}
+            exc.code,
+            f"{engine_message(exc)}.",
+            {"legal_moves": [m.encode() for m in exc.legal_moves]},
         )
     return ApplicationError(exc.code)  # not_your_turn: its default message
 

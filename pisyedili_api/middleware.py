@@ -8,6 +8,7 @@ from typing import Any
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
 
 from .errors import error_body
 
@@ -49,6 +50,6 @@ class BodySizeLimitMiddleware:
         except ValueError:
             length = -1
         if length < 0 or length > limit:
-            message = f"The request body must be at most {limit} bytes."
+            message = _("The request body must be at most %(limit)d bytes.") % {"limit": limit}
             return JsonResponse(error_body("invalid", message, {"body": [message]}), status=400)
         return None

@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from drf_orjson_renderer.parsers import ORJSONParser
 from rest_framework.exceptions import ParseError
 
@@ -16,5 +17,7 @@ class BoundedJSONParser(ORJSONParser):
         limit = settings.MAX_REQUEST_BODY_BYTES
         raw = stream.read(limit + 1) if stream is not None else b""
         if len(raw) > limit:
-            raise ParseError(f"The request body must be at most {limit} bytes.")
+            raise ParseError(
+                _("The request body must be at most %(limit)d bytes.") % {"limit": limit}
+            )
         return super().parse(io.BytesIO(raw), media_type, parser_context)

@@ -11,6 +11,7 @@ from uuid import UUID
 from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from pisyedili_api.cursors import cursor_decode, cursor_encode, invalid_cursor
 from pisyedili_api.errors import ApplicationError
@@ -66,7 +67,7 @@ class Keyset:
     def decode(cls, cursor: str, *, metric: str) -> Keyset:
         """An opaque cursor of this metric's board (signed, pisyedili_api.cursors), else 400
         `invalid`."""
-        message = "Invalid cursor: pass back a `next` or `previous` link of this board."
+        message = _("Invalid cursor: pass back a `next` or `previous` link of this board.")
         body = cursor_decode(cursor, salt="leaderboard", message=message)
         try:
             value = body["v"]
@@ -278,7 +279,7 @@ class HistoryKeyset:
     def decode(cls, cursor: str) -> HistoryKeyset:
         """An opaque cursor of a rating history (signed, pisyedili_api.cursors), else 400
         `invalid`."""
-        message = "Invalid cursor: pass back a `next` or `previous` link."
+        message = _("Invalid cursor: pass back a `next` or `previous` link.")
         body = cursor_decode(cursor, salt="history", message=message)
         try:
             at = datetime.fromisoformat(body["t"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 
 class NotBlankPasswordValidator:
@@ -12,7 +13,7 @@ class NotBlankPasswordValidator:
 
     def validate(self, password: str, user: Any = None) -> None:
         if not password.strip():
-            raise ValidationError("This password is only whitespace.", code="password_blank")
+            raise ValidationError(_("This password is only whitespace."), code="password_blank")
 
     def get_help_text(self) -> str:
-        return "Your password can't be only whitespace."
+        return _("Your password can't be only whitespace.")

@@ -29,12 +29,13 @@ from uuid import UUID
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import clock, events
 from games.engine.bots import BOTS
 from games.models import Match
 from games.services import match_create, rules_from_options
-from pisyedili_api.errors import ApplicationError
+from pisyedili_api.errors import ApplicationError, translated
 from pisyedili_api.tasks import in_background
 from players.models import Player
 from players.services import bot_player_get_or_create
@@ -49,6 +50,9 @@ ACTIVE = (Tournament.Status.DRAFT, Tournament.Status.RUNNING)
 
 
 def _invalid(field: str, message: str) -> ApplicationError:
+    """400 `invalid` naming `field`; `message` in the caller's language (a literal is looked up
+    in the catalog here)."""
+    message = translated(message)
     return ApplicationError("invalid", f"{field}: {message}", {field: [message]})
 
 
@@ -79,8 +83,11 @@ def tournament_create(
     if active >= settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER:
         raise ApplicationError(
             "too_many_tournaments",
-            f"You have {active} tournaments in draft or running, the most allowed"
-            f" (MAX_ACTIVE_TOURNAMENTS_PER_PLAYER); finish or cancel one first.",
+            _(
+                "You have %(active)d tournaments in draft or running, the most allowed"
+                " (MAX_ACTIVE_TOURNAMENTS_PER_PLAYER); finish or cancel one first."
+            )
+            % {"active": active},
             {"active": active, "limit": settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER},
         )
     if turn_seconds is None:
@@ -88,39 +95,58 @@ def tournament_create(
     if not clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX:
         # A tournament match without a clock could wait forever for one entrant.
         raise _invalid(
-            "turn_seconds", f"must be {clock.TURN_SECONDS_MIN}..{clock.TURN_SECONDS_MAX}"
+            "turn_seconds",
+            _("must be %(low)d..%(high)d")
+            % {"low": clock.TURN_SECONDS_MIN, "high": clock.TURN_SECONDS_MAX},
         )
     if format not in Tournament.Format.values:
-        raise _invalid("format", f"must be one of {', '.join(Tournament.Format.values)}")
+        raise _invalid(
+            "format",
+            _("must be one of %(choices)s") % {"choices": ", ".join(Tournament.Format.values)},
+        )
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
-        raise _invalid("table_size", f"must be {MIN_TABLE_SIZE}..{MAX_TABLE_SIZE}")
+        raise _invalid(
+            "table_size",
+            _("must be %(low)d..%(high)d") % {"low": MIN_TABLE_SIZE, "high": MAX_TABLE_SIZE},
+        )
     parsed = rules_from_options(rules=rules, deals=deals)
     if table_size > parsed.max_players or table_size * parsed.hand_size > 51:
-        raise _invalid("table_size", f"{table_size} seats do not fit these rules")
+        raise _invalid(
+            "table_size", _("%(seats)d seats do not fit these rules") % {"seats": table_size}
+        )
     for field, names in (("bots", bots), ("fill_bots", [fill_bots] if fill_bots else [])):
         unknown = [n for n in names if n not in BOTS]
         if unknown:
-            raise _invalid(field, f"unknown bot strategy {unknown[0]!r}; see GET /api/v1/bots")
+            raise _invalid(
+                field,
+                _("unknown bot strategy %(name)r; see GET /api/v1/bots") % {"name": unknown[0]},
+            )
     wanted = [str(p) for p in players]
     duplicates = [p for p, count in Counter(wanted).items() if count > 1]
     if duplicates:
-        raise _invalid("players", f"player {duplicates[0]} is listed twice")
+        raise _invalid("players", _("player %(id)s is listed twice") % {"id": duplicates[0]})
     found = {str(p.id): p for p in Player.objects.filter(id__in=wanted)}
     missing = [p for p in wanted if p not in found]
     if missing:
-        raise _invalid("players", f"no player {missing[0]}")
+        raise _invalid("players", _("no player %(id)s") % {"id": missing[0]})
     entrants = [found[p] for p in wanted] + _bot_entrants(bots, exclude=set(wanted))
     if len(entrants) < table_size:
-        raise _invalid("players", f"at least {table_size} entrants are needed for one table")
+        raise _invalid(
+            "players",
+            _("at least %(count)d entrants are needed for one table") % {"count": table_size},
+        )
     if len(entrants) > settings.TOURNAMENT_MAX_ENTRANTS:
-        raise _invalid("players", f"at most {settings.TOURNAMENT_MAX_ENTRANTS} entrants")
+        raise _invalid(
+            "players",
+            _("at most %(count)d entrants") % {"count": settings.TOURNAMENT_MAX_ENTRANTS},
+        )
     ids = [str(p.id) for p in entrants]
     schedule: list[dict[str, Any]] | None = None
     if format == Tournament.Format.DUPLICATE:
         _duplicate_check(len(entrants), table_size, fill_bots, parsed)
         rounds_total = rounds or table_size
         if not 1 <= rounds_total <= MAX_ROUNDS:
-            raise _invalid("rounds", f"must be 1..{MAX_ROUNDS}")
+            raise _invalid("rounds", _("must be 1..%(most)d") % {"most": MAX_ROUNDS})
         # The schedule is drawn at the start, for the entrants who accepted.
         tables = rounds_total * (len(entrants) // table_size)
     elif format == Tournament.Format.ROUND_ROBIN:
@@ -133,15 +159,23 @@ def tournament_create(
     else:
         rounds_total = rounds or pairing.swiss_default_rounds(len(entrants), table_size)
         if not 1 <= rounds_total <= MAX_ROUNDS:
-            raise _invalid("rounds", f"must be 1..{MAX_ROUNDS}")
+            raise _invalid("rounds", _("must be 1..%(most)d") % {"most": MAX_ROUNDS})
         per_round = -(-len(entrants) // table_size) if fill_bots else len(entrants) // table_size
         tables = rounds_total * per_round
     deals_total = tables * parsed.deals_per_match
     if deals_total > settings.TOURNAMENT_MAX_DEALS:
         raise _invalid(
             "deals",
-            f"{tables} matches × {parsed.deals_per_match} deals = {deals_total} deals in all;"
-            f" at most {settings.TOURNAMENT_MAX_DEALS} (fewer entrants, deals or rounds)",
+            _(
+                "%(tables)d matches × %(deals)d deals = %(total)d deals in all;"
+                " at most %(most)d (fewer entrants, deals or rounds)"
+            )
+            % {
+                "tables": tables,
+                "deals": parsed.deals_per_match,
+                "total": deals_total,
+                "most": settings.TOURNAMENT_MAX_DEALS,
+            },
         )
 
     tournament = Tournament.objects.create(
@@ -189,12 +223,12 @@ def _duplicate_check(count: int, table_size: int, fill_bots: str | None, rules: 
 
 def _duplicate_fit_message(count: int, table_size: int) -> str:
     fits = pairing.duplicate_counts(table_size, settings.TOURNAMENT_MAX_ENTRANTS)
-    shown = ", ".join(str(n) for n in fits) if fits else "none on this server"
-    return (
-        f"{count} entrants do not fit a duplicate rotation of {table_size} seats: it needs a"
-        f" multiple of {table_size * table_size} entrants ({table_size} tables of {table_size}"
-        f" per section); counts that fit: {shown}"
-    )
+    shown = ", ".join(str(n) for n in fits) if fits else _("none on this server")
+    return _(
+        "%(count)d entrants do not fit a duplicate rotation of %(seats)d seats: it needs a"
+        " multiple of %(section)d entrants (%(seats)d tables of %(seats)d per section);"
+        " counts that fit: %(fits)s"
+    ) % {"count": count, "seats": table_size, "section": table_size * table_size, "fits": shown}
 
 
 def _round_robin(ids: Sequence[str], table_size: int, fill: bool) -> list[dict[str, Any]]:
@@ -293,13 +327,14 @@ def tournament_start(*, tournament_id: UUID | str, player: Player) -> Tournament
         if pending:
             raise ApplicationError(
                 "invitations_pending",
-                f"{len(pending)} invited players have not accepted yet.",
+                _("%(count)d invited players have not accepted yet.") % {"count": len(pending)},
                 {"pending": pending},
             )
         if len(entrants) < tournament.table_size:
             raise ApplicationError(
                 "not_enough_entrants",
-                f"{len(entrants)} entrants left; a table needs {tournament.table_size}.",
+                _("%(count)d entrants left; a table needs %(seats)d.")
+                % {"count": len(entrants), "seats": tournament.table_size},
                 {"entrants": len(entrants), "table_size": tournament.table_size},
             )
         if tournament.format == Tournament.Format.DUPLICATE:

@@ -22,10 +22,14 @@ class Card(int):
     def from_code(cls, code: str) -> Card:
         """Parse a card code case-insensitively (R-1); raise InvalidMove for anything else."""
         if not isinstance(code, str):
-            raise InvalidMove(f"card code must be a string, not {code!r}", field="card")
+            raise InvalidMove(
+                "card code must be a string, not %(code)r", {"code": code}, field="card"
+            )
         card = _BY_CODE.get(code.strip().upper())
         if card is None:
-            raise InvalidMove(f"{code!r} is not a card code (e.g. 10H, JS, AC, 7D)", field="card")
+            raise InvalidMove(
+                "%(code)r is not a card code (e.g. 10H, JS, AC, 7D)", {"code": code}, field="card"
+            )
         return card
 
     @property

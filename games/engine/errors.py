@@ -1,8 +1,13 @@
 """Engine errors: malformed input (InvalidMove) is kept apart from moves the rules forbid now
-(IllegalMove), as python-chess does."""
+(IllegalMove), as python-chess does.
+
+Each error carries its English message as a template with named slots (`template`, `params`;
+`message` is the two joined), so that the API can say it in the caller's language
+(pisyedili_api.errors.engine_message) while the engine knows nothing of translations."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -11,9 +16,13 @@ class EngineError(Exception):
 
     code = "engine_error"
 
-    def __init__(self, message: str, **fields: Any) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(
+        self, template: str, params: Mapping[str, Any] | None = None, **fields: Any
+    ) -> None:
+        self.template = template
+        self.params = dict(params or {})
+        self.message = template % self.params if self.params else template
+        super().__init__(self.message)
         self.fields = fields
 
 
@@ -22,8 +31,10 @@ class RulesError(EngineError, ValueError):
 
     code = "invalid_rules"
 
-    def __init__(self, option: str, value: Any, message: str) -> None:
-        super().__init__(message, option=option, value=value)
+    def __init__(
+        self, option: str, value: Any, template: str, params: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__(template, params, option=option, value=value)
         self.option = option
         self.value = value
 
@@ -33,8 +44,10 @@ class InvalidMove(EngineError, ValueError):
 
     code = "invalid_move"
 
-    def __init__(self, message: str, field: str = "action") -> None:
-        super().__init__(message, field=field)
+    def __init__(
+        self, template: str, params: Mapping[str, Any] | None = None, *, field: str = "action"
+    ) -> None:
+        super().__init__(template, params, field=field)
         self.field = field
 
 
@@ -44,7 +57,12 @@ class NotYourTurn(EngineError):
     code = "not_your_turn"
 
     def __init__(self, seat: int, turn: int | None) -> None:
-        super().__init__(f"seat {seat} is not on turn (turn: {turn})", seat=seat, turn=turn)
+        super().__init__(
+            "seat %(seat)s is not on turn (turn: %(turn)s)",
+            {"seat": seat, "turn": turn},
+            seat=seat,
+            turn=turn,
+        )
         self.seat = seat
         self.turn = turn
 
@@ -54,6 +72,12 @@ class IllegalMove(EngineError):
 
     code = "illegal_move"
 
-    def __init__(self, message: str, legal_moves: tuple[Any, ...] = ()) -> None:
-        super().__init__(message, legal_moves=legal_moves)
+    def __init__(
+        self,
+        template: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        legal_moves: tuple[Any, ...] = (),
+    ) -> None:
+        super().__init__(template, params, legal_moves=legal_moves)
         self.legal_moves = legal_moves

@@ -37,15 +37,17 @@ class Move:
         action = body.get("action")
         if action not in ACTIONS:
             raise InvalidMove(
-                f"action must be one of play, draw, pass, not {action!r}", field="action"
+                "action must be one of play, draw, pass, not %(action)r",
+                {"action": action},
+                field="action",
             )
         card_code = body.get("card")
         suit = body.get("suit")
         if action != PLAY:
             if card_code is not None:
-                raise InvalidMove(f"{action} takes no card", field="card")
+                raise InvalidMove("%(action)s takes no card", {"action": action}, field="card")
             if suit is not None:
-                raise InvalidMove(f"{action} takes no suit", field="suit")
+                raise InvalidMove("%(action)s takes no suit", {"action": action}, field="suit")
             return DRAW_MOVE if action == DRAW else PASS_MOVE
         if card_code is None:
             raise InvalidMove("play needs a card", field="card")
@@ -53,9 +55,13 @@ class Move:
         if suit is None:
             return cls(PLAY, card)
         if not isinstance(suit, str) or suit.strip().upper() not in SUITS:
-            raise InvalidMove(f"suit must be one of C, D, H, S, not {suit!r}", field="suit")
+            raise InvalidMove(
+                "suit must be one of C, D, H, S, not %(suit)r", {"suit": suit}, field="suit"
+            )
         if not card.is_jack:
-            raise InvalidMove(f"only a Jack nominates a suit, not {card.code}", field="suit")
+            raise InvalidMove(
+                "only a Jack nominates a suit, not %(card)s", {"card": card.code}, field="suit"
+            )
         return cls(PLAY, card, suit.strip().upper())
 
     def encode(self) -> dict[str, str]:

@@ -53,13 +53,17 @@ class Rules:
                 raise RulesError(
                     name,
                     value,
-                    f"rule option {name!r} takes one of {', '.join(choices)}, not {value!r}",
+                    "rule option %(option)r takes one of %(choices)s, not %(value)r",
+                    {"option": name, "choices": ", ".join(choices), "value": value},
                 )
         for name in _BOOLEANS:
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise RulesError(
-                    name, value, f"rule option {name!r} takes true or false, not {value!r}"
+                    name,
+                    value,
+                    "rule option %(option)r takes true or false, not %(value)r",
+                    {"option": name, "value": value},
                 )
         for name, (low, high) in _RANGES.items():
             value = getattr(self, name)
@@ -67,14 +71,16 @@ class Rules:
                 raise RulesError(
                     name,
                     value,
-                    f"rule option {name!r} takes a whole number {low}..{high}, not {value!r}",
+                    "rule option %(option)r takes a whole number %(low)d..%(high)d, not %(value)r",
+                    {"option": name, "low": low, "high": high, "value": value},
                 )
         if self.max_players * self.hand_size > 51:
             raise RulesError(
                 "hand_size",
                 self.hand_size,
-                f"{self.max_players} players × {self.hand_size} cards leave no stock"
+                "%(players)d players × %(cards)d cards leave no stock"
                 " (at most 51 cards may be dealt)",
+                {"players": self.max_players, "cards": self.hand_size},
             )
 
     @classmethod
@@ -127,7 +133,9 @@ _OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
 def _validated(options: Mapping[str, Any]) -> Rules:
     for name in options:
         if name not in _OPTION_NAMES:
-            raise RulesError(name, options[name], f"unknown rule option {name!r}")
+            raise RulesError(
+                name, options[name], "unknown rule option %(option)r", {"option": name}
+            )
     return Rules(**dict(options))
 
 

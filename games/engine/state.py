@@ -107,14 +107,19 @@ def dealer_for(opener: int, seats: int) -> int:
 
 def _check_seats(rules: Rules, seats: int) -> None:
     if not 2 <= seats <= rules.max_players:
-        raise RulesError("seats", seats, f"a deal has 2..{rules.max_players} seats, not {seats}")
+        raise RulesError(
+            "seats",
+            seats,
+            "a deal has 2..%(most)d seats, not %(seats)d",
+            {"most": rules.max_players, "seats": seats},
+        )
 
 
 def new_deal(rules: Rules, seats: int, opener: int, seed: bytes) -> State:
     """Shuffle with the seed (R-4) and deal one card at a time clockwise from the opener (R-5)."""
     _check_seats(rules, seats)
     if not 0 <= opener < seats:
-        raise RulesError("opener", opener, f"opener must be a seat 0..{seats - 1}")
+        raise RulesError("opener", opener, "opener must be a seat 0..%(last)d", {"last": seats - 1})
     deck = shuffled_pack(seed)
     dealt: list[list[Card]] = [[] for _ in range(seats)]
     position = 0

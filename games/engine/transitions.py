@@ -30,7 +30,7 @@ def apply(state: State, move: Move, seat: int | None = None) -> State:
         raise NotYourTurn(seat, state.turn)
     legal = legal_moves(state)
     if move not in legal:
-        raise IllegalMove(f"{move} is not legal now", legal_moves=legal)
+        raise IllegalMove("%(move)s is not legal now", {"move": move}, legal_moves=legal)
     return apply_legal(state, move)
 
 

@@ -26,6 +26,8 @@ from uuid import UUID
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from games import engine
 from games.engine import analysis
@@ -155,7 +157,9 @@ def _luck_count_locked(match: Match) -> int:
 
 # ---- move analysis ----
 
-_SEATS_ONLY = "Only a seat of the match may see its analysis before the match is finished."
+_SEATS_ONLY = gettext_noop(
+    "Only a seat of the match may see its analysis before the match is finished."
+)
 
 
 def deal_analysis_request(
@@ -182,14 +186,18 @@ def deal_analysis_request(
     if deal.status != Deal.Status.OVER:
         raise ApplicationError(
             "deal_not_over",
-            f"Deal {number} is still being played: its analysis is available once it is over.",
+            _("Deal %(number)d is still being played: its analysis is available once it is over.")
+            % {"number": number},
             {"available": "when the deal is over", "deal_status": deal.status},
         )
     if number in shared_deals_pending(match):
         raise ApplicationError(
             "deal_not_over",
-            f"Deal {number} is still being played at another table of the round: its analysis"
-            " is available once every table has finished it.",
+            _(
+                "Deal %(number)d is still being played at another table of the round: its"
+                " analysis is available once every table has finished it."
+            )
+            % {"number": number},
             {"available": "when every table of the round has finished the deal"},
         )
     found = DealAnalysis.objects.filter(deal_id=deal.id).first()

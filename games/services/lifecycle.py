@@ -16,10 +16,11 @@ from uuid import UUID
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.bots import BOTS
-from pisyedili_api.errors import ApplicationError
+from pisyedili_api.errors import ApplicationError, engine_message
 from pisyedili_api.tasks import send_on_commit
 from players.models import Player
 from players.services import bot_player_get_or_create
@@ -46,14 +47,13 @@ def rules_from_options(
     try:
         parsed = engine.Rules.from_dict(options)
     except engine.RulesError as exc:
-        raise ApplicationError(
-            "invalid", str(exc), {"rules": {exc.option: [exc.message]}}
-        ) from None
+        message = engine_message(exc)
+        raise ApplicationError("invalid", message, {"rules": {exc.option: [message]}}) from None
     # docs/rules.md allows 1..52 deals; the server plays at most MAX_DEALS_PER_MATCH a match,
     # so one request cannot queue hours of bot work (R-32 extra deals may still follow).
     cap = settings.MAX_DEALS_PER_MATCH
     if parsed.deals_per_match > cap:
-        message = f"deals must be 1..{cap} on this server (MAX_DEALS_PER_MATCH)"
+        message = _("deals must be 1..%(cap)d on this server (MAX_DEALS_PER_MATCH)") % {"cap": cap}
         detail: dict[str, Any] = (
             {"deals": [message]} if deals is not None else {"rules": {"deals_per_match": [message]}}
         )
@@ -83,24 +83,38 @@ def match_create(
     if turn_seconds is not None and not (
         clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX
     ):
-        message = f"turn_seconds must be {clock.TURN_SECONDS_MIN}..{clock.TURN_SECONDS_MAX}"
+        message = _("turn_seconds must be %(low)d..%(high)d") % {
+            "low": clock.TURN_SECONDS_MIN,
+            "high": clock.TURN_SECONDS_MAX,
+        }
         raise ApplicationError("invalid", message, {"turn_seconds": [message]})
     if spectators not in Match.Spectators.values:
-        message = f"spectators must be one of {', '.join(Match.Spectators.values)}"
+        message = _("spectators must be one of %(choices)s") % {
+            "choices": ", ".join(Match.Spectators.values)
+        }
         raise ApplicationError("invalid", message, {"spectators": [message]})
     parsed = rules_from_options(rules=rules, deals=deals)
     if not MIN_SEATS <= seats <= parsed.max_players:
-        message = f"seats must be {MIN_SEATS}..{parsed.max_players} (rule option max_players)"
+        message = _("seats must be %(low)d..%(high)d (rule option max_players)") % {
+            "low": MIN_SEATS,
+            "high": parsed.max_players,
+        }
         raise ApplicationError("invalid", message, {"seats": [message]})
     if seats * parsed.hand_size > 51:
-        message = f"{seats} seats × {parsed.hand_size} cards leave no stock"
+        message = _("%(seats)d seats × %(cards)d cards leave no stock") % {
+            "seats": seats,
+            "cards": parsed.hand_size,
+        }
         raise ApplicationError("invalid", message, {"seats": [message]})
     if len(bots) > seats - 1:
-        message = f"at most {seats - 1} bots fit beside you at a table of {seats}"
+        message = _("at most %(bots)d bots fit beside you at a table of %(seats)d") % {
+            "bots": seats - 1,
+            "seats": seats,
+        }
         raise ApplicationError("invalid", message, {"bots": [message]})
     unknown = [name for name in bots if name not in BOTS]
     if unknown:
-        message = f"unknown bot strategy {unknown[0]!r}; see GET /api/v1/bots"
+        message = _("unknown bot strategy %(name)r; see GET /api/v1/bots") % {"name": unknown[0]}
         raise ApplicationError("invalid", message, {"bots": [message]})
 
     ordinal: dict[str, int] = {}
@@ -110,7 +124,7 @@ def match_create(
         bot_players.append(bot_player_get_or_create(strategy=name, ordinal=ordinal[name]))
     occupants = [player, *bot_players] if seated is None else list(seated)
     if len(occupants) > seats or len({p.id for p in occupants}) < len(occupants):
-        message = f"seated: at most {seats} distinct players"
+        message = _("seated: at most %(seats)d distinct players") % {"seats": seats}
         raise ApplicationError("invalid", message, {"seated": [message]})
 
     with transaction.atomic():
@@ -130,26 +144,35 @@ def match_create(
             spectators=spectators,
             seed_key=seed_key,
         )
-        if seated is None:
-            _limits_check_locked(player, bots_only=match.seat_bots.count("") == 1)
-        started = None not in seat_players
-        if started:
-            # A full table starts at once: its match row is inserted as started, pointing at
-            # deal 1 (the foreign keys between the two are checked at commit).
-            _match_start(match)
-            match.version += 1
-        match.save(force_insert=True)
-        seat_rows = Seat.objects.bulk_create(
-            [
-                Seat(match=match, seat=i, player=p, match_created_at=match.created_at)
-                for i, p in enumerate(occupants)
-            ]
+        seat_rows = _match_insert(
+            match,
+            [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)],
+            limits_of=player if seated is None else None,
         )
-        if started:
-            events.match_version_on_commit(match, status_changed=True)
-            _after_commit_bot_turn(match)
     _related_known(match, seats=seat_rows, deals=_deals_known(match))
     return match
+
+
+def _match_insert(match: Match, seats: list[Seat], *, limits_of: Player | None) -> list[Seat]:
+    """Insert the new `match` and its `seats` (inside the caller's transaction; each seat
+    carries the match's created_at): first the
+    limits of `limits_of` (its row locked; None for organizers' tools), then a full table
+    starts at once, its match row inserted as started, pointing at deal 1 (the foreign keys
+    between the two are checked at commit)."""
+    if limits_of is not None:
+        _limits_check_locked(limits_of, bots_only=match.seat_bots.count("") == 1)
+    started = None not in match.seat_players
+    if started:
+        _match_start(match)
+        match.version += 1
+    match.save(force_insert=True)
+    for row in seats:
+        row.match_created_at = match.created_at  # as saved: the field is auto_now_add
+    rows = Seat.objects.bulk_create(seats)
+    if started:
+        events.match_version_on_commit(match, status_changed=True)
+        _after_commit_bot_turn(match)
+    return rows
 
 
 def _limits_check_locked(player: Player, *, bots_only: bool) -> None:
@@ -178,10 +201,10 @@ def _limits_check(active: Sequence[Any], *, bots_only: bool) -> None:
     workers as everyone's)."""
     limit = settings.MAX_ACTIVE_MATCHES_PER_PLAYER
     if len(active) >= limit:
-        message = (
-            f"You have {len(active)} matches waiting or active; at most {limit} at once."
+        message = _(
+            "You have %(active)d matches waiting or active; at most %(limit)d at once."
             " Finish or leave one first."
-        )
+        ) % {"active": len(active), "limit": limit}
         raise ApplicationError(
             "too_many_active_matches", message, {"active_matches": len(active), "limit": limit}
         )
@@ -190,10 +213,10 @@ def _limits_check(active: Sequence[Any], *, bots_only: bool) -> None:
     bot_limit = settings.MAX_BOT_MATCHES_PER_PLAYER
     against_bots = sum(1 for seat_bots in active if list(seat_bots).count("") == 1)
     if against_bots >= bot_limit:
-        message = (
-            f"You have {against_bots} matches against bots only going on; at most {bot_limit}"
+        message = _(
+            "You have %(active)d matches against bots only going on; at most %(limit)d"
             " at once. Finish one first, or leave a seat open for a person."
-        )
+        ) % {"active": against_bots, "limit": bot_limit}
         raise ApplicationError(
             "too_many_active_matches", message, {"bot_matches": against_bots, "limit": bot_limit}
         )
@@ -467,22 +490,15 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
         first_opener=(previous.first_opener + 1) % seats,
         rematch_of=previous,
     )
-    _limits_check_locked(player, bots_only=previous.seat_bots.count("") == 1)
-    started = None not in seat_players
-    if started:
-        _match_start(match)
-        match.version += 1
-    match.save(force_insert=True)
-    Seat.objects.bulk_create(
+    _match_insert(
+        match,
         [
-            Seat(match=match, seat=s, player_id=holder, match_created_at=match.created_at)
+            Seat(match=match, seat=s, player_id=holder)
             for s, holder in enumerate(seat_players)
             if holder is not None
-        ]
+        ],
+        limits_of=player,
     )
     previous.next_match = match
     _match_write(previous, "next_match_id")
-    if started:
-        events.match_version_on_commit(match, status_changed=True)
-        _after_commit_bot_turn(match)
     return match

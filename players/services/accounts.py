@@ -15,8 +15,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q, Subquery
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-from pisyedili_api.errors import ApplicationError
+from pisyedili_api.errors import ApplicationError, translated
 
 from ..auth import token_digest, token_new_key
 from ..models import ApiToken, Player
@@ -29,7 +31,7 @@ DISPLAY_NAME_MAX = 40
 _RESERVED_USERNAME = re.compile(r"^b[o0]t(?:$|[-_.@+])", re.IGNORECASE)
 logger = logging.getLogger(__name__)
 
-_USERNAME_TAKEN = "A player with that username already exists."
+_USERNAME_TAKEN = gettext_noop("A player with that username already exists.")
 
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
 # another (or reorder the text around it); the zero-width joiner of emoji sequences may stay.
@@ -37,6 +39,9 @@ _ALLOWED_FORMAT = {"\u200d"}
 
 
 def _invalid(field: str, message: str) -> ApplicationError:
+    """400 `invalid` naming `field`; `message` in the caller's language (a literal is looked up
+    in the catalog here)."""
+    message = translated(message)
     return ApplicationError("invalid", message, {field: [message]})
 
 
@@ -56,7 +61,8 @@ def display_name_check(display_name: str) -> None:
         raise _invalid("display_name", "The display name may not be blank.")
     if len(display_name) > DISPLAY_NAME_MAX:
         raise _invalid(
-            "display_name", f"The display name has at most {DISPLAY_NAME_MAX} characters."
+            "display_name",
+            _("The display name has at most %(most)d characters.") % {"most": DISPLAY_NAME_MAX},
         )
     for char in display_name:
         category = unicodedata.category(char)
@@ -65,7 +71,8 @@ def display_name_check(display_name: str) -> None:
         ):
             raise _invalid(
                 "display_name",
-                f"The display name may not contain the control character U+{ord(char):04X}.",
+                _("The display name may not contain the control character U+%(code)04X.")
+                % {"code": ord(char)},
             )
 
 
@@ -170,7 +177,7 @@ def api_token_rotate(*, token: ApiToken) -> str:
     """Replace the token by a new one of the same user; return the new key. The old key stops
     working at once; a token revoked meanwhile (two rotations at once) is 401."""
     with transaction.atomic():
-        deleted, _ = ApiToken.objects.filter(digest=token.digest).delete()
+        deleted = ApiToken.objects.filter(digest=token.digest).delete()[0]
         if not deleted:
             raise ApplicationError("not_authenticated", "Invalid token.")
         return api_token_create(user_id=token.user_id)
