@@ -1,21 +1,28 @@
-"""Does it measure skill? Deals needed to rank bots of known order by three scores.
+"""Does it measure skill? Deals needed to rank bots of known order by four scores.
 
-    nice .venv/bin/python bench/luck.py --boards 40 --seed 1 --strong ismcts-2 --jobs 2
+    nice -n 15 .venv/bin/python bench/luck.py --boards 300 --seed 1 --strong search-400-w0
 
-Bots of known order play: `--strong` (an ismcts level) > greedy > random. A board is a set of
-deal seeds. With 2 seats each board has the three pairings (strong-greedy, strong-random,
+Bots of known order play: `--strong` > greedy > random. `--strong` is a bot level
+(`ismcts-1` … `ismcts-4`) or `search-<rollouts>-w<win weight>`, the same flat search with its
+own budget and reward weight (`SearchConfig.iterations`, `win_weight`; `w0`: the reward is the
+seat's own deal score alone, the score every metric here measures). A board is a set of deal
+seeds. With 2 seats each board has the three pairings (strong-greedy, strong-random,
 greedy-random), each on its own seed; with 4 seats one line-up (strong, greedy, random, greedy:
 the fourth seat is a second greedy, whose results count for greedy). Every seed is played in
 all its seat rotations (bot i of the line-up in seat (i + r) mod n, opener seat 0), so each bot
 holds every hand of the deal once.
 
-Three scores of a bot on a deal:
+Four scores of a bot on a deal, all on the same boards:
 - raw penalty: its deal score (R-30, R-31) in one rotation per seed (ordinary play: every deal a
   new shuffle), rotation `board mod n`, so each bot sits at each seat (the opener's too, R-8)
   equally often over the boards; lower is better;
-- luck-adjusted: `actual − Σ luck` on the same deals (`deal_luck` of games/engine/analysis.py:
-  the luck of the deal and of every draw from the stock, by rollouts of the reference bot from
-  the full position with the unseen stock re-sampled, K per estimate); lower is better;
+- luck-adj start: `actual − expected` on the same deals, `expected` from the deal's start alone
+  (`expected_deal_scores`, issue 16 item 2: K re-sampled stocks, the reference bot at every
+  seat), what the product stores (games.deal_luck); lower is better;
+- luck-adj dec/seat and dec/full: the luck of every chance event taken out, on the same deals
+  (`deal_skill`: `prior + Σ decisions`, each decision that leaves the reference bot's move
+  valued by paired play-outs, from the deciding seat's observation (`seat`: the unseen cards
+  re-dealt) or from the full position (`full`: the stock re-sampled)); lower is better;
 - duplicate matchpoints: over all rotations, each result compared with the others obtained with
   the same cards in the same seat (1 per beaten, ½ per tie), as a share; higher is better.
 
@@ -26,23 +33,27 @@ printed): for each adjacent pair (strong-greedy, greedy-random) the per-board di
 mean μ and standard deviation σ; boards are independent, so after m boards the pair is ordered
 correctly with one-sided confidence 97.5% when m ≥ (1.96 σ / μ)² (normal approximation;
 Bonferroni over the two pairs gives 95% for the whole order). The larger m of the two, times the
-deals a board costs under that score, is the answer; a bootstrap of m boards (resampled from
-those played) then checks the frequency of the correct order (up to 5000 boards). A pair ordered
-wrongly in the sample needs more boards than were played (printed as such). Each pair's line
-shows the 95% interval of μ from the boards played: while it reaches zero, so that
-(1.96 σ / μ)² is not itself decided, play more boards.
+deals a board costs under that score, is the answer. It is a measurement only when μ is known
+to be positive: each pair's line shows the 95% interval of μ from the boards played, and a pair
+whose interval reaches zero makes the score's count "undecided". A bootstrap of m boards
+(resampled from those played) checks the frequency of the correct order (up to 5000 boards),
+and a bootstrap of the boards played (the same resample for every score) gives the 95%
+interval of each ratio of deals needed to raw penalty's.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import math
 import random
+import re
 import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,22 +61,46 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from games.engine import Rules, apply_legal, new_deal, observe  # noqa: E402
 from games.engine.analysis import (  # noqa: E402
     DEFAULT_K,
-    DEFAULT_LUCK_K,
+    DEFAULT_SKILL_K,
     REFERENCE_BOT,
-    deal_luck,
     deal_move_analysis,
+    deal_skill,
+    expected_deal_scores,
 )
-from games.engine.bots import get_bot  # noqa: E402
+from games.engine.bots import Bot, get_bot  # noqa: E402
+from games.engine.bots.ismcts import DEFAULT_CONFIG, make_ismcts_bot  # noqa: E402
 from games.engine.moves import Move  # noqa: E402
 
 Z = 1.96  # one-sided 97.5% per pair, Bonferroni over two pairs: 95% for the order
 BOOTSTRAP_LIMIT = 5000  # boards: a larger check costs more than the bench itself
-METRICS = ("raw penalty", "luck-adjusted", "duplicate")
-LOWER_IS_BETTER = {"raw penalty": True, "luck-adjusted": True, "duplicate": False}
+RATIO_RESAMPLES = 2000
+START = "luck-adj start"
+DECISIONS = {"seat": "luck-adj dec/seat", "full": "luck-adj dec/full"}
+METRICS = ("raw penalty", START, *DECISIONS.values(), "duplicate")
+LOWER_IS_BETTER = {metric: metric != "duplicate" for metric in METRICS}
+PRODUCT_K = 256  # ANALYSIS_LUCK_SAMPLES, the product's K of the start-only estimate
+SEARCH_SPEC = re.compile(r"search-(\d+)-w(\d+(?:\.\d+)?)(?:-m(\d+(?:\.\d+)?))?")
 
 Pair = tuple[str, str]
 # One board: metric -> pair -> the better bot's edge over the worse on the board's deals.
 Board = dict[str, dict[Pair, float]]
+# CPU seconds and count of each analysis on a board.
+Costs = dict[str, tuple[float, int]]
+
+
+@functools.cache
+def bot_named(name: str) -> Bot:
+    """A registered bot, or the flat search `search-<rollouts>-w<win weight>[-m<margin weight>]`."""
+    spec = SEARCH_SPEC.fullmatch(name)
+    if spec is None:
+        return get_bot(name)
+    config = replace(
+        DEFAULT_CONFIG,
+        iterations=int(spec.group(1)),
+        win_weight=float(spec.group(2)),
+        margin_weight=float(spec.group(3) or 0),
+    )
+    return make_ismcts_bot(config, name)
 
 
 def lineups(strong: str, seats: int) -> list[tuple[str, ...]]:
@@ -80,7 +115,7 @@ def board_seed(seed: int, seats: int, lineup: int, board: int) -> bytes:
 
 def play(names: tuple[str, ...], seed: bytes, rng_seed: str) -> tuple[tuple[int, ...], list[Move]]:
     """One deal, bot names[s] at seat s, opener 0: the deal scores and the move log."""
-    bots = [get_bot(name) for name in names]
+    bots = [bot_named(name) for name in names]
     rngs = [random.Random(f"{rng_seed}:{s}") for s in range(len(names))]
     state = new_deal(Rules(), len(names), 0, seed)
     moves: list[Move] = []
@@ -101,13 +136,19 @@ def by_bot(names: tuple[str, ...], scores: list[float]) -> dict[str, float]:
     return {name: statistics.fmean(values) for name, values in held.items()}
 
 
-def play_board(strong: str, seats: int, seed: int, board: int, k: int) -> tuple[Board, float, int]:
-    """One board: each metric's pair differences (module docstring), and the CPU seconds and
-    count of the luck analyses."""
+def timed(costs: Costs, name: str, started: float) -> None:
+    spent, count = costs.get(name, (0.0, 0))
+    costs[name] = (spent + time.process_time() - started, count + 1)
+
+
+def play_board(
+    strong: str, seats: int, seed: int, board: int, k: int, skill_k: int
+) -> tuple[Board, Costs]:
+    """One board: each metric's pair differences (module docstring), and the CPU seconds of
+    the analyses."""
     order = [strong, "greedy", "random"]
     out: Board = {metric: {} for metric in METRICS}
-    cpu = 0.0
-    analyses = 0
+    costs: Costs = {}
     for index, lineup in enumerate(lineups(strong, seats)):
         deal = board_seed(seed, seats, index, board)
         # results[r][s]: the deal score of seat s in rotation r, held by lineup[(s + r) % n].
@@ -117,12 +158,17 @@ def play_board(strong: str, seats: int, seed: int, board: int, k: int) -> tuple[
         ]
         results = [scores for scores, _ in played]
         ordinary = board % seats
+        actual = [float(p) for p in results[ordinary]]
+        start = new_deal(Rules(), seats, 0, deal)
         started = time.process_time()
-        luck = deal_luck(
-            new_deal(Rules(), seats, 0, deal), played[ordinary][1], k=k, seed=deal.hex()
-        )
-        cpu += time.process_time() - started
-        analyses += 1
+        expected = expected_deal_scores(start, k=k, seed=deal.hex()).expected
+        timed(costs, START, started)
+        adjusted = {}
+        for view, metric in DECISIONS.items():
+            started = time.process_time()
+            skill = deal_skill(start, played[ordinary][1], k=skill_k, seed=deal.hex(), view=view)
+            timed(costs, metric, started)
+            adjusted[metric] = by_bot(seated[ordinary], list(skill.adjusted))
         points: dict[str, list[float]] = {}
         for r in range(seats):
             for s in range(seats):
@@ -131,8 +177,9 @@ def play_board(strong: str, seats: int, seed: int, board: int, k: int) -> tuple[
                 won = sum(1.0 if mine < o else 0.5 if mine == o else 0.0 for o in others)
                 points.setdefault(seated[r][s], []).append(won / len(others))
         scores = {
-            "raw penalty": by_bot(seated[ordinary], [float(p) for p in results[ordinary]]),
-            "luck-adjusted": by_bot(seated[ordinary], list(luck.adjusted)),
+            "raw penalty": by_bot(seated[ordinary], actual),
+            START: by_bot(seated[ordinary], [a - e for a, e in zip(actual, expected, strict=True)]),
+            **adjusted,
             "duplicate": {name: statistics.fmean(values) for name, values in points.items()},
         }
         for better, worse in zip(order, order[1:], strict=False):
@@ -141,25 +188,37 @@ def play_board(strong: str, seats: int, seed: int, board: int, k: int) -> tuple[
             for metric, score in scores.items():
                 edge = score[better] - score[worse]
                 out[metric][(better, worse)] = -edge if LOWER_IS_BETTER[metric] else edge
-    return out, cpu, analyses
+    return out, costs
 
 
-def needed(units: list[dict[Pair, float]], pairs: list[Pair]) -> tuple[float, str]:
-    """Boards needed for the correct order (module docstring) and a line on each pair."""
+def boards_needed(units: list[dict[Pair, float]], pairs: list[Pair]) -> float:
+    """Boards needed for the correct order (module docstring); inf when a pair is wrong."""
     worst = 0.0
+    for pair in pairs:
+        diffs = [u[pair] for u in units]
+        mu = statistics.fmean(diffs)
+        if mu <= 0:
+            return math.inf
+        worst = max(worst, (Z * statistics.stdev(diffs) / mu) ** 2)
+    return max(1.0, worst)
+
+
+def pair_notes(units: list[dict[Pair, float]], pairs: list[Pair]) -> tuple[list[str], bool]:
+    """A line on each pair, and whether every pair's 95% interval of mu excludes zero."""
     notes = []
+    decided = True
     for pair in pairs:
         diffs = [u[pair] for u in units]
         mu = statistics.fmean(diffs)
         sigma = statistics.stdev(diffs)
         m = math.inf if mu <= 0 else max(1.0, (Z * sigma / mu) ** 2)
         half = Z * sigma / math.sqrt(len(diffs))  # the 95% interval of mu from these boards
+        decided = decided and mu - half > 0
         notes.append(
             f"{pair[0]}>{pair[1]}: mu {mu:+.3f} (95% {mu - half:+.3f}..{mu + half:+.3f})"
             f" sigma {sigma:.3f} boards {m:.1f}"
         )
-        worst = max(worst, m)
-    return worst, "; ".join(notes)
+    return notes, decided
 
 
 def bootstrap(
@@ -171,6 +230,27 @@ def bootstrap(
         sample = [units[rng.randrange(len(units))] for _ in range(m)]
         hits += all(sum(u[pair] for u in sample) > 0 for pair in pairs)
     return hits / 400
+
+
+def ratio_interval(
+    boards: list[Board],
+    pairs: list[Pair],
+    per_board: dict[str, int],
+    metric: str,
+    rng: random.Random,
+) -> tuple[float, float]:
+    """The 95% percentile interval of deals(metric) / deals(raw penalty) over bootstrap
+    resamples of the boards played (one resample for both scores): 0 when the resample does
+    not order raw penalty, inf when it does not order `metric`."""
+    ratios = []
+    n = len(boards)
+    for _ in range(RATIO_RESAMPLES):
+        sample = [boards[rng.randrange(n)] for _ in range(n)]
+        raw = boards_needed([b["raw penalty"] for b in sample], pairs) * per_board["raw penalty"]
+        mine = boards_needed([b[metric] for b in sample], pairs) * per_board[metric]
+        ratios.append(math.inf if math.isinf(mine) else 0.0 if math.isinf(raw) else mine / raw)
+    ratios.sort()
+    return ratios[int(0.025 * len(ratios))], ratios[int(0.975 * len(ratios)) - 1]
 
 
 def move_analysis_cost(strong: str, seats: int, seed: int, deals: int, k: int) -> float:
@@ -186,86 +266,146 @@ def move_analysis_cost(strong: str, seats: int, seed: int, deals: int, k: int) -
     return total / deals
 
 
+def product_luck_cost(seats: int, seed: int, deals: int) -> float:
+    """CPU seconds per deal of the product's luck task estimate (K = PRODUCT_K)."""
+    started = time.process_time()
+    for index in range(deals):
+        start = new_deal(Rules(), seats, 0, board_seed(seed, seats, 98, index))
+        expected_deal_scores(start, k=PRODUCT_K, seed=index)
+    return (time.process_time() - started) / deals
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=40, help="boards per table size")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--strong", default="ismcts-4", help="the strongest bot (an ismcts level)")
     parser.add_argument(
-        "--k", type=int, default=DEFAULT_LUCK_K, help="rollouts per value of the luck analysis"
+        "--strong",
+        default="search-400-w0",
+        help="the strongest bot: a level, or search-<rollouts>-w<win weight>",
+    )
+    parser.add_argument(
+        "--k", type=int, default=PRODUCT_K, help="simulated deals of the start-only estimate"
+    )
+    parser.add_argument(
+        "--skill-k",
+        type=int,
+        default=DEFAULT_SKILL_K,
+        help="paired play-outs per decision of deal_skill",
     )
     parser.add_argument("--move-k", type=int, default=DEFAULT_K, help="K of the move analysis")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--seats", default="2,4")
     args = parser.parse_args(argv)
+    bot_named(args.strong)  # an unknown name fails here
     order = [args.strong, "greedy", "random"]
     pairs = list(zip(order, order[1:], strict=False))
     print(
         f"bench/luck.py --boards {args.boards} --seed {args.seed} --strong {args.strong}"
-        f" --k {args.k} --move-k {args.move_k} --jobs {args.jobs} --seats {args.seats}"
+        f" --k {args.k} --skill-k {args.skill_k} --move-k {args.move_k} --jobs {args.jobs}"
+        f" --seats {args.seats}"
     )
     print(
-        f"known order: {' > '.join(order)}; luck-adjusted: deal_luck, K={args.k} rollouts per"
-        f" value, reference bot {REFERENCE_BOT}, seed the deal seed's hex"
+        f"known order: {' > '.join(order)}; reference bot {REFERENCE_BOT}; seeds: each deal"
+        f" seed's hex; {START}: expected_deal_scores K={args.k} (the product's estimate,"
+        f" issue 16 item 2); {', '.join(DECISIONS.values())}: deal_skill K={args.skill_k} per"
+        " decision, the effect valued from the deciding seat's observation / the full position"
     )
     print(
         "method: per-board differences of adjacent bots on the same deals, normal approximation,"
         f" boards m = max over pairs of (z sigma / mu)^2 with z = {Z} (one-sided 97.5% per pair,"
-        " Bonferroni: 95% for the order); deals = m x deals per board; then a bootstrap of"
-        " m boards (400 resamples) gives the frequency of the correct order"
+        " Bonferroni: 95% for the order); deals = m x deals per board; a count is a measurement"
+        " only when every pair's 95% interval of mu excludes 0; a bootstrap of m boards (400"
+        f" resamples) gives the frequency of the correct order; a bootstrap of the boards played"
+        f" ({RATIO_RESAMPLES} resamples, the same for both scores) the 95% interval of each ratio"
     )
     rng = random.Random(args.seed)
     for seats in (int(s) for s in args.seats.split(",")):
         started = time.perf_counter()
-        tasks = [(args.strong, seats, args.seed, board, args.k) for board in range(args.boards)]
+        tasks = [
+            (args.strong, seats, args.seed, board, args.k, args.skill_k)
+            for board in range(args.boards)
+        ]
         if args.jobs > 1:
             with ProcessPoolExecutor(args.jobs) as pool:
-                boards = list(pool.map(play_board, *zip(*tasks, strict=True)))
+                played = list(pool.map(play_board, *zip(*tasks, strict=True)))
         else:
-            boards = [play_board(*task) for task in tasks]
+            played = []
+            for task in tasks:
+                played.append(play_board(*task))
+                if len(played) % 50 == 0:  # progress, off the printed tables
+                    print(f"{seats} seats: {len(played)} boards", file=sys.stderr, flush=True)
+        boards = [board for board, _ in played]
         n_lineups = len(lineups(args.strong, seats))
-        per_board = {
-            "raw penalty": n_lineups,
-            "luck-adjusted": n_lineups,
-            "duplicate": n_lineups * seats,
-        }
-        cpu = sum(b[1] for b in boards) / sum(b[2] for b in boards)
+        per_board = {metric: n_lineups for metric in METRICS}
+        per_board["duplicate"] = n_lineups * seats
         print(
             f"\n{seats} seats: {args.boards} boards, {n_lineups * seats * args.boards} deals"
             f" played, {time.perf_counter() - started:.0f} s wall"
         )
         counts = {}
+        decided = {}
         for metric in METRICS:
-            units = [board[metric] for board, _, _ in boards]
-            m, notes = needed(units, pairs)
+            units = [board[metric] for board in boards]
+            m = boards_needed(units, pairs)
+            notes, decided[metric] = pair_notes(units, pairs)
             deals = m * per_board[metric]
             counts[metric] = deals
             if math.isinf(m):
-                print(f"  {metric:>14}: not ranked correctly in {args.boards} boards")
-                print(f"  {'':>14}  {notes}")
-                continue
-            if m <= BOOTSTRAP_LIMIT:
-                check = f"bootstrap {bootstrap(units, pairs, math.ceil(m), rng):.1%}"
+                line = f"not ranked correctly in {args.boards} boards"
             else:
-                check = f"bootstrap skipped above {BOOTSTRAP_LIMIT} boards"
-            print(
-                f"  {metric:>14}: {math.ceil(deals):>7} deals ({math.ceil(m)} boards x"
-                f" {per_board[metric]}), {check} correct"
-            )
-            print(f"  {'':>14}  {notes}")
+                if m <= BOOTSTRAP_LIMIT:
+                    check = f"bootstrap {bootstrap(units, pairs, math.ceil(m), rng):.1%}"
+                else:
+                    check = f"bootstrap skipped above {BOOTSTRAP_LIMIT} boards"
+                line = (
+                    f"{math.ceil(deals):>7} deals ({math.ceil(m)} boards x"
+                    f" {per_board[metric]}), {check} correct"
+                )
+                if not decided[metric]:
+                    line += "; undecided: a pair's interval of mu reaches 0"
+            print(f"  {metric:>18}: {line}")
+            for note in notes:
+                print(f"  {'':>18}  {note}")
         raw = counts["raw penalty"]
-        for metric in ("luck-adjusted", "duplicate"):
+        for metric in METRICS[1:]:
             if math.isinf(raw) or math.isinf(counts[metric]):
                 print(f"  target {metric} <= 50% of raw: undecided (an order not reached)")
                 continue
             ratio = counts[metric] / raw
-            verdict = "met" if ratio <= 0.5 else "NOT met"
-            print(f"  target {metric} <= 50% of raw: {ratio:.0%} of raw, {verdict}")
-        print(f"  luck analysis (deal_luck, K={args.k}): {cpu:.3f} CPU s per deal")
-        cost = move_analysis_cost(args.strong, seats, args.seed, 3, args.move_k)
+            low, high = ratio_interval(boards, pairs, per_board, metric, rng)
+            if not (decided["raw penalty"] and decided[metric]):
+                verdict = "undecided (a pair's interval of mu reaches 0)"
+            elif high <= 0.5:
+                verdict = "met (the whole 95% interval is <= 50%)"
+            elif ratio <= 0.5:
+                verdict = "met by the estimate, not by its whole 95% interval"
+            else:
+                verdict = "NOT met"
+            print(
+                f"  target {metric} <= 50% of raw: {ratio:.0%} of raw"
+                f" (95% {low:.0%}..{high:.0%}), {verdict}"
+            )
+        cost: dict[str, tuple[float, int]] = {}
+        for _, board_costs in played:
+            for name, (spent, count) in board_costs.items():
+                total, n = cost.get(name, (0.0, 0))
+                cost[name] = (total + spent, n + count)
+        spent = {name: total / n for name, (total, n) in cost.items()}
         print(
-            f"  move analysis (K={args.move_k}, every decision of every seat):"
-            f" {cost:.2f} CPU s per deal"
+            f"  analysis CPU s per deal: {START} (expected_deal_scores K={args.k})"
+            f" {spent[START]:.3f}; "
+            + "; ".join(
+                f"{metric} (deal_skill K={args.skill_k}) {spent[metric]:.3f}"
+                for metric in DECISIONS.values()
+            )
+            + f"; the luck task (games.deal_luck, K={PRODUCT_K})"
+            f" {product_luck_cost(seats, args.seed, 10):.3f}"
+        )
+        move_cost = move_analysis_cost(args.strong, seats, args.seed, 3, args.move_k)
+        print(
+            f"  move analysis (games.deal_analyse, K={args.move_k}, every decision of every"
+            f" seat): {move_cost:.2f} CPU s per deal"
         )
 
 

@@ -1,6 +1,7 @@
 """Luck and move analysis of a deal: expected deal scores and luck from the start of a deal, the
-luck of every chance event of a finished deal with its luck-adjusted score (`deal_luck`), and
-the values and verdicts of one seat's moves from its observation only.
+luck of every chance event of a finished deal with its luck-adjusted score (`deal_luck`, and
+`deal_skill`, the same score from the effect of the decisions), and the values and verdicts of
+one seat's moves from its observation only.
 
 The implementation is `games.engine.bots.analysis` (Monte Carlo over seeded `random`, which the
 engine outside the bots never imports, R-3); see its docstring for the estimates, the sign of
@@ -13,6 +14,7 @@ from .bots.analysis import (
     BLUNDER,
     DEFAULT_K,
     DEFAULT_LUCK_K,
+    DEFAULT_SKILL_K,
     INACCURACY,
     MISTAKE,
     PRIOR_K,
@@ -21,11 +23,14 @@ from .bots.analysis import (
     SIGNIFICANCE_Z,
     ChanceEvent,
     DealLuck,
+    DealSkill,
+    DecisionEffect,
     ExpectedScores,
     MoveAnalysis,
     classify,
     deal_luck,
     deal_move_analysis,
+    deal_skill,
     expected_deal_scores,
     move_values,
     simulated_deals,
@@ -35,6 +40,7 @@ __all__ = [
     "BLUNDER",
     "DEFAULT_K",
     "DEFAULT_LUCK_K",
+    "DEFAULT_SKILL_K",
     "INACCURACY",
     "MISTAKE",
     "PRIOR_K",
@@ -43,11 +49,14 @@ __all__ = [
     "SIGNIFICANCE_Z",
     "ChanceEvent",
     "DealLuck",
+    "DealSkill",
+    "DecisionEffect",
     "ExpectedScores",
     "MoveAnalysis",
     "classify",
     "deal_luck",
     "deal_move_analysis",
+    "deal_skill",
     "expected_deal_scores",
     "move_values",
     "simulated_deals",

@@ -19,11 +19,13 @@ from games.engine.analysis import (
     classify,
     deal_luck,
     deal_move_analysis,
+    deal_skill,
     expected_deal_scores,
     move_values,
     simulated_deals,
 )
 from games.engine.bots import get_bot
+from games.engine.bots.analysis import _decision_effect
 from games.engine.bots.ismcts import RolloutTables, rollout_action
 from games.engine.fast import FastDeal
 from games.engine.state import OPENING
@@ -381,3 +383,95 @@ def test_deal_luck_refuses_what_is_not_a_finished_deal_from_its_start() -> None:
         deal_luck(start, moves, k=0)
     with pytest.raises(KeyError):
         deal_luck(start, moves, k=2, bot="nobody")
+
+
+# --- luck-adjusted score from the decisions' side (deal_skill) ------------------------------
+
+
+def test_deal_skill_is_reproducible_records_how_and_adds_up() -> None:
+    for view in ("seat", "full"):
+        start = dealt(3, 21)
+        end, moves = logged(start, ("greedy", "random", "greedy"), 4)
+        first = deal_skill(start, moves, k=8, seed=5, view=view)
+        assert first == deal_skill(start, moves, k=8, seed=5, view=view)
+        assert (first.k, first.bot, first.seed, first.view) == (8, "greedy", "5", view)
+        assert end.result is not None and first.actual == end.result.penalties
+        assert first.prior == deal_luck(start, moves, k=1).prior  # the same constant
+        # Only the random seat leaves the reference bot's moves, and each effect is by seat.
+        assert first.effects and {e.seat for e in first.effects} == {1}
+        assert all(len(e.effect) == 3 for e in first.effects)
+        for seat in range(3):
+            total = sum(e.effect[seat] for e in first.effects)
+            assert first.decisions[seat] == pytest.approx(total)
+            assert first.adjusted[seat] == pytest.approx(first.prior[seat] + total)
+            assert first.luck[seat] == pytest.approx(first.actual[seat] - first.adjusted[seat])
+        as_json = first.to_json()
+        assert as_json["adjusted"] == list(first.adjusted) and as_json["view"] == view
+        assert deal_skill(start, moves, k=8, seed=6, view=view).adjusted != first.adjusted
+
+
+def test_deal_skill_of_the_reference_bot_is_its_prior_exactly() -> None:
+    """Greedy at every seat never leaves the reference move: no effect, no noise, whatever the
+    cards (the whole result is luck)."""
+    for seats in (2, 4):
+        start = dealt(seats, 30 + seats)
+        _, moves = logged(start, ("greedy",) * seats, 7)
+        analysis = deal_skill(start, moves, k=4, seed=1)
+        assert analysis.effects == ()
+        assert analysis.adjusted == analysis.prior
+
+
+def test_deal_skill_charges_the_random_bot_and_never_reads_hidden_cards_in_seat_view() -> None:
+    """Over a few deals, random's decisions cost it points against greedy; in the seat view a
+    decision's effect depends only on what the deciding seat sees."""
+    costs = []
+    for index in range(6):
+        start = new_deal(Rules(), 2, 0, random.Random(200 + index).randbytes(32))
+        _, moves = logged(start, ("greedy", "random"), index)
+        analysis = deal_skill(start, moves, k=16, seed=index)
+        costs.append(analysis.decisions[1] - analysis.decisions[0])
+    assert statistics.fmean(costs) > 10
+    # Swap two hidden cards of seat 0's opponent with two stock cards: seat 0's view is the
+    # same, so the effect of a decision of seat 0 is the same.
+    start = dealt(2, 40)
+    _, moves = logged(start, ("random", "greedy"), 8)
+    one = deal_skill(start, moves, k=8, seed=2)
+    seat0 = [e for e in one.effects if e.seat == 0]
+    assert seat0
+    index = seat0[0].index
+    state = start
+    for move in moves[:index]:
+        state = apply_legal(state, move)
+    hidden = state.hands[1]
+    swapped = replace(
+        state,
+        hands=(state.hands[0], tuple(sorted((state.stock[0], state.stock[1], *hidden[2:])))),
+        stock=(hidden[0], hidden[1], *state.stock[2:]),
+    )
+
+    def effect(position: State) -> tuple[float, ...]:
+        deal = FastDeal.from_state(position)
+        tables = RolloutTables.build(position.rules, 2)
+        legal = deal.legal_actions()
+        reference = rollout_action(deal, legal, tables)
+        played = next(a for a in legal if a != reference)
+        return _decision_effect(deal, played, reference, k=8, view="seat", tables=tables, seed="x")
+
+    assert effect(swapped) == effect(state)
+
+
+def test_deal_skill_refuses_what_it_cannot_value() -> None:
+    start = dealt(2, 13)
+    _, moves = logged(start, ("greedy", "greedy"), 3)
+    with pytest.raises(ValueError, match="as dealt"):
+        deal_skill(apply_legal(start, moves[0]), moves[1:], k=2)
+    with pytest.raises(ValueError, match="whole log"):
+        deal_skill(start, moves[:-1], k=2)
+    with pytest.raises(ValueError, match="after the end"):
+        deal_skill(start, [*moves, moves[-1]], k=2)
+    with pytest.raises(ValueError, match="deterministic"):
+        deal_skill(start, moves, k=2, bot="random")
+    with pytest.raises(ValueError, match="view"):
+        deal_skill(start, moves, k=2, view="god")
+    with pytest.raises(ValueError, match="at least 1"):
+        deal_skill(start, moves, k=0)

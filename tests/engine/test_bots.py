@@ -30,6 +30,7 @@ from games.engine.bots.determinize import determinize, opened_seats, unseen_card
 from games.engine.bots.ismcts import (
     RolloutTables,
     SearchConfig,
+    _rewards,
     flat_search,
     make_ismcts_bot,
     rollout_action,
@@ -354,3 +355,19 @@ def test_level_ratings_cover_every_level_and_record_their_command() -> None:
         assert {"mu", "sigma", "ordinal", "mean_penalty"} <= set(entry)
     ordinal = {name: entry["ordinal"] for name, entry in ratings["levels"].items()}
     assert min(ordinal, key=ordinal.__getitem__) == "random"  # the baseline is rated lowest
+
+
+def test_the_margin_weight_adds_the_other_seats_mean_score_to_the_reward() -> None:
+    deal = FastDeal.new(Rules(), 3, 0, random.Random(5).randbytes(32))
+    tables = RolloutTables.build(Rules(), 3)
+    while not deal.is_over:
+        legal = deal.legal_actions()
+        deal.apply_action(legal[0] if len(legal) == 1 else rollout_action(deal, legal, tables))
+    penalties = deal.result_penalties
+    assert penalties is not None and sum(penalties) > 0
+    plain = _rewards(deal, SearchConfig())
+    assert plain == _rewards(deal, SearchConfig(margin_weight=0.0))  # the default adds nothing
+    margin = _rewards(deal, SearchConfig(win_weight=0.0, margin_weight=1.0))
+    for seat, penalty in enumerate(penalties):
+        others = (sum(penalties) - penalty) / 2
+        assert margin[seat] == pytest.approx((others - penalty) / 100)

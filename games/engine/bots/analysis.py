@@ -27,6 +27,18 @@ outcomes. Luck here is in penalty points, positive when chance raised the seat's
 opposite sign of `ExpectedScores.luck`); the luck-adjusted score `actual − Σ luck` keeps only
 the prior and the decisions' effect, lower is better.
 
+**Luck-adjusted score from the decisions** (`deal_skill`). The same identity read from the
+other side: `actual − Σ luck = prior + Σ decisions`, and a decision that plays the reference
+bot's move (greedy is deterministic) has no effect at all, so only the decisions that leave it
+are valued, each by paired play-outs of the move played and the reference move, from the
+deciding seat's observation (`view="seat"`, the default: the unseen cards re-dealt as for
+`move_values`, so the effect of a decision is what the seat could know of it, and what the
+hidden cards made of it counts as luck) or from the full position (`view="full"`, the stock
+re-sampled, as `deal_luck`'s V). Far less noisy than summing one estimate per draw. The full
+view is exact in expectation; the seat view deals the unseen cards uniformly, ignoring what the
+others' play tells about them, so it is exact only as far as that sampler is (the `ismcts`
+search ranks its moves with the same sampler, so the seat view may flatter its decisions).
+
 **Move values** (`move_values`). For a decision of one seat with more than one legal move, each
 legal move's value is the seat's expected deal score after playing it, estimated from the seat's
 `Observation` alone (its hand, the public counts and the face-up pile): K determinizations of the
@@ -535,4 +547,191 @@ def deal_luck(
         prior_k=prior_k,
         bot=bot,
         seed=seed_text,
+    )
+
+
+# -- Luck as what the decisions leave (deal_skill) --------------------------------------------
+
+DEFAULT_SKILL_K = 32  # rollout pairs per decision that leaves the reference bot's move
+VIEWS = ("seat", "full")  # what a decision's effect is valued from (`deal_skill`)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionEffect:
+    """One decision that left the reference bot's move, and its effect on every seat."""
+
+    index: int  # the move in the log
+    seat: int  # the seat that decided
+    effect: tuple[float, ...]  # V(after the move played) − V(after the reference move), by seat
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "seat": self.seat, "effect": list(self.effect)}
+
+
+@dataclass(frozen=True, slots=True)
+class DealSkill:
+    """The decomposition of `deal_luck` (`actual = prior + luck + decisions` by seat, penalty
+    points, lower is better), estimated from the decisions' side (see `deal_skill`)."""
+
+    actual: tuple[int, ...]
+    prior: tuple[float, ...]  # as `DealLuck.prior`
+    effects: tuple[DecisionEffect, ...]  # the decisions that left the reference bot's move
+    k: int
+    prior_k: int
+    bot: str
+    seed: str
+    view: str
+
+    @property
+    def decisions(self) -> tuple[float, ...]:
+        """Σ effect of the decisions by seat (negative: better play than the reference bot)."""
+        total = [0.0] * len(self.actual)
+        for effect in self.effects:
+            for seat, value in enumerate(effect.effect):
+                total[seat] += value
+        return tuple(total)
+
+    @property
+    def adjusted(self) -> tuple[float, ...]:
+        """The luck-adjusted deal score `prior + decisions` by seat (lower is better)."""
+        return tuple(p + d for p, d in zip(self.prior, self.decisions, strict=True))
+
+    @property
+    def luck(self) -> tuple[float, ...]:
+        """`actual − adjusted` by seat: positive when chance raised the seat's penalty."""
+        return tuple(a - adj for a, adj in zip(self.actual, self.adjusted, strict=True))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "actual": list(self.actual),
+            "prior": list(self.prior),
+            "decisions": list(self.decisions),
+            "adjusted": list(self.adjusted),
+            "luck": list(self.luck),
+            "effects": [e.to_json() for e in self.effects],
+            "k": self.k,
+            "prior_k": self.prior_k,
+            "bot": self.bot,
+            "seed": self.seed,
+            "view": self.view,
+        }
+
+
+def _decision_effect(
+    before: FastDeal,
+    played: int,
+    reference: int,
+    *,
+    k: int,
+    view: str,
+    tables: RolloutTables,
+    seed: str,
+) -> tuple[float, ...]:
+    """V(after `played`) − V(after `reference`) by seat, on `k` paired samples played out by the
+    greedy bot at every seat. Sample j (`random.Random(f"{seed}:{j}")`) is, with `view` "seat",
+    a determinization of the deciding seat's observation (the unseen cards dealt at random to
+    the other hands and the stock, as `move_values`); with `view` "full", the full position with
+    the stock order re-sampled (and the R-6 reshuffle seed under `reshuffle`)."""
+    reseed = before.rules.stock_exhausted == "reshuffle"
+    sampler = None
+    if view == "seat":
+        state = before.to_state()
+        assert state.turn is not None
+        sampler = Sampler(observe(state, state.turn), random.Random(f"{seed}:template"))
+    stock = sorted(before.stock)
+    total = [0.0] * before.seats
+    for j in range(k):
+        rng = random.Random(f"{seed}:{j}")
+        if sampler is not None:
+            sample = sampler.sample(rng)
+        else:
+            sample = before.copy()
+            sample.stock = stock[:]
+            rng.shuffle(sample.stock)
+            if reseed:
+                sample.seed = rng.randbytes(32)
+        play_seed = rng.getrandbits(64)
+        outcome = []
+        for action in (played, reference):
+            branch = sample.copy()
+            branch.apply_action(action)
+            outcome.append(_finish(branch, "greedy", tables, random.Random(play_seed)))
+        for seat in range(before.seats):
+            total[seat] += outcome[0][seat] - outcome[1][seat]
+    return tuple(t / k for t in total)
+
+
+def deal_skill(
+    start: State,
+    moves: Sequence[Move],
+    *,
+    k: int = DEFAULT_SKILL_K,
+    bot: str = REFERENCE_BOT,
+    seed: str | int = 0,
+    prior_k: int = PRIOR_K,
+    view: str = "seat",
+) -> DealSkill:
+    """The luck-adjusted score of a finished deal, from the effect of its decisions.
+
+    The identity of `deal_luck`, `actual = prior + Σ luck + Σ decisions` (V: a seat's expected
+    deal score by the reference bot at every seat from the full position, the unseen stock order
+    re-sampled), read from the other side: the luck-adjusted score `actual − Σ luck` equals
+    `prior + Σ decisions`, and a decision's effect is V(after the move played) − V(before).
+    The reference bot (greedy, deterministic) plays the same move in every sample, so V(before)
+    is V(after the reference move): a decision that plays it has no effect, exactly and without
+    noise, and one that leaves it is estimated by `k` paired play-outs of the two moves on the
+    same re-sampled stocks (`_decision_effect`, seeded f"{seed}:{index}" for move `index`).
+
+    Both readings estimate the same numbers; this one sums a few paired differences where
+    `deal_luck` sums one independent estimate per draw from the stock, whose noise adds up, so
+    its luck-adjusted score is far less noisy (bench/luck.py measures both spreads). `luck`
+    (`actual − adjusted`) has the sign of `DealLuck.luck`: positive when chance raised the
+    penalty. The same arguments always give the same numbers.
+    """
+    _check_k(k)
+    _check_k(prior_k)
+    if start.phase != OPENING or start.pile or start.actions:
+        raise ValueError("deal skill starts from a deal as dealt, before any play")
+    if bot != "greedy":
+        raise ValueError(f"deal skill needs a deterministic reference bot (greedy), not {bot!r}")
+    if view not in VIEWS:
+        raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+    seed_text = str(seed)
+    tables = RolloutTables.build(start.rules, start.seats)
+    prior = _prior(start.rules, start.seats, start.opener, bot, prior_k, PRIOR_SEED)
+    deal = FastDeal.from_state(start)
+    effects = []
+    for index, move in enumerate(moves):
+        if deal.is_over:
+            raise ValueError(f"move {index} comes after the end of the deal")
+        action = move_to_action(move)
+        legal = deal.legal_actions()
+        if action not in legal:
+            raise ValueError(f"move {index} ({move}) is not legal")
+        if len(legal) > 1:
+            reference = rollout_action(deal, legal, tables)
+            if action != reference:
+                effect = _decision_effect(
+                    deal,
+                    action,
+                    reference,
+                    k=k,
+                    view=view,
+                    tables=tables,
+                    seed=f"{seed_text}:{index}",
+                )
+                effects.append(DecisionEffect(index, deal.turn, effect))
+        deal.apply_action(action)
+    actual = deal.result_penalties
+    if actual is None:
+        raise ValueError("deal skill needs the whole log of a finished deal")
+    return DealSkill(
+        actual=actual,
+        prior=prior,
+        effects=tuple(effects),
+        k=k,
+        prior_k=prior_k,
+        bot=bot,
+        seed=seed_text,
+        view=view,
     )

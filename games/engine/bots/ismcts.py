@@ -18,7 +18,9 @@ search never sees the real hidden cards. Two searches share the rollout policy a
 
 Rollouts use `rollout_action`, the heuristic of `greedy` on bitmasks. Reward of a seat:
 `win_weight` × its share of the deal's win minus its deal score / `penalty_scale`
-(R-28..R-31), so the search races to go out and, when it cannot, keeps its hand cheap.
+(R-28..R-31), so the search races to go out and, when it cannot, keeps its hand cheap; plus
+`margin_weight` × the other seats' mean deal score / `penalty_scale` (0 by default: with 1 and
+no win weight, the reward is the seat's margin over the others, the score of a duplicate).
 
 Budgets are counts (rollouts), not times, so a seeded `rng` makes every choice reproducible;
 the time per move is then a property of the machine (see bench/bots.py).
@@ -64,6 +66,7 @@ class SearchConfig:
     exploration: float = 0.7  # tree: UCB1 constant
     penalty_scale: float = 100.0
     win_weight: float = 1.0
+    margin_weight: float = 0.0  # per point of the other seats' mean deal score / penalty_scale
     rollout_epsilon: float = 0.0  # chance of a uniformly random legal action in a rollout
     algorithm: str = "flat"  # "flat": determinized flat Monte Carlo; "tree": SO-ISMCTS
     min_samples: int = 24  # flat: samples before a candidate may leave the race
@@ -215,10 +218,20 @@ def _rewards(deal: FastDeal, config: SearchConfig) -> list[float]:
     share = config.win_weight / len(result.winners)
     scale = config.penalty_scale
     winners = result.winners
-    return [
+    rewards = [
         (share if seat in winners else 0.0) - penalty / scale
         for seat, penalty in enumerate(result.penalties)
     ]
+    margin = config.margin_weight
+    if margin:
+        penalties = result.penalties
+        total = sum(penalties)
+        others = len(penalties) - 1
+        rewards = [
+            reward + margin * (total - penalty) / others / scale
+            for reward, penalty in zip(rewards, penalties, strict=True)
+        ]
+    return rewards
 
 
 def tree_search(
