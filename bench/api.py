@@ -27,6 +27,7 @@ both and whether the ASGI one is within 10% of gunicorn's (the live-play target)
     bench/api.py --clients 16 --seconds 20 --workers 3 --threads 4
     bench/api.py --server both --workers 2
     bench/api.py --tasks eager                 # tasks inside the requests, no broker
+    bench/api.py --live local                  # live events not published to Redis
 """
 
 from __future__ import annotations
@@ -263,6 +264,13 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8431, help="gunicorn's; uvicorn's is next")
     parser.add_argument("--server", choices=["gunicorn", "asgi", "both"], default="gunicorn")
     parser.add_argument(
+        "--live",
+        choices=["redis", "local"],
+        default="redis",
+        help="live events published to Redis (production), or in-process only: what the"
+        " fan-out costs a move is the difference",
+    )
+    parser.add_argument(
         "--tasks",
         choices=["worker", "eager"],
         default="worker",
@@ -295,7 +303,10 @@ def main() -> None:
             )
         )  # fmt: skip
         broker = f"redis://127.0.0.1:{redis_port}/0"
-        env |= {"CELERY_BROKER_URL": broker, "LIVE_REDIS_URL": broker}
+        env |= {
+            "CELERY_BROKER_URL": broker,
+            "LIVE_REDIS_URL": broker if args.live == "redis" else "",
+        }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     from_games = (
         "from games.bench_views import SETUP_SQL; from django.db import connection\n"
@@ -339,6 +350,7 @@ def main() -> None:
                 if args.tasks == "worker"
                 else "eager, inside the request that sends them"
             )
+            + f"; live events {'to Redis' if args.live == 'redis' and args.tasks == 'worker' else 'in-process'}"
         )
         workers = {proc.pid for proc in helpers[1:]}
         meters = {name: CpuMeter(proc.pid, workers) for name, (_, proc) in servers.items()}
