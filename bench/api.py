@@ -350,7 +350,8 @@ def main() -> None:
                 if args.tasks == "worker"
                 else "eager, inside the request that sends them"
             )
-            + f"; live events {'to Redis' if args.live == 'redis' and args.tasks == 'worker' else 'in-process'}"
+            + "; live events "
+            + ("to Redis" if args.live == "redis" and args.tasks == "worker" else "in-process")
         )
         workers = {proc.pid for proc in helpers[1:]}
         meters = {name: CpuMeter(proc.pid, workers) for name, (_, proc) in servers.items()}
