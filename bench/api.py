@@ -277,6 +277,8 @@ def main() -> None:
         help="Celery workers on a private Redis (production), or every task inside its request",
     )
     args = parser.parse_args()
+    # A SIGTERM (`timeout`, a CI job's end) stops the servers, workers and Redis it started too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     url = bench_database_url("pisyedili_bench", "bench/api.py")
     reset_database(url)
