@@ -416,15 +416,13 @@ async def _match_stream(
                 if over:
                     yield _event("close", {"reason": "match_over", "version": version})
                     return
-                while True:
-                    message = await waiter.get(heartbeat)
-                    if waiter.dropped:
-                        yield _event("close", {"reason": "slow_reader"})
-                        return
-                    if message is None:
-                        yield _HEARTBEAT
+                async for message in _waiting(waiter, heartbeat):
+                    if isinstance(message, bytes):
+                        yield message
                     elif message.get("resync") or message["version"] > after:
                         break
+                else:
+                    return  # a slow reader: closed
                 woke = time.time()
                 if message.get("resync"):  # anything may have been missed: a read of its own
                     version, over, view = _seat_render(await _shared_reads.read(match_id), seat)
@@ -453,6 +451,17 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     return await _with_slot(_slot_holder(request, player), _me_stream(str(player.id), after))
 
 
+async def _waiting(waiter: Any, heartbeat: float) -> AsyncIterator[bytes | dict[str, Any]]:
+    """What a waiting stream gets: each message for it; a heartbeat after each quiet
+    `heartbeat` seconds; for a reader too slow to keep its queue, the close, then nothing."""
+    while True:
+        message = await waiter.get(heartbeat)
+        if waiter.dropped:
+            yield _event("close", {"reason": "slow_reader"})
+            return
+        yield _HEARTBEAT if message is None else message
+
+
 async def _me_stream(player: str, after: int | None) -> AsyncGenerator[bytes, None]:
     hub = events.hub()
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
@@ -461,13 +470,9 @@ async def _me_stream(player: str, after: int | None) -> AsyncGenerator[bytes, No
         sent, chunks = await _me_catch_up(player, after)
         for chunk in chunks:
             yield chunk
-        while True:
-            message = await waiter.get(heartbeat)
-            if waiter.dropped:
-                yield _event("close", {"reason": "slow_reader"})
-                return
-            if message is None:
-                yield _HEARTBEAT
+        async for message in _waiting(waiter, heartbeat):
+            if isinstance(message, bytes):
+                yield message
             elif message.get("resync") or message["seq"] > sent + 1:
                 # Something was lost on the way: the log has it.
                 sent, chunks = await _me_catch_up(player, sent)
