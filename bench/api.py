@@ -28,6 +28,7 @@ both and whether the ASGI one is within 10% of gunicorn's (the live-play target)
     bench/api.py --server both --workers 2
     bench/api.py --tasks eager                 # tasks inside the requests, no broker
     bench/api.py --live local                  # live events not published to Redis
+    bench/api.py --analysis none               # no worker on the analysis queue
 """
 
 from __future__ import annotations
@@ -271,6 +272,13 @@ def main() -> None:
         " fan-out costs a move is the difference",
     )
     parser.add_argument(
+        "--analysis",
+        choices=["worker", "none"],
+        default="worker",
+        help="with --tasks worker: the analysis queue's worker, or none (its work waits in Redis):"
+        " what the luck estimates on the same cores cost the web tier is the difference",
+    )
+    parser.add_argument(
         "--tasks",
         choices=["worker", "eager"],
         default="worker",
@@ -320,7 +328,10 @@ def main() -> None:
     if args.tasks == "worker":
         celery = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-c", "1",
                   "-l", "warning", "--without-gossip", "--without-mingle"]  # fmt: skip
-        for queues, nice in (("bots,scoring,celery", []), ("analysis", ["nice", "-n", "19"])):
+        pools = [("bots,scoring,celery", [])]
+        if args.analysis == "worker":
+            pools.append(("analysis", ["nice", "-n", "19"]))
+        for queues, nice in pools:
             helpers.append(
                 subprocess.Popen(
                     [*nice, *celery, "-Q", queues, "-n", f"bench-{queues.split(',')[0]}@%h"],
@@ -348,7 +359,9 @@ def main() -> None:
         print(
             "tasks: "
             + (
-                "Celery workers -Q bots,scoring,celery and (nice 19) -Q analysis, private Redis"
+                "Celery workers -Q bots,scoring,celery"
+                + (" and (nice 19) -Q analysis" if args.analysis == "worker" else "")
+                + ", private Redis"
                 if args.tasks == "worker"
                 else "eager, inside the request that sends them"
             )
