@@ -175,19 +175,10 @@ def _seat_render(read: _Read, seat: int | None) -> _SeatEvent:
 
 
 def _seat_event(match_id: UUID, seat: int | None, after: int | None = None) -> _SeatEvent:
-    """As _render, read now: a stream's own read (its first, or after a resync); no event when
+    """As _seat_render, read now: a stream's own read (its first, or after a resync); no event when
     the stream has sent that version (`after`) already."""
     version, over, event = _seat_render(_match_read(match_id), seat)
     return version, over, event if version != after else None
-
-
-def _seat_view(match_id: UUID, seat: int | None) -> tuple[int, str, dict[str, Any]] | None:
-    """The match's version and status, and the view of `seat` (None: the public view of a
-    spectator); None when there is no such match."""
-    match, state = _match_read(match_id)
-    if match is None:
-        return None
-    return match.version, match.status, match_view(match, seat, state)
 
 
 @dataclass

@@ -26,7 +26,8 @@ import pytest
 from games import engine
 from games.events import me_log
 from games.models import Deal, Match, Move
-from games.streams import _seat_view
+from games.serializers import match_view
+from games.streams import _match_read
 from tournaments.models import Table
 
 from .helpers import accept_all
@@ -183,7 +184,8 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
     # Events: the match stream sends each seat's view (games.streams), the me log ids only.
     for match in (a, b):
         for seat, player in enumerate(match.seat_players):
-            _, _, view = _seat_view(match.id, seat)
+            row, state = _match_read(match.id)  # what the stream renders (_seat_render)
+            view = match_view(row, seat, state)
             raw = json.dumps(view, default=str)
             scanned += 1
             if seed in raw:
