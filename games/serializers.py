@@ -11,7 +11,7 @@ deal's (docs/architecture.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -377,6 +377,18 @@ def _view(match: Match, seat: int | None, state: engine.State | None) -> dict[st
     return view
 
 
+def _deal_result(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished deal's stored result as the deal reveal and the replay show it."""
+    return {
+        "winners": result.get("winners", []),
+        "reason": result.get("reason"),
+        "last_card": result.get("last_card"),
+        "multiplier": result.get("multiplier"),
+        "penalties": result.get("penalties", []),
+        "hand_penalties": result.get("hand_penalties", []),
+    }
+
+
 def match_view(match: Match, seat: int | None, state: engine.State | None = None) -> dict[str, Any]:
     """The view of the caller at `seat`, or the public view when they hold none."""
     return public_view(match, state) if seat is None else state_view(match, seat, state)
@@ -414,15 +426,7 @@ def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
         "moves": None,
     }
     if moves is not None:
-        result = dict(deal.result or {})
-        body["result"] = {
-            "winners": result.get("winners", []),
-            "reason": result.get("reason"),
-            "last_card": result.get("last_card"),
-            "multiplier": result.get("multiplier"),
-            "penalties": result.get("penalties", []),
-            "hand_penalties": result.get("hand_penalties", []),
-        }
+        body["result"] = _deal_result(deal.result or {})
         body["seed"] = bytes(deal.seed).hex()
         body["hands_at_start"] = deal.hands_at_start
         body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
@@ -542,12 +546,5 @@ def deal_replay(
         "seat_count": match.seat_count,
         "hands_at_start": deal.hands_at_start,
         "positions": positions,
-        "result": {
-            "winners": result.get("winners", []),
-            "reason": result.get("reason"),
-            "last_card": result.get("last_card"),
-            "multiplier": result.get("multiplier"),
-            "penalties": result.get("penalties", []),
-            "hand_penalties": result.get("hand_penalties", []),
-        },
+        "result": _deal_result(result),
     }
