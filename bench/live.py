@@ -2,7 +2,8 @@
 
 Starts the production stack of README "Live play" on a private PostgreSQL (initdb/pg_ctl on a
 free port) and a private redis-server (a free port): uvicorn pisyedili_api.asgi with
-`--workers` processes, a Celery worker (deal scoring). Never the shared services.
+`--workers` processes, Celery workers `-Q bots,scoring,celery` and `-Q analysis` (the latter at
+`nice -n 19`, README "Full stack"; `--analysis none` starts none). Never the shared services.
 
 Each phase opens N idle clients, then 16 active clients (8 two-seat matches) play for
 `--seconds`: each holds the event stream of its match and moves when an event says it is on
@@ -10,10 +11,12 @@ turn. Phases: N idle *streams* (`GET …/events` on idle matches), then N idle *
 (`GET …/state?after_version=V&wait=25`, asked again when answered). Printed per phase: move
 POST p50/p99, move → event delivery p50/p99 (POST sent → the opponent's event arrived),
 errors, server RSS per 1,000 idle connections (uvicorn processes, before/after opening them),
-PostgreSQL connections in use; then each target of the issue and whether it was met.
+PostgreSQL connections in use, the CPU a move costs each tier (web, PostgreSQL, workers, Redis,
+the load generator); then each target of the issue and whether it was met.
 
     .venv/bin/python bench/live.py                                # N = 0, 1000, 5000, 10000
     .venv/bin/python bench/live.py --idle 0,500 --seconds 8       # a quick look
+    .venv/bin/python bench/live.py --idle 1000 --modes streams --think 0.2   # not saturated
 
 The idle clients share `--idle-players` players (the per-player stream cap is raised for the
 bench: it limits one person, and these are not people). The file-descriptor limit is raised to
@@ -73,7 +76,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class Stack:
-    def __init__(self, workers: int, scratch: Path, trace: bool = False) -> None:
+    def __init__(
+        self, workers: int, scratch: Path, trace: bool = False, analysis: str = "worker"
+    ) -> None:
         self.scratch = scratch
         self.procs: list[subprocess.Popen[bytes]] = []
         self.pg_port, self.redis_port, self.web_port = free_port(), free_port(), free_port()
@@ -101,11 +106,12 @@ class Stack:
             check=True,
             stdout=subprocess.DEVNULL,
         )  # fmt: skip
-        self._spawn(
+        self.redis = self._spawn(
             "redis",
             ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
              "--save", "", "--appendonly", "no", "--maxclients", "20000"],
         )  # fmt: skip
+        self.pg_pid = int((self.pg_data / "postmaster.pid").read_text().split()[0])
         redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
         self.db_url = f"postgres://postgres@127.0.0.1:{self.pg_port}/pisyedili"
         self.env = {
@@ -130,10 +136,27 @@ class Stack:
         subprocess.run(
             [PY, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True
         )
-        self._spawn(
+        # README "Full stack": the queues scaled apart; the analysis worker (seconds of CPU a
+        # deal, background work) at the lowest CPU priority, so it takes what play leaves.
+        celery = [
+            PY.with_name("celery"),
+            "-A",
+            "pisyedili_api",
             "worker",
-            [PY.with_name("celery"), "-A", "pisyedili_api", "worker", "-l", "warning", "-c", "1"],
-        )
+            "-l",
+            "warning",
+            "-c",
+            "1",
+        ]
+        self.workers = [
+            self._spawn("worker", [*celery, "-Q", "bots,scoring,celery", "-n", "play@%h"])
+        ]
+        if analysis == "worker":
+            self.workers.append(
+                self._spawn(
+                    "analysis", ["nice", "-n", "19", *celery, "-Q", "analysis", "-n", "analysis@%h"]
+                )
+            )
         # The command of README "Live play".
         self.web = self._spawn(
             "web",
@@ -158,6 +181,30 @@ class Stack:
         proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         self.procs.append(proc)
         return proc
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) so far of each tier: the web processes, PostgreSQL's, the
+        Celery workers', Redis's and this load generator's (Linux /proc)."""
+        tiers = {
+            "web": {self.web.pid, *child_pids(self.web.pid)},
+            "postgres": {self.pg_pid, *child_pids(self.pg_pid)},
+            "workers": {p for w in self.workers for p in (w.pid, *child_pids(w.pid))},
+            "redis": {self.redis.pid},
+            "load": {os.getpid()},
+        }
+        tick = os.sysconf("SC_CLK_TCK")
+        spent = {}
+        for tier, pids in tiers.items():
+            total = 0
+            for pid in pids:
+                try:
+                    stat = Path(f"/proc/{pid}/stat").read_text()
+                except OSError:
+                    continue
+                fields = stat[stat.rindex(")") + 2 :].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+            spent[tier] = total / tick
+        return spent
 
     def server_rss_mb(self) -> float:
         """RSS of the uvicorn master and its worker processes (Linux /proc)."""
@@ -459,7 +506,8 @@ async def close_idle(idle: Idle) -> None:
 
 
 class Play:
-    def __init__(self) -> None:
+    def __init__(self, think: float = 0.0) -> None:
+        self.think = think  # seconds an active client waits on turn before it moves
         self.moves: list[float] = []
         self.delivery: list[float] = []
         self.errors = 0
@@ -502,6 +550,8 @@ async def seat_client(port: int, match: str, token: str, play: Play, stop: async
             if stop.is_set():
                 return
             if view["turn"] == view["you"] and view["legal_moves"]:
+                if play.think:
+                    await asyncio.sleep(play.think)
                 body = {**view["legal_moves"][0], "version": view["version"]}
                 started = time.perf_counter()
                 play.sent[(match, view["version"] + 1)] = (started, view["you"])
@@ -533,14 +583,21 @@ async def pair(port: int, people: tuple[Any, Any], play: Play, stop: asyncio.Eve
 
 
 async def run_phase(
-    stack: Stack, mode: str, n: int, seconds: float, active: list[Any], idle_matches: list[Any]
+    stack: Stack,
+    mode: str,
+    n: int,
+    seconds: float,
+    active: list[Any],
+    idle_matches: list[Any],
+    think: float = 0.0,
 ) -> dict[str, Any]:
     rss_before = stack.server_rss_mb()
     idle = await open_idle(mode, n, stack.web_port, idle_matches)
     await asyncio.sleep(1.0)
     rss_after = stack.server_rss_mb()
-    play, stop = Play(), asyncio.Event()
+    play, stop = Play(think), asyncio.Event()
     began = time.time()
+    cpu_before = stack.cpu_seconds()
     pairs = [
         asyncio.create_task(pair(stack.web_port, (active[i], active[i + 1]), play, stop))
         for i in range(0, len(active), 2)
@@ -553,11 +610,13 @@ async def run_phase(
     play.errors += sum(isinstance(d, Exception) for d in done)
     lost = idle.errors
     ended = time.time()
+    cpu_after = stack.cpu_seconds()
     await close_idle(idle)
     return {
         "stages": stack.push_stages(began, ended),
         "mode": mode,
         "n": n,
+        "think": think,
         "held": idle.held - idle.errors,
         "idle_errors": lost,
         "behind": idle.behind,
@@ -572,6 +631,10 @@ async def run_phase(
         "errors": play.errors,
         "rss_per_1000": (rss_after - rss_before) / n * 1000 if n else float("nan"),
         "rss": rss_after,
+        "cpu_per_move": {
+            tier: (cpu_after[tier] - cpu_before[tier]) / max(len(play.moves), 1) * 1000
+            for tier in cpu_after
+        },
         "pg": pg,
     }
 
@@ -599,6 +662,16 @@ def report(results: list[dict[str, Any]]) -> None:
         " the push alone, for information\n(below 0 when the event came first: it leaves on"
         " commit, before the reply)."
     )
+    tiers = list(results[0]["cpu_per_move"]) if results else []
+    print("\nCPU a move, ms (user + system; the 2 cores are shared by every tier):")
+    print(f"{'phase':>8} {'N':>6} " + " ".join(f"{tier:>9}" for tier in tiers) + f" {'all':>9}")
+    for r in results:
+        cells = [r["cpu_per_move"][tier] for tier in tiers]
+        print(
+            f"{r['mode']:>8} {r['n']:>6} "
+            + " ".join(f"{c:>9.2f}" for c in cells)
+            + f" {sum(cells):>9.2f}"
+        )
     if any(r["stages"]["commit -> sent"] for r in results):
         print("\nWhere a push's time goes on the server (--trace; ms p50/p99, per stream event):")
         print(f"{'phase':>8} {'N':>6} " + " ".join(f"{name:>21}" for name, _, _ in TRACE_STAGES))
@@ -632,10 +705,17 @@ def report(results: list[dict[str, Any]]) -> None:
             f" ({base['move_p99']:.1f} ms)" + ("" if top["n"] >= 10000 else " [below 10,000]"),
         )
     at_1000 = next((r for r in streams if r["n"] >= 1000), None)
+    thinking = at_1000 is not None and at_1000["think"] > 0
     line(
-        None if at_1000 is None else at_1000["delivery_p99"] <= 20,
+        None if at_1000 is None or thinking else at_1000["delivery_p99"] <= 20,
         "delivery p99 ≤ 20 ms at 1,000 streams: "
-        + ("not measured" if at_1000 is None else f"{at_1000['delivery_p99']:.1f} ms"),
+        + ("not measured" if at_1000 is None else f"{at_1000['delivery_p99']:.1f} ms")
+        + (
+            f" (clients think {at_1000['think']:g} s a move: for information, the target is"
+            " judged with none)"
+            if thinking
+            else ""
+        ),
     )
     sized = [r for r in streams if r["n"] >= 500]
     line(
@@ -667,6 +747,21 @@ def main() -> None:
         help="also print where a push's time goes on the server (LIVE_TRACE_FILE; it costs a "
         "little: compare the main table with a run without it)",
     )
+    parser.add_argument(
+        "--analysis",
+        choices=["worker", "none"],
+        default="worker",
+        help="the analysis queue's worker (nice 19, as README 'Full stack' scales it apart), or "
+        "none (its work waits in Redis): what the luck estimates on the same cores cost play",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds an active client waits on its turn before it moves (default 0: as fast "
+        "as the server answers, the load the targets are judged at); a think time shows the "
+        "delivery a waiting player sees on a server that is not saturated",
+    )
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -676,7 +771,7 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-live-"))
     # A SIGTERM (`timeout`, a CI limit) stops the stack too, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))
-    stack = Stack(args.workers, scratch, trace=args.trace)
+    stack = Stack(args.workers, scratch, trace=args.trace, analysis=args.analysis)
     try:
         django_setup(stack.env)
         active = players(args.active)
@@ -690,9 +785,14 @@ def main() -> None:
             match, version = new_match(a, b)
             idle_matches.append((match, version, token_a, token_b))
         print(
-            f"uvicorn pisyedili_api.asgi × {args.workers} workers, Celery worker, private "
+            f"uvicorn pisyedili_api.asgi × {args.workers} workers, Celery workers -Q"
+            " bots,scoring,celery"
+            + (" and (nice 19) -Q analysis" if args.analysis == "worker" else "")
+            + f", private "
             f"PostgreSQL :{stack.pg_port} and Redis :{stack.redis_port}; fd limit {hard}; "
-            f"{args.active} active clients, {args.seconds:g} s per phase; load average "
+            f"{args.active} active clients"
+            + (f" thinking {args.think:g} s a move" if args.think else "")
+            + f", {args.seconds:g} s per phase; load average "
             f"{os.getloadavg()[0]:.1f} at start (a shared machine)"
         )
         # Not counted: the first requests of each web process import what a move needs and fill
@@ -703,7 +803,9 @@ def main() -> None:
             runner.run(run_phase(stack, "streams", 0, args.warmup, active, idle_matches))
             for mode in args.modes.split(","):
                 for n in counts:
-                    phase = run_phase(stack, mode, n, args.seconds, active, idle_matches)
+                    phase = run_phase(
+                        stack, mode, n, args.seconds, active, idle_matches, args.think
+                    )
                     result = runner.run(phase)
                     print(
                         f"  {mode} N={n}: held {result['held']}, {result['moves']} moves,"

@@ -101,6 +101,13 @@ class ApplicationError(Exception):
         self.detail = detail
 
 
+def invalid(field: str, message: str) -> ApplicationError:
+    """400 `invalid` naming `field`, worded as a serializer's error ("field: message", the
+    message in the caller's language: a literal is looked up in the catalog here)."""
+    message = translated(message)
+    return ApplicationError("invalid", f"{field}: {message}", {field: [message]})
+
+
 def error_body(code: str, message: str | None = None, detail: Any = None) -> dict[str, Any]:
     body: dict[str, Any] = {"code": code, "message": translated(message or ERROR_CODES[code][1])}
     if detail is not None:

@@ -45,7 +45,7 @@ KEYWORDS = {
     "gettext_lazy": None,
     "gettext_noop": None,
     "ApplicationError": (2,),
-    "_invalid": (2,),
+    "invalid": (2,),
     "_caller": (2,),
     "InvalidMove": None,
     "IllegalMove": None,

@@ -35,7 +35,7 @@ from games import clock, events
 from games.engine.bots import BOTS
 from games.models import Match
 from games.services import match_create, rules_from_options
-from pisyedili_api.errors import ApplicationError, translated
+from pisyedili_api.errors import ApplicationError, invalid
 from pisyedili_api.tasks import in_background
 from players.models import Player
 from players.services import bot_player_get_or_create
@@ -47,13 +47,6 @@ from .selectors import round_matchpoints, tournament_standings
 MIN_TABLE_SIZE, MAX_TABLE_SIZE = 2, 4
 MAX_ROUNDS = 64
 ACTIVE = (Tournament.Status.DRAFT, Tournament.Status.RUNNING)
-
-
-def _invalid(field: str, message: str) -> ApplicationError:
-    """400 `invalid` naming `field`; `message` in the caller's language (a literal is looked up
-    in the catalog here)."""
-    message = translated(message)
-    return ApplicationError("invalid", f"{field}: {message}", {field: [message]})
 
 
 @transaction.atomic
@@ -94,49 +87,49 @@ def tournament_create(
         turn_seconds = settings.TOURNAMENT_TURN_SECONDS
     if not clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX:
         # A tournament match without a clock could wait forever for one entrant.
-        raise _invalid(
+        raise invalid(
             "turn_seconds",
             _("must be %(low)d..%(high)d")
             % {"low": clock.TURN_SECONDS_MIN, "high": clock.TURN_SECONDS_MAX},
         )
     if format not in Tournament.Format.values:
-        raise _invalid(
+        raise invalid(
             "format",
             _("must be one of %(choices)s") % {"choices": ", ".join(Tournament.Format.values)},
         )
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
-        raise _invalid(
+        raise invalid(
             "table_size",
             _("must be %(low)d..%(high)d") % {"low": MIN_TABLE_SIZE, "high": MAX_TABLE_SIZE},
         )
     parsed = rules_from_options(rules=rules, deals=deals)
     if table_size > parsed.max_players or table_size * parsed.hand_size > 51:
-        raise _invalid(
+        raise invalid(
             "table_size", _("%(seats)d seats do not fit these rules") % {"seats": table_size}
         )
     for field, names in (("bots", bots), ("fill_bots", [fill_bots] if fill_bots else [])):
         unknown = [n for n in names if n not in BOTS]
         if unknown:
-            raise _invalid(
+            raise invalid(
                 field,
                 _("unknown bot strategy %(name)r; see GET /api/v1/bots") % {"name": unknown[0]},
             )
     wanted = [str(p) for p in players]
     duplicates = [p for p, count in Counter(wanted).items() if count > 1]
     if duplicates:
-        raise _invalid("players", _("player %(id)s is listed twice") % {"id": duplicates[0]})
+        raise invalid("players", _("player %(id)s is listed twice") % {"id": duplicates[0]})
     found = {str(p.id): p for p in Player.objects.filter(id__in=wanted)}
     missing = [p for p in wanted if p not in found]
     if missing:
-        raise _invalid("players", _("no player %(id)s") % {"id": missing[0]})
+        raise invalid("players", _("no player %(id)s") % {"id": missing[0]})
     entrants = [found[p] for p in wanted] + _bot_entrants(bots, exclude=set(wanted))
     if len(entrants) < table_size:
-        raise _invalid(
+        raise invalid(
             "players",
             _("at least %(count)d entrants are needed for one table") % {"count": table_size},
         )
     if len(entrants) > settings.TOURNAMENT_MAX_ENTRANTS:
-        raise _invalid(
+        raise invalid(
             "players",
             _("at most %(count)d entrants") % {"count": settings.TOURNAMENT_MAX_ENTRANTS},
         )
@@ -146,12 +139,12 @@ def tournament_create(
         _duplicate_check(len(entrants), table_size, fill_bots, parsed)
         rounds_total = rounds or table_size
         if not 1 <= rounds_total <= MAX_ROUNDS:
-            raise _invalid("rounds", _("must be 1..%(most)d") % {"most": MAX_ROUNDS})
+            raise invalid("rounds", _("must be 1..%(most)d") % {"most": MAX_ROUNDS})
         # The schedule is drawn at the start, for the entrants who accepted.
         tables = rounds_total * (len(entrants) // table_size)
     elif format == Tournament.Format.ROUND_ROBIN:
         if rounds is not None:
-            raise _invalid("rounds", "a round robin plays as many rounds as its schedule needs")
+            raise invalid("rounds", "a round robin plays as many rounds as its schedule needs")
         planned = _round_robin(ids, table_size, bool(fill_bots))
         schedule = planned
         rounds_total = len(planned)
@@ -159,12 +152,12 @@ def tournament_create(
     else:
         rounds_total = rounds or pairing.swiss_default_rounds(len(entrants), table_size)
         if not 1 <= rounds_total <= MAX_ROUNDS:
-            raise _invalid("rounds", _("must be 1..%(most)d") % {"most": MAX_ROUNDS})
+            raise invalid("rounds", _("must be 1..%(most)d") % {"most": MAX_ROUNDS})
         per_round = -(-len(entrants) // table_size) if fill_bots else len(entrants) // table_size
         tables = rounds_total * per_round
     deals_total = tables * parsed.deals_per_match
     if deals_total > settings.TOURNAMENT_MAX_DEALS:
-        raise _invalid(
+        raise invalid(
             "deals",
             _(
                 "%(tables)d matches × %(deals)d deals = %(total)d deals in all;"
@@ -210,15 +203,15 @@ def _duplicate_check(count: int, table_size: int, fill_bots: str | None, rules: 
     """400 `invalid` unless `count` entrants fit the duplicate rotation (pairing.py), saying
     which counts fit; a duplicate round seats entrants only and plays the same deals everywhere."""
     if fill_bots:
-        raise _invalid("fill_bots", "a duplicate round seats entrants only; enter bots with `bots`")
+        raise invalid("fill_bots", "a duplicate round seats entrants only; enter bots with `bots`")
     if rules.match_tiebreak != "shared":
-        raise _invalid(
+        raise invalid(
             "rules",
             "match_tiebreak must be shared in a duplicate tournament: extra deals would be"
             " played at some tables only",
         )
     if not pairing.duplicate_fits(count, table_size):
-        raise _invalid("players", _duplicate_fit_message(count, table_size))
+        raise invalid("players", _duplicate_fit_message(count, table_size))
 
 
 def _duplicate_fit_message(count: int, table_size: int) -> str:

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from pisyedili_api.errors import ApplicationError, translated
+from pisyedili_api.errors import ApplicationError, invalid
 
 from ..auth import token_digest, token_new_key
 from ..models import ApiToken, Player
@@ -38,19 +38,12 @@ _USERNAME_TAKEN = gettext_noop("A player with that username already exists.")
 _ALLOWED_FORMAT = {"\u200d"}
 
 
-def _invalid(field: str, message: str) -> ApplicationError:
-    """400 `invalid` naming `field`; `message` in the caller's language (a literal is looked up
-    in the catalog here)."""
-    message = translated(message)
-    return ApplicationError("invalid", message, {field: [message]})
-
-
 def username_check(username: str) -> None:
     """400 `invalid` for a reserved (bot-like) username or one taken in any letter case."""
     if _RESERVED_USERNAME.match(username):
-        raise _invalid("username", "Usernames starting with 'bot' are reserved for bots.")
+        raise invalid("username", "Usernames starting with 'bot' are reserved for bots.")
     if Player.objects.filter(username__iexact=username).exists():
-        raise _invalid("username", _USERNAME_TAKEN)
+        raise invalid("username", _USERNAME_TAKEN)
 
 
 def display_name_check(display_name: str) -> None:
@@ -58,9 +51,9 @@ def display_name_check(display_name: str) -> None:
     or format characters. HTML is allowed as text: nothing renders a display name as HTML (the
     API is JSON; the admin escapes it)."""
     if not display_name.strip():
-        raise _invalid("display_name", "The display name may not be blank.")
+        raise invalid("display_name", "The display name may not be blank.")
     if len(display_name) > DISPLAY_NAME_MAX:
-        raise _invalid(
+        raise invalid(
             "display_name",
             _("The display name has at most %(most)d characters.") % {"most": DISPLAY_NAME_MAX},
         )
@@ -69,7 +62,7 @@ def display_name_check(display_name: str) -> None:
         if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (
             category == "Cf" and char not in _ALLOWED_FORMAT
         ):
-            raise _invalid(
+            raise invalid(
                 "display_name",
                 _("The display name may not contain the control character U+%(code)04X.")
                 % {"code": ord(char)},
@@ -101,7 +94,7 @@ def player_register(
         if not _username_taken(username):
             logger.exception("registration of %r: unexpected integrity error", username)
             raise
-        raise _invalid("username", _USERNAME_TAKEN) from None
+        raise invalid("username", _USERNAME_TAKEN) from None
     return player, key
 
 
