@@ -410,6 +410,9 @@ TOURNAMENT_MAX_DEALS = int(os.environ.get("TOURNAMENT_MAX_DEALS", "2000"))
 # The embedded default (no broker): the in-process tasks a request hands off (a tournament's
 # start, its next round) run on this many background threads, so that request returns at once.
 EMBEDDED_TASK_THREADS = max(1, int(os.environ.get("EMBEDDED_TASK_THREADS", "1")))
+# ... and so do the analysis queue's tasks (a deal's luck, a move analysis), so the move that
+# ends a deal answers without waiting for them.
+EMBEDDED_ANALYSIS_IN_BACKGROUND = env_bool("EMBEDDED_ANALYSIS_IN_BACKGROUND", True)
 # The embedded default's beat (pisyedili_api.tasks.embedded_beat_start): the server process runs
 # CELERY_BEAT_SCHEDULE itself (turn clocks, sweepers), since no `celery beat` runs beside it.
 EMBEDDED_BEAT = env_bool("EMBEDDED_BEAT", True)

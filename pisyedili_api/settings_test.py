@@ -25,3 +25,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # The embedded beat (pisyedili_api.tasks) never runs inside the test process: a test that imports
 # an entry point must not leave a thread sweeping the test database.
 EMBEDDED_BEAT = False
+
+# A test reads a deal's luck right after the move that ended it: the analysis tasks run in the
+# caller, as every other in-process task (tests/games/test_embedded_analysis.py switches it on).
+EMBEDDED_ANALYSIS_IN_BACKGROUND = False

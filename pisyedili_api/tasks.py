@@ -103,7 +103,7 @@ def send(name: str, *args: Any) -> None:
     except Exception:
         logger.exception("could not send %s%s; the sweeper will send it again", name, args)
         return
-    if getattr(_local, "background", False):
+    if getattr(_local, "background", False) or _analysis_in_background(name):
         background_submit(send, name, *args)
         return
     pending: deque[tuple[str, tuple[Any, ...]]] | None = getattr(_local, "pending", None)
@@ -120,6 +120,17 @@ def send(name: str, *args: Any) -> None:
                 logger.exception("%s%s failed in-process", queued, queued_args)
     finally:
         _local.pending = None
+
+
+def _analysis_in_background(name: str) -> bool:
+    """In the embedded default, a task of the analysis queue (a deal's luck, a move analysis:
+    tenths of a second of CPU) runs on the background pool, never in the request whose move
+    ended the deal (EMBEDDED_ANALYSIS_IN_BACKGROUND)."""
+    return (
+        settings.EMBEDDED_ANALYSIS_IN_BACKGROUND
+        and not getattr(_local, "pooled", False)
+        and settings.CELERY_TASK_QUEUE_SETTINGS.get(name) == "CELERY_ANALYSIS_QUEUE"
+    )
 
 
 def _publish(name: str, args: tuple[Any, ...]) -> None:
@@ -169,6 +180,7 @@ def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[
     global _background_pool
 
     def job() -> None:
+        _local.pooled = True  # a task sent from here runs here (see send)
         try:
             function(*args)
         finally:
