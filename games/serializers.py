@@ -258,7 +258,7 @@ class DealLuckSerializer(serializers.Serializer):
 @extend_schema_serializer(
     examples=[
         OpenApiExample(
-            "a deal that is over, its luck and skill estimated",
+            "luck and skill estimated",
             description="The move log is cut short here; a real one ends the deal.",
             value={
                 "number": 1,
