@@ -18,11 +18,12 @@ Four scores of a bot on a deal, all on the same boards:
   equally often over the boards; lower is better;
 - luck-adj start: `actual − expected` on the same deals, `expected` from the deal's start alone
   (`expected_deal_scores`, issue 16 item 2: K re-sampled stocks, the reference bot at every
-  seat), what the product stores (games.deal_luck); lower is better;
+  seat), what the product stores as `luck` (games.deal_luck); lower is better;
 - luck-adj dec/seat and dec/full: the luck of every chance event taken out, on the same deals
   (`deal_skill`: `prior + Σ decisions`, each decision that leaves the reference bot's move
   valued by paired play-outs, from the deciding seat's observation (`seat`: the unseen cards
-  re-dealt) or from the full position (`full`: the stock re-sampled)); lower is better;
+  re-dealt) or from the full position (`full`: the stock re-sampled)); lower is better; the
+  product stores dec/seat (`adjusted`, and `skill = prior − adjusted`, which the boards rank by);
 - duplicate matchpoints: over all rotations, each result compared with the others obtained with
   the same cards in the same seat (1 per beaten, ½ per tie), as a share; higher is better.
 
@@ -39,6 +40,12 @@ whose interval reaches zero makes the score's count "undecided". A bootstrap of 
 (resampled from those played) checks the frequency of the correct order (up to 5000 boards),
 and a bootstrap of the boards played (the same resample for every score) gives the 95%
 interval of each ratio of deals needed to raw penalty's.
+
+Bias check of each luck-adjusted score against raw penalty: taking the luck out should leave the
+expected edge between two bots as it is, only less noisy. Per board, the score's strong-greedy
+edge minus raw penalty's on the same deals; the line "bias vs raw" gives its mean over the
+boards (points per deal, positive when the score puts the strong bot further ahead than raw
+penalty does) with the 95% percentile interval of a bootstrap of the boards played.
 """
 
 from __future__ import annotations
@@ -79,6 +86,7 @@ DECISIONS = {"seat": "luck-adj dec/seat", "full": "luck-adj dec/full"}
 METRICS = ("raw penalty", START, *DECISIONS.values(), "duplicate")
 LOWER_IS_BETTER = {metric: metric != "duplicate" for metric in METRICS}
 PRODUCT_K = 256  # ANALYSIS_LUCK_SAMPLES, the product's K of the start-only estimate
+PRODUCT_SKILL_K = 32  # ANALYSIS_SKILL_SAMPLES, the product's K of deal_skill (seat view)
 SEARCH_SPEC = re.compile(r"search-(\d+)-w(\d+(?:\.\d+)?)(?:-m(\d+(?:\.\d+)?))?")
 
 Pair = tuple[str, str]
@@ -253,6 +261,23 @@ def ratio_interval(
     return ratios[int(0.025 * len(ratios))], ratios[int(0.975 * len(ratios)) - 1]
 
 
+def bias_vs_raw(
+    boards: list[Board], metric: str, pair: Pair, rng: random.Random
+) -> tuple[float, float, float]:
+    """The mean over the boards of `metric`'s edge on `pair` minus raw penalty's, and the 95%
+    percentile interval of that mean over bootstrap resamples of the boards."""
+    diffs = [board[metric][pair] - board["raw penalty"][pair] for board in boards]
+    n = len(diffs)
+    means = sorted(
+        statistics.fmean(diffs[rng.randrange(n)] for _ in range(n)) for _ in range(RATIO_RESAMPLES)
+    )
+    return (
+        statistics.fmean(diffs),
+        means[int(0.025 * RATIO_RESAMPLES)],
+        means[int(0.975 * RATIO_RESAMPLES) - 1],
+    )
+
+
 def move_analysis_cost(strong: str, seats: int, seed: int, deals: int, k: int) -> float:
     """CPU seconds per deal of analysing every decision of every seat of a few deals."""
     total = 0.0
@@ -267,12 +292,20 @@ def move_analysis_cost(strong: str, seats: int, seed: int, deals: int, k: int) -
 
 
 def product_luck_cost(seats: int, seed: int, deals: int) -> float:
-    """CPU seconds per deal of the product's luck task estimate (K = PRODUCT_K)."""
-    started = time.process_time()
+    """CPU seconds per deal of the product's luck task estimates: the start-only luck (K =
+    PRODUCT_K) and the skill (deal_skill, K = PRODUCT_SKILL_K, seat view), on deals of greedy
+    and random seats in turn (random leaves the reference bot's move at most decisions)."""
+    names = tuple("greedy" if s % 2 == 0 else "random" for s in range(seats))
+    spent = 0.0
     for index in range(deals):
-        start = new_deal(Rules(), seats, 0, board_seed(seed, seats, 98, index))
+        deal = board_seed(seed, seats, 98, index)
+        _, moves = play(names, deal, f"cost:{index}")
+        start = new_deal(Rules(), seats, 0, deal)
+        started = time.process_time()
         expected_deal_scores(start, k=PRODUCT_K, seed=index)
-    return (time.process_time() - started) / deals
+        deal_skill(start, moves, k=PRODUCT_SKILL_K, seed=index, view="seat")
+        spent += time.process_time() - started
+    return spent / deals
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -307,9 +340,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(
         f"known order: {' > '.join(order)}; reference bot {REFERENCE_BOT}; seeds: each deal"
-        f" seed's hex; {START}: expected_deal_scores K={args.k} (the product's estimate,"
+        f" seed's hex; {START}: expected_deal_scores K={args.k} (the product's `luck`,"
         f" issue 16 item 2); {', '.join(DECISIONS.values())}: deal_skill K={args.skill_k} per"
-        " decision, the effect valued from the deciding seat's observation / the full position"
+        " decision, the effect valued from the deciding seat's observation (the product's"
+        " `skill`) / the full position"
     )
     print(
         "method: per-board differences of adjacent bots on the same deals, normal approximation,"
@@ -386,6 +420,15 @@ def main(argv: list[str] | None = None) -> None:
                 f"  target {metric} <= 50% of raw: {ratio:.0%} of raw"
                 f" (95% {low:.0%}..{high:.0%}), {verdict}"
             )
+        # Its own generator: the figures above stay those of the same seed without this check.
+        bias_rng = random.Random(f"bias:{args.seed}:{seats}")
+        for metric in (START, *DECISIONS.values()):
+            bias, low, high = bias_vs_raw(boards, metric, pairs[0], bias_rng)
+            print(
+                f"  {metric:>18}: bias vs raw: {bias:+.3f} ({low:+.3f}..{high:+.3f}), the"
+                f" {pairs[0][0]}>{pairs[0][1]} edge minus raw penalty's, points per deal, 95%"
+                " bootstrap interval"
+            )
         cost: dict[str, tuple[float, int]] = {}
         for _, board_costs in played:
             for name, (spent, count) in board_costs.items():
@@ -399,7 +442,7 @@ def main(argv: list[str] | None = None) -> None:
                 f"{metric} (deal_skill K={args.skill_k}) {spent[metric]:.3f}"
                 for metric in DECISIONS.values()
             )
-            + f"; the luck task (games.deal_luck, K={PRODUCT_K})"
+            + f"; the luck task (games.deal_luck, K={PRODUCT_K}, skill K={PRODUCT_SKILL_K})"
             f" {product_luck_cost(seats, args.seed, 10):.3f}"
         )
         move_cost = move_analysis_cost(args.strong, seats, args.seed, 3, args.move_k)

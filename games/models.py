@@ -271,10 +271,20 @@ DEAL_ANALYSIS_CONSTRAINT = "deal_analysis_once_per_deal"
 
 
 class DealLuck(models.Model):
-    """One seat's luck in one deal (docs/api.md "Luck and move analysis"): its expected deal
-    score from the deal's start, estimated by the reference bot over K re-sampled stocks
-    (games.engine.analysis.expected_deal_scores), and `luck = expected − penalty` (positive:
-    the seat did better than its cards gave). K, the bot and the seed make it reproducible."""
+    """One seat's luck and skill in one deal (docs/api.md "Luck and move analysis").
+
+    - Luck, from the start: the seat's expected deal score from the deal's start, estimated by
+      the reference bot over K re-sampled stocks (games.engine.analysis.expected_deal_scores),
+      and `luck = expected − penalty` (positive: the seat did better than its cards gave).
+      It leaves in the luck of every draw from the stock.
+    - Skill, from the decisions (games.engine.analysis.deal_skill): `adjusted`, the seat's
+      luck-adjusted deal score (the prior of its seat plus the effect on it of every decision
+      that left the reference bot's move, each valued from the deciding seat's view), and
+      `skill = prior − adjusted` (positive: the deal went better for the seat than the
+      reference bot's play of the same cards would give, chance taken out). Null on a row
+      estimated before the skill was.
+
+    K, the bot, the view and the seeds make both reproducible."""
 
     deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="luck")
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+", db_index=False)
@@ -287,8 +297,20 @@ class DealLuck(models.Model):
     samples = models.PositiveIntegerField(help_text="K: simulated deals behind `expected`.")
     bot = models.CharField(max_length=32)
     seed = models.CharField(max_length=128)
-    cpu_seconds = models.FloatField(help_text="CPU time of the deal's whole estimate.")
-    # Set once the luck is on the leaderboards' `skill` (at the match's settlement or after).
+    cpu_seconds = models.FloatField(help_text="CPU time of the deal's whole luck estimate.")
+    adjusted = models.FloatField(
+        null=True, blank=True, help_text="Luck-adjusted deal score: prior + decisions' effect."
+    )
+    skill = models.FloatField(null=True, blank=True, help_text="prior − adjusted.")
+    skill_samples = models.PositiveIntegerField(
+        null=True, blank=True, help_text="K: paired play-outs per decision behind `skill`."
+    )
+    skill_view = models.CharField(max_length=8, blank=True, default="")
+    skill_seed = models.CharField(max_length=128, blank=True, default="")
+    skill_cpu_seconds = models.FloatField(
+        null=True, blank=True, help_text="CPU time of the deal's whole skill estimate."
+    )
+    # Set once the row is on the leaderboards' `skill` (at the match's settlement or after).
     counted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

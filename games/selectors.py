@@ -316,16 +316,26 @@ def deal_problems(deal: Deal) -> list[str]:
 
 
 def deal_luck_view(deal: Deal) -> dict[str, Any] | None:
-    """A deal's luck by seat with how it was estimated, or None until its task has run."""
+    """A deal's luck and skill by seat with how they were estimated, or None until its task
+    has run. The skill's figures are null on a row estimated before the skill was."""
     from .models import DealLuck
 
     rows = list(DealLuck.objects.filter(deal=deal).order_by("seat"))
     if not rows:
         return None
+    first = rows[0]
+    skilled = first.skill is not None
+
+    def rounded(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
     return {
-        "samples": rows[0].samples,
-        "bot": rows[0].bot,
-        "seed": rows[0].seed,
+        "samples": first.samples,
+        "bot": first.bot,
+        "seed": first.seed,
+        "skill_samples": first.skill_samples,
+        "skill_view": first.skill_view if skilled else None,
+        "skill_seed": first.skill_seed if skilled else None,
         "seats": [
             {
                 "seat": row.seat,
@@ -333,6 +343,8 @@ def deal_luck_view(deal: Deal) -> dict[str, Any] | None:
                 "expected": round(row.expected, 4),
                 "stderr": round(row.stderr, 4),
                 "luck": round(row.luck, 4),
+                "adjusted": rounded(row.adjusted),
+                "skill": rounded(row.skill),
             }
             for row in rows
         ],

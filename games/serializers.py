@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiExample, extend_schema_serializer
 from rest_framework import serializers
 
 from games import engine
@@ -220,7 +221,19 @@ class SeatLuckSerializer(serializers.Serializer):
     )
     stderr = serializers.FloatField(help_text="Standard error of `expected`.")
     luck = serializers.FloatField(
-        help_text="expected − penalty: positive when the seat did better than its cards gave."
+        help_text="expected − penalty: positive when the seat did better than its cards gave"
+        " (start-only: the luck of the draws stays in)."
+    )
+    adjusted = serializers.FloatField(
+        allow_null=True,
+        help_text="Luck-adjusted deal score from the decisions (lower is better): the seat's"
+        " prior plus the effect on it of every decision that left the reference bot's move.",
+    )
+    skill = serializers.FloatField(
+        allow_null=True,
+        help_text="prior − adjusted: positive when the seat's deal went better than the"
+        " reference bot's play of the same cards would give, chance taken out (the boards'"
+        " `skill`). 0 for a seat when every decision was the reference bot's.",
     )
 
 
@@ -228,9 +241,91 @@ class DealLuckSerializer(serializers.Serializer):
     samples = serializers.IntegerField(help_text="K: simulated deals, stock re-sampled.")
     bot = serializers.CharField(help_text="The reference bot that played every seat.")
     seed = serializers.CharField(help_text="Seed of the samples: the estimate is reproducible.")
+    skill_samples = serializers.IntegerField(
+        allow_null=True, help_text="K of the skill: paired play-outs per decision valued."
+    )
+    skill_view = serializers.ChoiceField(
+        choices=["seat", "full"],
+        allow_null=True,
+        help_text="What a decision is valued from: `seat`, the deciding seat's observation.",
+    )
+    skill_seed = serializers.CharField(
+        allow_null=True, help_text="Seed of the skill's play-outs: it is reproducible."
+    )
     seats = SeatLuckSerializer(many=True)
 
 
+@extend_schema_serializer(
+    examples=[
+        OpenApiExample(
+            "luck and skill estimated",
+            description="The move log is cut short here; a real one ends the deal.",
+            value={
+                "number": 1,
+                "dealer": 1,
+                "opener": 0,
+                "status": "over",
+                "commitment": "5c1e…",
+                "result": {
+                    "winners": [0],
+                    "reason": "shed",
+                    "last_card": "9S",
+                    "multiplier": 1,
+                    "penalties": [0, 43],
+                    "hand_penalties": [0, 43],
+                },
+                "seed": "9f04…",
+                "hands_at_start": [
+                    ["2C", "5H", "7D", "9S", "JC", "QH", "KS"],
+                    ["3D", "4S", "8C", "10H", "JD", "AH", "AS"],
+                ],
+                "moves": [
+                    {
+                        "seq": 1,
+                        "deal": 1,
+                        "seat": 0,
+                        "action": "play",
+                        "card": "KS",
+                        "suit": None,
+                        "drawn": None,
+                        "drawn_count": 0,
+                        "by_bot": False,
+                        "at": "2026-12-01T18:02:11Z",
+                    }
+                ],
+                "luck": {
+                    "samples": 256,
+                    "bot": "greedy",
+                    "seed": "luck:5c1e…",
+                    "skill_samples": 32,
+                    "skill_view": "seat",
+                    "skill_seed": "skill:5c1e…",
+                    "seats": [
+                        {
+                            "seat": 0,
+                            "penalty": 0,
+                            "expected": 14.2,
+                            "stderr": 1.6,
+                            "luck": 14.2,
+                            "adjusted": 9.8,
+                            "skill": 6.1,
+                        },
+                        {
+                            "seat": 1,
+                            "penalty": 43,
+                            "expected": 17.5,
+                            "stderr": 1.9,
+                            "luck": -25.5,
+                            "adjusted": 22.8,
+                            "skill": -6.4,
+                        },
+                    ],
+                },
+            },
+            response_only=True,
+        )
+    ]
+)
 class DealRevealSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     dealer = serializers.IntegerField()

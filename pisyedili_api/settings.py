@@ -337,8 +337,10 @@ GAMES_STUCK_SECONDS = float(os.environ.get("GAMES_STUCK_SECONDS", "3"))
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "5"))
 GAMES_TURN_CLOCK_SECONDS = float(os.environ.get("GAMES_TURN_CLOCK_SECONDS", "1"))
 # Luck and move analysis (games.services.analysis): simulated deals per luck estimate and per
-# move value (K), and how far back games.sweep looks for a scored deal with no luck yet.
+# move value, paired play-outs per decision of the skill estimate (K), and how far back
+# games.sweep looks for a scored deal with no luck yet.
 ANALYSIS_LUCK_SAMPLES = int(os.environ.get("ANALYSIS_LUCK_SAMPLES", "256"))
+ANALYSIS_SKILL_SAMPLES = int(os.environ.get("ANALYSIS_SKILL_SAMPLES", "32"))
 ANALYSIS_MOVE_SAMPLES = int(os.environ.get("ANALYSIS_MOVE_SAMPLES", "64"))
 ANALYSIS_SWEEP_HOURS = float(os.environ.get("ANALYSIS_SWEEP_HOURS", "1"))
 # Every beat entry alike: routed like any task, and expiring after one period (a beat sent

@@ -316,8 +316,9 @@ class LeaderboardApi(APIView):
             default="rating",
             help_text="rating: the board's openskill ordinal (mu - 3 sigma), highest first; "
             "wins: matches won, most first; points: mean penalty per deal, lowest first; "
-            "skill: mean luck-adjusted score per deal (expected − actual), highest first, "
-            "only players with an analysed deal.",
+            "skill: mean skill per deal (prior − luck-adjusted score, from the decisions: "
+            "the luck of the deal and of every draw taken out), highest first, only players "
+            "with an analysed deal.",
         )
         period = serializers.ChoiceField(
             choices=list(PERIODS),
@@ -364,7 +365,9 @@ class LeaderboardApi(APIView):
         deals_won = serializers.IntegerField()
         avg_penalty = serializers.FloatField()
         skill = serializers.FloatField(
-            allow_null=True, help_text="Mean luck-adjusted score per deal (higher is better)."
+            allow_null=True,
+            help_text="Mean skill per deal: prior − luck-adjusted score, from the decisions"
+            " (higher is better; games.DealLuck.skill).",
         )
         skill_deals = serializers.IntegerField(help_text="Analysed deals behind `skill`.")
 

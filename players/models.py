@@ -36,9 +36,12 @@ class Player(models.Model):
     deals_played = models.PositiveIntegerField(default=0)
     deals_won = models.PositiveIntegerField(default=0)
     penalty_points = models.PositiveBigIntegerField(default=0)
-    # Luck (games.DealLuck, expected − actual deal score) over the deals analysed so far.
+    # Luck (games.DealLuck, expected − actual deal score) over the deals analysed so far, and
+    # skill (DealLuck.skill, prior − luck-adjusted score) over those with a skill.
     luck_deals = models.PositiveIntegerField(default=0, db_default=0)
     luck_sum = models.FloatField(default=0.0, db_default=0.0)
+    skill_deals = models.PositiveIntegerField(default=0, db_default=0)
+    skill_sum = models.FloatField(default=0.0, db_default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -162,10 +165,11 @@ class BoardEntry(models.Model):
     rating_mu = models.FloatField(default=DEFAULT_MU)
     rating_sigma = models.FloatField(default=DEFAULT_SIGMA)
     rating_ordinal = models.FloatField(default=DEFAULT_MU - 3.0 * DEFAULT_SIGMA)
-    # `skill`: the mean luck-adjusted score per deal (games.DealLuck) of the deals of this
-    # pool's matches analysed so far; null (off the skill board) until one is.
-    luck_deals = models.PositiveIntegerField(default=0, db_default=0)
-    luck_sum = models.FloatField(default=0.0, db_default=0.0)
+    # `skill`: the mean of games.DealLuck.skill (prior − luck-adjusted score, from the
+    # decisions) over the deals of this pool's matches analysed so far; null (off the skill
+    # board) until one is.
+    skill_deals = models.PositiveIntegerField(default=0, db_default=0)
+    skill_sum = models.FloatField(default=0.0, db_default=0.0)
     skill = models.FloatField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -46,10 +46,17 @@ class StatsSerializer(serializers.Serializer):
     luck_deals = serializers.IntegerField(help_text="Deals whose luck has been estimated.")
     mean_luck = serializers.FloatField(
         allow_null=True,
-        help_text="Mean luck (expected − actual deal score) over them; the player's skill.",
+        help_text="Mean start-only luck (expected − actual deal score) over them; null before"
+        " the first.",
     )
     luck_adjusted_score = serializers.FloatField(
         help_text="Sum of the luck over them: the hand's quality taken out of the penalties."
+    )
+    skill_deals = serializers.IntegerField(help_text="Deals whose skill has been estimated.")
+    mean_skill = serializers.FloatField(
+        allow_null=True,
+        help_text="Mean skill over them (prior − luck-adjusted deal score, from the decisions;"
+        " higher is better): the boards' `skill`. Null before the first.",
     )
 
 
@@ -84,6 +91,10 @@ def player_out(player: Player) -> dict[str, Any]:
                 round(player.luck_sum / player.luck_deals, 4) if player.luck_deals else None
             ),
             "luck_adjusted_score": round(player.luck_sum, 4),
+            "skill_deals": player.skill_deals,
+            "mean_skill": (
+                round(player.skill_sum / player.skill_deals, 4) if player.skill_deals else None
+            ),
         },
     }
 
@@ -104,7 +115,7 @@ class BoardRatingSerializer(serializers.Serializer):
 
 def leaderboard_entry(rank: int, row: tuple[Any, ...]) -> dict[str, Any]:
     """One leaderboard row (selectors.leaderboard_page) at its rank."""
-    _, player_id, matches, wins, deals_won, avg_penalty, ordinal, skill, luck_deals = row[:9]
+    _, player_id, matches, wins, deals_won, avg_penalty, ordinal, skill, skill_deals = row[:9]
     name, is_bot = row[9:]
     return {
         "rank": rank,
@@ -115,7 +126,7 @@ def leaderboard_entry(rank: int, row: tuple[Any, ...]) -> dict[str, Any]:
         "deals_won": deals_won,
         "avg_penalty": round(avg_penalty, 4),
         "skill": None if skill is None else round(skill, 4),
-        "skill_deals": luck_deals,
+        "skill_deals": skill_deals,
     }
 
 

@@ -167,7 +167,7 @@ BOARD_ROW_FIELDS = (
     "avg_penalty",
     "rating_ordinal",
     "skill",
-    "luck_deals",
+    "skill_deals",
     "display_name",
     "is_bot",
 )
@@ -175,7 +175,7 @@ BOARD_ROW_FIELDS = (
 _BOARD_ROWS = """
     SELECT e.{value}, e.{entry.player}, e.{entry.matches}, e.{entry.wins}, e.{entry.deals_won},
            e.{entry.avg_penalty}, e.{entry.rating_ordinal}, e.{entry.skill},
-           e.{entry.luck_deals}, p.{player.display_name}, p.{player.is_bot}
+           e.{entry.skill_deals}, p.{player.display_name}, p.{player.is_bot}
     FROM {entry} e
     JOIN {player} p ON p.{player.pk} = e.{entry.player}
     WHERE e.{entry.pool} = %s{humans}"""

@@ -1,12 +1,17 @@
 """Luck and move analysis of deals that are over (docs/api.md "Luck and move analysis").
 
-- Luck: once a deal is scored, games.deal_luck (queue `analysis`) estimates each seat's
-  expected deal score from the deal's start (`engine.analysis.expected_deal_scores`, K =
-  ANALYSIS_LUCK_SAMPLES re-sampled stocks played by the reference bot) and stores one DealLuck
-  row per seat, `luck = expected − penalty`, with K, the bot, the seed and the CPU time. The
-  players' stats count it at once; the boards' `skill` counts it once the match is settled
-  (games.match_luck_count, sent when the settlement commits, or here when the luck comes after
-  it), each row once (`counted_at`, under the match row lock).
+- Luck and skill: once a deal is scored, games.deal_luck (queue `analysis`) estimates each
+  seat's expected deal score from the deal's start (`engine.analysis.expected_deal_scores`,
+  K = ANALYSIS_LUCK_SAMPLES re-sampled stocks played by the reference bot) and its
+  luck-adjusted deal score from the decisions of the move log (`engine.analysis.deal_skill`,
+  K = ANALYSIS_SKILL_SAMPLES paired play-outs per decision that left the reference bot's move,
+  from the deciding seat's view), and stores one DealLuck row per seat: `luck = expected −
+  penalty`, `skill = prior − adjusted`, with K, the bot, the view, the seeds and the CPU
+  times. The start-only luck leaves in the luck of every draw from the stock; the skill takes
+  it out (bench/luck.py), so the boards rank by the skill. The players' stats count both at
+  once; the boards' `skill` counts the skill once the match is settled (games.match_luck_count,
+  sent when the settlement commits, or here when the luck comes after it), each row once
+  (`counted_at`, under the match row lock).
 - Move analysis: the first `GET …/deals/{n}/analysis` stores a pending DealAnalysis row (one per
   deal: a raced second request trips its unique constraint and reads the winner's row) and
   sends games.deal_analyse, which values every person's decisions from that seat's observation
@@ -34,7 +39,7 @@ from games.engine import analysis
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.tasks import send_on_commit
 from players.models import Player
-from players.services import player_boards_luck_add, player_luck_add
+from players.services import SeatLuck, player_boards_luck_add, player_luck_add
 
 from ..models import DEAL_ANALYSIS_CONSTRAINT, Deal, DealAnalysis, DealLuck, Match, Move
 from ..selectors import shared_deals_pending
@@ -54,15 +59,33 @@ def luck_seed(deal: Deal) -> str:
     return f"luck:{deal.commitment}"
 
 
+def skill_seed(deal: Deal) -> str:
+    """The seed of a deal's skill estimate (decision i of the log uses f"{seed}:{i}"): from its
+    public commitment, as `luck_seed`."""
+    return f"skill:{deal.commitment}"
+
+
 def moves_seed(deal: Deal) -> str:
     """The seed of a deal's move analysis (decision i of the log uses f"{seed}:{i}")."""
     return f"moves:{deal.commitment}"
 
 
+def _deal_moves(match: Match, deal_number: int) -> tuple[list[Move], list[engine.Move]]:
+    """A deal's move log: its rows in order and the engine's moves they record."""
+    rows = list(Move.objects.filter(match_id=match.id, deal_number=deal_number).order_by("seq"))
+    moves = [
+        engine.Move.decode(
+            {k: v for k, v in {"action": m.action, "card": m.card, "suit": m.suit}.items() if v}
+        )
+        for m in rows
+    ]
+    return rows, moves
+
+
 def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
-    """Estimate and store every seat's luck of a scored deal (once), then count it on the
-    boards if the match is settled. True if it stored the luck now; False when there is nothing
-    to do (no such deal, not scored yet, stored already)."""
+    """Estimate and store every seat's luck and skill of a scored deal (once), then count them
+    on the boards if the match is settled. True if it stored them now; False when there is
+    nothing to do (no such deal, not scored yet, stored already)."""
     deal = (
         Deal.objects.filter(match_id=match_id, number=deal_number).select_related("match").first()
     )
@@ -71,17 +94,27 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
     match = deal.match
     if DealLuck.objects.filter(deal=deal).exists():
         return False
+    start = _deal_start(match, deal)
     started = time.process_time()
     estimate = analysis.expected_deal_scores(
-        _deal_start(match, deal),
-        k=settings.ANALYSIS_LUCK_SAMPLES,
-        bot=analysis.REFERENCE_BOT,
-        seed=luck_seed(deal),
+        start, k=settings.ANALYSIS_LUCK_SAMPLES, bot=analysis.REFERENCE_BOT, seed=luck_seed(deal)
     )
     cpu_seconds = time.process_time() - started
+    started = time.process_time()
+    decided = analysis.deal_skill(
+        start,
+        _deal_moves(match, deal_number)[1],
+        k=settings.ANALYSIS_SKILL_SAMPLES,
+        bot=analysis.REFERENCE_BOT,
+        seed=skill_seed(deal),
+        view="seat",
+    )
+    skill_cpu_seconds = time.process_time() - started
     penalties: list[int] = (deal.result or {})["penalties"]
     luck = estimate.luck(penalties)
+    skill = [p - a for p, a in zip(decided.prior, decided.adjusted, strict=True)]
     players = [UUID(p) for p in match.seat_players]
+    seats = [SeatLuck(*row) for row in zip(players, luck, skill, strict=True)]
     with transaction.atomic():
         locked = Match.objects.select_for_update().filter(id=match.id).first()
         if locked is None or DealLuck.objects.filter(deal=deal).exists():
@@ -101,6 +134,12 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
                     bot=estimate.bot,
                     seed=estimate.seed,
                     cpu_seconds=cpu_seconds,
+                    adjusted=decided.adjusted[seat],
+                    skill=skill[seat],
+                    skill_samples=decided.k,
+                    skill_view=decided.view,
+                    skill_seed=decided.seed,
+                    skill_cpu_seconds=skill_cpu_seconds,
                 )
                 for seat in range(match.seat_count)
             ]
@@ -109,15 +148,19 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
             # A duplicate table's luck joins its players' stats with its boards, after the
             # settlement (which waits for every table of the round): not while another table
             # still plays the same cards.
-            player_luck_add(luck=list(zip(players, luck, strict=True)))
+            player_luck_add(luck=seats)
         if locked.settled_at is not None:
             _luck_count_locked(locked)  # luck that comes after the settlement
     logger.info(
-        "luck of deal %s of match %s: K=%d, %.3f s CPU",
+        "luck of deal %s of match %s: K=%d, %.3f s CPU; skill: %d decisions valued, K=%d,"
+        " %.3f s CPU",
         deal_number,
         match.id,
         estimate.k,
         cpu_seconds,
+        len(decided.effects),
+        decided.k,
+        skill_cpu_seconds,
     )
     return True
 
@@ -138,20 +181,18 @@ def _luck_count_locked(match: Match) -> int:
     once (deal_luck holds it too)."""
     rows = list(
         DealLuck.objects.filter(match_id=match.id, counted_at__isnull=True).values_list(
-            "id", "player_id", "luck"
+            "id", "player_id", "luck", "skill"
         )
     )
     if not rows or match.finished_at is None:
         return 0
-    counted = [(player_id, luck) for _, player_id, luck in rows]
+    counted = [SeatLuck(player_id, luck, skill) for _, player_id, luck, skill in rows]
     if match.seed_key is not None:
         player_luck_add(luck=counted)  # held back by deal_luck until the settlement
     player_boards_luck_add(
         seats=match.seat_count, rules=match.rules, finished_at=match.finished_at, luck=counted
     )
-    DealLuck.objects.filter(id__in=[row_id for row_id, _, _ in rows]).update(
-        counted_at=timezone.now()
-    )
+    DealLuck.objects.filter(id__in=[row[0] for row in rows]).update(counted_at=timezone.now())
     return len(rows)
 
 
@@ -227,13 +268,7 @@ def deal_analyse(*, match_id: UUID | str, deal_number: int) -> bool:
     if not pending.exists():
         return False
     match = deal.match
-    rows = list(Move.objects.filter(match_id=match.id, deal_number=deal_number).order_by("seq"))
-    moves = [
-        engine.Move.decode(
-            {k: v for k, v in {"action": m.action, "card": m.card, "suit": m.suit}.items() if v}
-        )
-        for m in rows
-    ]
+    rows, moves = _deal_moves(match, deal_number)
     people = [seat for seat, bot in enumerate(match.seat_bots) if not bot]
     k, bot, seed = settings.ANALYSIS_MOVE_SAMPLES, analysis.REFERENCE_BOT, moves_seed(deal)
     started = time.process_time()

@@ -14,6 +14,7 @@ from .accounts import (
     username_check,
 )
 from .standings import (
+    SeatLuck,
     _rate,
     player_boards_luck_add,
     player_deals_add,
@@ -23,6 +24,7 @@ from .standings import (
 
 __all__ = [
     "DISPLAY_NAME_MAX",
+    "SeatLuck",
     "_rate",
     "api_token_create",
     "api_token_revoke",

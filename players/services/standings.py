@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from django.db import transaction
@@ -268,12 +268,23 @@ def _board_entries_add(rows: list[_BoardRow]) -> None:
     rawsql.execute_many(sql.board_entry_upsert(), params)
 
 
-def player_luck_add(*, luck: Sequence[tuple[UUID, float]]) -> None:
-    """Count the luck of one analysed deal for each player of (player id, luck): the
-    players' luck counters of their stats. In player-id order, as every player-row write."""
-    for player_id, value in sorted(luck):
-        Player.objects.filter(id=player_id).update(
-            luck_deals=F("luck_deals") + 1, luck_sum=F("luck_sum") + value
+class SeatLuck(NamedTuple):
+    """One seat's figures of one analysed deal (games.DealLuck), as the standings count them."""
+
+    player_id: UUID
+    luck: float  # start-only: expected − penalty
+    skill: float | None  # from the decisions: prior − adjusted; None on a row without one
+
+
+def player_luck_add(*, luck: Sequence[SeatLuck]) -> None:
+    """Count analysed deals, one per seat's row: the players' luck and skill counters of their
+    stats. In player-id order, as every player-row write."""
+    for row in sorted(luck, key=lambda row: row.player_id):
+        skill: dict[str, Any] = {}
+        if row.skill is not None:
+            skill = {"skill_deals": F("skill_deals") + 1, "skill_sum": F("skill_sum") + row.skill}
+        Player.objects.filter(id=row.player_id).update(
+            luck_deals=F("luck_deals") + 1, luck_sum=F("luck_sum") + row.luck, **skill
         )
 
 
@@ -282,19 +293,21 @@ def player_boards_luck_add(
     seats: int,
     rules: Mapping[str, Any],
     finished_at: datetime,
-    luck: Sequence[tuple[UUID, float]],
+    luck: Sequence[SeatLuck],
 ) -> None:
     """Add analysed deals of one settled match to its players' `skill` on the boards the match
-    counts in (those of player_standings_settle, whose rows exist): per (player id, luck) one
-    deal more and its luck, the skill recomputed from the sums. The players' rows are locked
-    in id order first, as player_standings_settle does (a board row is written only under its
-    player's lock). The caller holds the match row lock and counts each deal once."""
-    if not luck:
-        return
+    counts in (those of player_standings_settle, whose rows exist): per seat with a skill one
+    deal more and its skill, the mean recomputed from the sums (a row without a skill counts
+    for nothing). The players' rows are locked in id order first, as player_standings_settle
+    does (a board row is written only under its player's lock). The caller holds the match
+    row lock and counts each deal once."""
     sums: dict[UUID, tuple[int, float]] = {}
-    for player_id, value in luck:
-        deals, total = sums.get(player_id, (0, 0.0))
-        sums[player_id] = (deals + 1, total + value)
+    for row in luck:
+        if row.skill is not None:
+            deals, total = sums.get(row.player_id, (0, 0.0))
+            sums[row.player_id] = (deals + 1, total + row.skill)
+    if not sums:
+        return
     with transaction.atomic(savepoint=False):
         list(
             Player.objects.select_for_update(no_key=True)
@@ -306,7 +319,7 @@ def player_boards_luck_add(
         for player_id, (deals, total) in sorted(sums.items()):
             # SET reads the row's old values: the skill is the new sum over the new count.
             BoardEntry.objects.filter(pool__in=pools, player_id=player_id).update(
-                luck_deals=F("luck_deals") + deals,
-                luck_sum=F("luck_sum") + total,
-                skill=(F("luck_sum") + total) / (F("luck_deals") + deals),
+                skill_deals=F("skill_deals") + deals,
+                skill_sum=F("skill_sum") + total,
+                skill=(F("skill_sum") + total) / (F("skill_deals") + deals),
             )

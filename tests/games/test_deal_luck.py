@@ -1,19 +1,23 @@
-"""Luck per seat (docs/api.md "Luck and move analysis"): after each scored deal games.deal_luck
-stores every seat's expected deal score and `luck = expected − penalty` with K, the bot and the
-seed; the deal reveal and the player's stats show it, the boards rank by `skill`, a lost task is
-re-sent by the sweeper and a task run twice counts once. Tasks run in-process (test settings)."""
+"""Luck and skill per seat (docs/api.md "Luck and move analysis"): after each scored deal
+games.deal_luck stores every seat's expected deal score and `luck = expected − penalty`, and its
+luck-adjusted score from the decisions with `skill = prior − adjusted`, with K, the bot, the view
+and the seeds; the deal reveal and the player's stats show both, the boards rank by the mean
+`skill`, a lost task is re-sent by the sweeper and a task run twice counts once. Tasks run
+in-process (test settings)."""
 
 from __future__ import annotations
 
 import pytest
 
 from games import engine
-from games.engine.analysis import REFERENCE_BOT, expected_deal_scores
-from games.models import Deal, DealLuck, Match, ScoreEntry
+from games.engine.analysis import REFERENCE_BOT, deal_skill, expected_deal_scores
+from games.models import Deal, DealLuck, Match, Move, ScoreEntry
 from games.services import analysis as analysis_service
 from games.services import scoring
+from games.services.lifecycle import match_create
 from games.tasks import deal_luck_task, match_settle_task, sweep
 from players.models import BoardEntry, Player
+from players.services import bot_player_get_or_create
 from tests.helpers import create_match, post_move, state
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the tasks run on commit
@@ -57,8 +61,49 @@ def test_every_scored_deal_has_each_seats_luck_recorded_and_reproducible(finishe
             assert row.seed == f"luck:{deal.commitment}"
             assert row.expected == pytest.approx(again.expected[row.seat])
             assert row.stderr == pytest.approx(again.stderr[row.seat])
-            assert row.cpu_seconds > 0
+            assert row.cpu_seconds > 0 and row.skill_cpu_seconds > 0
             assert row.counted_at is not None  # on the boards: the match is settled
+            assert (row.skill_samples, row.skill_view) == (settings.ANALYSIS_SKILL_SAMPLES, "seat")
+            assert row.skill_seed == f"skill:{deal.commitment}"
+
+
+def engine_moves(log):
+    """The engine's moves of a move log (the reveal's entries or Move rows)."""
+    return [
+        engine.Move.decode({k: v for k, v in body.items() if v is not None})
+        for body in ({"action": m["action"], "card": m["card"], "suit": m["suit"]} for m in log)
+    ]
+
+
+def test_the_stored_skill_is_deal_skill_recomputed_from_the_reveal(finished, api):
+    """Anyone can rerun the skill of a deal from its reveal: the seed, the move log and the
+    skill's K, view and seed; the stored rows are exactly that estimate."""
+    _, _, match = finished
+    rules = engine.Rules.from_dict(match.rules)
+    for number in (1, 2):
+        body = api.get(f"/api/v1/matches/{match.id}/deals/{number}").json()
+        start = engine.new_deal(rules, 2, body["opener"], bytes.fromhex(body["seed"]))
+        luck = body["luck"]
+        again = deal_skill(
+            start,
+            engine_moves(body["moves"]),
+            k=luck["skill_samples"],
+            bot=luck["bot"],
+            view=luck["skill_view"],
+            seed=luck["skill_seed"],
+        )
+        assert again.actual == tuple(body["result"]["penalties"])
+        rows = list(DealLuck.objects.filter(match_id=match.id, deal__number=number))
+        for row in sorted(rows, key=lambda r: r.seat):
+            assert row.adjusted == again.adjusted[row.seat]
+            assert row.skill == again.prior[row.seat] - again.adjusted[row.seat]
+            shown = luck["seats"][row.seat]
+            assert (shown["adjusted"], shown["skill"]) == (
+                round(again.adjusted[row.seat], 4),
+                round(row.skill, 4),
+            )
+        # The person played the last legal move, not the reference bot's: it shows.
+        assert again.effects and rows[0].skill != 0
 
 
 def test_the_deal_reveal_shows_the_luck_once_the_deal_is_over(finished, api, make_player):
@@ -69,6 +114,12 @@ def test_the_deal_reveal_shows_the_luck_once_the_deal_is_over(finished, api, mak
     assert body["luck"]["bot"] == "greedy" and body["luck"]["seed"] == rows[0].seed
     assert [s["luck"] for s in body["luck"]["seats"]] == [round(r.luck, 4) for r in rows]
     assert [s["penalty"] for s in body["luck"]["seats"]] == body["result"]["penalties"]
+    assert [(s["adjusted"], s["skill"]) for s in body["luck"]["seats"]] == [
+        (round(r.adjusted, 4), round(r.skill, 4)) for r in rows
+    ]
+    assert body["luck"]["skill_samples"] == rows[0].skill_samples
+    assert body["luck"]["skill_view"] == "seat"
+    assert body["luck"]["skill_seed"] == rows[0].skill_seed
     # A deal being played shows no luck.
     _, token = make_player()
     from rest_framework.test import APIClient
@@ -79,7 +130,7 @@ def test_the_deal_reveal_shows_the_luck_once_the_deal_is_over(finished, api, mak
     assert api.get(f"/api/v1/matches/{live['id']}/deals/1").json()["luck"] is None
 
 
-def test_the_players_stats_show_mean_luck_and_the_luck_adjusted_score(finished, api):
+def test_the_players_stats_show_mean_luck_the_luck_adjusted_score_and_mean_skill(finished, api):
     player, _, match = finished
     rows = list(DealLuck.objects.filter(match_id=match.id, seat=0))
     assert len(rows) == 2
@@ -88,6 +139,10 @@ def test_the_players_stats_show_mean_luck_and_the_luck_adjusted_score(finished, 
     assert stats["luck_deals"] == 2
     assert stats["luck_adjusted_score"] == pytest.approx(total, abs=1e-3)
     assert stats["mean_luck"] == pytest.approx(total / 2, abs=1e-3)
+    skill = sum(r.skill for r in rows)
+    assert stats["skill_deals"] == 2
+    assert stats["mean_skill"] == pytest.approx(skill / 2, abs=1e-3)
+    assert stats["mean_skill"] != stats["mean_luck"]  # two figures, not one twice
 
 
 def test_skill_is_a_leaderboard_metric_with_its_count(finished, api):
@@ -97,10 +152,10 @@ def test_skill_is_a_leaderboard_metric_with_its_count(finished, api):
     bot_id = match.seat_players[1]
     assert set(by_player) >= {str(player.id), bot_id}
     for seat, pid in enumerate(match.seat_players):
-        luck = [r.luck for r in DealLuck.objects.filter(match_id=match.id, seat=seat)]
+        skill = [r.skill for r in DealLuck.objects.filter(match_id=match.id, seat=seat)]
         row = by_player[pid]
         assert row["skill_deals"] == 2
-        assert row["skill"] == pytest.approx(sum(luck) / 2, abs=1e-3)
+        assert row["skill"] == pytest.approx(sum(skill) / 2, abs=1e-3)
     skills = [row["skill"] for row in body["results"]]
     assert skills == sorted(skills, reverse=True)  # highest first
     # Other metrics show the skill too.
@@ -112,12 +167,13 @@ def test_a_luck_task_run_twice_counts_once(finished, api):
     player, _, match = finished
     assert deal_luck_task.apply(args=[str(match.id), 1]).get() is False
     assert DealLuck.objects.filter(match_id=match.id).count() == 4
-    assert Player.objects.get(id=player.id).luck_deals == 2
+    counters = Player.objects.get(id=player.id)
+    assert (counters.luck_deals, counters.skill_deals) == (2, 2)
     entries = BoardEntry.objects.filter(player_id=player.id)
-    assert entries.count() == 6 and all(e.luck_deals == 2 for e in entries)
+    assert entries.count() == 6 and all(e.skill_deals == 2 for e in entries)
     # Settling again (the task delivered twice) counts nothing more.
     assert match_settle_task.apply(args=[str(match.id)]).get() is False
-    assert all(e.luck_deals == 2 for e in BoardEntry.objects.filter(player_id=player.id))
+    assert all(e.skill_deals == 2 for e in BoardEntry.objects.filter(player_id=player.id))
 
 
 def test_lost_luck_is_resent_by_the_sweeper_and_counted_after_the_settlement(
@@ -149,9 +205,10 @@ def test_lost_luck_is_resent_by_the_sweeper_and_counted_after_the_settlement(
     assert counts["luck"] == 2
     rows = DealLuck.objects.filter(match_id=match["id"])
     assert rows.count() == 4 and not rows.filter(counted_at__isnull=True).exists()
-    mine = [r.luck for r in rows.filter(seat=0)]
+    mine = [r.skill for r in rows.filter(seat=0)]
+    assert all(r.skill_samples == settings.ANALYSIS_SKILL_SAMPLES for r in rows)
     entries = BoardEntry.objects.filter(player_id=player.id)
-    assert all(e.luck_deals == 2 for e in entries)
+    assert all(e.skill_deals == 2 for e in entries)
     assert all(e.skill == pytest.approx(sum(mine) / 2) for e in entries)
     assert sweep.apply().get()["luck"] == 0  # nothing left to re-send
 
@@ -181,8 +238,75 @@ def test_a_luck_count_run_twice_counts_once(finished):
     player, _, match = finished
     assert match_luck_count_task.apply(args=[str(match.id)]).get() == 0  # counted already
     DealLuck.objects.filter(match_id=match.id).update(counted_at=None)
-    before = {e.id: e.luck_deals for e in BoardEntry.objects.filter(player_id=player.id)}
+    before = {e.id: e.skill_deals for e in BoardEntry.objects.filter(player_id=player.id)}
     assert match_luck_count_task.apply(args=[str(match.id)]).get() == 4
     assert match_luck_count_task.apply(args=[str(match.id)]).get() == 0
-    after = {e.id: e.luck_deals for e in BoardEntry.objects.filter(player_id=player.id)}
+    after = {e.id: e.skill_deals for e in BoardEntry.objects.filter(player_id=player.id)}
     assert after == {entry_id: deals + 2 for entry_id, deals in before.items()}
+
+
+def test_greedy_at_every_seat_has_a_skill_of_exactly_zero(make_player):
+    """The reference bot's own decisions have no effect: whatever the cards (all luck), a deal
+    the greedy bot plays at every seat gives each seat a skill of 0, no noise, while its luck
+    (start-only) is not 0."""
+    organizer, _ = make_player()
+    for seats in (2, 4):
+        bots = [bot_player_get_or_create(strategy="greedy", ordinal=i) for i in range(seats)]
+        match = match_create(player=organizer, seats=seats, seated=bots, deals=2)
+        rows = list(DealLuck.objects.filter(match_id=match.id))
+        assert len(rows) == 2 * seats and Match.objects.get(id=match.id).settled_at
+        assert Move.objects.filter(match_id=match.id).count() > 2 * seats
+        assert all(r.skill == 0.0 and r.adjusted is not None for r in rows)
+        assert any(r.luck != 0 for r in rows)
+        for bot in bots:
+            entries = BoardEntry.objects.filter(player_id=bot.id)
+            assert entries and all(e.skill == 0.0 and e.skill_deals >= 2 for e in entries)
+
+
+def test_the_skill_board_orders_by_the_mean_skill(finished, api):
+    """The board follows the mean skill: the same deals counted again with the two seats'
+    skills traded (their luck unchanged) swap the order."""
+    from games.tasks import match_luck_count_task
+
+    player, _, match = finished
+    seats = [str(player.id), match.seat_players[1]]
+
+    def order() -> list[str]:
+        board = api.get("/api/v1/leaderboard", {"metric": "skill", "seats": 2}).json()
+        ids = [row["player"]["id"] for row in board["results"]]
+        return sorted(seats, key=ids.index)
+
+    def mean(seat: int) -> float:
+        return sum(r.skill for r in DealLuck.objects.filter(match_id=match.id, seat=seat)) / 2
+
+    first = order()
+    assert mean(seats.index(first[0])) > mean(seats.index(first[1]))
+    traded = {
+        row.id: DealLuck.objects.get(deal_id=row.deal_id, seat=1 - row.seat).skill
+        for row in DealLuck.objects.filter(match_id=match.id)
+    }
+    for row_id, skill in traded.items():
+        DealLuck.objects.filter(id=row_id).update(skill=skill, counted_at=None)
+    BoardEntry.objects.filter(player_id__in=seats).update(skill_deals=0, skill_sum=0.0, skill=None)
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 4
+    assert order() == first[::-1]
+    assert mean(seats.index(first[1])) > mean(seats.index(first[0]))
+
+
+def test_a_deal_without_a_skill_counts_in_the_luck_only(finished, api):
+    """A row estimated before the skill was (its skill fields empty): the reveal shows null
+    skill figures, the stats and the boards count its luck and not its skill."""
+    player, _, match = finished
+    DealLuck.objects.filter(match_id=match.id, deal__number=1).update(
+        adjusted=None, skill=None, skill_samples=None, skill_view="", skill_seed="", counted_at=None
+    )
+    before = {e.id: (e.skill_deals, e.skill) for e in BoardEntry.objects.filter(player=player)}
+    from games.tasks import match_luck_count_task
+
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 2
+    after = {e.id: (e.skill_deals, e.skill) for e in BoardEntry.objects.filter(player=player)}
+    assert after == before  # nothing to add to the skill
+    luck = api.get(f"/api/v1/matches/{match.id}/deals/1").json()["luck"]
+    assert (luck["skill_samples"], luck["skill_view"], luck["skill_seed"]) == (None, None, None)
+    assert all(s["adjusted"] is None and s["skill"] is None for s in luck["seats"])
+    assert all(isinstance(s["luck"], float) for s in luck["seats"])

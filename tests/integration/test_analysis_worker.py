@@ -54,7 +54,8 @@ def test_a_scored_deal_gets_its_luck_through_the_analysis_queue(live_server, sta
     mine = next(r for r in rows if r.seat == 0)
     entries = BoardEntry.objects.filter(player_id=person_id)
     assert entries.count() == 6
-    assert all(e.luck_deals == 1 and e.skill == pytest.approx(mine.luck) for e in entries)
+    assert mine.skill is not None and mine.skill_samples is not None
+    assert all(e.skill_deals == 1 and e.skill == pytest.approx(mine.skill) for e in entries)
     reveal = person.get(f"/api/v1/matches/{match_id}/deals/1").json()
     assert [s["seat"] for s in reveal["luck"]["seats"]] == [0, 1]
 

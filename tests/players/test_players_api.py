@@ -100,6 +100,8 @@ def test_player_by_id_is_public_with_rating_and_stats(api, make_player):
         "luck_deals": 0,
         "mean_luck": None,
         "luck_adjusted_score": 0.0,
+        "skill_deals": 0,
+        "mean_skill": None,
     }
 
 

@@ -214,6 +214,7 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
         stats = api.get(f"/api/v1/players/{player}").json()["stats"]
         assert stats["deals_played"] == 0 and stats["penalty_points"] == 0, stats
         assert stats["luck_deals"] == 0, stats  # deal 1's luck is analysed, and held back
+        assert stats["skill_deals"] == 0 and stats["mean_skill"] is None, stats
     reveal = api.get(f"/api/v1/matches/{a.id}/deals/1").json()
     assert reveal["seed"] is None and reveal["hands_at_start"] is None
     assert reveal["moves"] is None and reveal["result"] is None
