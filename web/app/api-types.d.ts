@@ -797,6 +797,17 @@ export interface components {
             bot: string;
             /** @description Seed of the samples: the estimate is reproducible. */
             seed: string;
+            /** @description K of the skill: paired play-outs per decision valued. */
+            skill_samples: number | null;
+            /**
+             * @description What a decision is valued from: `seat`, the deciding seat's observation.
+             *
+             *     * `seat` - seat
+             *     * `full` - full
+             */
+            skill_view: components["schemas"]["SkillViewEnum"] | components["schemas"]["NullEnum"];
+            /** @description Seed of the skill's play-outs: it is reproducible. */
+            skill_seed: string | null;
             seats: components["schemas"]["SeatLuck"][];
         };
         /**
@@ -937,7 +948,7 @@ export interface components {
             avg_penalty: number;
             /**
              * Format: double
-             * @description Mean luck-adjusted score per deal (higher is better).
+             * @description Mean skill per deal: prior − luck-adjusted score, from the decisions (higher is better; games.DealLuck.skill).
              */
             skill: number | null;
             /** @description Analysed deals behind `skill`. */
@@ -1271,9 +1282,19 @@ export interface components {
             stderr: number;
             /**
              * Format: double
-             * @description expected − penalty: positive when the seat did better than its cards gave.
+             * @description expected − penalty: positive when the seat did better than its cards gave (start-only: the luck of the draws stays in).
              */
             luck: number;
+            /**
+             * Format: double
+             * @description Luck-adjusted deal score from the decisions (lower is better): the seat's prior plus the effect on it of every decision that left the reference bot's move.
+             */
+            adjusted: number | null;
+            /**
+             * Format: double
+             * @description prior − adjusted: positive when the seat's deal went better than the reference bot's play of the same cards would give, chance taken out (the boards' `skill`). 0 for a seat when every decision was the reference bot's.
+             */
+            skill: number | null;
         };
         SeatPlayer: {
             /** Format: uuid */
@@ -1281,6 +1302,12 @@ export interface components {
             display_name: string;
             is_bot: boolean;
         };
+        /**
+         * @description * `seat` - seat
+         *     * `full` - full
+         * @enum {string}
+         */
+        SkillViewEnum: "seat" | "full";
         /**
          * @description * `public` - public
          *     * `none` - none
@@ -1354,7 +1381,7 @@ export interface components {
             luck_deals: number;
             /**
              * Format: double
-             * @description Mean luck (expected − actual deal score) over them; the player's skill.
+             * @description Mean start-only luck (expected − actual deal score) over them; null before the first.
              */
             mean_luck: number | null;
             /**
@@ -1362,6 +1389,13 @@ export interface components {
              * @description Sum of the luck over them: the hand's quality taken out of the penalties.
              */
             luck_adjusted_score: number;
+            /** @description Deals whose skill has been estimated. */
+            skill_deals: number;
+            /**
+             * Format: double
+             * @description Mean skill over them (prior − luck-adjusted deal score, from the decisions; higher is better): the boards' `skill`. Null before the first.
+             */
+            mean_skill: number | null;
         };
         StreamTicket: {
             ticket: string;
@@ -1711,7 +1745,7 @@ export interface operations {
                 /** @description Rows per page. */
                 limit?: number;
                 /**
-                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first; skill: mean luck-adjusted score per deal (expected − actual), highest first, only players with an analysed deal.
+                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first; skill: mean skill per deal (prior − luck-adjusted score, from the decisions: the luck of the deal and of every draw taken out), highest first, only players with an analysed deal.
                  *
                  *     * `rating` - rating
                  *     * `wins` - wins
