@@ -20,10 +20,11 @@ Four scores of a bot on a deal, all on the same boards:
   (`expected_deal_scores`, issue 16 item 2: K re-sampled stocks, the reference bot at every
   seat), what the product stores as `luck` (games.deal_luck); lower is better;
 - luck-adj dec/seat and dec/full: the luck of every chance event taken out, on the same deals
-  (`deal_skill`: `prior + Σ decisions`, each decision that leaves the reference bot's move
-  valued by paired play-outs, from the deciding seat's observation (`seat`: the unseen cards
-  re-dealt) or from the full position (`full`: the stock re-sampled)); lower is better; the
-  product stores dec/seat (`adjusted`, and `skill = prior − adjusted`, which the boards rank by);
+  (`deal_skill`: each decision that leaves the reference bot's move valued by paired play-outs,
+  from the deciding seat's observation (`seat`: the unseen cards re-dealt) or from the full
+  position (`full`: the stock re-sampled)), scored as `prior − skill`, `skill` being what the
+  bot's own decisions gained it against the table (`DealSkill.skill`); lower is better; the
+  product stores dec/seat's `skill`, which the boards rank by;
 - duplicate matchpoints: over all rotations, each result compared with the others obtained with
   the same cards in the same seat (1 per beaten, ½ per tie), as a share; higher is better.
 
@@ -176,7 +177,9 @@ def play_board(
             started = time.process_time()
             skill = deal_skill(start, played[ordinary][1], k=skill_k, seed=deal.hex(), view=view)
             timed(costs, metric, started)
-            adjusted[metric] = by_bot(seated[ordinary], list(skill.adjusted))
+            # What the product ranks by, as a deal score: prior − skill (lower is better).
+            own = [p - g for p, g in zip(skill.prior, skill.skill, strict=True)]
+            adjusted[metric] = by_bot(seated[ordinary], own)
         points: dict[str, list[float]] = {}
         for r in range(seats):
             for s in range(seats):

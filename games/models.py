@@ -280,9 +280,10 @@ class DealLuck(models.Model):
     - Skill, from the decisions (games.engine.analysis.deal_skill): `adjusted`, the seat's
       luck-adjusted deal score (the prior of its seat plus the effect on it of every decision
       that left the reference bot's move, each valued from the deciding seat's view), and
-      `skill = prior − adjusted` (positive: the deal went better for the seat than the
-      reference bot's play of the same cards would give, chance taken out). Null on a row
-      estimated before the skill was.
+      `skill`, what the seat's own decisions gained it against the table (over each of them,
+      the other seats' mean effect minus its own; positive: better than the reference bot's
+      choices, chance taken out; the other seats' decisions count for nothing). Null on a
+      row estimated before the skill was.
 
     K, the bot, the view and the seeds make both reproducible."""
 
@@ -301,7 +302,9 @@ class DealLuck(models.Model):
     adjusted = models.FloatField(
         null=True, blank=True, help_text="Luck-adjusted deal score: prior + decisions' effect."
     )
-    skill = models.FloatField(null=True, blank=True, help_text="prior − adjusted.")
+    skill = models.FloatField(
+        null=True, blank=True, help_text="Own decisions' gain against the table (DealSkill.skill)."
+    )
     skill_samples = models.PositiveIntegerField(
         null=True, blank=True, help_text="K: paired play-outs per decision behind `skill`."
     )

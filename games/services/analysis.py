@@ -6,7 +6,8 @@
   luck-adjusted deal score from the decisions of the move log (`engine.analysis.deal_skill`,
   K = ANALYSIS_SKILL_SAMPLES paired play-outs per decision that left the reference bot's move,
   from the deciding seat's view), and stores one DealLuck row per seat: `luck = expected −
-  penalty`, `skill = prior − adjusted`, with K, the bot, the view, the seeds and the CPU
+  penalty`, `adjusted`, and `skill` (what the seat's own decisions gained it against the
+  table, DealSkill.skill), with K, the bot, the view, the seeds and the CPU
   times. The start-only luck leaves in the luck of every draw from the stock; the skill takes
   it out (bench/luck.py), so the boards rank by the skill. The players' stats count both at
   once; the boards' `skill` counts the skill once the match is settled (games.match_luck_count,
@@ -112,7 +113,7 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
     skill_cpu_seconds = time.process_time() - started
     penalties: list[int] = (deal.result or {})["penalties"]
     luck = estimate.luck(penalties)
-    skill = [p - a for p, a in zip(decided.prior, decided.adjusted, strict=True)]
+    skill = list(decided.skill)
     players = [UUID(p) for p in match.seat_players]
     seats = [SeatLuck(*row) for row in zip(players, luck, skill, strict=True)]
     with transaction.atomic():

@@ -273,7 +273,7 @@ class SeatLuck(NamedTuple):
 
     player_id: UUID
     luck: float  # start-only: expected − penalty
-    skill: float | None  # from the decisions: prior − adjusted; None on a row without one
+    skill: float | None  # from the seat's own decisions (DealSkill.skill); None: a row without one
 
 
 def player_luck_add(*, luck: Sequence[SeatLuck]) -> None:

@@ -475,3 +475,27 @@ def test_deal_skill_refuses_what_it_cannot_value() -> None:
         deal_skill(start, moves, k=2, view="god")
     with pytest.raises(ValueError, match="at least 1"):
         deal_skill(start, moves, k=0)
+
+
+def test_deal_skill_counts_a_seats_own_decisions_only_against_the_table() -> None:
+    """`skill`: over a seat's own decisions, the other seats' mean effect minus its own; the
+    others' decisions never move it; with two seats the skills differ as the decisions' sums."""
+    for seats, names in ((2, ("random", "greedy")), (3, ("greedy", "random", "random"))):
+        start = dealt(seats, 50 + seats)
+        _, moves = logged(start, names, 3)
+        analysis = deal_skill(start, moves, k=8, seed=4)
+        assert {e.seat for e in analysis.effects} == {
+            i for i, n in enumerate(names) if n != "greedy"
+        }
+        for seat in range(seats):
+            own = [e.effect for e in analysis.effects if e.seat == seat]
+            gained = sum((sum(x) - x[seat]) / (seats - 1) - x[seat] for x in own)
+            assert analysis.skill[seat] == pytest.approx(gained)
+            if not own:  # greedy: exactly nothing, whatever its opponents did to it
+                assert analysis.skill[seat] == 0.0 and analysis.decisions[seat] != 0.0
+        assert analysis.to_json()["skill"] == list(analysis.skill)
+    start = dealt(2, 60)
+    _, moves = logged(start, ("random", "random"), 5)
+    both = deal_skill(start, moves, k=8, seed=7)
+    assert {e.seat for e in both.effects} == {0, 1}
+    assert both.skill[0] - both.skill[1] == pytest.approx(both.decisions[1] - both.decisions[0])

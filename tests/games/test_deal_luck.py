@@ -1,6 +1,6 @@
 """Luck and skill per seat (docs/api.md "Luck and move analysis"): after each scored deal
 games.deal_luck stores every seat's expected deal score and `luck = expected − penalty`, and its
-luck-adjusted score from the decisions with `skill = prior − adjusted`, with K, the bot, the view
+luck-adjusted score and skill from the decisions (`deal_skill`), with K, the bot, the view
 and the seeds; the deal reveal and the player's stats show both, the boards rank by the mean
 `skill`, a lost task is re-sent by the sweeper and a task run twice counts once. Tasks run
 in-process (test settings)."""
@@ -96,7 +96,7 @@ def test_the_stored_skill_is_deal_skill_recomputed_from_the_reveal(finished, api
         rows = list(DealLuck.objects.filter(match_id=match.id, deal__number=number))
         for row in sorted(rows, key=lambda r: r.seat):
             assert row.adjusted == again.adjusted[row.seat]
-            assert row.skill == again.prior[row.seat] - again.adjusted[row.seat]
+            assert row.skill == again.skill[row.seat]
             shown = luck["seats"][row.seat]
             assert (shown["adjusted"], shown["skill"]) == (
                 round(again.adjusted[row.seat], 4),

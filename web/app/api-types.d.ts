@@ -1292,7 +1292,7 @@ export interface components {
             adjusted: number | null;
             /**
              * Format: double
-             * @description prior − adjusted: positive when the seat's deal went better than the reference bot's play of the same cards would give, chance taken out (the boards' `skill`). 0 for a seat when every decision was the reference bot's.
+             * @description What the seat's own decisions gained it against the table, in penalty points, the reference bot's choices the baseline: over each decision that left the reference bot's move, the other seats' mean effect minus its own (positive is good; the other seats' decisions count for nothing; the boards' `skill`). 0 for a seat when every decision was the reference bot's.
              */
             skill: number | null;
         };

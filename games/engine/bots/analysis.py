@@ -597,6 +597,22 @@ class DealSkill:
         return tuple(p + d for p, d in zip(self.prior, self.decisions, strict=True))
 
     @property
+    def skill(self) -> tuple[float, ...]:
+        """By seat, what its own decisions gained it against the table, the reference bot's
+        choices the baseline: Σ over the seat's decisions that left the reference bot's move of
+        (the other seats' mean effect − its own effect), in penalty points (positive: better
+        than the reference bot). The other seats' decisions count for nothing here, so a seat's
+        skill does not fall because its opponents play well. With two seats the difference of
+        the two skills is that of `decisions` (of the luck-adjusted scores less the priors)."""
+        seats = len(self.actual)
+        total = [0.0] * seats
+        for decision in self.effects:
+            own = decision.effect[decision.seat]
+            others = (sum(decision.effect) - own) / (seats - 1)
+            total[decision.seat] += others - own
+        return tuple(total)
+
+    @property
     def luck(self) -> tuple[float, ...]:
         """`actual − adjusted` by seat: positive when chance raised the seat's penalty."""
         return tuple(a - adj for a, adj in zip(self.actual, self.adjusted, strict=True))
@@ -607,6 +623,7 @@ class DealSkill:
             "prior": list(self.prior),
             "decisions": list(self.decisions),
             "adjusted": list(self.adjusted),
+            "skill": list(self.skill),
             "luck": list(self.luck),
             "effects": [e.to_json() for e in self.effects],
             "k": self.k,
