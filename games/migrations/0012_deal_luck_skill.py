@@ -21,7 +21,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="dealluck",
             name="skill",
-            field=models.FloatField(blank=True, help_text="Own decisions' gain against the table (DealSkill.skill).", null=True),
+            field=models.FloatField(
+                blank=True,
+                help_text="Own decisions' gain against the table (DealSkill.skill).",
+                null=True,
+            ),
         ),
         migrations.AddField(
             model_name="dealluck",
