@@ -61,7 +61,9 @@ def wait_until_up(base: str, seconds: float = 20) -> None:
 
 
 def percentile(values: list[float], q: float) -> float:
-    """The nearest-rank q-quantile of `values`."""
+    """The nearest-rank q-quantile of `values` (NaN when there are none)."""
+    if not values:
+        return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 

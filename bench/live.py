@@ -43,7 +43,7 @@ from typing import Any
 
 import orjson
 import uvloop
-from common import child_pids
+from common import child_pids, free_port, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -57,19 +57,6 @@ TRACE_STAGES = [
     ("render -> sent", "read", "sent"),  # the event handed to uvicorn
     ("commit -> sent", "at", "sent"),  # all of the above
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 # ---- the stack ----

@@ -59,7 +59,7 @@ from typing import Any
 
 import psycopg
 import requests
-from common import child_pids, wait_until_up
+from common import child_pids, free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -80,12 +80,6 @@ T0 = time.monotonic()
 def now() -> float:
     """Seconds since the harness started."""
     return time.monotonic() - T0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # ---- the private stack ----

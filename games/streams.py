@@ -174,11 +174,9 @@ def _seat_render(read: _Read, seat: int | None) -> _SeatEvent:
     return match.version, match.status in _OVER, _event("state", view, match.version)
 
 
-def _seat_event(match_id: UUID, seat: int | None, after: int | None = None) -> _SeatEvent:
-    """As _seat_render, read now: a stream's own read (its first, or after a resync); no event when
-    the stream has sent that version (`after`) already."""
-    version, over, event = _seat_render(_match_read(match_id), seat)
-    return version, over, event if version != after else None
+def _seat_event(match_id: UUID, seat: int | None) -> _SeatEvent:
+    """As _seat_render, read now (the stream under WSGI: one read, then the close)."""
+    return _seat_render(_match_read(match_id), seat)
 
 
 @dataclass
