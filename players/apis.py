@@ -316,8 +316,8 @@ class LeaderboardApi(APIView):
             default="rating",
             help_text="rating: the board's openskill ordinal (mu - 3 sigma), highest first; "
             "wins: matches won, most first; points: mean penalty per deal, lowest first; "
-            "skill: mean skill per deal (prior − luck-adjusted score, from the decisions: "
-            "the luck of the deal and of every draw taken out), highest first, only players "
+            "skill: mean skill per deal (what the player's own decisions gained against the "
+            "table, the luck of the deal and of every draw taken out), highest first, only players "
             "with an analysed deal.",
         )
         period = serializers.ChoiceField(
@@ -366,8 +366,8 @@ class LeaderboardApi(APIView):
         avg_penalty = serializers.FloatField()
         skill = serializers.FloatField(
             allow_null=True,
-            help_text="Mean skill per deal: prior − luck-adjusted score, from the decisions"
-            " (higher is better; games.DealLuck.skill).",
+            help_text="Mean skill per deal: what the player's own decisions gained against the"
+            " table (higher is better; games.DealLuck.skill).",
         )
         skill_deals = serializers.IntegerField(help_text="Analysed deals behind `skill`.")
 

@@ -37,7 +37,7 @@ class Player(models.Model):
     deals_won = models.PositiveIntegerField(default=0)
     penalty_points = models.PositiveBigIntegerField(default=0)
     # Luck (games.DealLuck, expected − actual deal score) over the deals analysed so far, and
-    # skill (DealLuck.skill, prior − luck-adjusted score) over those with a skill.
+    # skill (DealLuck.skill, the own decisions' gain against the table) over those with one.
     luck_deals = models.PositiveIntegerField(default=0, db_default=0)
     luck_sum = models.FloatField(default=0.0, db_default=0.0)
     skill_deals = models.PositiveIntegerField(default=0, db_default=0)
@@ -165,9 +165,9 @@ class BoardEntry(models.Model):
     rating_mu = models.FloatField(default=DEFAULT_MU)
     rating_sigma = models.FloatField(default=DEFAULT_SIGMA)
     rating_ordinal = models.FloatField(default=DEFAULT_MU - 3.0 * DEFAULT_SIGMA)
-    # `skill`: the mean of games.DealLuck.skill (prior − luck-adjusted score, from the
-    # decisions) over the deals of this pool's matches analysed so far; null (off the skill
-    # board) until one is.
+    # `skill`: the mean of games.DealLuck.skill (the own decisions' gain against the table)
+    # over the deals of this pool's matches analysed so far; null (off the skill board) until
+    # one is.
     skill_deals = models.PositiveIntegerField(default=0, db_default=0)
     skill_sum = models.FloatField(default=0.0, db_default=0.0)
     skill = models.FloatField(null=True, blank=True)

@@ -55,8 +55,8 @@ class StatsSerializer(serializers.Serializer):
     skill_deals = serializers.IntegerField(help_text="Deals whose skill has been estimated.")
     mean_skill = serializers.FloatField(
         allow_null=True,
-        help_text="Mean skill over them (prior − luck-adjusted deal score, from the decisions;"
-        " higher is better): the boards' `skill`. Null before the first.",
+        help_text="Mean skill over them (what the player's own decisions gained against the"
+        " table; higher is better): the boards' `skill`. Null before the first.",
     )
 
 

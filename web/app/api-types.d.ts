@@ -948,7 +948,7 @@ export interface components {
             avg_penalty: number;
             /**
              * Format: double
-             * @description Mean skill per deal: prior − luck-adjusted score, from the decisions (higher is better; games.DealLuck.skill).
+             * @description Mean skill per deal: what the player's own decisions gained against the table (higher is better; games.DealLuck.skill).
              */
             skill: number | null;
             /** @description Analysed deals behind `skill`. */
@@ -1393,7 +1393,7 @@ export interface components {
             skill_deals: number;
             /**
              * Format: double
-             * @description Mean skill over them (prior − luck-adjusted deal score, from the decisions; higher is better): the boards' `skill`. Null before the first.
+             * @description Mean skill over them (what the player's own decisions gained against the table; higher is better): the boards' `skill`. Null before the first.
              */
             mean_skill: number | null;
         };
@@ -1745,7 +1745,7 @@ export interface operations {
                 /** @description Rows per page. */
                 limit?: number;
                 /**
-                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first; skill: mean skill per deal (prior − luck-adjusted score, from the decisions: the luck of the deal and of every draw taken out), highest first, only players with an analysed deal.
+                 * @description rating: the board's openskill ordinal (mu - 3 sigma), highest first; wins: matches won, most first; points: mean penalty per deal, lowest first; skill: mean skill per deal (what the player's own decisions gained against the table, the luck of the deal and of every draw taken out), highest first, only players with an analysed deal.
                  *
                  *     * `rating` - rating
                  *     * `wins` - wins
