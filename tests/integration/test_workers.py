@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from games.models import Deal, Match, Move, ScoreEntry
+from games.models import Deal, DealLuck, Match, Move, ScoreEntry
 from games.selectors import deal_problems
 from games.services import match_create
 from games.tasks import deal_score_task, match_play_bot_turn_task, match_settle_task
@@ -107,6 +107,14 @@ def test_b_bots_only_match_completes(make_player, stack):
     assert_match_intact(str(match.id))
     bot = Player.objects.get(username="bot-random-1")
     assert bot.matches == 1 and bot.deals_played == 2
+    # The analysis queue's work (each deal's luck and skill, then their count on the boards)
+    # goes on after the settlement: it ends before the test's database is flushed.
+    wait_for(
+        lambda: DealLuck.objects.filter(match_id=match.id, counted_at__isnull=False).count() == 6,
+        90,
+        "every seat's luck of both deals counted",
+        every=0.2,
+    )
 
 
 def test_c_worker_sigkilled_mid_match_then_restarted(make_player, stack):
