@@ -75,3 +75,16 @@ def stack(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Any
             os.environ.pop("CELERY_BROKER_URL", None)
         else:
             os.environ["CELERY_BROKER_URL"] = saved_env
+
+
+@pytest.fixture(autouse=True)
+def _settled_before_flush(request: pytest.FixtureRequest) -> Any:
+    """A test of the `stack` ends only once its worker has finished the tasks the test left it,
+    before its database is flushed (set up after the database, so torn down before it)."""
+    if "stack" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("transactional_db")
+    running = request.getfixturevalue("stack")
+    yield
+    running.settle()

@@ -107,5 +107,40 @@ class Stack:
                     os.killpg(process.pid, signal.SIGKILL)
                     process.wait(timeout=20)
 
+    def idle(self) -> bool:
+        """Nothing queued on the worker's queues and the worker between tasks: it answers a
+        remote-control query (its solo pool answers only between tasks) with no task active or
+        reserved."""
+        import redis
+
+        from pisyedili_api.celery import app
+
+        client = redis.Redis.from_url(self.redis.url, socket_timeout=2)
+        try:
+            queued = sum(
+                client.llen(queue)
+                for queue in (
+                    self.bot_queue,
+                    self.scoring_queue,
+                    self.analysis_queue,
+                    self.default_queue,
+                )
+            )
+        finally:
+            client.close()
+        if queued:
+            return False
+        inspect = app.control.inspect(timeout=1.0)
+        active, reserved = inspect.active(), inspect.reserved()
+        return bool(active) and not any(active.values()) and not any((reserved or {}).values())
+
+    def settle(self, timeout: float = 120) -> None:
+        """Wait for the worker, if it runs, to finish what the test left it: a task that writes
+        after the test (the luck and skill estimates of a match that just ended) would otherwise
+        deadlock with the database flush of the test's teardown."""
+        if self.worker is None or self.worker.poll() is not None or not self.redis.running():
+            return
+        wait_for(self.idle, timeout, "the worker to finish the test's tasks", every=0.2)
+
     def logs(self) -> str:
         return "\n".join(p.read_text(errors="replace")[-3000:] for p in self.log_dir.glob("*.log"))
