@@ -15,7 +15,11 @@ reader: a slow reader never makes the process buffer without bound.
 Without LIVE_REDIS_URL (the embedded default) the hub is in-process: the publisher hands the
 message to the hub's event loop directly, which serves a single process.
 
-Messages carry ids, versions and statuses only, never a card: each stream reads its own view.
+A version change that concerns the lobby (games.events.in_lobby_news) is marked so, with the
+match's open seat count, and goes to the lobby's streams too.
+
+Messages carry ids, versions, statuses and seat counts only, never a card: each stream reads its
+own view.
 """
 
 from __future__ import annotations
@@ -121,11 +125,28 @@ def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, 
     return events
 
 
-def match_version_on_commit(match: Any, *, status_changed: bool = False) -> None:
+def in_lobby_news(match: Any, *, status_changed: bool) -> bool:
+    """Whether this version of `match` concerns the lobby: it waits (created, joined, left), or
+    it has just left the lobby (started, cancelled or expired)."""
+    return match.status == "waiting" or (status_changed and match.status in ("active", "cancelled"))
+
+
+def match_version_on_commit(
+    match: Any, *, status_changed: bool = False, lobby: bool = True
+) -> None:
     """Once the current transaction commits, tell every stream of `match` (and its players'
-    `me` streams) that it is now at `match.version`. Never fails the write: a lost message
-    costs a stream a late update (streams re-read on reconnect), not the move."""
-    message = {"match": str(match.id), "version": match.version, "status": match.status}
+    `me` streams, and the lobby's streams when it concerns the lobby) that it is now at
+    `match.version`; `lobby` False for a match that never waited (seated full at its
+    creation). Never fails the write: a lost message costs a stream a late update (streams
+    re-read on reconnect), not the move."""
+    message: dict[str, Any] = {
+        "match": str(match.id),
+        "version": match.version,
+        "status": match.status,
+    }
+    if lobby and in_lobby_news(match, status_changed=status_changed):
+        message["lobby"] = True
+        message["open_seats"] = list(match.seat_players).count(None)
     people = me_events(match, status_changed=status_changed)
     transaction.on_commit(lambda: publish(message, people), robust=True)
 
@@ -287,6 +308,7 @@ class Hub:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.matches: dict[str, set[Waiter]] = defaultdict(set)
         self.players: dict[str, set[Waiter]] = defaultdict(set)
+        self.lobby: set[Waiter] = set()  # the lobby's streams (`lobby` messages)
         self.slots: dict[str, int] = defaultdict(int)  # in-process stream slots per player
         self._ready: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
@@ -367,11 +389,25 @@ class Hub:
         if waiters:
             for waiter in [w for w in waiters if not w.offer(item)]:
                 waiters.discard(waiter)
+        if self.lobby and message.get("lobby"):
+            for waiter in [w for w in self.lobby if not w.offer(message)]:
+                self.lobby.discard(waiter)
 
     def broadcast(self, item: dict[str, Any]) -> None:
-        for group in (*self.matches.values(), *self.players.values()):
+        for group in (*self.matches.values(), *self.players.values(), self.lobby):
             for waiter in [w for w in group if not w.offer(item)]:
                 group.discard(waiter)
+
+    @contextlib.asynccontextmanager
+    async def watch_lobby(self):  # type: ignore[no-untyped-def]
+        """A waiter on the lobby's messages, registered on a confirmed subscription."""
+        await self.start()
+        waiter = Waiter()
+        self.lobby.add(waiter)
+        try:
+            yield waiter
+        finally:
+            self.lobby.discard(waiter)
 
     @contextlib.asynccontextmanager
     async def watch(self, *, match: str | None = None, player: str | None = None):  # type: ignore[no-untyped-def]

@@ -5,7 +5,8 @@ of `GET …/state`: a seat's own view, or the public view for a spectator, signe
 `spectators: public` match) and whose `id` is the match version, after every version change;
 `close` once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
 `match_finished` of any of the caller's matches, and `tournament_round` (a round they play was
-dealt), `id` = the caller's own event sequence. Both answer GET only (405 otherwise).
+dealt), `id` = the caller's own event sequence. `GET /api/v1/lobby/events`: `lobby` for every
+match that entered, changed in or left the lobby (public). All answer GET only (405 otherwise).
 
 What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect by itself):
 - match stream: a view is a snapshot, so versions are not replayed one by one. If the match is
@@ -440,6 +441,43 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     return await _with_slot(_slot_holder(request, player), _me_stream(str(player.id), after))
 
 
+@csrf_exempt
+async def lobby_events(request: HttpRequest) -> HttpResponseBase:
+    """`GET /api/v1/lobby/events`: each change of the lobby, the waiting matches of
+    `GET /matches?status=waiting` (public: signed in or not)."""
+    if (refusal := _get_only(request)) is not None:
+        return refusal
+    try:
+        player = await _blocking(request, _viewer, request)
+    except (ApplicationError, APIException) as exc:
+        return _error(exc)
+    if not _is_asgi(request):
+        return _streaming(iter([_RETRY, _LOBBY_READY, _event("close", {"reason": "reconnect"})]))
+    return await _with_slot(_slot_holder(request, player), _lobby_stream())
+
+
+_LOBBY_READY = _event("ready", {})
+_LOBBY_FIELDS = ("match", "version", "status", "open_seats")
+
+
+async def _lobby_stream() -> AsyncGenerator[bytes, None]:
+    """`ready` once the stream is subscribed (read the lobby from then on: nothing committed
+    after it is missed), then `lobby` for every match that entered the lobby, changed in it or
+    left it (status not `waiting`), `resync` when messages may have been lost. No ids: a
+    reconnect reads the lobby again after its `ready`."""
+    heartbeat = settings.LIVE_HEARTBEAT_SECONDS
+    async with events.hub().watch_lobby() as waiter:
+        yield _RETRY
+        yield _LOBBY_READY
+        async for message in _waiting(waiter, heartbeat):
+            if isinstance(message, bytes):
+                yield message
+            elif message.get("resync"):
+                yield _event("resync", {})
+            else:
+                yield _event("lobby", {name: message[name] for name in _LOBBY_FIELDS})
+
+
 async def _waiting(waiter: Any, heartbeat: float) -> AsyncIterator[bytes | dict[str, Any]]:
     """What a waiting stream gets: each message for it; a heartbeat after each quiet
     `heartbeat` seconds; for a reader too slow to keep its queue, the close, then nothing."""
@@ -573,6 +611,13 @@ _ME_EXAMPLE = (
     '"version": 13, "seat": 0}\n\n'
 )
 
+_LOBBY_EXAMPLE = (
+    "retry: 2000\n\n"
+    "event: ready\ndata: {}\n\n"
+    'event: lobby\ndata: {"match": "…", "version": 2, "status": "waiting", "open_seats": 1}\n\n'
+    'event: lobby\ndata: {"match": "…", "version": 3, "status": "active", "open_seats": 0}\n\n'
+)
+
 
 def _errors(*codes: str) -> dict[str, Any]:
     by_status: dict[str, dict[str, Any]] = {}
@@ -641,7 +686,7 @@ def _stream_operation(
 
 
 def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: bool) -> Any:
-    """Add the two event streams to the served schema."""
+    """Add the event streams to the served schema."""
     match_stream = _stream_operation(
         "matches_events",
         "Stream the caller's view of a match",
@@ -679,4 +724,18 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
             _ME_EXAMPLE,
         )
     }
+    lobby = _stream_operation(
+        "lobby_events",
+        "Stream the lobby's changes",
+        "Public (signed in or not). `ready` once subscribed: read `GET /matches?status=waiting` "
+        "then, and nothing committed after it is missed. Then event `lobby` "
+        "(`match`, `version`, `status`, `open_seats`) for every match that entered the lobby, "
+        "changed in it (a seat taken or freed) or left it (`status` `active`: it started; "
+        "`cancelled`: cancelled or expired); `resync` when events may have been lost (read "
+        "the lobby again). No event ids: after a reconnect, read the lobby again on `ready`. "
+        "Stream slots as for the match stream (429).",
+        _LOBBY_EXAMPLE,
+    )
+    lobby["parameters"] = [p for p in lobby["parameters"] if p["name"] == "ticket"]
+    result["paths"]["/api/v1/lobby/events"] = {"get": lobby}
     return result

@@ -30,4 +30,5 @@ urlpatterns = [
     # Live play (games.streams): Server-Sent Events, served by pisyedili_api.asgi.
     path("matches/<uuid:match_id>/events", streams.match_events, name="match-events"),
     path("me/events", streams.me_events, name="me-events"),
+    path("lobby/events", streams.lobby_events, name="lobby-events"),
 ]

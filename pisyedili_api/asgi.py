@@ -58,7 +58,7 @@ from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
 _Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 _Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 
-_STREAM_PATH = re.compile(r"^/api/v1/(?:matches/[0-9a-fA-F-]{36}|me)/events$")
+_STREAM_PATH = re.compile(r"^/api/v1/(?:matches/[0-9a-fA-F-]{36}|me|lobby)/events$")
 _STATE_PATH = re.compile(r"^/api/v1/matches/[0-9a-fA-F-]{36}/state$")
 
 

@@ -170,8 +170,10 @@ def _match_insert(match: Match, seats: list[Seat], *, limits_of: Player | None) 
         row.match_created_at = match.created_at  # as saved: the field is auto_now_add
     rows = Seat.objects.bulk_create(seats)
     if started:
-        events.match_version_on_commit(match, status_changed=True)
+        events.match_version_on_commit(match, status_changed=True, lobby=False)
         _after_commit_bot_turn(match)
+    else:
+        events.match_version_on_commit(match)  # a new match in the lobby
     return rows
 
 

@@ -150,3 +150,20 @@ def test_spectators_see_no_hand_at_any_step(web_client: str, spectators: None, p
         expect(by_testid(page, "match-result")).to_be_visible()
     pages.shot(watch_page, "spectator-result")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_the_lobby_shows_matches_as_they_open_and_fill(web_client: str, pages: Any) -> None:
+    """No refresh clicked: the lobby's stream (GET /lobby/events) brings each change."""
+    watcher, host, guest = Person(web_client), Person(web_client), Person(web_client)
+    page = pages.new()
+    sign_in(page, web_client, watcher)
+    lobby = by_testid(page, "lobby-list")
+    lobby.wait_for()
+    match_id = host.create(3, [])
+    row = by_testid(page, "lobby-match").and_(page.locator(f'[data-match-id="{match_id}"]'))
+    expect(row).to_have_attribute("data-open-seats", "2")
+    guest.post(f"/api/v1/matches/{match_id}/join", status=200)
+    expect(row).to_have_attribute("data-open-seats", "1")
+    host.post(f"/api/v1/matches/{match_id}/cancel", status=200)
+    expect(row).to_have_count(0)
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

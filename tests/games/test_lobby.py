@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games import tasks
+from games import events, tasks
 from games.models import Match, Seat
 from games.services import match_cancel, match_join, match_leave
 from pisyedili_api.errors import ApplicationError
@@ -131,6 +131,54 @@ def test_the_sweeper_cancels_matches_waiting_past_the_ttl(make_player, client_fo
     assert Match.objects.get(id=started["id"]).status != "cancelled"
     tasks.sweep()  # nothing more to do
     assert Match.objects.get(id=old["id"]).version == expired["version"]
+
+
+def test_each_change_of_the_lobby_is_lobby_news_and_play_is_not(
+    make_player, client_for, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """What the lobby's stream is told (games.events, `lobby` marked messages), per change."""
+    settings.MATCH_WAITING_TTL = 600
+    sent: list[dict] = []
+    monkeypatch.setattr(events, "publish", lambda message, people: sent.append(message))
+    (_, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()
+    ana, bob, cem = client_for(ta), client_for(tb), client_for(tc)
+
+    def told(act) -> list[tuple[str, int] | None]:
+        sent.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            act()
+        return [(m["status"], m["open_seats"]) if m.get("lobby") else None for m in sent if m]
+
+    table: dict = {}
+    assert told(lambda: table.update(create_match(ana, seats=3))) == [("waiting", 2)]
+    path = f"/api/v1/matches/{table['id']}"
+    assert told(lambda: bob.post(f"{path}/join")) == [("waiting", 1)]
+    assert told(lambda: bob.post(f"{path}/leave")) == [("waiting", 2)]
+    assert told(lambda: bob.post(f"{path}/join")) == [("waiting", 1)]
+    assert told(lambda: cem.post(f"{path}/join")) == [("active", 0)]
+    # Play: a match's own news, never the lobby's.
+    mover = {0: ana, 1: bob, 2: cem}[state(ana, table["id"])["turn"]]
+    view = state(mover, table["id"])
+    move = view["legal_moves"][0]
+    assert told(lambda: post_move(mover, table["id"], move, view["version"])) == [None]
+    # Seated full at its creation: never waited, never told.
+    assert told(lambda: create_match(bob, seats=2, bots=["random"])) == [None]
+    expiring = create_match(ana, seats=2)
+    Match.objects.filter(id=expiring["id"]).update(
+        created_at=timezone.now() - timedelta(seconds=601)
+    )
+    assert told(tasks.sweep) == [("cancelled", 1)]
+    cancelled = create_match(ana, seats=2)
+    assert told(lambda: ana.post(f"/api/v1/matches/{cancelled['id']}/cancel")) == [("cancelled", 1)]
+
+
+def test_the_lobby_stream_under_wsgi_says_ready_then_reconnect(api):
+    response = api.get("/api/v1/lobby/events")
+    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
+    text = b"".join(response.streaming_content).decode()
+    assert text == (
+        'retry: 2000\n\nevent: ready\ndata: {}\n\nevent: close\ndata: {"reason":"reconnect"}\n\n'
+    )
 
 
 def test_the_move_log_after_a_seq(make_player, client_for):

@@ -696,6 +696,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lobby/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the lobby's changes
+         * @description Public (signed in or not). `ready` once subscribed: read `GET /matches?status=waiting` then, and nothing committed after it is missed. Then event `lobby` (`match`, `version`, `status`, `open_seats`) for every match that entered the lobby, changed in it (a seat taken or freed) or left it (`status` `active`: it started; `cancelled`: cancelled or expired); `resync` when events may have been lost (read the lobby again). No event ids: after a reconnect, read the lobby again on `ready`. Stream slots as for the match stream (429).
+         */
+        get: operations["lobby_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3367,6 +3387,56 @@ export interface operations {
                 /** @description Resume after this event id (EventSource sends it itself). */
                 "Last-Event-ID"?: number;
             };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream (text/event-stream). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lobby_events: {
+        parameters: {
+            query?: {
+                /** @description A stream ticket (POST /api/v1/auth/stream-ticket) instead of the Authorization header; single use, 401 once used or expired. */
+                ticket?: string;
+            };
+            header?: never;
             path?: never;
             cookie?: never;
         };

@@ -201,6 +201,19 @@ export async function lobbyView(root) {
       h("section", { class: "card-panel" }, h("h2", {}, t("lobby.live")), liveList)),
   );
   await refresh();
+  // The lobby's own stream: any match entering, changing in or leaving the lobby refreshes
+  // the lists (at most every 300 ms), and so does each (re)connect's `ready`.
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let pending = null;
+  const lobbyStream = new LiveStream("/lobby/events", ["ready", "lobby", "resync"], {
+    onEvent: () => {
+      pending ??= setTimeout(() => {
+        pending = null;
+        refresh();
+      }, 300);
+    },
+    onStatus: () => {},
+  });
   if (player) {
     stream = new LiveStream("/me/events", ["ready", "your_turn", "match_started", "match_finished", "resync"], {
       onEvent: (name) => {
@@ -209,7 +222,11 @@ export async function lobbyView(root) {
       onStatus: () => {},
     });
   }
-  return () => stream?.stop();
+  return () => {
+    stream?.stop();
+    lobbyStream.stop();
+    if (pending) clearTimeout(pending);
+  };
 }
 
 async function createForm() {
