@@ -408,12 +408,13 @@ def main() -> None:
                 f" POST/s; load average {os.getloadavg()[0]:.1f}"
             )
     finally:
-        # The web servers first: a hub whose Redis went away first logs its reconnecting.
-        for procs in ([proc for _, proc in servers.values()], helpers):
+        # The web servers first, then the workers (each finishes its task), Redis last: a
+        # process whose Redis went away first logs its reconnecting, or its lost task.
+        for procs in ([proc for _, proc in servers.values()], helpers[:0:-1], helpers[:1]):
             for proc in procs:
                 os.killpg(proc.pid, signal.SIGTERM)
             for proc in procs:
-                proc.wait(timeout=30)
+                proc.wait(timeout=60)
 
 
 def start_server(
