@@ -10,7 +10,13 @@ Every service is re-exported here, so `from games.services import match_create` 
 to use.
 """
 
-from .analysis import deal_analyse, deal_analysis_request, deal_luck, match_luck_count
+from .analysis import (
+    deal_analyse,
+    deal_analysis_request,
+    deal_luck,
+    deal_skill_backfill,
+    match_luck_count,
+)
 from .lifecycle import (
     MIN_SEATS,
     WAITING_EXPIRE_BATCH,
@@ -43,6 +49,7 @@ __all__ = [
     "deal_analyse",
     "deal_analysis_request",
     "deal_luck",
+    "deal_skill_backfill",
     "deal_score",
     "idempotency_records_expire",
     "match_apply_move",

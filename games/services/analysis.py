@@ -101,16 +101,7 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
         start, k=settings.ANALYSIS_LUCK_SAMPLES, bot=analysis.REFERENCE_BOT, seed=luck_seed(deal)
     )
     cpu_seconds = time.process_time() - started
-    started = time.process_time()
-    decided = analysis.deal_skill(
-        start,
-        _deal_moves(match, deal_number)[1],
-        k=settings.ANALYSIS_SKILL_SAMPLES,
-        bot=analysis.REFERENCE_BOT,
-        seed=skill_seed(deal),
-        view="seat",
-    )
-    skill_cpu_seconds = time.process_time() - started
+    decided, skill_cpu_seconds = _deal_skill_estimate(match, deal)
     penalties: list[int] = (deal.result or {})["penalties"]
     luck = estimate.luck(penalties)
     skill = list(decided.skill)
@@ -163,6 +154,59 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
         decided.k,
         skill_cpu_seconds,
     )
+    return True
+
+
+def _deal_skill_estimate(match: Match, deal: Deal) -> tuple[analysis.DealSkill, float]:
+    """The skill estimate of a finished deal from its move log, and its CPU seconds."""
+    started = time.process_time()
+    decided = analysis.deal_skill(
+        _deal_start(match, deal),
+        _deal_moves(match, deal.number)[1],
+        k=settings.ANALYSIS_SKILL_SAMPLES,
+        bot=analysis.REFERENCE_BOT,
+        seed=skill_seed(deal),
+        view="seat",
+    )
+    return decided, time.process_time() - started
+
+
+def deal_skill_backfill(*, match_id: UUID | str, deal_number: int) -> bool:
+    """The skill of a deal whose luck rows were stored without one (games.deal_luck before the
+    skill existed): estimated as deal_luck does, stored in those rows, and counted wherever the
+    rows' luck was counted already: the players' stats, and the boards once the rows were
+    counted there (a row not counted yet brings its skill when it is). True if stored now."""
+    deal = (
+        Deal.objects.filter(match_id=match_id, number=deal_number).select_related("match").first()
+    )
+    if deal is None or not DealLuck.objects.filter(deal=deal, skill__isnull=True).exists():
+        return False
+    match = deal.match
+    decided, cpu_seconds = _deal_skill_estimate(match, deal)
+    with transaction.atomic():
+        locked = Match.objects.select_for_update().filter(id=match.id).first()
+        rows = list(DealLuck.objects.filter(deal=deal, skill__isnull=True).order_by("seat"))
+        if locked is None or not rows:
+            return False
+        for row in rows:
+            row.adjusted = decided.adjusted[row.seat]
+            row.skill = decided.skill[row.seat]
+            row.skill_samples, row.skill_view = decided.k, decided.view
+            row.skill_seed, row.skill_cpu_seconds = decided.seed, cpu_seconds
+        fields = ["adjusted", "skill", "skill_samples", "skill_view", "skill_seed"]
+        DealLuck.objects.bulk_update(rows, [*fields, "skill_cpu_seconds"])
+        # A duplicate table's rows join the stats at the settlement (deal_luck), the others'
+        # when they are stored; the boards when they are counted (counted_at).
+        in_stats = [r for r in rows if locked.seed_key is None or r.counted_at is not None]
+        player_luck_add(luck=[SeatLuck(r.player_id, None, r.skill) for r in in_stats])
+        counted = [SeatLuck(r.player_id, None, r.skill) for r in rows if r.counted_at is not None]
+        if counted and locked.finished_at is not None:
+            player_boards_luck_add(
+                seats=locked.seat_count,
+                rules=locked.rules,
+                finished_at=locked.finished_at,
+                luck=counted,
+            )
     return True
 
 

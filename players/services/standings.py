@@ -272,20 +272,24 @@ class SeatLuck(NamedTuple):
     """One seat's figures of one analysed deal (games.DealLuck), as the standings count them."""
 
     player_id: UUID
-    luck: float  # start-only: expected − penalty
+    luck: float | None  # start-only: expected − penalty; None: counted already (skill added later)
     skill: float | None  # from the seat's own decisions (DealSkill.skill); None: a row without one
 
 
 def player_luck_add(*, luck: Sequence[SeatLuck]) -> None:
     """Count analysed deals, one per seat's row: the players' luck and skill counters of their
-    stats. In player-id order, as every player-row write."""
+    stats (a None figure counts for nothing). In player-id order, as every player-row write."""
     for row in sorted(luck, key=lambda row: row.player_id):
-        skill: dict[str, Any] = {}
+        counters: dict[str, Any] = {}
+        if row.luck is not None:
+            counters |= {"luck_deals": F("luck_deals") + 1, "luck_sum": F("luck_sum") + row.luck}
         if row.skill is not None:
-            skill = {"skill_deals": F("skill_deals") + 1, "skill_sum": F("skill_sum") + row.skill}
-        Player.objects.filter(id=row.player_id).update(
-            luck_deals=F("luck_deals") + 1, luck_sum=F("luck_sum") + row.luck, **skill
-        )
+            counters |= {
+                "skill_deals": F("skill_deals") + 1,
+                "skill_sum": F("skill_sum") + row.skill,
+            }
+        if counters:
+            Player.objects.filter(id=row.player_id).update(**counters)
 
 
 def player_boards_luck_add(

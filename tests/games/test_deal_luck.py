@@ -7,6 +7,8 @@ in-process (test settings)."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from games import engine
@@ -310,3 +312,79 @@ def test_a_deal_without_a_skill_counts_in_the_luck_only(finished, api):
     assert (luck["skill_samples"], luck["skill_view"], luck["skill_seed"]) == (None, None, None)
     assert all(s["adjusted"] is None and s["skill"] is None for s in luck["seats"])
     assert all(isinstance(s["luck"], float) for s in luck["seats"])
+
+
+def _as_before_the_skill(match, *, counted: bool) -> dict[int, list[float]]:
+    """The match's luck rows as games.deal_luck stored them before the skill existed (no skill
+    figures; on the boards already if `counted`), and its players' skill counters as
+    players/0007 left them (from zero); the skill each row had, by deal."""
+    rows = DealLuck.objects.filter(match_id=match.id).order_by("deal__number", "seat")
+    had: dict[int, list[float]] = {}
+    for row in rows.select_related("deal"):
+        had.setdefault(row.deal.number, []).append(row.skill)
+    rows.update(
+        adjusted=None,
+        skill=None,
+        skill_samples=None,
+        skill_view="",
+        skill_seed="",
+        skill_cpu_seconds=None,
+        **({} if counted else {"counted_at": None}),
+    )
+    Player.objects.filter(id__in=match.seat_players).update(skill_deals=0, skill_sum=0.0)
+    BoardEntry.objects.filter(player_id__in=match.seat_players).update(
+        skill_deals=0, skill_sum=0.0, skill=None
+    )
+    return had
+
+
+def _skill_counters(match) -> list[tuple[int, float, set[tuple[int, float | None]]]]:
+    return [
+        (
+            (p := Player.objects.get(id=pid)).skill_deals,
+            round(p.skill_sum, 6),
+            {
+                (e.skill_deals, None if e.skill is None else round(e.skill, 6))
+                for e in BoardEntry.objects.filter(player_id=pid)
+            },
+        )
+        for pid in match.seat_players
+    ]
+
+
+def test_backfill_skill_gives_old_deals_their_skill_where_their_luck_counted(finished):
+    from django.core.management import call_command
+
+    _, _, match = finished
+    counted = _skill_counters(match)
+    had = _as_before_the_skill(match, counted=True)
+    assert _skill_counters(match) != counted
+    out = io.StringIO()
+    call_command("backfill_skill", stdout=out)
+    assert out.getvalue().strip().endswith("2 deals given their skill")
+    for deal, skills in had.items():
+        rows = DealLuck.objects.filter(match_id=match.id, deal__number=deal).order_by("seat")
+        assert [r.skill for r in rows] == pytest.approx(skills)  # the same seeds: the same skill
+        assert all(r.skill_view == "seat" and r.skill_seed.startswith("skill:") for r in rows)
+    assert _skill_counters(match) == counted  # the stats and the boards, as if never wiped
+    out = io.StringIO()
+    call_command("backfill_skill", stdout=out)
+    assert out.getvalue().strip() == "0 deals given their skill"
+    assert _skill_counters(match) == counted
+
+
+def test_backfill_skill_of_rows_not_on_the_boards_yet_leaves_the_boards_to_the_count(finished):
+    from games.services import deal_skill_backfill
+    from games.tasks import match_luck_count_task
+
+    _, _, match = finished
+    counted = _skill_counters(match)
+    _as_before_the_skill(match, counted=False)
+    assert deal_skill_backfill(match_id=match.id, deal_number=1) is True
+    assert deal_skill_backfill(match_id=match.id, deal_number=1) is False
+    assert deal_skill_backfill(match_id=match.id, deal_number=2) is True
+    stats_only = _skill_counters(match)
+    assert [c[:2] for c in stats_only] == [c[:2] for c in counted]  # the stats: at once
+    assert all(boards == {(0, None)} for _, _, boards in stats_only)  # the boards: not yet
+    assert match_luck_count_task.apply(args=[str(match.id)]).get() == 4
+    assert _skill_counters(match) == counted
