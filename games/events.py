@@ -146,7 +146,7 @@ def match_version_on_commit(
     }
     if lobby and in_lobby_news(match, status_changed=status_changed):
         message["lobby"] = True
-        message["open_seats"] = list(match.seat_players).count(None)
+        message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
     transaction.on_commit(lambda: publish(message, people), robust=True)
 

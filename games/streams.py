@@ -441,6 +441,10 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     return await _with_slot(_slot_holder(request, player), _me_stream(str(player.id), after))
 
 
+_LOBBY_READY = _event("ready", {})
+_LOBBY_FIELDS = ("match", "version", "status", "open_seats")
+
+
 @csrf_exempt
 async def lobby_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/lobby/events`: each change of the lobby, the waiting matches of
@@ -454,10 +458,6 @@ async def lobby_events(request: HttpRequest) -> HttpResponseBase:
     if not _is_asgi(request):
         return _streaming(iter([_RETRY, _LOBBY_READY, _event("close", {"reason": "reconnect"})]))
     return await _with_slot(_slot_holder(request, player), _lobby_stream())
-
-
-_LOBBY_READY = _event("ready", {})
-_LOBBY_FIELDS = ("match", "version", "status", "open_seats")
 
 
 async def _lobby_stream() -> AsyncGenerator[bytes, None]:
@@ -641,8 +641,23 @@ def _errors(*codes: str) -> dict[str, Any]:
 
 
 def _stream_operation(
-    operation_id: str, summary: str, description: str, example: str
+    operation_id: str, summary: str, description: str, example: str, *, resumes: bool = True
 ) -> dict[str, Any]:
+    """A stream's operation; `resumes`: it takes Last-Event-ID (400 `invalid` when malformed)."""
+    resume = [
+        {
+            "in": "query",
+            "name": "last_event_id",
+            "schema": {"type": "integer", "minimum": 0},
+            "description": "As Last-Event-ID, for a first connect (the header wins).",
+        },
+        {
+            "in": "header",
+            "name": "Last-Event-ID",
+            "schema": {"type": "integer", "minimum": 0},
+            "description": "Resume after this event id (EventSource sends it itself).",
+        },
+    ]
     return {
         "operationId": operation_id,
         "summary": summary,
@@ -657,18 +672,7 @@ def _stream_operation(
                 "description": "A stream ticket (POST /api/v1/auth/stream-ticket) instead of "
                 "the Authorization header; single use, 401 once used or expired.",
             },
-            {
-                "in": "query",
-                "name": "last_event_id",
-                "schema": {"type": "integer", "minimum": 0},
-                "description": "As Last-Event-ID, for a first connect (the header wins).",
-            },
-            {
-                "in": "header",
-                "name": "Last-Event-ID",
-                "schema": {"type": "integer", "minimum": 0},
-                "description": "Resume after this event id (EventSource sends it itself).",
-            },
+            *(resume if resumes else []),
         ],
         "responses": {
             "200": {
@@ -680,7 +684,7 @@ def _stream_operation(
                     }
                 },
             },
-            **_errors("invalid", "not_authenticated", "throttled"),
+            **_errors(*(["invalid"] if resumes else []), "not_authenticated", "throttled"),
         },
     }
 
@@ -735,7 +739,7 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         "the lobby again). No event ids: after a reconnect, read the lobby again on `ready`. "
         "Stream slots as for the match stream (429).",
         _LOBBY_EXAMPLE,
+        resumes=False,
     )
-    lobby["parameters"] = [p for p in lobby["parameters"] if p["name"] == "ticket"]
     result["paths"]["/api/v1/lobby/events"] = {"get": lobby}
     return result

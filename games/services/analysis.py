@@ -101,7 +101,7 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
         start, k=settings.ANALYSIS_LUCK_SAMPLES, bot=analysis.REFERENCE_BOT, seed=luck_seed(deal)
     )
     cpu_seconds = time.process_time() - started
-    decided, skill_cpu_seconds = _deal_skill_estimate(match, deal)
+    decided, skill_cpu_seconds = _deal_skill_estimate(match, deal, start)
     penalties: list[int] = (deal.result or {})["penalties"]
     luck = estimate.luck(penalties)
     skill = list(decided.skill)
@@ -157,11 +157,14 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
     return True
 
 
-def _deal_skill_estimate(match: Match, deal: Deal) -> tuple[analysis.DealSkill, float]:
-    """The skill estimate of a finished deal from its move log, and its CPU seconds."""
+def _deal_skill_estimate(
+    match: Match, deal: Deal, start: engine.State
+) -> tuple[analysis.DealSkill, float]:
+    """The skill estimate of a finished deal dealt as `start`, from its move log, and its CPU
+    seconds."""
     started = time.process_time()
     decided = analysis.deal_skill(
-        _deal_start(match, deal),
+        start,
         _deal_moves(match, deal.number)[1],
         k=settings.ANALYSIS_SKILL_SAMPLES,
         bot=analysis.REFERENCE_BOT,
@@ -182,7 +185,7 @@ def deal_skill_backfill(*, match_id: UUID | str, deal_number: int) -> bool:
     if deal is None or not DealLuck.objects.filter(deal=deal, skill__isnull=True).exists():
         return False
     match = deal.match
-    decided, cpu_seconds = _deal_skill_estimate(match, deal)
+    decided, cpu_seconds = _deal_skill_estimate(match, deal, _deal_start(match, deal))
     with transaction.atomic():
         locked = Match.objects.select_for_update().filter(id=match.id).first()
         rows = list(DealLuck.objects.filter(deal=deal, skill__isnull=True).order_by("seat"))

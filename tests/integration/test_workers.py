@@ -107,8 +107,8 @@ def test_b_bots_only_match_completes(make_player, stack):
     assert_match_intact(str(match.id))
     bot = Player.objects.get(username="bot-random-1")
     assert bot.matches == 1 and bot.deals_played == 2
-    # The analysis queue's work (each deal's luck and skill, then their count on the boards)
-    # goes on after the settlement: it ends before the test's database is flushed.
+    # The analysis queue's work goes on after the settlement, and ends: each deal's luck and
+    # skill, then their count on the boards.
     wait_for(
         lambda: DealLuck.objects.filter(match_id=match.id, counted_at__isnull=False).count() == 6,
         90,

@@ -115,24 +115,18 @@ class Stack:
 
         from pisyedili_api.celery import app
 
-        client = redis.Redis.from_url(self.redis.url, socket_timeout=2)
-        try:
-            queued = sum(
-                client.llen(queue)
-                for queue in (
-                    self.bot_queue,
-                    self.scoring_queue,
-                    self.analysis_queue,
-                    self.default_queue,
-                )
-            )
-        finally:
-            client.close()
-        if queued:
-            return False
+        # The worker first: a task that finished has sent the tasks it sends (on its commit),
+        # so the queues read after it hold them.
         inspect = app.control.inspect(timeout=1.0)
         active, reserved = inspect.active(), inspect.reserved()
-        return bool(active) and not any(active.values()) and not any((reserved or {}).values())
+        if not active or any(active.values()) or any((reserved or {}).values()):
+            return False
+        client = redis.Redis.from_url(self.redis.url, socket_timeout=2)
+        try:
+            queues = (self.bot_queue, self.scoring_queue, self.analysis_queue, self.default_queue)
+            return not any(client.llen(queue) for queue in queues)
+        finally:
+            client.close()
 
     def settle(self, timeout: float = 120) -> None:
         """Wait for the worker, if it runs, to finish what the test left it: a task that writes

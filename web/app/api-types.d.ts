@@ -3451,15 +3451,6 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `invalid` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
