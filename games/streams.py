@@ -701,7 +701,9 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         "match has moved past it, then every newer version. A signed-in caller holds at most "
         "LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP "
         "(429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no "
-        "seat.",
+        "seat. Each of the event routes also opens as a WebSocket on the same path, with the "
+        'same auth, resume, slots and errors: one JSON text message per event, `{"event", '
+        '"id", "data"}` (docs/api.md "The same streams over WebSocket").',
         _SSE_EXAMPLE,
     )
     match_stream["parameters"].append(

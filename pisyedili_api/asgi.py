@@ -19,6 +19,10 @@ Django's ASGI handler with these differences:
 - A waiting long-poll resolves to the async view games.streams.match_state_long_poll
   (pisyedili_api.urls_live) instead of the DRF view, so it awaits the hub; every other request
   resolves as under WSGI.
+- A WebSocket on a stream's path (`ws://…/api/v1/matches/{id}/events`, `…/me/events`,
+  `…/lobby/events`) is answered by the same view as the stream, middleware, authentication and
+  stream slots included, and speaks the same events, one JSON text message each
+  (`_websocket`); a refusal is the same HTTP status and JSON error body as the stream's.
 Every middleware must be async-capable: Django runs an async view through a sync-only one on
 ONE thread of the process, so a waiting long-poll would hold that thread for its whole wait and
 every other stream and long-poll of the process would queue behind it (a warning names them).
@@ -26,12 +30,13 @@ The lifespan startup subscribes the process's hub, so the first stream does not 
 """
 
 import asyncio
+import io
 import logging
 import os
 import re
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import IO, Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pisyedili_api.settings")
 os.environ.setdefault("DATABASE_POOL", "1")
@@ -40,6 +45,7 @@ import django  # noqa: E402
 
 django.setup(set_prefix=False)
 
+import orjson  # noqa: E402
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core import signals  # noqa: E402
@@ -48,17 +54,22 @@ from django.core.handlers.asgi import ASGIHandler, ASGIRequest, get_script_prefi
 from django.core.handlers.base import BaseHandler  # noqa: E402
 from django.http import HttpResponseBase  # noqa: E402
 from django.urls import set_script_prefix  # noqa: E402
+from django.utils import translation  # noqa: E402
 from django.utils.functional import cached_property  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
+from django.utils.translation import gettext_noop  # noqa: E402
 
 from games import events  # noqa: E402
 from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
+from pisyedili_api.errors import error_body  # noqa: E402
 
 # The ASGI callables, as django-stubs names them for ASGIHandler.
 _Receive = Callable[[], Awaitable[Mapping[str, Any]]]
 _Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 
 _STREAM_PATH = re.compile(r"^/api/v1/(?:matches/[0-9a-fA-F-]{36}|me|lobby)/events$")
+# A WebSocket's Origin that the CORS settings do not allow (403 `forbidden`).
+_ORIGIN_REFUSED = gettext_noop("This origin may not open a WebSocket here (CORS_ALLOWED_ORIGINS).")
 _STATE_PATH = re.compile(r"^/api/v1/matches/[0-9a-fA-F-]{36}/state$")
 
 
@@ -87,6 +98,9 @@ class LiveASGIHandler(ASGIHandler):
                 return
         if scope["type"] == "http":
             await self._plain(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
             return
         await super().__call__(scope, receive, send)
 
@@ -136,6 +150,19 @@ class LiveASGIHandler(ASGIHandler):
             request.urlconf = "pisyedili_api.urls_live"  # type: ignore[attr-defined]
         return created
 
+    async def _stream_response(
+        self, scope: dict[str, Any], body_file: IO[bytes]
+    ) -> HttpResponseBase:
+        """The stream view's response (middleware included), as ASGIHandler.handle gets it."""
+        set_script_prefix(get_script_prefix(scope))
+        await signals.request_started.asend(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = await self.run_get_response(request)
+        body_file.close()
+        assert response is not None
+        return response
+
     async def _stream(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
         """As ASGIHandler.handle, but an EventStreamResponse's events are sent from here, with
         nothing of the request kept while the stream waits."""
@@ -143,14 +170,8 @@ class LiveASGIHandler(ASGIHandler):
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
-        set_script_prefix(get_script_prefix(scope))
-        await signals.request_started.asend(sender=self.__class__, scope=scope)
-        request, response = self.create_request(scope, body_file)
-        if request is not None:
-            response = await self.run_get_response(request)
-        body_file.close()
-        del request, body_file
-        assert response is not None
+        response = await self._stream_response(scope, body_file)
+        del body_file
         events_ = response.events if isinstance(response, EventStreamResponse) else None
         if not isinstance(events_, AsyncGenerator):
             await self.send_response(response, send)
@@ -167,6 +188,40 @@ class LiveASGIHandler(ASGIHandler):
         await sync_to_async(response.close)()
         del response, start, cookies
         await _send_events(events_, receive, send)
+
+    async def _websocket(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
+        """A WebSocket on a stream's path: the stream's view answers it as a GET of that path
+        (the same query: `ticket`, `last_event_id`; the same headers: `Authorization`,
+        `Last-Event-ID`). Accepted, each of the stream's events is one text message
+        (`_ws_message`), and the socket is closed (1000) where the stream ends. Refused (any
+        other path, an origin CORS_ALLOWED_ORIGINS does not allow, or the view's error: 400,
+        401, 403, 404, 429), the handshake gets the view's HTTP status and JSON error body."""
+        if (await receive())["type"] != "websocket.connect":
+            return  # the client left before the handshake
+        http = {**scope, "type": "http", "method": "GET"}
+        http["scheme"] = "https" if scope.get("scheme") == "wss" else "http"
+        refusal = (
+            (404, "not_found", None)
+            if not _STREAM_PATH.match(scope["path"])
+            else (None if _origin_allowed(scope) else (403, "forbidden", _ORIGIN_REFUSED))
+        )
+        if refusal is not None:
+            status, code, message = refusal
+            request, _ = self.create_request(http, io.BytesIO())
+            language = translation.get_language_from_request(request) if request else None
+            with translation.override(language or settings.LANGUAGE_CODE):
+                await _ws_refuse(scope, send, status, error_body(code, message))
+            return
+        response = await self._stream_response(http, io.BytesIO())
+        events_ = response.events if isinstance(response, EventStreamResponse) else None
+        if not isinstance(events_, AsyncGenerator):
+            await _ws_refuse(scope, send, response.status_code, None, response)
+            await sync_to_async(response.close)()
+            return
+        await send({"type": "websocket.accept"})
+        await sync_to_async(response.close)()
+        del response
+        await _send_ws_events(events_, receive, send)
 
     async def _lifespan(self, receive: _Receive, send: _Send) -> None:
         while True:
@@ -202,6 +257,93 @@ async def _send_events(body: AsyncGenerator[bytes, None], receive: _Receive, sen
         async for chunk in body:
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except asyncio.CancelledError:
+        if not gone.done() or gone.cancelled():
+            raise  # not the client: the server is stopping
+        task.uncancel()
+    finally:
+        sending = False
+        gone.cancel()
+        await body.aclose()
+
+
+def _origin_allowed(scope: Mapping[str, Any]) -> bool:
+    """A browser's WebSocket (it sends `Origin`) from an origin the CORS settings allow; a
+    client that sends no Origin is no browser page and is not bound by them, as for CORS."""
+    from corsheaders.conf import conf
+    from corsheaders.middleware import CorsMiddleware
+
+    origin = dict(scope.get("headers", ())).get(b"origin", b"").decode("latin-1")
+    if not origin or conf.CORS_ALLOW_ALL_ORIGINS:
+        return True
+    cors = CorsMiddleware(lambda _: None)  # type: ignore[arg-type]
+    return cors.origin_found_in_white_lists(origin, urlsplit(origin))
+
+
+async def _ws_refuse(
+    scope: Mapping[str, Any],
+    send: _Send,
+    status: int,
+    body: dict[str, Any] | None,
+    response: HttpResponseBase | None = None,
+) -> None:
+    """Refuse a WebSocket handshake with `status` and a JSON error body (`body`, or the
+    `response`'s own), where the server can answer the handshake with an HTTP response (the
+    ASGI extension `websocket.http.response`: uvicorn's); else close it (4000 + status)."""
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 4000 + status})
+        return
+    content = orjson.dumps(body) if body is not None else getattr(response, "content", b"")
+    headers = [(b"content-type", b"application/json")]
+    for name in ("WWW-Authenticate", "Retry-After"):
+        if response is not None and name in response:
+            headers.append((name.lower().encode(), response[name].encode("latin-1")))
+    await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": content})
+
+
+_WS_HEARTBEAT = '{"event":"heartbeat"}'
+
+
+def _ws_message(block: bytes) -> str | None:
+    """One event of the stream's text/event-stream form as a WebSocket message:
+    `{"event": …, "id": …, "data": …}` (`id` only where the event has one), the heartbeat
+    comment as `{"event": "heartbeat"}`; None for what only EventSource reads (`retry`). Each
+    `data` is one line of JSON (games.streams._event), so it is carried over as it is."""
+    if block.startswith(b":"):
+        return _WS_HEARTBEAT
+    fields = dict(line.split(b": ", 1) for line in block.split(b"\n") if b": " in line)
+    if b"event" not in fields:
+        return None
+    head = b'{"event":' + orjson.dumps(fields[b"event"].decode())
+    if b"id" in fields:
+        head += b',"id":' + orjson.dumps(int(fields[b"id"]))
+    return (head + b',"data":' + fields.get(b"data", b"null") + b"}").decode()
+
+
+async def _send_ws_events(
+    body: AsyncGenerator[bytes, None], receive: _Receive, send: _Send
+) -> None:
+    """Send `body`'s events as WebSocket messages until it ends (then close, 1000) or the
+    client goes away, which cancels this task and closes `body`. What the client sends is
+    read and ignored (the events go one way, as a stream's)."""
+    task = asyncio.current_task()
+    assert task is not None
+    sending = True
+
+    async def until_disconnect() -> None:
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+        if sending:
+            task.cancel()
+
+    gone = asyncio.ensure_future(until_disconnect())
+    try:
+        async for chunk in body:
+            for block in chunk.split(b"\n\n"):
+                if block and (message := _ws_message(block)) is not None:
+                    await send({"type": "websocket.send", "text": message})
+        await send({"type": "websocket.close", "code": 1000})
     except asyncio.CancelledError:
         if not gone.done() or gone.cancelled():
             raise  # not the client: the server is stopping

@@ -665,7 +665,7 @@ export interface paths {
         };
         /**
          * Stream the caller's view of a match
-         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `close` when the match is over. Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat.
+         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `close` when the match is over. Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat. Each of the event routes also opens as a WebSocket on the same path, with the same auth, resume, slots and errors: one JSON text message per event, `{"event", "id", "data"}` (docs/api.md "The same streams over WebSocket").
          */
         get: operations["matches_events"];
         put?: never;

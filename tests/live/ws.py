@@ -1,0 +1,79 @@
+"""A WebSocket reader for the live tests (the streams' WebSocket form, pisyedili_api.asgi).
+
+As tests/live/sse.py for event streams: every message is scanned for hidden information
+(tests/leakscan.py) as the viewer that opened the socket, as it arrives; a leak fails the test.
+A refused handshake keeps its HTTP status and body. `sse.close_all()` closes the sockets a test
+left open too."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+
+from tests import leakscan
+
+from . import sse
+
+
+@dataclass
+class Message:
+    event: str
+    data: Any
+    id: int | None
+
+
+class Socket:
+    """`url` (ws://…) opened with `headers` (and an `Origin`, as a browser sends); `status` is
+    101 once open, else the refusal's HTTP status with its JSON `body`."""
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None, origin: str | None = None):
+        self.url = url
+        self.body: Any = None
+        self.close_code: int | None = None
+        self._viewer = leakscan.viewer_of(url, headers or {})
+        self._ws: ClientConnection | None = None
+        self._open = ExitStack()
+        try:
+            self._ws = self._open.enter_context(
+                connect(
+                    url,
+                    additional_headers=headers,
+                    origin=origin,  # type: ignore[arg-type]
+                    proxy=None,
+                    open_timeout=20,
+                )
+            )
+            self.status = 101
+        except InvalidStatus as exc:
+            self.status = exc.response.status_code
+            self.body = orjson.loads(exc.response.body or b"null")
+        sse._OPEN.append(self)  # type: ignore[arg-type]
+
+    def next(self, timeout: float = 10, *, heartbeats: bool = False) -> Message | str | None:
+        """The next message (None: the server closed the socket, `close_code` set); heartbeats
+        are skipped unless asked for."""
+        assert self._ws is not None, f"{self.url} was refused: {self.status} {self.body}"
+        while True:
+            try:
+                raw = self._ws.recv(timeout)
+            except ConnectionClosed as exc:
+                self.close_code = exc.rcvd.code if exc.rcvd is not None else None
+                return None
+            message = orjson.loads(raw)
+            if message["event"] == "heartbeat":
+                assert set(message) == {"event"}, message
+                if heartbeats:
+                    return "heartbeat"
+                continue
+            assert set(message) <= {"event", "id", "data"}, message
+            item = Message(message["event"], message.get("data"), message.get("id"))
+            leakscan.VIOLATIONS.extend(leakscan.scan_event(self.url, item.data, self._viewer))
+            return item
+
+    def close(self) -> None:
+        self._open.close()
