@@ -28,3 +28,7 @@ def post_worker_init(worker):
     # The worker's only call site of write_error is Worker.handle_error (gunicorn 23.0.0,
     # pinned); tests/integration/test_gunicorn_errors.py checks the answer end to end.
     util.write_error = write_json_error
+    # The application is loaded: what it loaded is never walked by the collector again.
+    from pisyedili_api.heap import freeze_startup_heap
+
+    freeze_startup_heap()

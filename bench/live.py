@@ -8,7 +8,8 @@ free port) and a private redis-server (a free port): uvicorn pisyedili_api.asgi 
 Each phase opens N idle clients, then 16 active clients (8 two-seat matches) play for
 `--seconds`: each holds the event stream of its match and moves when an event says it is on
 turn. Phases: N idle *streams* (`GET …/events` on idle matches), then N idle *long-polls*
-(`GET …/state?after_version=V&wait=25`, asked again when answered). Printed per phase: move
+(`GET …/state?after_version=V&wait=25`, asked again when answered); `--modes sockets`: N idle
+WebSockets on the streams' paths (their WebSocket form). Printed per phase: move
 POST p50/p99, move → event delivery p50/p99 (POST sent → the opponent's event arrived),
 errors, server RSS per 1,000 idle connections (uvicorn processes, before/after opening them),
 PostgreSQL connections in use, the CPU a move costs each tier (web, PostgreSQL, workers, Redis,
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import os
 import resource
@@ -213,6 +215,8 @@ class Stack:
         if self.trace is None:
             return stages
         for path in self.trace.parent.glob(f"{self.trace.name}.*"):
+            if not path.name.removeprefix(f"{self.trace.name}.").isdigit():
+                continue  # not a push trace (the collector's: gc_pauses)
             for line in path.read_text().splitlines():
                 at, got, woke, read, sent = (float(x) for x in line.split())
                 if not start <= at <= end:
@@ -221,6 +225,21 @@ class Stack:
                 for name, a, b in TRACE_STAGES:
                     stages[name].append((marks[b] - marks[a]) * 1000)
         return stages
+
+    def gc_pauses(self, start: float, end: float) -> dict[str, dict[int, list[float]]]:
+        """The servers' garbage collections in [start, end] (--trace; pisyedili_api.heap): per
+        tier (web, workers), per generation, each collection's pause in ms."""
+        pauses: dict[str, dict[int, list[float]]] = {"web": {}, "workers": {}}
+        if self.trace is None:
+            return pauses
+        web = set(child_pids(self.web.pid))
+        for path in self.trace.parent.glob(f"{self.trace.name}.gc.*"):
+            tier = "web" if int(path.name.rsplit(".", 1)[1]) in web else "workers"
+            for line in path.read_text().splitlines():
+                at, generation, ms = line.split()
+                if start <= float(at) <= end:
+                    pauses[tier].setdefault(int(generation), []).append(float(ms))
+        return pauses
 
     def pg_connections(self) -> int:
         import psycopg
@@ -407,6 +426,54 @@ async def idle_stream(port: int, match: str, token: str, idle: Idle, ready: asyn
         ready.set()
 
 
+async def ws_frame(reader: Any, writer: Any) -> bytes:
+    """The payload of the server's next data frame (RFC 6455: unmasked, unfragmented here);
+    a ping is answered with its pong (uvicorn closes a socket that does not answer), a close
+    ends the socket."""
+    while True:
+        head = await reader.readexactly(2)
+        opcode, size = head[0] & 0x0F, head[1] & 0x7F
+        if size == 126:
+            size = int.from_bytes(await reader.readexactly(2), "big")
+        elif size == 127:
+            size = int.from_bytes(await reader.readexactly(8), "big")
+        payload = bytes(await reader.readexactly(size))
+        if opcode == 0x9:  # ping: a pong, masked as every client frame is
+            mask = os.urandom(4)
+            masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+            writer.write(bytes([0x8A, 0x80 | len(payload)]) + mask + masked)
+        elif opcode == 0x8:
+            raise ConnectionError("closed")
+        else:
+            return payload
+
+
+async def idle_socket(port: int, match: str, token: str, idle: Idle, ready: asyncio.Event) -> None:
+    """An idle client on the match stream's WebSocket form, with a handshake and frames by
+    hand (thousands of them must be cheap)."""
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        idle.writers.append(writer)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            f"GET /api/v1/matches/{match}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nAuthorization: Token {token}\r\n\r\n".encode()
+        )
+        status = int((await reader.readline()).split()[1])
+        await headers(reader)
+        if status != 101:
+            raise ConnectionError(status)
+        await ws_frame(reader, writer)  # the first view: the socket is held
+        idle.held += 1
+        ready.set()
+        while True:
+            await ws_frame(reader, writer)
+    except (OSError, ConnectionError, asyncio.IncompleteReadError, IndexError):
+        idle.errors += 1
+        ready.set()
+
+
 async def idle_poll(
     port: int, match: str, version: int, token: str, idle: Idle, ready: asyncio.Event
 ) -> None:
@@ -448,6 +515,8 @@ async def open_idle(
         async with gate:
             if mode == "streams":
                 coro = idle_stream(port, match, token, idle, ready)
+            elif mode == "sockets":
+                coro = idle_socket(port, match, token, idle, ready)
             else:
                 coro = idle_poll(port, match, version, token, idle, ready)
             idle.tasks.append(asyncio.create_task(coro))
@@ -601,6 +670,7 @@ async def run_phase(
     await close_idle(idle)
     return {
         "stages": stack.push_stages(began, ended),
+        "gc": stack.gc_pauses(began, ended),
         "mode": mode,
         "n": n,
         "think": think,
@@ -668,6 +738,23 @@ def report(results: list[dict[str, Any]]) -> None:
                 for ms in (r["stages"][name] for name, _, _ in TRACE_STAGES)
             ]
             print(f"{r['mode']:>8} {r['n']:>6} " + " ".join(f"{c:>21}" for c in cells))
+    if any(r["gc"]["web"] or r["gc"]["workers"] for r in results):
+        print(
+            "\nGarbage collections in the phase (--trace; pisyedili_api.heap): count / longest"
+            " pause in ms, per generation, all processes of the tier"
+        )
+        print(
+            f"{'phase':>8} {'N':>6} {'tier':>8} " + " ".join(f"{f'gen {g}':>15}" for g in range(3))
+        )
+        for r in results:
+            for tier, found in r["gc"].items():
+                cells = [
+                    f"{len(found.get(g, [])):>5} / {max(found.get(g, [0.0])):>6.1f}"
+                    for g in range(3)
+                ]
+                print(
+                    f"{r['mode']:>8} {r['n']:>6} {tier:>8} " + " ".join(f"{c:>15}" for c in cells)
+                )
     print("\nTargets (docs: issue 'Live play at scale'):")
     streams = [r for r in results if r["mode"] == "streams"]
     if not streams:
@@ -720,7 +807,12 @@ def report(results: list[dict[str, Any]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--idle", default="0,1000,5000,10000", help="idle client counts")
-    parser.add_argument("--modes", default="streams,polls")
+    parser.add_argument(
+        "--modes",
+        default="streams,polls",
+        help="what the idle clients hold: streams (SSE), polls (long-polls), sockets (the "
+        "streams' WebSocket form)",
+    )
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--active", type=int, default=16)
@@ -731,8 +823,9 @@ def main() -> None:
     parser.add_argument(
         "--trace",
         action="store_true",
-        help="also print where a push's time goes on the server (LIVE_TRACE_FILE; it costs a "
-        "little: compare the main table with a run without it)",
+        help="also print where a push's time goes on the server, and the servers' garbage "
+        "collections with their longest pauses (LIVE_TRACE_FILE; it costs a little: compare the "
+        "main table with a run without it)",
     )
     parser.add_argument(
         "--analysis",

@@ -26,7 +26,8 @@ Django's ASGI handler with these differences:
 Every middleware must be async-capable: Django runs an async view through a sync-only one on
 ONE thread of the process, so a waiting long-poll would hold that thread for its whole wait and
 every other stream and long-poll of the process would queue behind it (a warning names them).
-The lifespan startup subscribes the process's hub, so the first stream does not wait for it.
+The lifespan startup subscribes the process's hub, so the first stream does not wait for it,
+and freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap).
 """
 
 import asyncio
@@ -62,6 +63,7 @@ from django.utils.translation import gettext_noop  # noqa: E402
 from games import events  # noqa: E402
 from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
 from pisyedili_api.errors import error_body  # noqa: E402
+from pisyedili_api.heap import freeze_startup_heap  # noqa: E402
 
 # The ASGI callables, as django-stubs names them for ASGIHandler.
 _Receive = Callable[[], Awaitable[Mapping[str, Any]]]
@@ -232,6 +234,7 @@ class LiveASGIHandler(ASGIHandler):
                 except Exception as exc:
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
+                freeze_startup_heap()  # what the process loaded is never walked again
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await events.hub().stop()
