@@ -5,6 +5,7 @@ needed at run time."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from websockets.sync.client import connect
 
 from tests.backing_services import free_port
 
@@ -148,6 +150,13 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
         second = _next_event(lines)
         assert second["event"] == "state"
         assert int(second["id"]) > version
+    # The stream's WebSocket form, as a browser opens it (asking for compression): the same
+    # view, uncompressed (README "Live play": compression costs memory per socket).
+    url = make_run.replace("http://", "ws://") + f"/api/v1/matches/{match['id']}/events"
+    with connect(url, additional_headers=auth, compression="deflate", proxy=None) as socket:
+        assert "Sec-WebSocket-Extensions" not in socket.response.headers
+        state = json.loads(socket.recv(timeout=10))
+        assert state["event"] == "state" and state["id"] >= int(second["id"])
 
 
 def _next_event(lines: Iterator[str]) -> dict[str, str]:
