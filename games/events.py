@@ -31,6 +31,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -63,15 +64,25 @@ end
 return 1
 """
 
-# A stream slot per open stream, per player, in a sorted set scored by expiry: a process that
-# dies leaves slots that lapse after LIVE_HEARTBEAT_SECONDS × 3 (each hub refreshes the slots of
-# its open streams).
+# A stream slot per open stream, per holder (a player, or an anonymous spectator's address): a
+# member `<process>|<n>` of the holder's set. A slot lives while its process's lease lives
+# (`<prefix>:stream-lease:<process>`, LIVE_HEARTBEAT_SECONDS × 3, renewed by the process every
+# LIVE_HEARTBEAT_SECONDS in one command, however many streams it holds): the slots of a process
+# that died are not counted, and the holder's next take clears them (the sets have no expiry:
+# a stream open for days still counts). KEYS[1]: the holder's set; ARGV: the lease key prefix,
+# the cap, the new member.
 _SLOT_LUA = """
 local key = KEYS[1]
-redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
-if redis.call('ZCARD', key) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', key, ARGV[3], ARGV[4])
-redis.call('EXPIRE', key, ARGV[5])
+local live, alive = 0, {}
+for _, member in ipairs(redis.call('SMEMBERS', key)) do
+  local process = string.match(member, '^(.*)|')
+  if alive[process] == nil then
+    alive[process] = redis.call('EXISTS', ARGV[1] .. process) == 1
+  end
+  if alive[process] then live = live + 1 else redis.call('SREM', key, member) end
+end
+if live >= tonumber(ARGV[2]) then return 0 end
+redis.call('SADD', key, ARGV[3])
 return 1
 """
 
@@ -315,6 +326,8 @@ class Hub:
         self._client: Any = None
         self._slot_script: Any = None
         self._slot_ids = itertools.count()
+        # This process's slots in Redis: their prefix (unique per hub, on any host) and lease.
+        self._process = uuid.uuid4().hex
         self._held: dict[str, str] = {}  # slot -> player, of this process's open streams (Redis)
         self._refresher: asyncio.Task[None] | None = None
 
@@ -434,16 +447,16 @@ class Hub:
         await self.start()
         if limit is None:
             limit = settings.LIVE_STREAMS_PER_PLAYER
-        slot = f"{id(self)}:{next(self._slot_ids)}"
+        slot = f"{self._process}|{next(self._slot_ids)}"
         if self._client is None:
             if self.slots[player] >= limit:
                 return None
             self.slots[player] += 1
             return slot
-        now = time.time()
+        if not self._held:  # the first slot, or the first since the lease may have lapsed
+            await self._lease_renew()
         taken = await self._slot_script(
-            keys=[self._slot_key(player)],
-            args=[now, limit, now + self._slot_life(), slot, 3600],
+            keys=[self._slot_key(player)], args=[self._lease_prefix(), limit, slot]
         )
         if not taken:
             return None
@@ -451,20 +464,34 @@ class Hub:
         return slot
 
     async def _refresh_slots(self) -> None:
-        """Every LIVE_HEARTBEAT_SECONDS, push back the expiry of every slot this process holds,
-        in one pipeline (not one Redis call per stream per heartbeat)."""
+        """Every LIVE_HEARTBEAT_SECONDS, renew this process's lease: one command, however many
+        slots it holds (renewing each slot held a loop for 0.17 s at 9,500 streams). A lease
+        found lapsed (Redis was away longer than its life) may have had its slots cleared by
+        another process: they are added again."""
         while True:
             await asyncio.sleep(settings.LIVE_HEARTBEAT_SECONDS)
             if not self._held:
                 continue
-            expiry = time.time() + self._slot_life()
             try:
-                async with self._client.pipeline(transaction=False) as pipe:
-                    for slot, player in list(self._held.items()):
-                        pipe.zadd(self._slot_key(player), {slot: expiry}, xx=True)
-                    await pipe.execute()
+                if not await self._lease_renew():
+                    await self._slots_restore()
             except Exception:  # Redis away: the slots lapse, the streams go on
                 logger.warning("live stream slots not refreshed", exc_info=True)
+
+    async def _lease_renew(self) -> bool:
+        """Set this process's lease for another slot life; whether it was still alive."""
+        life = int(self._slot_life() * 1000)
+        return await self._client.set(self._lease_key(), 1, px=life, get=True) is not None
+
+    async def _slots_restore(self, chunk: int = 1000) -> None:
+        """Add this process's held slots back, in chunks (each a round trip the loop waits
+        out, not a stall of the loop)."""
+        held = list(self._held.items())
+        for start in range(0, len(held), chunk):
+            async with self._client.pipeline(transaction=False) as pipe:
+                for slot, player in held[start : start + chunk]:
+                    pipe.sadd(self._slot_key(player), slot)
+                await pipe.execute()
 
     async def slot_give_back(self, player: str, slot: str) -> None:
         if self._client is None:
@@ -474,10 +501,17 @@ class Hub:
             return
         self._held.pop(slot, None)
         with contextlib.suppress(Exception):
-            await self._client.zrem(self._slot_key(player), slot)
+            await self._client.srem(self._slot_key(player), slot)
 
     def _slot_key(self, player: str) -> str:
-        return f"{_prefix()}:streams:{player}"
+        return f"{_prefix()}:stream-slots:{player}"
+
+    @staticmethod
+    def _lease_prefix() -> str:
+        return f"{_prefix()}:stream-lease:"
+
+    def _lease_key(self) -> str:
+        return self._lease_prefix() + self._process
 
     @staticmethod
     def _slot_life() -> float:
