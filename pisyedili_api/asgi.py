@@ -245,28 +245,45 @@ class LiveASGIHandler(ASGIHandler):
 
 async def _send_events(body: AsyncGenerator[bytes, None], receive: _Receive, send: _Send) -> None:
     """Send `body`'s chunks until it ends or the client goes away (uvicorn's `receive` answers
-    `http.disconnect` then), which cancels this task and closes `body`."""
+    `http.disconnect` then)."""
+
+    async def chunks() -> AsyncGenerator[Mapping[str, Any], None]:
+        async for chunk in body:
+            yield {"type": "http.response.body", "body": chunk, "more_body": True}
+        yield {"type": "http.response.body", "body": b"", "more_body": False}
+
+    await _send_until_gone(body, chunks(), receive(), send)
+
+
+async def _send_until_gone(
+    body: AsyncGenerator[bytes, None],
+    messages: AsyncGenerator[Mapping[str, Any], None],
+    gone: Awaitable[Any],
+    send: _Send,
+) -> None:
+    """Send `messages` (made of a stream's `body`) until they end or `gone` is done (the client
+    went away), which cancels this task; `body` is closed either way."""
     task = asyncio.current_task()
     assert task is not None
     sending = True
 
-    def on_disconnect(_: object) -> None:
+    def on_gone(_: object) -> None:
         if sending:
             task.cancel()
 
-    gone = asyncio.ensure_future(receive())
-    gone.add_done_callback(on_disconnect)
+    left = asyncio.ensure_future(gone)
+    left.add_done_callback(on_gone)
     try:
-        async for chunk in body:
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        async for message in messages:
+            await send(message)
     except asyncio.CancelledError:
-        if not gone.done() or gone.cancelled():
+        if not left.done() or left.cancelled():
             raise  # not the client: the server is stopping
         task.uncancel()
     finally:
         sending = False
-        gone.cancel()
+        left.cancel()
+        await messages.aclose()
         await body.aclose()
 
 
@@ -328,33 +345,21 @@ async def _send_ws_events(
     body: AsyncGenerator[bytes, None], receive: _Receive, send: _Send
 ) -> None:
     """Send `body`'s events as WebSocket messages until it ends (then close, 1000) or the
-    client goes away, which cancels this task and closes `body`. What the client sends is
-    read and ignored (the events go one way, as a stream's)."""
-    task = asyncio.current_task()
-    assert task is not None
-    sending = True
+    client goes away. What the client sends is read and ignored (the events go one way, as a
+    stream's)."""
 
     async def until_disconnect() -> None:
         while (await receive())["type"] != "websocket.disconnect":
             pass
-        if sending:
-            task.cancel()
 
-    gone = asyncio.ensure_future(until_disconnect())
-    try:
+    async def messages() -> AsyncGenerator[Mapping[str, Any], None]:
         async for chunk in body:
             for block in chunk.split(b"\n\n"):
                 if block and (message := _ws_message(block)) is not None:
-                    await send({"type": "websocket.send", "text": message})
-        await send({"type": "websocket.close", "code": 1000})
-    except asyncio.CancelledError:
-        if not gone.done() or gone.cancelled():
-            raise  # not the client: the server is stopping
-        task.uncancel()
-    finally:
-        sending = False
-        gone.cancel()
-        await body.aclose()
+                    yield {"type": "websocket.send", "text": message}
+        yield {"type": "websocket.close", "code": 1000}
+
+    await _send_until_gone(body, messages(), until_disconnect(), send)
 
 
 application = LiveASGIHandler()

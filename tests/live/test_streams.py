@@ -66,6 +66,19 @@ def _move(base: str, players: list[Player], match_id: str) -> dict[str, Any]:
     raise AssertionError("nobody is on turn")
 
 
+def _play_to_the_end(base: str, players: list[Player], match_id: str) -> None:
+    """The seats on turn play their first legal move until the match is finished."""
+    for _ in range(400):
+        state = players[0].get(base, f"/api/v1/matches/{match_id}/state").json()
+        if state["status"] == "finished":
+            return
+        if state["phase"] == "deal_over":
+            time.sleep(0.1)  # scoring runs on commit
+            continue
+        _move(base, players, match_id)
+    raise AssertionError("the deal did not end")
+
+
 def _clean(event: Event | str | None, viewer: Player, match_id: str) -> Event:
     assert isinstance(event, Event), f"expected an event, got {event!r}"
     path = f"/api/v1/matches/{match_id}/events"
@@ -251,16 +264,7 @@ def test_the_match_stream_closes_when_the_match_is_over(live: Any) -> None:
     a, b, match_id = _table(one)
     stream = b.stream(two, f"/api/v1/matches/{match_id}/events")
     last: Event | None = None
-    for _ in range(400):
-        state = a.get(one, f"/api/v1/matches/{match_id}/state").json()
-        if state["status"] == "finished":
-            break
-        if state["phase"] == "deal_over":
-            time.sleep(0.1)  # scoring runs on commit
-            continue
-        _move(one, [a, b], match_id)
-    else:
-        raise AssertionError("the deal did not end")
+    _play_to_the_end(one, [a, b], match_id)
     while True:
         event = stream.next()
         if isinstance(event, Event) and event.event == "state":

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from .conftest import Servers
-from .test_streams import Player, _move, _table
+from .test_streams import Player, _move, _play_to_the_end, _table
 from .ws import Message, Socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
@@ -145,16 +145,7 @@ def test_the_websocket_closes_when_the_match_is_over(live: Any) -> None:
     one, two = live.bases
     a, b, match_id = _table(one)
     socket = Socket(f"{_ws(two)}/api/v1/matches/{match_id}/events", b.headers)
-    for _ in range(400):
-        state = a.get(one, f"/api/v1/matches/{match_id}/state").json()
-        if state["status"] == "finished":
-            break
-        if state["phase"] == "deal_over":
-            time.sleep(0.1)  # scoring runs on commit
-            continue
-        _move(one, [a, b], match_id)
-    else:
-        raise AssertionError("the deal did not end")
+    _play_to_the_end(one, [a, b], match_id)
     last: Message | None = None
     while isinstance(item := socket.next(), Message) and item.event == "state":
         last = item
