@@ -215,6 +215,7 @@ class LiveASGIHandler(ASGIHandler):
                 await _ws_refuse(scope, send, status, error_body(code, message))
             return
         response = await self._stream_response(http, io.BytesIO())
+        del http  # a socket may stay open for hours: keep nothing of its request
         events_ = response.events if isinstance(response, EventStreamResponse) else None
         if not isinstance(events_, AsyncGenerator):
             await _ws_refuse(scope, send, response.status_code, None, response)
@@ -309,9 +310,10 @@ async def _ws_refuse(
 ) -> None:
     """Refuse a WebSocket handshake with `status` and a JSON error body (`body`, or the
     `response`'s own), where the server can answer the handshake with an HTTP response (the
-    ASGI extension `websocket.http.response`: uvicorn's); else close it (4000 + status)."""
-    if "websocket.http.response" not in scope.get("extensions", {}):
-        await send({"type": "websocket.close", "code": 4000 + status})
+    ASGI extension `websocket.http.response`: uvicorn's); else with the close before the
+    accept that ASGI defines (the server answers 403)."""
+    if "websocket.http.response" not in (scope.get("extensions") or {}):
+        await send({"type": "websocket.close"})
         return
     content = orjson.dumps(body) if body is not None else getattr(response, "content", b"")
     headers = [(b"content-type", b"application/json")]
