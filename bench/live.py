@@ -310,10 +310,13 @@ def new_match(a: Any, b: Any, deals: int = 20) -> tuple[str, int]:
 # ---- raw HTTP/1.1 clients (thousands of them must be cheap) ----
 
 
-async def request(port: int, path: str, token: str) -> tuple[int, Any, Any]:
+async def request(port: int, path: str, token: str, extra: str = "") -> tuple[int, Any, Any]:
+    """`GET path` as `token` on a new connection (`extra`: more header lines, each ending in
+    CRLF); its status, the reader (at the headers) and the writer."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(
-        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {token}\r\n\r\n".encode()
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {token}\r\n"
+        f"{extra}\r\n".encode()
     )
     status = int((await reader.readline()).split()[1])
     return status, reader, writer
@@ -452,15 +455,15 @@ async def idle_socket(port: int, match: str, token: str, idle: Idle, ready: asyn
     """An idle client on the match stream's WebSocket form, with a handshake and frames by
     hand (thousands of them must be cheap)."""
     try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        idle.writers.append(writer)
         key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            f"GET /api/v1/matches/{match}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\nAuthorization: Token {token}\r\n\r\n".encode()
+        upgrade = (
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
         )
-        status = int((await reader.readline()).split()[1])
+        status, reader, writer = await request(
+            port, f"/api/v1/matches/{match}/events", token, upgrade
+        )
+        idle.writers.append(writer)
         await headers(reader)
         if status != 101:
             raise ConnectionError(status)

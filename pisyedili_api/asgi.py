@@ -53,7 +53,7 @@ from django.core import signals  # noqa: E402
 from django.core.exceptions import RequestAborted  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest, get_script_prefix  # noqa: E402
 from django.core.handlers.base import BaseHandler  # noqa: E402
-from django.http import HttpResponseBase  # noqa: E402
+from django.http import HttpResponse, HttpResponseBase, JsonResponse  # noqa: E402
 from django.urls import set_script_prefix  # noqa: E402
 from django.utils import translation  # noqa: E402
 from django.utils.functional import cached_property  # noqa: E402
@@ -202,23 +202,25 @@ class LiveASGIHandler(ASGIHandler):
             return  # the client left before the handshake
         http = {**scope, "type": "http", "method": "GET"}
         http["scheme"] = "https" if scope.get("scheme") == "wss" else "http"
-        refusal = (
-            (404, "not_found", None)
-            if not _STREAM_PATH.match(scope["path"])
-            else (None if _origin_allowed(scope) else (403, "forbidden", _ORIGIN_REFUSED))
-        )
+        if not _STREAM_PATH.match(scope["path"]):
+            refusal: tuple[int, str, str | None] | None = (404, "not_found", None)
+        elif not _origin_allowed(scope):
+            refusal = (403, "forbidden", _ORIGIN_REFUSED)
+        else:
+            refusal = None
         if refusal is not None:
             status, code, message = refusal
             request, _ = self.create_request(http, io.BytesIO())
             language = translation.get_language_from_request(request) if request else None
             with translation.override(language or settings.LANGUAGE_CODE):
-                await _ws_refuse(scope, send, status, error_body(code, message))
+                refused = JsonResponse(error_body(code, message), status=status)
+            await _ws_refuse(scope, send, refused)
             return
         response = await self._stream_response(http, io.BytesIO())
         del http  # a socket may stay open for hours: keep nothing of its request
         events_ = response.events if isinstance(response, EventStreamResponse) else None
         if not isinstance(events_, AsyncGenerator):
-            await _ws_refuse(scope, send, response.status_code, None, response)
+            await _ws_refuse(scope, send, response)
             await sync_to_async(response.close)()
             return
         await send({"type": "websocket.accept"})
@@ -301,27 +303,22 @@ def _origin_allowed(scope: Mapping[str, Any]) -> bool:
     return cors.origin_found_in_white_lists(origin, urlsplit(origin))
 
 
-async def _ws_refuse(
-    scope: Mapping[str, Any],
-    send: _Send,
-    status: int,
-    body: dict[str, Any] | None,
-    response: HttpResponseBase | None = None,
-) -> None:
-    """Refuse a WebSocket handshake with `status` and a JSON error body (`body`, or the
-    `response`'s own), where the server can answer the handshake with an HTTP response (the
-    ASGI extension `websocket.http.response`: uvicorn's); else with the close before the
-    accept that ASGI defines (the server answers 403)."""
+async def _ws_refuse(scope: Mapping[str, Any], send: _Send, response: HttpResponseBase) -> None:
+    """Refuse a WebSocket handshake with `response` (an API error: its status, JSON body and
+    `WWW-Authenticate` or `Retry-After`), where the server can answer the handshake with an HTTP
+    response (the ASGI extension `websocket.http.response`: uvicorn's); else with the close
+    before the accept that ASGI defines (the server answers 403)."""
     if "websocket.http.response" not in (scope.get("extensions") or {}):
         await send({"type": "websocket.close"})
         return
-    content = orjson.dumps(body) if body is not None else getattr(response, "content", b"")
     headers = [(b"content-type", b"application/json")]
     for name in ("WWW-Authenticate", "Retry-After"):
-        if response is not None and name in response:
+        if name in response:
             headers.append((name.lower().encode(), response[name].encode("latin-1")))
-    await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
-    await send({"type": "websocket.http.response.body", "body": content})
+    start = {"type": "websocket.http.response.start", "status": response.status_code}
+    await send({**start, "headers": headers})
+    body = response.content if isinstance(response, HttpResponse) else b""
+    await send({"type": "websocket.http.response.body", "body": body})
 
 
 _WS_HEARTBEAT = '{"event":"heartbeat"}'

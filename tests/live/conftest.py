@@ -27,7 +27,7 @@ def free_port() -> int:
 
 class Servers:
     def __init__(self, env: dict[str, str], count: int, log_dir: Path):
-        self.env, self.log_dir = env, log_dir  # another server of the same kind (tests)
+        self.env = env  # for another server of the same kind (tests)
         self.bases: list[str] = []
         self.procs: list[subprocess.Popen[bytes]] = []
         for i in range(count):
