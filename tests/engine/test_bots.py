@@ -214,6 +214,25 @@ def test_greedy_answers_pending_sevens_with_a_seven() -> None:
     assert greedy(state) == Move.play(Card.from_code("7C"))
 
 
+@pytest.mark.parametrize(
+    ("hand", "answer"),
+    [("7C 7D JD 2H", "7C"), ("7S 7H JH 3S", "7S"), ("7H 7D JD JC 9H", "7H"), ("7D 7C JC", "7C")],
+)
+def test_greedy_answers_sevens_by_the_non_jack_cards_of_the_suit(hand: str, answer: str) -> None:
+    """R-22: the 7 answered is that of the suit with the most other cards held, Jacks not
+    counted (a Jack follows any suit; counting it would answer 7D, 7H, 7D), the first legal one
+    on a tie; the rollout policy (what the skill estimate takes for the reference bot's move)
+    chooses the same 7."""
+    top = "7S" if "7S" not in hand else "7C"
+    state = deal_from_codes([hand, "2D 3D 4D 5D"], top=top, pending_sevens=1)
+    assert greedy(state) == Move.play(Card.from_code(answer))
+    legal = FastDeal.from_state(state).legal_actions()
+    tables = RolloutTables.build(state.rules, state.seats)
+    assert action_to_move(rollout_action(FastDeal.from_state(state), legal, tables)) == greedy(
+        state
+    )
+
+
 def test_greedy_takes_the_penalty_without_a_seven() -> None:
     state = deal_from_codes(["KH 9H JS", "2D 3D"], top="7H", pending_sevens=1, stock="4S 5S 6S")
     assert greedy(state) == DRAW_MOVE

@@ -145,8 +145,11 @@ def _penalty(move: Move) -> int:
 
 
 def _suit_count(hand: Sequence[Card], move: Move) -> tuple[int, int]:
+    """The other non-Jack cards held of the move's suit (a Jack follows any suit), then its
+    penalty."""
     card = _card(move)
-    return sum(1 for c in hand if c != card and c.suit == card.suit), card.penalty
+    held = sum(1 for c in hand if c != card and c.rank != JACK and c.suit == card.suit)
+    return held, card.penalty
 
 
 def _best_jack(jacks: Sequence[Move], hand: Sequence[Card]) -> Move:
