@@ -9,9 +9,9 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -23,6 +23,20 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+_Opened = TypeVar("_Opened")
+
+
+def reopened_once_a_slot_is_free(open_: Callable[[], _Opened], what: str) -> _Opened:
+    """`open_()` (a stream or a socket, with a `status`) again every 0.5 s while it is refused
+    429, up to 10 s: a closed connection gives its stream slot back once its server sees the
+    close; `what` names the closed connection in the failure."""
+    deadline = time.monotonic() + 10
+    while (opened := open_()).status == 429:  # type: ignore[attr-defined]
+        assert time.monotonic() < deadline, f"a closed {what} never gave its slot back"
+        time.sleep(0.5)
+    return opened
 
 
 class Servers:

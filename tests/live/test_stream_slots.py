@@ -25,18 +25,21 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _run(scenario: Callable[[Any], Awaitable[None]]) -> None:
-    """`scenario(client)` with two hubs' worth of settings: the live events on the test Redis
-    under a prefix of this test's own, whose keys are deleted afterwards."""
+def _run(scenario: Callable[[Any, events.Hub, events.Hub], Awaitable[None]]) -> None:
+    """`scenario(client, one, two)`: two hubs (two web processes) on the test Redis, under a
+    prefix of this test's own whose keys are deleted afterwards; both hubs stopped after it."""
     import redis.asyncio as aioredis
 
     prefix = f"test-slots-{uuid.uuid4().hex[:12]}"
 
     async def run() -> None:
         client = aioredis.Redis.from_url(REDIS)
+        one, two = events.Hub(), events.Hub()
         try:
-            await scenario(client)
+            await scenario(client, one, two)
         finally:
+            await one.stop()
+            await two.stop()
             keys = [key async for key in client.scan_iter(f"{prefix}:*")]
             if keys:
                 await client.delete(*keys)
@@ -57,74 +60,59 @@ def _run(scenario: Callable[[Any], Awaitable[None]]) -> None:
 
 
 def test_the_cap_counts_every_process_and_a_slot_given_back_frees_one() -> None:
-    async def scenario(client: Any) -> None:
-        one, two = events.Hub(), events.Hub()
-        try:
-            taken = [await one.slot_take("p"), await two.slot_take("p"), await one.slot_take("p")]
-            assert all(taken) and len(set(taken)) == 3  # unique across processes
-            assert await two.slot_take("p") is None  # 3 over both processes
-            assert await two.slot_take("q") is not None  # another holder's cap
-            await one.slot_give_back("p", taken[0])  # type: ignore[arg-type]
-            assert await two.slot_take("p") is not None
-        finally:
-            await one.stop()
-            await two.stop()
+    async def scenario(client: Any, one: events.Hub, two: events.Hub) -> None:
+        taken = [await one.slot_take("p"), await two.slot_take("p"), await one.slot_take("p")]
+        assert all(taken) and len(set(taken)) == 3  # unique across processes
+        assert await two.slot_take("p") is None  # 3 over both processes
+        assert await two.slot_take("q") is not None  # another holder's cap
+        await one.slot_give_back("p", taken[0])  # type: ignore[arg-type]
+        assert await two.slot_take("p") is not None
 
     _run(scenario)
 
 
 def test_the_slots_of_a_process_whose_lease_lapsed_are_not_counted() -> None:
-    async def scenario(client: Any) -> None:
-        dead, alive = events.Hub(), events.Hub()
-        try:
-            for _ in range(3):
-                assert await dead.slot_take("p") is not None
-            assert await alive.slot_take("p") is None
-            # The process died: its refresher stops, its lease runs out (here: deleted).
-            await dead.stop()
-            await client.delete(dead._lease_key())
-            assert await alive.slot_take("p") is not None
-            # Taking a slot cleared the dead process's members.
-            members = await client.smembers(alive._slot_key("p"))
-            assert {m.decode().split("|")[0] for m in members} == {alive._process}
-        finally:
-            await dead.stop()
-            await alive.stop()
+    async def scenario(client: Any, dead: events.Hub, alive: events.Hub) -> None:
+        for _ in range(3):
+            assert await dead.slot_take("p") is not None
+        assert await alive.slot_take("p") is None
+        # The process died: its refresher stops, its lease runs out (here: deleted).
+        await dead.stop()
+        await client.delete(dead._lease_key())
+        assert await alive.slot_take("p") is not None
+        # Taking a slot cleared the dead process's members.
+        members = await client.smembers(alive._slot_key("p"))
+        assert {m.decode().split("|")[0] for m in members} == {alive._process}
 
     _run(scenario)
 
 
 def test_the_lease_is_renewed_in_one_command_and_restores_what_lapsed() -> None:
-    async def scenario(client: Any) -> None:
-        hub, other = events.Hub(), events.Hub()
-        try:
-            slots = [await hub.slot_take(f"p{i % 2}") for i in range(4)]
-            assert all(slots)
-            lease = hub._lease_key()
-            life = await client.pttl(lease)
-            assert 0 < life <= 600  # LIVE_HEARTBEAT_SECONDS × 3
-            commands: list[tuple[Any, ...]] = []
-            execute = hub._client.execute_command
+    async def scenario(client: Any, hub: events.Hub, other: events.Hub) -> None:
+        slots = [await hub.slot_take(f"p{i % 2}") for i in range(4)]
+        assert all(slots)
+        lease = hub._lease_key()
+        life = await client.pttl(lease)
+        assert 0 < life <= 600  # LIVE_HEARTBEAT_SECONDS × 3
+        commands: list[tuple[Any, ...]] = []
+        execute = hub._client.execute_command
 
-            async def counted(*args: Any, **options: Any) -> Any:
-                commands.append(args)
-                return await execute(*args, **options)
+        async def counted(*args: Any, **options: Any) -> Any:
+            commands.append(args)
+            return await execute(*args, **options)
 
-            hub._client.execute_command = counted  # type: ignore[method-assign]
-            await asyncio.sleep(0.5)  # two renewals or more
-            assert commands and all(c[0] == "SET" and c[1] == lease for c in commands)
-            assert await client.pttl(lease) > 0
-            # Redis lost the lease (away longer than its life): another process clears the
-            # slots; the next renewal adds them back, and they count again.
-            await client.delete(lease)
-            assert await other.slot_take("p0") is not None  # clears hub's two p0 slots
-            assert len(await client.smembers(hub._slot_key("p0"))) == 1
-            await asyncio.sleep(0.5)
-            held = {m.decode() for m in await client.smembers(hub._slot_key("p0"))}
-            assert {slots[0], slots[2]} <= held and len(held) == 3
-            assert await other.slot_take("p0") is None  # the cap of 3 holds again
-        finally:
-            await hub.stop()
-            await other.stop()
+        hub._client.execute_command = counted  # type: ignore[method-assign]
+        await asyncio.sleep(0.5)  # two renewals or more
+        assert commands and all(c[0] == "SET" and c[1] == lease for c in commands)
+        assert await client.pttl(lease) > 0
+        # Redis lost the lease (away longer than its life): another process clears the
+        # slots; the next renewal adds them back, and they count again.
+        await client.delete(lease)
+        assert await other.slot_take("p0") is not None  # clears hub's two p0 slots
+        assert len(await client.smembers(hub._slot_key("p0"))) == 1
+        await asyncio.sleep(0.5)
+        held = {m.decode() for m in await client.smembers(hub._slot_key("p0"))}
+        assert {slots[0], slots[2]} <= held and len(held) == 3
+        assert await other.slot_take("p0") is None  # the cap of 3 holds again
 
     _run(scenario)

@@ -5,14 +5,13 @@ scanned for hidden information as it arrives (tests/live/ws.py)."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
 import httpx
 import pytest
 
-from .conftest import Servers
+from .conftest import Servers, reopened_once_a_slot_is_free
 from .test_streams import Player, _move, _play_to_the_end, _table
 from .ws import Message, Socket
 
@@ -106,10 +105,9 @@ def test_websockets_take_the_same_stream_slots(live: Any) -> None:
     over = Socket(f"{_ws(two)}/api/v1/matches/{match_id}/events", a.headers)
     assert over.status == 429 and over.body["code"] == "throttled"
     held[0].close()
-    deadline = time.monotonic() + 10
-    while (again := Socket(f"{_ws(one)}/api/v1/me/events", a.headers)).status == 429:
-        assert time.monotonic() < deadline, "a closed socket never gave its slot back"
-        time.sleep(0.5)
+    again = reopened_once_a_slot_is_free(
+        lambda: Socket(f"{_ws(one)}/api/v1/me/events", a.headers), "socket"
+    )
     assert again.status == 101
 
 
