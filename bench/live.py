@@ -15,6 +15,12 @@ errors, server RSS per 1,000 idle connections (uvicorn processes, before/after o
 PostgreSQL connections in use, the CPU a move costs each tier (web, PostgreSQL, workers, Redis,
 the load generator); then each target of the issue and whether it was met.
 
+Last, the floor: as many clients as there are moves in flight (one per match: 8) post
+`POST /bench/ceiling` (games/bench_views.py: one transaction that locks a row, updates it and
+inserts one, in a plain Django view: no DRF, no rules, no push) in a closed loop on the same
+stack, no idle client. Its p99 is the least a durable write takes here at that concurrency,
+under any move path this stack serves; a delivery is a move and its push, so it cannot be below.
+
     .venv/bin/python bench/live.py                                # N = 0, 1000, 5000, 10000
     .venv/bin/python bench/live.py --idle 0,500 --seconds 8       # a quick look
     .venv/bin/python bench/live.py --idle 1000 --modes streams --think 0.2   # not saturated
@@ -113,6 +119,8 @@ class Stack:
             "DATABASE_POOL_MIN": "8",
             "DATABASE_POOL_MAX": "8",
             "DJANGO_SECRET_KEY": "bench-live-" + uuid.uuid4().hex,
+            # The floor's endpoint (pisyedili_api/urls_bench.py): the production routes and it.
+            "BENCH_ENDPOINTS": "1",
         }
         self.trace = scratch / "trace" if trace else None
         if self.trace is not None:
@@ -124,6 +132,13 @@ class Stack:
         )  # fmt: skip
         subprocess.run(
             [PY, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True
+        )
+        ceiling_tables = (
+            "from games.bench_views import SETUP_SQL; from django.db import connection\n"
+            "with connection.cursor() as c:\n    [c.execute(s) for s in SETUP_SQL]"
+        )
+        subprocess.run(
+            [PY, "manage.py", "shell", "-c", ceiling_tables], cwd=ROOT, env=self.env, check=True
         )
         # README "Full stack": the queues scaled apart; the analysis worker (seconds of CPU a
         # deal, background work) at the lowest CPU priority, so it takes what play leaves.
@@ -699,7 +714,43 @@ async def run_phase(
     }
 
 
-def report(results: list[dict[str, Any]]) -> None:
+async def floor_phase(stack: Stack, clients: int, seconds: float) -> dict[str, Any]:
+    """`clients` closed loops of `POST /bench/ceiling`, each on a counter row of its own (no
+    lock waits on another): the least a durable write takes at that concurrency here."""
+    latencies: list[float] = []
+    stop = asyncio.Event()
+
+    async def client(counter: int) -> None:
+        http = Connection(stack.web_port, "none")
+        try:
+            while not stop.is_set():
+                started = time.perf_counter()
+                code, answer = await http.post(f"/bench/ceiling?counter={counter}", {})
+                if code != 200:
+                    raise RuntimeError(f"bench/ceiling: {code} {answer[:200]!r}")
+                latencies.append(time.perf_counter() - started)
+        finally:
+            http.close()
+
+    tasks = [asyncio.create_task(client(i)) for i in range(clients)]
+    await asyncio.sleep(1.0)  # not counted: each web process's first requests and pool
+    latencies.clear()
+    cpu_before = stack.cpu_seconds()
+    await asyncio.sleep(seconds)
+    stop.set()
+    count = len(latencies)
+    cpu_after = stack.cpu_seconds()
+    await asyncio.gather(*tasks)
+    return {
+        "clients": clients,
+        "per_s": count / seconds,
+        "p50": percentile(latencies[:count], 0.5) * 1000,
+        "p99": percentile(latencies[:count], 0.99) * 1000,
+        "cpu": sum(cpu_after[t] - cpu_before[t] for t in cpu_after) / max(count, 1) * 1000,
+    }
+
+
+def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -> None:
     print(
         f"{'phase':>8} {'N':>6} {'held':>6} {'moves/s':>8} {'move p50':>9} {'p99':>7}"
         f" {'deliv p50':>10} {'p99':>7} {'(push p50':>10} {'p99)':>7} {'errors':>7}"
@@ -794,6 +845,13 @@ def report(results: list[dict[str, Any]]) -> None:
             else ""
         ),
     )
+    if floor is not None:
+        print(
+            f"         floor: POST /bench/ceiling, {floor['clients']} in flight (a move's"
+            f" least durable write; no DRF, no rules, no push): p50 {floor['p50']:.1f} ms, p99"
+            f" {floor['p99']:.1f} ms, {floor['per_s']:.0f}/s, {floor['cpu']:.2f} ms CPU each"
+            " (all tiers): a delivery is a move and its push, so it cannot be below this"
+        )
     sized = [r for r in streams if r["n"] >= 500]
     line(
         None if not sized else all(r["rss_per_1000"] <= 20 for r in sized),
@@ -896,8 +954,9 @@ def main() -> None:
                         flush=True,
                     )
                     results.append(result)
+            floor = runner.run(floor_phase(stack, args.active // 2, args.seconds))
         print()
-        report(results)
+        report(results, floor)
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     finally:
         stack.stop()
