@@ -23,7 +23,7 @@ run: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-run
 run: $(PY)
 	$(PY) manage.py migrate --noinput
 	$(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
-	  --loop uvloop --http httptools --no-access-log \
+	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log \
 	  --ws-ping-interval 0 --ws-per-message-deflate false
 
 # The web client's API types (web/app/api-types.d.ts) from the served schema, and its type check

@@ -344,7 +344,7 @@ def main() -> None:
         if "gunicorn" in servers:
             print(f"gunicorn: {args.workers} workers × {args.threads} threads")
         if "asgi" in servers:
-            print(f"asgi: uvicorn pisyedili_api.asgi, {args.workers} workers (uvloop, httptools)")
+            print(f"asgi: uvicorn pisyedili_api.asgi, {args.workers} workers (uvloop)")
         print(
             f"PostgreSQL {url}; {args.clients} clients, {args.seconds:.0f} s per phase in"
             f" {args.rounds} slices\n"
@@ -432,7 +432,8 @@ def start_server(
         command = [
             str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application",
             "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
-            "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning",
+            "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log",
+            "--log-level", "warning",
         ]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     return f"http://127.0.0.1:{port}", proc

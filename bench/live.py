@@ -166,7 +166,7 @@ class Stack:
             "web",
             [PY.with_name("uvicorn"), "pisyedili_api.asgi:application",
              "--host", "127.0.0.1", "--port", str(self.web_port), "--workers", str(workers),
-             "--loop", "uvloop", "--http", "httptools", "--no-access-log",
+             "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log",
              "--backlog", "8192", "--ws-ping-interval", "0", "--ws-per-message-deflate", "false"],
         )  # fmt: skip
         deadline = time.monotonic() + 60

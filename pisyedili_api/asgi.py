@@ -1,6 +1,7 @@
 """ASGI entry point, the production deployment for live play (README "Live play"):
 
-    uvicorn pisyedili_api.asgi:application --workers 2 --loop uvloop --http httptools
+    uvicorn pisyedili_api.asgi:application --workers 2 --loop uvloop \
+        --http pisyedili_api.asgi:HttpProtocol
 
 Django's ASGI handler with these differences:
 - PostgreSQL connections come from psycopg's pool (DATABASE_POOL, settings): a request's sync
@@ -26,6 +27,10 @@ Django's ASGI handler with these differences:
 Every middleware must be async-capable: Django runs an async view through a sync-only one on
 ONE thread of the process, so a waiting long-poll would hold that thread for its whole wait and
 every other stream and long-poll of the process would queue behind it (a warning names them).
+`HttpProtocol` is uvicorn's httptools protocol whose connections TCP drops once the client has
+left what was sent unacknowledged for LIVE_SEND_TIMEOUT seconds: a client that stopped reading a
+stream (its receive window closed: the queue bound of games.events stops the events piling up
+here, but not the connection, the stream's task and slot) or vanished without a close.
 The lifespan startup subscribes the process's hub, so the first stream does not wait for it,
 and freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap).
 """
@@ -35,6 +40,7 @@ import io
 import logging
 import os
 import re
+import socket
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import IO, Any
 from urllib.parse import parse_qs, urlsplit
@@ -59,6 +65,7 @@ from django.utils import translation  # noqa: E402
 from django.utils.functional import cached_property  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
 from django.utils.translation import gettext_noop  # noqa: E402
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol  # noqa: E402
 
 from games import events  # noqa: E402
 from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
@@ -362,6 +369,26 @@ async def _send_ws_events(
 
 
 application = LiveASGIHandler()
+
+
+class HttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol (`--http pisyedili_api.asgi:HttpProtocol`) whose TCP
+    connections give up after LIVE_SEND_TIMEOUT seconds with sent data unacknowledged
+    (TCP_USER_TIMEOUT, Linux): zero-window probes answered by a client that reads nothing count
+    too. uvicorn then sees the connection lost, and a stream ends as on a disconnect. A client
+    that reads, however idle, acknowledges its heartbeats and is never dropped by it."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        sock = transport.get_extra_info("socket")
+        if (
+            hasattr(socket, "TCP_USER_TIMEOUT")
+            and sock is not None
+            and sock.family in (socket.AF_INET, socket.AF_INET6)
+        ):
+            timeout = int(settings.LIVE_SEND_TIMEOUT * 1000)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, timeout)
+        super().connection_made(transport)
+
 
 if _sync_only := [
     m for m in settings.MIDDLEWARE if not getattr(import_string(m), "async_capable", False)

@@ -447,6 +447,10 @@ LIVE_STREAMS_PER_PLAYER = int(os.environ.get("LIVE_STREAMS_PER_PLAYER", "20"))
 LIVE_STREAMS_PER_IP = int(os.environ.get("LIVE_STREAMS_PER_IP", "20"))
 # Events a stream may have waiting; a reader that falls this far behind is dropped.
 LIVE_QUEUE_SIZE = int(os.environ.get("LIVE_QUEUE_SIZE", "64"))
+# Seconds a connection of the ASGI deployment may leave what it was sent unacknowledged (a
+# client that stopped reading, one that vanished) before TCP drops it (TCP_USER_TIMEOUT:
+# pisyedili_api.asgi.HttpProtocol); its stream slot is then given back.
+LIVE_SEND_TIMEOUT = float(os.environ.get("LIVE_SEND_TIMEOUT", "30"))
 # The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.
 LIVE_ME_LOG = int(os.environ.get("LIVE_ME_LOG", "256"))
 LIVE_ME_TTL = int(os.environ.get("LIVE_ME_TTL", str(7 * 24 * 3600)))

@@ -52,7 +52,7 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
              "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
-             "--timeout-graceful-shutdown", "2"],
+             "--http", "pisyedili_api.asgi:HttpProtocol", "--timeout-graceful-shutdown", "2"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         deadline = time.monotonic() + 30

@@ -51,7 +51,7 @@ def embedded_server(tmp_path):
         [
             *(sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application"),
             *("--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop"),
-            *("--http", "httptools", "--no-access-log"),
+            *("--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log"),
         ],
         cwd=ROOT,
         env=env,

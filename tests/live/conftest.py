@@ -50,7 +50,8 @@ class Servers:
             self.procs.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
-                     "--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
+                     "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+                     "--http", "pisyedili_api.asgi:HttpProtocol"],
                     cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                 )
             )  # fmt: skip
@@ -110,6 +111,7 @@ def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "LIVE_HEARTBEAT_SECONDS": "1",
         "LIVE_STREAMS_PER_PLAYER": "3",
         "LIVE_STREAMS_PER_IP": "3",
+        "LIVE_SEND_TIMEOUT": "3",
         "DATABASE_POOL_MAX": "6",
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "PYTHONUNBUFFERED": "1",

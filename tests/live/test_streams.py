@@ -7,6 +7,7 @@ viewer that received it, right after it arrived (the scanner compares with the d
 from __future__ import annotations
 
 import json
+import socket
 import time
 import uuid
 from typing import Any
@@ -220,6 +221,60 @@ def test_per_player_stream_cap_is_429(live: Any) -> None:
     assert again.status == 200
     for stream in [*streams[1:], again]:
         stream.close()
+
+
+def _stop_reading(base: str, path: str, player: Player) -> socket.socket:
+    """`GET path` as `player` by a client that reads the response's head, then nothing: a
+    receive buffer of a few KB, full after a few events, and the window closes."""
+    host, port = base.removeprefix("http://").split(":")
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    client.settimeout(10)
+    client.connect((host, int(port)))
+    head_lines = [f"GET {path} HTTP/1.1", f"Host: {host}", f"Authorization: Token {player.token}"]
+    client.sendall(("\r\n".join(head_lines) + "\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += client.recv(1)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return client
+
+
+def test_a_client_that_stops_reading_is_dropped_and_its_stream_slot_given_back(live: Any) -> None:
+    """LIVE_SEND_TIMEOUT is 3 s here: the stream of a client that reads nothing more is dropped
+    by TCP once its window has stayed closed that long (pisyedili_api.asgi.HttpProtocol), and
+    the slot it held (LIVE_STREAMS_PER_PLAYER is 3 here) is free again. The seat that reads
+    goes on getting every event."""
+    one, two = live.bases
+    a, b = Player(one), Player(one)
+    created = a.post(one, "/api/v1/matches", {"seats": 2, "deals": 5})
+    match_id = created.json()["id"]
+    assert b.post(one, f"/api/v1/matches/{match_id}/join").status_code == 200
+    stalled = _stop_reading(two, f"/api/v1/matches/{match_id}/events", a)
+    others = [a.stream(one, "/api/v1/me/events"), a.stream(two, "/api/v1/me/events")]
+    reading = b.stream(one, f"/api/v1/matches/{match_id}/events")
+    assert [s.status for s in [*others, reading]] == [200, 200, 200]
+    assert _clean(reading.next(), b, match_id).event == "state"
+    over = Stream(f"{one}/api/v1/me/events", a.headers)
+    assert over.status == 429  # a's three slots: the stalled stream holds one
+    moved = 0
+    while moved < 16:  # each a view of a few hundred bytes or more: the window closes
+        if a.get(one, f"/api/v1/matches/{match_id}/state").json()["phase"] == "deal_over":
+            time.sleep(0.1)  # the next deal is dealt on commit of the scoring
+            continue
+        after = _move(one, [a, b], match_id)
+        moved += 1
+        while (event := _clean(reading.next(), b, match_id)).data["version"] < after["version"]:
+            pass  # the reading seat has every version up to this move
+    again = reopened_once_a_slot_is_free(
+        lambda: Stream(f"{one}/api/v1/me/events", a.headers), "stream that stopped reading"
+    )
+    assert again.status == 200
+    after = _move(one, [a, b], match_id)
+    while (event := _clean(reading.next(), b, match_id)).data["version"] < after["version"]:
+        pass
+    assert event.data["version"] == after["version"]
+    stalled.close()
 
 
 def test_long_poll_on_one_process_answers_a_move_on_the_other(live: Any) -> None:
