@@ -30,11 +30,11 @@ _Opened = TypeVar("_Opened")
 
 def reopened_once_a_slot_is_free(open_: Callable[[], _Opened], what: str) -> _Opened:
     """`open_()` (a stream or a socket, with a `status`) again every 0.5 s while it is refused
-    429, up to 10 s: a closed connection gives its stream slot back once its server sees the
-    close; `what` names the closed connection in the failure."""
+    429, up to 10 s: a connection gives its stream slot back once its server sees it end;
+    `what` names the ended connection in the failure."""
     deadline = time.monotonic() + 10
     while (opened := open_()).status == 429:  # type: ignore[attr-defined]
-        assert time.monotonic() < deadline, f"a closed {what} never gave its slot back"
+        assert time.monotonic() < deadline, f"{what} never gave its slot back"
         time.sleep(0.5)
     return opened
 

@@ -6,6 +6,7 @@ viewer that received it, right after it arrived (the scanner compares with the d
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import time
@@ -216,41 +217,53 @@ def test_per_player_stream_cap_is_429(live: Any) -> None:
     assert over.status_code == 429 and over.json()["code"] == "throttled"
     streams[0].close()
     again = reopened_once_a_slot_is_free(
-        lambda: Stream(f"{one}/api/v1/me/events", a.headers), "stream"
+        lambda: Stream(f"{one}/api/v1/me/events", a.headers), "a closed stream"
     )
     assert again.status == 200
     for stream in [*streams[1:], again]:
         stream.close()
 
 
-def _stop_reading(base: str, path: str, player: Player) -> socket.socket:
-    """`GET path` as `player` by a client that reads the response's head, then nothing: a
-    receive buffer of a few KB, full after a few events, and the window closes."""
+def _stop_reading(base: str, path: str, player: Player, websocket: bool) -> socket.socket:
+    """`GET path` as `player` (as a WebSocket: the upgrade) by a client that reads the
+    response's head, then nothing: a receive buffer of a few KB, full after a few events, and
+    the window closes."""
     host, port = base.removeprefix("http://").split(":")
     client = socket.socket()
     client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
     client.settimeout(10)
     client.connect((host, int(port)))
     head_lines = [f"GET {path} HTTP/1.1", f"Host: {host}", f"Authorization: Token {player.token}"]
+    if websocket:
+        key = base64.b64encode(uuid.uuid4().bytes).decode()
+        head_lines += [
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            f"Sec-WebSocket-Key: {key}",
+            "Sec-WebSocket-Version: 13",
+        ]
     client.sendall(("\r\n".join(head_lines) + "\r\n\r\n").encode())
     head = b""
     while b"\r\n\r\n" not in head:
         head += client.recv(1)
-    assert head.startswith(b"HTTP/1.1 200"), head
+    assert head.startswith(b"HTTP/1.1 101" if websocket else b"HTTP/1.1 200"), head
     return client
 
 
-def test_a_client_that_stops_reading_is_dropped_and_its_stream_slot_given_back(live: Any) -> None:
-    """LIVE_SEND_TIMEOUT is 3 s here: the stream of a client that reads nothing more is dropped
-    by TCP once its window has stayed closed that long (pisyedili_api.asgi.HttpProtocol), and
-    the slot it held (LIVE_STREAMS_PER_PLAYER is 3 here) is free again. The seat that reads
-    goes on getting every event."""
+@pytest.mark.parametrize("websocket", [False, True], ids=["stream", "websocket"])
+def test_a_client_that_stops_reading_is_dropped_and_its_slot_given_back(
+    live: Any, websocket: bool
+) -> None:
+    """LIVE_SEND_TIMEOUT is 3 s here: the stream (or its WebSocket form) of a client that reads
+    nothing more is dropped by TCP once its window has stayed closed that long
+    (pisyedili_api.asgi.HttpProtocol), and the slot it held (LIVE_STREAMS_PER_PLAYER is 3
+    here) is free again. The seat that reads goes on getting every event."""
     one, two = live.bases
     a, b = Player(one), Player(one)
     created = a.post(one, "/api/v1/matches", {"seats": 2, "deals": 5})
     match_id = created.json()["id"]
     assert b.post(one, f"/api/v1/matches/{match_id}/join").status_code == 200
-    stalled = _stop_reading(two, f"/api/v1/matches/{match_id}/events", a)
+    stalled = _stop_reading(two, f"/api/v1/matches/{match_id}/events", a, websocket)
     others = [a.stream(one, "/api/v1/me/events"), a.stream(two, "/api/v1/me/events")]
     reading = b.stream(one, f"/api/v1/matches/{match_id}/events")
     assert [s.status for s in [*others, reading]] == [200, 200, 200]
@@ -267,7 +280,8 @@ def test_a_client_that_stops_reading_is_dropped_and_its_stream_slot_given_back(l
         while (event := _clean(reading.next(), b, match_id)).data["version"] < after["version"]:
             pass  # the reading seat has every version up to this move
     again = reopened_once_a_slot_is_free(
-        lambda: Stream(f"{one}/api/v1/me/events", a.headers), "stream that stopped reading"
+        lambda: Stream(f"{one}/api/v1/me/events", a.headers),
+        "the connection of a client that stopped reading",
     )
     assert again.status == 200
     after = _move(one, [a, b], match_id)

@@ -106,7 +106,7 @@ def test_websockets_take_the_same_stream_slots(live: Any) -> None:
     assert over.status == 429 and over.body["code"] == "throttled"
     held[0].close()
     again = reopened_once_a_slot_is_free(
-        lambda: Socket(f"{_ws(one)}/api/v1/me/events", a.headers), "socket"
+        lambda: Socket(f"{_ws(one)}/api/v1/me/events", a.headers), "a closed socket"
     )
     assert again.status == 101
 
