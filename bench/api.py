@@ -46,7 +46,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import requests
-from common import bench_database_url, free_port, percentile, reset_database, wait_until_up
+from common import (
+    bench_database_url,
+    ceiling_tables_create,
+    free_port,
+    percentile,
+    reset_database,
+    wait_until_up,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -318,11 +325,7 @@ def main() -> None:
             "LIVE_REDIS_URL": broker if args.live == "redis" else "",
         }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    from_games = (
-        "from games.bench_views import SETUP_SQL; from django.db import connection\n"
-        "with connection.cursor() as c:\n    [c.execute(s) for s in SETUP_SQL]"
-    )
-    subprocess.run([str(PY), "manage.py", "shell", "-c", from_games], cwd=ROOT, env=env, check=True)
+    ceiling_tables_create(env)
     names = ["gunicorn", "asgi"] if args.server == "both" else [args.server]
     servers = {name: start_server(name, args, env) for name in names}
     if args.tasks == "worker":

@@ -1,10 +1,12 @@
-"""What the server benchmarks share: a scratch PostgreSQL database of their own, waiting for the
-server to answer, and the nearest-rank percentile they report."""
+"""What the server benchmarks share: a scratch PostgreSQL database of their own, the tables of
+the ceiling endpoint, waiting for the server to answer, and the nearest-rank percentile they
+report."""
 
 from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,6 +48,19 @@ def drop_database(url: str) -> None:
     name = urlparse(url).path.lstrip("/")
     with _admin(url) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def ceiling_tables_create(env: dict[str, str]) -> None:
+    """The tables of `POST /bench/ceiling` (games.bench_views.SETUP_SQL) in the database of
+    `env`'s DATABASE_URL, migrated already."""
+    code = (
+        "from games.bench_views import SETUP_SQL; from django.db import connection\n"
+        "with connection.cursor() as c:\n    [c.execute(s) for s in SETUP_SQL]"
+    )
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code], cwd=root, env=env, check=True
+    )
 
 
 def wait_until_up(base: str, seconds: float = 20) -> None:

@@ -51,7 +51,7 @@ from typing import Any
 
 import orjson
 import uvloop
-from common import child_pids, free_port, percentile
+from common import ceiling_tables_create, child_pids, free_port, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -134,13 +134,7 @@ class Stack:
         subprocess.run(
             [PY, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True
         )
-        ceiling_tables = (
-            "from games.bench_views import SETUP_SQL; from django.db import connection\n"
-            "with connection.cursor() as c:\n    [c.execute(s) for s in SETUP_SQL]"
-        )
-        subprocess.run(
-            [PY, "manage.py", "shell", "-c", ceiling_tables], cwd=ROOT, env=self.env, check=True
-        )
+        ceiling_tables_create(self.env)  # the floor's endpoint
         # README "Full stack": the queues scaled apart; the analysis worker (seconds of CPU a
         # deal, background work) at the lowest CPU priority, so it takes what play leaves.
         celery = [
@@ -362,8 +356,9 @@ class Connection:
     generator a fraction of what an HTTP library's does, and its CPU is the server's too here
     (the same 2 cores)."""
 
-    def __init__(self, port: int, token: str) -> None:
-        self.port, self.token = port, token
+    def __init__(self, port: int, token: str | None) -> None:
+        self.port = port
+        self.auth = f"Authorization: Token {token}\r\n" if token else ""
         self.reader: Any = None
         self.writer: Any = None
 
@@ -375,7 +370,7 @@ class Connection:
             try:
                 self.writer.write(
                     f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    f"Authorization: Token {self.token}\r\nContent-Type: application/json\r\n"
+                    f"{self.auth}Content-Type: application/json\r\n"
                     f"Content-Length: {len(data)}\r\n\r\n".encode()
                     + data
                 )
@@ -735,7 +730,7 @@ async def floor_phase(stack: Stack, clients: int, seconds: float) -> dict[str, A
     stop = asyncio.Event()
 
     async def client(counter: int) -> None:
-        http = Connection(stack.web_port, "none")
+        http = Connection(stack.web_port, None)  # the ceiling view reads no token
         try:
             while not stop.is_set():
                 started = time.perf_counter()

@@ -227,11 +227,7 @@ def test_greedy_answers_sevens_by_the_non_jack_cards_of_the_suit(hand: str, answ
     top = "7S" if "7S" not in hand else "7C"
     state = deal_from_codes([hand, "2D 3D 4D 5D"], top=top, pending_sevens=1)
     assert greedy(state) == Move.play(Card.from_code(answer))
-    legal = FastDeal.from_state(state).legal_actions()
-    tables = RolloutTables.build(state.rules, state.seats)
-    assert action_to_move(rollout_action(FastDeal.from_state(state), legal, tables)) == greedy(
-        state
-    )
+    assert _rollout_move(state) == greedy(state)
 
 
 def test_greedy_takes_the_penalty_without_a_seven() -> None:
@@ -329,15 +325,19 @@ def test_flat_search_finds_the_ace_follow_up_win() -> None:
     assert all(m < 1.0 for i, m in enumerate(means) if i != ace)
 
 
+def _rollout_move(state: State) -> Move:
+    """The move of the fast rollout policy (ismcts.rollout_action) on `state`."""
+    legal = FastDeal.from_state(state).legal_actions()
+    tables = RolloutTables.build(state.rules, state.seats)
+    return action_to_move(rollout_action(FastDeal.from_state(state), legal, tables))
+
+
 def test_rollout_policy_is_the_greedy_heuristic() -> None:
     """The fast rollout policy and the greedy bot choose the same move on every position."""
     for state in POSITIONS:
-        legal = FastDeal.from_state(state).legal_actions()
-        if len(legal) < 2:
+        if len(FastDeal.from_state(state).legal_actions()) < 2:
             continue
-        tables = RolloutTables.build(state.rules, state.seats)
-        fast = action_to_move(rollout_action(FastDeal.from_state(state), legal, tables))
-        assert fast == greedy(state), state
+        assert _rollout_move(state) == greedy(state), state
 
 
 def constructed_positions(count: int, seed: int) -> list[State]:
@@ -391,10 +391,7 @@ def test_rollout_policy_is_the_greedy_heuristic_on_constructed_positions() -> No
     R-24, R-25, R-28): a rare difference between the two made the skill estimate value a
     greedy move as a departure from greedy."""
     for state in constructed_positions(3000, seed=5):
-        legal = FastDeal.from_state(state).legal_actions()
-        tables = RolloutTables.build(state.rules, state.seats)
-        fast = action_to_move(rollout_action(FastDeal.from_state(state), legal, tables))
-        assert fast == greedy(state), state
+        assert _rollout_move(state) == greedy(state), state
 
 
 # --- levels ---------------------------------------------------------------------------------
