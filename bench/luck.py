@@ -28,6 +28,18 @@ Four scores of a bot on a deal, all on the same boards:
 - duplicate matchpoints: over all rotations, each result compared with the others obtained with
   the same cards in the same seat (1 per beaten, ½ per tie), as a share; higher is better.
 
+What any duplicate score can take out: the line "duplicate bound" is measured on the same
+boards for a score linear in the deal scores of all rotations of a seed (each bot's mean deal
+score over every rotation; against each seat's mean, bridge's total points). A pair's raw edge
+e_r in rotation r of a seed has the mean μ over the rotations that raw penalty's edge has (raw
+penalty plays rotation `board mod n`), and the board mean of e_r over the n rotations costs n
+deals, so that score needs n · Var(mean of e_r) / Var(e_r) = 1 + (n − 1) ρ of the deals raw
+penalty needs for the pair, Var(e_r) taken over every rotation of every board and ρ being the
+mean correlation of e_r between two rotations of a seed (minus the share of a deal's result
+that the seat's cards decide). It is at most 50% only if ρ ≤ −0.5 / (n − 1). The ratio of
+variances does not depend on the estimate of μ, so it is far less noisy than a ratio of deals
+needed; the line gives its 95% bootstrap interval.
+
 A pair's per-board difference (the better bot's edge, positive when it is ahead) compares the
 two bots on the same deals: with 2 seats their own pairing (its seed, its rotations), with 4
 seats the one line-up. Deals needed to rank the three bots correctly with 95% confidence (method
@@ -93,6 +105,8 @@ SEARCH_SPEC = re.compile(r"search-(\d+)-w(\d+(?:\.\d+)?)(?:-m(\d+(?:\.\d+)?))?")
 Pair = tuple[str, str]
 # One board: metric -> pair -> the better bot's edge over the worse on the board's deals.
 Board = dict[str, dict[Pair, float]]
+# One board: pair -> the better bot's edge in raw penalty in each rotation of its seed.
+Rotations = dict[Pair, list[float]]
 # CPU seconds and count of each analysis on a board.
 Costs = dict[str, tuple[float, int]]
 
@@ -152,11 +166,12 @@ def timed(costs: Costs, name: str, started: float) -> None:
 
 def play_board(
     strong: str, seats: int, seed: int, board: int, k: int, skill_k: int
-) -> tuple[Board, Costs]:
-    """One board: each metric's pair differences (module docstring), and the CPU seconds of
-    the analyses."""
+) -> tuple[Board, Rotations, Costs]:
+    """One board: each metric's pair differences, each pair's raw edge in every rotation
+    (module docstring), and the CPU seconds of the analyses."""
     order = [strong, "greedy", "random"]
     out: Board = {metric: {} for metric in METRICS}
+    rotations: Rotations = {}
     costs: Costs = {}
     for index, lineup in enumerate(lineups(strong, seats)):
         deal = board_seed(seed, seats, index, board)
@@ -193,13 +208,15 @@ def play_board(
             **adjusted,
             "duplicate": {name: statistics.fmean(values) for name, values in points.items()},
         }
+        raw_by_rotation = [by_bot(seated[r], [float(p) for p in results[r]]) for r in range(seats)]
         for better, worse in zip(order, order[1:], strict=False):
             if better not in lineup or worse not in lineup:
                 continue
             for metric, score in scores.items():
                 edge = score[better] - score[worse]
                 out[metric][(better, worse)] = -edge if LOWER_IS_BETTER[metric] else edge
-    return out, costs
+            rotations[(better, worse)] = [raw[worse] - raw[better] for raw in raw_by_rotation]
+    return out, rotations, costs
 
 
 def boards_needed(units: list[dict[Pair, float]], pairs: list[Pair]) -> float:
@@ -278,6 +295,35 @@ def bias_vs_raw(
         statistics.fmean(diffs),
         means[int(0.025 * RATIO_RESAMPLES)],
         means[int(0.975 * RATIO_RESAMPLES) - 1],
+    )
+
+
+def linear_duplicate_share(rows: list[list[float]]) -> float:
+    """n · Var(board mean of the rotations' edges) / Var(one rotation's edge) over boards
+    (module docstring: the share of raw penalty's deals a linear duplicate score needs)."""
+    n = len(rows[0])
+    one = statistics.variance([edge for row in rows for edge in row])
+    return n * statistics.variance([statistics.fmean(row) for row in rows]) / one
+
+
+def duplicate_bound(
+    rows: list[list[float]], rng: random.Random
+) -> tuple[float, float, float, float]:
+    """The linear duplicate score's share of raw penalty's deals for one pair, its 95%
+    percentile interval over bootstrap resamples of the boards, and the mean correlation ρ of
+    the edges of two rotations of a seed that the share implies."""
+    share = linear_duplicate_share(rows)
+    n = len(rows)
+    shares = sorted(
+        linear_duplicate_share([rows[rng.randrange(n)] for _ in range(n)])
+        for _ in range(RATIO_RESAMPLES)
+    )
+    rho = (share - 1) / (len(rows[0]) - 1)
+    return (
+        share,
+        shares[int(0.025 * RATIO_RESAMPLES)],
+        shares[int(0.975 * RATIO_RESAMPLES) - 1],
+        rho,
     )
 
 
@@ -372,7 +418,7 @@ def main(argv: list[str] | None = None) -> None:
                 played.append(play_board(*task))
                 if len(played) % 50 == 0:  # progress, off the printed tables
                     print(f"{seats} seats: {len(played)} boards", file=sys.stderr, flush=True)
-        boards = [board for board, _ in played]
+        boards = [board for board, _, _ in played]
         n_lineups = len(lineups(args.strong, seats))
         per_board = {metric: n_lineups for metric in METRICS}
         per_board["duplicate"] = n_lineups * seats
@@ -432,17 +478,28 @@ def main(argv: list[str] | None = None) -> None:
                 f" {pairs[0][0]}>{pairs[0][1]} edge minus raw penalty's, points per deal, 95%"
                 " bootstrap interval"
             )
+        bound_rng = random.Random(f"bound:{args.seed}:{seats}")
+        for pair in pairs:
+            share, low, high, rho = duplicate_bound(
+                [rows[pair] for _, rows, _ in played], bound_rng
+            )
+            print(
+                f"  duplicate bound, {pair[0]}>{pair[1]}: a score linear in the deal scores of"
+                f" all {seats} rotations needs {share:.0%} (95% {low:.0%}..{high:.0%}) of raw"
+                f" penalty's deals; rotations' edge correlation {rho:+.3f}, <= 50% needs"
+                f" <= {-0.5 / (seats - 1):+.3f}"
+            )
         cost: dict[str, tuple[float, int]] = {}
-        for _, board_costs in played:
+        for _, _, board_costs in played:
             for name, (spent, count) in board_costs.items():
                 total, n = cost.get(name, (0.0, 0))
                 cost[name] = (total + spent, n + count)
-        spent = {name: total / n for name, (total, n) in cost.items()}
+        per_deal = {name: total / n for name, (total, n) in cost.items()}
         print(
             f"  analysis CPU s per deal: {START} (expected_deal_scores K={args.k})"
-            f" {spent[START]:.3f}; "
+            f" {per_deal[START]:.3f}; "
             + "; ".join(
-                f"{metric} (deal_skill K={args.skill_k}) {spent[metric]:.3f}"
+                f"{metric} (deal_skill K={args.skill_k}) {per_deal[metric]:.3f}"
                 for metric in DECISIONS.values()
             )
             + f"; the luck task (games.deal_luck, K={PRODUCT_K}, skill K={PRODUCT_SKILL_K})"
