@@ -183,6 +183,7 @@ def play_board(
         results = [scores for scores, _ in played]
         ordinary = board % seats
         actual = [float(p) for p in results[ordinary]]
+        raw_by_rotation = [by_bot(seated[r], [float(p) for p in results[r]]) for r in range(seats)]
         start = new_deal(Rules(), seats, 0, deal)
         started = time.process_time()
         expected = expected_deal_scores(start, k=k, seed=deal.hex()).expected
@@ -203,12 +204,11 @@ def play_board(
                 won = sum(1.0 if mine < o else 0.5 if mine == o else 0.0 for o in others)
                 points.setdefault(seated[r][s], []).append(won / len(others))
         scores = {
-            "raw penalty": by_bot(seated[ordinary], actual),
+            "raw penalty": raw_by_rotation[ordinary],
             START: by_bot(seated[ordinary], [a - e for a, e in zip(actual, expected, strict=True)]),
             **adjusted,
             "duplicate": {name: statistics.fmean(values) for name, values in points.items()},
         }
-        raw_by_rotation = [by_bot(seated[r], [float(p) for p in results[r]]) for r in range(seats)]
         for better, worse in zip(order, order[1:], strict=False):
             if better not in lineup or worse not in lineup:
                 continue
@@ -260,6 +260,12 @@ def bootstrap(
     return hits / 400
 
 
+def interval_95(resampled: list[float]) -> tuple[float, float]:
+    """The 95% percentile interval of a statistic over its bootstrap resamples."""
+    ordered = sorted(resampled)
+    return ordered[int(0.025 * len(ordered))], ordered[int(0.975 * len(ordered)) - 1]
+
+
 def ratio_interval(
     boards: list[Board],
     pairs: list[Pair],
@@ -277,8 +283,7 @@ def ratio_interval(
         raw = boards_needed([b["raw penalty"] for b in sample], pairs) * per_board["raw penalty"]
         mine = boards_needed([b[metric] for b in sample], pairs) * per_board[metric]
         ratios.append(math.inf if math.isinf(mine) else 0.0 if math.isinf(raw) else mine / raw)
-    ratios.sort()
-    return ratios[int(0.025 * len(ratios))], ratios[int(0.975 * len(ratios)) - 1]
+    return interval_95(ratios)
 
 
 def bias_vs_raw(
@@ -288,14 +293,10 @@ def bias_vs_raw(
     percentile interval of that mean over bootstrap resamples of the boards."""
     diffs = [board[metric][pair] - board["raw penalty"][pair] for board in boards]
     n = len(diffs)
-    means = sorted(
+    means = [
         statistics.fmean(diffs[rng.randrange(n)] for _ in range(n)) for _ in range(RATIO_RESAMPLES)
-    )
-    return (
-        statistics.fmean(diffs),
-        means[int(0.025 * RATIO_RESAMPLES)],
-        means[int(0.975 * RATIO_RESAMPLES) - 1],
-    )
+    ]
+    return (statistics.fmean(diffs), *interval_95(means))
 
 
 def linear_duplicate_share(rows: list[list[float]]) -> float:
@@ -314,17 +315,12 @@ def duplicate_bound(
     the edges of two rotations of a seed that the share implies."""
     share = linear_duplicate_share(rows)
     n = len(rows)
-    shares = sorted(
+    shares = [
         linear_duplicate_share([rows[rng.randrange(n)] for _ in range(n)])
         for _ in range(RATIO_RESAMPLES)
-    )
+    ]
     rho = (share - 1) / (len(rows[0]) - 1)
-    return (
-        share,
-        shares[int(0.025 * RATIO_RESAMPLES)],
-        shares[int(0.975 * RATIO_RESAMPLES) - 1],
-        rho,
-    )
+    return (share, *interval_95(shares), rho)
 
 
 def move_analysis_cost(strong: str, seats: int, seed: int, deals: int, k: int) -> float:
