@@ -151,7 +151,7 @@ class MatchListCreateApi(APIView):
             choices=Match.Spectators.values,
             required=False,
             default=Match.Spectators.PUBLIC,
-            help_text="Who may watch the match: `public` (default), anyone, signed in or not,"
+            help_text="Who may watch the match: `public`, anyone, signed in or not,"
             " sees the public view (no hand); `none`, only its seats.",
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse
@@ -74,4 +75,43 @@ def describe_path_parameters(result: dict[str, Any], **kwargs: Any) -> dict[str,
             for parameter in operation.get("parameters", []):
                 if parameter["in"] == "path" and not parameter.get("description"):
                     parameter["description"] = _PATH_PARAMETERS[parameter["name"]]
+    return result
+
+
+_COMPONENT = "#/components/schemas/"
+
+
+def request_defaults_described(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: a property of a request body's component (and of the
+    components it refers to) that has a `default` says it in its description instead. A field
+    with a server default is optional to the client, but openapi-typescript (its default
+    options) makes a property that carries a `default` required; the request components are
+    apart from the response ones (COMPONENT_SPLIT_REQUEST), which keep theirs."""
+    components = result.get("components", {}).get("schemas", {})
+    pending = [
+        media["schema"]
+        for operations in result["paths"].values()
+        for operation in operations.values()
+        if isinstance(operation, dict)
+        for media in operation.get("requestBody", {}).get("content", {}).values()
+    ]
+    seen: set[str] = set()
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_COMPONENT) and ref not in seen:
+            seen.add(ref)
+            pending.append(components[ref.removeprefix(_COMPONENT)])
+        for field in node.get("properties", {}).values():
+            if isinstance(field, dict) and "default" in field:
+                value = field.pop("default")
+                default = value if isinstance(value, str) else json.dumps(value)
+                described = f"{field.get('description', '')}\n\nDefault: `{default}`."
+                field["description"] = described.strip()
+        pending.extend(value for key, value in node.items() if key != "$ref")
     return result

@@ -237,6 +237,9 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     "LICENSE": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies have components of their own (`…Request`), without the response's read-only
+    # fields or defaults (pisyedili_api.openapi.request_defaults_described): a generated client
+    # leaves out what the server fills in.
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
@@ -488,6 +491,7 @@ SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",
     "games.streams.openapi_paths",
     "pisyedili_api.openapi.describe_path_parameters",
+    "pisyedili_api.openapi.request_defaults_described",
 ]
 # Matches (games): how long a move's Idempotency-Key replays (then games.sweep deletes its
 # record, in bounded batches), and what one player may have running at once (4xx past it).

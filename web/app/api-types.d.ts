@@ -1047,13 +1047,14 @@ export interface components {
             /** @description Turn clock: seconds a person has per turn; past it the greedy move is played for them (by_bot in the move log). Null or absent: no clock. */
             turn_seconds?: number | null;
             /**
-             * @description Who may watch the match: `public` (default), anyone, signed in or not, sees the public view (no hand); `none`, only its seats.
+             * @description Who may watch the match: `public`, anyone, signed in or not, sees the public view (no hand); `none`, only its seats.
              *
              *     * `public` - public
              *     * `none` - none
-             * @default public
+             *
+             *     Default: `public`.
              */
-            spectators: components["schemas"]["SpectatorsEnum"];
+            spectators?: components["schemas"]["SpectatorsEnum"];
         };
         /**
          * @description * `waiting` - waiting

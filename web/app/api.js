@@ -218,7 +218,7 @@ export const matches = (params) =>
   /** @type {Promise<{ next: string | null, previous: string | null, results: Match[] }>} */ (
     typed("GET", `/matches${query(params)}`)
   );
-/** @param {Schemas["MatchCreateRequest"] & { spectators?: "public" | "none" }} body */
+/** @param {Schemas["MatchCreateRequest"]} body */
 export const createMatch = (body) => /** @type {Promise<Match>} */ (typed("POST", "/matches", { body }));
 /** @param {string} id */
 export const match = (id) => /** @type {Promise<Match>} */ (typed("GET", `/matches/${id}`));
