@@ -6,6 +6,8 @@
 - scoring: close a deal, score it, settle the match, the seats' totals;
 - analysis: each deal's luck, the boards' skill, a deal's move analysis on request.
 
+Each takes the match row lock first (locks.match_lock) when it writes a match.
+
 Every service is re-exported here, so `from games.services import match_create` is the import
 to use.
 """

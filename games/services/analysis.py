@@ -45,6 +45,7 @@ from players.services import SeatLuck, player_boards_luck_add, player_luck_add
 from ..models import DEAL_ANALYSIS_CONSTRAINT, Deal, DealAnalysis, DealLuck, Match, Move
 from ..selectors import shared_deals_pending
 from .lifecycle import _violates
+from .locks import match_lock
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
     players = [UUID(p) for p in match.seat_players]
     seats = [SeatLuck(*row) for row in zip(players, luck, skill, strict=True)]
     with transaction.atomic():
-        locked = Match.objects.select_for_update().filter(id=match.id).first()
+        locked, _ = match_lock(match.id)
         if locked is None or DealLuck.objects.filter(deal=deal).exists():
             return False
         DealLuck.objects.bulk_create(
@@ -187,7 +188,7 @@ def deal_skill_backfill(*, match_id: UUID | str, deal_number: int) -> bool:
     match = deal.match
     decided, cpu_seconds = _deal_skill_estimate(match, deal, _deal_start(match, deal))
     with transaction.atomic():
-        locked = Match.objects.select_for_update().filter(id=match.id).first()
+        locked, _ = match_lock(match.id)
         rows = list(DealLuck.objects.filter(deal=deal, skill__isnull=True).order_by("seat"))
         if locked is None or not rows:
             return False
@@ -218,7 +219,7 @@ def match_luck_count(*, match_id: UUID | str) -> int:
     the number counted (0 for a match not settled). Sent once the settlement commits, and by
     the sweeper for rows left uncounted."""
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(id=match_id).first()
+        match, _ = match_lock(match_id)
         if match is None or match.settled_at is None:
             return 0
         return _luck_count_locked(match)

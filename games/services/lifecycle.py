@@ -28,6 +28,7 @@ from players.services import bot_player_get_or_create
 from .. import clock, events
 from ..models import REMATCH_CONSTRAINT, Deal, Match, Seat
 from ..selectors import seat_of
+from .locks import match_lock
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +232,7 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
     """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
     try:
         with transaction.atomic():
-            match = Match.objects.select_for_update(of=("self",)).filter(id=match_id).first()
+            match, _ = match_lock(match_id)
             if match is None:
                 raise ApplicationError("not_found", "No such match.")
             if seat_of(match, player.id) is not None:
@@ -352,15 +353,6 @@ def _after_commit_bot_turn(match: Match) -> None:
 # ---- The lobby: leave, cancel, expire; the rematch ----
 
 
-def _match_locked(match_id: UUID | str) -> Match:
-    """The match row locked with SELECT … FOR UPDATE (so a join, leave, cancel or rematch of
-    it waits for this transaction), or 404 `not_found`."""
-    match = Match.objects.select_for_update().filter(id=match_id).first()
-    if match is None:
-        raise ApplicationError("not_found", "No such match.")
-    return match
-
-
 def _people_seated(match: Match) -> list[int]:
     """The seats of `match` that people (not bots) hold."""
     return [
@@ -376,7 +368,9 @@ def match_leave(*, match_id: UUID | str, player: Player) -> Match:
     others have joined hands the match to the person in the lowest seat. 403 `not_seated`,
     409 `match_not_waiting`."""
     with transaction.atomic():
-        match = _match_locked(match_id)
+        match, _ = match_lock(match_id)
+        if match is None:
+            raise ApplicationError("not_found", "No such match.")
         seat = seat_of(match, player.id)
         if seat is None:
             raise ApplicationError("not_seated")
@@ -402,7 +396,9 @@ def match_cancel(*, match_id: UUID | str, player: Player) -> Match:
     """Its creator cancels a waiting match (`cancel_reason` "cancelled"). 403 `not_creator`,
     409 `match_not_waiting`."""
     with transaction.atomic():
-        match = _match_locked(match_id)
+        match, _ = match_lock(match_id)
+        if match is None:
+            raise ApplicationError("not_found", "No such match.")
         if str(match.created_by_id) != str(player.id):
             raise ApplicationError("not_creator")
         if match.status != Match.Status.WAITING:
@@ -450,7 +446,9 @@ def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]
     409 `match_not_finished`, 409 `too_many_active_matches` (the caller's limits)."""
     try:
         with transaction.atomic():
-            previous = _match_locked(match_id)
+            previous, _ = match_lock(match_id)
+            if previous is None:
+                raise ApplicationError("not_found", "No such match.")
             seat = seat_of(previous, player.id)
             if seat is None:
                 raise ApplicationError("not_seated")

@@ -37,6 +37,7 @@ from ..models import Move as MoveRow
 from ..selectors import seat_of
 from ..serializers import state_view
 from .lifecycle import _after_commit_bot_turn, _match_write, _violates
+from .locks import match_lock
 from .scoring import _CLOSE_FIELDS, _deal_close
 
 logger = logging.getLogger(__name__)
@@ -114,8 +115,10 @@ def _apply_locked(
     digest: str,
     by_bot: bool,
 ) -> dict[str, Any]:
-    match, found = _match_lock(match_id, player_id)
-    if isinstance(player_id, DeferredPlayer):
+    if isinstance(player_id, UUID | str):
+        match, _ = match_lock(match_id)
+    else:
+        match, found = match_lock(match_id, player_id)
         # 401 comes before 404: with no match row, the lookup runs alone.
         player_id = player_id.verify() if match is None else player_id.player_id(found)
     if match is None:
@@ -260,20 +263,6 @@ def _move_write(
     return after
 
 
-def _match_lock(
-    match_id: UUID | str, caller: UUID | str | DeferredPlayer | None = None
-) -> tuple[Match | None, Any]:
-    """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
-    row locks), and for a DeferredPlayer `caller`, the value of its lookup from the same
-    statement (else None). Plain SQL: this runs on every move (pisyedili_api.rawsql)."""
-    if not isinstance(caller, DeferredPlayer):
-        return rawsql.fetch_by_pk(Match, match_id, lock=True)[1], None
-    found, match = rawsql.fetch_by_pk(
-        Match, match_id, lock=True, extra=caller.lookup_sql(), extra_params=caller.lookup_params()
-    )
-    return match, found
-
-
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
     """One bot turn if the match is still at `version` and a bot is on turn; True if it moved.
 
@@ -289,7 +278,7 @@ def _play_locked(
     as by_bot. True if it moved. One transaction from the version check to the write, so a
     moved version, a finished match or a person who just moved all mean "done"."""
     with transaction.atomic():
-        match, _ = _match_lock(match_id)
+        match, _ = match_lock(match_id)
         if match is None or match.version != version or match.status != Match.Status.ACTIVE:
             return False
         state = _live_state(match)

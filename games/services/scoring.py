@@ -24,6 +24,7 @@ from ..models import Deal, Match, ScoreEntry, Seat
 from ..selectors import shared_deals_pending
 from ..signals import match_settled
 from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
+from .locks import match_lock
 
 # The match fields _deal_close sets (the caller writes them).
 _CLOSE_FIELDS = ("state", "turn_deadline")
@@ -45,19 +46,13 @@ def _deal_close(match: Match, final: engine.State) -> None:
     send_on_commit("games.deal_score", str(match.id), match.current_deal)
 
 
-def _match_locked(match_id: UUID | str) -> Match | None:
-    """The match row, locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
-    row locks), or None."""
-    return Match.objects.select_for_update().filter(id=match_id).first()
-
-
 def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
     """R-30, R-31, R-32: record every seat's score of a deal that is over (penalty, hand
     penalty, multiplier, cards left), the players' deal counters, then deal the next deal or
     finish the match (places) and have it settled. True if it scored now; False when there is
     nothing to do (no such deal, not over yet, scored already)."""
     with transaction.atomic():
-        match = _match_locked(match_id)
+        match, _ = match_lock(match_id)
         if match is None:
             return False
         now = timezone.now()
@@ -143,7 +138,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
     now, False if the match is not finished or was settled already. games.signals.match_settled
     is sent after the settlement commits."""
     with transaction.atomic():
-        match = _match_locked(match_id)
+        match, _ = match_lock(match_id)
         if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
             return False
         assert match.finished_at is not None  # set with the status
