@@ -53,6 +53,7 @@ from .serializers import (
     match_summary,
     match_view,
     move_entry,
+    move_reply,
 )
 from .services import (
     match_apply_move,
@@ -433,6 +434,7 @@ class MatchMovesApi(APIView):
             player_id=caller,
             move=valid["move"],
             version=valid["version"],
+            reply=move_reply,
             idempotency_key=idempotency_key,
             request_body={**valid["move_body"], "version": valid["version"]},
         )

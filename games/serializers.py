@@ -423,6 +423,17 @@ def state_view(match: Match, seat: int, state: engine.State | None = None) -> di
     return _view(match, seat, state)
 
 
+def move_reply(match: Match, seat: int, state: engine.State) -> dict[str, Any]:
+    """The answer to a move (docs/api.md `POST …/moves`): the mover's view of the live deal's
+    `state` right after it, and whether a bot moves next (games.services.match_apply_move)."""
+    view = state_view(match, seat, state=state)
+    # A bot is on turn and its move is not in this view: a worker plays it after this commit.
+    view["pending_bot_turns"] = bool(
+        state.turn is not None and not state.is_over and match.seat_bots[state.turn]
+    )
+    return view
+
+
 def public_view(match: Match, state: engine.State | None = None) -> dict[str, Any]:
     """A spectator's view (docs/api.md `…/state` at no seat): the keys of `state_view` with
     `you` null, no hand and no legal move; the live deal's facts come from

@@ -21,9 +21,7 @@ do.
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -39,7 +37,7 @@ from rest_framework.request import Request
 from pisyedili_api import rawsql
 
 from . import sql
-from .models import ApiToken, Player
+from .models import ApiToken, Player, token_digest
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -62,16 +60,6 @@ else:
     AuthenticatedRequest = Request
 
 _KEY = re.compile(r"[0-9a-f]{40}")
-
-
-def token_new_key() -> str:
-    """A fresh API key (160 random bits, the format of DRF's keys)."""
-    return secrets.token_hex(20)
-
-
-def token_digest(key: str) -> str:
-    """The stored form of a key: its SHA-256, hex."""
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _digest_of(key: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import uuid
 
 from django.conf import settings
@@ -61,6 +63,16 @@ class Player(models.Model):
     @property
     def rating_ordinal(self) -> float:
         return self.rating_mu - 3.0 * self.rating_sigma
+
+
+def token_new_key() -> str:
+    """A fresh API key (160 random bits, the format of DRF's keys)."""
+    return secrets.token_hex(20)
+
+
+def token_digest(key: str) -> str:
+    """The stored form of a key (ApiToken.digest): its SHA-256, hex."""
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 class ApiToken(models.Model):

@@ -57,6 +57,7 @@ def end_deal_by_last_card(match_id: Any, player_id: Any, seat: int) -> None:
     deal is over, its scoring sent on commit."""
     from games import engine
     from games.models import Match
+    from games.serializers import move_reply
     from games.services import match_apply_move
 
     current = Match.objects.get(id=match_id)
@@ -76,6 +77,7 @@ def end_deal_by_last_card(match_id: Any, player_id: Any, seat: int) -> None:
         player_id=player_id,
         move=engine.Move.decode({"action": "play", "card": "7D"}),
         version=current.version,
+        reply=move_reply,
     )
 
 

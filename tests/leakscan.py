@@ -35,8 +35,7 @@ DEFERRED: list[tuple[str, str, str]] = []
 
 
 def _viewer_player_id(authorization: str) -> str | None:
-    from players.auth import token_digest
-    from players.models import ApiToken
+    from players.models import ApiToken, token_digest
 
     parts = authorization.split()
     if len(parts) != 2 or parts[0] != "Token":

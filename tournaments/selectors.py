@@ -37,7 +37,11 @@ from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
 from .models import Entrant, Round, Table, Tournament
-from .serializers import player_ref
+
+
+def player_ref(player: Player) -> dict[str, Any]:
+    """A player as every tournament object names one (games.serializers.SeatPlayerSerializer)."""
+    return {"id": str(player.id), "display_name": player.display_name, "is_bot": player.is_bot}
 
 
 def tournament_get(*, tournament_id: UUID | str) -> Tournament:

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rest_framework import serializers
 
 from games.serializers import SeatPlayerSerializer
-from players.models import Player
 
 from .models import Entrant, Tournament
-
-if TYPE_CHECKING:
-    from .selectors import TablesShown
+from .selectors import TablesShown, player_ref
 
 CSV_COLUMNS = (
     "rank",
@@ -119,11 +116,6 @@ class TablesSerializer(serializers.Serializer):
 
 
 # ---- response bodies ----
-
-
-def player_ref(player: Player) -> dict[str, Any]:
-    """A player as every tournament object names one (games.serializers.SeatPlayerSerializer)."""
-    return {"id": str(player.id), "display_name": player.display_name, "is_bot": player.is_bot}
 
 
 def tournament_summary(tournament: Tournament) -> dict[str, Any]:

@@ -29,15 +29,13 @@ from games.engine.bots import get_bot
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.renderers import JSONRenderer
-from players.auth import DeferredPlayer
 
 from .. import clock, events, sql
 from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
 from ..models import Move as MoveRow
 from ..selectors import seat_of
-from ..serializers import state_view
 from .lifecycle import _after_commit_bot_turn, _match_write, _violates
-from .locks import match_lock
+from .locks import CallerLookup, match_lock
 from .scoring import _CLOSE_FIELDS, _deal_close
 
 logger = logging.getLogger(__name__)
@@ -48,21 +46,28 @@ def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+# The reply to a move: what `match_apply_move` answers and stores for an Idempotency-Key, from
+# the match, the mover's seat and the state after the move (the view's, games.serializers).
+MoveReply = Callable[[Match, int, engine.State], dict[str, Any]]
+
+
 def match_apply_move(
     *,
     match_id: UUID | str,
-    player_id: UUID | str | DeferredPlayer,
+    player_id: UUID | str | CallerLookup,
     move: engine.Move,
     version: int,
+    reply: MoveReply,
     idempotency_key: str | None = None,
     request_body: Mapping[str, Any] | None = None,
     by_bot: bool = False,
 ) -> dict[str, Any]:
-    """Apply one move for the player's seat; return that seat's view right after it.
+    """Apply one move for the player's seat; return `reply` of it (that seat's view right
+    after it, as the caller builds it).
 
-    The mover is `player_id`, or a `DeferredPlayer` (the move POST's `request.user`,
-    players.auth): then the statement that locks the match reads the player's id too (one
-    round trip fewer on the hottest route), and a token of no active player is 401.
+    The mover is `player_id`, or a `CallerLookup` (the move POST's `request.user`,
+    players.auth.DeferredPlayer): then the statement that locks the match reads the player's
+    id too (one round trip fewer on the hottest route), and a token of no active player is 401.
 
     Order of checks: (caller) → match exists → seat → idempotent replay → match active →
     version → turn → legality. A replay returns the stored first response and applies nothing.
@@ -79,6 +84,7 @@ def match_apply_move(
                 player_id=player_id,
                 move=move,
                 version=version,
+                reply=reply,
                 idempotency_key=idempotency_key,
                 digest=digest,
                 by_bot=by_bot,
@@ -92,7 +98,7 @@ def match_apply_move(
         # A record of this (player, match, key) written behind the match row lock (a backend
         # without row locks, a writer that does not take the lock). The transaction rolled
         # back; answer as the winner decided.
-        if isinstance(player_id, DeferredPlayer):
+        if not isinstance(player_id, UUID | str):
             player_id = player_id.verify()
         record = IdempotencyRecord.objects.filter(
             player_id=player_id, match_id=match_id, key=idempotency_key
@@ -108,9 +114,10 @@ def match_apply_move(
 def _apply_locked(
     *,
     match_id: UUID | str,
-    player_id: UUID | str | DeferredPlayer,
+    player_id: UUID | str | CallerLookup,
     move: engine.Move,
     version: int,
+    reply: MoveReply,
     idempotency_key: str | None,
     digest: str,
     by_bot: bool,
@@ -140,11 +147,7 @@ def _apply_locked(
         raise ApplicationError("stale_version", detail={"current_version": match.version})
     state = _live_state(match)
     after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
-    view = state_view(match, seat, state=after)
-    # A bot is on turn and its move is not in this view: a worker plays it after this commit.
-    view["pending_bot_turns"] = bool(
-        after.turn is not None and not after.is_over and match.seat_bots[after.turn]
-    )
+    view = reply(match, seat, after)
     if idempotency_key:
         IdempotencyRecord.objects.create(
             player_id=player_id,

@@ -20,8 +20,7 @@ from django.utils.translation import gettext_noop
 
 from pisyedili_api.errors import ApplicationError, invalid
 
-from ..auth import token_digest, token_new_key
-from ..models import ApiToken, Player
+from ..models import ApiToken, Player, token_digest, token_new_key
 
 DISPLAY_NAME_MAX = 40
 

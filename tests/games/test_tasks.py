@@ -14,6 +14,7 @@ from django.utils import timezone
 from games import engine, tasks
 from games.models import Deal, Match, Move, ScoreEntry
 from games.recovery import overdue_turns, stuck_work
+from games.serializers import move_reply
 from games.services import (
     deal_score,
     match_apply_move,
@@ -64,6 +65,7 @@ def end_deal_with_a_seven(match, players):
         player_id=players[0].id,
         move=engine.Move.decode({"action": "play", "card": "7D"}),
         version=current.version,
+        reply=move_reply,
     )
 
 
@@ -201,7 +203,9 @@ def test_a_move_in_time_wins_over_the_overdue_task(make_player, parked):
     Match.objects.filter(id=match.id).update(turn_deadline=timezone.now() - timedelta(seconds=1))
     state = engine.state_from_json(m.state)
     move = engine.legal_moves(state)[0]
-    match_apply_move(match_id=match.id, player_id=a.id, move=move, version=m.version)
+    match_apply_move(
+        match_id=match.id, player_id=a.id, move=move, version=m.version, reply=move_reply
+    )
     assert match_play_overdue_turn(match_id=match.id, version=m.version) == 0
     assert not Move.objects.filter(match=match, by_bot=True).exists()
 

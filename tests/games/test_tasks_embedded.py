@@ -13,6 +13,7 @@ SCRIPT = """
 from django.conf import settings
 from games import engine
 from games.models import Deal, Match, ScoreEntry
+from games.serializers import move_reply
 from games.services import match_apply_move, match_create
 from players.services import player_register
 
@@ -32,6 +33,7 @@ for _ in range(3000):
         player_id=person.id,
         move=engine.legal_moves(state)[-1],
         version=match.version,
+        reply=move_reply,
     )
 person.refresh_from_db()
 print(
