@@ -95,21 +95,21 @@ def sweep() -> dict[str, int]:
     stuck_for = timedelta(seconds=settings.GAMES_STUCK_SECONDS)
     work = recovery.stuck_work(older_than=timezone.now() - stuck_for)
     for match_id, version in work.bot_turns:
-        send("games.match_play_bot_turn", match_id, version)
+        send(match_play_bot_turn_task, match_id, version)
     for match_id, number in work.deals:
-        send("games.deal_score", match_id, number)
+        send(deal_score_task, match_id, number)
     for match_id in work.settlements:
-        send("games.match_settle", match_id)
+        send(match_settle_task, match_id)
     lost = recovery.stuck_analysis(
         older_than=timezone.now() - stuck_for,
         since=timezone.now() - timedelta(hours=settings.ANALYSIS_SWEEP_HOURS),
     )
     for match_id, number in lost.luck:
-        send("games.deal_luck", match_id, number)
+        send(deal_luck_task, match_id, number)
     for match_id in lost.luck_counts:
-        send("games.match_luck_count", match_id)
+        send(match_luck_count_task, match_id)
     for match_id, number in lost.analyses:
-        send("games.deal_analyse", match_id, number)
+        send(deal_analyse_task, match_id, number)
     counts = {
         "bot_turns": len(work.bot_turns),
         "deals": len(work.deals),
@@ -136,7 +136,7 @@ def expire_turns() -> int:
     """Beat: send `games.match_play_overdue_turn` for every person's turn past its deadline."""
     overdue = recovery.overdue_turns(now=timezone.now())
     for match_id, version in overdue:
-        send("games.match_play_overdue_turn", match_id, version)
+        send(match_play_overdue_turn_task, match_id, version)
     return len(overdue)
 
 

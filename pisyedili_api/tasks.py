@@ -6,9 +6,11 @@
   again. Transient errors (the database or the broker unreachable) are retried a bounded number
   of times with exponential backoff; anything else fails the task and is left to the beat
   sweepers. Beat tasks pass `retry=False`: the next beat is their retry.
-- `send(name, *args)` / `send_on_commit(name, *args)`: send a task by its registered name, now
-  or once the current transaction commits. The queue comes from CELERY_TASK_ROUTES (`route`),
-  the time limits from CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT.
+- `send(task, *args)` / `send_on_commit(task, *args)`: send a task, now or once the current
+  transaction commits. The queue comes from CELERY_TASK_ROUTES (`route`), the time limits from
+  CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT. The tasks modules pass the task itself;
+  the services pass its registered name (`"games.deal_score"`), because the tasks modules
+  import the services and a reference back would be an import cycle.
 - `in_background()`, `background_submit`, `background_wait`: the embedded default's thread pool.
 - `embedded_beat_start()`: the embedded default's beat (the sweepers and the turn clock of
   CELERY_BEAT_SCHEDULE run in the server process when there is no `celery beat`).
@@ -80,14 +82,15 @@ def route(name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **k
     return None if setting is None else {"queue": getattr(settings, setting)}
 
 
-def send_on_commit(name: str, *args: Any) -> None:
-    """Send task `name` with `args` once the current transaction commits (at once outside
-    one). Never raises into the committed request (see `send`)."""
-    transaction.on_commit(lambda: send(name, *args))
+def send_on_commit(task: Task[Any, Any] | str, *args: Any) -> None:
+    """Send `task` with `args` once the current transaction commits (at once outside one).
+    Never raises into the committed request (see `send`)."""
+    transaction.on_commit(lambda: send(task, *args))
 
 
-def send(name: str, *args: Any) -> None:
-    """Send task `name` to a worker, or run it here in the embedded default.
+def send(task: Task[Any, Any] | str, *args: Any) -> None:
+    """Send `task` (a task, or by its registered name from a service) to a worker, or run it
+    here in the embedded default.
 
     The transaction that asked for it has committed, so a failure here (the broker down) is
     logged and never turns that request's response into an error: the beat sweepers send the
@@ -96,6 +99,7 @@ def send(name: str, *args: Any) -> None:
     so a long chain of bot moves and deals cannot exhaust the stack. Inside `in_background()`
     they run on the background pool instead of in the caller.
     """
+    name = task if isinstance(task, str) else task.name
     try:
         if not app.conf.task_always_eager:
             _publish(name, args)

@@ -38,4 +38,4 @@ def enqueue_advance(tournament_id: str) -> None:
     round. The settled match has committed already, so a failure here is logged, never raised
     into its caller; the sweep advances the tournament later."""
     with in_background():
-        send("tournaments.tournament_advance", tournament_id)
+        send(tournament_advance_task, tournament_id)
