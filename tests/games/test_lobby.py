@@ -205,7 +205,8 @@ def test_the_move_log_after_a_seq(make_player, client_for):
     assert _refused(bad, "invalid", 400)["detail"].keys() == {"after_seq"}
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
+@pytest.mark.usefixtures("commits_in_place")  # what commits trigger, in place
 def test_the_move_reply_says_whether_a_bot_moves_next(make_player, client_for):
     (_, ta), (_, tb) = make_player(), make_player()
     ana, bob = client_for(ta), client_for(tb)

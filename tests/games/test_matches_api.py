@@ -309,7 +309,10 @@ def test_move_log_shows_drawn_cards_only_to_the_drawer_until_the_deal_is_over(tw
     assert theirs[draw.seq]["drawn"] == (draw.drawn if deal_over else None)
 
 
-@pytest.mark.django_db(transaction=True)  # deals are scored on commit
+@pytest.mark.django_db
+@pytest.mark.usefixtures(
+    "commits_in_place"
+)  # deals are scored on commit: in place (conftest.commits_in_place)
 def test_a_full_match_between_humans_scores_every_deal(two_humans):
     mid = two_humans["id"]
     final = play_until({0: two_humans[0], 1: two_humans[1]}, mid, lambda v: False)
@@ -338,7 +341,10 @@ def test_a_full_match_between_humans_scores_every_deal(two_humans):
     assert (a.rating_mu, a.rating_sigma) != (25.0, 25.0 / 3.0)
 
 
-@pytest.mark.django_db(transaction=True)  # deals are scored on commit
+@pytest.mark.django_db
+@pytest.mark.usefixtures(
+    "commits_in_place"
+)  # deals are scored on commit: in place (conftest.commits_in_place)
 def test_deal_reveal_hides_seed_until_the_deal_is_over_then_replays(two_humans, api):
     mid = two_humans["id"]
     live = api.get(f"/api/v1/matches/{mid}/deals/1")

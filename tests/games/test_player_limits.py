@@ -82,7 +82,8 @@ def test_the_service_applies_the_limits_too(make_player, settings):
     assert raised.value.code == "too_many_active_matches"
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
+@pytest.mark.usefixtures("commits_in_place")  # what commits trigger, in place
 def test_bot_turns_of_matches_interleave_one_turn_per_task(make_player, settings):
     """A FIFO of sent bot turns (the bots queue), worked one task at a time: each task plays one
     turn and sends the next to the back, so two bots-only matches alternate move by move and

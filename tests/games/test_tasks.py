@@ -28,7 +28,8 @@ from pisyedili_api.celery import app
 from players.models import Player, RatingHistory
 from players.services import bot_player_get_or_create
 
-pytestmark = pytest.mark.django_db(transaction=True)  # tasks run on commit
+# Tasks run on commit: in place, inside the test's transaction (conftest.commits_in_place).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 
 @pytest.fixture
@@ -102,6 +103,7 @@ def test_score_deal_twice_scores_once(make_player, parked):
     assert [name for name, _, _ in parked].count("games.match_settle") == 1
 
 
+@pytest.mark.django_db(transaction=True)  # two threads: each must see the other's commits
 def test_score_deal_at_once_from_two_workers_scores_once(make_player, parked):
     match, a, b = two_people(make_player)
     end_deal_with_a_seven(match, [a, b])
