@@ -1,12 +1,17 @@
 """The documents in docs/ are the project's authority and contract; these tests hold them to the
-code: docs/rules.md to the engine's rule ids and options, docs/api.md to the URL conf and the
-error codes, every relative link to a file that exists, and no reference to a file outside the
-repository."""
+code: docs/rules.md to the engine's rule ids and options, docs/api.md to the URL conf, the error
+codes and the schema's version, docs/operations.md to the settings the code reads, every
+relative link to a file (and heading) that exists, and no reference to a file outside the
+repository. The README stays short, and its curl tour runs, twice in a row, against `make
+run`'s server."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
+import subprocess
 from inspect import iscoroutinefunction
 from pathlib import Path
 from typing import Any
@@ -16,11 +21,18 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from games.engine.rules import _BOOLEANS, _CHOICES, _RANGES, Rules
 from pisyedili_api.errors import ERROR_CODES
+from tests.integration import test_embedded_sqlite_server
+
+# `make run`'s server (uvicorn on a SQLite file of its own, tasks in-process), for the tour.
+embedded_server = test_embedded_sqlite_server.embedded_server
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DOCS = REPO_ROOT / "docs"
 RULES_MD = DOCS / "rules.md"
 API_MD = DOCS / "api.md"
+OPERATIONS_MD = DOCS / "operations.md"
+README_MD = REPO_ROOT / "README.md"
+README_MAX_LINES = 200
 RULE_COUNT = 32  # R-1 … R-32
 
 
@@ -115,7 +127,7 @@ def test_rules_md_defines_exactly_r1_to_r32_once_each() -> None:
 
 def test_rules_md_lists_every_engine_option_with_its_default_and_values() -> None:
     table = options_table()
-    defaults = Rules().to_dict()
+    defaults = Rules().to_json()
     assert set(table) == set(Rules.option_names()), "options table ≠ games.engine.rules"
     for name, row in table.items():
         assert row["default"] == doc_value(defaults[name]), name
@@ -226,6 +238,83 @@ def test_every_code_routes_answer_has_an_example_in_the_schema(api: Any) -> None
     assert documented - HTTP_LEVEL_CODES - examples == set(), "codes without a schema example"
 
 
+@pytest.mark.django_db
+def test_the_openapi_version_the_docs_name_is_the_served_one(api: Any) -> None:
+    served = api.get("/api/v1/schema/?format=json").json()["openapi"]
+    for document in documents():
+        for named in re.findall(r"\bOpenAPI (\d+(?:\.\d+)*)", read(document)):
+            assert served == named or served.startswith(named + "."), (document.name, named)
+    assert re.search(rf"OpenAPI {re.escape(served)} document", read(API_MD)), served
+
+
+def content_security_policy(html: str) -> dict[str, list[str]]:
+    """directive -> sources of the page's `<meta http-equiv="Content-Security-Policy">`."""
+    found = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    assert found, "no Content-Security-Policy"
+    policy = {}
+    for directive in found.group(1).split(";"):
+        name, *sources = directive.split()
+        policy[name] = sources
+    return policy
+
+
+def test_the_redoc_page_asks_no_other_host_for_anything(client: Any) -> None:
+    """docs/api.md: the docs pages load nothing from a CDN. The page names no URL, and its
+    policy lets the browser load nothing but this server's files, inline styles, data: images
+    and ReDoc's blob: worker, so the bundle's logo from cdn.redoc.ly is never fetched
+    (tests/browser/test_docs_pages.py watches the requests of both pages in Chromium)."""
+    response = client.get("/api/v1/docs/redoc/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert not re.search(r"(?:https?:)?//[\w.-]", html), "a URL in the page"
+    policy = content_security_policy(html)
+    assert policy["default-src"] == ["'self'"]
+    for name, sources in policy.items():
+        assert set(sources) <= {"'self'", "'unsafe-inline'", "data:", "blob:"}, (name, sources)
+    assert "blob:" not in policy.get("script-src", policy["default-src"])
+    assert "'unsafe-inline'" not in policy.get("img-src", policy["default-src"])
+
+
+# ---- docs/operations.md ----
+
+# Settings read from the environment by a library rather than by our code.
+READ_BY_LIBRARIES = {"DATABASE_URL"}  # dj_database_url.config()
+ENVIRONMENT_READ = re.compile(
+    r"""(?:os\.environ\.get|os\.environ\.setdefault|os\.getenv|env_bool|env_list)"""
+    r"""\(\s*["']([A-Z][A-Z0-9_]*)["']|os\.environ\[["']([A-Z][A-Z0-9_]*)["']\]"""
+)
+
+
+def settings_read() -> set[str]:
+    """Every environment variable the server's code reads (the apps and pisyedili_api)."""
+    names = set(READ_BY_LIBRARIES)
+    for app in ("pisyedili_api", "games", "players", "tournaments"):
+        for path in (REPO_ROOT / app).rglob("*.py"):
+            if "migrations" not in path.parts:
+                for found in ENVIRONMENT_READ.finditer(read(path)):
+                    names.add(found.group(1) or found.group(2))
+    return names
+
+
+def settings_documented() -> set[str]:
+    """The variables of the table of docs/operations.md "Settings"."""
+    text = read(OPERATIONS_MD)
+    table = text[text.index("\n## Settings\n") :]
+    table = table[: table.index("\n## ", 1)]
+    names: set[str] = set()
+    for line in table.splitlines():
+        if line.startswith("| `"):
+            names.update(re.findall(r"`([A-Z][A-Z0-9_]*)`", line.split("|")[1]))
+    return names
+
+
+def test_operations_md_documents_every_setting_the_code_reads() -> None:
+    read_by_code, documented = settings_read(), settings_documented()
+    assert len(read_by_code) >= 60
+    assert read_by_code - documented == set(), "settings missing from docs/operations.md"
+    assert documented - read_by_code == set(), "docs/operations.md documents unread settings"
+
+
 # ---- every document ----
 
 
@@ -233,18 +322,99 @@ def documents() -> list[Path]:
     return [REPO_ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
 
 
+def heading_anchors(path: Path) -> set[str]:
+    """The fragments of a Markdown file's headings, as GitHub writes them."""
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", read(path), flags=re.MULTILINE):
+        anchors.add(re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-"))
+    return anchors
+
+
 @pytest.mark.parametrize("document", documents(), ids=lambda p: p.name)
 def test_relative_links_resolve(document: Path) -> None:
+    """Every relative link names a file of the repository, and a heading of it when it has a
+    fragment."""
     links = re.findall(r"\]\(([^)\s]+)\)", read(document))
     broken = []
     for link in links:
-        target = link.split("#", 1)[0]
-        if not target or re.match(r"^[a-z]+:", target):
-            continue  # a fragment of this page, or a URL
-        resolved = (document.parent / target).resolve()
-        if not resolved.exists() or REPO_ROOT not in (resolved, *resolved.parents):
+        target, _, fragment = link.partition("#")
+        if re.match(r"^[a-z]+:", target):
+            continue  # a URL
+        resolved = (document.parent / target).resolve() if target else document
+        inside = resolved.exists() and REPO_ROOT in (resolved, *resolved.parents)
+        if not inside or (
+            fragment and resolved.suffix == ".md" and fragment not in heading_anchors(resolved)
+        ):
             broken.append(link)
     assert broken == [], f"links in {document.name} to nothing in the repository: {broken}"
+
+
+# ---- README.md ----
+
+
+def test_readme_is_short() -> None:
+    """The README says what this is, the two commands, the browser, the tour and where to read
+    next; everything else lives in docs/ and is linked."""
+    assert len(read(README_MD).splitlines()) <= README_MAX_LINES
+
+
+def readme_tour() -> str:
+    """The README's curl tour: its one shell block that talks to `PISYEDILI_URL`."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", read(README_MD), flags=re.MULTILINE | re.DOTALL)
+    tours = [block for block in blocks if "PISYEDILI_URL" in block]
+    assert len(tours) == 1, "the README has one tour"
+    return tours[0]
+
+
+def tour_checked(output: str) -> int:
+    """Assert that a run of the tour printed what the README says it does; the moves played."""
+    lines = output.splitlines()
+    first, public, *moves, result, verified, replay, summary = lines
+    view = json.loads(first)
+    assert view["version"] >= 1 and view["phase"] in ("opening", "play"), view
+    assert len(view["hand"]) == 7 and view["legal_moves"], view
+    assert json.loads(public) == {**json.loads(public), "you": None, "hand": []}, public
+    assert json.loads(public)["hand_counts"] == [7, 7, 7], public
+    assert moves, "no move played"
+    versions = [json.loads(line)["version"] for line in moves]
+    assert versions == sorted(set(versions)), versions
+    outcome = json.loads(result)
+    assert outcome["winners"] and outcome["reason"] in ("shed", "stock_exhausted"), outcome
+    assert len(outcome["penalties"]) == 3, outcome
+    assert verified == "seed matches commitment: True"
+    assert json.loads(replay)["positions"] >= len(moves) + 1, replay
+    match = json.loads(summary)
+    assert match["status"] == "finished", match
+    assert [seat["seat"] for seat in match["seats"]] == [0, 1, 2], match
+    assert all(seat["place"] is not None for seat in match["seats"]), match
+    return len(moves)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_readme_tour_runs_twice_in_a_row_against_make_run(embedded_server: Any) -> None:
+    """The tour as a newcomer pastes it (bash, curl, jq, python3), run twice against one
+    `make run` server: the second run registers a new player and plays a new match."""
+    missing = [tool for tool in ("bash", "curl", "jq", "python3") if shutil.which(tool) is None]
+    if missing:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"the README's tour needs {missing} (CI=true: it must run)")
+        pytest.skip(f"the README's tour needs {missing}")
+    base, _, log = embedded_server
+    env = {**os.environ, "PISYEDILI_URL": base.removesuffix("/api/v1")}
+    for run in (1, 2):
+        done = subprocess.run(
+            ["bash", "-e", "-u", "-o", "pipefail", "-c", readme_tour()],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+        assert done.returncode == 0 and done.stderr == "", (
+            f"run {run}: exit {done.returncode}\n{done.stdout}\n{done.stderr}\n"
+            f"{log.read_text()[-2000:]}"
+        )
+        tour_checked(done.stdout)
 
 
 def test_license_is_mit() -> None:
