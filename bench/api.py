@@ -8,19 +8,24 @@ matches (both seats, human players, so only the API is measured, not bots):
      least a move can cost in the database — served by the same gunicorn: BENCH_ENDPOINTS=1
      makes the bench URL conf (pisyedili_api/urls_bench.py) its ROOT_URLCONF.
 Prints requests/s and p50/p99 latency of each, and the move endpoint as a share of the ceiling.
+After an uncounted warm-up (`--warmup`), the loads (moves in `draw` and `play` mode, and the
+ceiling) take turns in slices (`--rounds`, default 4), so that a drift in the machine's speed
+falls on all of them; each slice's shares are printed, with the lowest, median and highest
+share of the move stream, and the server's and PostgreSQL's CPU time per request (from /proc)
+show where a request's time goes.
 
 The tasks a move sends (scoring the deal it ends, settling the match, the luck estimate) run as
 in production (`--tasks worker`, the default): on a private redis-server (a free port) to two
-Celery workers, `-Q bots,scoring,celery` and `-Q analysis`, the analysis worker at the lowest CPU
-priority (`nice -n 19`, README "Full stack"): background work that takes what play leaves, on
-one machine with the web tier. Their CPU per deal is printed apart. `--tasks eager` runs every
-task inside the request that sends it instead (the bench's older run conditions: the move that
-ends a deal then pays for the deal's scoring and analysis).
+Celery workers, `-Q bots,scoring,celery` and `-Q analysis`, the analysis worker at the lowest
+CPU priority (`nice -n 19`, docs/operations.md "Queues and workers"): background work that takes
+what play leaves, on one machine with the web tier. Their CPU per deal is printed apart.
+`--tasks eager` runs every task inside the request that sends it instead (the bench's older run
+conditions: the move that ends a deal then pays for the deal's scoring and analysis).
 
-`--server asgi` runs the same load against the ASGI deployment of README "Live play" (uvicorn
-pisyedili_api.asgi, `--workers` processes); `--server both` starts gunicorn and uvicorn side by
-side on the same database, runs every slice on each in turn, and prints the move throughput of
-both and whether the ASGI one is within 10% of gunicorn's (the live-play target).
+`--server asgi` runs the same load against the ASGI deployment of docs/operations.md "Live play"
+(uvicorn pisyedili_api.asgi, `--workers` processes); `--server both` starts gunicorn and uvicorn
+side by side on the same database, runs every slice on each in turn, and prints the move
+throughput of both and whether the ASGI one is within 10% of gunicorn's (the live-play target).
 
     make bench
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/pisyedili .venv/bin/python bench/api.py

@@ -1,7 +1,8 @@
 """Bot reply latency through a real Celery worker, beside the worker's no-op round trip.
 
-Starts gunicorn and a Celery worker (the README's commands) against PostgreSQL and Redis, on a
-database and queues of its own, then plays 2-seat matches, one person against the greedy bot:
+Starts gunicorn and a Celery worker (the commands of docs/operations.md) against PostgreSQL and
+Redis, on a database and queues of its own, then plays 2-seat matches, one person against the
+greedy bot:
 
   - bot reply: the person POSTs a move that leaves the bot on turn, then long-polls
     `GET …/state?after_version=<version of the answer>&wait=10` until the bot's move is visible.
