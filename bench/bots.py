@@ -91,7 +91,7 @@ def play_deal(
 
 
 def play_pairs(a: str, b: str, seed: int, indices: range, rules_json: str) -> tuple[Tally, Tally]:
-    rules = Rules.from_dict(json.loads(rules_json))
+    rules = Rules.from_json(json.loads(rules_json))
     tallies = (Tally(), Tally())
     for index in indices:
         deal = deal_seed(seed, index)
@@ -128,7 +128,7 @@ def play_level_deals(
     tasks: list[tuple[str, str, int]], seed: int, rules_json: str
 ) -> list[LevelDeal]:
     """Both seatings of each (a, b, seed index) task."""
-    rules = Rules.from_dict(json.loads(rules_json))
+    rules = Rules.from_json(json.loads(rules_json))
     out: list[LevelDeal] = []
     for a, b, index in tasks:
         deal = deal_seed(seed, index)

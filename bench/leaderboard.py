@@ -569,7 +569,7 @@ def run(args: argparse.Namespace) -> None:
     token = api_token_create(user_id=user.pk)
     client = Client(HTTP_AUTHORIZATION=f"Token {token}")
     anonymous = Client()
-    deep_url = "/api/v1/leaderboard?metric=rating&cursor=" + deep["rating"].encode()
+    deep_url = "/api/v1/leaderboard?metric=rating&cursor=" + deep["rating"].cursor()
 
     def http(c: Client, url: str) -> None:
         response = c.get(url)

@@ -253,13 +253,13 @@ def deal_replay_get(
     deal.match = match  # the row in hand
     if not deal_revealable(deal):
         raise ApplicationError("deal_not_over")
-    rules = engine.Rules.from_dict(match.rules)
+    rules = engine.Rules.from_json(match.rules)
     state = engine.new_deal(rules, match.seat_count, deal.opener, bytes(deal.seed))
     steps: list[tuple[Move | None, engine.State]] = [(None, state)]
     rows = Move.objects.filter(match_id=match.id, deal_number=deal.number).order_by("seq")
     for row in rows:
         body = {"action": row.action, "card": row.card, "suit": row.suit}
-        move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
+        move = engine.Move.from_json({k: v for k, v in body.items() if v is not None})
         state = engine.apply(state, move, row.seat)
         steps.append((row, state))
     return match, deal, steps
@@ -275,7 +275,7 @@ def deal_problems(deal: Deal) -> list[str]:
     seed = bytes(deal.seed)
     if engine.commitment(seed) != deal.commitment:
         problems.append("seed does not match the commitment")
-    rules = engine.Rules.from_dict(match.rules)
+    rules = engine.Rules.from_json(match.rules)
     state = engine.new_deal(rules, match.seat_count, deal.opener, seed)
     if state.dealer != deal.dealer:
         problems.append(f"dealer {deal.dealer} stored, {state.dealer} by R-8")
@@ -284,7 +284,7 @@ def deal_problems(deal: Deal) -> list[str]:
     for row in Move.objects.filter(match_id=match.id, deal_number=deal.number).order_by("seq"):
         body = {"action": row.action, "card": row.card, "suit": row.suit}
         try:
-            move = engine.Move.decode({k: v for k, v in body.items() if v is not None})
+            move = engine.Move.from_json({k: v for k, v in body.items() if v is not None})
             if row.seat != state.turn:
                 problems.append(
                     f"move {row.seq}: seat {row.seat} moved but seat {state.turn} was on turn"

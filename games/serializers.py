@@ -89,7 +89,7 @@ class MoveBodySerializer(serializers.Serializer):
     """A move (docs/rules.md §10): an `action`; a play names its `card`, and a Jack may
     nominate a `suit`."""
 
-    # The fields document the move; validating it is decoding it with `engine.Move.decode`,
+    # The fields document the move; validating it is reading it with `engine.Move.from_json`,
     # whose InvalidMove is 400 `invalid_move` naming the field (pisyedili_api.errors).
     # Validated data: `move` (engine.Move) and `move_body` (the action, card and suit as sent,
     # which an Idempotency-Key's hash covers). A subclass checks its own fields of the body in
@@ -111,7 +111,7 @@ class MoveBodySerializer(serializers.Serializer):
         body_fields_check(data, self.BODY_FIELDS)
         validated = self.validate_body(data)
         move_body = {name: data[name] for name in self.MOVE_FIELDS if name in data}
-        validated["move"] = engine.Move.decode(move_body)
+        validated["move"] = engine.Move.from_json(move_body)
         validated["move_body"] = move_body
         return validated
 
@@ -471,9 +471,9 @@ def _view(match: Match, seat: int | None, state: engine.State | None) -> dict[st
     if not match.state:
         return view  # waiting for players: no deal yet
     if state is None:
-        state = engine.state_from_json(match.state)
+        state = engine.State.from_json(match.state)
     observed = engine.observe_public(state) if seat is None else engine.observe(state, seat)
-    view.update(observed.to_dict())
+    view.update(observed.to_json())
     view["commitment"] = engine.commitment(state.seed)
     if state.result is not None:
         # Deal over: its result is public (games.score_deal scores it and deals on).

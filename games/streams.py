@@ -162,7 +162,7 @@ def _match_read(match_id: UUID) -> _Read:
     match = match_read(match_id)
     if match is None or not match.state:
         return match, None
-    return match, engine.state_from_json(match.state)
+    return match, engine.State.from_json(match.state)
 
 
 def _seat_render(read: _Read, seat: int | None) -> _SeatEvent:
@@ -264,7 +264,7 @@ class _SharedReads:
                 if row is None:
                     return None, None
                 match = rawsql.from_row(Match, rawsql.concrete_names(Match), row)
-                return match, engine.state_from_json(match.state) if match.state else None
+                return match, engine.State.from_json(match.state) if match.state else None
         except Exception:
             logger.warning("live read connection lost; reading on the hub's threads", exc_info=True)
             await self._disconnect()

@@ -158,7 +158,7 @@ def engine_error(exc: EngineError) -> ApplicationError:
         return ApplicationError(
             exc.code,
             f"{engine_message(exc)}.",
-            {"legal_moves": [m.encode() for m in exc.legal_moves]},
+            {"legal_moves": [m.to_json() for m in exc.legal_moves]},
         )
     return ApplicationError(exc.code)  # not_your_turn: its default message
 

@@ -401,7 +401,7 @@ class LeaderboardApi(APIView):
             ruleset=data["ruleset"],
             humans_only=data["humans_only"],
             limit=data["limit"],
-            cursor=None if cursor is None else Keyset.decode(cursor, metric=data["metric"]),
+            cursor=None if cursor is None else Keyset.from_cursor(cursor, metric=data["metric"]),
             around_player_id=around,
         )
         return Response(
@@ -421,7 +421,7 @@ def cursor_link(request: Request, key: Any) -> str | None:
         return None
     params = request.query_params.copy()
     params.pop("around", None)
-    params["cursor"] = key.encode()
+    params["cursor"] = key.cursor()
     return request.build_absolute_uri(request.path) + "?" + params.urlencode()
 
 
@@ -520,7 +520,7 @@ class PlayerHistoryApi(APIView):
         rows, next_key, previous_key = player_history_page(
             player_id=player_id,
             limit=data["limit"],
-            cursor=None if cursor is None else HistoryKeyset.decode(cursor),
+            cursor=None if cursor is None else HistoryKeyset.from_cursor(cursor),
         )
         results = [history_entry(row) for row in rows]
         return Response(

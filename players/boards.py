@@ -23,7 +23,7 @@ def rules_for_board(rules: Mapping[str, Any]) -> dict[str, Any]:
     """The match's full rules (defaults filled in) without the options that do not partition."""
     from games.engine import Rules  # the engine is pure Python: the single source of the rules
 
-    full = Rules.from_dict({k: v for k, v in rules.items() if k not in NOT_A_RULE}).to_dict()
+    full = Rules.from_json({k: v for k, v in rules.items() if k not in NOT_A_RULE}).to_json()
     return {k: v for k, v in full.items() if k not in NOT_A_RULE}
 
 

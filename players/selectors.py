@@ -54,7 +54,7 @@ class Keyset:
     player_id: UUID
     forward: bool
 
-    def encode(self) -> str:
+    def cursor(self) -> str:
         body = {
             "m": self.metric,
             "v": self.value,
@@ -64,7 +64,7 @@ class Keyset:
         return cursor_encode(body, salt="leaderboard")
 
     @classmethod
-    def decode(cls, cursor: str, *, metric: str) -> Keyset:
+    def from_cursor(cls, cursor: str, *, metric: str) -> Keyset:
         """An opaque cursor of this metric's board (signed, pisyedili_api.cursors), else 400
         `invalid`."""
         message = _("Invalid cursor: pass back a `next` or `previous` link of this board.")
@@ -267,7 +267,7 @@ class HistoryKeyset:
     match_id: UUID
     forward: bool
 
-    def encode(self) -> str:
+    def cursor(self) -> str:
         body = {
             "t": self.finished_at.isoformat(),
             "m": str(self.match_id),
@@ -276,7 +276,7 @@ class HistoryKeyset:
         return cursor_encode(body, salt="history")
 
     @classmethod
-    def decode(cls, cursor: str) -> HistoryKeyset:
+    def from_cursor(cls, cursor: str) -> HistoryKeyset:
         """An opaque cursor of a rating history (signed, pisyedili_api.cursors), else 400
         `invalid`."""
         message = _("Invalid cursor: pass back a `next` or `previous` link.")

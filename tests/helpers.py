@@ -68,14 +68,14 @@ def end_deal_by_last_card(match_id: Any, player_id: Any, seat: int) -> None:
         top="9D",
         stock=["2C", "4C"],
         turn=seat,
-        rules=engine.Rules.from_dict(current.rules),
+        rules=engine.Rules.from_json(current.rules),
         phase="play",
     )
-    Match.objects.filter(id=match_id).update(state=engine.state_to_json(position))
+    Match.objects.filter(id=match_id).update(state=position.to_json())
     match_apply_move(
         match_id=match_id,
         player_id=player_id,
-        move=engine.Move.decode({"action": "play", "card": "7D"}),
+        move=engine.Move.from_json({"action": "play", "card": "7D"}),
         version=current.version,
         reply=move_reply,
     )

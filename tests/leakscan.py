@@ -111,7 +111,7 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     live = Deal.objects.filter(id=match.live_deal_id).first()
     if live is not None and deal_revealable(live):
         return found  # the deal is over (and scored next): everything about it may be shown
-    state = engine.state_from_json(match.state)
+    state = engine.State.from_json(match.state)
     seat = seat_of(match, viewer)
     hidden = {c.code for c in state.stock}
     for other, hand in enumerate(state.hands):

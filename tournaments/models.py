@@ -36,7 +36,7 @@ class Tournament(models.Model):
     format = models.CharField(max_length=16, choices=Format.choices)
     table_size = models.PositiveSmallIntegerField()
     deals_per_match = models.PositiveSmallIntegerField()
-    rules = models.JSONField(help_text="Rules snapshot (engine Rules.to_dict) every match uses.")
+    rules = models.JSONField(help_text="Rules snapshot (engine Rules.to_json) every match uses.")
     fill_bot = models.CharField(
         max_length=32, blank=True, default="", help_text="Bot strategy for empty seats; '' = byes."
     )

@@ -177,7 +177,7 @@ def tournament_create(
         format=format,
         table_size=table_size,
         deals_per_match=parsed.deals_per_match,
-        rules=parsed.to_dict(),
+        rules=parsed.to_json(),
         fill_bot=fill_bots or "",
         rounds_total=rounds_total,
         schedule=schedule,

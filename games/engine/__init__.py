@@ -29,8 +29,6 @@ from .state import (
     dealer_for,
     new_deal,
     opener_for_deal,
-    state_from_json,
-    state_to_json,
 )
 from .transitions import apply, apply_legal, replay
 
@@ -73,6 +71,4 @@ __all__ = [
     "opener_for_deal",
     "replay",
     "shuffled_pack",
-    "state_from_json",
-    "state_to_json",
 ]

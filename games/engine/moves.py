@@ -1,4 +1,4 @@
-"""Actions of docs/rules.md §10 as small values with paired codecs: `Move.decode`, `move.encode`."""
+"""Actions of docs/rules.md §10 as small values with a JSON form (`Move.from_json`, `to_json`)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class Move:
         return cls(PLAY, card, suit)
 
     @classmethod
-    def decode(cls, body: Mapping[str, Any]) -> Move:
+    def from_json(cls, body: Mapping[str, Any]) -> Move:
         """Parse a move object; InvalidMove when it is not a move at all (R-1, §10).
 
         Whether a Jack needs its suit depends on the phase (none in the opening), so that is
@@ -64,7 +64,7 @@ class Move:
             )
         return cls(PLAY, card, suit.strip().upper())
 
-    def encode(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, str]:
         body = {"action": self.action}
         if self.card is not None:
             body["card"] = self.card.code

@@ -35,7 +35,7 @@ class Observation:
     pile: tuple[Card, ...]
     rules: Rules
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         """The state fields of docs/api.md for this seat."""
         return {
             "you": self.you,
@@ -50,7 +50,7 @@ class Observation:
             "pending_sevens": self.pending_sevens,
             "draws_this_turn": self.draws_this_turn,
             "stock_count": self.stock_count,
-            "legal_moves": [m.encode() for m in self.legal_moves],
+            "legal_moves": [m.to_json() for m in self.legal_moves],
         }
 
 
@@ -92,7 +92,7 @@ class PublicObservation:
     draws_this_turn: int
     stock_count: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         """The state fields of docs/api.md for a caller at no seat: `you` null, no hand and no
         legal move."""
         return {

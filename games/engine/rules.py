@@ -84,7 +84,7 @@ class Rules:
             )
 
     @classmethod
-    def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:
+    def from_json(cls, options: Mapping[str, Any] | None) -> Rules:
         """Default rules overridden by `options`; an unknown option is a RulesError naming it.
 
         A stored state carries its rules, so every move parses one of a few option sets: each
@@ -101,7 +101,7 @@ class Rules:
             return _validated(options)
         return _validated_once(key)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in _OPTION_NAMES}
 
     def seven_penalty(self, pending_sevens: int) -> int:

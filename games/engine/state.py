@@ -1,5 +1,5 @@
-"""The state of one deal: an immutable value that serialises to JSON (hidden cards included,
-so it stays on the server; players see only `observe`)."""
+"""The state of one deal: an immutable value with a JSON form (`to_json`, `State.from_json`;
+hidden cards included, so it stays on the server; players see only `observe`)."""
 
 from __future__ import annotations
 
@@ -94,6 +94,54 @@ class State:
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         return self.hands[seat]
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole state, hidden cards and seed included (server side only: players see
+        `observe`)."""
+        return {
+            "rules": self.rules.to_json(),
+            "seats": self.seats,
+            "opener": self.opener,
+            "seed": self.seed.hex(),
+            "hands": [codes(hand) for hand in self.hands],
+            "stock": codes(self.stock),
+            "pile": codes(self.pile),
+            "phase": self.phase,
+            "turn": self.turn,
+            "direction": self.direction,
+            "active_suit": self.active_suit,
+            "pending_sevens": self.pending_sevens,
+            "draws_this_turn": self.draws_this_turn,
+            "opened": list(self.opened),
+            "reshuffles": self.reshuffles,
+            "actions": self.actions,
+            "last_drawn": codes(self.last_drawn),
+            "result": self.result.to_json() if self.result is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, body: Mapping[str, Any]) -> State:
+        result = body.get("result")
+        return cls(
+            rules=Rules.from_json(body["rules"]),
+            seats=body["seats"],
+            opener=body["opener"],
+            seed=bytes.fromhex(body["seed"]),
+            hands=tuple(from_codes(hand) for hand in body["hands"]),
+            stock=from_codes(body["stock"]),
+            pile=from_codes(body["pile"]),
+            phase=body["phase"],
+            turn=body["turn"],
+            direction=body["direction"],
+            active_suit=body["active_suit"],
+            pending_sevens=body["pending_sevens"],
+            draws_this_turn=body["draws_this_turn"],
+            opened=tuple(body["opened"]),
+            reshuffles=body["reshuffles"],
+            actions=body["actions"],
+            last_drawn=from_codes(body["last_drawn"]),
+            result=DealResult.from_json(result) if result is not None else None,
+        )
 
 
 def opener_for_deal(number: int, seats: int) -> int:
@@ -196,55 +244,6 @@ def deal_from_codes(
     if len(set(everything)) != len(everything):
         raise ValueError("a card appears twice in the position")
     return state
-
-
-def state_to_json(state: State) -> dict[str, Any]:
-    """Full state as JSON (hidden cards and seed included: server side only)."""
-    return {
-        "rules": state.rules.to_dict(),
-        "seats": state.seats,
-        "opener": state.opener,
-        "seed": state.seed.hex(),
-        "hands": [codes(hand) for hand in state.hands],
-        "stock": codes(state.stock),
-        "pile": codes(state.pile),
-        "phase": state.phase,
-        "turn": state.turn,
-        "direction": state.direction,
-        "active_suit": state.active_suit,
-        "pending_sevens": state.pending_sevens,
-        "draws_this_turn": state.draws_this_turn,
-        "opened": list(state.opened),
-        "reshuffles": state.reshuffles,
-        "actions": state.actions,
-        "last_drawn": codes(state.last_drawn),
-        "result": state.result.to_json() if state.result is not None else None,
-    }
-
-
-def state_from_json(body: Mapping[str, Any]) -> State:
-    cards_of = from_codes
-    result = body.get("result")
-    return State(
-        rules=Rules.from_dict(body["rules"]),
-        seats=body["seats"],
-        opener=body["opener"],
-        seed=bytes.fromhex(body["seed"]),
-        hands=tuple(cards_of(hand) for hand in body["hands"]),
-        stock=cards_of(body["stock"]),
-        pile=cards_of(body["pile"]),
-        phase=body["phase"],
-        turn=body["turn"],
-        direction=body["direction"],
-        active_suit=body["active_suit"],
-        pending_sevens=body["pending_sevens"],
-        draws_this_turn=body["draws_this_turn"],
-        opened=tuple(body["opened"]),
-        reshuffles=body["reshuffles"],
-        actions=body["actions"],
-        last_drawn=cards_of(body["last_drawn"]),
-        result=DealResult.from_json(result) if result is not None else None,
-    )
 
 
 def all_cards(state: State) -> list[Card]:

@@ -52,7 +52,7 @@ logger = logging.getLogger(__name__)
 
 def _deal_start(match: Match, deal: Deal) -> engine.State:
     """The deal as dealt, from its seed (the engine's shuffle, R-3)."""
-    rules = engine.Rules.from_dict(match.rules)
+    rules = engine.Rules.from_json(match.rules)
     return engine.new_deal(rules, match.seat_count, deal.opener, bytes(deal.seed))
 
 
@@ -76,7 +76,7 @@ def _deal_moves(match: Match, deal_number: int) -> tuple[list[Move], list[engine
     """A deal's move log: its rows in order and the engine's moves they record."""
     rows = list(Move.objects.filter(match_id=match.id, deal_number=deal_number).order_by("seq"))
     moves = [
-        engine.Move.decode(
+        engine.Move.from_json(
             {k: v for k, v in {"action": m.action, "card": m.card, "suit": m.suit}.items() if v}
         )
         for m in rows
@@ -353,12 +353,12 @@ def _decision(row: Move, move: analysis.MoveAnalysis) -> dict[str, Any]:
         "seq": row.seq,
         "seat": move.seat,
         "by_bot": row.by_bot,
-        "played": move.played.encode(),
+        "played": move.played.to_json(),
         "played_value": values[move.played],
-        "best": move.best.encode(),
+        "best": move.best.to_json(),
         "best_value": values[move.best],
         "loss": move.loss,
         "loss_stderr": move.loss_stderr,
         "verdict": move.verdict,
-        "values": [{"move": m.encode(), "value": v} for m, v in move.values],
+        "values": [{"move": m.to_json(), "value": v} for m, v in move.values],
     }

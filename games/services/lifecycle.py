@@ -46,7 +46,7 @@ def rules_from_options(
     if deals is not None:
         options["deals_per_match"] = deals
     try:
-        parsed = engine.Rules.from_dict(options)
+        parsed = engine.Rules.from_json(options)
     except engine.RulesError as exc:
         message = engine_message(exc)
         raise ApplicationError("invalid", message, {"rules": {exc.option: [message]}}) from None
@@ -136,7 +136,7 @@ def match_create(
             created_at=timezone.now(),
             seat_count=seats,
             deals_total=parsed.deals_per_match,
-            rules=parsed.to_dict(),
+            rules=parsed.to_json(),
             seat_players=seat_players,
             seat_bots=[p.strategy if p.is_bot else "" for p in occupants]
             + [""] * (seats - len(occupants)),
@@ -313,7 +313,7 @@ def _related_known(match: Match, **related: list[Any]) -> None:
 def _deal_start(match: Match, number: int) -> None:
     """Deal `number` (R-3..R-5, R-8): its secret seed (_deal_seed), commitment public, state
     stored on the match (the caller writes the match's _DEAL_FIELDS)."""
-    rules = engine.Rules.from_dict(match.rules)
+    rules = engine.Rules.from_json(match.rules)
     seed = _deal_seed(match, number)
     opener = engine.opener_for_deal(number + match.first_opener, match.seat_count)
     state = engine.new_deal(rules, match.seat_count, opener, seed)
@@ -328,7 +328,7 @@ def _deal_start(match: Match, number: int) -> None:
     )
     match.live_deal = deal
     match.current_deal = number
-    match.state = engine.state_to_json(state)
+    match.state = state.to_json()
     match.turn_deadline = clock.deadline_for(match, state)
 
 
@@ -480,7 +480,7 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
         created_at=timezone.now(),
         seat_count=seats,
         # The rules' deals, not deals_total: an R-32 extra deal belongs to the match it settled.
-        deals_total=engine.Rules.from_dict(previous.rules).deals_per_match,
+        deals_total=engine.Rules.from_json(previous.rules).deals_per_match,
         rules=previous.rules,
         seat_players=seat_players,
         seat_bots=list(previous.seat_bots),

@@ -73,7 +73,7 @@ def match_apply_move(
     version → turn → legality. A replay returns the stored first response and applies nothing.
     """
     digest = (
-        request_hash(match_id, request_body if request_body is not None else move.encode())
+        request_hash(match_id, request_body if request_body is not None else move.to_json())
         if idempotency_key
         else ""
     )
@@ -193,7 +193,7 @@ def _stored_reply(record: IdempotencyRecord) -> dict[str, Any]:
 def _live_state(match: Match) -> engine.State:
     """The live deal's state of an active match (every active match has one)."""
     assert match.state is not None, match.id
-    return engine.state_from_json(match.state)
+    return engine.State.from_json(match.state)
 
 
 def _response_text(view: Mapping[str, Any]) -> str:
@@ -241,7 +241,7 @@ def _move_write(
         _deal_close(match, after)
         _match_write(match, "version", "move_count", *_CLOSE_FIELDS)
     else:
-        match.state = engine.state_to_json(after)
+        match.state = after.to_json()
         clocked = {}
         if match.turn_seconds:
             match.turn_deadline = clock.deadline_after_move(match, seat, move, after)

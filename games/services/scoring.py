@@ -38,10 +38,10 @@ def _deal_close(match: Match, final: engine.State) -> None:
     Deal.objects.filter(id=deal_id).update(
         status=Deal.Status.OVER,
         result=result.to_json(),
-        final_state=engine.state_to_json(final),
+        final_state=final.to_json(),
         finished_at=timezone.now(),
     )
-    match.state = engine.state_to_json(final)
+    match.state = final.to_json()
     match.turn_deadline = None
     send_on_commit("games.deal_score", str(match.id), match.current_deal)
 
@@ -65,7 +65,7 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
         # final state of its live deal (_deal_close), so it need not be read again.
         final_json = match.state if deal.id == match.live_deal_id else deal.final_state
         assert result is not None and final_json is not None  # _deal_close wrote both
-        final = engine.state_from_json(final_json)
+        final = engine.State.from_json(final_json)
         player_ids = [UUID(p) for p in match.seat_players]
         winners = set(result["winners"])
         penalties = result["penalties"]
@@ -97,7 +97,7 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
                 ]
             )
         match.version += 1  # long-polls see the next deal (or the match's end)
-        rules = engine.Rules.from_dict(match.rules)
+        rules = engine.Rules.from_json(match.rules)
         if match.current_deal < match.deals_total or engine.match_needs_extra_deal(
             match.totals, rules
         ):

@@ -96,13 +96,13 @@ def seeded_playout(index: int | str, rules: Rules, seats: int, *, keep: bool) ->
 
 
 def record_playout(playout: Playout) -> dict[str, Any]:
-    defaults = Rules().to_dict()
+    defaults = Rules().to_json()
     return {
         "seed": playout.seed.hex(),
-        "rules": {k: v for k, v in playout.rules.to_dict().items() if v != defaults[k]},
+        "rules": {k: v for k, v in playout.rules.to_json().items() if v != defaults[k]},
         "seats": playout.seats,
         "opener": playout.opener,
-        "moves": [move.encode() for move in playout.moves],
+        "moves": [move.to_json() for move in playout.moves],
         "final": final_record(playout.final),
     }
 
@@ -111,7 +111,7 @@ def record_rule_case(
     case: str, options: dict[str, Any], seats: int, shows: Callable[[Playout], bool]
 ) -> dict[str, Any]:
     """The first playout, by index, that shows the case (a few tries at most)."""
-    rules = Rules.from_dict(options)
+    rules = Rules.from_json(options)
     rule_id = case.split()[0]
     for attempt in range(10_000):
         playout = seeded_playout(f"{rule_id}:{attempt}", rules, seats, keep=True)

@@ -104,7 +104,7 @@ OPTION_COMBINATIONS: tuple[dict[str, Any], ...] = (
         "deals_per_match": 2,
     },
 )
-RULE_SETS: tuple[Rules, ...] = tuple(Rules.from_dict(o) for o in OPTION_COMBINATIONS)
+RULE_SETS: tuple[Rules, ...] = tuple(Rules.from_json(o) for o in OPTION_COMBINATIONS)
 
 
 def seat_counts(rules: Rules) -> tuple[int, ...]:
@@ -129,7 +129,7 @@ class Playout:
 
     def describe(self) -> str:
         """Enough to rebuild the deal in a failure message."""
-        options = {k: v for k, v in self.rules.to_dict().items() if v != getattr(Rules(), k)}
+        options = {k: v for k, v in self.rules.to_json().items() if v != getattr(Rules(), k)}
         return f"rules={options} seats={self.seats} opener={self.opener} seed={self.seed.hex()}"
 
 

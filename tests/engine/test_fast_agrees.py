@@ -41,7 +41,7 @@ def random_rules(rng: random.Random) -> Rules:
     options["max_players"] = 7
     options["hand_size"] = rng.choice((1, 2, 3, 5, 7, 7, 7))
     options["max_actions"] = rng.choice((10, 40, 150, 1000))
-    return Rules.from_dict(options)
+    return Rules.from_json(options)
 
 
 def check_same(fast: FastDeal, state: State) -> None:
@@ -188,7 +188,7 @@ def deals(draw: st.DrawFn) -> State:
     seats = draw(st.integers(2, 7))
     opener = draw(st.integers(0, seats - 1))
     seed = draw(st.binary(min_size=32, max_size=32))
-    return new_deal(Rules.from_dict(options), seats, opener, seed)
+    return new_deal(Rules.from_json(options), seats, opener, seed)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -52,8 +52,6 @@ from games.engine import (
     match_totals,
     new_deal,
     opener_for_deal,
-    state_from_json,
-    state_to_json,
 )
 from games.engine.cards import ACE, SEVEN
 from games.engine.rules import _BOOLEANS, _CHOICES
@@ -62,7 +60,7 @@ DEALS = 10_000
 EXPENSIVE_DEALS = 300
 ALL_CARDS = list(range(52))
 
-# Every well-formed move (one that Move.decode accepts): each card without a suit (a Jack
+# Every well-formed move (one that Move.from_json accepts): each card without a suit (a Jack
 # without a suit is the opening J♣'s form, R-11), each Jack with each suit, draw and pass.
 WELL_FORMED_MOVES: tuple[Move, ...] = (
     tuple(Move.play(card) for card in PACK)
@@ -161,7 +159,7 @@ def play_checked_deal(
         stock_at_start = 52 - seats * rules.hand_size
         assert kinds["play"] <= 52 and kinds["draw"] <= stock_at_start + 1
         assert kinds["pass"] <= kinds["draw"] + 4
-    assert state_from_json(json.loads(json.dumps(state_to_json(state)))) == state
+    assert State.from_json(json.loads(json.dumps(state.to_json()))) == state
     assert_deal_scored_by_the_rules(state)
     assert state.result is not None
     if state.result.reason == "stock_exhausted":
@@ -253,9 +251,9 @@ def assert_only_legal_moves_apply(state: State) -> None:
     legal = legal_moves(state)
     assert len(set(legal)) == len(legal)
     assert list(legal) == sorted(legal, key=section_10_order)
-    before = state_to_json(state)
+    before = state.to_json()
     for move in legal:
-        assert Move.decode(json.loads(json.dumps(move.encode()))) == move
+        assert Move.from_json(json.loads(json.dumps(move.to_json()))) == move
         after = apply(state, move, seat=state.turn)
         assert after == apply_legal(state, move)
         assert after.actions == state.actions + 1
@@ -270,7 +268,7 @@ def assert_only_legal_moves_apply(state: State) -> None:
             if seat != state.turn:
                 with pytest.raises(NotYourTurn):
                     apply(state, legal[0], seat=seat)
-    assert state_to_json(state) == before
+    assert state.to_json() == before
 
 
 def test_every_legal_move_applies_and_every_other_move_is_refused() -> None:
@@ -292,14 +290,14 @@ def test_every_legal_move_applies_and_every_other_move_is_refused() -> None:
     assert checked > 4_000
 
 
-def test_well_formed_moves_are_exactly_what_decode_accepts() -> None:
+def test_well_formed_moves_are_exactly_what_from_json_accepts() -> None:
     """The refusal test above covers every move a client can send (§10)."""
     for move in WELL_FORMED_MOVES:
-        assert Move.decode(move.encode()) == move
+        assert Move.from_json(move.to_json()) == move
     for card in PACK:
         if not card.is_jack:
             with pytest.raises(InvalidMove):
-                Move.decode({"action": "play", "card": card.code, "suit": "H"})
+                Move.from_json({"action": "play", "card": card.code, "suit": "H"})
     assert len(WELL_FORMED_MOVES) == 52 + 16 + 2
 
 
@@ -327,10 +325,10 @@ def test_anything_but_a_card_code_is_invalid(text: str) -> None:
 
 
 @given(st.sampled_from(WELL_FORMED_MOVES))
-def test_move_encode_decode_round_trips(move: Move) -> None:
-    body = move.encode()
-    assert Move.decode(json.loads(json.dumps(body))) == move
-    assert Move.decode(body).encode() == body
+def test_move_json_round_trips(move: Move) -> None:
+    body = move.to_json()
+    assert Move.from_json(json.loads(json.dumps(body))) == move
+    assert Move.from_json(body).to_json() == body
 
 
 _FIELD_VALUES = st.one_of(
@@ -349,13 +347,13 @@ _FIELD_VALUES = st.one_of(
         _FIELD_VALUES,
     )
 )
-def test_decode_accepts_a_move_or_raises_invalid_move(body: object) -> None:
+def test_from_json_accepts_a_move_or_raises_invalid_move(body: object) -> None:
     try:
-        move = Move.decode(body)  # type: ignore[arg-type]
+        move = Move.from_json(body)  # type: ignore[arg-type]
     except InvalidMove as error:
         assert error.field in {"action", "card", "suit"}
         return
     assert isinstance(body, dict)
     assert move in WELL_FORMED_MOVES
-    assert Move.decode(move.encode()) == move
+    assert Move.from_json(move.to_json()) == move
     assert move.action == body["action"]

@@ -79,7 +79,7 @@ def permute_hidden(state: State, seat: int, rng: random.Random) -> State:
 def check_observation(state: State, seat: int, rng: random.Random) -> bool:
     """Assert the observation properties for one seat; True if the permutation moved a card."""
     observation = observe(state, seat)
-    body = observation.to_dict()
+    body = observation.to_json()
     assert set(body) == API_STATE_KEYS
 
     text = json.dumps(body)
@@ -98,7 +98,7 @@ def check_observation(state: State, seat: int, rng: random.Random) -> bool:
         assert f'"{code}"' in text
 
     if state.turn == seat:
-        assert body["legal_moves"] == [m.encode() for m in legal_moves(state)]
+        assert body["legal_moves"] == [m.to_json() for m in legal_moves(state)]
     else:
         assert body["legal_moves"] == []
 
@@ -108,13 +108,13 @@ def check_observation(state: State, seat: int, rng: random.Random) -> bool:
     assert [len(h) for h in permuted.hands] == [len(h) for h in state.hands]
     assert len(permuted.stock) == len(state.stock)
     assert observe(permuted, seat) == observation
-    assert observe(permuted, seat).to_dict() == body
+    assert observe(permuted, seat).to_json() == body
     return permuted.hands != state.hands or permuted.stock != state.stock
 
 
 def test_observation_has_exactly_the_api_state_fields() -> None:
     state = deal_from_codes(["7H JS 10C", "2D 3D", "4S"], top="6C", stock="9H 9D", turn=0)
-    body = observe(state, 0).to_dict()
+    body = observe(state, 0).to_json()
     assert set(body) == API_STATE_KEYS
     assert body == {
         "you": 0,
@@ -139,8 +139,8 @@ def test_observation_has_exactly_the_api_state_fields() -> None:
             {"action": "draw"},
         ],
     }
-    assert observe(state, 1).to_dict()["legal_moves"] == []
-    assert observe(state, 1).to_dict()["hand"] == ["2D", "3D"]
+    assert observe(state, 1).to_json()["legal_moves"] == []
+    assert observe(state, 1).to_json()["hand"] == ["2D", "3D"]
 
 
 def test_observation_refuses_a_seat_not_at_the_table() -> None:
@@ -155,7 +155,7 @@ def test_permuting_own_hand_changes_the_observation() -> None:
     state = deal_from_codes(["7H JS", "2D 3D", "4S"], top="6C", stock="9H 9D", turn=1)
     swapped = replace(state, hands=(state.hands[1], state.hands[0], state.hands[2]))
     assert observe(swapped, 0) != observe(state, 0)
-    assert observe(swapped, 1).to_dict()["hand"] == ["7H", "JS"]
+    assert observe(swapped, 1).to_json()["hand"] == ["7H", "JS"]
 
 
 def test_observations_along_seeded_playouts_leak_nothing() -> None:

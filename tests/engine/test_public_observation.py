@@ -48,7 +48,7 @@ def permute_every_hand(state: State, rng: random.Random) -> State:
 def check_public(state: State, rng: random.Random) -> bool:
     """Assert the public observation's properties; True if the permutation moved a card."""
     observation = observe_public(state)
-    body = observation.to_dict()
+    body = observation.to_json()
     assert set(body) == API_STATE_KEYS
     assert body["you"] is None and body["hand"] == [] and body["legal_moves"] == []
     text = json.dumps(body)
@@ -60,7 +60,7 @@ def check_public(state: State, rng: random.Random) -> bool:
     assert seen == ({state.top_card.code} if state.top_card is not None else set())
     # Every public fact is the seats' own: a seat's observation agrees on each of them.
     for seat in range(state.seats):
-        seat_body = observe(state, seat).to_dict()
+        seat_body = observe(state, seat).to_json()
         for key in API_STATE_KEYS - {"you", "hand", "legal_moves"}:
             assert body[key] == seat_body[key], key
     permuted = permute_every_hand(state, rng)
@@ -78,7 +78,7 @@ def test_public_observation_is_the_api_state_without_a_seat() -> None:
     state = deal_from_codes(
         ["7H JS 10C", "2D 3D", "4S"], top="6C", stock="9H 9D", turn=1, pending_sevens=0
     )
-    assert observe_public(state).to_dict() == {
+    assert observe_public(state).to_json() == {
         "you": None,
         "dealer": 2,
         "phase": "play",

@@ -22,11 +22,10 @@ from games.engine import (
     IllegalMove,
     Move,
     Rules,
+    State,
     apply,
     legal_moves,
     replay,
-    state_from_json,
-    state_to_json,
 )
 from games.engine.moves import PLAY
 from games.engine.state import STOCK_EXHAUSTED
@@ -65,17 +64,17 @@ def test_golden_file_covers_seats_options_and_both_endings() -> None:
     assert {d["final"]["reason"] for d in deals} == {"shed", STOCK_EXHAUSTED}
     assert any(d["final"]["reshuffles"] > 0 for d in deals)  # R-6 replays too
     assert len({d["seed"] for d in deals}) == len(deals)
-    recorded = {Rules.from_dict(d["rules"]) for d in deals}
+    recorded = {Rules.from_json(d["rules"]) for d in deals}
     for options in OPTION_COMBINATIONS:  # every combination the playouts use is pinned
-        assert Rules.from_dict(options) in recorded
+        assert Rules.from_json(options) in recorded
 
 
 @pytest.mark.parametrize("index", range(len(golden_deals())))
 def test_golden_deal_replays_identically(index: int) -> None:
     deal = golden_deals()[index]
-    rules = Rules.from_dict(deal["rules"])
-    moves = [Move.decode(body) for body in deal["moves"]]
-    assert [m.encode() for m in moves] == deal["moves"]
+    rules = Rules.from_json(deal["rules"])
+    moves = [Move.from_json(body) for body in deal["moves"]]
+    assert [m.to_json() for m in moves] == deal["moves"]
 
     state = replay(rules, deal["seats"], deal["opener"], bytes.fromhex(deal["seed"]), moves)
 
@@ -105,8 +104,8 @@ def test_r29_golden_deal_ends_on_a_penalty_the_stock_cannot_cover() -> None:
     player takes what is left of a penalty the stock cannot cover, and the deal is over."""
     short = []
     for deal in golden_deals():
-        rules = Rules.from_dict(deal["rules"])
-        moves = [Move.decode(body) for body in deal["moves"]]
+        rules = Rules.from_json(deal["rules"])
+        moves = [Move.from_json(body) for body in deal["moves"]]
         seed = bytes.fromhex(deal["seed"])
         before = replay(rules, deal["seats"], deal["opener"], seed, moves[:-1])
         if not ends_on_a_short_penalty(before, moves[-1]):
@@ -132,18 +131,16 @@ def test_replay_rebuilds_every_intermediate_state_of_random_deals() -> None:
             rebuilt = replay(rules, seats, opener, seed, playout.moves[:cut])
             assert rebuilt == playout.states[cut], f"move {cut}: {playout.describe()}"
         # The final state also survives its JSON form, so a stored deal replays to it.
-        assert (
-            state_from_json(json.loads(json.dumps(state_to_json(playout.final)))) == playout.final
-        )
+        assert State.from_json(json.loads(json.dumps(playout.final.to_json()))) == playout.final
 
 
 def test_replay_depends_on_the_seed() -> None:
     """The same moves from another seed do not rebuild the deal (the seed is not ignored)."""
     deal = golden_deals()[0]
-    rules = Rules.from_dict(deal["rules"])
+    rules = Rules.from_json(deal["rules"])
     seed = bytearray.fromhex(deal["seed"])
     seed[0] ^= 1
-    moves = [Move.decode(body) for body in deal["moves"]]
+    moves = [Move.from_json(body) for body in deal["moves"]]
     try:
         other = replay(rules, deal["seats"], deal["opener"], bytes(seed), moves)
     except IllegalMove:
@@ -155,9 +152,9 @@ def test_replay_depends_on_the_seed() -> None:
 
 def test_replay_refuses_a_log_with_an_illegal_move() -> None:
     deal = next(d for d in golden_deals() if len(d["moves"]) > 10)
-    rules = Rules.from_dict(deal["rules"])
+    rules = Rules.from_json(deal["rules"])
     seed = bytes.fromhex(deal["seed"])
-    moves = [Move.decode(body) for body in deal["moves"]]
+    moves = [Move.from_json(body) for body in deal["moves"]]
     before = replay(rules, deal["seats"], deal["opener"], seed, moves[:5])
     illegal = next(
         Move.play(card)

@@ -55,8 +55,8 @@ STOCK = "2D 3D 4D 5D 6D 8D 9D 10D QD KD 2S 3S 4S"
 
 
 def test_defaults_are_the_decisions_of_rules_md() -> None:
-    assert Rules().to_dict() == RULES_MD_DEFAULTS
-    assert Rules.from_dict(None) == Rules() == Rules.from_dict({})
+    assert Rules().to_json() == RULES_MD_DEFAULTS
+    assert Rules.from_json(None) == Rules() == Rules.from_json({})
 
 
 @pytest.mark.parametrize(
@@ -65,15 +65,15 @@ def test_defaults_are_the_decisions_of_rules_md() -> None:
     + [("seven_penalty_ends_turn", True), ("seven_penalty_ends_turn", False)],
 )
 def test_every_documented_value_is_accepted_and_round_trips(option: str, value: Any) -> None:
-    rules = Rules.from_dict({option: value})
+    rules = Rules.from_json({option: value})
     assert getattr(rules, option) == value
-    assert Rules.from_dict(rules.to_dict()) == rules
+    assert Rules.from_json(rules.to_json()) == rules
 
 
 @pytest.mark.parametrize("option", ["speed", "Opening", "jokers", "seven_chain"])
 def test_unknown_option_is_an_error_naming_it(option: str) -> None:
     with pytest.raises(RulesError) as caught:
-        Rules.from_dict({option: 1})
+        Rules.from_json({option: 1})
     assert caught.value.option == option
     assert option in str(caught.value)
 
@@ -100,7 +100,7 @@ def test_unknown_option_is_an_error_naming_it(option: str) -> None:
 )
 def test_bad_value_is_an_error_naming_the_option(option: str, value: Any) -> None:
     with pytest.raises(RulesError) as caught:
-        Rules.from_dict({option: value})
+        Rules.from_json({option: value})
     assert caught.value.option == option
     assert option in str(caught.value)
     with pytest.raises(RulesError):
@@ -115,28 +115,28 @@ def test_hand_size_must_leave_a_stock() -> None:
 
 
 def test_parsed_option_sets_are_shared_but_never_stand_in_for_a_bad_one() -> None:
-    """Rules.from_dict validates an option set once: asked again, it returns the same frozen
+    """Rules.from_json validates an option set once: asked again, it returns the same frozen
     Rules; a value that only compares equal to a good one (true for 1, 7.0 for 7) is still
     refused, and an unhashable value still gets the error naming its option."""
     good = {"hand_size": 1, "seven_penalty_ends_turn": True, "deals_per_match": 7}
-    first = Rules.from_dict(good)
-    assert Rules.from_dict(dict(good)) is first and first.hand_size == 1
+    first = Rules.from_json(good)
+    assert Rules.from_json(dict(good)) is first and first.hand_size == 1
     for option, lookalike in [
         ("hand_size", True),
         ("seven_penalty_ends_turn", 1),
         ("deals_per_match", 7.0),
     ]:
         with pytest.raises(RulesError) as caught:
-            Rules.from_dict({**good, option: lookalike})
+            Rules.from_json({**good, option: lookalike})
         assert caught.value.option == option
     with pytest.raises(RulesError) as caught:
-        Rules.from_dict({**good, "opening": ["club_round"]})
+        Rules.from_json({**good, "opening": ["club_round"]})
     assert caught.value.option == "opening"
 
 
 def test_rules_must_be_an_object() -> None:
     with pytest.raises(RulesError):
-        Rules.from_dict(["opening", "club_round"])  # type: ignore[arg-type]
+        Rules.from_json(["opening", "club_round"])  # type: ignore[arg-type]
 
 
 # Each value in play ----------------------------------------------------------------------------

@@ -19,7 +19,6 @@ from games.engine import (
     apply,
     deal_from_codes,
     legal_moves,
-    state_to_json,
 )
 
 # R-13 ------------------------------------------------------------------------------------------
@@ -130,7 +129,7 @@ def test_r14_legal_move_order_is_canonical_then_draw_then_pass() -> None:
 def test_r13_illegal_move_leaves_the_state_unchanged() -> None:
     state = deal_from_codes(["3C 4C JS", "4D 5D", "5S"], top="4H", stock="KH QS")
     before = copy.deepcopy(state)
-    before_json = state_to_json(state)
+    before_json = state.to_json()
     # Off-suit card, pass before a draw, Jack without a suit, a card of another seat's hand.
     for move in (play("3C"), PASS_MOVE, play("JS"), play("4D")):
         assert move not in legal_moves(state)
@@ -138,7 +137,7 @@ def test_r13_illegal_move_leaves_the_state_unchanged() -> None:
             apply(state, move)
         assert caught.value.legal_moves == legal_moves(state)
         assert state == before
-        assert state_to_json(state) == before_json
+        assert state.to_json() == before_json
 
 
 def test_r13_not_your_turn() -> None:
@@ -169,19 +168,19 @@ def test_r13_not_your_turn() -> None:
 )
 def test_r1_decode_refuses_malformed_moves(body: dict[str, object], field: str) -> None:
     with pytest.raises(InvalidMove) as caught:
-        Move.decode(body)
+        Move.from_json(body)
     assert caught.value.field == field
 
 
-def test_r1_decode_accepts_any_case_and_encodes_upper_case() -> None:
-    move = Move.decode({"action": "play", "card": "jh", "suit": "d"})
+def test_r1_from_json_accepts_any_case_and_writes_upper_case() -> None:
+    move = Move.from_json({"action": "play", "card": "jh", "suit": "d"})
     assert move == play("JH", "D")
-    assert move.encode() == {"action": "play", "card": "JH", "suit": "D"}
-    assert Move.decode({"action": "play", "card": "10h"}) == play("10H")
-    assert Move.decode({"action": "draw"}) == DRAW_MOVE
-    assert Move.decode({"action": "pass"}) == PASS_MOVE
+    assert move.to_json() == {"action": "play", "card": "JH", "suit": "D"}
+    assert Move.from_json({"action": "play", "card": "10h"}) == play("10H")
+    assert Move.from_json({"action": "draw"}) == DRAW_MOVE
+    assert Move.from_json({"action": "pass"}) == PASS_MOVE
     for move in (play("10H"), play("JS", "C"), DRAW_MOVE, PASS_MOVE):
-        assert Move.decode(move.encode()) == move
+        assert Move.from_json(move.to_json()) == move
 
 
 def test_r19_jack_without_suit_is_illegal_outside_the_opening() -> None:

@@ -87,7 +87,7 @@ def test_each_persons_decision_is_valued_from_its_observation(table, settings):
     deal = Deal.objects.get(match=match, number=1)
     rows = list(Move.objects.filter(match=match, deal_number=1).order_by("seq"))
     # Replay the deal: every decision of seat 0 (the person) with 2+ legal moves, and no other.
-    rules = engine.Rules.from_dict(match.rules)
+    rules = engine.Rules.from_json(match.rules)
     position = engine.new_deal(rules, 2, deal.opener, bytes(deal.seed))
     expected_seqs, observations = [], {}
     for index, row in enumerate(rows):
@@ -96,7 +96,9 @@ def test_each_persons_decision_is_valued_from_its_observation(table, settings):
             expected_seqs.append(row.seq)
             observations[row.seq] = (index, observation)
         body = {"action": row.action, "card": row.card, "suit": row.suit}
-        position = engine.apply(position, engine.Move.decode({k: v for k, v in body.items() if v}))
+        position = engine.apply(
+            position, engine.Move.from_json({k: v for k, v in body.items() if v})
+        )
     assert [d["seq"] for d in decisions] == expected_seqs and expected_seqs
     for decision in decisions:
         row = next(r for r in rows if r.seq == decision["seq"])
@@ -111,7 +113,7 @@ def test_each_persons_decision_is_valued_from_its_observation(table, settings):
     # Reproducible from the seat's observation alone (no hidden card), with K, bot and seed.
     first = decisions[0]
     index, observation = observations[first["seq"]]
-    played = engine.Move.decode(first["played"])
+    played = engine.Move.from_json(first["played"])
     again = move_values(
         observation,
         played,
@@ -192,7 +194,7 @@ def test_the_leak_scanner_scans_the_analysis_route(table):
     """A card hidden from the caller in the live deal, in an analysis body of that deal, is
     a violation; the same card in the analysis of a deal that is over is not."""
     match = Match.objects.get(id=table["id"])
-    hidden = engine.state_from_json(match.state).hands[1][0].code
+    hidden = engine.State.from_json(match.state).hands[1][0].code
     body = {"status": "ready", "decisions": [{"played": {"action": "play", "card": hidden}}]}
     seat0 = str(table["player"].id)
     base = f"/api/v1/matches/{table['id']}/deals"

@@ -74,7 +74,7 @@ def test_bot_turn_task_is_idempotent(make_player, client_for):
 
 
 def _force_live_state(match_id, state):
-    Match.objects.filter(id=match_id).update(state=engine.state_to_json(state))
+    Match.objects.filter(id=match_id).update(state=state.to_json())
 
 
 def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
@@ -83,7 +83,7 @@ def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
     ca, cb = client_for(ta), client_for(tb)
     match = create_match(ca, deals=1, rules={"match_tiebreak": "extra_deal"})
     assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
-    rules = engine.Rules.from_dict(Match.objects.get(id=match["id"]).rules)
+    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
     # Seat 0 draws the last stock card: both hands are then worth 28, both win with
     # 0 each, the lowest total is shared, so another deal follows (R-32 extra_deal).
     position = engine.deal_from_codes(
@@ -114,7 +114,7 @@ def test_shared_tiebreak_ends_with_shared_first_place(make_player, client_for):
     ca, cb = client_for(ta), client_for(tb)
     match = create_match(ca, deals=1)
     assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
-    rules = engine.Rules.from_dict(Match.objects.get(id=match["id"]).rules)
+    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
     position = engine.deal_from_codes(
         hands=["5H 3S", "10C 9D 9H"], top="9S", stock=["7D"], turn=0, rules=rules, phase="play"
     )
@@ -134,7 +134,7 @@ def test_shed_win_scores_with_multiplier_and_cards_left(make_player, client_for)
     ca, cb = client_for(ta), client_for(tb)
     match = create_match(ca, deals=1)
     assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
-    rules = engine.Rules.from_dict(Match.objects.get(id=match["id"]).rules)
+    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
     # R-31 example: last card 7D; a hand of JS 7C 3H scores (25+20+3)×3 = 144.
     position = engine.deal_from_codes(
         hands=["7D", "JS 7C 3H"], top="9D", stock=["2C", "4C"], turn=0, rules=rules, phase="play"

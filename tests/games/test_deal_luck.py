@@ -54,7 +54,7 @@ def test_every_scored_deal_has_each_seats_luck_recorded_and_reproducible(finishe
         assert [r.seat for r in rows] == [0, 1]
         scores = dict(ScoreEntry.objects.filter(deal=deal).values_list("seat", "penalty"))
         start = engine.new_deal(
-            engine.Rules.from_dict(match.rules), 2, deal.opener, bytes(deal.seed)
+            engine.Rules.from_json(match.rules), 2, deal.opener, bytes(deal.seed)
         )
         again = expected_deal_scores(start, k=rows[0].samples, bot=rows[0].bot, seed=rows[0].seed)
         for row in rows:
@@ -73,7 +73,7 @@ def test_every_scored_deal_has_each_seats_luck_recorded_and_reproducible(finishe
 def engine_moves(log):
     """The engine's moves of a move log (the reveal's entries or Move rows)."""
     return [
-        engine.Move.decode({k: v for k, v in body.items() if v is not None})
+        engine.Move.from_json({k: v for k, v in body.items() if v is not None})
         for body in ({"action": m["action"], "card": m["card"], "suit": m["suit"]} for m in log)
     ]
 
@@ -82,7 +82,7 @@ def test_the_stored_skill_is_deal_skill_recomputed_from_the_reveal(finished, api
     """Anyone can rerun the skill of a deal from its reveal: the seed, the move log and the
     skill's K, view and seed; the stored rows are exactly that estimate."""
     _, _, match = finished
-    rules = engine.Rules.from_dict(match.rules)
+    rules = engine.Rules.from_json(match.rules)
     for number in (1, 2):
         body = api.get(f"/api/v1/matches/{match.id}/deals/{number}").json()
         start = engine.new_deal(rules, 2, body["opener"], bytes.fromhex(body["seed"]))

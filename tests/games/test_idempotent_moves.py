@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def _rule_variants() -> list[dict]:
     """Every rule option with every value other than its default."""
-    defaults = engine.Rules().to_dict()
+    defaults = engine.Rules().to_json()
     variants: list[dict] = []
     for name, choices in _CHOICES.items():
         variants += [{name: value} for value in choices if value != defaults[name]]

@@ -163,7 +163,7 @@ def test_a_deal_is_scored_from_its_own_final_state(make_player):
     # The match no longer points at the deal: the deal's stored final state is what counts.
     Match.objects.filter(id=match.id).update(live_deal=None, state=None)
     assert deal_score(match_id=match.id, deal_number=1)
-    final = engine.state_from_json(Deal.objects.get(match=match, number=1).final_state)
+    final = engine.State.from_json(Deal.objects.get(match=match, number=1).final_state)
     scores = ScoreEntry.objects.filter(match=match).order_by("seat")
     assert [(s.penalty, s.cards_left, s.won) for s in scores] == [
         (0, [], True),

@@ -356,11 +356,11 @@ def test_deal_reveal_hides_seed_until_the_deal_is_over_then_replays(two_humans, 
     over = api.get(f"/api/v1/matches/{mid}/deals/1").json()
     seed = bytes.fromhex(over["seed"])
     assert engine.commitment(seed) == over["commitment"] == body["commitment"]
-    rules = engine.Rules.from_dict(Match.objects.get(id=mid).rules)
+    rules = engine.Rules.from_json(Match.objects.get(id=mid).rules)
     start = engine.new_deal(rules, 2, over["opener"], seed)
     assert [[c.code for c in h] for h in start.hands] == over["hands_at_start"]
     moves = [
-        engine.Move.decode({k: m[k] for k in ("action", "card", "suit") if m[k] is not None})
+        engine.Move.from_json({k: m[k] for k in ("action", "card", "suit") if m[k] is not None})
         for m in over["moves"]
     ]
     final = engine.replay(rules, 2, over["opener"], seed, moves)

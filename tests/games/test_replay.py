@@ -134,9 +134,9 @@ def test_replay_matches_the_engine_replay_of_the_log(finished, api):
     """The replay's last position is the engine's own replay of the seed and moves."""
     table = finished()
     replay = replay_of(api, table["id"]).json()
-    rules = engine.Rules.from_dict(replay["rules"])
+    rules = engine.Rules.from_json(replay["rules"])
     moves = [
-        engine.Move.decode(
+        engine.Move.from_json(
             {k: v for k, v in p["move"].items() if k in ("action", "card", "suit") and v}
         )
         for p in replay["positions"][1:]

@@ -39,9 +39,9 @@ def test_each_listed_value_is_accepted_and_the_bounds_are_the_engines(api) -> No
         if name in ("max_players", "hand_size"):
             continue  # they bound each other (max_players × hand_size ≤ 51)
         for value in option.get("choices", []):
-            assert getattr(Rules.from_dict({name: value}), name) == value
+            assert getattr(Rules.from_json({name: value}), name) == value
         if option["type"] == "integer":
-            Rules.from_dict({name: option["min"]})
-            Rules.from_dict({name: option["max"]})
+            Rules.from_json({name: option["min"]})
+            Rules.from_json({name: option["max"]})
             with pytest.raises(Exception, match=name):
-                Rules.from_dict({name: option["max"] + 1})
+                Rules.from_json({name: option["max"] + 1})

@@ -42,7 +42,7 @@ def watched(make_player, client_for, api):
 
 def hidden_cards(match_id: str) -> set[str]:
     """Every card of every hand and of the stock of the live deal."""
-    live = engine.state_from_json(Match.objects.get(id=match_id).state)
+    live = engine.State.from_json(Match.objects.get(id=match_id).state)
     return {c.code for hand in live.hands for c in hand} | {c.code for c in live.stock}
 
 
@@ -137,10 +137,10 @@ def test_a_spectator_does_not_see_drawn_cards_until_the_deal_is_over(watched):
         top="9D",
         stock=["KH", "QC", "5D"],
         turn=0,
-        rules=engine.Rules.from_dict(current.rules),
+        rules=engine.Rules.from_json(current.rules),
         phase="play",
     )
-    Match.objects.filter(id=table["id"]).update(state=engine.state_to_json(position))
+    Match.objects.filter(id=table["id"]).update(state=position.to_json())
     drew = post_move(table[0], table["id"], {"action": "draw"}, current.version)
     assert drew.status_code == 200, drew.content
     url = f"/api/v1/matches/{table['id']}/moves"
@@ -205,7 +205,7 @@ def test_the_scanner_flags_a_hand_card_shown_to_a_spectator(watched):
     """Control: a spectator's body with a card of any hand, or of the stock, is a leak (so the
     scanner does check every spectator response of the suite)."""
     table = watched()
-    live = engine.state_from_json(Match.objects.get(id=table["id"]).state)
+    live = engine.State.from_json(Match.objects.get(id=table["id"]).state)
     seat_player = str(table["players"][0].id)
     path = f"/api/v1/matches/{table['id']}/state"
     own = {"deal": 1, "hand": [live.hands[0][0].code]}

@@ -56,15 +56,15 @@ def two_people(make_player, **options):
 def end_deal_with_a_seven(match, players):
     """Seat 0 plays its last card, 7D; seat 1 holds JS 7C 3H: (25+20+3)×3 = 144 (R-31)."""
     current = Match.objects.get(id=match.id)
-    rules = engine.Rules.from_dict(current.rules)
+    rules = engine.Rules.from_json(current.rules)
     position = engine.deal_from_codes(
         hands=["7D", "JS 7C 3H"], top="9D", stock=["2C", "4C"], turn=0, rules=rules, phase="play"
     )
-    Match.objects.filter(id=match.id).update(state=engine.state_to_json(position))
+    Match.objects.filter(id=match.id).update(state=position.to_json())
     return match_apply_move(
         match_id=match.id,
         player_id=players[0].id,
-        move=engine.Move.decode({"action": "play", "card": "7D"}),
+        move=engine.Move.from_json({"action": "play", "card": "7D"}),
         version=current.version,
         reply=move_reply,
     )
@@ -203,7 +203,7 @@ def test_a_move_in_time_wins_over_the_overdue_task(make_player, parked):
     match, a, b = two_people(make_player, turn_seconds=60)
     m = Match.objects.get(id=match.id)
     Match.objects.filter(id=match.id).update(turn_deadline=timezone.now() - timedelta(seconds=1))
-    state = engine.state_from_json(m.state)
+    state = engine.State.from_json(m.state)
     move = engine.legal_moves(state)[0]
     match_apply_move(
         match_id=match.id, player_id=a.id, move=move, version=m.version, reply=move_reply

@@ -25,7 +25,7 @@ for _ in range(3000):
     match = Match.objects.get(id=match.id)
     if match.status == "finished":
         break
-    state = engine.state_from_json(match.state)
+    state = engine.State.from_json(match.state)
     # Bots and scoring ran in-process before the previous call returned: it is our turn.
     assert state.turn == 0, (state.turn, state.phase)
     match_apply_move(

@@ -115,4 +115,4 @@ def test_the_read_on_the_event_loop_gives_the_match_the_orm_gives(
     orm = Match.objects.get(id=match_id)
     names = [f.attname for f in Match._meta.concrete_fields]
     assert {n: getattr(match, n) for n in names} == {n: getattr(orm, n) for n in names}
-    assert deal == engine.state_from_json(orm.state)
+    assert deal == engine.State.from_json(orm.state)

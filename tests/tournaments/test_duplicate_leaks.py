@@ -59,7 +59,7 @@ def _seen_at_table(match: Match, seat: int, number: int) -> set[str]:
     deal = Deal.objects.get(match=match, number=number)
     seen = set(deal.hands_at_start[seat])
     state = engine.new_deal(
-        engine.Rules.from_dict(match.rules), match.seat_count, deal.opener, bytes(deal.seed)
+        engine.Rules.from_json(match.rules), match.seat_count, deal.opener, bytes(deal.seed)
     )
     seen.update(c.code for c in state.pile)
     for move in Move.objects.filter(match=match, deal_number=number):

@@ -133,9 +133,9 @@ class MoveAnalysis:
     def to_json(self) -> dict[str, Any]:
         return {
             "seat": self.seat,
-            "values": [{"move": m.encode(), "value": v} for m, v in self.values],
-            "best": self.best.encode(),
-            "played": self.played.encode() if self.played is not None else None,
+            "values": [{"move": m.to_json(), "value": v} for m, v in self.values],
+            "best": self.best.to_json(),
+            "played": self.played.to_json() if self.played is not None else None,
             "loss": self.loss,
             "loss_stderr": self.loss_stderr,
             "verdict": self.verdict,
