@@ -1,7 +1,7 @@
 """Live-play capacity: 16 active clients play while N idle clients wait, on the ASGI deployment.
 
-Starts the production stack of README "Live play" on a private PostgreSQL (initdb/pg_ctl on a
-free port) and a private redis-server (a free port): uvicorn pisyedili_api.asgi with
+Starts the production stack of README "Live play" (bench/stack.py) on a private PostgreSQL and
+a private redis-server, on free ports: uvicorn pisyedili_api.asgi with
 `--workers` processes, Celery workers `-Q bots,scoring,celery` and `-Q analysis` (the latter at
 `nice -n 19`, README "Full stack"; `--analysis none` starts none). Never the shared services.
 
@@ -35,15 +35,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
 import os
 import resource
-import shutil
 import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -51,11 +46,9 @@ from typing import Any
 
 import orjson
 import uvloop
-from common import ceiling_tables_create, child_pids, free_port, percentile
+from common import ceiling_tables_create, percentile
+from stack import ROOT, Stack
 
-ROOT = Path(__file__).resolve().parent.parent
-PY = Path(sys.executable)
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
 IDLE_MATCHES = 50
 PHASE_GRACE = 30.0  # seconds the active clients get to finish once a phase is over
 # --trace: the stages of a push on the server, between the marks of games.events.trace_sent.
@@ -68,216 +61,77 @@ TRACE_STAGES = [
 ]
 
 
-# ---- the stack ----
+# ---- the stack (bench/stack.py) ----
 
 
-class Stack:
-    def __init__(
-        self, workers: int, scratch: Path, trace: bool = False, analysis: str = "worker"
-    ) -> None:
-        self.scratch = scratch
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.pg_port, self.redis_port, self.web_port = free_port(), free_port(), free_port()
-        # PostgreSQL refuses to run as root: as the postgres user then, in a directory of its own.
-        pg_dir = scratch / "postgres"
-        pg_dir.mkdir()
-        scratch.chmod(0o711)
-        self.as_pg: list[Any] = []
-        if os.geteuid() == 0:
-            shutil.chown(pg_dir, "postgres", "postgres")
-            self.as_pg = ["runuser", "-u", "postgres", "--"]
-        self.pg_data = pg_dir / "data"
-        subprocess.run(
-            [*self.as_pg, PG_BIN / "initdb", "-D", self.pg_data, "-U", "postgres", "-A", "trust"],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        subprocess.run(
-            [
-                *self.as_pg, PG_BIN / "pg_ctl", "-D", self.pg_data, "-w", "-l", pg_dir / "log",
-                "-o", f"-p {self.pg_port} -k {pg_dir} -c listen_addresses=127.0.0.1"
-                " -c max_connections=200",
-                "start",
-            ],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        self.redis = self._spawn(
-            "redis",
-            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--maxclients", "20000"],
-        )  # fmt: skip
-        self.pg_pid = int((self.pg_data / "postmaster.pid").read_text().split()[0])
-        redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
-        self.db_url = f"postgres://postgres@127.0.0.1:{self.pg_port}/pisyedili"
-        self.env = {
-            **os.environ,
-            "DATABASE_URL": self.db_url,
-            "CELERY_BROKER_URL": redis_url,
-            "LIVE_REDIS_URL": redis_url,
+def stack_start(workers: int, trace: bool, analysis: str) -> Stack:
+    """The deployment of docs/operations.md "Live play" on a private stack: uvicorn with
+    `workers` processes; the queues scaled apart, the analysis worker (seconds of CPU a deal,
+    background work) at the lowest CPU priority, so it takes what play leaves (`analysis`
+    "none": no analysis worker). With `trace`, the web processes write LIVE_TRACE_FILE."""
+    stack = Stack(
+        "live",
+        env={
             "LIVE_STREAMS_PER_PLAYER": "1000000",
             # A fixed pool per web process, so the count of connections shows what N changes.
             "DATABASE_POOL_MIN": "8",
             "DATABASE_POOL_MAX": "8",
-            "DJANGO_SECRET_KEY": "bench-live-" + uuid.uuid4().hex,
             # The floor's endpoint (pisyedili_api/urls_bench.py): the production routes and it.
             "BENCH_ENDPOINTS": "1",
-        }
-        self.trace = scratch / "trace" if trace else None
-        if self.trace is not None:
-            self.env["LIVE_TRACE_FILE"] = str(self.trace)  # games.events.trace_sent
-        subprocess.run(
-            [PG_BIN / "createdb", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres",
-             "pisyedili"],
-            check=True,
-        )  # fmt: skip
-        subprocess.run(
-            [PY, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True
-        )
-        ceiling_tables_create(self.env)  # the floor's endpoint
-        # README "Full stack": the queues scaled apart; the analysis worker (seconds of CPU a
-        # deal, background work) at the lowest CPU priority, so it takes what play leaves.
-        celery = [
-            PY.with_name("celery"),
-            "-A",
-            "pisyedili_api",
-            "worker",
-            "-l",
-            "warning",
-            "-c",
-            "1",
-        ]
-        self.workers = [
-            self._spawn("worker", [*celery, "-Q", "bots,scoring,celery", "-n", "play@%h"])
-        ]
+        },
+    )
+    stack.env["LIVE_REDIS_URL"] = stack.env["CELERY_BROKER_URL"]  # streams and pushes
+    try:
+        if trace:
+            stack.env["LIVE_TRACE_FILE"] = str(stack.dir / "trace")  # games.events.trace_sent
+        stack.services_start()
+        ceiling_tables_create(stack.env)  # the floor's endpoint
+        stack.worker("play", "-Q", "bots,scoring,celery")
         if analysis == "worker":
-            self.workers.append(
-                self._spawn(
-                    "analysis", ["nice", "-n", "19", *celery, "-Q", "analysis", "-n", "analysis@%h"]
-                )
-            )
-        # The command of README "Live play".
-        self.web = self._spawn(
-            "web",
-            [PY.with_name("uvicorn"), "pisyedili_api.asgi:application",
-             "--host", "127.0.0.1", "--port", str(self.web_port), "--workers", str(workers),
-             "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log",
-             "--backlog", "8192", "--ws-ping-interval", "0", "--ws-per-message-deflate", "false"],
-        )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.web_port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or self.web.poll() is not None:
-                    sys.exit("uvicorn did not start (see the log in the scratch directory)")
-                time.sleep(0.3)
+            stack.worker("analysis", "-Q", "analysis", nice=19)
+        stack.uvicorn(workers)
+        stack.wait_web()
+    except BaseException:
+        stack.stop()
+        raise
+    return stack
 
-    def _spawn(self, name: str, argv: list[Any]) -> subprocess.Popen[bytes]:
-        log = open(self.scratch / f"{name}.log", "wb")  # noqa: SIM115
-        env = getattr(self, "env", os.environ)
-        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        self.procs.append(proc)
-        return proc
 
-    def cpu_seconds(self) -> dict[str, float]:
-        """CPU time (user + system) so far of each tier: the web processes, PostgreSQL's, the
-        Celery workers', Redis's and this load generator's (Linux /proc)."""
-        tiers = {
-            "web": {self.web.pid, *child_pids(self.web.pid)},
-            "postgres": {self.pg_pid, *child_pids(self.pg_pid)},
-            "workers": {p for w in self.workers for p in (w.pid, *child_pids(w.pid))},
-            "redis": {self.redis.pid},
-            "load": {os.getpid()},
-        }
-        tick = os.sysconf("SC_CLK_TCK")
-        spent = {}
-        for tier, pids in tiers.items():
-            total = 0
-            for pid in pids:
-                try:
-                    stat = Path(f"/proc/{pid}/stat").read_text()
-                except OSError:
-                    continue
-                fields = stat[stat.rindex(")") + 2 :].split()
-                total += int(fields[11]) + int(fields[12])  # utime, stime
-            spent[tier] = total / tick
-        return spent
-
-    def server_rss_mb(self) -> float:
-        """RSS of the uvicorn master and its worker processes (Linux /proc)."""
-        pids = {self.web.pid, *child_pids(self.web.pid)}
-        total = 0
-        for pid in pids:
-            try:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-            except OSError:
-                pass
-        return total / 1024
-
-    def push_stages(self, start: float, end: float) -> dict[str, list[float]]:
-        """The servers' trace lines (--trace) of the pushes published in [start, end]: the
-        milliseconds of each stage, from the commit to the event handed to uvicorn."""
-        stages: dict[str, list[float]] = {name: [] for name, _, _ in TRACE_STAGES}
-        if self.trace is None:
-            return stages
-        for path in self.trace.parent.glob(f"{self.trace.name}.*"):
-            if not path.name.removeprefix(f"{self.trace.name}.").isdigit():
-                continue  # not a push trace (the collector's: gc_pauses)
-            for line in path.read_text().splitlines():
-                at, got, woke, read, sent = (float(x) for x in line.split())
-                if not start <= at <= end:
-                    continue
-                marks = {"at": at, "got": got, "woke": woke, "read": read, "sent": sent}
-                for name, a, b in TRACE_STAGES:
-                    stages[name].append((marks[b] - marks[a]) * 1000)
+def push_stages(stack: Stack, start: float, end: float) -> dict[str, list[float]]:
+    """The servers' trace lines (--trace) of the pushes published in [start, end]: the
+    milliseconds of each stage, from the commit to the event handed to uvicorn."""
+    stages: dict[str, list[float]] = {name: [] for name, _, _ in TRACE_STAGES}
+    if "LIVE_TRACE_FILE" not in stack.env:
         return stages
+    trace = Path(stack.env["LIVE_TRACE_FILE"])
+    for path in trace.parent.glob(f"{trace.name}.*"):
+        if not path.name.removeprefix(f"{trace.name}.").isdigit():
+            continue  # not a push trace (the collector's: gc_pauses)
+        for line in path.read_text().splitlines():
+            at, got, woke, read, sent = (float(x) for x in line.split())
+            if not start <= at <= end:
+                continue
+            marks = {"at": at, "got": got, "woke": woke, "read": read, "sent": sent}
+            for name, a, b in TRACE_STAGES:
+                stages[name].append((marks[b] - marks[a]) * 1000)
+    return stages
 
-    def gc_pauses(self, start: float, end: float) -> dict[str, dict[int, list[float]]]:
-        """The servers' garbage collections in [start, end] (--trace; pisyedili_api.heap): per
-        tier (web, workers), per generation, each collection's pause in ms."""
-        pauses: dict[str, dict[int, list[float]]] = {"web": {}, "workers": {}}
-        if self.trace is None:
-            return pauses
-        web = set(child_pids(self.web.pid))
-        for path in self.trace.parent.glob(f"{self.trace.name}.gc.*"):
-            tier = "web" if int(path.name.rsplit(".", 1)[1]) in web else "workers"
-            for line in path.read_text().splitlines():
-                at, generation, ms = line.split()
-                if start <= float(at) <= end:
-                    pauses[tier].setdefault(int(generation), []).append(float(ms))
+
+def gc_pauses(stack: Stack, start: float, end: float) -> dict[str, dict[int, list[float]]]:
+    """The servers' garbage collections in [start, end] (--trace; pisyedili_api.heap): per
+    tier (web, workers), per generation, each collection's pause in ms."""
+    pauses: dict[str, dict[int, list[float]]] = {"web": {}, "workers": {}}
+    if "LIVE_TRACE_FILE" not in stack.env:
         return pauses
-
-    def pg_connections(self) -> int:
-        import psycopg
-
-        with psycopg.connect(self.db_url.replace("/pisyedili", "/postgres")) as conn:
-            row = conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = 'pisyedili'"
-            ).fetchone()
-        return int(row[0]) if row else 0
-
-    def stop(self) -> None:
-        workers = child_pids(self.web.pid)  # orphaned if their master has to be killed
-        for proc in reversed(self.procs):
-            proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                if proc is self.web:  # its workers would live on, orphaned
-                    for pid in workers:
-                        with contextlib.suppress(OSError):
-                            os.kill(pid, signal.SIGKILL)
-        subprocess.run(
-            [*self.as_pg, PG_BIN / "pg_ctl", "-D", self.pg_data, "-m", "fast", "stop"],
-            stdout=subprocess.DEVNULL,
-            check=False,
-        )
+    trace = Path(stack.env["LIVE_TRACE_FILE"])
+    web = set(stack.web_children())
+    for path in trace.parent.glob(f"{trace.name}.gc.*"):
+        tier = "web" if int(path.name.rsplit(".", 1)[1]) in web else "workers"
+        for line in path.read_text().splitlines():
+            at, generation, ms = line.split()
+            if start <= float(at) <= end:
+                pauses[tier].setdefault(int(generation), []).append(float(ms))
+    return pauses
 
 
 # ---- players and matches, written straight through the services (fast, no HTTP) ----
@@ -661,10 +515,10 @@ async def run_phase(
     idle_matches: list[Any],
     think: float = 0.0,
 ) -> dict[str, Any]:
-    rss_before = stack.server_rss_mb()
+    rss_before = stack.web_rss_mb()
     idle = await open_idle(mode, n, stack.web_port, idle_matches)
     await asyncio.sleep(1.0)
-    rss_after = stack.server_rss_mb()
+    rss_after = stack.web_rss_mb()
     play, stop = Play(think), asyncio.Event()
     began = time.time()
     cpu_before = stack.cpu_seconds()
@@ -696,8 +550,8 @@ async def run_phase(
     cpu_after = stack.cpu_seconds()
     await close_idle(idle)
     return {
-        "stages": stack.push_stages(began, ended),
-        "gc": stack.gc_pauses(began, ended),
+        "stages": push_stages(stack, began, ended),
+        "gc": gc_pauses(stack, began, ended),
         "mode": mode,
         "n": n,
         "think": think,
@@ -922,10 +776,9 @@ def main() -> None:
     counts = [int(n) for n in args.idle.split(",")]
     if max(counts) + 1000 > hard:
         print(f"note: file-descriptor hard limit {hard} caps idle clients near {hard - 1000}")
-    scratch = Path(tempfile.mkdtemp(prefix="bench-live-"))
     # A SIGTERM (`timeout`, a CI limit) stops the stack too, as Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))
-    stack = Stack(args.workers, scratch, trace=args.trace, analysis=args.analysis)
+    stack = stack_start(args.workers, trace=args.trace, analysis=args.analysis)
     try:
         django_setup(stack.env)
         active = players(args.active)
@@ -973,7 +826,6 @@ def main() -> None:
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     finally:
         stack.stop()
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
 """Soak: the production stack for a bounded time, under players, hostile clients and faults.
 
-Starts everything it uses itself, in a temporary directory, on free ports, and removes it at
-exit (also on Ctrl-C): a private PostgreSQL (initdb + pg_ctl; fsync off, but commits stay
+Starts everything it uses itself (bench/stack.py), in a temporary directory, on free ports,
+and removes it at exit (also on Ctrl-C): a private PostgreSQL (fsync off, but commits stay
 synchronous, so a crash of the server process loses no acknowledged commit), a private
-redis-server, gunicorn (gthread, workers x threads, as the README's "Full stack"), Celery
-workers and beat with the README's commands, all pointed at the private services through the
-environment. It never connects to another PostgreSQL or Redis.
+redis-server, gunicorn (gthread, workers x threads), Celery workers and beat. It never connects
+to another PostgreSQL or Redis.
 
 Clients, each a thread with its own player:
   - players against bots: 2..4 seats, `random` and `greedy` bots, 1..2 deals;
@@ -43,12 +42,9 @@ import os
 import random
 import re
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -57,14 +53,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import requests
-from common import child_pids, free_port, wait_until_up
+from stack import PY, ROOT, Stack
 
-ROOT = Path(__file__).resolve().parent.parent
-PY = Path(sys.executable)
-PG_BIN = Path(os.environ.get("SOAK_PG_BIN", "/usr/lib/postgresql/15/bin"))
-DB_NAME = "pisyedili_soak"
 API = "/api/v1"
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # The longest match the server allows (MAX_DEALS_PER_MATCH): the probe and the hostile client
@@ -82,201 +73,33 @@ def now() -> float:
     return time.monotonic() - T0
 
 
-# ---- the private stack ----
+# ---- the stack's logs ----
 
 
-class Stack:
-    """PostgreSQL, Redis, gunicorn, Celery workers and beat of this run, in `self.tmp`."""
-
-    def __init__(self, web_workers: int, threads: int, celery_workers: int) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="pisyedili-soak-"))
-        self.tmp.chmod(0o755)  # the postgres user reaches its data directory through it
-        self.web_workers, self.threads, self.celery_workers = web_workers, threads, celery_workers
-        self.pg_port, self.redis_port, self.web_port = free_port(), free_port(), free_port()
-        self.pg_dir = self.tmp / "pg"
-        self.pg_dir.mkdir()
-        # initdb refuses to run as root: then the server runs as the postgres user.
-        self.pg_user = "postgres" if os.geteuid() == 0 else None
-        if self.pg_user:
-            shutil.chown(self.pg_dir, user=self.pg_user)
-        self.redis: subprocess.Popen[bytes] | None = None
-        self.web: subprocess.Popen[bytes] | None = None
-        self.workers: list[subprocess.Popen[bytes] | None] = [None] * celery_workers
-        self.beat: subprocess.Popen[bytes] | None = None
-        self.database_url = f"postgres://postgres@127.0.0.1:{self.pg_port}/{DB_NAME}"
-        broker = f"redis://127.0.0.1:{self.redis_port}/0"
-        # Nothing of the caller's environment may point the stack at a shared service.
-        inherited = {k: v for k, v in os.environ.items() if "://" not in v and ":5432" not in v}
-        self.env = {
-            **inherited,
-            "DATABASE_URL": self.database_url,
-            "CELERY_BROKER_URL": broker,
-            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/1",
-            "CACHE_URL": f"redis://127.0.0.1:{self.redis_port}/1",
-            "DJANGO_DEBUG": "0",
-            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "CELERY_BEAT_SCHEDULE_FILENAME": str(self.tmp / "celerybeat-schedule"),
-            "PYTHONUNBUFFERED": "1",
-        }
-        self.base = f"http://127.0.0.1:{self.web_port}"
-
-    # -- PostgreSQL --
-    def _pg(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(
-            [str(PG_BIN / args[0]), *args[1:]],
-            user=self.pg_user,
-            cwd=self.tmp,
-            capture_output=True,
-            check=check,
-            timeout=120,
-        )
-
-    def pg_init(self) -> None:
-        data = str(self.pg_dir / "data")
-        self._pg("initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-        self.pg_start()
-        with psycopg.connect(self.admin_url(), autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {DB_NAME}")
-
-    def pg_start(self) -> None:
-        options = (
-            f"-p {self.pg_port} -k {self.pg_dir} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c full_page_writes=off -c max_connections=200"
-        )
-        data, log = str(self.pg_dir / "data"), str(self.pg_dir / "postgres.log")
-        self._pg("pg_ctl", "-D", data, "-l", log, "-o", options, "-w", "-t", "60", "start")
-
-    def pg_stop(self, mode: str = "fast") -> None:
-        self._pg("pg_ctl", "-D", str(self.pg_dir / "data"), "-m", mode, "-w", "stop", check=False)
-
-    def admin_url(self) -> str:
-        return f"postgres://postgres@127.0.0.1:{self.pg_port}/postgres"
-
-    def connect(self) -> psycopg.Connection:
-        return psycopg.connect(self.database_url, autocommit=True)
-
-    # -- Redis --
-    def redis_start(self) -> None:
-        command = ["redis-server", "--bind", "127.0.0.1", "--port", str(self.redis_port)]
-        command += ["--save", "", "--appendonly", "no", "--dir", str(self.tmp)]
-        self.redis = self._spawn(command, "redis")
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", self.redis_port), timeout=1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def redis_stop(self) -> None:
-        self._stop(self.redis, signal.SIGTERM)  # no persistence: it comes back empty
-
-    # -- the application --
-    def _spawn(self, command: list[str], name: str) -> subprocess.Popen[bytes]:
-        log = open(self.tmp / f"{name}.log", "ab")  # noqa: SIM115 (the child keeps it)
-        # A session of its own: a signal to the group reaches a process's children too.
-        return subprocess.Popen(
-            command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )  # fmt: skip
-
-    def migrate(self) -> None:
-        subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=self.env, check=True)
-
-    def web_start(self) -> None:
-        # README "Full stack": gunicorn -k gthread, workers x threads.
-        command = [str(PY.with_name("gunicorn")), "pisyedili_api.wsgi"]
-        command += ["-b", f"127.0.0.1:{self.web_port}", "-w", str(self.web_workers)]
-        command += ["-k", "gthread", "--threads", str(self.threads), "--log-level", "warning"]
-        self.web = self._spawn(command, "gunicorn")
-
-    def web_workers_pids(self) -> list[int]:
-        """The gunicorn workers: the master's children."""
-        assert self.web is not None
-        return child_pids(self.web.pid)
-
-    def worker_start(self, index: int) -> None:
-        # README: `celery -A pisyedili_api worker -l info` (any number; quieter logs here).
-        command = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
-        command += ["-c", "1", "-n", f"soak{index}@%h", "--without-gossip", "--without-mingle"]
-        self.workers[index] = self._spawn(command, f"worker{index}")
-
-    def worker_kill(self, index: int) -> None:
-        """SIGKILL: no warm shutdown, no ack, the pool child with it."""
-        process = self.workers[index]
-        assert process is not None
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
-
-    def beat_start(self) -> None:
-        command = [str(PY.with_name("celery")), "-A", "pisyedili_api", "beat", "-l", "warning"]
-        command += ["-s", str(self.tmp / "celerybeat-schedule")]
-        self.beat = self._spawn(command, "beat")
-
-    def _stop(self, process: subprocess.Popen[bytes] | None, sig: int) -> None:
-        if process is None or process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, sig)
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=15)
-        except ProcessLookupError:
-            pass
-
-    def start(self) -> None:
-        self.pg_init()
-        self.redis_start()
-        self.migrate()
-        self.web_start()
-        for index in range(self.celery_workers):
-            self.worker_start(index)
-        self.beat_start()
-
-    def stop(self, keep_logs: Path | None) -> None:
-        """Everything this run started, then its directory (logs copied to `keep_logs`)."""
-        self._stop(self.web, signal.SIGQUIT)  # gunicorn's quick shutdown: no graceful wait
-        for process in (*self.workers, self.beat):
-            self._stop(process, signal.SIGTERM)
-        self._stop(self.redis, signal.SIGTERM)
-        if (self.pg_dir / "data" / "postmaster.pid").exists():
-            self.pg_stop("fast")
-        if keep_logs is not None:
-            keep_logs.mkdir(parents=True, exist_ok=True)
-            for log in [*self.tmp.glob("*.log"), self.pg_dir / "postgres.log"]:
-                if log.exists():
-                    shutil.copy(log, keep_logs / log.name)
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-    def tracebacks(self) -> dict[tuple[str, str], tuple[int, str]]:
-        """Distinct 500s in the gunicorn log (Django logs "Internal Server Error: <path>" and the
-        traceback): (route, exception type) -> (times, the project's frames and the error).
-        Database and broker connection errors are left out: those are the faults'."""
-        lines = (self.tmp / "gunicorn.log").read_text(errors="replace").splitlines()
-        found: dict[tuple[str, str], tuple[int, str]] = {}
-        for i, line in enumerate(lines):
-            if not line.startswith("Internal Server Error: "):
-                continue
-            end = _traceback_end(lines, i + 1)
-            last = lines[end - 1] if end > i + 1 else ""
-            kind = last.split(":", 1)[0]
-            if kind.endswith(("OperationalError", "InterfaceError")):
-                continue
-            key = (UUID_RE.sub("{id}", line.split(": ", 1)[1]), kind)
-            if key not in found:
-                ours = [
-                    f"{frame}\n{lines[n + 1]}"
-                    for n, frame in enumerate(lines[i + 1 : end], i + 1)
-                    if frame.strip().startswith(f'File "{ROOT}') and "/.venv/" not in frame
-                ]
-                found[key] = (0, "\n".join([*ours[-4:], last]))
-            found[key] = (found[key][0] + 1, found[key][1])
-        return found
+def tracebacks(stack: Stack) -> dict[tuple[str, str], tuple[int, str]]:
+    """Distinct 500s in the gunicorn log (Django logs "Internal Server Error: <path>" and the
+    traceback): (route, exception type) -> (times, the project's frames and the error).
+    Database and broker connection errors are left out: those are the faults'."""
+    lines = (stack.dir / "web.log").read_text(errors="replace").splitlines()
+    found: dict[tuple[str, str], tuple[int, str]] = {}
+    for i, line in enumerate(lines):
+        if not line.startswith("Internal Server Error: "):
+            continue
+        end = _traceback_end(lines, i + 1)
+        last = lines[end - 1] if end > i + 1 else ""
+        kind = last.split(":", 1)[0]
+        if kind.endswith(("OperationalError", "InterfaceError")):
+            continue
+        key = (UUID_RE.sub("{id}", line.split(": ", 1)[1]), kind)
+        if key not in found:
+            ours = [
+                f"{frame}\n{lines[n + 1]}"
+                for n, frame in enumerate(lines[i + 1 : end], i + 1)
+                if frame.strip().startswith(f'File "{ROOT}') and "/.venv/" not in frame
+            ]
+            found[key] = (0, "\n".join([*ours[-4:], last]))
+        found[key] = (found[key][0] + 1, found[key][1])
+    return found
 
 
 def _traceback_end(lines: list[str], start: int) -> int:
@@ -994,12 +817,12 @@ FAULTS = ["celery_worker_kill", "gunicorn_worker_kill", "redis_restart", "postgr
 def inject(stack: Stack, kind: str, fault: dict[str, Any], rng: random.Random) -> None:
     started = time.monotonic()
     if kind == "celery_worker_kill":
-        index = rng.randrange(stack.celery_workers)
-        stack.worker_kill(index)
+        node = rng.choice(sorted(stack.workers))
+        stack.worker_kill(node)
         time.sleep(2)  # a supervisor's restart delay
-        stack.worker_start(index)
+        stack.worker(node)
     elif kind == "gunicorn_worker_kill":
-        pids = stack.web_workers_pids()
+        pids = stack.web_children()
         if pids:
             os.kill(rng.choice(pids), signal.SIGKILL)
     elif kind == "redis_restart":
@@ -1221,7 +1044,7 @@ def report(
             )  # fmt: skip
             why = ", ".join(k for k, _ in kinds.most_common(3) if k)
             print(f"  by route: {role} {method} {route} {status}: {n}  {why}")
-    logged = stack.tracebacks()
+    logged = tracebacks(stack)
     if logged:
         print("\n500s in the gunicorn log, other than connection errors (route, times, traceback)")
         for (route, _), (times, text) in sorted(logged.items(), key=lambda kv: -kv[1][0]):
@@ -1289,15 +1112,21 @@ def main() -> int:
     args.clients = max(args.clients, 6)
     rng = random.Random(args.seed)
 
-    stack = Stack(args.web_workers, args.threads, args.celery_workers)
+    stack = Stack("soak", database="pisyedili_soak", fsync=False)
     # Ctrl-C and SIGTERM both unwind through the `finally` that stops the stack.
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGINT, interrupt)  # also where the shell started us with it ignored
     ok = False
     try:
-        print(f"starting the stack in {stack.tmp} ...", flush=True)
-        stack.start()
-        wait_until_up(stack.base, seconds=30)
+        print(f"starting the stack in {stack.dir} ...", flush=True)
+        # docs/operations.md's commands: gunicorn -k gthread, workers x threads; Celery workers
+        # (-c 1 each here) and beat.
+        stack.services_start()
+        stack.gunicorn(args.web_workers, args.threads)
+        for index in range(args.celery_workers):
+            stack.worker(f"soak{index}")
+        stack.beat_start()
+        stack.wait_web(seconds=30)
         print(
             f"PostgreSQL 15 :{stack.pg_port} (fsync off), Redis :{stack.redis_port}, gunicorn "
             f"{args.web_workers} x {args.threads} threads :{stack.web_port}, "
