@@ -11,7 +11,7 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/0
 # more than they compute, so more workers than cores pays.
 TEST_WORKERS ?= 4
 # SERVICES=system (.ci/run): the system PostgreSQL 127.0.0.1:5432 and Redis 6379 must answer
-# (started with the commands of docs/operations.md if not), with no throwaway fallback.
+# (started with the commands of docs/architecture.md "Tests" if not), with no throwaway fallback.
 SERVICES ?= any
 # What serving needs (`pip install -e .`), and the dev extra on top for the tests and linters;
 # each stamp is made again when pyproject.toml changes.
@@ -57,8 +57,9 @@ web-types: $(SERVE) $(NODE_TOOLS)
 	cd web && npx tsc --noEmit -p tsconfig.json
 
 # PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379): a service that does not answer is
-# started with its command from docs/architecture.md where that command exists; where it does not, the suite
-# starts a throwaway one on a free port (tests/backing_services.py) unless SERVICES=system.
+# started with its command from docs/architecture.md "Tests" where that command exists; where it
+# does not, the suite starts a throwaway one on a free port (tests/backing_services.py) unless
+# SERVICES=system.
 services:
 	@if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
 	  echo "make test: PostgreSQL 127.0.0.1:5432 answers"; \

@@ -18,6 +18,7 @@ from pisyedili_api.cursors import cursor_decode, cursor_encode
 from pisyedili_api.errors import ApplicationError
 from players.selectors import HistoryKeyset, Keyset
 from tests.helpers import create_match
+from tests.scale import scaled
 
 pytestmark = pytest.mark.django_db
 
@@ -41,16 +42,21 @@ def _paged_paths() -> list[str]:
 
 
 # Forged cursors of every shape the old, unsigned cursors accepted, and values past 64 bits.
+# Fixed ids (no row has them): every worker of a parallel run collects the same parameters.
 FORGED = [
     _b64("p=garbage"),
     _b64("o=1&p=2020-01-01"),
     _b64("r=1&p=" + "9" * 40),
     _b64("o=99999999999999999999999"),
-    _b64(json.dumps({"m": "wins", "v": 2**70, "p": str(uuid.uuid4()), "d": "n"}), True),
-    _b64(json.dumps({"m": "rating", "v": -(2**64), "p": str(uuid.uuid4()), "d": "p"}), True),
-    _b64(json.dumps({"m": "points", "v": 1e308, "p": str(uuid.uuid4()), "d": "n"}), True),
-    _b64(json.dumps({"t": "9999-12-31T23:59:59-23:59", "m": str(uuid.uuid4()), "d": "n"}), True),
-    _b64(json.dumps({"t": "0001-01-01T00:00:00+23:59", "m": str(uuid.uuid4()), "d": "p"}), True),
+    _b64(json.dumps({"m": "wins", "v": 2**70, "p": str(uuid.UUID(int=1)), "d": "n"}), True),
+    _b64(json.dumps({"m": "rating", "v": -(2**64), "p": str(uuid.UUID(int=2)), "d": "p"}), True),
+    _b64(json.dumps({"m": "points", "v": 1e308, "p": str(uuid.UUID(int=3)), "d": "n"}), True),
+    _b64(
+        json.dumps({"t": "9999-12-31T23:59:59-23:59", "m": str(uuid.UUID(int=4)), "d": "n"}), True
+    ),
+    _b64(
+        json.dumps({"t": "0001-01-01T00:00:00+23:59", "m": str(uuid.UUID(int=5)), "d": "p"}), True
+    ),
     cursor_encode({"o": 0, "r": False, "p": "x"}, salt="elsewhere"),
     "a:b:c",
     "%00",
@@ -73,7 +79,8 @@ def _assert_invalid(response):
     assert body["code"] == "invalid" and "cursor" in body["detail"], body
 
 
-@pytest.mark.parametrize("cursor", FORGED)
+# Ids by position: a signed cursor carries the time it was made.
+@pytest.mark.parametrize("cursor", FORGED, ids=[f"forged-{i}" for i in range(len(FORGED))])
 def test_forged_cursors_are_invalid_on_every_paged_list(api, history_path, cursor):
     for path in _paths(history_path):
         _assert_invalid(
@@ -83,7 +90,7 @@ def test_forged_cursors_are_invalid_on_every_paged_list(api, history_path, curso
         )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=scaled(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cursor=st.text(min_size=1, max_size=120).filter(lambda s: "\x00" not in s))
 def test_random_cursors_are_invalid_on_every_paged_list(api, history_path, cursor):
     for path in _paths(history_path):
