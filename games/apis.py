@@ -1,4 +1,5 @@
-"""Match routes of docs/api.md: one thin API class per operation (validate, call, render)."""
+"""Match routes of docs/api.md: one thin API class per operation (validate, call, render); what
+the served schema says of each (summary, description, examples) is in games/schema.py."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import APIException, NotAuthenticated
@@ -26,6 +27,7 @@ from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
 from players.models import Player
 
+from . import schema
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from .models import Match
 from .selectors import (
@@ -156,14 +158,8 @@ class MatchListCreateApi(APIView):
             " sees the public view (no hand); `none`, only its seats.",
         )
 
+    @schema.matches_list
     @extend_schema(
-        operation_id="matches_list",
-        summary="List matches, newest first",
-        description=(
-            "Public. Cursor pages of matches, newest first, filtered by `status` and by `player` "
-            "(the matches in which that player has a seat). `next`/`previous` are signed links: "
-            "pass them back as they are."
-        ),
         parameters=[FilterSerializer],
         responses={
             200: PaginatedMatchSerializer,
@@ -181,32 +177,13 @@ class MatchListCreateApi(APIView):
         page = paginator.paginate_queryset(matches, request, view=self)
         return paginator.get_paginated_response([match_summary(m) for m in page or []])
 
+    @schema.matches_create
     @extend_schema(
-        operation_id="matches_create",
-        summary="Create a match",
-        description=(
-            "The caller takes seat 0, `bots` the next seats; the match starts (deal 1 is dealt) "
-            "once every seat is filled. A player sits in at most MAX_ACTIVE_MATCHES_PER_PLAYER "
-            "waiting or active matches, and MAX_BOT_MATCHES_PER_PLAYER of those against bots only "
-            "(`409 too_many_active_matches`); `deals` is capped at MAX_DEALS_PER_MATCH."
-        ),
         request=InputSerializer,
         responses={
             201: MatchSerializer,
             **error_responses("invalid", "not_authenticated", "too_many_active_matches"),
         },
-        examples=[
-            OpenApiExample(
-                "two greedy bots",
-                value={"seats": 3, "bots": ["greedy", "greedy"], "deals": 4},
-                request_only=True,
-            ),
-            OpenApiExample(
-                "a private table",
-                value={"seats": 2, "spectators": "none"},
-                request_only=True,
-            ),
-        ],
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
@@ -218,12 +195,8 @@ class MatchListCreateApi(APIView):
 class MatchDetailApi(APIView):
     permission_classes = [AllowAny]
 
+    @schema.matches_detail
     @extend_schema(
-        operation_id="matches_detail",
-        summary="Get a match",
-        description=(
-            "Public. The match's public summary: seats, totals, deals; no card and no seed."
-        ),
         responses={200: MatchSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any) -> Response:
@@ -231,14 +204,8 @@ class MatchDetailApi(APIView):
 
 
 class MatchJoinApi(APIView):
+    @schema.matches_join
     @extend_schema(
-        operation_id="matches_join",
-        summary="Join a match",
-        description=(
-            "Takes the lowest open seat; the match starts when it was the last. Joining a match in"
-            " which the caller sits already changes nothing. Counts towards the caller's "
-            "active-match limit."
-        ),
         request=None,
         responses={
             200: MatchSerializer,
@@ -273,18 +240,8 @@ class MatchStateApi(APIView):
             " then the current view. Without it the answer comes at once.",
         )
 
+    @schema.matches_state
     @extend_schema(
-        operation_id="matches_state",
-        summary="Get the caller's view of a match",
-        description=(
-            "A seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). "
-            "Anyone else (signed in or not) gets the public view of a `spectators: public` "
-            "match: the same keys with `you` null and no hand and no legal move (hand counts, "
-            "top card, turn, stock count, totals); of a `spectators: none` match, 403 "
-            "`spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it "
-            "answers as soon as the match's version passes `after_version`, or after `wait` "
-            "seconds with the current view."
-        ),
         parameters=[FilterSerializer],
         responses={
             200: StateSerializer,
@@ -292,36 +249,6 @@ class MatchStateApi(APIView):
                 "invalid", "not_authenticated", "spectators_not_allowed", "not_found"
             ),
         },
-        examples=[
-            OpenApiExample(
-                "a spectator's public view",
-                value={
-                    "match": "9b0c6a4e-2f6d-4a51-8f0e-3c1d2b7a9e10",
-                    "version": 12,
-                    "status": "active",
-                    "deal": 1,
-                    "deals_total": 4,
-                    "phase": "play",
-                    "you": None,
-                    "turn": 1,
-                    "dealer": 1,
-                    "direction": 1,
-                    "hand": [],
-                    "hand_counts": [5, 6],
-                    "top_card": "9D",
-                    "active_suit": "D",
-                    "pending_sevens": 0,
-                    "draws_this_turn": 0,
-                    "stock_count": 30,
-                    "totals": [0, 0],
-                    "commitment": "5d41402abc4b2a76b9719d911017c592…",
-                    "legal_moves": [],
-                    "turn_deadline": None,
-                    "result": None,
-                },
-                response_only=True,
-            )
-        ],
     )
     def get(self, request: Request, match_id: Any) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
@@ -378,15 +305,8 @@ class MatchMovesApi(APIView):
             return [AllowAny()]  # the log of a spectators: public match is public
         return super().get_permissions()
 
+    @schema.matches_moves_create
     @extend_schema(
-        operation_id="matches_moves_create",
-        summary="Play one move",
-        description=(
-            "`version` is the match version the move was chosen at (else `409 stale_version`); of "
-            "two moves at one version exactly one applies. An `Idempotency-Key` belongs to the "
-            "caller in this match and replays the first answer to the same body for at least "
-            "IDEMPOTENCY_TTL_SECONDS (24 h)."
-        ),
         request=InputSerializer,
         parameters=[
             OpenApiParameter(
@@ -412,14 +332,6 @@ class MatchMovesApi(APIView):
                 "idempotency_mismatch",
             ),
         },
-        examples=[
-            OpenApiExample("draw", value={"action": "draw", "version": 17}, request_only=True),
-            OpenApiExample(
-                "play a Jack",
-                value={"action": "play", "card": "JS", "suit": "H", "version": 17},
-                request_only=True,
-            ),
-        ],
     )
     def post(self, request: Request, match_id: Any) -> Response:
         caller = cast(DeferredPlayer, request.user)  # get_authenticators; IsAuthenticated
@@ -449,15 +361,8 @@ class MatchMovesApi(APIView):
             raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
         return key
 
+    @schema.matches_moves_list
     @extend_schema(
-        operation_id="matches_moves_list",
-        summary="Get the move log",
-        description=(
-            "The match's moves in order as the caller may see them: cards another seat drew are "
-            "shown once the deal is over (R-3). Seats, and anyone (signed in or not) on a "
-            "`spectators: public` match, who sees no `drawn` card of a deal in progress; a "
-            "`spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat."
-        ),
         parameters=[FilterSerializer],
         responses={
             200: MoveEntrySerializer(many=True),
@@ -481,18 +386,15 @@ class MatchMovesApi(APIView):
 class DealDetailApi(APIView):
     permission_classes = [AllowAny]
 
+    @schema.matches_deals_detail
     @extend_schema(
-        operation_id="matches_deals_detail",
-        summary="Get a deal",
-        description=(
-            "Public. A deal's commitment; once it is over, its seed, the hands at its start and "
-            "every move, so that anyone can replay and check it (R-3, R-4), and each seat's luck"
-            " once a worker has estimated it (null before)."
-        ),
-        responses={200: DealRevealSerializer, **error_responses("not_authenticated", "not_found")},
+        responses={
+            200: DealRevealSerializer,
+            **error_responses("not_authenticated", "spectators_not_allowed", "not_found"),
+        },
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
-        deal, moves = deal_get(match_id=match_id, number=number)
+        deal, moves = deal_get(match_id=match_id, number=number, player=caller_player(request))
         body = deal_reveal(deal, moves)
         body["luck"] = deal_luck_view(deal) if moves is not None else None  # shown with the seed
         return Response(body)
@@ -541,18 +443,8 @@ class DealAnalysisApi(APIView):
         thresholds = serializers.DictField(child=serializers.FloatField(), required=False)
         decisions = DecisionSerializer(many=True, required=False)
 
+    @schema.matches_deals_analysis
     @extend_schema(
-        operation_id="matches_deals_analysis",
-        summary="Get a deal's move analysis",
-        description=(
-            "Every decision of a person (2+ legal moves) in a deal that is over: the estimated"
-            " value (expected deal score, lower is better) of the move played and of the best"
-            " move from that seat's observation only, the loss and its verdict (`inaccuracy` /"
-            " `mistake` / `blunder`, docs/api.md). The first request has a worker compute it:"
-            " `202 {status: pending}`, poll again; then `200` with the analysis, kept. For a"
-            " seat of the match; for anyone once the match is finished and public. Throttled per"
-            " user (THROTTLE_DEAL_ANALYSIS)."
-        ),
         responses={
             200: OutputSerializer,
             202: OutputSerializer,
@@ -560,47 +452,6 @@ class DealAnalysisApi(APIView):
                 "not_authenticated", "not_seated", "not_found", "deal_not_over", "throttled"
             ),
         },
-        examples=[
-            OpenApiExample(
-                "pending", value={"status": "pending"}, response_only=True, status_codes=["202"]
-            ),
-            OpenApiExample(
-                "ready",
-                value={
-                    "status": "ready",
-                    "samples": 64,
-                    "bot": "greedy",
-                    "seed": "moves:5c1e…",
-                    "cpu_seconds": 0.41,
-                    "thresholds": {
-                        "inaccuracy": 3.0,
-                        "mistake": 8.0,
-                        "blunder": 20.0,
-                        "significance_z": 2.0,
-                    },
-                    "decisions": [
-                        {
-                            "seq": 4,
-                            "seat": 0,
-                            "by_bot": False,
-                            "played": {"action": "play", "card": "KH"},
-                            "played_value": 31.2,
-                            "best": {"action": "play", "card": "7H"},
-                            "best_value": 18.9,
-                            "loss": 12.3,
-                            "loss_stderr": 2.1,
-                            "verdict": "mistake",
-                            "values": [
-                                {"move": {"action": "play", "card": "7H"}, "value": 18.9},
-                                {"move": {"action": "play", "card": "KH"}, "value": 31.2},
-                            ],
-                        }
-                    ],
-                },
-                response_only=True,
-                status_codes=["200"],
-            ),
-        ],
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
         user = request.user
@@ -637,30 +488,9 @@ class RuleListApi(APIView):
         min = serializers.IntegerField(required=False, help_text="An integer option's least.")
         max = serializers.IntegerField(required=False, help_text="An integer option's most.")
 
+    @schema.rules_list
     @extend_schema(
-        operation_id="rules_list",
-        summary="List the rule options",
-        description=(
-            "Public. Every house rule a match's `rules` may set (docs/rules.md), in the order "
-            "of its table: name, kind, default, and the values it takes. `deals_per_match` is "
-            "also the `deals` field of a create, at most MAX_DEALS_PER_MATCH on this server."
-        ),
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
-        examples=[
-            OpenApiExample(
-                "rules",
-                value=[
-                    {
-                        "name": "draw_policy",
-                        "type": "choice",
-                        "default": "free",
-                        "choices": ["free", "one_then_pass", "until_playable"],
-                    },
-                    {"name": "hand_size", "type": "integer", "default": 7, "min": 1, "max": 25},
-                ],
-                response_only=True,
-            )
-        ],
     )
     def get(self, request: Request) -> Response:
         return Response(option_specs())
@@ -668,53 +498,10 @@ class RuleListApi(APIView):
 
 # ---- the lobby and the rematch ----
 
-_MATCH_EXAMPLE: dict[str, Any] = {
-    "id": "5b0c6f1e-8a57-4a3e-9d53-6f7d2b7a9c10",
-    "status": "waiting",
-    "created_at": "2026-03-01T10:00:00.123456Z",
-    "finished_at": None,
-    "deals_total": 4,
-    "current_deal": None,
-    "version": 0,
-    "rules": {"deals_per_match": 4},
-    "seats": [
-        {
-            "seat": 0,
-            "player": {
-                "id": "0f6c1d2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5",
-                "display_name": "Ana",
-                "is_bot": False,
-            },
-            "total": 0,
-            "place": None,
-        },
-        {"seat": 1, "player": None, "total": 0, "place": None},
-    ],
-    "deals": [],
-    "turn_seconds": None,
-    "turn_deadline": None,
-    "open_seats": 1,
-    "cancel_reason": None,
-    "rematch_of": None,
-    "next_match": None,
-}
-
-
-def match_example(name: str, **changes: Any) -> OpenApiExample:
-    """A response example of `<match>`: the waiting two-seat match above, with `changes`."""
-    return OpenApiExample(name, value={**_MATCH_EXAMPLE, **changes}, response_only=True)
-
 
 class MatchLeaveApi(APIView):
+    @schema.matches_leave
     @extend_schema(
-        operation_id="matches_leave",
-        summary="Leave a waiting match",
-        description=(
-            "A seated person leaves a match that is still waiting for players: the seat is open"
-            " again. The creator leaving a table nobody else has joined cancels it"
-            " (`cancel_reason` `cancelled`); leaving one that others have joined makes the person"
-            " in the lowest seat its creator. No body."
-        ),
         request=None,
         responses={
             200: MatchSerializer,
@@ -722,15 +509,6 @@ class MatchLeaveApi(APIView):
                 "invalid", "not_authenticated", "not_seated", "not_found", "match_not_waiting"
             ),
         },
-        examples=[
-            match_example(
-                "the creator alone leaves: cancelled",
-                status="cancelled",
-                cancel_reason="cancelled",
-                finished_at="2026-03-01T10:05:00.000000Z",
-                version=1,
-            )
-        ],
     )
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
@@ -739,13 +517,8 @@ class MatchLeaveApi(APIView):
 
 
 class MatchCancelApi(APIView):
+    @schema.matches_cancel
     @extend_schema(
-        operation_id="matches_cancel",
-        summary="Cancel a waiting match",
-        description=(
-            "Its creator cancels a match that is still waiting for players: status `cancelled`,"
-            " `cancel_reason` `cancelled`. It never starts; it counts towards no limit. No body."
-        ),
         request=None,
         responses={
             200: MatchSerializer,
@@ -753,15 +526,6 @@ class MatchCancelApi(APIView):
                 "invalid", "not_authenticated", "not_creator", "not_found", "match_not_waiting"
             ),
         },
-        examples=[
-            match_example(
-                "cancelled",
-                status="cancelled",
-                cancel_reason="cancelled",
-                finished_at="2026-03-01T10:05:00.000000Z",
-                version=1,
-            )
-        ],
     )
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
@@ -770,17 +534,8 @@ class MatchCancelApi(APIView):
 
 
 class MatchRematchApi(APIView):
+    @schema.matches_rematch
     @extend_schema(
-        operation_id="matches_rematch",
-        summary="Ask for a rematch of a finished match",
-        description=(
-            "A seat of a finished match: `201` and the next match, with the same seat count,"
-            " deals, rules and turn clock, the first dealer moved on by one seat. The bots sit"
-            " in their seats at once, the caller in their old seat; the other people's seats are"
-            " open: they join it as any match (it starts when the last seat fills). Asked again,"
-            " by anyone: `200` and the same next match. The two are linked by `next_match` and"
-            " `rematch_of`. Counts towards the caller's active-match limits. No body."
-        ),
         request=None,
         responses={
             201: MatchSerializer,
@@ -794,12 +549,6 @@ class MatchRematchApi(APIView):
                 "too_many_active_matches",
             ),
         },
-        examples=[
-            match_example(
-                "the next match",
-                rematch_of="9d2f4c61-0b7e-4f3a-a1c5-2e8b6d4f0a93",
-            )
-        ],
     )
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
@@ -813,89 +562,14 @@ class MatchRematchApi(APIView):
 class DealReplayApi(APIView):
     permission_classes = [AllowAny]
 
+    @schema.matches_deals_replay
     @extend_schema(
-        operation_id="matches_deals_replay",
-        summary="Replay a finished deal",
-        description=(
-            "Once deal `number` is over: every position from the deal to its end with all hands "
-            "open, rebuilt by the engine from the seed and the move log, for replay viewers. "
-            "`positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the "
-            "position after move i. Public on a `spectators: public` match; seats only on a "
-            "`spectators: none` match (403 `spectators_not_allowed`). Before the deal is over, "
-            "409 `deal_not_over`."
-        ),
         responses={
             200: DealReplaySerializer,
             **error_responses(
                 "not_authenticated", "spectators_not_allowed", "not_found", "deal_not_over"
             ),
         },
-        examples=[
-            OpenApiExample(
-                "a two-seat deal",
-                value={
-                    "match": "9b0c6a4e-2f6d-4a51-8f0e-3c1d2b7a9e10",
-                    "number": 1,
-                    "dealer": 1,
-                    "opener": 0,
-                    "commitment": "…",
-                    "seed": "…",
-                    "rules": {"opening": "opener_only", "…": "…"},
-                    "seat_count": 2,
-                    "hands_at_start": [["4C", "7H", "…"], ["2D", "JS", "…"]],
-                    "positions": [
-                        {
-                            "index": 0,
-                            "move": None,
-                            "seat": None,
-                            "state": {
-                                "hands": [["4C", "7H", "…"], ["2D", "JS", "…"]],
-                                "turn": 0,
-                                "direction": 1,
-                                "top_card": None,
-                                "active_suit": None,
-                                "pending_sevens": 0,
-                                "stock_count": 38,
-                                "phase": "opening",
-                                "discard_count": 0,
-                            },
-                        },
-                        {
-                            "index": 1,
-                            "move": {
-                                "seq": 1,
-                                "seat": 0,
-                                "action": "play",
-                                "card": "4C",
-                                "suit": None,
-                                "drawn": [],
-                            },
-                            "seat": 0,
-                            "state": {
-                                "hands": [["7H", "…"], ["2D", "JS", "…"]],
-                                "turn": 1,
-                                "direction": 1,
-                                "top_card": "4C",
-                                "active_suit": "C",
-                                "pending_sevens": 0,
-                                "stock_count": 38,
-                                "phase": "play",
-                                "discard_count": 1,
-                            },
-                        },
-                    ],
-                    "result": {
-                        "winners": [0],
-                        "reason": "shed",
-                        "last_card": "9D",
-                        "multiplier": 1,
-                        "penalties": [0, 42],
-                        "hand_penalties": [0, 42],
-                    },
-                },
-                response_only=True,
-            )
-        ],
     )
     def get(self, request: Request, match_id: Any, number: int) -> Response:
         match, deal, steps = deal_replay_get(

@@ -1,5 +1,5 @@
 """Player routes of docs/api.md: register, token (and its rotation and logout), me, a player by id,
-the bot catalogue."""
+the bot catalogue; what the served schema says of each is in players/schema.py."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
 
+from . import schema
 from .auth import AuthenticatedRequest
 from .boards import DEFAULT_RULESET, PERIODS
 from .selectors import (
@@ -87,14 +88,8 @@ class RegisterApi(APIView):
         display_name = serializers.CharField()
         token = serializers.CharField(help_text="Shown this once: only its hash is kept.")
 
+    @schema.auth_register
     @extend_schema(
-        operation_id="auth_register",
-        summary="Register a player",
-        description=(
-            "Public, throttled. A new player and its API token (shown once: only its SHA-256 "
-            "digest is kept). Passwords go through Django's validators; names like `bot…` are "
-            "reserved for the server's bots."
-        ),
         request=InputSerializer,
         responses={201: OutputSerializer, **error_responses("invalid", "throttled")},
         # Public: no token (an explicit empty security requirement; drf-spectacular reads [{}]
@@ -137,14 +132,8 @@ class TokenApi(APIView):
 
         token = serializers.CharField()
 
+    @schema.auth_token
     @extend_schema(
-        operation_id="auth_token",
-        summary="Log in: a new token",
-        description=(
-            "Public, throttled per client and per username. A new token for a username and "
-            "password; LOGIN_FAILURE_LIMIT failed logins lock the username for "
-            "LOGIN_LOCKOUT_SECONDS (`429 throttled`, `Retry-After`)."
-        ),
         request=InputSerializer,
         responses={
             200: OutputSerializer,
@@ -171,13 +160,8 @@ class TokenRotateApi(APIView):
 
         token = serializers.CharField(help_text="Shown this once: only its hash is kept.")
 
+    @schema.auth_token_rotate
     @extend_schema(
-        operation_id="auth_token_rotate",
-        summary="Rotate the caller's token",
-        description=(
-            "A new token replaces the one that made the call; the old key stops working at once. "
-            "The player's other tokens stay."
-        ),
         request=None,
         responses={200: OutputSerializer, **error_responses("not_authenticated")},
     )
@@ -189,10 +173,8 @@ class TokenRotateApi(APIView):
 class LogoutApi(APIView):
     """`POST /auth/logout`: revoke the caller's token (other tokens of the player stay)."""
 
+    @schema.auth_logout
     @extend_schema(
-        operation_id="auth_logout",
-        summary="Log out: revoke the caller's token",
-        description="The token that made the call stops working; the player's other tokens stay.",
         request=None,
         responses={204: None, **error_responses("not_authenticated")},
     )
@@ -203,10 +185,8 @@ class LogoutApi(APIView):
 
 
 class PlayerMeApi(APIView):
+    @schema.players_me
     @extend_schema(
-        operation_id="players_me",
-        summary="Get the caller's player",
-        description="The caller's player: rating and stats.",
         responses={200: PlayerOutputSerializer, **error_responses("not_authenticated")},
     )
     def get(self, request: AuthenticatedRequest) -> Response:
@@ -216,10 +196,8 @@ class PlayerMeApi(APIView):
 class PlayerDetailApi(APIView):
     permission_classes = [AllowAny]
 
+    @schema.players_detail
     @extend_schema(
-        operation_id="players_detail",
-        summary="Get a player",
-        description="Public. A player's global openskill rating and counters.",
         responses={
             200: PlayerOutputSerializer,
             **error_responses("not_authenticated", "not_found"),
@@ -260,15 +238,8 @@ class BotListApi(APIView):
             allow_null=True, help_text="The level's rating, measured by self-play."
         )
 
+    @schema.bots_list
     @extend_schema(
-        operation_id="bots_list",
-        summary="List the bot strategies",
-        description=(
-            "Public. Every strategy name that `bots` and `fill_bots` take, with a description;"
-            " the levels players choose from (random, greedy, ismcts-1 … ismcts-4, weakest"
-            " first) with their rating measured by self-play (bench/bots.py) and the command"
-            " that measured it. `ismcts` plays the level ismcts-4."
-        ),
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
@@ -371,13 +342,8 @@ class LeaderboardApi(APIView):
         )
         skill_deals = serializers.IntegerField(help_text="Analysed deals behind `skill`.")
 
+    @schema.leaderboard
     @extend_schema(
-        operation_id="leaderboard",
-        summary="Get a leaderboard page",
-        description=(
-            "Public (`around=me` needs a token). One board (table size and ruleset) in one period,"
-            " ranked by `metric`, ties sharing a rank; keyset pages by signed cursors."
-        ),
         parameters=[FilterSerializer],
         responses={
             200: page_of(EntrySerializer, "LeaderboardPageResponse"),
@@ -451,13 +417,8 @@ class LeaderboardListApi(APIView):
             child=serializers.DictField(), help_text="all, month, week: {start, end} (UTC)."
         )
 
+    @schema.leaderboards_list
     @extend_schema(
-        operation_id="leaderboards_list",
-        summary="List the leaderboards",
-        description=(
-            "Public. Every board (table size and ruleset) with its rules, its player count and the"
-            " bounds of the current periods."
-        ),
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
@@ -499,13 +460,8 @@ class PlayerHistoryApi(APIView):
             many=True, help_text="All-time rating on each board the match moved, after it."
         )
 
+    @schema.players_history
     @extend_schema(
-        operation_id="players_history",
-        summary="Get a player's rating history",
-        description=(
-            "Public. The player's ratings after each settled match, newest first; keyset pages by "
-            "signed cursors."
-        ),
         parameters=[FilterSerializer],
         responses={
             200: page_of(EntrySerializer, "PlayerHistoryPageResponse"),

@@ -1,4 +1,5 @@
-"""Tournament routes: one thin API class per operation (validate → service/selector → render)."""
+"""Tournament routes: one thin API class per operation (validate → service/selector → render);
+what the served schema says of each is in tournaments/schema.py."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
     from players.models import Player
 
+from . import schema
 from .selectors import (
     tournament_get,
     tournament_list,
@@ -92,11 +94,6 @@ class _ErrorsAsJSON:
             response.accepted_media_type = "application/json"
         return response
 
-
-CSV_EXAMPLE = (
-    "rank,player_id,display_name,is_bot,matches,byes,deals_played,deals_won,penalty,head_to_head\r\n"
-    "1,3f0c…,Ana,false,3,0,12,5,84,0\r\n"
-)
 
 # ---- views ----
 
@@ -182,13 +179,8 @@ class TournamentListCreateApi(APIView):
             " greedy move is played for them. Absent: the server's default; never off.",
         )
 
+    @schema.tournaments_list
     @extend_schema(
-        operation_id="tournaments_list",
-        summary="List tournaments, newest first",
-        description=(
-            "Public. Cursor pages of tournaments, newest first, by `status`; `invited=true` "
-            "(token) keeps the drafts whose invitation to the caller awaits an answer."
-        ),
         parameters=[FilterSerializer],
         responses={
             200: PaginatedTournamentSerializer,
@@ -206,49 +198,13 @@ class TournamentListCreateApi(APIView):
         page = paginator.paginate_queryset(tournaments, request, view=self)
         return paginator.get_paginated_response([tournament_summary(t) for t in page or []])
 
+    @schema.tournaments_create
     @extend_schema(
-        operation_id="tournaments_create",
-        summary="Create a tournament",
-        description=(
-            "A tournament in draft. The people in `players` are invited and must accept before the"
-            " start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in "
-            "draft or running (`429 too_many_tournaments`). `format: duplicate` plays the same"
-            " deals at every table of a round, the seats rotated, scored by matchpoints; its"
-            " entrant count must be a multiple of table_size² (`400 invalid` says which fit)."
-        ),
         request=InputSerializer,
         responses={
             201: TournamentSerializer,
             **error_responses("invalid", "not_authenticated", "too_many_tournaments"),
         },
-        examples=[
-            OpenApiExample(
-                "swiss of eight, bots fill",
-                value={
-                    "name": "Friday cup",
-                    "players": ["8b7c1d52-0d3c-4f7e-9a51-6b1f2f6b2a10"],
-                    "bots": ["greedy", "greedy", "random", "ismcts"],
-                    "format": "swiss",
-                    "table_size": 3,
-                    "deals": 4,
-                    "rules": {"draw_policy": "free"},
-                    "fill_bots": "greedy",
-                    "rounds": 3,
-                },
-                request_only=True,
-            ),
-            OpenApiExample(
-                "duplicate of four bots, two seats",
-                value={
-                    "name": "Duplicate pairs",
-                    "bots": ["ismcts", "greedy", "greedy", "random"],
-                    "format": "duplicate",
-                    "table_size": 2,
-                    "deals": 4,
-                },
-                request_only=True,
-            ),
-        ],
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
@@ -263,10 +219,8 @@ class TournamentListCreateApi(APIView):
 class TournamentDetailApi(APIView):
     permission_classes = [AllowAny]
 
+    @schema.tournaments_detail
     @extend_schema(
-        operation_id="tournaments_detail",
-        summary="Get a tournament",
-        description="Public. The tournament with its entrants and the invitations still pending.",
         responses={
             200: TournamentSerializer,
             **error_responses("not_authenticated", "not_found"),
@@ -277,13 +231,8 @@ class TournamentDetailApi(APIView):
 
 
 class TournamentStartApi(APIView):
+    @schema.tournaments_start
     @extend_schema(
-        operation_id="tournaments_start",
-        summary="Start a tournament",
-        description=(
-            "Organizer only. Deals round 1 and answers at once (bots play in the background); `409"
-            " invitations_pending` until every invited person has accepted."
-        ),
         request=None,
         responses={
             200: TournamentSerializer,
@@ -305,10 +254,8 @@ class TournamentStartApi(APIView):
 
 
 class TournamentCancelApi(APIView):
+    @schema.tournaments_cancel
     @extend_schema(
-        operation_id="tournaments_cancel",
-        summary="Cancel a tournament",
-        description="Organizer only. No further round starts; matches already dealt play on.",
         request=None,
         responses={
             200: TournamentSerializer,
@@ -324,10 +271,8 @@ class TournamentCancelApi(APIView):
 class TournamentInvitationAcceptApi(APIView):
     """The caller accepts their invitation (again: no change)."""
 
+    @schema.tournaments_invitation_accept
     @extend_schema(
-        operation_id="tournaments_invitation_accept",
-        summary="Accept an invitation",
-        description="The invited caller enters the tournament (again: no change).",
         request=None,
         responses={
             200: TournamentSerializer,
@@ -349,13 +294,8 @@ class TournamentInvitationAcceptApi(APIView):
 class TournamentInvitationDeclineApi(APIView):
     """The caller declines (or withdraws before the start): they leave the tournament."""
 
+    @schema.tournaments_invitation_decline
     @extend_schema(
-        operation_id="tournaments_invitation_decline",
-        summary="Decline an invitation",
-        description=(
-            "The invited caller declines, or withdraws an acceptance before the start, and leaves "
-            "the tournament."
-        ),
         request=None,
         responses={
             200: TournamentSerializer,
@@ -399,14 +339,8 @@ class TournamentStandingsApi(_ErrorsAsJSON, APIView):
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer, StandingsCSVRenderer]
 
+    @schema.tournaments_standings
     @extend_schema(
-        operation_id="tournaments_standings",
-        summary="Get the standings",
-        description=(
-            "Public. Ranked rows by total penalty, deals won, then head-to-head (a duplicate"
-            " tournament: by matchpoints first, counting a deal once every table has scored it);"
-            " JSON, or CSV with `?format=csv` or `Accept: text/csv`."
-        ),
         parameters=[
             OpenApiParameter(
                 "format",
@@ -419,10 +353,7 @@ class TournamentStandingsApi(_ErrorsAsJSON, APIView):
         ],
         responses={
             (200, "application/json"): StandingsSerializer,
-            (200, "text/csv"): OpenApiResponse(
-                response=OpenApiTypes.STR,
-                examples=[OpenApiExample("standings", value=CSV_EXAMPLE, response_only=True)],
-            ),
+            (200, "text/csv"): schema.standings_csv,
             **error_responses("not_authenticated", "not_found"),
         },
     )
@@ -435,19 +366,10 @@ class TournamentStandingsCsvApi(_ErrorsAsJSON, APIView):
     renderer_classes = [StandingsCSVRenderer]
     content_negotiation_class = CSVOnly
 
+    @schema.tournaments_standings_csv
     @extend_schema(
-        operation_id="tournaments_standings_csv",
-        summary="Get the standings as CSV",
-        description=(
-            "Public. The standings as `text/csv` whatever the Accept header; error bodies stay "
-            "JSON."
-        ),
         responses={
-            (200, "text/csv"): OpenApiResponse(
-                response=OpenApiTypes.STR,
-                description="One row per entrant, best first: " + CSV_EXAMPLE.split("\r\n")[0],
-                examples=[OpenApiExample("standings", value=CSV_EXAMPLE, response_only=True)],
-            ),
+            (200, "text/csv"): schema.standings_csv_file,
             **error_responses("not_authenticated", "not_found"),
         },
     )
@@ -470,12 +392,8 @@ class TournamentTablesApi(APIView):
             required=False, default=False, help_text="Only the caller's tables (needs a token)."
         )
 
+    @schema.tournaments_tables
     @extend_schema(
-        operation_id="tournaments_tables",
-        summary="Get the rounds and tables",
-        description=(
-            "Public (`mine=true` needs a token). Every round's tables (match ids, seats) and byes."
-        ),
         parameters=[FilterSerializer],
         responses={
             200: TablesSerializer,

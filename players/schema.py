@@ -1,0 +1,102 @@
+"""What the served schema says of the player routes (docs/api.md): for each operation, named by
+its operation id, one `extend_schema` with its id, summary, description and examples. The
+views (players/apis.py) stack it over what the operation takes and gives (their serializers,
+parameters and error codes)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+
+auth_register = extend_schema(
+    operation_id="auth_register",
+    summary="Register a player",
+    description=(
+        "Public, throttled. A new player and its API token (shown once: only its SHA-256 "
+        "digest is kept). Passwords go through Django's validators; names like `bot…` are "
+        "reserved for the server's bots."
+    ),
+)
+
+
+auth_token = extend_schema(
+    operation_id="auth_token",
+    summary="Log in: a new token",
+    description=(
+        "Public, throttled per client and per username. A new token for a username and "
+        "password; LOGIN_FAILURE_LIMIT failed logins lock the username for "
+        "LOGIN_LOCKOUT_SECONDS (`429 throttled`, `Retry-After`)."
+    ),
+)
+
+
+auth_token_rotate = extend_schema(
+    operation_id="auth_token_rotate",
+    summary="Rotate the caller's token",
+    description=(
+        "A new token replaces the one that made the call; the old key stops working at once. "
+        "The player's other tokens stay."
+    ),
+)
+
+
+auth_logout = extend_schema(
+    operation_id="auth_logout",
+    summary="Log out: revoke the caller's token",
+    description="The token that made the call stops working; the player's other tokens stay.",
+)
+
+
+players_me = extend_schema(
+    operation_id="players_me",
+    summary="Get the caller's player",
+    description="The caller's player: rating and stats.",
+)
+
+
+players_detail = extend_schema(
+    operation_id="players_detail",
+    summary="Get a player",
+    description="Public. A player's global openskill rating and counters.",
+)
+
+
+bots_list = extend_schema(
+    operation_id="bots_list",
+    summary="List the bot strategies",
+    description=(
+        "Public. Every strategy name that `bots` and `fill_bots` take, with a description;"
+        " the levels players choose from (random, greedy, ismcts-1 … ismcts-4, weakest"
+        " first) with their rating measured by self-play (bench/bots.py) and the command"
+        " that measured it. `ismcts` plays the level ismcts-4."
+    ),
+)
+
+
+leaderboard = extend_schema(
+    operation_id="leaderboard",
+    summary="Get a leaderboard page",
+    description=(
+        "Public (`around=me` needs a token). One board (table size and ruleset) in one period,"
+        " ranked by `metric`, ties sharing a rank; keyset pages by signed cursors."
+    ),
+)
+
+
+leaderboards_list = extend_schema(
+    operation_id="leaderboards_list",
+    summary="List the leaderboards",
+    description=(
+        "Public. Every board (table size and ruleset) with its rules, its player count and the"
+        " bounds of the current periods."
+    ),
+)
+
+
+players_history = extend_schema(
+    operation_id="players_history",
+    summary="Get a player's rating history",
+    description=(
+        "Public. The player's ratings after each settled match, newest first; keyset pages by "
+        "signed cursors."
+    ),
+)
