@@ -20,7 +20,8 @@ What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect 
 Every LIVE_HEARTBEAT_SECONDS a comment line (`: heartbeat`) keeps proxies from closing an idle
 stream. A stream that falls LIVE_QUEUE_SIZE events behind gets `close` (`slow_reader`) and ends.
 A player may hold LIVE_STREAMS_PER_PLAYER streams at once, an anonymous spectator's address
-LIVE_STREAMS_PER_IP (429 `throttled` beyond).
+LIVE_STREAMS_PER_IP (429 `throttled` beyond); waiting long-polls have slots of their own
+(LIVE_LONG_POLLS_PER_PLAYER, LIVE_LONG_POLLS_PER_IP).
 
 The views are async and do their few blocking steps (authentication, reading the match) on the
 hub's small thread pool (events.run_blocking): a waiting client holds no thread and no
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -73,6 +75,9 @@ _render = JSONRenderer().render
 # The 429 of a holder with every stream slot taken, by holder.
 _PER_PLAYER = gettext_noop("At most %(limit)d open streams per player.")
 _PER_ADDRESS = gettext_noop("At most %(limit)d open streams per address.")
+# The same for waiting long-polls (slots of their own).
+_POLLS_PER_PLAYER = gettext_noop("At most %(limit)d waiting long-polls per player.")
+_POLLS_PER_ADDRESS = gettext_noop("At most %(limit)d waiting long-polls per address.")
 
 
 def _error(exc: Exception) -> HttpResponse:
@@ -100,14 +105,20 @@ _HEARTBEAT = b": heartbeat\n\n"
 _RETRY = b"retry: 2000\n\n"  # EventSource: reconnect after 2 s
 
 
+# An event id: ASCII digits only (str.isdigit also takes "²" and other scripts' digits), at most
+# 18 of them (every id the server sends fits in a signed 64-bit integer).
+_EVENT_ID = re.compile(r"[0-9]{1,18}")
+_EVENT_ID_MAX = 10**18 - 1
+
+
 def _last_event_id(request: HttpRequest) -> int | None:
     """`Last-Event-ID` (or `last_event_id` in the query, for a first connect): 400 unless a
-    non-negative integer."""
+    non-negative integer of at most 18 ASCII digits."""
     raw = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
     if raw is None or raw == "":
         return None
-    if not raw.isdigit():
-        message = _("Last-Event-ID must be a non-negative integer.")
+    if not _EVENT_ID.fullmatch(raw):
+        message = _("Last-Event-ID must be a non-negative integer of at most 18 digits.")
         raise ApplicationError("invalid", message, {"Last-Event-ID": [message]})
     return int(raw)
 
@@ -336,6 +347,15 @@ def _slot_holder(request: HttpRequest, player: Player | None) -> tuple[str, int,
     return f"address:{address}", settings.LIVE_STREAMS_PER_IP, _PER_ADDRESS
 
 
+def _poll_holder(request: HttpRequest, player: Player | None) -> tuple[str, int, str]:
+    """As _slot_holder for a waiting long-poll: slots of their own (LIVE_LONG_POLLS_PER_PLAYER,
+    LIVE_LONG_POLLS_PER_IP), so that polls and streams do not crowd each other out."""
+    if player is not None:
+        return f"poll:{player.id}", settings.LIVE_LONG_POLLS_PER_PLAYER, _POLLS_PER_PLAYER
+    address = BaseThrottle().get_ident(Request(request))
+    return f"poll-address:{address}", settings.LIVE_LONG_POLLS_PER_IP, _POLLS_PER_ADDRESS
+
+
 async def _with_slot(
     holder: tuple[str, int, str], body: AsyncGenerator[bytes, None]
 ) -> HttpResponseBase:
@@ -536,17 +556,26 @@ async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpRes
     once per process for every stream and long-poll of the match (_SharedReads)."""
     from .apis import MatchStateApi
 
+    hub = events.hub()
+    slot: tuple[str, str] | None = None
     try:
         filters = MatchStateApi.FilterSerializer(data=request.GET)
         filters.is_valid(raise_exception=True)
         after = filters.validated_data.get("after_version")
         wait = filters.validated_data.get("wait", 0)
-        async with events.hub().watch(match=str(match_id)) as waiter:
+        player = await events.run_blocking(_viewer, request, tickets=False)
+        async with hub.watch(match=str(match_id)) as waiter:
             # Registered before the read: a change committed from here on is queued.
             match, seat, view = await events.run_blocking(
-                _poll_answer, request, match_id, after, wait
+                _poll_answer, player, match_id, after, wait
             )
             if view is None:
+                # It is to wait: in one of the caller's long-poll slots, 429 when all are taken.
+                key, limit, per = _poll_holder(request, player)
+                taken = await hub.slot_take(key, limit)
+                if taken is None:
+                    raise ApplicationError("throttled", _(per) % {"limit": limit})
+                slot = (key, taken)
                 message = await _wait_for_version(waiter, after, wait)
                 if message is not None:
                     found, state = await _shared_reads.match(match_id, message["version"])
@@ -557,18 +586,19 @@ async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpRes
         return _error(exc)
     finally:
         _shared_reads.forget_unwatched(match_id)
+        if slot is not None:
+            await hub.slot_give_back(*slot)
     response = HttpResponse(_render(view), content_type="application/json")
     patch_cache_control(response, no_store=True, private=True)
     return response
 
 
 def _poll_answer(
-    request: HttpRequest, match_id: UUID, after: int | None, wait: float
+    player: Player | None, match_id: UUID, after: int | None, wait: float
 ) -> tuple[Match, int | None, dict[str, Any] | None]:
-    """In one call on the hub's threads: the match, the caller's seat (authenticated as the
-    DRF route does: the configured classes only, no stream ticket; no credentials at all is a
-    spectator) and their view, None when the long-poll is to wait for a newer version."""
-    player = _viewer(request, tickets=False)
+    """In one call on the hub's threads: the match, the seat of `player` (authenticated as the
+    DRF route does: the configured classes only, no stream ticket; None, no credentials at all,
+    is a spectator) and their view, None when the long-poll is to wait for a newer version."""
     match, seat = match_viewer_get(match_id, player)
     if after is not None and wait > 0 and match.version <= after:
         return match, seat, None
@@ -648,13 +678,13 @@ def _stream_operation(
         {
             "in": "query",
             "name": "last_event_id",
-            "schema": {"type": "integer", "minimum": 0},
+            "schema": {"type": "integer", "minimum": 0, "maximum": _EVENT_ID_MAX},
             "description": "As Last-Event-ID, for a first connect (the header wins).",
         },
         {
             "in": "header",
             "name": "Last-Event-ID",
-            "schema": {"type": "integer", "minimum": 0},
+            "schema": {"type": "integer", "minimum": 0, "maximum": _EVENT_ID_MAX},
             "description": "Resume after this event id (EventSource sends it itself).",
         },
     ]

@@ -448,6 +448,10 @@ LIVE_HEARTBEAT_SECONDS = float(os.environ.get("LIVE_HEARTBEAT_SECONDS", "15"))
 LIVE_STREAMS_PER_PLAYER = int(os.environ.get("LIVE_STREAMS_PER_PLAYER", "20"))
 # Anonymous spectators' open match streams per client address (NUM_PROXIES picks the address).
 LIVE_STREAMS_PER_IP = int(os.environ.get("LIVE_STREAMS_PER_IP", "20"))
+# Waiting long-polls (`…/state?after_version=&wait=` under ASGI) per player, and an anonymous
+# spectator's per client address, over every process: slots of their own beside the streams'.
+LIVE_LONG_POLLS_PER_PLAYER = int(os.environ.get("LIVE_LONG_POLLS_PER_PLAYER", "20"))
+LIVE_LONG_POLLS_PER_IP = int(os.environ.get("LIVE_LONG_POLLS_PER_IP", "20"))
 # Events a stream may have waiting; a reader that falls this far behind is dropped.
 LIVE_QUEUE_SIZE = int(os.environ.get("LIVE_QUEUE_SIZE", "64"))
 # Seconds a connection of the ASGI deployment may leave what it was sent unacknowledged (a
