@@ -27,6 +27,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         parts = item.path.relative_to(config.rootpath).parts
         if len(parts) > 2 and parts[0] == "tests" and parts[1] in _DIRECTORY_MARKERS:
             item.add_marker(_DIRECTORY_MARKERS[parts[1]])
+        if item.get_closest_marker("browser"):
+            # One worker runs the browser tests: they share one Chromium and one server.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session", autouse=True)

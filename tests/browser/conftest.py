@@ -80,7 +80,7 @@ def database() -> Iterator[str]:
         pytest.skip("needs DATABASE_URL=postgres://…")
     config = dj_database_url.parse(url)
     base = os.environ.get("DJANGO_TEST_DATABASE_NAME") or f"test_{config['NAME']}"
-    name = f"{base}_browser"
+    name = f"{base}_browser_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
     server_url = f"postgres://{config['USER']}@{config['HOST']}:{config['PORT']}"
     admin = psycopg.connect(f"{server_url}/postgres", autocommit=True)
     admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -23,6 +23,7 @@ from games.engine.fast import (
     shuffled_pack_indices,
 )
 from games.engine.shuffle import shuffled_pack
+from tests.scale import scaled
 
 CHOICES: dict[str, tuple[Any, ...]] = {
     "opening": ("opener_only", "club_round"),
@@ -94,7 +95,7 @@ def play_both(state: State, rng: random.Random, seen: dict[str, int]) -> None:
 def test_fast_path_agrees_with_reference_over_seeded_random_playouts() -> None:
     rng = random.Random(20261129)
     seen: dict[str, int] = {}
-    for number in range(2000):
+    for number in range(scaled(2000, least=200)):
         rules = random_rules(rng)
         seats = 2 + number % 6  # 2..7
         opener = rng.randrange(seats)
@@ -147,7 +148,7 @@ def test_fast_shuffle_and_deal_equal_the_reference() -> None:
     for seeds of any length (HMAC hashes keys longer than 64 bytes)."""
     rng = random.Random(4)
     seeds = [bytes(32), bytes(range(32)), b"", b"k" * 64, b"long" * 40]
-    seeds += [rng.randbytes(32) for _ in range(300)]
+    seeds += [rng.randbytes(32) for _ in range(scaled(300))]
     for seed in seeds:
         assert shuffled_pack_indices(seed) == [int(c) for c in shuffled_pack(seed)]
     # R-4's first test vector, top first.
@@ -191,7 +192,7 @@ def deals(draw: st.DrawFn) -> State:
     return new_deal(Rules.from_json(options), seats, opener, seed)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=scaled(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(state=deals(), data=st.data())
 def test_fast_path_agrees_under_hypothesis(state: State, data: st.DataObject) -> None:
     fast = FastDeal.from_state(state)

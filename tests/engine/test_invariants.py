@@ -55,9 +55,10 @@ from games.engine import (
 )
 from games.engine.cards import ACE, SEVEN
 from games.engine.rules import _BOOLEANS, _CHOICES
+from tests.scale import scaled
 
-DEALS = 10_000
-EXPENSIVE_DEALS = 300
+DEALS = scaled(10_000, least=500)
+EXPENSIVE_DEALS = scaled(300, least=30)
 ALL_CARDS = list(range(52))
 
 # Every well-formed move (one that Move.from_json accepts): each card without a suit (a Jack

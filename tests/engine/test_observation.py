@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from strategies import CARD_CODES, deal_setups, random_deal_states, seeded_deal_parameters
 
 from games.engine import Rules, State, all_cards, deal_from_codes, legal_moves, observe
+from tests.scale import scaled
 
 API_STATE_KEYS = {
     "you",
@@ -173,7 +174,7 @@ def test_observations_along_seeded_playouts_leak_nothing() -> None:
     assert moved > positions // 2  # the invariance was tested on real permutations
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=scaled(150), deadline=None)
 @given(
     setup=deal_setups(),
     steps=st.integers(min_value=0, max_value=250),

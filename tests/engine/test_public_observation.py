@@ -24,6 +24,7 @@ from games.engine import (
     observe,
     observe_public,
 )
+from tests.scale import scaled
 
 
 def permute_every_hand(state: State, rng: random.Random) -> State:
@@ -118,7 +119,7 @@ def test_public_observations_along_seeded_playouts_leak_nothing() -> None:
     assert moved > positions // 2  # the invariance was tested on real permutations
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=scaled(100), deadline=None)
 @given(
     setup=deal_setups(),
     steps=st.integers(min_value=0, max_value=250),

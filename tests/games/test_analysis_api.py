@@ -16,7 +16,8 @@ from games.tasks import sweep
 from tests.helpers import create_match, post_move, state
 from tests.leakscan import scan_body
 
-# The tasks run on commit: in place, inside the test's transaction (conftest.commits_in_place).
+# The tasks run on commit: in place, inside the test's transaction
+# (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 

@@ -11,7 +11,8 @@ from games.services import match_play_bot_turn
 from players.models import Player
 from tests.helpers import create_match, post_move, state
 
-# Bots run on commit: in place, inside the test's transaction (conftest.commits_in_place).
+# Bots run on commit: in place, inside the test's transaction
+# (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 

@@ -22,7 +22,8 @@ from players.models import BoardEntry, Player
 from players.services import bot_player_get_or_create
 from tests.helpers import create_match, post_move, state
 
-# The tasks run on commit: in place, inside the test's transaction (conftest.commits_in_place).
+# The tasks run on commit: in place, inside the test's transaction
+# (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 

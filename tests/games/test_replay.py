@@ -12,7 +12,8 @@ from games.models import Deal, Match
 from games.selectors import deal_revealable
 from tests.helpers import create_match, post_move, state
 
-# Bots and scoring run on commit: in place, inside the test's transaction (conftest.commits_in_place).
+# Bots and scoring run on commit: in place, inside the test's transaction
+# (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 

@@ -28,7 +28,8 @@ from pisyedili_api.celery import app
 from players.models import Player, RatingHistory
 from players.services import bot_player_get_or_create
 
-# Tasks run on commit: in place, inside the test's transaction (conftest.commits_in_place).
+# Tasks run on commit: in place, inside the test's transaction
+# (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 

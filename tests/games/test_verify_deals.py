@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 from games.models import Deal, Move, ScoreEntry
 from tests.helpers import create_match, play_until
 
-# Deals are scored on commit: in place, inside the test's transaction (conftest.commits_in_place).
+# Deals are scored on commit: in place, inside the test's transaction
+# (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 

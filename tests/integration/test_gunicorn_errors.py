@@ -44,7 +44,7 @@ def gunicorn(tmp_path_factory):
         try:
             requests.get(f"http://127.0.0.1:{port}/api/v1/bots", timeout=2)
             break
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # not up, or still booting
             assert time.monotonic() < deadline, "gunicorn did not come up"
             time.sleep(0.2)
     yield port

@@ -17,7 +17,8 @@ from players.boards import period_start, ruleset_key
 from players.models import BoardEntry, Player, RatingHistory
 from tests.helpers import create_match, post_move, state
 
-# Deals score and matches settle on commit: in place, inside the test's transaction (conftest.commits_in_place).
+# Deals score and matches settle on commit: in place, inside the test's transaction
+# (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 GAMES = [  # seats, bots, deals, rules
