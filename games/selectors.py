@@ -226,13 +226,19 @@ def match_moves_for_player(
     ]
 
 
-def deal_get(*, match_id: UUID | str, number: int) -> tuple[Deal, list[Move] | None]:
-    """A deal of a match (404 if there is none) and, once it may be shown, its moves in order,
-    else None (serializers.deal_reveal shows its seed, hands and moves only then): once it is
-    over, and for a deal of a duplicate round, once every table of the round has finished it."""
-    deal = Deal.objects.filter(match_id=match_id, number=number).select_related("match").first()
+def deal_get(
+    *, match_id: UUID | str, number: int, player: Player | None
+) -> tuple[Deal, list[Move] | None]:
+    """A deal of a match and, once it may be shown, its moves in order, else None
+    (serializers.deal_reveal shows its seed, hands and moves only then): once it is over, and
+    for a deal of a duplicate round, once every table of the round has finished it. 404
+    `not_found`; 403 `spectators_not_allowed` at no seat of a `spectators: none` match, before
+    the deal and after it (match_viewer_get)."""
+    match = match_viewer_get(match_id, player, live=False)[0]
+    deal = Deal.objects.filter(match_id=match.id, number=number).first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
+    deal.match = match  # the row in hand
     if not deal_revealable(deal):
         return deal, None
     moves = Move.objects.filter(match_id=deal.match_id, deal_number=deal.number).order_by("seq")

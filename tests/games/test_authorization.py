@@ -19,7 +19,7 @@ MATRIX = {
     ("GET", "/state"): (200, 200, 200),  # others: the public view
     ("GET", "/moves"): (200, 200, 200),  # others: no drawn card of the deal in progress
     ("POST", "/moves"): (200, 403, 401),
-    ("GET", "/deals/1"): (200, 200, 200),  # public; the seed is absent until the deal is over
+    ("GET", "/deals/1"): (200, 200, 200),  # the seed is absent until the deal is over
     ("GET", "/deals/1/replay"): (409, 409, 409),  # deal 1 is in progress
     ("GET", "/events"): (200, 200, 200),  # the event stream (games.streams)
     # The lobby and the rematch, on this started match: not waiting, not finished.
@@ -33,6 +33,7 @@ MATRIX = {
 PRIVATE = {
     ("GET", "/state"): (200, 403, 403),
     ("GET", "/moves"): (200, 403, 403),
+    ("GET", "/deals/1"): (200, 403, 403),
     ("GET", "/deals/1/replay"): (409, 403, 403),
     ("GET", "/events"): (200, 403, 403),
 }

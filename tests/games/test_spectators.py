@@ -157,19 +157,35 @@ def test_a_spectator_does_not_see_drawn_cards_until_the_deal_is_over(watched):
         assert entries[0]["drawn"] == ["KH"]  # the deal is over: every draw is shown
 
 
+NO_SPECTATOR_ROUTES = (
+    "/state",
+    "/state?after_version=0",
+    "/moves",
+    "/events",
+    "/deals/1",
+    "/deals/1/replay",
+    "/deals/2",
+)
+
+
 @pytest.mark.parametrize("who", ["outsider", "anonymous"])
 def test_a_match_without_spectators_refuses_everyone_at_no_seat(watched, who):
+    """Every route of its play and of its deals, while the deal is played and once it is over
+    (its seed, hands and draws then): the summary of the match alone is public."""
     table = watched("none")
     base = f"/api/v1/matches/{table['id']}"
-    for suffix in ("/state", "/moves", "/deals/1/replay", "/events", "/state?after_version=0"):
-        response = table[who].get(base + suffix)
-        assert response.status_code == 403, (suffix, response.content)
-        assert response.json()["code"] == "spectators_not_allowed"
-    # The seats are not spectators; the public objects stay public.
-    assert state(table[1], table["id"])["you"] == 1
-    assert table[0].get(base + "/moves").status_code == 200
-    assert table[who].get(base).status_code == 200
-    assert table[who].get(base + "/deals/1").status_code == 200
+    for stage in ("live", "over"):
+        if stage == "over":
+            end_deal_by_last_card(table["id"], table["players"][0].id, 0)
+            assert table[0].get(base + "/deals/1").json()["seed"]  # the seats see it all
+        for suffix in NO_SPECTATOR_ROUTES:
+            response = table[who].get(base + suffix)
+            assert response.status_code == 403, (stage, suffix, response.content)
+            assert response.json()["code"] == "spectators_not_allowed"
+        # The seats are not spectators; the match itself stays public.
+        assert table[1].get(base + "/moves").status_code == 200
+        assert table[1].get(base + "/deals/1").status_code == 200
+        assert table[who].get(base).status_code == 200
 
 
 def test_a_bad_token_is_401_even_where_a_spectator_is_welcome(watched, api):
