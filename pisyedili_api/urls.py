@@ -14,6 +14,7 @@ from drf_spectacular.views import (
 )
 
 from pisyedili_api import webclient
+from players.throttles import admin_login
 
 
 def docs_asset(request: HttpRequest, path: str) -> FileResponse:
@@ -45,6 +46,8 @@ urlpatterns = [
         docs_asset,
         name="docs-assets",
     ),
+    # The admin's login, throttled as /auth/token is (players.throttles.admin_login).
+    path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     # The web client's page (its modules: pisyedili_api.webclient, through WhiteNoise).
     path("", webclient.index, name="web-client"),

@@ -281,7 +281,7 @@ def test_a_successful_login_resets_the_failure_count(api, make_player, loose_thr
     assert login(api, "pia").status_code == 200
 
 
-def test_the_admin_login_is_locked_out_too():
+def test_the_admin_login_is_locked_out_too(loose_throttles):
     get_user_model().objects.create_superuser("admin", "admin@example.com", PASSWORD)
     client = Client()
     limit = settings.AXES_FAILURE_LIMIT
@@ -293,6 +293,62 @@ def test_the_admin_login_is_locked_out_too():
     r = client.post("/admin/login/", {"username": "admin", "password": PASSWORD})
     assert r.status_code == 429
     assert "_auth_user_id" not in client.session
+
+
+@pytest.fixture
+def password_checks(monkeypatch):
+    """How many times the admin login form asked for a password to be checked."""
+    from django.contrib.auth import forms
+
+    calls = []
+    checked = forms.authenticate
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("username"))
+        return checked(*args, **kwargs)
+
+    monkeypatch.setattr(forms, "authenticate", counted)
+    return calls
+
+
+def admin_login(client, username, **extra):
+    return client.post("/admin/login/", {"username": username, "password": "x"}, **extra)
+
+
+def test_the_admin_login_is_throttled_per_client_with_the_token_route(
+    api, monkeypatch, password_checks
+):
+    """Its tries count with /auth/token's on one counter: past it, 429 before any password
+    hash, whatever the username (or a forged X-Forwarded-For) says."""
+    rates = {"auth": "4/min", "auth_username": "1000/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    client = Client()
+    assert client.get("/admin/login/").status_code == 200  # the form is not counted
+    codes = [
+        admin_login(client, f"u{i}", HTTP_X_FORWARDED_FOR=f"10.0.{i}.1").status_code
+        for i in range(3)
+    ]
+    assert codes == [200, 200, 200] and len(password_checks) == 3
+    assert login(api, "u9", "x").status_code == 401  # the fourth try, on the API
+    r = admin_login(client, "u5")
+    assert r.status_code == 429 and r.json()["code"] == "throttled"
+    assert 0 < int(r["Retry-After"]) <= 60
+    assert login(api, "u9", "x").status_code == 429
+    assert len(password_checks) == 3
+    # Another client is counted on its own.
+    assert admin_login(client, "u5", REMOTE_ADDR="10.9.0.1").status_code == 200
+
+
+def test_the_admin_login_is_throttled_per_username_across_clients(monkeypatch, password_checks):
+    rates = {"auth": "1000/min", "auth_username": "3/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    client = Client()
+    codes = [
+        admin_login(client, "Root" if i % 2 else "root", REMOTE_ADDR=f"10.3.0.{i}").status_code
+        for i in range(4)
+    ]
+    assert codes == [200, 200, 200, 429] and len(password_checks) == 3
+    assert admin_login(client, "other", REMOTE_ADDR="10.3.0.9").status_code == 200
 
 
 # ---- tokens: hashed, revocable, rotating, idle expiry ----
