@@ -1,11 +1,12 @@
 """gunicorn settings of the checkout: gunicorn reads ./gunicorn.conf.py of its working directory
-by default, so the README's and docker-compose.yml's `gunicorn pisyedili_api.wsgi …` use it.
+by default, so the `gunicorn pisyedili_api.wsgi …` of docs/operations.md "The full stack" and
+of docker-compose.yml use it.
 
 Malformed HTTP (a bad request line, header or framing) never reaches Django: gunicorn answers
 it itself, with an HTML page. Its answer is JSON here, `{"code", "message"}` like every API
 error (pisyedili_api/errors.py), with gunicorn's status: 400 or 431 (headers too large)
 `invalid`, 403 `forbidden`, 500 `server_error`. A proxy in front answers what it refuses
-itself with its own pages (README "Full stack").
+itself with its own pages (docs/operations.md "The full stack").
 """
 
 import json

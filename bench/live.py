@@ -1,9 +1,10 @@
 """Live-play capacity: 16 active clients play while N idle clients wait, on the ASGI deployment.
 
-Starts the production stack of README "Live play" (bench/stack.py) on a private PostgreSQL and
-a private redis-server, on free ports: uvicorn pisyedili_api.asgi with
+Starts the production stack of docs/operations.md "Live play" (bench/stack.py) on a private
+PostgreSQL and a private redis-server, on free ports: uvicorn pisyedili_api.asgi with
 `--workers` processes, Celery workers `-Q bots,scoring,celery` and `-Q analysis` (the latter at
-`nice -n 19`, README "Full stack"; `--analysis none` starts none). Never the shared services.
+`nice -n 19`, docs/operations.md "Queues and workers"; `--analysis none` starts none). Never the
+shared services.
 
 Each phase opens N idle clients, then 16 active clients (8 two-seat matches) play for
 `--seconds`: each holds the event stream of its match and moves when an event says it is on
@@ -759,7 +760,8 @@ def main() -> None:
         "--analysis",
         choices=["worker", "none"],
         default="worker",
-        help="the analysis queue's worker (nice 19, as README 'Full stack' scales it apart), or "
+        help="the analysis queue's worker (nice 19, as docs/operations.md 'Queues and workers' "
+        "scales it apart), or "
         "none (its work waits in Redis): what the luck estimates on the same cores cost play",
     )
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""ASGI entry point, the production deployment for live play (README "Live play"):
+"""ASGI entry point, the production deployment for live play (docs/operations.md "Live play"):
 
     uvicorn pisyedili_api.asgi:application --workers 2 --loop uvloop \
         --http pisyedili_api.asgi:HttpProtocol

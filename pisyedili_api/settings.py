@@ -405,9 +405,10 @@ BENCH_ENDPOINTS = env_bool("BENCH_ENDPOINTS", False)
 if BENCH_ENDPOINTS:
     ROOT_URLCONF = "pisyedili_api.urls_bench"
 
-# Tournaments (README "Tournaments"): every tournament match runs a turn clock (the organizer's
-# turn_seconds, else this default), and what one organizer and one tournament may create is
-# bounded: tournaments in draft or running per organizer (429), entrants, and total deals (400).
+# Tournaments (docs/api.md "Tournaments"; the bounds: docs/architecture.md "Limits"): every
+# tournament match runs a turn clock (the organizer's turn_seconds, else this default), and what
+# one organizer and one tournament may create is bounded: tournaments in draft or running per
+# organizer (429), entrants, and total deals (400).
 TOURNAMENT_TURN_SECONDS = int(os.environ.get("TOURNAMENT_TURN_SECONDS", "120"))
 MAX_ACTIVE_TOURNAMENTS_PER_PLAYER = int(os.environ.get("MAX_ACTIVE_TOURNAMENTS_PER_PLAYER", "5"))
 TOURNAMENT_MAX_ENTRANTS = int(os.environ.get("TOURNAMENT_MAX_ENTRANTS", "64"))
@@ -421,7 +422,8 @@ EMBEDDED_ANALYSIS_IN_BACKGROUND = env_bool("EMBEDDED_ANALYSIS_IN_BACKGROUND", Tr
 # The embedded default's beat (pisyedili_api.tasks.embedded_beat_start): the server process runs
 # CELERY_BEAT_SCHEDULE itself (turn clocks, sweepers), since no `celery beat` runs beside it.
 EMBEDDED_BEAT = env_bool("EMBEDDED_BEAT", True)
-# ---- Live play (README "Live play"): push events, stream tickets, CORS ----
+# ---- Live play: push events, stream tickets, CORS ----
+# How they work: docs/architecture.md "Live events"; deploying them: docs/operations.md "Live play".
 # CORS on /api/ only. Auth is a header token (or a stream ticket in the query), never a cookie,
 # so no credentials are allowed; with CORS_ALLOWED_ORIGINS unset any origin may call the API.
 INSTALLED_APPS += ["corsheaders"]

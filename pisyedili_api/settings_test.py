@@ -2,7 +2,7 @@
 of the environment (DATABASE_URL, CELERY_BROKER_URL, …) plus what only the tests change.
 
 Subprocesses the tests start (Celery workers, servers) run `pisyedili_api.settings` like the
-README's commands do; they inherit the key set here.
+commands of docs/operations.md "The full stack" do; they inherit the key set here.
 """
 
 import os

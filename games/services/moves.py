@@ -168,7 +168,8 @@ IDEMPOTENCY_EXPIRE_BATCHES = 10
 def idempotency_records_expire(*, now: datetime | None = None) -> int:
     """Delete the idempotency records older than settings.IDEMPOTENCY_TTL_SECONDS, oldest
     first, in bounded batches; the number deleted. A key is so replayable for at least that
-    long (README, Configuration); later the same key is a new move."""
+    long (docs/api.md "Versions, exactly-once moves and idempotency"); later the same key is a
+    new move."""
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
     deleted = 0
     for _ in range(IDEMPOTENCY_EXPIRE_BATCHES):

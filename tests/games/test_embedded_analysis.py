@@ -1,7 +1,7 @@
 """The embedded default (no broker) runs the analysis queue's tasks on its background thread
-(EMBEDDED_ANALYSIS_IN_BACKGROUND, README "Settings"): the move that ends a deal answers while the
-deal's luck is still being estimated, and the luck is stored once that thread is done. Off, they
-run in the request, as every other in-process task."""
+(EMBEDDED_ANALYSIS_IN_BACKGROUND, docs/operations.md "Settings"): the move that ends a deal
+answers while the deal's luck is still being estimated, and the luck is stored once that thread
+is done. Off, they run in the request, as every other in-process task."""
 
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ def start_worker(settings):
     db = connection.settings_dict
     env = {
         **os.environ,
-        # The README's settings, not the test suite's (which run every task in-process).
+        # The deployment's settings (docs/operations.md "Settings"), not the test suite's (which
+        # run every task in-process).
         "DJANGO_SETTINGS_MODULE": "pisyedili_api.settings",
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "CELERY_BROKER_URL": broker,

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# What a production deployment sets (README "Configuration"); nothing else.
+# What a production deployment sets (docs/operations.md "The full stack"); nothing else.
 PRODUCTION = {
     "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
     "DJANGO_ALLOWED_HOSTS": "api.example.com",

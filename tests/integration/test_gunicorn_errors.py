@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def gunicorn(tmp_path_factory):
-    """The README's web command (gunicorn pisyedili_api.wsgi … -k gthread) from the checkout."""
+    """The web command of docs/operations.md "The full stack" (gunicorn pisyedili_api.wsgi …
+    -k gthread) from the checkout."""
     tmp = tmp_path_factory.mktemp("gunicorn")
     env = {
         k: v

@@ -1,7 +1,7 @@
 """Real Celery processes for the integration tests: a worker and beat, started with the same
-commands as the README and docker-compose.yml (`celery -A pisyedili_api worker` / `beat`), on
-the test database and a Redis of their own (`PrivateRedis`, a free port: the tests stop and
-start it for real, and never touch another Redis), on queues of their own.
+commands as docs/operations.md "The full stack" and docker-compose.yml (`celery -A pisyedili_api
+worker` / `beat`), on the test database and a Redis of their own (`PrivateRedis`, a free port:
+the tests stop and start it for real, and never touch another Redis), on queues of their own.
 
 The test process sends its tasks to the same Redis and queues (the Django settings Celery reads
 are switched for the module) and stops being eager, so nothing runs in-process.
@@ -48,7 +48,8 @@ class Stack:
         self.default_queue = f"test-default-{suffix}"
         self.env = {
             **os.environ,
-            # The README's settings, not the test suite's (which run every task in-process).
+            # The deployment's settings (docs/operations.md "Settings"), not the test suite's
+            # (which run every task in-process).
             "DJANGO_SETTINGS_MODULE": "pisyedili_api.settings",
             "DATABASE_URL": database_url,
             "CELERY_BROKER_URL": redis.url,
@@ -79,8 +80,9 @@ class Stack:
         )
 
     def start_worker(self) -> subprocess.Popen[bytes]:
-        # The README's command; without -Q it consumes the bots, scoring, analysis and default
-        # queues of its settings. Solo pool: one process the test can kill.
+        # The deployed command (docs/operations.md "Queues and workers"); without -Q it consumes
+        # the bots, scoring, analysis and default queues of its settings. Solo pool: one process
+        # the test can kill.
         self.worker = self._spawn(
             ["worker", "-l", "warning", "-P", "solo", "--without-gossip", "--without-mingle"],
             "worker",

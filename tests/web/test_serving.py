@@ -151,7 +151,7 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
         assert second["event"] == "state"
         assert int(second["id"]) > version
     # The stream's WebSocket form, as a browser opens it (asking for compression): the same
-    # view, uncompressed (README "Live play": compression costs memory per socket).
+    # view, uncompressed (docs/operations.md "Live play": compression costs memory per socket).
     url = make_run.replace("http://", "ws://") + f"/api/v1/matches/{match['id']}/events"
     with connect(url, additional_headers=auth, compression="deflate", proxy=None) as socket:
         assert "Sec-WebSocket-Extensions" not in socket.response.headers
