@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.core.exceptions import DisallowedHost
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.translation import gettext, gettext_noop
@@ -203,8 +204,12 @@ def json_500(request: HttpRequest) -> JsonResponse:
     return JsonResponse(error_body("server_error"), status=500)
 
 
+_BAD_HOST = gettext_noop("This server does not serve the host that the Host header names.")
+
+
 def json_400(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(error_body("invalid"), status=400)
+    message = _BAD_HOST if isinstance(exception, DisallowedHost) else None
+    return JsonResponse(error_body("invalid", message), status=400)
 
 
 def json_403(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:

@@ -397,6 +397,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # A request with a Host not in ALLOWED_HOSTS logs one short line, not its traceback.
+    "filters": {"one_line": {"()": "pisyedili_api.logfilters.OneLine"}},
+    "loggers": {"django.security.DisallowedHost": {"filters": ["one_line"]}},
 }
 
 # bench/api.py only: serve the bench URL conf (pisyedili_api/urls_bench.py: the API plus

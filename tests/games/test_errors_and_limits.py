@@ -40,6 +40,28 @@ def test_unhandled_exception_is_json_500(settings):
     assert b"Traceback" not in response.content and b"<html" not in response.content.lower()
 
 
+@pytest.mark.parametrize("host", ["evil.example", "x" * 5000, "a\nb.example"])
+def test_a_host_not_served_is_json_400_and_one_short_log_line(host):
+    """As the settings' console handler writes it: a line, not the traceback of the check (a
+    scanner sends one such request after another)."""
+    import io
+    import logging
+
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        response = Client(raise_request_exception=False).get("/api/v1/bots", HTTP_HOST=host)
+    finally:
+        root.removeHandler(handler)
+    assert_error(response, 400, "invalid")
+    assert "Host" in response.json()["message"]
+    logged = out.getvalue()
+    assert logged.count("\n") == 1 and len(logged) <= 201, logged
+    assert logged.startswith("Invalid HTTP_HOST header") and "Traceback" not in logged
+
+
 def test_not_acceptable_is_json(api):
     assert_error(api.get("/api/v1/bots", HTTP_ACCEPT="text/html"), 406, "not_acceptable")
 
