@@ -37,14 +37,21 @@ $(DEV): pyproject.toml | $(PY)
 $(NODE_TOOLS): web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 
+# `make run`'s key: random, made once per checkout, readable by its owner only, never committed
+# (.gitignore). A hard link puts it in place, so two makes at once keep the same one.
+SECRET_KEY_FILE := .secret-key
+$(SECRET_KEY_FILE): | $(PY)
+	umask 077 && $(PY) -c "import secrets; print(secrets.token_urlsafe(50))" > $@.$$$$ && \
+	  { ln $@.$$$$ $@ 2>/dev/null; rm -f $@.$$$$; }
+
 # Serve the API and the web client (http://127.0.0.1:$(PORT)/) on SQLite with Celery tasks and
 # the live events hub in-process (no env needed), under uvicorn (ASGI), so the event streams
-# push. The settings refuse to start without DJANGO_SECRET_KEY: this server has a development
-# key of its own.
-run: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-run
-run: $(SERVE)
-	$(PY) manage.py migrate --noinput
-	$(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
+# push. The settings refuse to start without DJANGO_SECRET_KEY: unless the environment sets one,
+# this server takes the checkout's own random key (SECRET_KEY_FILE).
+run: $(SERVE) $(SECRET_KEY_FILE)
+	export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat $(SECRET_KEY_FILE))}" && \
+	$(PY) manage.py migrate --noinput && \
+	exec $(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
 	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log \
 	  --ws-ping-interval 0 --ws-per-message-deflate false
 

@@ -1,0 +1,112 @@
+"""The documented deployments as written (Makefile `run`, docker-compose.yml): no known secret
+key, and no port open beyond the machine unless the operator says so."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = ROOT / "docker-compose.yml"
+
+
+def checkout(where: Path) -> Path:
+    """A checkout with the repository's Makefile and a venv whose python runs `manage.py` and
+    whose uvicorn only write down the key and the arguments they were started with."""
+    where.mkdir()
+    shutil.copy(ROOT / "Makefile", where / "Makefile")
+    (where / "pyproject.toml").touch()
+    bin_ = where / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    calls = where / "calls"
+    (bin_ / "python").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = manage.py ]; then echo "manage.py $DJANGO_SECRET_KEY" >> {calls}\n'
+        "exit 0; fi\n"
+        f'exec {sys.executable} "$@"\n'
+    )
+    (bin_ / "uvicorn").write_text(f'#!/bin/sh\necho "uvicorn $DJANGO_SECRET_KEY $*" >> {calls}\n')
+    for script in (bin_ / "python", bin_ / "uvicorn"):
+        script.chmod(0o755)
+    (where / ".venv" / ".installed-serve").touch()  # newer than pyproject.toml: installed
+    return where
+
+
+def make_run(where: Path, **env: str) -> list[list[str]]:
+    """`make run` in `where` with no DJANGO_ variable set (but `env`): each command it ran, as
+    [program, key, arguments…]."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "MAKE"))}
+    done = subprocess.run(
+        ["make", "run", "PORT=1"],
+        cwd=where,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = [line.split() for line in (where / "calls").read_text().splitlines()]
+    (where / "calls").unlink()
+    return calls
+
+
+def test_make_run_takes_a_random_key_made_once_per_checkout(tmp_path: Path) -> None:
+    first, second = checkout(tmp_path / "first"), checkout(tmp_path / "second")
+    keys = []
+    for where in (first, second):
+        calls = make_run(where)
+        assert [c[0] for c in calls] == ["manage.py", "uvicorn"]
+        key_file = where / ".secret-key"
+        key = key_file.read_text().strip()
+        assert len(key) >= 50 and len(set(key)) >= 5  # what check --deploy asks of a key
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+        assert calls[0][1] == calls[1][1] == key
+        keys.append(key)
+    assert keys[0] != keys[1]
+    # Kept: the next run of a checkout has the same key (cursors and sessions stay valid).
+    assert {call[1] for call in make_run(first)} == {keys[0]}
+    # A key the environment sets wins, and the checkout's stays as it was.
+    assert {call[1] for call in make_run(first, DJANGO_SECRET_KEY="k" * 50)} == {"k" * 50}
+    assert (first / ".secret-key").read_text().strip() == keys[0]
+
+
+def test_the_key_file_is_never_committed() -> None:
+    done = subprocess.run(
+        ["git", "check-ignore", "-q", ".secret-key"], cwd=ROOT, capture_output=True, timeout=30
+    )
+    if done.returncode == 128:
+        pytest.skip("not a git checkout")
+    assert done.returncode == 0, "`.secret-key` is not in .gitignore"
+
+
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+    return loaded
+
+
+def test_docker_compose_has_no_key_and_refuses_to_start_without_one() -> None:
+    environments = [
+        service.get("environment", {}) for service in compose()["services"].values()
+    ] + [compose()["x-app"]["environment"]]
+    keys = [env["DJANGO_SECRET_KEY"] for env in environments if "DJANGO_SECRET_KEY" in env]
+    assert len(keys) >= 2  # the services' shared environment and beat's own
+    for key in keys:
+        # Compose's `${VAR:?message}`: no default, and `up` stops with the message when unset.
+        assert key.startswith("${DJANGO_SECRET_KEY:?") and key.endswith("}"), key
+
+
+def test_docker_compose_publishes_its_ports_on_127_0_0_1_unless_told() -> None:
+    published = [
+        port for service in compose()["services"].values() for port in service.get("ports", [])
+    ]
+    assert len(published) == 2  # web (gunicorn) and asgi (uvicorn)
+    for port in published:
+        assert isinstance(port, str) and port.startswith("${BIND_ADDRESS:-127.0.0.1}:"), port
