@@ -235,7 +235,8 @@ def test_ten_thousand_random_deals_keep_the_invariants() -> None:
             deals_played += 1
         assert_match_scored_by_the_rules(rules, seats, scores)
     assert set(tables) == {2, 3, 4, 5, 6, 7}
-    assert endings["shed"] > 1_000 and endings["stock_exhausted"] > 1_000
+    # Each ending in over a tenth of the deals (1,000 of the full 10,000).
+    assert endings["shed"] > DEALS // 10 and endings["stock_exhausted"] > DEALS // 10
 
 
 def section_10_order(move: Move) -> tuple[int, int, int]:
@@ -288,7 +289,7 @@ def test_every_legal_move_applies_and_every_other_move_is_refused() -> None:
                 break
             state = apply_legal(state, rng.choice(legal_moves(state)))
             step += 1
-    assert checked > 4_000
+    assert checked > 4_000 * EXPENSIVE_DEALS // 300  # over 4,000 at full size
 
 
 def test_well_formed_moves_are_exactly_what_from_json_accepts() -> None:
