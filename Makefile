@@ -60,8 +60,8 @@ run: $(SERVE) $(SECRET_KEY_FILE)
 web-types: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-run
 web-types: $(SERVE) $(NODE_TOOLS)
 	$(PY) manage.py spectacular --format openapi-json --file web/node_modules/.schema.json
-	cd web && npx openapi-typescript node_modules/.schema.json -o app/api-types.d.ts
-	cd web && npx tsc --noEmit -p tsconfig.json
+	cd web && node_modules/.bin/openapi-typescript node_modules/.schema.json -o app/api-types.d.ts
+	cd web && node_modules/.bin/tsc --noEmit -p tsconfig.json
 
 # PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379): a service that does not answer is
 # started with its command from docs/architecture.md "Tests" where that command exists; where it
