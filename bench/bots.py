@@ -1,20 +1,34 @@
-"""Bot against bot: paired two-seat deals, win rates, mean penalties and time per move.
+"""Bot against bot: paired deals, win rates, mean penalties and CPU per decision; the ladder of
+the bot levels; the expert's targets.
 
-    .venv/bin/python bench/bots.py --a greedy --b random --deals 2000 --seed 1 [--jobs 2]
-    .venv/bin/python bench/bots.py --levels --seeds 20 --seed 1 --jobs 2 [--write]
+    .venv/bin/python bench/bots.py --a expert --b greedy --seeds 200 --seed 1 [--seats 4]
+    .venv/bin/python bench/bots.py --levels --seed 1 [--write]
+    .venv/bin/python bench/bots.py --targets --seeds 200 --seeds4 150 --seed 1
 
-`--levels` plays a round robin of every bot level (`games.engine.bots.LEVELS`: random, greedy,
-ismcts-1 … ismcts-4), `--seeds` paired deals per pairing, and rates each level by openskill's
-Plackett-Luce model, one two-seat game per deal ranked by deal score (lower is better, R-30,
-R-31), the deals taken in a fixed order so the ratings are reproducible. `--write` stores the
-ratings in games/engine/bots/levels.json with the command that produced them.
+Deals are paired: each seed is dealt once per seat of the table, bot `a` in that seat and bot
+`b` in every other (with two seats: the same deal with the seats swapped); the opener is seat 0.
+A deal is won by the seat(s) scoring 0 (R-30, R-31); a shared win counts as a share. A seed's
+score is `a`'s mean win share over its deals; intervals are over seeds (the deals of one seed
+are not independent), 95% normal. Each bot sees its observation and, if it reads it, the deal's
+move log as its seat sees it (`history.seen_by`), as the server gives them. CPU: process time
+of each `choose` call with two or more legal moves (a decision), median and 95th percentile.
 
-Deals come in pairs with the same seed and the seats swapped (the opener is seat 0 in both),
-so each bot plays both hands of every shuffle. A deal is won by the seat(s) scoring 0 (R-30,
-R-31); a shared stock-exhaustion win (equal hand penalties, both score 0) counts half a win for
-each bot. Times per `choose` call: wall-clock over every move (forced moves, with one legal move,
-included), wall-clock over the decisions only (two or more legal moves), and the process CPU time
-per move (less sensitive to other load on the shared machine, which makes wall times noisy).
+`--levels` climbs the ladder of `games.engine.bots.LEVELS` (weakest first): each level against
+the one below, paired, in looks of 16, 32, 64 … seeds (at most `--max-seeds`), until the lower
+end of its interval is above a half: the number of deals is what that takes. The interval's z
+is Bonferroni-corrected for the looks (at most 7 at the default maximum), so the ladder's claim
+"beats the level below with 95% confidence" holds whatever look stopped it. The deals then rate
+every level by openskill's Plackett-Luce model (one two-seat game per deal, ranked by deal
+score, in a fixed order); `--write` stores the ratings, the CPU per decision and each step in
+games/engine/bots/levels.json with the command.
+
+`--targets` measures the `expert` level against issue 31's targets on the same seeds: its win
+rate against greedy with two seats (target ≥ 70%, interval above 65%) and with four (against
+three greedy; ≥ 40%), its lead over the previous `ismcts` (paired, on the same two-seat seeds;
+≥ 10 points), its CPU per decision (median ≤ 100 ms; p95 printed), and the same search given
+the true deal (`perfect:expert`: every hand and the stock's order) and given the true hands
+only (`hands:expert`, the stock re-dealt), with the expert's share of the gap from greedy
+(half the deals) to those ceilings.
 """
 
 from __future__ import annotations
@@ -22,214 +36,456 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import Rules, apply_legal, new_deal, observe  # noqa: E402
-from games.engine.bots import LEVELS, LEVELS_FILE, get_bot  # noqa: E402
+from games.engine import (  # noqa: E402
+    Move,
+    Observation,
+    Rules,
+    State,
+    apply_legal,
+    new_deal,
+    observe,
+)
+from games.engine.bots import BOTS, LEVEL_CONFIGS, LEVELS, LEVELS_FILE, get_bot  # noqa: E402
+from games.engine.bots.ismcts import Sampler, SearchConfig, flat_search  # noqa: E402
+from games.engine.fast import FastDeal  # noqa: E402
+from games.engine.history import LoggedMove, logged_move, seen_by  # noqa: E402
+
+Z95 = statistics.NormalDist().inv_cdf(0.975)
 
 
-@dataclass
-class Tally:
-    wins: float = 0.0
-    penalty: int = 0
-    deals: int = 0
-    times: list[tuple[float, float, bool]] = field(default_factory=list)  # wall, cpu, forced
-    pair_wins: list[float] = field(default_factory=list)  # win share over each seed's two deals
+# --- players --------------------------------------------------------------------------------
 
-    def add(self, other: Tally) -> None:
-        self.wins += other.wins
-        self.penalty += other.penalty
-        self.deals += other.deals
-        self.times.extend(other.times)
-        self.pair_wins.extend(other.pair_wins)
+
+class Player:
+    """A seat's player in the bench: a registered bot, or a search that reads the true deal."""
+
+    name: str
+
+    def choose(
+        self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
+    ) -> Move:
+        raise NotImplementedError
+
+
+class BotPlayer(Player):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.bot = get_bot(name)
+
+    def choose(
+        self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
+    ) -> Move:
+        history = seen_by(log, observation.you) if self.bot.reads_history else ()
+        return self.bot.choose(observation, rng, history)
+
+
+class TrueDeal(Sampler):
+    """The 'samples' of a search that sees the deal: the true state, with the stock re-dealt
+    unless `stock` (so the search knows every card, or every hand)."""
+
+    def __init__(self, state: State, observation: Observation, rng: random.Random, stock: bool):
+        super().__init__(observation, rng)
+        self.template = FastDeal.from_state(state)
+        self.keep_stock = stock
+
+    def sample(self, rng: random.Random) -> FastDeal:
+        deal = self.template.copy()
+        if not self.keep_stock:
+            rng.shuffle(deal.stock)
+        return deal
+
+
+class CeilingPlayer(Player):
+    """`perfect:<level>` (every card) or `hands:<level>` (every hand): the level's search
+    config given the true deal instead of its samples; bench-only, it reads the state."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        kind, level = name.split(":", 1)
+        self.stock = kind == "perfect"
+        if level not in LEVEL_CONFIGS:
+            raise SystemExit(f"{level} is not a search level ({', '.join(LEVEL_CONFIGS)})")
+        self.config: SearchConfig = LEVEL_CONFIGS[level]
+
+    def choose(
+        self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
+    ) -> Move:
+        legal = observation.legal_moves
+        if len(legal) == 1:
+            return legal[0]
+        sampler = TrueDeal(state, observation, rng, self.stock)
+        return flat_search(observation, rng, self.config, sampler=sampler)[0]
+
+
+def player(name: str) -> Player:
+    if name.startswith(("perfect:", "hands:")):
+        return CeilingPlayer(name)
+    if name not in BOTS:
+        raise SystemExit(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
+    return BotPlayer(name)
+
+
+# --- paired deals ---------------------------------------------------------------------------
 
 
 def deal_seed(seed: int, index: int) -> bytes:
     return hashlib.sha256(f"bench-bots:{seed}:{index}".encode()).digest()
 
 
-Times = list[tuple[float, float, bool]]
+@dataclass
+class SeedResult:
+    """One seed, dealt once per seat with bot a in that seat: a's and b's tallies."""
+
+    index: int
+    share: float  # a's mean win share over the seed's deals
+    penalties: tuple[list[int], list[int]] = field(default_factory=lambda: ([], []))
+    cpu: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+    ranks: list[tuple[int, int]] = field(default_factory=list)  # (a's, b's seat's) deal scores
 
 
 def play_deal(
-    names: tuple[str, str], seed: bytes, rules: Rules, rng_seed: str
-) -> tuple[tuple[int, int], tuple[float, float], tuple[Times, Times]]:
-    """One deal, bot names[s] in seat s; penalties, win shares and choose() times by seat."""
-    bots = [get_bot(name) for name in names]
-    rngs = [random.Random(f"{rng_seed}:{seat}") for seat in range(2)]
-    times: tuple[Times, Times] = ([], [])
-    state = new_deal(rules, 2, 0, seed)
+    players: Sequence[Player], seed: bytes, rules: Rules, rng_seed: str
+) -> tuple[State, list[list[float]]]:
+    """One deal, players[s] in seat s; the final state and the CPU seconds of each seat's
+    decisions."""
+    seats = len(players)
+    rngs = [random.Random(f"{rng_seed}:{seat}") for seat in range(seats)]
+    cpu: list[list[float]] = [[] for _ in range(seats)]
+    state = new_deal(rules, seats, 0, seed)
+    log: list[LoggedMove] = []
     while state.result is None:
         seat = state.turn
         assert seat is not None
         observation = observe(state, seat)
-        start = time.perf_counter()
-        cpu = time.process_time()
-        move = bots[seat].choose(observation, rngs[seat])
-        times[seat].append(
-            (
-                time.perf_counter() - start,
-                time.process_time() - cpu,
-                len(observation.legal_moves) == 1,
-            )
-        )
+        start = time.process_time()
+        move = players[seat].choose(state, observation, rngs[seat], log)
+        if len(observation.legal_moves) > 1:
+            cpu[seat].append(time.process_time() - start)
         if move not in observation.legal_moves:
-            raise AssertionError(f"{names[seat]} chose the illegal move {move}")
-        state = apply_legal(state, move)
-    result = state.result
-    share = 1.0 / len(result.winners)
-    wins = tuple(share if s in result.winners else 0.0 for s in range(2))
-    return (result.penalties[0], result.penalties[1]), (wins[0], wins[1]), times
+            raise AssertionError(f"{players[seat].name} chose the illegal move {move}")
+        after = apply_legal(state, move)
+        log.append(logged_move(state, move, after))
+        state = after
+    return state, cpu
 
 
-def play_pairs(a: str, b: str, seed: int, indices: range, rules_json: str) -> tuple[Tally, Tally]:
+def play_seeds(
+    a: str, b: str, seats: int, seed: int, indices: Sequence[int], rules_json: str
+) -> list[SeedResult]:
     rules = Rules.from_json(json.loads(rules_json))
-    tallies = (Tally(), Tally())
+    first, other = player(a), player(b)
+    out = []
     for index in indices:
-        deal = deal_seed(seed, index)
-        before = tallies[0].wins
-        for swap in (False, True):
-            names = (b, a) if swap else (a, b)
-            penalties, wins, times = play_deal(names, deal, rules, f"{seed}:{index}:{swap}")
-            for seat in range(2):
-                tally = tallies[(seat + swap) % 2]  # tallies[0] is bot a
-                tally.wins += wins[seat]
-                tally.penalty += penalties[seat]
-                tally.deals += 1
-                tally.times.extend(times[seat])
-        tallies[0].pair_wins.append((tallies[0].wins - before) / 2)
-    return tallies
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile in milliseconds (median for q = 0.5)."""
-    if not values:
-        return 0.0
-    if q == 0.5:
-        return statistics.median(values) * 1000
-    ordered = sorted(values)
-    return ordered[int(q * (len(ordered) - 1))] * 1000
-
-
-# One deal of the round robin: (bot a, bot b, seed index, swapped, penalties by bot, CPU
-# seconds per decision by bot).
-LevelDeal = tuple[str, str, int, bool, tuple[int, int], tuple[list[float], list[float]]]
-
-
-def play_level_deals(
-    tasks: list[tuple[str, str, int]], seed: int, rules_json: str
-) -> list[LevelDeal]:
-    """Both seatings of each (a, b, seed index) task."""
-    rules = Rules.from_json(json.loads(rules_json))
-    out: list[LevelDeal] = []
-    for a, b, index in tasks:
-        deal = deal_seed(seed, index)
-        for swap in (False, True):
-            names = (b, a) if swap else (a, b)
-            penalties, _, times = play_deal(names, deal, rules, f"{seed}:{a}:{b}:{index}:{swap}")
-            first, second = (1, 0) if swap else (0, 1)  # the seats of a and b
-            cpu = tuple([t[1] for t in times[s] if not t[2]] for s in (first, second))
-            out.append((a, b, index, swap, (penalties[first], penalties[second]), (cpu[0], cpu[1])))
+        result = SeedResult(index, 0.0)
+        for seat_a in range(seats):
+            players = [other] * seats
+            players[seat_a] = first
+            state, cpu = play_deal(
+                players, deal_seed(seed, index), rules, f"{seed}:{index}:{seat_a}"
+            )
+            final = state.result
+            assert final is not None
+            if seat_a in final.winners:
+                result.share += 1 / len(final.winners) / seats
+            seat_b = (seat_a + 1) % seats
+            result.penalties[0].append(final.penalties[seat_a])
+            result.penalties[1].extend(p for s, p in enumerate(final.penalties) if s != seat_a)
+            result.cpu[0].extend(cpu[seat_a])
+            result.cpu[1].extend(t for s, times in enumerate(cpu) if s != seat_a for t in times)
+            result.ranks.append((final.penalties[seat_a], final.penalties[seat_b]))
+        out.append(result)
     return out
 
 
-def rate_levels(args: argparse.Namespace) -> None:
-    """Round robin of the levels, rated by openskill (see the module docstring)."""
+def run(
+    a: str, b: str, seats: int, seed: int, indices: Sequence[int], rules_json: str, jobs: int
+) -> list[SeedResult]:
+    """The seeds `indices` of a against b, over `jobs` processes, in seed order."""
+    jobs = max(1, min(jobs, len(indices)))
+    if jobs == 1:
+        return play_seeds(a, b, seats, seed, indices, rules_json)
+    chunks = [list(indices[start::jobs]) for start in range(jobs)]
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = [pool.submit(play_seeds, a, b, seats, seed, c, rules_json) for c in chunks]
+        results = [r for future in futures for r in future.result()]
+    return sorted(results, key=lambda r: r.index)
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and its normal interval (z standard errors)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, -math.inf, math.inf
+    error = z * statistics.stdev(values) / math.sqrt(len(values))
+    return mean, mean - error, mean + error
+
+
+def ms(values: Sequence[float], q: float) -> float:
+    """The q-quantile in milliseconds (nearest rank; the median for q = 0.5)."""
+    if not values:
+        return float("nan")
+    if q == 0.5:
+        return statistics.median(values) * 1000
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+@dataclass
+class Summary:
+    a: str
+    b: str
+    seats: int
+    results: list[SeedResult]
+    seconds: float
+
+    @property
+    def shares(self) -> list[float]:
+        return [r.share for r in self.results]
+
+    def cpu(self, side: int) -> list[float]:
+        return [t for r in self.results for t in r.cpu[side]]
+
+    def mean_penalty(self, side: int) -> float:
+        return statistics.fmean(p for r in self.results for p in r.penalties[side])
+
+    def line(self) -> str:
+        share, low, high = mean_interval(self.shares)
+        deals = len(self.results) * self.seats
+        return (
+            f"{self.a} vs {self.b} ({self.seats} seats): {self.a} wins {share:.1%}"
+            f" [{low:.1%}, {high:.1%}] of {deals} deals ({len(self.results)} seeds);"
+            f" mean penalty {self.mean_penalty(0):.2f} vs {self.mean_penalty(1):.2f};"
+            f" CPU ms per decision {self.a} {ms(self.cpu(0), 0.5):.1f} (p95"
+            f" {ms(self.cpu(0), 0.95):.1f}), {self.b} {ms(self.cpu(1), 0.5):.2f}"
+            f" (p95 {ms(self.cpu(1), 0.95):.2f}); {self.seconds:.0f} s"
+        )
+
+
+def duel(args: argparse.Namespace, a: str, b: str, seats: int, seeds: int) -> Summary:
+    started = time.perf_counter()
+    results = run(a, b, seats, args.seed, range(seeds), args.rules, args.jobs)
+    summary = Summary(a, b, seats, results, time.perf_counter() - started)
+    print(summary.line(), flush=True)
+    return summary
+
+
+# --- the ladder of levels -------------------------------------------------------------------
+
+FIRST_LOOK = 16
+
+
+def looks(max_seeds: int) -> list[int]:
+    """The seed counts at which a step of the ladder is tested: 16, 32, 64, … max_seeds."""
+    out = [FIRST_LOOK]
+    while out[-1] * 2 <= max_seeds:
+        out.append(out[-1] * 2)
+    return out
+
+
+def climb(args: argparse.Namespace) -> None:
+    """Each level against the one below until it beats it (see the module docstring)."""
     from openskill.models import PlackettLuce
 
-    pairings = [(a, b) for i, a in enumerate(LEVELS) for b in LEVELS[i + 1 :]]
-    tasks = [(a, b, index) for index in range(args.seeds) for a, b in pairings]
-    jobs = max(1, args.jobs)
     started = time.perf_counter()
-    chunks = [tasks[start::jobs] for start in range(jobs)]
-    if jobs == 1:
-        deals = play_level_deals(chunks[0], args.seed, args.rules)
-    else:
-        with ProcessPoolExecutor(jobs) as pool:
-            futures = [pool.submit(play_level_deals, c, args.seed, args.rules) for c in chunks]
-            deals = [d for future in futures for d in future.result()]
-    deals.sort(key=lambda d: (d[2], LEVELS.index(d[0]), LEVELS.index(d[1]), d[3]))
+    marks = looks(args.max_seeds)
+    z = statistics.NormalDist().inv_cdf(1 - 0.025 / len(marks))
+    print(
+        f"ladder of {', '.join(LEVELS)}: each level against the one below, 2 seats, paired, seed"
+        f" {args.seed}, looks at {', '.join(map(str, marks))} seeds, z = {z:.2f} (95% over"
+        f" {len(marks)} looks, Bonferroni)",
+        flush=True,
+    )
+    steps = []
+    played: list[tuple[str, str, SeedResult]] = []
+    cpu: dict[str, list[float]] = {name: [] for name in LEVELS}
+    penalties: dict[str, list[int]] = {name: [] for name in LEVELS}
+    for lower, upper in zip(LEVELS, LEVELS[1:], strict=False):
+        results: list[SeedResult] = []
+        for mark in marks:
+            results += run(
+                upper, lower, 2, args.seed, range(len(results), mark), args.rules, args.jobs
+            )
+            share, low, high = mean_interval([r.share for r in results], z)
+            print(
+                f"  {upper} vs {lower}: {len(results)} seeds, {share:.1%} [{low:.1%}, {high:.1%}]",
+                flush=True,
+            )
+            if low > 0.5:
+                break
+        steps.append(
+            {
+                "lower": lower,
+                "upper": upper,
+                "deals": 2 * len(results),
+                "win_share": round(share, 4),
+                "interval": [round(low, 4), round(high, 4)],
+                "z": round(z, 3),
+                "separated": low > 0.5,
+            }
+        )
+        for r in results:
+            played.append((upper, lower, r))
+            cpu[upper].extend(r.cpu[0])
+            cpu[lower].extend(r.cpu[1])
+            penalties[upper].extend(r.penalties[0])
+            penalties[lower].extend(r.penalties[1])
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in LEVELS}
-    penalty = {name: 0 for name in LEVELS}
-    played = {name: 0 for name in LEVELS}
-    decisions: dict[str, list[float]] = {name: [] for name in LEVELS}
-    wins: dict[tuple[str, str], float] = {pairing: 0.0 for pairing in pairings}
-    for a, b, _, _, (pa, pb), (ca, cb) in deals:
-        [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=[pa, pb])
-        wins[(a, b)] += 1.0 if pa < pb else 0.5 if pa == pb else 0.0
-        for name, p, c in ((a, pa, ca), (b, pb, cb)):
-            penalty[name] += p
-            played[name] += 1
-            decisions[name].extend(c)
+    for upper, lower, r in played:
+        for pa, pb in r.ranks:
+            [[ratings[upper]], [ratings[lower]]] = model.rate(
+                [[ratings[upper]], [ratings[lower]]], ranks=[pa, pb]
+            )
     elapsed = time.perf_counter() - started
-    print(
-        f"round robin of {', '.join(LEVELS)}: {len(pairings)} pairings x {args.seeds} seeds x 2"
-        f" seatings = {len(deals)} two-seat deals, seed {args.seed}, {jobs} job(s),"
-        f" {elapsed:.0f} s wall"
-    )
-    print("pair score of the row bot against the column bot (a deal: 1 lower score, ½ equal)")
-    print(f"{'':>9}" + "".join(f"{b:>9}" for b in LEVELS))
-    for a in LEVELS:
-        row = []
-        for b in LEVELS:
-            if (a, b) in wins:
-                row.append(f"{wins[(a, b)] / (2 * args.seeds):>9.0%}")
-            elif (b, a) in wins:
-                row.append(f"{1 - wins[(b, a)] / (2 * args.seeds):>9.0%}")
-            else:
-                row.append(f"{'':>9}")
-        print(f"{a:>9}" + "".join(row))
+    print("step             deals  win share  interval (z above)       beats the level below")
+    for step in steps:
+        low, high = step["interval"]
+        print(
+            f"{step['upper']:>8} > {step['lower']:<8} {step['deals']:>5}  {step['win_share']:>8.1%}"
+            f"  [{low:.1%}, {high:.1%}]  {'yes' if step['separated'] else 'NOT SHOWN'}"
+        )
     print("openskill Plackett-Luce (mu 25, sigma 25/3 at the start); ordinal = mu - 3 sigma")
-    print(f"{'level':>9} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'mean pen':>9} {'CPU ms/dec':>11}")
+    columns = ("mu", "sigma", "ordinal", "mean pen", "CPU ms/dec", "p95")
+    widths = (7, 6, 8, 9, 11, 8)
+    print(f"{'level':>9} " + " ".join(f"{c:>{w}}" for c, w in zip(columns, widths, strict=True)))
     levels = {}
     for name in LEVELS:
         rating = ratings[name]
-        cpu_ms = statistics.median(decisions[name]) * 1000 if decisions[name] else 0.0
         levels[name] = {
             "mu": round(rating.mu, 2),
             "sigma": round(rating.sigma, 2),
             "ordinal": round(rating.ordinal(), 2),
-            "mean_penalty": round(penalty[name] / played[name], 2),
-            "cpu_ms_per_decision": round(cpu_ms, 2),
+            "mean_penalty": round(statistics.fmean(penalties[name]), 2),
+            "cpu_ms_per_decision": round(ms(cpu[name], 0.5), 2) if cpu[name] else 0.0,
+            "cpu_ms_p95": round(ms(cpu[name], 0.95), 2) if cpu[name] else 0.0,
         }
+        entry = levels[name]
         print(
-            f"{name:>9} {rating.mu:>7.2f} {rating.sigma:>6.2f} {rating.ordinal():>8.2f}"
-            f" {penalty[name] / played[name]:>9.2f} {cpu_ms:>11.2f}"
+            f"{name:>9} {entry['mu']:>7.2f} {entry['sigma']:>6.2f} {entry['ordinal']:>8.2f}"
+            f" {entry['mean_penalty']:>9.2f} {entry['cpu_ms_per_decision']:>11.2f}"
+            f" {entry['cpu_ms_p95']:>8.2f}"
         )
+    print(f"{sum(s['deals'] for s in steps)} deals, {elapsed:.0f} s wall", flush=True)
     if args.write:
         body = {
             "command": "bench/bots.py " + " ".join(argv_of(args)),
             "model": "openskill PlackettLuce, one two-seat game per deal ranked by deal score",
-            "deals": len(deals),
-            "deals_per_pairing": 2 * args.seeds,
+            "deals": sum(s["deals"] for s in steps),
             "wall_seconds": round(elapsed),
             "levels": levels,
+            "steps": steps,
         }
         LEVELS_FILE.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
         print(f"wrote {LEVELS_FILE}")
 
 
 def argv_of(args: argparse.Namespace) -> list[str]:
-    return ["--levels", f"--seeds {args.seeds}", f"--seed {args.seed}", f"--jobs {args.jobs}"]
+    out = ["--levels", f"--seed {args.seed}", f"--max-seeds {args.max_seeds}"]
+    if args.jobs != 1:
+        out.append(f"--jobs {args.jobs}")
+    if args.rules != "{}":
+        out.append(f"--rules '{args.rules}'")
+    return out
+
+
+# --- the expert's targets -------------------------------------------------------------------
+
+
+def targets(args: argparse.Namespace) -> None:
+    started = time.perf_counter()
+    seeds, seeds4 = args.seeds, args.seeds4
+    print(f"issue 31's targets, seed {args.seed}, rules {args.rules}", flush=True)
+    expert = duel(args, "expert", "greedy", 2, seeds)
+    previous = duel(args, "ismcts", "greedy", 2, seeds)
+    perfect = duel(args, "perfect:expert", "greedy", 2, seeds)
+    hands = duel(args, "hands:expert", "greedy", 2, seeds)
+    four = duel(args, "expert", "greedy", 4, seeds4) if seeds4 else None
+    share, low, _ = mean_interval(expert.shares)
+    lead = [e - p for e, p in zip(expert.shares, previous.shares, strict=True)]
+    gain, gain_low, gain_high = mean_interval(lead)
+    cpu = expert.cpu(0) + (four.cpu(0) if four else [])
+    median, p95 = ms(expert.cpu(0), 0.5), ms(expert.cpu(0), 0.95)
+
+    def mark(ok: bool) -> str:
+        return "met" if ok else "NOT MET"
+
+    high = mean_interval(expert.shares)[2]
+    rows = [
+        (
+            "expert vs greedy, 2 seats: >= 70%, low end > 65%",
+            f"{share:.1%} [{low:.1%}, {high:.1%}]",
+            mark(share >= 0.7 and low > 0.65),
+        ),
+        (
+            "lead over the previous ismcts, paired: >= 10 pt",
+            f"{100 * gain:+.1f} pt [{100 * gain_low:+.1f}, {100 * gain_high:+.1f}]",
+            mark(gain >= 0.10),
+        ),
+        (
+            "CPU per decision, 2 seats: median <= 100 ms",
+            f"median {median:.1f} ms, p95 {p95:.1f} ms",
+            mark(median <= 100),
+        ),
+    ]
+    if four is not None:
+        share4, low4, high4 = mean_interval(four.shares)
+        rows.insert(
+            1,
+            (
+                "expert vs 3 greedy, 4 seats: >= 40%",
+                f"{share4:.1%} [{low4:.1%}, {high4:.1%}]",
+                mark(share4 >= 0.4),
+            ),
+        )
+        rows.append(
+            (
+                "CPU per decision, 4 seats (and all)",
+                f"median {ms(four.cpu(0), 0.5):.1f} ms, p95 {ms(four.cpu(0), 0.95):.1f} ms"
+                f" (all: {ms(cpu, 0.5):.1f}, {ms(cpu, 0.95):.1f})",
+                "",
+            )
+        )
+    for ceiling in (perfect, hands):
+        top = statistics.fmean(ceiling.shares)
+        part = (share - 0.5) / (top - 0.5) if top > 0.5 else float("nan")
+        rows.append(
+            (
+                f"ceiling {ceiling.a} vs greedy, 2 seats",
+                f"{top:.1%}; the expert has {part:.0%} of the gap from 50%",
+                "",
+            )
+        )
+    print(f"{'target':<52}{'measured':<44}")
+    for target, measured, verdict in rows:
+        print(f"{target:<52}{measured:<44}{verdict}")
+    print(f"{time.perf_counter() - started:.0f} s wall", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--levels", action="store_true", help="round robin of the bot levels")
-    parser.add_argument("--seeds", type=int, default=20, help="--levels: seeds per pairing")
+    parser.add_argument("--levels", action="store_true", help="climb the ladder of the levels")
+    parser.add_argument("--targets", action="store_true", help="the expert's targets")
     parser.add_argument("--write", action="store_true", help="--levels: write levels.json")
+    parser.add_argument(
+        "--max-seeds", type=int, default=1024, help="--levels: seeds at most a step"
+    )
     parser.add_argument("--a", default="greedy", help="first bot (default greedy)")
     parser.add_argument("--b", default="random", help="second bot (default random)")
-    parser.add_argument("--deals", type=int, default=2000, help="deals in all (even; 2 per seed)")
+    parser.add_argument("--seats", type=int, default=2, help="table size (a in each seat in turn)")
+    parser.add_argument("--seeds", type=int, default=200, help="seeds (deals: seeds × seats)")
+    parser.add_argument("--seeds4", type=int, default=150, help="--targets: seeds at four seats")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(
@@ -237,57 +493,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.levels:
-        rate_levels(args)
-        return
-    pairs = args.deals // 2
-    jobs = max(1, args.jobs)
-    chunks = [range(start, pairs, jobs) for start in range(jobs)]
-    started = time.perf_counter()
-    total = (Tally(), Tally())
-    if jobs == 1:
-        results = [play_pairs(args.a, args.b, args.seed, chunks[0], args.rules)]
+        climb(args)
+    elif args.targets:
+        targets(args)
     else:
-        with ProcessPoolExecutor(jobs) as pool:
-            futures = [
-                pool.submit(play_pairs, args.a, args.b, args.seed, chunk, args.rules)
-                for chunk in chunks
-            ]
-            results = [future.result() for future in futures]
-    for part in results:
-        total[0].add(part[0])
-        total[1].add(part[1])
-    elapsed = time.perf_counter() - started
-    deals = total[0].deals
-    print(
-        f"{deals} deals ({pairs} seeds x 2 seatings), 2 seats, rules {args.rules},"
-        f" seed {args.seed}, {jobs} job(s), {elapsed:.1f} s"
-    )
-    print("shared stock-exhaustion wins count half for each bot")
-    print("ms per move: wall over all moves | wall over decisions (2+ legal moves) | CPU, all")
-    print(
-        f"{'bot':>10} {'win rate':>9} {'wins':>8} {'mean pen':>9} {'moves':>7} {'decis.':>7}"
-        f" {'med':>8} {'p95':>8} | {'med':>8} {'p95':>8} | {'med':>8} {'p95':>8}"
-    )
-    for name, tally in zip((args.a, args.b), total, strict=True):
-        wall = [t[0] for t in tally.times]
-        decisions = [t[0] for t in tally.times if not t[2]]
-        cpu = [t[1] for t in tally.times]
-        columns = " | ".join(
-            f"{percentile(x, 0.5):>8.3f} {percentile(x, 0.95):>8.3f}"
-            for x in (wall, decisions, cpu)
-        )
-        print(
-            f"{name:>10} {tally.wins / deals:>9.1%} {tally.wins:>8.1f}"
-            f" {tally.penalty / deals:>9.2f} {len(wall):>7} {len(decisions):>7} {columns}"
-        )
-    a, b = total
-    pairs_won = a.pair_wins
-    if len(pairs_won) > 1:
-        # The two deals of a seed are not independent: the standard error is over seeds.
-        error = 1.96 * statistics.stdev(pairs_won) / len(pairs_won) ** 0.5
-        print(f"{args.a} win rate {a.wins / deals:.1%} ± {error:.1%} (95% confidence, by seed)")
-    if b.penalty:
-        print(f"{args.a} concedes {a.penalty / b.penalty:.1%} of {args.b}'s mean penalty")
+        duel(args, args.a, args.b, args.seats, args.seeds)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from games.engine.bots.ismcts import (
 )
 from games.engine.cards import Card
 from games.engine.fast import FastDeal, action_to_move
+from games.engine.history import LoggedMove, logged_move, seen_by
 from games.engine.state import ACE_FOLLOWUP, OPENING
 
 SMALL_ISMCTS = make_ismcts_bot(SearchConfig(iterations=60, min_samples=8, batch=4), name="ismcts-s")
@@ -146,6 +147,79 @@ def test_bots_do_not_see_hidden_cards(bot: Bot) -> None:
         second = bot.choose(observe(other, seat), random.Random(9))
         assert first == second, (bot.name, state)
     assert differing > len(positions) // 2  # the permutation really moved hidden cards
+
+
+SMALL_STRONG = make_ismcts_bot(
+    SearchConfig(iterations=60, min_samples=8, batch=4, facts="rules"), name="strong-s"
+)
+SMALL_EXPERT = make_ismcts_bot(
+    SearchConfig(iterations=60, min_samples=8, batch=4, facts="play", miss=0.05), name="expert-s"
+)
+LOG_BOTS = (SMALL_STRONG, SMALL_EXPERT)
+
+
+def logged_positions(count: int, seed: int) -> list[tuple[State, list[LoggedMove]]]:
+    """Positions of greedy deals with their move logs, over option sets and table sizes."""
+    rng = random.Random(seed)
+    out: list[tuple[State, list[LoggedMove]]] = []
+    while len(out) < count:
+        rules, seats, opener, deal_seed = seeded_deal_parameters(rng.randrange(1000), rng)
+        state = new_deal(rules, seats, opener, deal_seed)
+        log: list[LoggedMove] = []
+        kept = []
+        while not state.is_over:
+            assert state.turn is not None
+            observation = observe(state, state.turn)
+            if len(observation.legal_moves) > 1:
+                kept.append((state, list(log)))
+            move = get_bot("greedy").choose(observation, rng)
+            after = apply_legal(state, move)
+            log.append(logged_move(state, move, after))
+            state = after
+        out.extend(rng.sample(kept, min(len(kept), 4)))
+    return out[:count]
+
+
+LOGGED = logged_positions(60, seed=12)
+
+
+def test_the_levels_reading_the_log_are_registered_as_such() -> None:
+    assert get_bot("strong").reads_history and get_bot("expert").reads_history
+    assert not any(get_bot(name).reads_history for name in ("random", "greedy", "ismcts"))
+    assert all(bot.reads_history for bot in LOG_BOTS)
+
+
+@pytest.mark.parametrize("bot", LOG_BOTS, ids=lambda bot: bot.name)
+def test_bots_reading_the_log_do_not_see_hidden_cards(bot: Bot) -> None:
+    """Two deals that differ only in the cards the seat cannot see (the other hands and the
+    stock, so also the cards the others drew) give the seat the same observation and the same
+    log, and the bot the same move: it reads nothing else."""
+    rng = random.Random(15)
+    differing = 0
+    for state, log in LOGGED:
+        seat = state.turn
+        assert seat is not None
+        other = permute_hidden(state, rng, seat)
+        differing += other.hands != state.hands
+        seen = seen_by(log, seat)
+        first = bot.choose(observe(state, seat), random.Random(9), seen)
+        second = bot.choose(observe(other, seat), random.Random(9), seen)
+        assert first == second, (bot.name, state)
+        assert first in observe(state, seat).legal_moves
+    assert differing > len(LOGGED) // 2
+
+
+@pytest.mark.parametrize("bot", LOG_BOTS, ids=lambda bot: bot.name)
+def test_bots_reading_the_log_play_without_one(bot: Bot) -> None:
+    """Without the log (or with a log that does not lead to the observation) the samples deal
+    the unseen cards uniformly: the bot still answers, legally."""
+    for state, log in LOGGED[::6]:
+        seat = state.turn
+        assert seat is not None
+        observation = observe(state, seat)
+        assert bot.choose(observation, random.Random(3)) in observation.legal_moves
+        wrong = seen_by(log[:-1], seat) if log else ()
+        assert bot.choose(observation, random.Random(3), wrong) in observation.legal_moves
 
 
 @pytest.mark.parametrize("bot", [get_bot("greedy"), *SEARCH_BOTS], ids=lambda bot: bot.name)

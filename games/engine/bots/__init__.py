@@ -1,36 +1,49 @@
 """Bots: engine-level players that choose a move from what their seat may know.
 
-A bot is `bot.choose(observation, rng) -> Move`: it sees one `Observation` (its own hand, the
-public counts, the face-up pile and the rules), never a `State`, and draws all its randomness
-from `rng`, so a seeded `random.Random` makes its choice reproducible. Strategies:
+A bot is `bot.choose(observation, rng, history) -> Move`: it sees one `Observation` (its own
+hand, the public counts, the face-up pile and the rules) and the deal's move log as its seat
+sees it (`history.seen_by`: the cards of its own draws, the count of the others'), never a
+`State`, and draws all its randomness from `rng`, so a seeded `random.Random` makes its choice
+reproducible. `bot.reads_history` says whether it reads the log (a caller may leave the log out
+for the others). Strategies:
 
 - `random`: a uniformly random legal move.
 - `greedy`: a hand-written heuristic (answer 7s, shed high penalties, hold Jacks, finish).
 - `ismcts`: Monte Carlo search over determinizations of the unseen cards with greedy rollouts
-  (flat with common random numbers by default; single-observer ISMCTS as an option).
+  (flat with common random numbers by default; single-observer ISMCTS as an option), the
+  unseen cards dealt uniformly; `ismcts-1` … `ismcts-4` the same at four budgets.
+- the search reading the move log (`inference`): its samples agree with every fact the play
+  showed, and weigh each other seat's choices as greedy's (`opponent`).
 
-Levels players can choose (weakest first, `LEVELS`): `random`, `greedy`, then the search at
-four named budgets `ismcts-1` … `ismcts-4` (rollouts per decision with two seats, see
-`SearchConfig.iterations`; more budget, stronger and slower). `ismcts` is kept as an alias of
-`ismcts-4`, the default budget, so existing matches and tests keep their bot. Each level's
-rating, measured by self-play with bench/bots.py, is in `levels.json` (`level_ratings()`).
+Levels players choose from (weakest first, `LEVELS`), each beating the one below in paired deals
+(bench/bots.py --levels): `random`; `beginner`, greedy that plays a random legal move a third
+of the time; `casual`, greedy itself (`greedy` plays it too); `strong`, the search with the
+facts of the log; `expert`, the search with the facts and the opponent model. Each level's
+rating and CPU per decision, measured by bench/bots.py --levels, are in `levels.json`
+(`level_ratings()`); `LEVEL_OF` names the level each strategy plays.
 """
 
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..history import LoggedMove
+from ..moves import Move
+from ..observation import Observation
 from .base import Bot, Policy
 from .greedy import choose_greedy
-from .ismcts import DEFAULT_CONFIG, choose_ismcts, ismcts_policy
+from .inference import PLAY, RULES
+from .ismcts import DEFAULT_CONFIG, SearchConfig, choose_ismcts, ismcts_policy
 from .ismcts import DESCRIPTION as ISMCTS_DESCRIPTION
 from .random_bot import choose_random
 
-# Rollouts per decision (two seats) of each named search level: about 4× apart, so each level
-# costs about 3-4× the time of the one below (bench/bots.py prints the time per move).
+# Rollouts per decision (two seats) of each named budget of the uninformed search: about 4×
+# apart, so each costs about 3-4× the time of the one below (bench/bots.py prints the time).
 ISMCTS_LEVELS: dict[str, int] = {
     "ismcts-1": 100,
     "ismcts-2": 400,
@@ -38,8 +51,25 @@ ISMCTS_LEVELS: dict[str, int] = {
     "ismcts-4": DEFAULT_CONFIG.iterations,
 }
 ISMCTS_ALIAS = "ismcts-4"  # what the name `ismcts` plays
+
+BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
+STRONG_CONFIG = SearchConfig(iterations=1500, facts=RULES)
+EXPERT_CONFIG = SearchConfig(iterations=2500, facts=PLAY, miss=0.05)
+
 LEVELS: tuple[str, ...] = ("random", "greedy", *ISMCTS_LEVELS)
+LEVEL_CONFIGS: dict[str, SearchConfig] = {"strong": STRONG_CONFIG, "expert": EXPERT_CONFIG}
+# The level each strategy plays (a level plays itself).
+LEVEL_OF: dict[str, str] = {**{name: name for name in LEVELS}, "ismcts": ISMCTS_ALIAS}
 LEVELS_FILE = Path(__file__).with_name("levels.json")
+
+
+def choose_beginner(
+    observation: Observation, rng: random.Random, history: Sequence[LoggedMove] = ()
+) -> Move:
+    """Greedy, but a uniformly random legal move with chance BEGINNER_SLIPS."""
+    if rng.random() < BEGINNER_SLIPS:
+        return choose_random(observation, rng, history)
+    return choose_greedy(observation, rng, history)
 
 
 def _level_bot(name: str, iterations: int) -> Bot:
@@ -48,18 +78,44 @@ def _level_bot(name: str, iterations: int) -> Bot:
     return Bot(name, f"{ISMCTS_DESCRIPTION} Budget: {iterations} rollouts per decision.", policy)
 
 
+GREEDY_DESCRIPTION = (
+    "Answers sevens, sheds high-penalty cards first, holds Jacks for when nothing else plays,"
+    " attacks with 7s and 8s when the next player is close to going out."
+)
+INFERENCE_DESCRIPTION = (
+    "Monte Carlo search over the unseen cards, dealt consistently with every fact the play so"
+    " far showed: a player who drew, passed or took the penalty held nothing that plays (a"
+    " Jack aside), one who played a Jack nothing else; every candidate move is played out on"
+    " the same samples with fast greedy rollouts."
+)
+
 BOTS: dict[str, Bot] = {
     bot.name: bot
     for bot in (
         Bot("random", "Plays a uniformly random legal move.", choose_random),
         Bot(
-            "greedy",
-            "Answers sevens, sheds high-penalty cards first, holds Jacks for when nothing else"
-            " plays, attacks with 7s and 8s when the next player is close to going out.",
-            choose_greedy,
+            "beginner",
+            f"Plays as casual, but a random legal move a third of the time. {GREEDY_DESCRIPTION}",
+            choose_beginner,
         ),
-        *(_level_bot(name, iterations) for name, iterations in ISMCTS_LEVELS.items()),
+        Bot("casual", f"{GREEDY_DESCRIPTION} Same as greedy.", choose_greedy),
+        Bot(
+            "strong",
+            f"{INFERENCE_DESCRIPTION} Budget: {STRONG_CONFIG.iterations} rollouts per decision.",
+            ismcts_policy(STRONG_CONFIG),
+            reads_history=True,
+        ),
+        Bot(
+            "expert",
+            f"{INFERENCE_DESCRIPTION} It also weighs each player's choices as a careful player"
+            " makes them (one who sheds a low heart holds no dearer one). Budget:"
+            f" {EXPERT_CONFIG.iterations} rollouts per decision.",
+            ismcts_policy(EXPERT_CONFIG),
+            reads_history=True,
+        ),
+        Bot("greedy", GREEDY_DESCRIPTION, choose_greedy),
         Bot("ismcts", f"{ISMCTS_DESCRIPTION} Same as {ISMCTS_ALIAS}.", choose_ismcts),
+        *(_level_bot(name, iterations) for name, iterations in ISMCTS_LEVELS.items()),
     )
 }
 
@@ -73,9 +129,21 @@ def get_bot(name: str) -> Bot:
 
 
 def level_ratings() -> dict[str, Any]:
-    """The self-play ratings of `LEVELS` as measured by bench/bots.py (`levels.json`)."""
+    """The ratings of `LEVELS` as measured by bench/bots.py --levels (`levels.json`)."""
     body: dict[str, Any] = json.loads(LEVELS_FILE.read_text(encoding="utf-8"))
     return body
 
 
-__all__ = ["BOTS", "ISMCTS_LEVELS", "LEVELS", "Bot", "Policy", "get_bot", "level_ratings"]
+__all__ = [
+    "BOTS",
+    "EXPERT_CONFIG",
+    "ISMCTS_LEVELS",
+    "LEVELS",
+    "LEVEL_CONFIGS",
+    "LEVEL_OF",
+    "STRONG_CONFIG",
+    "Bot",
+    "Policy",
+    "get_bot",
+    "level_ratings",
+]

@@ -20,6 +20,7 @@ import random
 from collections.abc import Sequence
 
 from ..cards import ACE, EIGHT, JACK, SEVEN, SUITS, TEN, Card
+from ..history import LoggedMove
 from ..moves import DRAW, PASS, PLAY, Move
 from ..observation import Observation
 from ..rules import Rules
@@ -167,9 +168,11 @@ def next_seat_count(observation: Observation) -> int:
     return observation.hand_counts[(observation.you + observation.direction) % seats]
 
 
-def choose_greedy(observation: Observation, rng: random.Random) -> Move:
-    """The greedy bot's policy; deterministic, so `rng` is not used."""
-    del rng
+def choose_greedy(
+    observation: Observation, rng: random.Random, history: Sequence[LoggedMove] = ()
+) -> Move:
+    """The greedy bot's policy; deterministic, so `rng` is not used, nor is the move log."""
+    del rng, history
     return greedy_move(
         observation.legal_moves,
         observation.hand,

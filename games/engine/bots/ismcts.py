@@ -30,34 +30,22 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..cards import ACE, JACK, PACK, SEVEN
 from ..fast import (
-    ACE_FOLLOWUP_CODE,
     DEAL_OVER_CODE,
-    DRAW_ACTION,
-    JACK_ACTION_BASE,
-    OPENING_CODE,
-    PASS_ACTION,
     FastDeal,
     action_to_move,
     move_to_action,
 )
+from ..history import LoggedMove
 from ..moves import Move
 from ..observation import Observation
-from ..rules import Rules
-from ..tables import CARD_PENALTY, JACKS, RANK_MASKS, SUIT_MASKS, penalty_of
 from .base import Bot, Policy
 from .determinize import determinize, unseen_cards
-from .greedy import (
-    ACE_BONUS,
-    AGAIN_BONUS,
-    ATTACK_BONUS,
-    CLOSE_TO_OUT,
-    SUIT_FOLLOW_WEIGHT,
-    skips,
-)
+from .inference import PLAY, RULES, HiddenCards
+from .rollout import RolloutTables, rollout_action
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,108 +57,32 @@ class SearchConfig:
     margin_weight: float = 0.0  # per point of the other seats' mean deal score / penalty_scale
     rollout_epsilon: float = 0.0  # chance of a uniformly random legal action in a rollout
     algorithm: str = "flat"  # "flat": determinized flat Monte Carlo; "tree": SO-ISMCTS
+    facts: str = "none"  # what the samples read of the move log: "none", "rules" or "play"
+    miss: float | None = None  # the opponent model's weight of a move greedy would not play
     min_samples: int = 24  # flat: samples before a candidate may leave the race
     batch: int = 8  # flat: samples between two race checks
     race_z: float = 2.5  # flat: standard errors of the paired difference to leave the race
     race_margin: float = 0.0  # flat: a candidate leaves once surely not better by this much
 
 
-# --- the rollout policy: greedy's heuristic on bitmasks ---------------------------------------
-
-_NON_JACK_SUITS = tuple(mask & ~JACKS for mask in SUIT_MASKS)
-_ACE_FOLLOWERS = tuple((mask | RANK_MASKS[ACE]) & ~JACKS for mask in SUIT_MASKS)
-
-
-@dataclass(frozen=True, slots=True)
-class RolloutTables:
-    """Per-card scores of the greedy rollout policy under one rules value and table size."""
-
-    base: tuple[int, ...]  # penalty plus the bonus of a card that lets its player move again
-    attack: tuple[int, ...]  # extra when the next player is close to going out (R-21, R-24)
-    ace_follow: bool  # R-25 follow_up: an Ace is worth more with a card to follow it
-
-    @classmethod
-    def build(cls, rules: Rules, seats: int) -> RolloutTables:
-        base = []
-        attack = []
-        for card in range(52):
-            rank = card % 13
-            skip = skips(PACK[card], seats, rules)  # R-24, R-25, R-26
-            bonus = AGAIN_BONUS if skip and seats == 2 else 0
-            if rank == ACE and rules.ace_mode == "extra_turn":
-                bonus = ACE_BONUS  # as an Ace with a follow-up (R-25)
-            base.append(CARD_PENALTY[card] + bonus)
-            attack.append(ATTACK_BONUS if skip or rank == SEVEN else 0)
-        return cls(tuple(base), tuple(attack), rules.ace_mode == "follow_up")
-
-
-def rollout_action(deal: FastDeal, legal: tuple[int, ...], tables: RolloutTables) -> int:
-    """The greedy choice among `legal` (at least two actions) for the seat on turn."""
-    seat = deal.turn
-    hand = deal.hands[seat]
-    if legal[0] < DRAW_ACTION and not hand & (hand - 1):
-        return legal[0]  # R-28: the last card wins
-    phase = deal.phase_code
-    if phase == OPENING_CODE:
-        # R-11: shed the dearest club, keep J♣ (no effect in the opening).
-        return max(legal, key=lambda a: -1 if a % 13 == JACK else CARD_PENALTY[a])
-    if deal.pending_sevens:
-        if legal[0] >= JACK_ACTION_BASE:
-            return DRAW_ACTION
-        # R-22: answer with the 7 of the suit held most of.
-        return max(
-            (a for a in legal if a < JACK_ACTION_BASE),
-            key=lambda a: (hand & _NON_JACK_SUITS[a // 13]).bit_count(),
-        )
-    threat = deal.hands[(seat + deal.direction) % deal.seats].bit_count() <= CLOSE_TO_OUT
-    base = tables.base
-    best = -1
-    best_score = -1
-    jack = -1
-    jack_score = -1
-    for a in legal:
-        if a < JACK_ACTION_BASE:
-            suit = a // 13
-            score = base[a] + SUIT_FOLLOW_WEIGHT * (hand & _NON_JACK_SUITS[suit]).bit_count()
-            if threat:
-                score += tables.attack[a]
-            if tables.ace_follow and a % 13 == ACE and hand & ~(1 << a) & _ACE_FOLLOWERS[suit]:
-                score += ACE_BONUS
-            if score > best_score:
-                best_score = score
-                best = a
-        elif a < DRAW_ACTION:
-            # R-19: nominate the suit held most of, then the dearest such suit.
-            held = hand & _NON_JACK_SUITS[(a - JACK_ACTION_BASE) & 3]
-            score = 1000 * held.bit_count() + penalty_of(held)
-            if score > jack_score:
-                jack_score = score
-                jack = a
-    if best >= 0:
-        return best
-    can_pass = legal[-1] == PASS_ACTION
-    can_draw = DRAW_ACTION in legal
-    draws = deal.draws_this_turn
-    if (
-        jack >= 0
-        and phase != ACE_FOLLOWUP_CODE
-        and (not can_draw or draws or threat or hand.bit_count() <= 2)
-    ):
-        return jack  # R-19: the Jack as a last resort
-    if can_draw and (not draws or not can_pass):
-        return DRAW_ACTION
-    if can_pass:
-        return PASS_ACTION
-    return jack if jack >= 0 else legal[0]
-
+NO_FACTS = "none"
 
 # --- determinizations on the fast path ------------------------------------------------------
 
 
 class Sampler:
-    """Deals the unseen cards into copies of one template deal (see `determinize`)."""
+    """Deals the unseen cards into copies of one template deal (see `determinize`): uniformly,
+    or with `facts` ("rules" or "play") consistently with what the seat's move log `history`
+    says of them (`inference.HiddenCards`)."""
 
-    def __init__(self, observation: Observation, rng: random.Random) -> None:
+    def __init__(
+        self,
+        observation: Observation,
+        rng: random.Random,
+        history: Sequence[LoggedMove] = (),
+        facts: str = NO_FACTS,
+        miss: float | None = None,
+    ) -> None:
         self.template = FastDeal.from_state(determinize(observation, rng))
         self.unseen = [int(c) for c in unseen_cards(observation)]
         self.others = [
@@ -180,20 +92,37 @@ class Sampler:
         ]
         self.stock_count = observation.stock_count
         self.reseed = observation.rules.stock_exhausted == "reshuffle"  # R-6 uses the seed
+        self.hidden: HiddenCards | None = None
+        if facts != NO_FACTS:
+            if facts not in (RULES, PLAY):
+                raise ValueError(
+                    f"facts is one of {NO_FACTS!r}, {RULES!r}, {PLAY!r}, not {facts!r}"
+                )
+            self.hidden = HiddenCards(observation, history, play_facts=facts == PLAY, miss=miss)
 
     def sample(self, rng: random.Random) -> FastDeal:
         deal = self.template.copy()
-        cards = self.unseen[:]
-        rng.shuffle(cards)
-        position = 0
         hands = deal.hands
-        for seat, count in self.others:
-            mask = 0
-            for c in cards[position : position + count]:
-                mask |= 1 << c
-            hands[seat] = mask
-            position += count
-        deal.stock = cards[position : position + self.stock_count]
+        if self.hidden is not None:
+            dealt = self.hidden.sample(rng)
+            rest = 0
+            for seat, _ in self.others:
+                hands[seat] = dealt[seat]
+                rest |= dealt[seat]
+            stock = [c for c in self.unseen if not rest >> c & 1]
+            rng.shuffle(stock)
+            deal.stock = stock[: self.stock_count]
+        else:
+            cards = self.unseen[:]
+            rng.shuffle(cards)
+            position = 0
+            for seat, count in self.others:
+                mask = 0
+                for c in cards[position : position + count]:
+                    mask |= 1 << c
+                hands[seat] = mask
+                position += count
+            deal.stock = cards[position : position + self.stock_count]
         if self.reseed:
             deal.seed = rng.randbytes(32)
         return deal
@@ -235,11 +164,14 @@ def _rewards(deal: FastDeal, config: SearchConfig) -> list[float]:
 
 
 def tree_search(
-    observation: Observation, rng: random.Random, config: SearchConfig
+    observation: Observation,
+    rng: random.Random,
+    config: SearchConfig,
+    history: Sequence[LoggedMove] = (),
 ) -> tuple[Move, dict[Move, int]]:
     """SO-ISMCTS: the most visited root move after `config.iterations` iterations, and the
     visits of every root move."""
-    sampler = Sampler(observation, rng)
+    sampler = Sampler(observation, rng, history, config.facts, config.miss)
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     epsilon = config.rollout_epsilon
     c = config.exploration
@@ -311,7 +243,11 @@ def _rollout(
 
 
 def flat_search(
-    observation: Observation, rng: random.Random, config: SearchConfig
+    observation: Observation,
+    rng: random.Random,
+    config: SearchConfig,
+    history: Sequence[LoggedMove] = (),
+    sampler: Sampler | None = None,
 ) -> tuple[Move, list[float]]:
     """Determinized flat Monte Carlo with common random numbers and racing.
 
@@ -323,15 +259,21 @@ def flat_search(
     stops when one candidate is left or `config.iterations` rollouts are spent; the best total
     reward wins, ties going to the greedy heuristic's move, then to legal order.
     """
-    sampler = Sampler(observation, rng)
+    if sampler is None:
+        sampler = Sampler(observation, rng, history, config.facts, config.miss)
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     legal_moves = observation.legal_moves
     actions = [move_to_action(m) for m in legal_moves]
     template = sampler.template
     preferred = rollout_action(template, template.legal_actions(), tables)
     you = observation.you
+    count = len(actions)
     rewards: list[list[float]] = [[] for _ in actions]
-    active = list(range(len(actions)))
+    totals = [0.0] * count
+    squares = [0.0] * count
+    cross = [[0.0] * count for _ in actions]  # cross[i][j]: the sum of i's times j's rewards
+    differ = [[False] * count for _ in actions]  # i and j differed on some sample
+    active = list(range(count))
     epsilon = config.rollout_epsilon
     batch = config.batch
     # A rollout takes about as many actions per seat, so more seats get fewer rollouts and a
@@ -342,31 +284,46 @@ def flat_search(
     margin = config.race_margin
 
     def rank(i: int) -> tuple[float, bool, int]:
-        return (-sum(rewards[i]), actions[i] != preferred, i)
+        return (-totals[i], actions[i] != preferred, i)
 
+    n = 0
     while len(active) > 1 and spent < budget:
         for _ in range(batch):
             deal = sampler.sample(rng)
             seed = rng.getrandbits(64) if epsilon else 0
+            sample = []
             for index in active:
                 branch = deal.copy()
                 branch.apply_action(actions[index])
                 _rollout(branch, tables, random.Random(seed) if epsilon else None, epsilon)
-                rewards[index].append(_rewards(branch, config)[you])
+                reward = _rewards(branch, config)[you]
+                rewards[index].append(reward)
+                totals[index] += reward
+                squares[index] += reward * reward
+                sample.append((index, reward))
+            # The paired sums, kept as the samples come (a race check then costs no pass over
+            # the samples).
+            for k, (i, a) in enumerate(sample):
+                row = cross[i]
+                seen = differ[i]
+                for j, b in sample[k + 1 :]:
+                    row[j] += a * b
+                    if a != b:
+                        seen[j] = True
             spent += len(active)
-        n = len(rewards[active[0]])
+            n += 1
         if n < config.min_samples:
             continue
         leader = min(active, key=rank)
-        lead = rewards[leader]
         kept = [leader]
         for index in active:
             if index == leader:
                 continue
-            diffs = [a - b for a, b in zip(lead, rewards[index], strict=True)]
-            mean = sum(diffs) / n
-            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-            if var == 0.0 or mean > z * math.sqrt(var / n) - margin:
+            low, high = min(leader, index), max(leader, index)
+            mean = (totals[leader] - totals[index]) / n
+            spread = squares[leader] + squares[index] - 2 * cross[low][high] - n * mean * mean
+            var = max(spread, 0.0) / (n - 1)
+            if not differ[low][high] or mean > z * math.sqrt(var / n) - margin:
                 continue  # identical so far, or (almost surely) not better by `margin`: out
             kept.append(index)
         active = sorted(kept)
@@ -375,10 +332,12 @@ def flat_search(
 
 
 def ismcts_policy(config: SearchConfig) -> Policy:
-    def choose(observation: Observation, rng: random.Random) -> Move:
+    def choose(
+        observation: Observation, rng: random.Random, history: Sequence[LoggedMove] = ()
+    ) -> Move:
         if config.algorithm == "flat":
-            return flat_search(observation, rng, config)[0]
-        return tree_search(observation, rng, config)[0]
+            return flat_search(observation, rng, config, history)[0]
+        return tree_search(observation, rng, config, history)[0]
 
     return choose
 
@@ -391,8 +350,25 @@ DESCRIPTION = (
 
 
 def make_ismcts_bot(config: SearchConfig | None = None, name: str = "ismcts") -> Bot:
-    return Bot(name, DESCRIPTION, ismcts_policy(config or SearchConfig()))
+    config = config or SearchConfig()
+    return Bot(name, DESCRIPTION, ismcts_policy(config), reads_history=config.facts != NO_FACTS)
 
 
 DEFAULT_CONFIG = SearchConfig()
 choose_ismcts = ismcts_policy(DEFAULT_CONFIG)
+
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "DESCRIPTION",
+    "NO_FACTS",
+    "RolloutTables",
+    "Sampler",
+    "SearchConfig",
+    "choose_ismcts",
+    "flat_search",
+    "ismcts_policy",
+    "make_ismcts_bot",
+    "rollout_action",
+    "tree_search",
+]

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
+from ..history import LoggedMove
 from ..moves import Move
 from ..observation import Observation
 
 
-def choose_random(observation: Observation, rng: random.Random) -> Move:
+def choose_random(
+    observation: Observation, rng: random.Random, history: Sequence[LoggedMove] = ()
+) -> Move:
+    del history
     return rng.choice(observation.legal_moves)

@@ -1,0 +1,533 @@
+"""Inference from the move log (issue 31): the samples of the hidden cards agree with every fact
+the observing seat saw, and draw from the exact distribution given those facts.
+
+The facts are read here again from docs/rules.md, on the full positions of real deals (the
+reference engine's states), and every sample is checked by a plain bipartite matching of the
+seat's cards into the deal and its draws, written without the sampler's counting: the same check
+finds contradictions at once in the uniform samples that ignore the log.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from strategies import RULE_SETS, seat_counts
+
+from games.engine import PACK, Card, Rules, State, apply_legal, new_deal, observe
+from games.engine.bots import get_bot
+from games.engine.bots.inference import PLAY, RULES, HiddenCards, read_facts
+from games.engine.bots.ismcts import Sampler
+from games.engine.history import LoggedMove, deal_log, logged_move, seen_by
+from games.engine.legal import can_play_on
+from games.engine.moves import DRAW, PASS
+from games.engine.state import ACE_FOLLOWUP, OPENING
+from tests.scale import SCALE, scaled
+
+# --- deals with their logs ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A fact: `seat` held none of `cards` before the move at log index `time`."""
+
+    time: int
+    seat: int
+    cards: frozenset[int]
+    source: str
+
+
+@dataclass
+class Deal:
+    """A deal played to its end: `states[i]` is the position before `log[i]`."""
+
+    rules: Rules
+    seats: int
+    states: list[State] = field(default_factory=list)
+    log: list[LoggedMove] = field(default_factory=list)
+    facts: list[Seen] | None = None  # facts_of's, once read
+
+
+def play_deal(
+    rules: Rules, seats: int, seed: bytes, players: Sequence[str], rng: random.Random
+) -> Deal:
+    deal = Deal(rules, seats)
+    state = new_deal(rules, seats, rng.randrange(seats), seed)
+    while not state.is_over:
+        seat = state.turn
+        assert seat is not None
+        move = get_bot(players[seat]).choose(observe(state, seat), rng)
+        after = apply_legal(state, move)
+        deal.states.append(state)
+        deal.log.append(logged_move(state, move, after))
+        state = after
+    return deal
+
+
+def deals(count: int, players: Callable[[int], Sequence[str]], seed: int) -> list[Deal]:
+    """`count` deals over the option sets and table sizes of `strategies`."""
+    rng = random.Random(seed)
+    out = []
+    for index in range(count):
+        rules = RULE_SETS[index % len(RULE_SETS)]
+        counts = seat_counts(rules)
+        seats = counts[(index // len(RULE_SETS)) % len(counts)]
+        out.append(play_deal(rules, seats, rng.randbytes(32), players(seats), rng))
+    return out
+
+
+# --- the facts, read again from docs/rules.md ---------------------------------------------------
+
+
+def legal_cards(state: State, *, jacks: bool) -> frozenset[int]:
+    """The cards the seat on turn could have played (R-10, R-14, R-16, R-22)."""
+    if state.phase == OPENING:
+        return frozenset(c for c in PACK if c.suit == "C")
+    if state.pending_sevens:
+        return frozenset(c for c in PACK if c.code[:-1] == "7")
+    assert state.top_card is not None
+    return _legal_on(state.top_card, state.active_suit, jacks)
+
+
+@functools.cache
+def _legal_on(top: Card, active_suit: str | None, jacks: bool) -> frozenset[int]:
+    return frozenset(
+        c for c in PACK if can_play_on(c, top, active_suit) and (jacks or c.code[0] != "J")
+    )
+
+
+def facts_of(deal: Deal) -> list[Seen]:
+    """What each move tells of the mover's hand (inference's module docstring, from the rules)."""
+    if deal.facts is None:
+        deal.facts = _read_facts(deal)
+    return deal.facts
+
+
+def _read_facts(deal: Deal) -> list[Seen]:
+    until_playable = deal.rules.draw_policy == "until_playable"
+    out = []
+    for time, (state, entry) in enumerate(zip(deal.states, deal.log, strict=True)):
+        move = entry.move
+        seat = entry.seat
+        if move.action == DRAW:
+            if state.phase == OPENING:
+                out.append(Seen(time, seat, legal_cards(state, jacks=True), RULES))  # R-10
+            elif state.pending_sevens:
+                out.append(Seen(time, seat, legal_cards(state, jacks=True), PLAY))  # R-22
+            elif until_playable:
+                out.append(Seen(time, seat, legal_cards(state, jacks=True), RULES))  # R-18
+            else:
+                out.append(Seen(time, seat, legal_cards(state, jacks=False), PLAY))
+        elif move.action == PASS:
+            if until_playable and state.phase != ACE_FOLLOWUP:
+                out.append(Seen(time, seat, legal_cards(state, jacks=True), RULES))  # R-18
+            else:
+                out.append(Seen(time, seat, legal_cards(state, jacks=False), PLAY))
+        elif move.card is not None and move.card.code[0] == "J" and state.phase != OPENING:
+            out.append(Seen(time, seat, legal_cards(state, jacks=False), PLAY))  # R-19
+    return out
+
+
+def holds(fact: Seen, deal: Deal) -> bool:
+    return not fact.cards & set(deal.states[fact.time].hands[fact.seat])
+
+
+# --- the check: a bipartite matching of a seat's cards into its deal and draws --------------------
+
+
+def reshuffled(deal: Deal, upto: int) -> bool:
+    """Whether the stock was turned over before log index `upto` (R-6)."""
+    return any(
+        deal.states[t + 1].reshuffles > deal.states[t].reshuffles
+        for t in range(min(upto, len(deal.states) - 1))
+    )
+
+
+def arrangement_exists(
+    log: Sequence[LoggedMove], seat: int, hand: frozenset[int], facts: Sequence[Seen], size: int
+) -> bool:
+    """Whether the cards `seat` holds (`hand`) and played can be placed in its slots (the deal of
+    `size` cards, then each of its draws) so that no card is in its hand at a fact naming it."""
+    slots = [(-1, size)] + [
+        (t, e.drawn_count) for t, e in enumerate(log) if e.seat == seat and e.move.action == DRAW
+    ]
+    cards = [(c, math.inf) for c in hand] + [
+        (int(e.move.card), t)
+        for t, e in enumerate(log)
+        if e.seat == seat and e.move.card is not None
+    ]
+    if len(cards) != sum(n for _, n in slots):
+        return False
+    mine = [f for f in facts if f.seat == seat]
+
+    def allowed(card: int, until: float, since: int) -> bool:
+        return since < until and not any(since < f.time < until and card in f.cards for f in mine)
+
+    places = [[] for _ in slots]  # the positions of each slot
+    for p, i in enumerate(i for i, (_, n) in enumerate(slots) for _ in range(n)):
+        places[i].append(p)
+    owner: list[int | None] = [None] * sum(n for _, n in slots)
+    options = [
+        [p for i, (since, _) in enumerate(slots) if allowed(card, until, since) for p in places[i]]
+        for card, until in cards
+    ]
+
+    def augment(card: int, seen: set[int]) -> bool:  # Kuhn's augmenting path
+        for p in options[card]:
+            if p in seen:
+                continue
+            seen.add(p)
+            other = owner[p]
+            if other is None or augment(other, seen):
+                owner[p] = card
+                return True
+        return False
+
+    return all(augment(card, set()) for card in range(len(cards)))
+
+
+def contradictions(
+    deal: Deal, time: int, hands: Sequence[int], facts: Sequence[Seen], observer: int
+) -> list[int]:
+    """The other seats whose sampled hand (mask) no arrangement of their history admits."""
+    log = deal.log[:time]
+    return [
+        seat
+        for seat in range(deal.seats)
+        if seat != observer
+        and not arrangement_exists(
+            log,
+            seat,
+            frozenset(c for c in range(52) if hands[seat] >> c & 1),
+            [f for f in facts if f.time < time],
+            deal.rules.hand_size,
+        )
+    ]
+
+
+def positions(deal: Deal, rng: random.Random, count: int) -> list[int]:
+    """Up to `count` log indices of `deal` with a decision to make, before any reshuffle."""
+    times = [
+        t
+        for t, state in enumerate(deal.states)
+        if len(observe(state, deal.log[t].seat).legal_moves) > 1 and not reshuffled(deal, t)
+    ]
+    return sorted(rng.sample(times, min(count, len(times))))
+
+
+def sample_hands(deal: Deal, time: int, facts: str, rng: random.Random, n: int) -> list[list[int]]:
+    """`n` samples of the other hands for the seat on turn at log index `time`."""
+    state = deal.states[time]
+    seat = deal.log[time].seat
+    observation = observe(state, seat)
+    sampler = Sampler(observation, rng, seen_by(deal.log[:time], seat), facts)
+    out = []
+    for _ in range(n):
+        sample = sampler.sample(rng)
+        out.append([0 if s == seat else sample.hands[s] for s in range(deal.seats)])
+    return out
+
+
+GREEDY_DEALS = deals(scaled(140, 14), lambda seats: ["greedy"] * seats, seed=31)
+POSITIONS = [
+    (deal, time)
+    for deal in GREEDY_DEALS
+    for time in positions(deal, random.Random(len(deal.log)), 18)
+]
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+
+def test_the_log_as_a_seat_sees_it_hides_only_the_others_draws() -> None:
+    deal = GREEDY_DEALS[0]
+    first = deal.states[0]
+    rebuilt = deal_log(
+        first.rules, first.seats, first.opener, first.seed, [e.move for e in deal.log]
+    )
+    assert rebuilt == tuple(deal.log)
+    view = seen_by(deal.log, 1)
+    assert any(e.drawn for e in view if e.seat == 1)
+    for entry, seen in zip(deal.log, view, strict=True):
+        assert seen.drawn_count == entry.drawn_count and seen.before == entry.before
+        assert seen.drawn == (entry.drawn if entry.seat == 1 else ())
+
+
+def test_the_facts_read_are_the_rules_and_they_hold_in_real_deals() -> None:
+    """read_facts states what the rules and a sensible player's play say; the rules facts hold
+    in any deal, the play facts in greedy's."""
+    random_deals = deals(scaled(40, 8), lambda seats: ["random"] * seats, seed=32)
+    read = 0
+    for deal in [*GREEDY_DEALS, *random_deals]:
+        expected = facts_of(deal)
+        for observer in range(deal.seats):
+            got = read_facts(seen_by(deal.log, observer), deal.rules, observer)
+            want = [f for f in expected if f.seat != observer]
+            assert [(f.time, f.seat, f.source) for f in got] == [
+                (f.time, f.seat, f.source) for f in want
+            ]
+            assert [frozenset(c for c in range(52) if f.cards >> c & 1) for f in got] == [
+                f.cards for f in want
+            ]
+        read += len(expected)
+        assert all(holds(f, deal) for f in expected if f.source == RULES)
+        if deal in GREEDY_DEALS:
+            assert all(holds(f, deal) for f in expected)
+    assert read > 1000
+
+
+def test_no_sample_contradicts_an_observed_fact() -> None:
+    """Thousands of positions of greedy deals at every table size and option set: every sample
+    of every other hand has an arrangement that agrees with each fact the observer saw."""
+    rng = random.Random(7)
+    checked = 0
+    facts_seen = 0
+    for deal, time in POSITIONS:
+        facts = facts_of(deal)
+        facts_seen += sum(1 for f in facts if f.time < time)
+        observer = deal.log[time].seat
+        mine = [f for f in facts if f.seat != observer]
+        for hands in sample_hands(deal, time, PLAY, rng, 1):
+            assert contradictions(deal, time, hands, mine, observer) == [], (time, deal.rules)
+            checked += 1
+    assert checked >= 2000 * SCALE and facts_seen > 10_000 * SCALE
+
+
+def test_uniform_samples_contradict_the_facts() -> None:
+    """The same check on the samples that ignore the log finds contradictions at once: the test
+    above fails with the inference off."""
+    rng = random.Random(7)
+    contradicted = 0
+    for deal, time in POSITIONS[:300]:
+        observer = deal.log[time].seat
+        facts = [f for f in facts_of(deal) if f.seat != observer]
+        for hands in sample_hands(deal, time, "none", rng, 2):
+            contradicted += bool(contradictions(deal, time, hands, facts, observer))
+    assert contradicted > 100
+
+
+def test_samples_keep_the_rules_facts_when_the_play_breaks_the_others() -> None:
+    """Random players draw while holding playable cards: their play facts may contradict their
+    plays; then the sampler drops them, and keeps every rules fact (R-10, R-18)."""
+    rng = random.Random(8)
+    random_deals = deals(scaled(40, 9), lambda seats: ["random"] * seats, seed=33)
+    dropped = checked = 0
+    for deal in random_deals:
+        facts = facts_of(deal)
+        for time in positions(deal, rng, 8):
+            observer = deal.log[time].seat
+            seen = seen_by(deal.log[:time], observer)
+            hidden = HiddenCards(observe(deal.states[time], observer), seen)
+            assert hidden.informed
+            dropped += len(hidden.dropped)
+            kept = [
+                f
+                for f in facts
+                if f.seat != observer and (f.source == RULES or f.seat not in hidden.dropped)
+            ]
+            for _ in range(2):
+                hands = hidden.sample(rng)
+                assert contradictions(deal, time, hands, kept, observer) == []
+                checked += 1
+    assert dropped > 0 and checked > 400 * SCALE
+
+
+def test_after_a_reshuffle_the_turned_cards_are_only_drawn() -> None:
+    """R-6: after a reshuffle every other unseen card was in another hand then; a seat holds a
+    turned-over card only if it drew since."""
+    rng = random.Random(9)
+    rules = Rules(stock_exhausted="reshuffle", max_actions=400)
+    found = 0
+    for index in range(scaled(60, 12)):
+        deal = play_deal(rules, 2 + index % 3, rng.randbytes(32), ["greedy"] * 4, rng)
+        for time in range(1, len(deal.log)):
+            if not reshuffled(deal, time) or rng.random() > 0.5:
+                continue
+            before = deal.states[time]
+            observer = before.turn
+            assert observer is not None
+            if len(observe(before, observer).legal_moves) < 2:
+                continue
+            last = max(
+                t for t in range(time) if deal.states[t + 1].reshuffles > deal.states[t].reshuffles
+            )
+            if deal.states[last + 1].reshuffles != deal.states[last].reshuffles + 1:
+                continue  # turned over twice in one penalty draw
+            turned = set(deal.states[last].pile[:-1])
+            for hands in sample_hands(deal, time, PLAY, rng, 2):
+                for seat in range(deal.seats):
+                    if seat == observer:
+                        continue
+                    drew = any(
+                        e.seat == seat and e.move.action == DRAW for e in deal.log[last:time]
+                    )
+                    cards = {c for c in range(52) if hands[seat] >> c & 1}
+                    if not drew:
+                        assert not cards & turned, (seat, time)
+                    found += 1
+    assert found > 50 * SCALE
+
+
+# --- the sampler's distribution against the exact one -------------------------------------------
+
+
+def chi_square_p(observed: Sequence[int], expected: Sequence[float]) -> float:
+    """The p-value of Pearson's chi-square statistic (bins of expected count below 5 merged)."""
+    bins: list[tuple[int, float]] = []
+    small_o, small_e = 0, 0.0
+    for o, e in zip(observed, expected, strict=True):
+        if e < 5:
+            small_o, small_e = small_o + o, small_e + e
+        else:
+            bins.append((o, e))
+    if small_e:
+        bins.append((small_o, small_e))
+    statistic = sum((o - e) ** 2 / e for o, e in bins)
+    return upper_gamma_q((len(bins) - 1) / 2, statistic / 2)
+
+
+def upper_gamma_q(a: float, x: float) -> float:
+    """The regularized upper incomplete gamma function Q(a, x) (series, or Lentz's continued
+    fraction for large x): the chi-square survival function at 2x with 2a degrees of freedom."""
+    if x <= 0:
+        return 1.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1 / a
+        n = a
+        while abs(term) > abs(total) * 1e-15:
+            n += 1
+            term *= x / n
+            total += term
+        return 1 - total * math.exp(log_front)
+    b = x + 1 - a
+    c = 1 / 1e-300
+    d = 1 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = b + an / c
+        c = c if abs(c) > 1e-300 else 1e-300
+        h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return math.exp(log_front) * h
+
+
+def test_the_chi_square_p_value_is_right() -> None:
+    assert upper_gamma_q(1, 1.0) == pytest.approx(math.exp(-1.0))  # 2 degrees of freedom
+    assert upper_gamma_q(2.5, 5.5) == pytest.approx(0.0514, abs=1e-4)  # chi2(11, df 5)
+    assert upper_gamma_q(10, 5.0) == pytest.approx(0.9682, abs=1e-4)  # chi2(10, df 20)
+
+
+# A hand-made position: hands of three (Rules(hand_size=3)), greedy at both seats, seat 0 to
+# move at log index 17 of the deal below; seat 1 then holds 5 cards after 4 plays, having shown
+# 6 facts (rules and play).
+SMALL_RULES = Rules(hand_size=3)
+
+
+def small_position() -> tuple[Deal, int]:
+    rng = random.Random(169)
+    deal = play_deal(SMALL_RULES, 2, rng.randbytes(32), ["greedy", "greedy"], rng)
+    return deal, 17
+
+
+def exact_categories(deal: Deal, time: int, seat: int) -> dict[tuple[int, ...], float]:
+    """The exact probability of each split of `seat`'s hand over the classes of unseen cards
+    (cards are alike when the last fact of `seat` naming them is the same), counting every
+    arrangement of its cards into the deal and its draws by brute force."""
+    state = deal.states[time]
+    observer = deal.log[time].seat
+    log = deal.log[:time]
+    facts = [f for f in facts_of(deal) if f.seat == seat and f.time < time]
+    unseen = [c for c in range(52) if c not in state.hands[observer] and c not in state.pile]
+    last = {c: max((f.time for f in facts if c in f.cards), default=-2) for c in unseen}
+    times = sorted(set(last.values()))
+    classes = [[c for c in unseen if last[c] == t] for t in times]
+    held = len(state.hands[seat])
+    slots = [(-1, deal.rules.hand_size)] + [
+        (t, e.drawn_count) for t, e in enumerate(log) if e.seat == seat and e.move.action == DRAW
+    ]
+    played = [(int(e.move.card), t) for t, e in enumerate(log) if e.seat == seat and e.move.card]
+
+    def allowed(card: int, until: float, since: int) -> bool:
+        return since < until and not any(since < f.time < until and card in f.cards for f in facts)
+
+    def arrangements(cards: list[tuple[int, float]], room: list[int]) -> int:
+        if not cards:
+            return 1
+        (card, until), rest = cards[0], cards[1:]
+        total = 0
+        for i, (since, _) in enumerate(slots):
+            if room[i] and allowed(card, until, since):
+                room[i] -= 1
+                total += arrangements(rest, room)
+                room[i] += 1
+        return total
+
+    weights: dict[tuple[int, ...], float] = {}
+
+    def split(k: int, left: int, counts: list[int]) -> None:
+        if k == len(classes):
+            if left == 0:
+                cards = [
+                    (c, math.inf) for cls, n in zip(classes, counts, strict=True) for c in cls[:n]
+                ]
+                ways = arrangements(cards + [(c, t) for c, t in played], [n for _, n in slots])
+                multiplicity = math.prod(
+                    math.comb(len(cls), n) for cls, n in zip(classes, counts, strict=True)
+                )
+                if ways:
+                    weights[tuple(counts)] = float(ways * multiplicity)
+            return
+        for n in range(min(left, len(classes[k])) + 1):
+            split(k + 1, left - n, [*counts, n])
+
+    split(0, held, [])
+    total = sum(weights.values())
+    category = {c: i for i, cls in enumerate(classes) for c in cls}
+    exact_categories.category = category  # type: ignore[attr-defined]
+    return {key: w / total for key, w in weights.items()}
+
+
+def category_of(hand: int, category: dict[int, int], classes: int) -> tuple[int, ...]:
+    counts = [0] * classes
+    for c in range(52):
+        if hand >> c & 1:
+            counts[category[c]] += 1
+    return tuple(counts)
+
+
+def test_the_sampler_draws_from_the_exact_distribution() -> None:
+    """Chi-square of 10,000 samples (fixed seed) over the splits of the other hand by class,
+    against the exact distribution counted by brute force; the uniform sampler fails it."""
+    deal, time = small_position()
+    facts = [f for f in facts_of(deal) if f.seat == 1 and f.time < time]
+    assert len(facts) == 6 and {f.source for f in facts} == {RULES, PLAY}
+    exact = exact_categories(deal, time, 1)
+    category: dict[int, int] = exact_categories.category  # type: ignore[attr-defined]
+    classes = max(category.values()) + 1
+    assert len(exact) == 30 and len(deal.states[time].hands[1]) == 5
+    observation = observe(deal.states[time], 0)
+    hidden = HiddenCards(observation, seen_by(deal.log[:time], 0))
+    rng = random.Random(2024)
+    n = scaled(10_000, 2000)
+    tally = Counter(category_of(hidden.sample(rng)[1], category, classes) for _ in range(n))
+    assert set(tally) <= set(exact)
+    keys = sorted(exact)
+    p = chi_square_p([tally[k] for k in keys], [exact[k] * n for k in keys])
+    assert p > 0.001, p
+    uniform = HiddenCards(observation, ())
+    assert not uniform.informed
+    tally = Counter(category_of(uniform.sample(rng)[1], category, classes) for _ in range(n))
+    inside = sum(tally[k] for k in keys)
+    assert inside < n  # hands no arrangement admits
+    assert chi_square_p([tally[k] for k in keys], [exact[k] * inside for k in keys]) < 1e-9
