@@ -61,7 +61,7 @@ from pisyedili_api import rawsql
 from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
 from pisyedili_api.renderers import JSONRenderer
 from players.models import Player
-from players.tickets import stream_player
+from players.tickets import StreamCaller, stream_caller
 
 from . import engine, events
 from .models import Match
@@ -330,12 +330,16 @@ async def shared_reads_close() -> None:
     await _shared_reads.close()
 
 
-def _viewer(request: HttpRequest, *, tickets: bool = True) -> Player | None:
+def _viewer(request: HttpRequest, *, tickets: bool = True) -> StreamCaller | None:
     """The caller, or None for an anonymous spectator (no ticket, no Authorization header);
     credentials that are sent must be good (401), as on every route."""
     if not request.META.get("HTTP_AUTHORIZATION") and not (tickets and "ticket" in request.GET):
         return None
-    return stream_player(request, tickets=tickets)
+    return stream_caller(request, tickets=tickets)
+
+
+def _player(caller: StreamCaller | None) -> Player | None:
+    return caller.player if caller is not None else None
 
 
 def _slot_holder(request: HttpRequest, player: Player | None) -> tuple[str, int, str]:
@@ -385,8 +389,8 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         return refusal
     try:
         after = _last_event_id(request)
-        player = await _blocking(request, _viewer, request)
-        _match, seat = await _blocking(request, match_viewer_get, match_id, player)
+        caller = await _blocking(request, _viewer, request)
+        _match, seat = await _blocking(request, match_viewer_get, match_id, _player(caller))
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
@@ -396,7 +400,7 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
             chunks.append(view)
         chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
         return _streaming(iter(chunks))
-    holder = _slot_holder(request, player)
+    holder = _slot_holder(request, _player(caller))
     return await _with_slot(holder, _match_stream(match_id, seat, after))
 
 
@@ -452,13 +456,14 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
         return refusal
     try:
         after = _last_event_id(request)
-        player = await _blocking(request, stream_player, request)
+        caller = await _blocking(request, stream_caller, request)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
-        _last, chunks = await _me_catch_up(str(player.id), after, request)
+        _last, chunks = await _me_catch_up(str(caller.player.id), after, request)
         return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
-    return await _with_slot(_slot_holder(request, player), _me_stream(str(player.id), after))
+    stream = _me_stream(str(caller.player.id), after)
+    return await _with_slot(_slot_holder(request, caller.player), stream)
 
 
 _LOBBY_READY = _event("ready", {})
@@ -472,12 +477,13 @@ async def lobby_events(request: HttpRequest) -> HttpResponseBase:
     if (refusal := _get_only(request)) is not None:
         return refusal
     try:
-        player = await _blocking(request, _viewer, request)
+        caller = await _blocking(request, _viewer, request)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
     if not _is_asgi(request):
         return _streaming(iter([_RETRY, _LOBBY_READY, _event("close", {"reason": "reconnect"})]))
-    return await _with_slot(_slot_holder(request, player), _lobby_stream())
+    holder = _slot_holder(request, _player(caller))
+    return await _with_slot(holder, _lobby_stream())
 
 
 async def _lobby_stream() -> AsyncGenerator[bytes, None]:
@@ -563,15 +569,15 @@ async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpRes
         filters.is_valid(raise_exception=True)
         after = filters.validated_data.get("after_version")
         wait = filters.validated_data.get("wait", 0)
-        player = await events.run_blocking(_viewer, request, tickets=False)
+        caller = await events.run_blocking(_viewer, request, tickets=False)
         async with hub.watch(match=str(match_id)) as waiter:
             # Registered before the read: a change committed from here on is queued.
             match, seat, view = await events.run_blocking(
-                _poll_answer, player, match_id, after, wait
+                _poll_answer, _player(caller), match_id, after, wait
             )
             if view is None:
                 # It is to wait: in one of the caller's long-poll slots, 429 when all are taken.
-                key, limit, per = _poll_holder(request, player)
+                key, limit, per = _poll_holder(request, _player(caller))
                 taken = await hub.slot_take(key, limit)
                 if taken is None:
                     raise ApplicationError("throttled", _(per) % {"limit": limit})

@@ -4,14 +4,18 @@ short answer under WSGI (the servers of test_streams.py cover ASGI)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from django.core import signing
 from django.test import override_settings
 from rest_framework.exceptions import AuthenticationFailed
 
 from games import events
+from players import tickets
+from players.models import ApiToken, token_digest
 from players.tickets import ticket_issue, ticket_redeem
 from tests.helpers import create_match, state
 
@@ -70,11 +74,68 @@ def test_stream_ticket_route_needs_a_token_and_works_once(api, make_player, clie
     assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"
     issued = client_for(token).post("/api/v1/auth/stream-ticket")
     assert issued.status_code == 200 and issued.json()["expires_in"] == 30
-    assert ticket_redeem(issued.json()["ticket"]).id == player.id
+    redeemed = ticket_redeem(issued.json()["ticket"])
+    assert redeemed.player.id == player.id and redeemed.token == token_digest(token)
     with pytest.raises(AuthenticationFailed, match="used already"):
         ticket_redeem(issued.json()["ticket"])
     with pytest.raises(AuthenticationFailed, match="Invalid"):
-        ticket_redeem(ticket_issue(player=player) + "x")
+        ticket_redeem(ticket_issue(player=player, token=_token_of(token)) + "x")
+
+
+def _token_of(key: str) -> ApiToken:
+    return ApiToken.objects.get(digest=token_digest(key))
+
+
+def test_a_ticket_is_not_made_from_the_key_and_a_player_id(api, make_player, client_for):
+    """Signed with the server's own key, a ticket that names a player but was not asked for by
+    one of their live tokens opens nothing: its binding is an HMAC of a token's digest, which
+    only the database holds."""
+    victim, token = make_player()
+    sign = functools.partial(signing.dumps, salt="players.stream-ticket")
+    forged = [
+        sign({"p": str(victim.id), "n": "n1"}),  # as a ticket was before: no binding
+        sign({"p": str(victim.id), "n": "n2", "t": "0" * 64}),
+        # The binding of a digest the forger made up, and of the key (not its digest).
+        sign({"p": str(victim.id), "n": "n3", "t": tickets._binding(token_digest("f" * 40), "n3")}),
+        sign({"p": str(victim.id), "n": "n4", "t": tickets._binding(token, "n4")}),
+        sign("not an object"),
+    ]
+    for ticket in forged:
+        response = api.get(f"/api/v1/me/events?ticket={ticket}")
+        assert response.status_code == 401, response.content
+        assert response.json()["code"] == "not_authenticated"
+    # Another player's ticket, its player id swapped in: the signature no longer holds.
+    other, other_token = make_player()
+    real = client_for(other_token).post("/api/v1/auth/stream-ticket").json()["ticket"]
+    body = signing.loads(real, salt="players.stream-ticket")
+    swapped = sign({**body, "p": str(victim.id)})
+    assert api.get(f"/api/v1/me/events?ticket={swapped}").status_code == 401
+    # The victim's own ticket works (once).
+    own = client_for(token).post("/api/v1/auth/stream-ticket").json()["ticket"]
+    assert api.get(f"/api/v1/me/events?ticket={own}").status_code == 200
+
+
+@pytest.mark.parametrize("revoke", ["logout", "rotate", "delete"])
+def test_a_ticket_dies_with_its_token(api, make_player, client_for, revoke):
+    player, token = make_player()
+    caller = client_for(token)
+    kept, kept_token = make_player()
+    tickets_ = [caller.post("/api/v1/auth/stream-ticket").json()["ticket"] for _ in range(2)]
+    kept_ticket = client_for(kept_token).post("/api/v1/auth/stream-ticket").json()["ticket"]
+    user = player.user
+    if revoke == "logout":
+        assert caller.post("/api/v1/auth/logout").status_code == 204
+    elif revoke == "rotate":
+        assert caller.post("/api/v1/auth/token/rotate").status_code == 200
+    else:
+        user.delete()
+    assert not ApiToken.objects.filter(digest=token_digest(token)).exists()
+    for ticket in tickets_:
+        response = api.get(f"/api/v1/me/events?ticket={ticket}")
+        assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+    # Another player's token and tickets are untouched.
+    assert api.get(f"/api/v1/me/events?ticket={kept_ticket}").status_code == 200
+    assert client_for(kept_token).get("/api/v1/players/me").status_code == 200
 
 
 def _sse_events(response: Any) -> list[tuple[str | None, str]]:
