@@ -52,7 +52,7 @@ run: $(SERVE) $(SECRET_KEY_FILE)
 	export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat $(SECRET_KEY_FILE))}" && \
 	$(PY) manage.py migrate --noinput && \
 	exec $(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
-	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log \
+	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log --no-proxy-headers \
 	  --ws-ping-interval 0 --ws-per-message-deflate false
 
 # The web client's API types (web/app/api-types.d.ts) from the served schema, and its type check

@@ -30,7 +30,9 @@ every other stream and long-poll of the process would queue behind it (a warning
 `HttpProtocol` is uvicorn's httptools protocol whose connections TCP drops once the client has
 left what was sent unacknowledged for LIVE_SEND_TIMEOUT seconds: a client that stopped reading a
 stream (its receive window closed: the queue bound of games.events stops the events piling up
-here, but not the connection, the stream's task and slot) or vanished without a close.
+here, but not the connection, the stream's task and slot) or vanished without a close. It
+leaves X-Forwarded-For and X-Forwarded-Proto to the application (NUM_PROXIES,
+DJANGO_SECURE_PROXY_SSL_HEADER), whatever uvicorn's `--proxy-headers` says.
 The lifespan startup subscribes the process's hub, so the first stream does not wait for it,
 and freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap).
 """
@@ -65,7 +67,10 @@ from django.utils import translation  # noqa: E402
 from django.utils.functional import cached_property  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
 from django.utils.translation import gettext_noop  # noqa: E402
+from uvicorn.config import Config  # noqa: E402
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware  # noqa: E402
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol  # noqa: E402
+from uvicorn.server import ServerState  # noqa: E402
 
 from games import events  # noqa: E402
 from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
@@ -372,11 +377,35 @@ application = LiveASGIHandler()
 
 
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol (`--http pisyedili_api.asgi:HttpProtocol`) whose TCP
-    connections give up after LIVE_SEND_TIMEOUT seconds with sent data unacknowledged
-    (TCP_USER_TIMEOUT, Linux): zero-window probes answered by a client that reads nothing count
-    too. uvicorn then sees the connection lost, and a stream ends as on a disconnect. A client
-    that reads, however idle, acknowledges its heartbeats and is never dropped by it."""
+    """uvicorn's httptools protocol (`--http pisyedili_api.asgi:HttpProtocol`), for every
+    uvicorn command of the deployment:
+
+    - Its TCP connections give up after LIVE_SEND_TIMEOUT seconds with sent data unacknowledged
+      (TCP_USER_TIMEOUT, Linux): zero-window probes answered by a client that reads nothing
+      count too. uvicorn then sees the connection lost, and a stream ends as on a disconnect. A
+      client that reads, however idle, acknowledges its heartbeats and is never dropped by it.
+    - uvicorn's proxy headers middleware is taken off: the application reads X-Forwarded-For
+      as NUM_PROXIES says (the throttles, the stream slots) and X-Forwarded-Proto as
+      DJANGO_SECURE_PROXY_SSL_HEADER says. uvicorn would otherwise take both from any client on
+      127.0.0.1 (its FORWARDED_ALLOW_IPS), e.g. through a proxy on the same host that passes
+      them on.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        if not config.loaded:
+            config.load()
+        # Once per process (every connection's protocol shares the config): the WebSocket
+        # protocol, created on an upgrade, reads the same app.
+        while isinstance(config.loaded_app, ProxyHeadersMiddleware):
+            config.loaded_app = config.loaded_app.app
+        config.proxy_headers = False
+        super().__init__(config, server_state, app_state, _loop)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         sock = transport.get_extra_info("socket")

@@ -1,9 +1,12 @@
-"""The documented deployments as written (Makefile `run`, docker-compose.yml): no known secret
-key, and no port open beyond the machine unless the operator says so."""
+"""The documented deployments as written (Makefile `run`, docker-compose.yml, docs/operations.md):
+no known secret key, no port open beyond the machine unless the operator says so, and uvicorn
+with the options that leave X-Forwarded-For to NUM_PROXIES."""
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -110,3 +113,30 @@ def test_docker_compose_publishes_its_ports_on_127_0_0_1_unless_told() -> None:
     assert len(published) == 2  # web (gunicorn) and asgi (uvicorn)
     for port in published:
         assert isinstance(port, str) and port.startswith("${BIND_ADDRESS:-127.0.0.1}:"), port
+
+
+# ---- every documented uvicorn command ----
+
+
+def documented_uvicorn_commands(tmp_path: Path) -> dict[str, list[str]]:
+    """Each uvicorn command of the deployments, as words: what `make run` runs, the asgi service
+    of docker-compose.yml, and the web command of docs/operations.md."""
+    commands = {"make run": make_run(checkout(tmp_path / "checkout"))[1][2:]}
+    asgi = compose()["services"]["asgi"]["command"]
+    commands["docker-compose"] = shlex.split(asgi)[1:]
+    text = (ROOT / "docs" / "operations.md").read_text()
+    found = re.search(r"^\.venv/bin/uvicorn .*?(?<!\\)$", text, flags=re.M | re.S)
+    assert found, "no uvicorn command in docs/operations.md"
+    commands["operations.md"] = shlex.split(found.group(0).replace("\\\n", " "), comments=True)[1:]
+    return commands
+
+
+def test_every_documented_uvicorn_command_has_the_deployments_options(tmp_path: Path) -> None:
+    for where, words in documented_uvicorn_commands(tmp_path).items():
+        assert words[0] == "pisyedili_api.asgi:application", (where, words)
+        options = " ".join(words)
+        # The protocol that holds the bounds below even where a command leaves a flag out.
+        assert "--http pisyedili_api.asgi:HttpProtocol" in options, where
+        # X-Forwarded-For is the application's (NUM_PROXIES), never uvicorn's.
+        assert "--no-proxy-headers" in words and "--proxy-headers" not in words, where
+        assert "--forwarded-allow-ips" not in options, where
