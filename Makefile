@@ -53,7 +53,7 @@ run: $(SERVE) $(SECRET_KEY_FILE)
 	$(PY) manage.py migrate --noinput && \
 	exec $(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
 	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log --no-proxy-headers \
-	  --ws-ping-interval 0 --ws-per-message-deflate false
+	  --ws-ping-interval 0 --ws-per-message-deflate false --ws-max-size 4096
 
 # The web client's API types (web/app/api-types.d.ts) from the served schema, and its type check
 # (needs Node.js and npm: `npm ci` in web/ installs the pinned tools).

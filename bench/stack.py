@@ -193,7 +193,8 @@ class Stack:
         command += ["--workers", str(workers), "--loop", "uvloop"]
         command += ["--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log"]
         command += ["--backlog", "8192", "--ws-ping-interval", "0"]
-        command += ["--ws-per-message-deflate", "false", "--no-proxy-headers"]
+        command += ["--ws-per-message-deflate", "false", "--ws-max-size", "4096"]
+        command += ["--no-proxy-headers"]
         self.web = self.spawn("web", command)
         self.web_stop_signal = signal.SIGTERM
 

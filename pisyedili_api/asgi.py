@@ -30,19 +30,25 @@ every other stream and long-poll of the process would queue behind it (a warning
 `HttpProtocol` is uvicorn's httptools protocol whose connections TCP drops once the client has
 left what was sent unacknowledged for LIVE_SEND_TIMEOUT seconds: a client that stopped reading a
 stream (its receive window closed: the queue bound of games.events stops the events piling up
-here, but not the connection, the stream's task and slot) or vanished without a close. It
-leaves X-Forwarded-For and X-Forwarded-Proto to the application (NUM_PROXIES,
+here, but not the connection, the stream's task and slot) or vanished without a close. It also
+bounds what a client sends before the application sees it: a request's line and headers (431
+past MAX_HEAD_BYTES), the time to send a whole request (LIVE_READ_TIMEOUT: 408), and a
+WebSocket's messages (WS_MAX_SIZE: the socket is closed with 1009); it answers malformed HTTP
+and a malformed WebSocket handshake with the API's JSON error, not uvicorn's plain text; and
+it leaves X-Forwarded-For and X-Forwarded-Proto to the application (NUM_PROXIES,
 DJANGO_SECURE_PROXY_SSL_HEADER), whatever uvicorn's `--proxy-headers` says.
 The lifespan startup subscribes the process's hub, so the first stream does not wait for it,
 and freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap).
 """
 
 import asyncio
+import email.utils
 import io
 import logging
 import os
 import re
 import socket
+import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import IO, Any
 from urllib.parse import parse_qs, urlsplit
@@ -69,8 +75,14 @@ from django.utils.module_loading import import_string  # noqa: E402
 from django.utils.translation import gettext_noop  # noqa: E402
 from uvicorn.config import Config  # noqa: E402
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware  # noqa: E402
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol  # noqa: E402
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol  # noqa: E402
+from uvicorn.protocols.websockets.websockets_sansio_impl import (  # noqa: E402
+    WebSocketsSansIOProtocol,
+)
 from uvicorn.server import ServerState  # noqa: E402
+from websockets.datastructures import Headers  # noqa: E402
+from websockets.http11 import Request as WebSocketRequest  # noqa: E402
+from websockets.http11 import Response as WebSocketResponse  # noqa: E402
 
 from games import events  # noqa: E402
 from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
@@ -117,6 +129,26 @@ class LiveASGIHandler(ASGIHandler):
             await self._websocket(scope, receive, send)
             return
         await super().__call__(scope, receive, send)
+
+    async def read_body(self, receive: _Receive) -> IO[bytes]:
+        """As ASGIHandler.read_body, but no more than MAX_REQUEST_BODY_BYTES + 1 bytes are
+        read: a longer body is refused (400 `invalid`) by BodySizeLimitMiddleware or
+        BoundedJSONParser as under WSGI, once that much of it has come, and the rest is never
+        read (it is dropped as it arrives, HttpProtocol's LIVE_READ_TIMEOUT bounding it), where
+        Django spools any body, however long, to a temporary file before the first middleware
+        runs."""
+        keep = settings.MAX_REQUEST_BODY_BYTES + 1
+        body = io.BytesIO()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise RequestAborted()
+            if room := keep - body.tell():
+                body.write(message.get("body", b"")[:room])
+            if not message.get("more_body", False) or body.tell() >= keep:
+                break
+        body.seek(0)
+        return body
 
     @cached_property
     def _sync_handler(self) -> BaseHandler:
@@ -376,6 +408,53 @@ async def _send_ws_events(
 application = LiveASGIHandler()
 
 
+# A request's line and headers, in bytes (gunicorn's limits allow about as much per header).
+MAX_HEAD_BYTES = 32 * 1024
+# A WebSocket message from a client, in bytes: the server reads none (the events go one way),
+# and a larger one closes the socket with 1009. The documented `--ws-max-size`; uvicorn's own
+# default (16 MiB) is never used.
+WS_MAX_SIZE = 4096
+
+
+def _error_bytes(status: int, message: str, default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """An HTTP response with the API's JSON error body (`invalid`), closing the connection."""
+    body = orjson.dumps({"code": "invalid", "message": message})
+    content = [STATUS_LINE[status]]
+    for name, value in default_headers:
+        content += [name, b": ", value, b"\r\n"]
+    content += [b"content-type: application/json\r\n", b"connection: close\r\n"]
+    content += [b"content-length: %d\r\n\r\n" % len(body), body]
+    return b"".join(content)
+
+
+class WebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (websockets, sans-I/O: `--ws auto`) whose refusal of a
+    malformed handshake (no Sec-WebSocket-Key, a bad version…) is the API's JSON error with the
+    same status, not websockets' plain text."""
+
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any]):
+        super().__init__(config, server_state, app_state)
+        accept = self.conn.accept
+
+        def accept_or_refuse_in_json(request: WebSocketRequest) -> WebSocketResponse:
+            response = accept(request)
+            if response.status_code == 101:
+                return response
+            message = bytes(response.body).decode("utf-8", "replace").strip()
+            body = orjson.dumps({"code": "invalid", "message": message})
+            headers = Headers(
+                [
+                    ("Date", email.utils.formatdate(usegmt=True)),
+                    ("Connection", "close"),
+                    ("Content-Type", "application/json"),
+                    ("Content-Length", str(len(body))),
+                ]
+            )
+            return WebSocketResponse(response.status_code, response.reason_phrase, headers, body)
+
+        self.conn.accept = accept_or_refuse_in_json  # type: ignore[method-assign]
+
+
 class HttpProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol (`--http pisyedili_api.asgi:HttpProtocol`), for every
     uvicorn command of the deployment:
@@ -384,11 +463,20 @@ class HttpProtocol(HttpToolsProtocol):
       (TCP_USER_TIMEOUT, Linux): zero-window probes answered by a client that reads nothing
       count too. uvicorn then sees the connection lost, and a stream ends as on a disconnect. A
       client that reads, however idle, acknowledges its heartbeats and is never dropped by it.
+    - A client has LIVE_READ_TIMEOUT seconds to send a whole request (line, headers and body)
+      from its first byte, or from the connection's opening for its first request: then `408`
+      and the connection closed (an idle kept-alive connection is uvicorn's
+      `--timeout-keep-alive`'s). A stream or a WebSocket has sent its request once it is open.
+    - A request's line and headers are at most MAX_HEAD_BYTES: `431` (httptools keeps no bound).
+    - Malformed HTTP gets `400` with the API's JSON error body, as under gunicorn
+      (gunicorn.conf.py); so do a malformed WebSocket handshake (WebSocketProtocol) and the
+      two above.
     - uvicorn's proxy headers middleware is taken off: the application reads X-Forwarded-For
       as NUM_PROXIES says (the throttles, the stream slots) and X-Forwarded-Proto as
       DJANGO_SECURE_PROXY_SSL_HEADER says. uvicorn would otherwise take both from any client on
       127.0.0.1 (its FORWARDED_ALLOW_IPS), e.g. through a proxy on the same host that passes
       them on.
+    - A WebSocket's messages are at most WS_MAX_SIZE bytes, whatever `--ws-max-size` says.
     """
 
     def __init__(
@@ -401,11 +489,20 @@ class HttpProtocol(HttpToolsProtocol):
         if not config.loaded:
             config.load()
         # Once per process (every connection's protocol shares the config): the WebSocket
-        # protocol, created on an upgrade, reads the same app.
+        # protocol, created on an upgrade, reads the same app and bound.
         while isinstance(config.loaded_app, ProxyHeadersMiddleware):
             config.loaded_app = config.loaded_app.app
         config.proxy_headers = False
+        config.ws_max_size = min(config.ws_max_size, WS_MAX_SIZE)
         super().__init__(config, server_state, app_state, _loop)
+        if config.ws_protocol_class is WebSocketsSansIOProtocol:
+            self.ws_protocol_class = WebSocketProtocol
+        self._read_timer: asyncio.TimerHandle | None = None
+        self._messages = 0  # requests begun on this connection
+        self._in_message = False  # a request begun and not yet whole
+        self._in_head = False  # … and its headers not yet whole
+        self._head_bytes = 0
+        self._head_too_large = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         sock = transport.get_extra_info("socket")
@@ -417,6 +514,115 @@ class HttpProtocol(HttpToolsProtocol):
             timeout = int(settings.LIVE_SEND_TIMEOUT * 1000)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, timeout)
         super().connection_made(transport)
+        self._read_timer_start()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._read_timer_stop()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        head_of, was_in_head = self._messages, self._in_head
+        super().data_received(data)
+        # Still in the same request's headers: all of `data` was headers (httptools holds them
+        # until each is whole, so they are counted as they arrive).
+        same_head = self._in_head and was_in_head and head_of == self._messages
+        if same_head and self._head_count(len(data)) and not self.transport.is_closing():
+            self._refuse(431, self._head_message())
+
+    def send_400_response(self, msg: str) -> None:
+        if self._head_too_large:
+            self._refuse(431, self._head_message())
+            return
+        # Called in httptools' error handler: its reason says what is malformed.
+        error = sys.exc_info()[1]
+        reason = str(error).strip() if error is not None else ""
+        message = f"Malformed HTTP request: {reason}." if reason else msg
+        self._refuse(400, message)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._messages += 1
+        self._in_message = self._in_head = True
+        self._head_bytes = 0
+        self._read_timer_start()
+
+    def on_url(self, url: bytes) -> None:
+        if self._head_count(len(url)):
+            raise ValueError("request line too long")  # httptools: HttpParserError
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        # Whole headers arriving in one read are counted here, as they are parsed.
+        if self._head_count(len(name) + len(value) + 4):
+            raise ValueError("request headers too large")  # httptools: HttpParserError
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._in_message = False
+        self._read_timer_stop()
+        super().on_message_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        self._in_message = self._in_head = False
+        self._read_timer_stop()
+        super().handle_websocket_upgrade()
+
+    def _head_count(self, size: int) -> bool:
+        """Count `size` bytes of the request's line and headers; True past MAX_HEAD_BYTES (an
+        exception in a parser callback then stops httptools, whose error handler calls
+        send_400_response: 431)."""
+        if self._in_head:
+            self._head_bytes += size
+            self._head_too_large = self._head_too_large or self._head_bytes > MAX_HEAD_BYTES
+        return self._head_too_large
+
+    @staticmethod
+    def _head_message() -> str:
+        return f"The request line and headers must be at most {MAX_HEAD_BYTES} bytes."
+
+    def _read_timer_start(self) -> None:
+        if self._read_timer is None:
+            self._read_timer = self.loop.call_later(
+                settings.LIVE_READ_TIMEOUT, self._read_timed_out
+            )
+
+    def _read_timer_stop(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.cancel()
+            self._read_timer = None
+
+    def _read_timed_out(self) -> None:
+        """LIVE_READ_TIMEOUT has gone by and the request is not whole (or no request came): 408
+        where nothing of a response has been sent on the connection since its last request,
+        else (a response under way) the connection is closed as it is."""
+        self._read_timer = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if self._in_head:
+            answer = cycle is None or cycle.response_complete  # cycle: the previous request's
+        else:
+            answer = self._in_message and cycle is not None and not cycle.response_started
+        if answer:
+            message = (
+                f"The request was not sent whole within {settings.LIVE_READ_TIMEOUT:g} seconds."
+            )
+            self._refuse(408, message)
+        else:
+            self.transport.close()
+
+    def _refuse(self, status: int, message: str) -> None:
+        """Answer `status` with the API's JSON error and close the connection."""
+        self._read_timer_stop()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.disconnected = True  # the application sends nothing more here
+        default_headers = self.server_state.default_headers
+        self.transport.write(_error_bytes(status, message, default_headers))
+        self.transport.close()
 
 
 if _sync_only := [

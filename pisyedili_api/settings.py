@@ -463,6 +463,9 @@ LIVE_QUEUE_SIZE = int(os.environ.get("LIVE_QUEUE_SIZE", "64"))
 # client that stopped reading, one that vanished) before TCP drops it (TCP_USER_TIMEOUT:
 # pisyedili_api.asgi.HttpProtocol); its stream slot is then given back.
 LIVE_SEND_TIMEOUT = float(os.environ.get("LIVE_SEND_TIMEOUT", "30"))
+# Seconds a client of the ASGI deployment has to send a whole request, line, headers and body
+# (HttpProtocol: 408 past it, the connection closed).
+LIVE_READ_TIMEOUT = float(os.environ.get("LIVE_READ_TIMEOUT", "10"))
 # The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.
 LIVE_ME_LOG = int(os.environ.get("LIVE_ME_LOG", "256"))
 LIVE_ME_TTL = int(os.environ.get("LIVE_ME_TTL", str(7 * 24 * 3600)))

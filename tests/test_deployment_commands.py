@@ -1,6 +1,6 @@
 """The documented deployments as written (Makefile `run`, docker-compose.yml, docs/operations.md):
 no known secret key, no port open beyond the machine unless the operator says so, and uvicorn
-with the options that leave X-Forwarded-For to NUM_PROXIES."""
+with the options that bound what a client sends and leave X-Forwarded-For to NUM_PROXIES."""
 
 from __future__ import annotations
 
@@ -118,6 +118,16 @@ def test_docker_compose_publishes_its_ports_on_127_0_0_1_unless_told() -> None:
 # ---- every documented uvicorn command ----
 
 
+def ws_max_size_bound() -> int:
+    """pisyedili_api.asgi.WS_MAX_SIZE, read from the source (importing the entry point would
+    set the process up as a server)."""
+    found = re.search(
+        r"^WS_MAX_SIZE = (\d+)$", (ROOT / "pisyedili_api" / "asgi.py").read_text(), re.M
+    )
+    assert found
+    return int(found.group(1))
+
+
 def documented_uvicorn_commands(tmp_path: Path) -> dict[str, list[str]]:
     """Each uvicorn command of the deployments, as words: what `make run` runs, the asgi service
     of docker-compose.yml, and the web command of docs/operations.md."""
@@ -135,8 +145,10 @@ def test_every_documented_uvicorn_command_has_the_deployments_options(tmp_path: 
     for where, words in documented_uvicorn_commands(tmp_path).items():
         assert words[0] == "pisyedili_api.asgi:application", (where, words)
         options = " ".join(words)
-        # The protocol that holds the bounds below even where a command leaves a flag out.
+        # The protocol that times out slow requests and answers malformed ones in JSON.
         assert "--http pisyedili_api.asgi:HttpProtocol" in options, where
         # X-Forwarded-For is the application's (NUM_PROXIES), never uvicorn's.
         assert "--no-proxy-headers" in words and "--proxy-headers" not in words, where
         assert "--forwarded-allow-ips" not in options, where
+        size = words[words.index("--ws-max-size") + 1]
+        assert 0 < int(size) <= ws_max_size_bound(), (where, size)

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from games import engine
 from games.engine.bots import get_bot
+from games.engine.history import LoggedMove, deal_log, seen_by
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.renderers import JSONRenderer
@@ -292,9 +293,24 @@ def _play_locked(
         strategy = strategy_for(match, seat)
         if strategy is None:
             return False
-        move = get_bot(strategy).choose(engine.observe(state, seat), random.Random())
+        bot = get_bot(strategy)
+        history = _seen_history(match, state, seat) if bot.reads_history else ()
+        move = bot.choose(engine.observe(state, seat), random.Random(), history)
         _move_write(match, state, seat, match.seat_players[seat], move, by_bot=True)
     return True
+
+
+def _seen_history(match: Match, state: engine.State, seat: int) -> tuple[LoggedMove, ...]:
+    """The live deal's move log as `seat` sees it (engine.history.seen_by), replayed from the
+    deal's seed: what a bot that reads the log is given besides its observation."""
+    rows = MoveRow.objects.filter(match_id=match.id, deal_number=match.current_deal)
+    moves = [
+        engine.Move.from_json(
+            {"action": action, "card": card, "suit": suit} if card else {"action": action}
+        )
+        for action, card, suit in rows.order_by("seq").values_list("action", "card", "suit")
+    ]
+    return seen_by(deal_log(state.rules, state.seats, state.opener, state.seed, moves), seat)
 
 
 # A turn may be a run of moves (draws, an Ace follow-up); never more than this many by the clock.

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from games import engine
-from games.engine.bots import BOTS
+from games.engine.bots import BOTS, Bot
+from games.engine.history import deal_log, seen_by
 from games.models import Deal, Match, Move, ScoreEntry
 from games.services import match_play_bot_turn
 from players.models import Player
@@ -150,3 +151,44 @@ def test_shed_win_scores_with_multiplier_and_cards_left(make_player, client_for)
     assert (loser.penalty, loser.hand_penalty, loser.multiplier) == (144, 48, 3)
     assert sorted(loser.cards_left) == sorted(["JS", "7C", "3H"])
     assert ca.get(f"/api/v1/matches/{match['id']}").json()["seats"][1]["total"] == 144
+
+
+def test_a_bot_that_reads_the_log_gets_the_deal_as_its_seat_saw_it(
+    make_player, client_for, monkeypatch
+):
+    """The bot turn gives a log-reading bot the live deal's moves as its seat sees them (the
+    cards of its own draws, the count of the others'), replayed from the deal's seed."""
+    seen = []
+
+    def spy(observation, rng, history):
+        seen.append((observation, history))
+        return BOTS["greedy"].policy(observation, rng, history)
+
+    monkeypatch.setitem(BOTS, "expert", Bot("expert", "spy", spy, reads_history=True))
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=2, bots=["expert"], deals=1)
+    play_as_human(client, match["id"])
+    assert seen
+    m = Match.objects.get(id=match["id"])
+    deal = Deal.objects.get(match=m, number=1)
+    rows = list(Move.objects.filter(match=m, deal_number=1).order_by("seq"))
+    moves = [
+        engine.Move.from_json(
+            {
+                "action": r.action,
+                **({"card": r.card} if r.card else {}),
+                **({"suit": r.suit} if r.suit else {}),
+            }
+        )
+        for r in rows
+    ]
+    rules = engine.Rules.from_json(m.rules)
+    full = deal_log(rules, 2, deal.opener, bytes(deal.seed), moves)
+    assert [e.drawn for e in full] == [tuple(engine.cards(r.drawn)) for r in rows]
+    for observation, history in seen:
+        assert history == seen_by(full[: len(history)], 1)
+        assert all(not e.drawn for e in history if e.seat == 0)
+        counts = list(history[0].before.hand_counts) if history else None
+        assert counts is None or counts == [rules.hand_size] * 2
+        assert observation.you == 1

@@ -1,13 +1,16 @@
 """The ASGI deployment's command as docs/operations.md gives it (uvicorn with
-pisyedili_api.asgi.HttpProtocol, its flags), on the embedded default: a forged X-Forwarded-For
-is nobody's address."""
+pisyedili_api.asgi.HttpProtocol, its flags), on the embedded default, against raw sockets: what a
+client sends is bounded and answered in the API's JSON, and a forged X-Forwarded-For is nobody's
+address."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
 import shlex
+import socket
 import subprocess
 import sys
 import time
@@ -16,10 +19,13 @@ from pathlib import Path
 
 import pytest
 import requests
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
 
 from tests.backing_services import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+READ_TIMEOUT = 2.0
 
 
 def documented_uvicorn_command() -> list[str]:
@@ -38,7 +44,7 @@ def documented_uvicorn_command() -> list[str]:
 @pytest.fixture(scope="module")
 def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """That command on a port of its own and a SQLite file of its own, its throttle of logins
-    at 3 a minute; the port."""
+    at 3 a minute and its read timeout at READ_TIMEOUT; the port."""
     tmp = tmp_path_factory.mktemp("asgi-deployment")
     env = {
         k: v
@@ -51,6 +57,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         DATABASE_URL=f"sqlite:///{tmp / 'db.sqlite3'}",
         EMBEDDED_BEAT="0",
         THROTTLE_AUTH="3/min",
+        LIVE_READ_TIMEOUT=str(READ_TIMEOUT),
     )
     manage = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
     subprocess.run(manage, cwd=ROOT, env=env, check=True, timeout=120)
@@ -79,6 +86,39 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         log.close()
 
 
+def exchange(port: int, *parts: bytes, pause: float = 0) -> tuple[float, bytes]:
+    """Send `parts` (`pause` s apart) on one connection, then read until the server closes it:
+    the seconds it took and what the server sent."""
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT + 8) as sock:
+        try:
+            for i, part in enumerate(parts):
+                if i and pause:
+                    time.sleep(pause)
+                sock.sendall(part)
+        except OSError:  # closed by the server while sending
+            pass
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:  # closed with what was sent left unread
+            pass
+    return time.monotonic() - started, answer
+
+
+def json_error(answer: bytes) -> tuple[int, dict[str, str]]:
+    """The status and the JSON body of an error response, whose headers must say so."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v for k, v in (line.split(": ", 1) for line in lines)}
+    assert headers["content-type"] == "application/json", answer
+    assert int(headers["content-length"]) == len(body), answer
+    error = json.loads(body)
+    assert error["code"] == "invalid" and error["message"], error
+    return int(status_line.split()[1]), error
+
+
 # ---- proxies as documented: NUM_PROXIES=0 trusts no X-Forwarded-For ----
 
 
@@ -96,3 +136,119 @@ def test_a_forged_x_forwarded_for_does_not_escape_the_throttle(deployment: int) 
         for i in range(5)
     ]
     assert codes == [401, 401, 401, 429, 429]
+
+
+# ---- malformed HTTP: the API's JSON error ----
+
+GET = b"GET /api/v1/bots HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+MANY_HEADERS = b"".join(b"X-%d: 1234567890\r\n" % i for i in range(3000))
+
+
+@pytest.mark.parametrize(
+    ("sent", "status", "words"),
+    [
+        (b"GARBAGE\r\n\r\n", 400, "Malformed HTTP request"),
+        (b"GET /api/v1/bots HTTP/9.9\r\nHost: a\r\n\r\n", 400, "Malformed HTTP request"),
+        (GET + b"no colon here\r\n\r\n", 400, "Malformed HTTP request"),
+        (
+            b"POST /api/v1/matches HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n",
+            400,
+            "Malformed HTTP request",
+        ),
+        (GET + b"X-Big: " + b"x" * 40_000 + b"\r\n\r\n", 431, "at most 32768 bytes"),
+        (GET + b"X-Big: " + b"x" * 4_000_000 + b"\r\n\r\n", 431, "at most 32768 bytes"),
+        (GET + MANY_HEADERS + b"\r\n", 431, "at most 32768 bytes"),
+        (
+            b"GET /api/v1/lobby/events HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
+            400,
+            "Sec-WebSocket-Key",
+        ),
+    ],
+    ids=[
+        "request-line",
+        "http-version",
+        "header",
+        "length-and-chunked",
+        "header-too-large",
+        "header-of-4-MB",
+        "too-many-headers",
+        "websocket-handshake",
+    ],
+)
+def test_malformed_http_answers_json(deployment: int, sent: bytes, status: int, words: str) -> None:
+    _, answer = exchange(deployment, sent)
+    got, error = json_error(answer)
+    assert got == status and words in error["message"], error
+
+
+def test_a_well_formed_request_still_reaches_the_api(deployment: int) -> None:
+    _, answer = exchange(
+        deployment, GET + b"X-Fine: " + b"x" * 8000 + b"\r\nConnection: close\r\n\r\n"
+    )
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+
+
+# ---- slow requests are timed out ----
+
+
+@pytest.mark.parametrize(
+    ("parts", "pause"),
+    [
+        ((GET,), 0),  # headers never finished
+        ((b"GET /api/v1/bots HTTP/1.1\r\n", *(b"X-Slow: 1\r\n",) * 12), 0.5),  # one at a time
+        (
+            (
+                b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n",
+                b'{"username": ',
+            ),
+            0.5,
+        ),  # a body never finished
+    ],
+    ids=["headers", "headers-trickled", "body"],
+)
+def test_a_request_not_sent_whole_in_time_is_408(
+    deployment: int, parts: tuple[bytes, ...], pause: float
+) -> None:
+    took, answer = exchange(deployment, *parts, pause=pause)
+    status, error = json_error(answer)
+    assert status == 408 and "not sent whole" in error["message"], error
+    assert READ_TIMEOUT - 0.2 < took < READ_TIMEOUT + 3
+
+
+def test_a_connection_that_sends_nothing_is_closed(deployment: int) -> None:
+    took, answer = exchange(deployment)
+    assert answer == b"" and READ_TIMEOUT - 0.2 < took < READ_TIMEOUT + 3
+
+
+def test_a_body_past_the_limit_is_refused_before_it_ends(deployment: int) -> None:
+    """Only MAX_REQUEST_BODY_BYTES + 1 bytes are read: the refusal comes while the client is
+    still sending, not once 10 MB are in (Django's ASGI handler reads a body whole first)."""
+    head = (
+        b"POST /api/v1/auth/token HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 10000000\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", deployment), timeout=READ_TIMEOUT + 8) as sock:
+        sock.sendall(head + b" " * 70_000)
+        started = time.monotonic()
+        answer = sock.recv(65536)
+        took = time.monotonic() - started
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    assert b'"code":"invalid"' in answer.replace(b" ", b"") and b"65536 bytes" in answer
+    assert took < READ_TIMEOUT - 0.5
+
+
+# ---- WebSocket messages ----
+
+
+def test_a_websocket_message_past_the_bound_closes_the_socket_with_1009(deployment: int) -> None:
+    with connect(f"ws://127.0.0.1:{deployment}/api/v1/lobby/events", proxy=None) as ws:
+        assert json.loads(ws.recv(timeout=10))["event"] == "ready"
+        ws.send("x" * 4000)  # read and ignored
+        ws.send("x" * 5000)
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
