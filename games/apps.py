@@ -1,6 +1,16 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
 
 
 class GamesConfig(AppConfig):
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import events
+
+        # Any deletion of an API token (logout, rotation, pruning, a password change, the
+        # account deleted) ends its streams (games.events).
+        post_delete.connect(
+            events.token_deleted, sender="players.ApiToken", dispatch_uid="games.token_deleted"
+        )

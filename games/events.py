@@ -18,6 +18,13 @@ message to the hub's event loop directly, which serves a single process.
 A version change that concerns the lobby (games.events.in_lobby_news) is marked so, with the
 match's open seat count, and goes to the lobby's streams too.
 
+A revoked API token (logout, rotation, a password change, the account deactivated or deleted:
+any deletion of an ApiToken row, players.models) is told the same way once its transaction
+commits (`token_revoked_on_commit`): every stream and long-poll that came with that token (by
+header or by ticket) ends, wherever it is served. Tokens are named on the channel by a tag
+(`token_tag`), never by their digest. A revocation told while a process's subscription was lost
+is caught when it resubscribes: the process checks the tokens of its open streams then.
+
 Messages carry ids, versions, statuses and seat counts only, never a card: each stream reads its
 own view.
 """
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import logging
 import os
@@ -34,11 +42,13 @@ import time
 import uuid
 from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any
 
 import orjson
 from django.conf import settings
 from django.db import close_old_connections, transaction
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
@@ -186,6 +196,35 @@ def tournament_round_on_commit(round_: Any) -> None:
     transaction.on_commit(lambda: publish(None, events), robust=True)
 
 
+def token_tag(digest: str) -> str:
+    """The name of an API token (its digest) on the live channel: a hash of the digest, so
+    the channel never carries what the database keeps."""
+    return hashlib.sha256(f"live-token:{digest}".encode()).hexdigest()[:32]
+
+
+def token_revoked_on_commit(digest: str) -> None:
+    """Once the current transaction commits, end every stream and long-poll of the token whose
+    digest is `digest`, on every web process. Never fails the write."""
+    transaction.on_commit(lambda: token_revoked(digest), robust=True)
+
+
+def token_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """post_delete of players.ApiToken (games.apps): its streams end once the deletion commits."""
+    token_revoked_on_commit(instance.digest)
+
+
+def token_revoked(digest: str) -> None:
+    message = {"revoked": token_tag(digest)}
+    try:
+        if settings.LIVE_REDIS_URL:
+            client, _ = _redis()
+            client.publish(f"{_prefix()}:events", orjson.dumps(message))
+        else:
+            local_publish(message, [])
+    except Exception:  # Redis down: the streams of the token are checked when it is back
+        logger.warning("revocation of a token not published", exc_info=True)
+
+
 def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
     """Send `message` (a match's new version; None: only `people`'s `me` events)."""
     if TRACE_FILE and message:
@@ -259,6 +298,19 @@ def _local_me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
         ]
 
 
+def tokens_live(digests: list[str]) -> set[str]:
+    """Those of `digests` that are still live API tokens (not revoked, not idle-expired) of an
+    active user (blocking: run it with run_blocking)."""
+    from players.models import ApiToken
+
+    idle_before = timezone.now() - timedelta(seconds=settings.TOKEN_IDLE_SECONDS)
+    return set(
+        ApiToken.objects.filter(
+            digest__in=digests, user__is_active=True, last_used__gt=idle_before
+        ).values_list("digest", flat=True)
+    )
+
+
 # ---- the receiving side: one hub per process ----
 
 
@@ -269,12 +321,17 @@ class Waiter:
     per wait (asyncio.wait_for): thousands of waiters idle in each process for hours.
     """
 
-    __slots__ = ("_wake", "dropped", "items")
+    __slots__ = ("_wake", "dropped", "items", "revoked")
 
     def __init__(self) -> None:
         self.items: list[dict[str, Any]] = []
         self.dropped = False
+        self.revoked = False  # the token it came with was revoked: it ends
         self._wake: asyncio.Future[None] | None = None
+
+    def revoke(self) -> None:
+        self.revoked = True
+        self._wake_up()
 
     def offer(self, item: dict[str, Any]) -> bool:
         """Queue `item`; False (and dropped) when the reader is LIVE_QUEUE_SIZE behind."""
@@ -291,8 +348,9 @@ class Waiter:
             self._wake.set_result(None)
 
     async def get(self, timeout: float) -> dict[str, Any] | None:
-        """The next message, or None after `timeout` s without one."""
-        if not self.items and not self.dropped:
+        """The next message, or None after `timeout` s without one (at once when dropped or
+        revoked)."""
+        if not self.items and not self.dropped and not self.revoked:
             loop = asyncio.get_running_loop()
             wake = self._wake = loop.create_future()
             timer = loop.call_later(timeout, _time_up, wake)
@@ -310,6 +368,8 @@ def _time_up(wake: asyncio.Future[None]) -> None:
 
 
 RESYNC = {"resync": True}  # the subscription was lost for a while: re-read everything
+# Seconds a hub remembers a revoked token for the streams still being opened with it.
+REVOKED_MEMORY = 60.0
 
 
 class Hub:
@@ -320,6 +380,12 @@ class Hub:
         self.matches: dict[str, set[Waiter]] = defaultdict(set)
         self.players: dict[str, set[Waiter]] = defaultdict(set)
         self.lobby: set[Waiter] = set()  # the lobby's streams (`lobby` messages)
+        # The waiters of each token (by token_tag), the digest of each tag, and the tags revoked
+        # lately (tag -> loop time of the revocation): a stream authenticated just before its
+        # token's revocation and registered just after it still ends.
+        self.tokens: dict[str, set[Waiter]] = defaultdict(set)
+        self.token_digests: dict[str, str] = {}
+        self.revoked: dict[str, float] = {}
         self.slots: dict[str, int] = defaultdict(int)  # in-process stream slots per player
         self._ready: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
@@ -330,6 +396,7 @@ class Hub:
         self._process = uuid.uuid4().hex
         self._held: dict[str, str] = {}  # slot -> player, of this process's open streams (Redis)
         self._refresher: asyncio.Task[None] | None = None
+        self._recheck: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Subscribe (once per process); returns when the subscription is confirmed, so that a
@@ -351,7 +418,7 @@ class Hub:
         await self._ready.wait()
 
     async def stop(self) -> None:
-        for task in (self._task, self._refresher):
+        for task in (self._task, self._refresher, self._recheck):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -380,6 +447,7 @@ class Hub:
                         self._ready.set()
                         if not first:
                             self.broadcast(RESYNC)  # messages may have been lost meanwhile
+                            self._recheck = asyncio.create_task(self._tokens_recheck())
                         first, backoff = False, 0.1
             except asyncio.CancelledError:
                 await pubsub.aclose()
@@ -392,7 +460,11 @@ class Hub:
                 backoff = min(backoff * 2, 5.0)
 
     def dispatch(self, message: dict[str, Any]) -> None:
-        """Hand `message` to the waiters of its match or player; drop the ones that are full."""
+        """Hand `message` to the waiters of its match or player; drop the ones that are full.
+        A revocation ends the waiters of its token."""
+        if "revoked" in message:
+            self.revoke(message["revoked"])
+            return
         if "player" in message:
             waiters = self.players.get(message["player"])
             item = message["event"]
@@ -406,30 +478,84 @@ class Hub:
             for waiter in [w for w in self.lobby if not w.offer(message)]:
                 self.lobby.discard(waiter)
 
+    def revoke(self, tag: str) -> None:
+        """End every waiter of the token `tag`, and any registered within REVOKED_MEMORY s."""
+        assert self.loop is not None
+        now = self.loop.time()
+        self.revoked[tag] = now
+        for old in [t for t, at in self.revoked.items() if at < now - REVOKED_MEMORY]:
+            del self.revoked[old]
+        for waiter in self.tokens.get(tag, ()):
+            waiter.revoke()
+
+    async def _tokens_recheck(self) -> None:
+        """After the subscription was lost (a revocation may have been missed): end the
+        waiters of every token that is no longer live."""
+        digests = list(self.token_digests.values())
+        for start in range(0, len(digests), 1000):
+            chunk = digests[start : start + 1000]
+            try:
+                live = await run_blocking(tokens_live, chunk)
+            except Exception:
+                logger.warning("tokens of open streams not checked", exc_info=True)
+                return
+            for digest in set(chunk) - live:
+                self.revoke(token_tag(digest))
+
+    def _token_add(self, waiter: Waiter, token: str | None) -> str | None:
+        """Register `waiter` as one of the token whose digest is `token` (None: anonymous)."""
+        if token is None:
+            return None
+        tag = token_tag(token)
+        self.tokens[tag].add(waiter)
+        self.token_digests[tag] = token
+        assert self.loop is not None
+        at = self.revoked.get(tag)
+        if at is not None and at >= self.loop.time() - REVOKED_MEMORY:
+            waiter.revoke()
+        return tag
+
+    def _token_remove(self, waiter: Waiter, tag: str | None) -> None:
+        if tag is None:
+            return
+        found = self.tokens.get(tag)
+        if found is not None:
+            found.discard(waiter)
+            if not found:
+                del self.tokens[tag]
+                self.token_digests.pop(tag, None)
+
     def broadcast(self, item: dict[str, Any]) -> None:
         for group in (*self.matches.values(), *self.players.values(), self.lobby):
             for waiter in [w for w in group if not w.offer(item)]:
                 group.discard(waiter)
 
     @contextlib.asynccontextmanager
-    async def watch_lobby(self):  # type: ignore[no-untyped-def]
-        """A waiter on the lobby's messages, registered on a confirmed subscription."""
+    async def watch_lobby(self, *, token: str | None = None):  # type: ignore[no-untyped-def]
+        """A waiter on the lobby's messages, registered on a confirmed subscription; `token`:
+        the digest of the caller's API token (None: anonymous), whose revocation ends it."""
         await self.start()
         waiter = Waiter()
         self.lobby.add(waiter)
+        tag = self._token_add(waiter, token)
         try:
             yield waiter
         finally:
             self.lobby.discard(waiter)
+            self._token_remove(waiter, tag)
 
     @contextlib.asynccontextmanager
-    async def watch(self, *, match: str | None = None, player: str | None = None):  # type: ignore[no-untyped-def]
+    async def watch(  # type: ignore[no-untyped-def]
+        self, *, match: str | None = None, player: str | None = None, token: str | None = None
+    ):
         """A waiter on `match` or `player`, registered (on a confirmed subscription) before the
-        caller reads the current state, so nothing committed after that read is missed."""
+        caller reads the current state, so nothing committed after that read is missed;
+        `token` as for watch_lobby."""
         await self.start()
         group, key = (self.matches, match) if match is not None else (self.players, player)
         waiter = Waiter()
         group[key].add(waiter)  # type: ignore[index]
+        tag = self._token_add(waiter, token)
         try:
             yield waiter
         finally:
@@ -438,6 +564,7 @@ class Hub:
                 found.discard(waiter)
                 if not found:
                     del group[key]  # type: ignore[arg-type]
+            self._token_remove(waiter, tag)
 
     # ---- per-player stream slots (LIVE_STREAMS_PER_PLAYER) ----
 

@@ -18,7 +18,8 @@ What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect 
   (or the sequence is unknown), a `resync` event says so: re-read your matches.
 
 Every LIVE_HEARTBEAT_SECONDS a comment line (`: heartbeat`) keeps proxies from closing an idle
-stream. A stream that falls LIVE_QUEUE_SIZE events behind gets `close` (`slow_reader`) and ends.
+stream. A stream that falls LIVE_QUEUE_SIZE events behind gets `close` (`slow_reader`) and ends;
+one whose API token is revoked (games.events) gets `close` (`revoked`) and ends.
 A player may hold LIVE_STREAMS_PER_PLAYER streams at once, an anonymous spectator's address
 LIVE_STREAMS_PER_IP (429 `throttled` beyond); waiting long-polls have slots of their own
 (LIVE_LONG_POLLS_PER_PLAYER, LIVE_LONG_POLLS_PER_IP).
@@ -53,7 +54,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -342,6 +343,10 @@ def _player(caller: StreamCaller | None) -> Player | None:
     return caller.player if caller is not None else None
 
 
+def _token(caller: StreamCaller | None) -> str | None:
+    return caller.token if caller is not None else None
+
+
 def _slot_holder(request: HttpRequest, player: Player | None) -> tuple[str, int, str]:
     """Whose stream slots a stream takes, their number and the 429's words: the player's, or
     for an anonymous spectator the client address's (as the throttles see it, NUM_PROXIES)."""
@@ -401,16 +406,16 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
         return _streaming(iter(chunks))
     holder = _slot_holder(request, _player(caller))
-    return await _with_slot(holder, _match_stream(match_id, seat, after))
+    return await _with_slot(holder, _match_stream(match_id, seat, after, _token(caller)))
 
 
 async def _match_stream(
-    match_id: UUID, seat: int | None, after: int | None
+    match_id: UUID, seat: int | None, after: int | None, token: str | None
 ) -> AsyncGenerator[bytes, None]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     hub = events.hub()
     try:
-        async with hub.watch(match=str(match_id)) as waiter:
+        async with hub.watch(match=str(match_id), token=token) as waiter:
             yield _RETRY
             # Read after the waiter is registered: a change committed from here on is queued.
             version, over, view = _seat_render(await _shared_reads.read(match_id), seat)
@@ -462,7 +467,7 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
     if not _is_asgi(request):
         _last, chunks = await _me_catch_up(str(caller.player.id), after, request)
         return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
-    stream = _me_stream(str(caller.player.id), after)
+    stream = _me_stream(str(caller.player.id), after, caller.token)
     return await _with_slot(_slot_holder(request, caller.player), stream)
 
 
@@ -483,16 +488,16 @@ async def lobby_events(request: HttpRequest) -> HttpResponseBase:
     if not _is_asgi(request):
         return _streaming(iter([_RETRY, _LOBBY_READY, _event("close", {"reason": "reconnect"})]))
     holder = _slot_holder(request, _player(caller))
-    return await _with_slot(holder, _lobby_stream())
+    return await _with_slot(holder, _lobby_stream(_token(caller)))
 
 
-async def _lobby_stream() -> AsyncGenerator[bytes, None]:
+async def _lobby_stream(token: str | None) -> AsyncGenerator[bytes, None]:
     """`ready` once the stream is subscribed (read the lobby from then on: nothing committed
     after it is missed), then `lobby` for every match that entered the lobby, changed in it or
     left it (status not `waiting`), `resync` when messages may have been lost. No ids: a
     reconnect reads the lobby again after its `ready`."""
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
-    async with events.hub().watch_lobby() as waiter:
+    async with events.hub().watch_lobby(token=token) as waiter:
         yield _RETRY
         yield _LOBBY_READY
         async for message in _waiting(waiter, heartbeat):
@@ -506,19 +511,23 @@ async def _lobby_stream() -> AsyncGenerator[bytes, None]:
 
 async def _waiting(waiter: Any, heartbeat: float) -> AsyncIterator[bytes | dict[str, Any]]:
     """What a waiting stream gets: each message for it; a heartbeat after each quiet
-    `heartbeat` seconds; for a reader too slow to keep its queue, the close, then nothing."""
+    `heartbeat` seconds; for a reader too slow to keep its queue, or one whose token was
+    revoked, the close, then nothing."""
     while True:
         message = await waiter.get(heartbeat)
+        if waiter.revoked:
+            yield _event("close", {"reason": "revoked"})
+            return
         if waiter.dropped:
             yield _event("close", {"reason": "slow_reader"})
             return
         yield _HEARTBEAT if message is None else message
 
 
-async def _me_stream(player: str, after: int | None) -> AsyncGenerator[bytes, None]:
+async def _me_stream(player: str, after: int | None, token: str) -> AsyncGenerator[bytes, None]:
     hub = events.hub()
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
-    async with hub.watch(player=player) as waiter:
+    async with hub.watch(player=player, token=token) as waiter:
         yield _RETRY
         sent, chunks = await _me_catch_up(player, after)
         for chunk in chunks:
@@ -570,7 +579,7 @@ async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpRes
         after = filters.validated_data.get("after_version")
         wait = filters.validated_data.get("wait", 0)
         caller = await events.run_blocking(_viewer, request, tickets=False)
-        async with hub.watch(match=str(match_id)) as waiter:
+        async with hub.watch(match=str(match_id), token=_token(caller)) as waiter:
             # Registered before the read: a change committed from here on is queued.
             match, seat, view = await events.run_blocking(
                 _poll_answer, _player(caller), match_id, after, wait
@@ -621,11 +630,13 @@ async def _wait_for_version(
     waiter: events.Waiter, after: int, wait: float
 ) -> dict[str, Any] | None:
     """The message of a version past `after`, or None after `wait` s without one (or when the
-    hub lost track: a resync, a drop)."""
+    hub lost track: a resync, a drop); 401 when the caller's token is revoked meanwhile."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     while (remaining := deadline - loop.time()) > 0:
         message = await waiter.get(remaining)
+        if waiter.revoked:
+            raise AuthenticationFailed("Invalid token.")
         if message is None or waiter.dropped or message.get("resync"):
             return None
         if message["version"] > after:

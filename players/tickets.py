@@ -10,6 +10,9 @@ A ticket is bound to the token that asked for it: it carries HMAC-SHA256(token d
 and is good only while a live token of the named player gives that binding. The digest is
 stored in the database alone, never sent, so the signing key and a player id are not enough to
 make a ticket, and a ticket dies with its token (logout, rotation, the account's deletion).
+
+A stream's caller (`StreamCaller`) keeps that token's digest: games.events ends the streams of a
+token when it is revoked.
 """
 
 from __future__ import annotations
@@ -62,17 +65,6 @@ def ticket_issue(*, player: Player, token: ApiToken) -> str:
     nonce = secrets.token_urlsafe(16)
     body = {"p": str(player.id), "n": nonce, "t": _binding(token.digest, nonce)}
     return signing.dumps(body, salt=_SALT)
-
-
-def tokens_live(digests: list[str]) -> set[str]:
-    """Those of `digests` that are still live tokens (not revoked, not idle-expired) of an
-    active user."""
-    idle_before = timezone.now() - timedelta(seconds=settings.TOKEN_IDLE_SECONDS)
-    return set(
-        ApiToken.objects.filter(
-            digest__in=digests, user__is_active=True, last_used__gt=idle_before
-        ).values_list("digest", flat=True)
-    )
 
 
 def ticket_redeem(ticket: str) -> StreamCaller:

@@ -115,7 +115,7 @@ def test_a_ticket_is_not_made_from_the_key_and_a_player_id(api, make_player, cli
     assert api.get(f"/api/v1/me/events?ticket={own}").status_code == 200
 
 
-@pytest.mark.parametrize("revoke", ["logout", "rotate", "delete"])
+@pytest.mark.parametrize("revoke", ["logout", "rotate", "password", "deactivate", "delete"])
 def test_a_ticket_dies_with_its_token(api, make_player, client_for, revoke):
     player, token = make_player()
     caller = client_for(token)
@@ -127,6 +127,12 @@ def test_a_ticket_dies_with_its_token(api, make_player, client_for, revoke):
         assert caller.post("/api/v1/auth/logout").status_code == 204
     elif revoke == "rotate":
         assert caller.post("/api/v1/auth/token/rotate").status_code == 200
+    elif revoke == "password":
+        user.set_password("another-s3cret")
+        user.save()
+    elif revoke == "deactivate":
+        user.is_active = False
+        user.save(update_fields=["is_active"])
     else:
         user.delete()
     assert not ApiToken.objects.filter(digest=token_digest(token)).exists()
@@ -136,6 +142,15 @@ def test_a_ticket_dies_with_its_token(api, make_player, client_for, revoke):
     # Another player's token and tickets are untouched.
     assert api.get(f"/api/v1/me/events?ticket={kept_ticket}").status_code == 200
     assert client_for(kept_token).get("/api/v1/players/me").status_code == 200
+
+
+def test_a_login_or_a_profile_save_revokes_nothing(make_player, client_for):
+    player, token = make_player()
+    user = player.user
+    user.save(update_fields=["last_login"])
+    user.first_name = "A"
+    user.save()
+    assert client_for(token).get("/api/v1/players/me").status_code == 200
 
 
 def _sse_events(response: Any) -> list[tuple[str | None, str]]:

@@ -1,0 +1,35 @@
+"""What the players app does when an auth user changes (connected in players.apps).
+
+A password change, or the account deactivated, revokes every API token of the user: a token
+is worth what the password was, and an inactive account's tokens authenticate nothing anyway.
+Deleting them ends the tokens' open streams too (games.events, on the rows' post_delete)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .models import ApiToken
+
+# The fields whose change revokes the user's tokens.
+_CREDENTIALS = frozenset({"password", "is_active"})
+
+
+def user_pre_save(sender: Any, instance: Any, raw: bool = False, **kwargs: Any) -> None:
+    """Note whether this save changes the password or deactivates the account."""
+    update_fields = kwargs.get("update_fields")
+    instance._revoke_tokens = False
+    if raw or instance.pk is None:
+        return
+    if update_fields is not None and not _CREDENTIALS & set(update_fields):
+        return  # a login's last_login, and any other save that leaves the credentials
+    old = sender.objects.filter(pk=instance.pk).values("password", "is_active").first()
+    if old is not None:
+        instance._revoke_tokens = old["password"] != instance.password or (
+            old["is_active"] and not instance.is_active
+        )
+
+
+def user_post_save(sender: Any, instance: Any, raw: bool = False, **kwargs: Any) -> None:
+    if not raw and getattr(instance, "_revoke_tokens", False):
+        instance._revoke_tokens = False
+        ApiToken.objects.filter(user_id=instance.pk).delete()
