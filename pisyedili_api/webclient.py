@@ -16,6 +16,20 @@ from whitenoise.middleware import WhiteNoiseMiddleware
 
 # The folders of web/ the browser loads, each served under its own name (/app/…, /cards/…).
 SERVED_FOLDERS = ("app", "cards")
+# The page's Content-Security-Policy: it loads this server's modules, style sheet and images and
+# talks to this server's API and streams only; no inline script or style element, no eval, no
+# plugin, no other page may frame it. `data:` is its empty favicon. Inline `style` values set
+# through the DOM (el.style) are not inline styles to a policy.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "img-src 'self' data:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 
 class WebClientMiddleware(WhiteNoiseMiddleware):
@@ -56,10 +70,12 @@ class WebClientMiddleware(WhiteNoiseMiddleware):
 
 
 def index(request: HttpRequest) -> FileResponse:
-    """`GET /`: the client's page; the client routes by the URL's hash from there."""
+    """`GET /`: the client's page, under CONTENT_SECURITY_POLICY; the client routes by the
+    URL's hash from there."""
     page = Path(settings.WEB_CLIENT_ROOT) / "index.html"
     if not page.is_file():
         raise Http404("no web client")
     response = FileResponse(page.open("rb"), content_type="text/html; charset=utf-8")
     patch_cache_control(response, no_cache=True)
+    response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     return response
