@@ -49,6 +49,8 @@ import orjson
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
@@ -368,6 +370,16 @@ def _time_up(wake: asyncio.Future[None]) -> None:
 
 
 RESYNC = {"resync": True}  # the subscription was lost for a while: re-read everything
+# Seconds a stream being opened waits for Redis (its subscription, a stream slot) before it is
+# refused (`503 unavailable`, games.streams): Redis is down.
+LIVE_REDIS_TIMEOUT = 2.0
+# What a Redis that is down or does not answer raises, through redis-py or a timeout above.
+REDIS_DOWN: tuple[type[BaseException], ...] = (
+    TimeoutError,
+    OSError,
+    RedisConnectionError,
+    RedisTimeoutError,
+)
 # Seconds a hub remembers a revoked token for the streams still being opened with it.
 REVOKED_MEMORY = 60.0
 
@@ -398,9 +410,11 @@ class Hub:
         self._refresher: asyncio.Task[None] | None = None
         self._recheck: asyncio.Task[None] | None = None
 
-    async def start(self) -> None:
+    async def start(self, timeout: float | None = None) -> None:
         """Subscribe (once per process); returns when the subscription is confirmed, so that a
-        waiter registered after it misses no message."""
+        waiter registered after it misses no message. TimeoutError after `timeout` s
+        (LIVE_REDIS_TIMEOUT by default) without one: Redis is down, and the subscription goes
+        on being tried meanwhile."""
         if self._ready is None:
             self.loop = asyncio.get_running_loop()
             self._ready = asyncio.Event()
@@ -415,7 +429,9 @@ class Hub:
                 self._refresher = asyncio.create_task(self._refresh_slots())
             else:
                 self._ready.set()
-        await self._ready.wait()
+        if not self._ready.is_set():
+            wait = LIVE_REDIS_TIMEOUT if timeout is None else timeout
+            await asyncio.wait_for(self._ready.wait(), wait)
 
     async def stop(self) -> None:
         for task in (self._task, self._refresher, self._recheck):
@@ -580,15 +596,19 @@ class Hub:
                 return None
             self.slots[player] += 1
             return slot
+        taken = await asyncio.wait_for(self._slot_claim(player, limit, slot), LIVE_REDIS_TIMEOUT)
+        if not taken:
+            return None
+        self._held[slot] = player
+        return slot
+
+    async def _slot_claim(self, player: str, limit: int, slot: str) -> bool:
         if not self._held:  # the first slot, or the first since the lease may have lapsed
             await self._lease_renew()
         taken = await self._slot_script(
             keys=[self._slot_key(player)], args=[self._lease_prefix(), limit, slot]
         )
-        if not taken:
-            return None
-        self._held[slot] = player
-        return slot
+        return bool(taken)
 
     async def _refresh_slots(self) -> None:
         """Every LIVE_HEARTBEAT_SECONDS, renew this process's lease: one command, however many

@@ -97,12 +97,26 @@ def _error(exc: Exception) -> HttpResponse:
     return out
 
 
+# A new stream or long-poll while the live tier's Redis is down (or does not answer within
+# events.LIVE_REDIS_TIMEOUT): 503 `unavailable`, with Retry-After.
+_UNAVAILABLE = gettext_noop("Live events are unavailable for a moment; retry later.")
+UNAVAILABLE_RETRY_AFTER = 5
+
+
+def _unavailable() -> HttpResponse:
+    logger.warning("live tier: Redis is down; a stream was refused (503)", exc_info=True)
+    response = _error(ApplicationError("unavailable", _(_UNAVAILABLE)))
+    response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+    return response
+
+
 def _event(event: str, data: Any, event_id: int | None = None) -> bytes:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return head.encode() + f"event: {event}\ndata: ".encode() + _render(data) + b"\n\n"
 
 
 _HEARTBEAT = b": heartbeat\n\n"
+_RECONNECT = _event("close", {"reason": "reconnect"})
 _RETRY = b"retry: 2000\n\n"  # EventSource: reconnect after 2 s
 
 
@@ -370,7 +384,11 @@ async def _with_slot(
 ) -> HttpResponseBase:
     """Stream `body` in one of the holder's stream slots; 429 when they hold them all."""
     key, limit, per = holder
-    slot = await events.hub().slot_take(key, limit)
+    try:
+        slot = await events.hub().slot_take(key, limit)
+    except events.REDIS_DOWN:
+        await body.aclose()
+        return _unavailable()
     if slot is None:
         return _error(ApplicationError("throttled", _(per) % {"limit": limit}))
     return _streaming(_held(key, slot, body))
@@ -398,6 +416,8 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         _match, seat = await _blocking(request, match_viewer_get, match_id, _player(caller))
     except (ApplicationError, APIException) as exc:
         return _error(exc)
+    except events.REDIS_DOWN:
+        return _unavailable()
     if not _is_asgi(request):
         version, over, view = await _blocking(request, _seat_event, match_id, seat)
         chunks = [_RETRY]
@@ -464,6 +484,8 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
         caller = await _blocking(request, stream_caller, request)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
+    except events.REDIS_DOWN:
+        return _unavailable()
     if not _is_asgi(request):
         _last, chunks = await _me_catch_up(str(caller.player.id), after, request)
         return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
@@ -485,6 +507,8 @@ async def lobby_events(request: HttpRequest) -> HttpResponseBase:
         caller = await _blocking(request, _viewer, request)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
+    except events.REDIS_DOWN:
+        return _unavailable()
     if not _is_asgi(request):
         return _streaming(iter([_RETRY, _LOBBY_READY, _event("close", {"reason": "reconnect"})]))
     holder = _slot_holder(request, _player(caller))
@@ -529,7 +553,11 @@ async def _me_stream(player: str, after: int | None, token: str) -> AsyncGenerat
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     async with hub.watch(player=player, token=token) as waiter:
         yield _RETRY
-        sent, chunks = await _me_catch_up(player, after)
+        try:
+            sent, chunks = await _me_catch_up(player, after)
+        except events.REDIS_DOWN:  # the log is out of reach: come back
+            yield _RECONNECT
+            return
         for chunk in chunks:
             yield chunk
         async for message in _waiting(waiter, heartbeat):
@@ -537,7 +565,11 @@ async def _me_stream(player: str, after: int | None, token: str) -> AsyncGenerat
                 yield message
             elif message.get("resync") or message["seq"] > sent + 1:
                 # Something was lost on the way: the log has it.
-                sent, chunks = await _me_catch_up(player, sent)
+                try:
+                    sent, chunks = await _me_catch_up(player, sent)
+                except events.REDIS_DOWN:
+                    yield _RECONNECT
+                    return
                 for chunk in chunks:
                     yield chunk
             elif message["seq"] == sent + 1:
@@ -599,6 +631,8 @@ async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpRes
                     view = await events.run_blocking(_poll_view, match_id, match, seat)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
+    except events.REDIS_DOWN:
+        return _unavailable()
     finally:
         _shared_reads.forget_unwatched(match_id)
         if slot is not None:
@@ -731,7 +765,9 @@ def _stream_operation(
                     }
                 },
             },
-            **_errors(*(["invalid"] if resumes else []), "not_authenticated", "throttled"),
+            **_errors(
+                *(["invalid"] if resumes else []), "not_authenticated", "throttled", "unavailable"
+            ),
         },
     }
 

@@ -37,7 +37,8 @@ WebSocket's messages (WS_MAX_SIZE: the socket is closed with 1009); it answers m
 and a malformed WebSocket handshake with the API's JSON error, not uvicorn's plain text; and
 it leaves X-Forwarded-For and X-Forwarded-Proto to the application (NUM_PROXIES,
 DJANGO_SECURE_PROXY_SSL_HEADER), whatever uvicorn's `--proxy-headers` says.
-The lifespan startup subscribes the process's hub, so the first stream does not wait for it,
+The lifespan startup subscribes the process's hub, so the first stream does not wait for it (a
+Redis that does not answer delays the start by 10 s, no more: streams are 503 until it does),
 and freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap).
 """
 
@@ -277,7 +278,11 @@ class LiveASGIHandler(ASGIHandler):
             message = await receive()
             if message["type"] == "lifespan.startup":
                 try:
-                    await asyncio.wait_for(events.hub().start(), 10)
+                    await events.hub().start(timeout=10)
+                except events.REDIS_DOWN:
+                    # Redis is down: the process serves the API all the same, its streams are
+                    # 503 until the subscription (tried on meanwhile) is confirmed.
+                    logger.warning("live events' Redis does not answer; streams wait for it")
                 except Exception as exc:
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return

@@ -68,6 +68,7 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "throttled": (429, _("Too many requests; retry later.")),
     "too_many_tournaments": (429, _("You have too many tournaments in draft or running.")),
     "server_error": (500, _("Something went wrong on our side.")),
+    "unavailable": (503, _("The service is unavailable for a moment; retry later.")),
 }
 
 # Messages the services and selectors raise as literals (`ApplicationError("not_found", "No such
