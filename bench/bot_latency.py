@@ -16,7 +16,7 @@ Prints p50/p95 of each and the ratio of the p50s (target: bot reply ≤ 4 × no-
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/pisyedili \\
     CELERY_BROKER_URL=redis://127.0.0.1:6379/0 \\
-        .venv/bin/python bench/bot_latency.py            # --turns 300 --pool prefork|solo
+        .venv/bin/python bench/bot_latency.py   # --turns 300 --pool prefork|solo --bot expert
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--pool", default="prefork", choices=["prefork", "solo"])
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--port", type=int, default=8432)
+    parser.add_argument("--bot", default="greedy", help="the bot's strategy (default greedy)")
     args = parser.parse_args()
 
     url = bench_database_url(DB_NAME, "bench/bot_latency.py")
@@ -101,7 +102,7 @@ def main() -> None:
         client.send_task("games.noop", queue=scoring_queue).get(timeout=60)  # worker is up
         print(
             f"gunicorn 2 × 8 threads, celery worker {args.pool} -c {args.concurrency}; "
-            f"PostgreSQL {url}, Redis {broker}; greedy bot, 2 seats\n"
+            f"PostgreSQL {url}, Redis {broker}; {args.bot} bot, 2 seats\n"
         )
         session = requests.Session()
         name = "lat" + uuid.uuid4().hex[:10]
@@ -114,7 +115,7 @@ def main() -> None:
         matches = 0
         while len(from_post) < args.turns:
             created = session.post(
-                f"{base}/api/v1/matches", json={"seats": 2, "bots": ["greedy"], "deals": 20}
+                f"{base}/api/v1/matches", json={"seats": 2, "bots": [args.bot], "deals": 20}
             )
             created.raise_for_status()
             match_id, matches = created.json()["id"], matches + 1

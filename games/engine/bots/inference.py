@@ -53,18 +53,19 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..cards import JACK, SUITS
+from ..cards import ACE, JACK, SUITS
 from ..history import LoggedMove
 from ..moves import DRAW, PASS
 from ..observation import Observation, PublicObservation
 from ..rules import Rules
 from ..state import ACE_FOLLOWUP, OPENING
-from ..tables import ALL_CARDS, CLUBS, JACKS, LEGAL_ON, SEVENS, cards_of
+from ..tables import ALL_CARDS, CARD_PENALTY, CLUBS, JACKS, LEGAL_ON, SEVENS, SUIT_MASKS, cards_of
 from .determinize import unseen_cards
+from .greedy import ACE_BONUS, CLOSE_TO_OUT
 from .opponent import Decision, agrees, decisions_of, hand_at
 from .rollout import RolloutTables
 
-RULES, PLAY = "rules", "play"
+RULES, PLAY, GREEDY = "rules", "play", "greedy"
 NO_TIME = -(1 << 30)  # before anything: the time of "no fact names this card"
 INNER_LIMIT = (
     12  # played cards tracked one by one at a slot of a seat's table; more: its play facts go
@@ -123,6 +124,78 @@ def read_facts(log: Sequence[LoggedMove], rules: Rules, observer: int) -> list[F
             if card.rank == JACK and before.phase != OPENING:
                 facts.append(Fact(time, seat, playable_mask(before) & ~JACKS, PLAY))  # R-19
     return facts
+
+
+def greedy_facts(log: Sequence[LoggedMove], rules: Rules, observer: int) -> list[Fact]:
+    """What the other seats' moves say of their hands if they play as `greedy` does, where that
+    does not depend on the rest of the hand (`GREEDY`; `opponent` weighs the rest):
+
+    - a non-Jack card played on a normal turn or a follow-up: no legal card of its suit that
+      greedy scores higher (the same suit's other cards add the same to both scores), nor one
+      that scores the same and comes first;
+    - an opening club: no dearer non-Jack club (R-11), nor an equal one that comes first;
+    - a draw when the race is close (the next seat or the drawer at two cards or fewer) or
+      after a draw: no legal Jack either (R-19: greedy's last resort);
+    - a pass after drawing: no legal card at all."""
+    seats = len(log[0].before.hand_counts) if log else 2
+    tables = RolloutTables.build(rules, seats)
+    facts: list[Fact] = []
+    for time, entry in enumerate(log):
+        seat = entry.seat
+        before = entry.before
+        if seat == observer or before.pending_sevens or before.hand_counts[seat] < 2:
+            continue
+        action = entry.move.action
+        legal = playable_mask(before)
+        if action == DRAW:
+            if before.phase == OPENING:
+                continue
+            close = before.hand_counts[(seat + before.direction) % seats] <= CLOSE_TO_OUT
+            if close or before.draws_this_turn or before.hand_counts[seat] <= 2:
+                facts.append(Fact(time, seat, legal & JACKS, GREEDY))
+            continue
+        if action == PASS:
+            if before.phase != ACE_FOLLOWUP:
+                facts.append(Fact(time, seat, legal, GREEDY))
+            continue
+        card = entry.move.card
+        assert card is not None
+        x = int(card)
+        if x % 13 == JACK:
+            continue
+        if before.phase == OPENING:
+            # R-11: greedy sheds the dearest club and keeps J♣.
+            beaten = [
+                y
+                for y in cards_of(CLUBS & ~JACKS)
+                if CARD_PENALTY[y] > CARD_PENALTY[x]
+                or (CARD_PENALTY[y] == CARD_PENALTY[x] and y < x)
+            ]
+        else:
+            close = before.hand_counts[(seat + before.direction) % seats] <= CLOSE_TO_OUT
+            played = _greedy_score(x, close, tables)
+            suit = SUIT_MASKS[x // 13] & ~JACKS & legal & ~(1 << x)
+            beaten = [
+                y
+                for y in cards_of(suit)
+                if _greedy_score(y, close, tables) > played
+                or (_greedy_score(y, close, tables) == played and y < x)
+            ]
+        mask = 0
+        for y in beaten:
+            mask |= 1 << y
+        if mask:
+            facts.append(Fact(time, seat, mask, GREEDY))
+    return facts
+
+
+def _greedy_score(card: int, close: bool, tables: RolloutTables) -> int:
+    """Greedy's score of playing `card` but for its suit's length (`rollout.rollout_action`),
+    with another card of its suit in hand (an Ace then has a follower, R-25)."""
+    bonus = tables.attack[card] if close else 0
+    if tables.ace_follow and card % 13 == ACE:
+        bonus += ACE_BONUS
+    return tables.base[card] + bonus
 
 
 # --- one seat's slots -------------------------------------------------------------------------
@@ -481,6 +554,7 @@ class HiddenCards:
         log: Sequence[LoggedMove],
         *,
         play_facts: bool = True,
+        greedy: bool = False,
         miss: float | None = None,
     ) -> None:
         you = observation.you
@@ -499,27 +573,43 @@ class HiddenCards:
         self.current: list[int] | None = None
         self.weight = 0.0
         self.proposed = self.accepted = 0
-        if self._log_matches(observation, log):
-            self._read(observation, log, play_facts)
+        if not self._log_matches(observation, log):
+            return
+        # The sources read, most first: a seat whose facts contradict falls back a stage.
+        stages = [(RULES, PLAY, GREEDY), (RULES, PLAY), (RULES,)]
+        if not greedy:
+            stages = stages[1:]
+        if not play_facts:
+            stages = stages[-1:]
+        self._read(observation, log, stages)
 
-    def _read(self, observation: Observation, log: Sequence[LoggedMove], play_facts: bool) -> None:
-        """A sampler per other seat from the facts of the log."""
+    def _read(
+        self,
+        observation: Observation,
+        log: Sequence[LoggedMove],
+        stages: Sequence[tuple[str, ...]],
+    ) -> None:
+        """A sampler per other seat from the facts of the log, each at the first stage of
+        sources whose facts agree."""
         hand = sum(1 << int(c) for c in observation.hand)
         rules = observation.rules
-        facts = [f for f in read_facts(log, rules, self.you) if play_facts or f.source == RULES]
+        facts = read_facts(log, rules, self.you)
+        if GREEDY in stages[0]:
+            facts += greedy_facts(log, rules, self.you)
         epoch = find_epoch(log, rules, self.you, hand)
         samplers: list[SeatSampler] = []
         kept: list[Fact] = []
         for seat in self.others:
             mine = [f for f in facts if f.seat == seat and f.time > epoch.time]
-            sampler = self._seat_sampler(observation, log, mine, epoch, seat)
-            if sampler is None and any(f.source == PLAY for f in mine):
+            for stage in stages:
+                read = [f for f in mine if f.source in stage]
+                sampler = self._seat_sampler(observation, log, read, epoch, seat)
+                if sampler is not None:
+                    break
                 self.dropped.add(seat)
-                mine = [f for f in mine if f.source == RULES]
-                sampler = self._seat_sampler(observation, log, mine, epoch, seat)
             if sampler is None:
                 return  # the rules facts always agree with the deal: not this deal's log
-            kept.extend(mine)
+            kept.extend(read)
             samplers.append(sampler)
             self.played[seat] = sum(
                 1 << card for group in sampler.slots.groups for card in group.played_cards
@@ -527,12 +617,12 @@ class HiddenCards:
         self.facts = sorted(kept, key=lambda f: (f.time, f.seat))
         self.samplers = samplers
         if len(samplers) > 1 and self._first_joint(random.Random(0)) is None:
-            # The seats' play facts cannot all hold at once: keep the rules facts only.
-            if play_facts:
+            # The seats' facts cannot all hold at once: read one stage less for every seat.
+            self.samplers = None
+            self.facts = []
+            if len(stages) > 1:
                 self.dropped.update(self.others)
-                self._read(observation, log, play_facts=False)
-            else:
-                self.samplers = None
+                self._read(observation, log, stages[1:])
             return
         if self.miss is not None:
             playable = [playable_mask(entry.before) for entry in log]

@@ -44,7 +44,7 @@ from ..moves import Move
 from ..observation import Observation
 from .base import Bot, Policy
 from .determinize import determinize, unseen_cards
-from .inference import PLAY, RULES, HiddenCards
+from .inference import GREEDY, PLAY, RULES, HiddenCards
 from .rollout import RolloutTables, rollout_action
 
 
@@ -57,7 +57,7 @@ class SearchConfig:
     margin_weight: float = 0.0  # per point of the other seats' mean deal score / penalty_scale
     rollout_epsilon: float = 0.0  # chance of a uniformly random legal action in a rollout
     algorithm: str = "flat"  # "flat": determinized flat Monte Carlo; "tree": SO-ISMCTS
-    facts: str = "none"  # what the samples read of the move log: "none", "rules" or "play"
+    facts: str = "none"  # the log's facts the samples keep: "none", "rules", "play", "greedy"
     miss: float | None = None  # the opponent model's weight of a move greedy would not play
     min_samples: int = 24  # flat: samples before a candidate may leave the race
     batch: int = 8  # flat: samples between two race checks
@@ -94,11 +94,15 @@ class Sampler:
         self.reseed = observation.rules.stock_exhausted == "reshuffle"  # R-6 uses the seed
         self.hidden: HiddenCards | None = None
         if facts != NO_FACTS:
-            if facts not in (RULES, PLAY):
-                raise ValueError(
-                    f"facts is one of {NO_FACTS!r}, {RULES!r}, {PLAY!r}, not {facts!r}"
-                )
-            self.hidden = HiddenCards(observation, history, play_facts=facts == PLAY, miss=miss)
+            if facts not in (RULES, PLAY, GREEDY):
+                raise ValueError(f"facts is none, rules, play or greedy, not {facts!r}")
+            self.hidden = HiddenCards(
+                observation,
+                history,
+                play_facts=facts != RULES,
+                greedy=facts == GREEDY,
+                miss=miss,
+            )
 
     def sample(self, rng: random.Random) -> FastDeal:
         deal = self.template.copy()
