@@ -21,7 +21,15 @@ from strategies import RULE_SETS, seat_counts
 
 from games.engine import PACK, Card, Rules, State, apply_legal, new_deal, observe
 from games.engine.bots import get_bot
-from games.engine.bots.inference import PLAY, RULES, HiddenCards, read_facts
+from games.engine.bots.inference import (
+    GREEDY,
+    PLAY,
+    RULES,
+    Fact,
+    HiddenCards,
+    greedy_facts,
+    read_facts,
+)
 from games.engine.bots.ismcts import Sampler
 from games.engine.history import LoggedMove, deal_log, logged_move, seen_by
 from games.engine.legal import can_play_on
@@ -296,6 +304,32 @@ def test_no_sample_contradicts_an_observed_fact() -> None:
             assert contradictions(deal, time, hands, mine, observer) == [], (time, deal.rules)
             checked += 1
     assert checked >= 2000 * SCALE and facts_seen > 10_000 * SCALE
+
+
+def as_seen(facts: Sequence[Fact]) -> list[Seen]:
+    return [
+        Seen(f.time, f.seat, frozenset(c for c in range(52) if f.cards >> c & 1), f.source)
+        for f in facts
+    ]
+
+
+def test_greedy_facts_hold_in_greedy_deals_and_in_every_sample() -> None:
+    """What greedy's choices say whatever the rest of its hand (greedy_facts) is true of every
+    greedy deal, and the samples that read them agree with them as with the others."""
+    rng = random.Random(10)
+    read = checked = 0
+    for deal in GREEDY_DEALS:
+        facts = as_seen(greedy_facts(deal.log, deal.rules, -1))
+        read += len(facts)
+        assert all(holds(f, deal) for f in facts)
+    for deal, time in POSITIONS[::4]:
+        observer = deal.log[time].seat
+        facts = [f for f in facts_of(deal) + as_seen(greedy_facts(deal.log, deal.rules, -1))]
+        mine = [f for f in facts if f.seat != observer]
+        for hands in sample_hands(deal, time, GREEDY, rng, 1):
+            assert contradictions(deal, time, hands, mine, observer) == []
+            checked += 1
+    assert read > 2000 * SCALE and checked > 400 * SCALE
 
 
 def test_uniform_samples_contradict_the_facts() -> None:

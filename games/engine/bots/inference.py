@@ -247,7 +247,7 @@ def _group(
     last = dict.fromkeys(cards_of(allowed), NO_TIME)  # card -> time of the last fact naming it
     for fact in facts:
         for card in cards_of(fact.cards & allowed):
-            last[card] = fact.time
+            last[card] = max(last[card], fact.time)
     eligible = []
     for time in times:
         mask = 0
