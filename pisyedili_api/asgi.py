@@ -43,6 +43,7 @@ and freezes what the process loaded out of the garbage collector's way (pisyedil
 """
 
 import asyncio
+import contextlib
 import email.utils
 import io
 import logging
@@ -73,7 +74,8 @@ from django.urls import set_script_prefix  # noqa: E402
 from django.utils import translation  # noqa: E402
 from django.utils.functional import cached_property  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
-from django.utils.translation import gettext_noop  # noqa: E402
+from django.utils.translation import gettext, gettext_noop  # noqa: E402
+from django.utils.translation.trans_real import parse_accept_lang_header  # noqa: E402
 from uvicorn.config import Config  # noqa: E402
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware  # noqa: E402
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol  # noqa: E402
@@ -415,6 +417,10 @@ application = LiveASGIHandler()
 
 # A request's line and headers, in bytes (gunicorn's limits allow about as much per header).
 MAX_HEAD_BYTES = 32 * 1024
+# HttpProtocol's answers (code `invalid`).
+_MALFORMED = gettext_noop("Malformed HTTP request: %(reason)s.")
+_HEAD_TOO_LARGE = gettext_noop("The request line and headers must be at most %(limit)d bytes.")
+_TOO_SLOW = gettext_noop("The request was not sent whole within %(seconds)s seconds.")
 # A WebSocket message from a client, in bytes: the server reads none (the events go one way),
 # and a larger one closes the socket with 1009. The documented `--ws-max-size`; uvicorn's own
 # default (16 MiB) is never used.
@@ -532,17 +538,16 @@ class HttpProtocol(HttpToolsProtocol):
         # until each is whole, so they are counted as they arrive).
         same_head = self._in_head and was_in_head and head_of == self._messages
         if same_head and self._head_count(len(data)) and not self.transport.is_closing():
-            self._refuse(431, self._head_message())
+            self._refuse(431, _HEAD_TOO_LARGE, {"limit": MAX_HEAD_BYTES})
 
     def send_400_response(self, msg: str) -> None:
         if self._head_too_large:
-            self._refuse(431, self._head_message())
+            self._refuse(431, _HEAD_TOO_LARGE, {"limit": MAX_HEAD_BYTES})
             return
-        # Called in httptools' error handler: its reason says what is malformed.
+        # Called in httptools' error handler: its reason (English) says what is malformed.
         error = sys.exc_info()[1]
-        reason = str(error).strip() if error is not None else ""
-        message = f"Malformed HTTP request: {reason}." if reason else msg
-        self._refuse(400, message)
+        reason = str(error).strip().rstrip(".") if error is not None else ""
+        self._refuse(400, _MALFORMED, {"reason": reason or msg.rstrip(".")})
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -585,10 +590,6 @@ class HttpProtocol(HttpToolsProtocol):
             self._head_too_large = self._head_too_large or self._head_bytes > MAX_HEAD_BYTES
         return self._head_too_large
 
-    @staticmethod
-    def _head_message() -> str:
-        return f"The request line and headers must be at most {MAX_HEAD_BYTES} bytes."
-
     def _read_timer_start(self) -> None:
         if self._read_timer is None:
             self._read_timer = self.loop.call_later(
@@ -613,21 +614,30 @@ class HttpProtocol(HttpToolsProtocol):
         else:
             answer = self._in_message and cycle is not None and not cycle.response_started
         if answer:
-            message = (
-                f"The request was not sent whole within {settings.LIVE_READ_TIMEOUT:g} seconds."
-            )
-            self._refuse(408, message)
+            self._refuse(408, _TOO_SLOW, {"seconds": f"{settings.LIVE_READ_TIMEOUT:g}"})
         else:
             self.transport.close()
 
-    def _refuse(self, status: int, message: str) -> None:
-        """Answer `status` with the API's JSON error and close the connection."""
+    def _refuse(self, status: int, template: str, params: dict[str, Any]) -> None:
+        """Answer `status` with the API's JSON error, its message `template` % `params` in the
+        language of the request's Accept-Language where its headers came that far, and close
+        the connection."""
         self._read_timer_stop()
         if self.cycle is not None and not self.cycle.response_complete:
             self.cycle.disconnected = True  # the application sends nothing more here
+        with translation.override(self._language()):
+            message = gettext(template) % params
         default_headers = self.server_state.default_headers
         self.transport.write(_error_bytes(status, message, default_headers))
         self.transport.close()
+
+    def _language(self) -> str:
+        for name, value in self.headers or ():
+            if name == b"accept-language":
+                for code, _ in parse_accept_lang_header(value.decode("latin-1")):
+                    with contextlib.suppress(LookupError):
+                        return translation.get_supported_language_variant(code)
+        return settings.LANGUAGE_CODE
 
 
 if _sync_only := [

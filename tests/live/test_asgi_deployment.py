@@ -160,6 +160,11 @@ MANY_HEADERS = b"".join(b"X-%d: 1234567890\r\n" % i for i in range(3000))
         (GET + b"X-Big: " + b"x" * 4_000_000 + b"\r\n\r\n", 431, "at most 32768 bytes"),
         (GET + MANY_HEADERS + b"\r\n", 431, "at most 32768 bytes"),
         (
+            GET + b"Accept-Language: tr\r\nX-Big: " + b"x" * 40_000 + b"\r\n\r\n",
+            431,
+            "en çok 32768 bayt",
+        ),
+        (
             b"GET /api/v1/lobby/events HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n"
             b"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
             400,
@@ -174,6 +179,7 @@ MANY_HEADERS = b"".join(b"X-%d: 1234567890\r\n" % i for i in range(3000))
         "header-too-large",
         "header-of-4-MB",
         "too-many-headers",
+        "header-too-large-in-turkish",
         "websocket-handshake",
     ],
 )
