@@ -33,6 +33,7 @@ class TurnView(Protocol):
 # --- the rollout policy: greedy's heuristic on bitmasks ---------------------------------------
 
 _NON_JACK_SUITS = tuple(mask & ~JACKS for mask in SUIT_MASKS)
+_NO_ATTACK = (0,) * 52
 _ACE_FOLLOWERS = tuple((mask | RANK_MASKS[ACE]) & ~JACKS for mask in SUIT_MASKS)
 
 
@@ -79,30 +80,40 @@ def rollout_action(deal: TurnView, legal: tuple[int, ...], tables: RolloutTables
         )
     threat = deal.hands[(seat + deal.direction) % deal.seats].bit_count() <= CLOSE_TO_OUT
     base = tables.base
+    attack = tables.attack if threat else _NO_ATTACK
+    ace_follow = tables.ace_follow
+    lengths = [-1, -1, -1, -1]  # the non-Jack cards held by suit, counted when first needed
     best = -1
     best_score = -1
-    jack = -1
-    jack_score = -1
+    jacks = False
     for a in legal:
-        if a < JACK_ACTION_BASE:
-            suit = a // 13
-            score = base[a] + SUIT_FOLLOW_WEIGHT * (hand & _NON_JACK_SUITS[suit]).bit_count()
-            if threat:
-                score += tables.attack[a]
-            if tables.ace_follow and a % 13 == ACE and hand & ~(1 << a) & _ACE_FOLLOWERS[suit]:
-                score += ACE_BONUS
-            if score > best_score:
-                best_score = score
-                best = a
-        elif a < DRAW_ACTION:
-            # nominate the suit held most of, then the dearest such suit.
-            held = hand & _NON_JACK_SUITS[(a - JACK_ACTION_BASE) & 3]
-            score = 1000 * held.bit_count() + penalty_of(held)
-            if score > jack_score:
-                jack_score = score
-                jack = a
+        if a >= JACK_ACTION_BASE:
+            if a < DRAW_ACTION:
+                jacks = True
+            continue
+        suit = a // 13
+        length = lengths[suit]
+        if length < 0:
+            length = lengths[suit] = (hand & _NON_JACK_SUITS[suit]).bit_count()
+        score = base[a] + SUIT_FOLLOW_WEIGHT * length + attack[a]
+        if ace_follow and a % 13 == ACE and hand & ~(1 << a) & _ACE_FOLLOWERS[suit]:
+            score += ACE_BONUS
+        if score > best_score:
+            best_score = score
+            best = a
     if best >= 0:
         return best
+    jack = -1
+    if jacks:
+        jack_score = -1
+        for a in legal:
+            if JACK_ACTION_BASE <= a < DRAW_ACTION:
+                # nominate the suit held most of, then the dearest such suit.
+                held = hand & _NON_JACK_SUITS[(a - JACK_ACTION_BASE) & 3]
+                score = 1000 * held.bit_count() + penalty_of(held)
+                if score > jack_score:
+                    jack_score = score
+                    jack = a
     can_pass = legal[-1] == PASS_ACTION
     can_draw = DRAW_ACTION in legal
     draws = deal.draws_this_turn
