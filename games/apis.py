@@ -435,7 +435,10 @@ class DealAnalysisApi(APIView):
         class Meta:
             ref_name = "DealAnalysis"
 
-        status = serializers.ChoiceField(choices=["pending", "ready"])
+        status = serializers.ChoiceField(choices=["pending", "ready", "failed"])
+        reason = serializers.CharField(
+            required=False, help_text="Why it failed (`failed` only): it is never computed again."
+        )
         samples = serializers.IntegerField(required=False)
         bot = serializers.CharField(required=False)
         seed = serializers.CharField(required=False)
@@ -463,8 +466,8 @@ class DealAnalysisApi(APIView):
                 raise NotAuthenticated(exc.message) from None  # with WWW-Authenticate
             raise
         body = deal_analysis_view(analysis)
-        ready = body["status"] == "ready"
-        return Response(body, status=status.HTTP_200_OK if ready else status.HTTP_202_ACCEPTED)
+        pending = body["status"] == "pending"
+        return Response(body, status=status.HTTP_202_ACCEPTED if pending else status.HTTP_200_OK)
 
 
 class RuleListApi(APIView):

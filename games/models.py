@@ -172,6 +172,12 @@ class Deal(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # Set once games.score_deal has recorded the score entries (a deal is scored once).
     scored_at = models.DateTimeField(null=True, blank=True)
+    # Its luck task (games.services.analysis.deal_luck): attempts started, when the one under
+    # way started (null when none is), and why it failed for good ("" while it has not: it is
+    # never sent again then).
+    luck_attempts = models.PositiveSmallIntegerField(default=0, db_default=0)
+    luck_attempted_at = models.DateTimeField(null=True, blank=True)
+    luck_failure = models.TextField(blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["match_id", "number"]
@@ -333,14 +339,19 @@ class DealLuck(models.Model):
 class DealAnalysis(models.Model):
     """The move analysis of one deal that is over, computed once on a worker when first asked
     for (games.services.analysis): `result` holds every person's decisions with their values
-    and verdicts."""
+    and verdicts; `failed` (with its `failure`) after ANALYSIS_MAX_ATTEMPTS attempts or past
+    ANALYSIS_MAX_ACTIONS."""
 
     class Status(models.TextChoices):
         PENDING = "pending"
         READY = "ready"
+        FAILED = "failed"  # for good, with its `failure`: never sent again
 
     deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="+")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0, db_default=0)
+    attempted_at = models.DateTimeField(null=True, blank=True)  # the attempt under way's start
+    failure = models.TextField(blank=True, default="", db_default="")
     result = models.JSONField(null=True, blank=True)
     samples = models.PositiveIntegerField(null=True, blank=True)
     bot = models.CharField(max_length=32, blank=True, default="")

@@ -83,13 +83,20 @@ class StuckAnalysis:
     analyses: list[tuple[str, int]] = field(default_factory=list)  # (match id, deal number)
 
 
-def stuck_analysis(*, older_than: datetime, since: datetime) -> StuckAnalysis:
+def stuck_analysis(
+    *, older_than: datetime, since: datetime, lease_before: datetime
+) -> StuckAnalysis:
     """Deals scored between `since` and `older_than` with no luck stored (read by the index on
     the score entries' created_at: a window, not every deal ever scored), settled matches with
     luck stored before `older_than` and not yet counted on the boards, and analyses still
-    pending since before `older_than`."""
+    pending since before `older_than`. Never a luck or an analysis that failed for good, nor
+    one whose attempt under way started after `lease_before` (games.services.analysis)."""
     luck = (
         ScoreEntry.objects.filter(seat=0, created_at__gte=since, created_at__lt=older_than)
+        .filter(deal__luck_failure="")
+        .filter(
+            Q(deal__luck_attempted_at__isnull=True) | Q(deal__luck_attempted_at__lt=lease_before)
+        )
         .filter(~Exists(DealLuck.objects.filter(deal_id=OuterRef("deal_id"))))
         .order_by("created_at")
         .values_list("match_id", "deal__number")[:SWEEP_BATCH]
@@ -105,6 +112,7 @@ def stuck_analysis(*, older_than: datetime, since: datetime) -> StuckAnalysis:
     )
     pending = (
         DealAnalysis.objects.filter(status=DealAnalysis.Status.PENDING, requested_at__lt=older_than)
+        .filter(Q(attempted_at__isnull=True) | Q(attempted_at__lt=lease_before))
         .order_by("requested_at")
         .values_list("deal__match_id", "deal__number")[:SWEEP_BATCH]
     )

@@ -196,13 +196,24 @@ matches_deals_analysis = extend_schema(
         " value (expected deal score, lower is better) of the move played and of the best"
         " move from that seat's observation only, the loss and its verdict (`inaccuracy` /"
         " `mistake` / `blunder`, docs/api.md). The first request has a worker compute it:"
-        " `202 {status: pending}`, poll again; then `200` with the analysis, kept. For a"
+        " `202 {status: pending}`, poll again; then `200` with the analysis, kept, or `200"
+        " {status: failed, reason}` when it could not be computed (for good). For a"
         " seat of the match; for anyone once the match is finished and public. Throttled per"
         " user (THROTTLE_DEAL_ANALYSIS)."
     ),
     examples=[
         OpenApiExample(
             "pending", value={"status": "pending"}, response_only=True, status_codes=["202"]
+        ),
+        OpenApiExample(
+            "failed",
+            value={
+                "status": "failed",
+                "reason": "too long to analyse: more than 4000000 simulated moves"
+                " (ANALYSIS_MAX_ACTIONS)",
+            },
+            response_only=True,
+            status_codes=["200"],
         ),
         OpenApiExample(
             "ready",

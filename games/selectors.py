@@ -358,7 +358,10 @@ def deal_luck_view(deal: Deal) -> dict[str, Any] | None:
 
 
 def deal_analysis_view(analysis: DealAnalysis) -> dict[str, Any]:
-    """`GET …/deals/{n}/analysis`: pending, or ready with every person's decisions."""
+    """`GET …/deals/{n}/analysis`: pending, failed (for good, with its reason), or ready with
+    every person's decisions."""
+    if analysis.status == DealAnalysis.Status.FAILED:
+        return {"status": analysis.status, "reason": analysis.failure}
     if analysis.status != DealAnalysis.Status.READY:
         return {"status": analysis.status}
     return {

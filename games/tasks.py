@@ -103,6 +103,7 @@ def sweep() -> dict[str, int]:
     lost = recovery.stuck_analysis(
         older_than=timezone.now() - stuck_for,
         since=timezone.now() - timedelta(hours=settings.ANALYSIS_SWEEP_HOURS),
+        lease_before=timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT),
     )
     for match_id, number in lost.luck:
         send(deal_luck_task, match_id, number)

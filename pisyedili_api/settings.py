@@ -346,6 +346,13 @@ ANALYSIS_LUCK_SAMPLES = int(os.environ.get("ANALYSIS_LUCK_SAMPLES", "256"))
 ANALYSIS_SKILL_SAMPLES = int(os.environ.get("ANALYSIS_SKILL_SAMPLES", "32"))
 ANALYSIS_MOVE_SAMPLES = int(os.environ.get("ANALYSIS_MOVE_SAMPLES", "64"))
 ANALYSIS_SWEEP_HOURS = float(os.environ.get("ANALYSIS_SWEEP_HOURS", "1"))
+# Bounds on one deal's analysis (games/engine/bots/analysis.py "Bounded cost"): the play-outs
+# a deal's skill or move analysis aims at (fewer samples per decision for a long deal), the
+# simulated moves one task may spend in all (past them the analysis fails), and the attempts
+# before an analysis that keeps failing is stored as failed and never sent again.
+ANALYSIS_MAX_PLAYOUTS = int(os.environ.get("ANALYSIS_MAX_PLAYOUTS", "40000"))
+ANALYSIS_MAX_ACTIONS = int(os.environ.get("ANALYSIS_MAX_ACTIONS", "4000000"))
+ANALYSIS_MAX_ATTEMPTS = int(os.environ.get("ANALYSIS_MAX_ATTEMPTS", "3"))
 # Every beat entry alike: routed like any task, and expiring after one period (a beat sent
 # while no worker listens is dropped, not piled up).
 CELERY_BEAT_SCHEDULE = {
@@ -419,8 +426,9 @@ TOURNAMENT_MAX_DEALS = int(os.environ.get("TOURNAMENT_MAX_DEALS", "2000"))
 # The embedded default (no broker): the in-process tasks a request hands off (a tournament's
 # start, its next round) run on this many background threads, so that request returns at once.
 EMBEDDED_TASK_THREADS = max(1, int(os.environ.get("EMBEDDED_TASK_THREADS", "1")))
-# ... and so do the analysis queue's tasks (a deal's luck, a move analysis), so the move that
-# ends a deal answers without waiting for them.
+# The analysis queue's tasks (a deal's luck, a move analysis) run in a process of their own at
+# the lowest CPU priority (pisyedili_api.tasks), so they never hold up a move or a bot's turn,
+# and the move that ends a deal answers without waiting for them; off, they run in the request.
 EMBEDDED_ANALYSIS_IN_BACKGROUND = env_bool("EMBEDDED_ANALYSIS_IN_BACKGROUND", True)
 # The embedded default's beat (pisyedili_api.tasks.embedded_beat_start): the server process runs
 # CELERY_BEAT_SCHEDULE itself (turn clocks, sweepers), since no `celery beat` runs beside it.

@@ -11,7 +11,8 @@
   CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT. The tasks modules pass the task itself;
   the services pass its registered name (`"games.deal_score"`), because the tasks modules
   import the services and a reference back would be an import cycle.
-- `in_background()`, `background_submit`, `background_wait`: the embedded default's thread pool.
+- `in_background()`, `background_submit`, `background_wait`: the embedded default's thread pool,
+  and its analysis process (the analysis queue's tasks, at the lowest CPU priority).
 - `embedded_beat_start()`: the embedded default's beat (the sweepers and the turn clock of
   CELERY_BEAT_SCHEDULE run in the server process when there is no `celery beat`).
 
@@ -22,6 +23,8 @@ tasks modules import the services (the import-linter contracts in pyproject.toml
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
 import threading
 import time
 from collections import deque
@@ -107,7 +110,10 @@ def send(task: Task[Any, Any] | str, *args: Any) -> None:
     except Exception:
         logger.exception("could not send %s%s; the sweeper will send it again", name, args)
         return
-    if getattr(_local, "background", False) or _analysis_in_background(name):
+    if _analysis_in_background(name):
+        _analysis_submit(name, args)
+        return
+    if getattr(_local, "background", False):
         background_submit(send, name, *args)
         return
     pending: deque[tuple[str, tuple[Any, ...]]] | None = getattr(_local, "pending", None)
@@ -128,11 +134,12 @@ def send(task: Task[Any, Any] | str, *args: Any) -> None:
 
 def _analysis_in_background(name: str) -> bool:
     """In the embedded default, a task of the analysis queue (a deal's luck, a move analysis:
-    tenths of a second of CPU) runs on the background pool, never in the request whose move
-    ended the deal (EMBEDDED_ANALYSIS_IN_BACKGROUND)."""
+    tenths of a second of CPU, seconds for a long deal) runs in the analysis process, never in
+    the request whose move ended the deal nor on a thread beside the requests
+    (EMBEDDED_ANALYSIS_IN_BACKGROUND)."""
     return (
         settings.EMBEDDED_ANALYSIS_IN_BACKGROUND
-        and not getattr(_local, "pooled", False)
+        and not _in_analysis_process
         and settings.CELERY_TASK_QUEUE_SETTINGS.get(name) == "CELERY_ANALYSIS_QUEUE"
     )
 
@@ -199,6 +206,100 @@ def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[
         _background_jobs.add(future)
     future.add_done_callback(_background_jobs.discard)
     return future
+
+
+# ---- The embedded default's analysis process ----
+# A CPU-bound task on a thread of the server process would hold the GIL against every request:
+# a move, a bot's turn, the turn clock's beat. So the analysis queue's tasks run in ONE process
+# of their own (spawned: a fork of a threaded server is unsafe), at the lowest CPU priority
+# (nice 19), one at a time; the same task sent again while it waits is not queued twice. Each
+# job carries the server's ANALYSIS_* and CELERY_TASK_* settings and the names of its databases
+# (a test's own), which the process applies before it runs the task.
+
+_analysis_pool: futures.ProcessPoolExecutor | None = None
+_analysis_queued: set[tuple[str, tuple[Any, ...]]] = set()
+_in_analysis_process = False
+ANALYSIS_NICENESS = 19
+
+
+def _analysis_settings() -> dict[str, Any]:
+    return {
+        name: getattr(settings, name)
+        for name in dir(settings)
+        if name.startswith(("ANALYSIS_", "CELERY_TASK_"))
+    }
+
+
+def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
+    global _analysis_pool
+    key = (name, args)
+    with _background_lock:
+        if key in _analysis_queued:
+            return  # sent again (the sweeper) while it waits: once is enough
+        if _analysis_pool is None:
+            names = {alias: connections[alias].settings_dict["NAME"] for alias in connections}
+            _analysis_pool = futures.ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_analysis_process_start,
+                initargs=(names,),
+            )
+        future = _analysis_pool.submit(_analysis_process_run, name, args, _analysis_settings())
+        _analysis_queued.add(key)
+        _background_jobs.add(future)
+
+    def done(finished: futures.Future[Any]) -> None:
+        with _background_lock:
+            _analysis_queued.discard(key)
+        _background_jobs.discard(finished)
+        if not finished.cancelled() and finished.exception() is not None:
+            logger.error(
+                "%s%s failed in the analysis process", name, args, exc_info=finished.exception()
+            )
+
+    future.add_done_callback(done)
+
+
+def _analysis_process_start(databases: dict[str, str]) -> None:
+    """In the analysis process, once: the lowest CPU priority, Django on the server's
+    databases."""
+    global _in_analysis_process
+    os.nice(ANALYSIS_NICENESS)
+    _in_analysis_process = True
+    for alias, name in databases.items():
+        settings.DATABASES[alias]["NAME"] = name
+    import django
+
+    django.setup()
+    for alias, name in databases.items():
+        connections[alias].settings_dict["NAME"] = name
+
+
+def _analysis_process_run(name: str, args: tuple[Any, ...], values: dict[str, Any]) -> None:
+    """In the analysis process: run task `name` (and what it sends) here, then close the
+    database connections (none is held between jobs)."""
+    for setting, value in values.items():
+        setattr(settings, setting, value)
+    try:
+        send(name, *args)
+    finally:
+        connections.close_all()
+
+
+def analysis_process_stop() -> None:
+    """Stop the analysis process once its jobs are done (tests; a server stops it at exit)."""
+    global _analysis_pool
+    with _background_lock:
+        pool, _analysis_pool = _analysis_pool, None
+    if pool is not None:
+        pool.shutdown(wait=True)
+
+
+def analysis_process_ids() -> list[int]:
+    """The analysis process's id (none before the first analysis)."""
+    pool = _analysis_pool
+    processes = getattr(pool, "_processes", None) or {}
+    return list(processes)
 
 
 def background_wait(timeout: float) -> bool:

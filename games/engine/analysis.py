@@ -21,6 +21,8 @@ from .bots.analysis import (
     PRIOR_SEED,
     REFERENCE_BOT,
     SIGNIFICANCE_Z,
+    Budget,
+    BudgetExceeded,
     ChanceEvent,
     DealLuck,
     DealSkill,
@@ -33,6 +35,7 @@ from .bots.analysis import (
     deal_skill,
     expected_deal_scores,
     move_values,
+    scaled_k,
     simulated_deals,
 )
 
@@ -47,6 +50,8 @@ __all__ = [
     "PRIOR_SEED",
     "REFERENCE_BOT",
     "SIGNIFICANCE_Z",
+    "Budget",
+    "BudgetExceeded",
     "ChanceEvent",
     "DealLuck",
     "DealSkill",
@@ -59,5 +64,6 @@ __all__ = [
     "deal_skill",
     "expected_deal_scores",
     "move_values",
+    "scaled_k",
     "simulated_deals",
 ]

@@ -20,17 +20,29 @@
 
 The estimates run outside any transaction (they take CPU time, not rows); the writes after them
 lock the match row and check what is stored, so a task run twice writes once.
+
+Bounded (docs/rules.md §9, `max_actions`): a long deal's skill and move analysis take fewer
+samples per decision (ANALYSIS_MAX_PLAYOUTS, engine "Bounded cost"), and one task spends at most
+ANALYSIS_MAX_ACTIONS simulated moves; past them the analysis fails for good. Each attempt is
+claimed first (`Deal.luck_attempts` / `DealAnalysis.attempts`, with the start of the one under
+way, a lease of CELERY_TASK_TIME_LIMIT: a copy of the task sent meanwhile does nothing); an
+attempt that raises frees the lease for the sweeper's next send, and after
+ANALYSIS_MAX_ATTEMPTS attempts (a worker killed mid-task included) the analysis is stored as
+failed with its reason (`Deal.luck_failure`, DealAnalysis `failed`), which the sweeper never
+sends again.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -84,25 +96,94 @@ def _deal_moves(match: Match, deal_number: int) -> tuple[list[Move], list[engine
     return rows, moves
 
 
+# ---- attempts: claimed, bounded, failed for good ----
+
+
+def _attempt_claim(rows: QuerySet[Any], attempts: str, attempted_at: str) -> int | None:
+    """Start an attempt of the task whose row `rows` selects (none once it failed for good):
+    its number, or None when another attempt holds the lease (started less than
+    CELERY_TASK_TIME_LIMIT ago, still under way) or there is no such row."""
+    now = timezone.now()
+    lease = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    free = Q(**{f"{attempted_at}__isnull": True}) | Q(**{f"{attempted_at}__lt": lease})
+    if not rows.filter(free).update(**{attempts: F(attempts) + 1, attempted_at: now}):
+        return None
+    number: int | None = rows.values_list(attempts, flat=True).first()
+    return number
+
+
+def _gave_up(attempts: int) -> str:
+    return f"did not finish in {attempts} attempts (killed, or past the time limit)"
+
+
+def _failure(exc: BaseException, attempt: int) -> str:
+    """Why an attempt failed, as stored: the kind of error only (its text may name cards)."""
+    if isinstance(exc, analysis.BudgetExceeded):
+        return f"too long to analyse: {exc} (ANALYSIS_MAX_ACTIONS)"
+    return f"failed in {attempt} attempts; the last raised {type(exc).__name__}"
+
+
 def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
     """Estimate and store every seat's luck and skill of a scored deal (once), then count them
     on the boards if the match is settled. True if it stored them now; False when there is
-    nothing to do (no such deal, not scored yet, stored already)."""
+    nothing to do (no such deal, not scored yet, stored already, an attempt under way, failed
+    for good). An attempt past ANALYSIS_MAX_ATTEMPTS, or past its budget, stores the failure;
+    any other error frees the attempt (the sweeper sends the task again) and is raised."""
     deal = (
         Deal.objects.filter(match_id=match_id, number=deal_number).select_related("match").first()
     )
-    if deal is None or deal.scored_at is None:
+    if deal is None or deal.scored_at is None or deal.luck_failure:
         return False
-    match = deal.match
     if DealLuck.objects.filter(deal=deal).exists():
         return False
+    rows = Deal.objects.filter(id=deal.id, luck_failure="")
+    attempt = _attempt_claim(rows, "luck_attempts", "luck_attempted_at")
+    if attempt is None:
+        return False
+    if attempt > settings.ANALYSIS_MAX_ATTEMPTS:
+        rows.update(luck_failure=_gave_up(attempt - 1), luck_attempted_at=None)
+        logger.error(
+            "luck of deal %s of match %s: %s", deal_number, match_id, _gave_up(attempt - 1)
+        )
+        return False
+    try:
+        stored = _deal_luck_store(deal)
+    except Exception as exc:
+        final = (
+            isinstance(exc, analysis.BudgetExceeded) or attempt >= settings.ANALYSIS_MAX_ATTEMPTS
+        )
+        if final:
+            rows.update(luck_failure=_failure(exc, attempt), luck_attempted_at=None)
+            logger.error(
+                "luck of deal %s of match %s failed for good: %s",
+                deal_number,
+                match_id,
+                _failure(exc, attempt),
+            )
+            if isinstance(exc, analysis.BudgetExceeded):
+                return False
+        else:
+            rows.update(luck_attempted_at=None)
+        raise
+    rows.update(luck_attempted_at=None)
+    return stored
+
+
+def _deal_luck_store(deal: Deal) -> bool:
+    """deal_luck's estimate and store, in its claimed attempt."""
+    match, deal_number = deal.match, deal.number
+    budget = analysis.Budget(settings.ANALYSIS_MAX_ACTIONS)  # the whole task's
     start = _deal_start(match, deal)
     started = time.process_time()
     estimate = analysis.expected_deal_scores(
-        start, k=settings.ANALYSIS_LUCK_SAMPLES, bot=analysis.REFERENCE_BOT, seed=luck_seed(deal)
+        start,
+        k=settings.ANALYSIS_LUCK_SAMPLES,
+        bot=analysis.REFERENCE_BOT,
+        seed=luck_seed(deal),
+        budget=budget,
     )
     cpu_seconds = time.process_time() - started
-    decided, skill_cpu_seconds = _deal_skill_estimate(match, deal, start)
+    decided, skill_cpu_seconds = _deal_skill_estimate(match, deal, start, budget)
     penalties: list[int] = (deal.result or {})["penalties"]
     luck = estimate.luck(penalties)
     skill = list(decided.skill)
@@ -159,10 +240,11 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
 
 
 def _deal_skill_estimate(
-    match: Match, deal: Deal, start: engine.State
+    match: Match, deal: Deal, start: engine.State, budget: analysis.Budget | None = None
 ) -> tuple[analysis.DealSkill, float]:
     """The skill estimate of a finished deal dealt as `start`, from its move log, and its CPU
-    seconds."""
+    seconds; fewer pairs per decision for a long deal (ANALYSIS_MAX_PLAYOUTS), its play-outs
+    charged to `budget` (ANALYSIS_MAX_ACTIONS when none is given)."""
     started = time.process_time()
     decided = analysis.deal_skill(
         start,
@@ -171,6 +253,8 @@ def _deal_skill_estimate(
         bot=analysis.REFERENCE_BOT,
         seed=skill_seed(deal),
         view="seat",
+        max_pairs=settings.ANALYSIS_MAX_PLAYOUTS // 2,
+        budget=budget or analysis.Budget(settings.ANALYSIS_MAX_ACTIONS),
     )
     return decided, time.process_time() - started
 
@@ -314,17 +398,56 @@ def deal_analyse(*, match_id: UUID | str, deal_number: int) -> bool:
     if deal is None or deal.status != Deal.Status.OVER:
         return False
     pending = DealAnalysis.objects.filter(deal=deal, status=DealAnalysis.Status.PENDING)
-    if not pending.exists():
+    attempt = _attempt_claim(pending, "attempts", "attempted_at")
+    if attempt is None:
         return False
-    match = deal.match
+    if attempt > settings.ANALYSIS_MAX_ATTEMPTS:
+        _analysis_failed(pending, _gave_up(attempt - 1))
+        return False
+    try:
+        return _deal_analyse(deal, pending)
+    except Exception as exc:
+        if isinstance(exc, analysis.BudgetExceeded) or attempt >= settings.ANALYSIS_MAX_ATTEMPTS:
+            _analysis_failed(pending, _failure(exc, attempt))
+            if isinstance(exc, analysis.BudgetExceeded):
+                return False
+        else:
+            pending.update(attempted_at=None)  # the sweeper sends it again
+        raise
+
+
+def _analysis_failed(pending: QuerySet[DealAnalysis], failure: str) -> None:
+    pending.update(
+        status=DealAnalysis.Status.FAILED,
+        failure=failure,
+        attempted_at=None,
+        finished_at=timezone.now(),
+    )
+    logger.error(
+        "move analysis %s failed for good: %s", list(pending.values_list("id", flat=True)), failure
+    )
+
+
+def _deal_analyse(deal: Deal, pending: QuerySet[DealAnalysis]) -> bool:
+    """deal_analyse's estimate and store, in its claimed attempt."""
+    match, deal_number = deal.match, deal.number
     rows, moves = _deal_moves(match, deal_number)
     people = [seat for seat, bot in enumerate(match.seat_bots) if not bot]
     k, bot, seed = settings.ANALYSIS_MOVE_SAMPLES, analysis.REFERENCE_BOT, moves_seed(deal)
     started = time.process_time()
     decisions = analysis.deal_move_analysis(
-        _deal_start(match, deal), moves, seats=people, k=k, bot=bot, seed=seed
+        _deal_start(match, deal),
+        moves,
+        seats=people,
+        k=k,
+        bot=bot,
+        seed=seed,
+        max_playouts=settings.ANALYSIS_MAX_PLAYOUTS,
+        budget=analysis.Budget(settings.ANALYSIS_MAX_ACTIONS),
     )
     cpu_seconds = time.process_time() - started
+    if decisions:
+        k = decisions[0][1].k  # fewer for a long deal
     result = {"decisions": [_decision(rows[i], a) for i, a in decisions]}
     stored = pending.update(
         status=DealAnalysis.Status.READY,
@@ -333,6 +456,7 @@ def deal_analyse(*, match_id: UUID | str, deal_number: int) -> bool:
         bot=bot,
         seed=seed,
         cpu_seconds=cpu_seconds,
+        attempted_at=None,
         finished_at=timezone.now(),
     )
     logger.info(

@@ -1,20 +1,111 @@
-"""The embedded default (no broker) runs the analysis queue's tasks on its background thread
-(EMBEDDED_ANALYSIS_IN_BACKGROUND, docs/operations.md "Settings"): the move that ends a deal
-answers while the deal's luck is still being estimated, and the luck is stored once that thread
-is done. Off, they run in the request, as every other in-process task."""
+"""The embedded default (no broker) runs the analysis queue's tasks in a process of their own at
+the lowest CPU priority (EMBEDDED_ANALYSIS_IN_BACKGROUND, pisyedili_api.tasks): the move that
+ends a deal answers while the deal's luck is still being estimated, the luck is stored once
+that process is done, and while it works, moves and bots' turns answer as fast as without it
+(a thread beside the requests would hold the GIL against them). Off, the tasks run in the
+request, as every other in-process task."""
 
 from __future__ import annotations
 
+import os
+import statistics
 import threading
+import time
+from collections.abc import Iterator
 
 import pytest
+from django.db import connection
 
 from games import services
 from games.models import Deal, DealLuck
 from games.tasks import background_wait
+from pisyedili_api.tasks import ANALYSIS_NICENESS, analysis_process_ids, analysis_process_stop
 from tests.helpers import create_match, post_move, state
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the tasks run on commit
+
+
+@pytest.fixture
+def analysis_process(settings) -> Iterator[None]:
+    """The analysis process on, stopped once its jobs are done (it reads this test's
+    database, which must outlive it)."""
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.skip("another process cannot open an in-memory SQLite database")
+    settings.EMBEDDED_ANALYSIS_IN_BACKGROUND = True
+    try:
+        yield
+    finally:
+        assert background_wait(300), "the analysis process never finished"
+        analysis_process_stop()
+
+
+def play_one_deal(client, timings: list[float] | None = None, timed=lambda: True):
+    """A one-deal match against the greedy bot, played to its end: the replies of every move
+    (each answers the person's move and the bot's turn after it), timed into `timings` when
+    `timed()` still holds once it has answered."""
+    match = create_match(client, seats=2, bots=["greedy"], deals=1)
+    view, replies = state(client, match["id"]), []
+    for _ in range(500):
+        if view["status"] != "active":
+            return match["id"], replies
+        started = time.perf_counter()
+        response = post_move(client, match["id"], view["legal_moves"][-1], view["version"])
+        took = time.perf_counter() - started
+        if timings is not None and timed():
+            timings.append(took)
+        assert response.status_code == 200, response.content
+        replies.append(response)
+        view = state(client, match["id"])
+    raise AssertionError("the deal did not end")
+
+
+def test_the_move_that_ends_a_deal_answers_before_its_luck_is_estimated(
+    settings, make_player, client_for, analysis_process
+):
+    settings.ANALYSIS_LUCK_SAMPLES = 20_000  # a second or more of the analysis process's CPU
+    _, token = make_player()
+    match_id, _ = play_one_deal(client_for(token))
+    # Every reply came back while the estimate runs elsewhere: none stored yet.
+    assert not DealLuck.objects.filter(deal__match_id=match_id).exists()
+    assert background_wait(300)
+    deal = Deal.objects.get(match_id=match_id, number=1)
+    assert sorted(DealLuck.objects.filter(deal=deal).values_list("seat", flat=True)) == [0, 1]
+    assert {r.samples for r in DealLuck.objects.filter(deal=deal)} == {20_000}
+    # It ran in the analysis process, at the lowest priority.
+    (pid,) = analysis_process_ids()
+    assert pid != os.getpid() and os.getpriority(os.PRIO_PROCESS, pid) == ANALYSIS_NICENESS
+
+
+def p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10)[-1]
+
+
+def test_a_running_analysis_delays_no_move_and_no_bots_turn(
+    settings, make_player, client_for, analysis_process
+):
+    """The bot's reply to a person's move, timed without any analysis, then while a deal's
+    luck is being estimated (a long one: seconds of CPU): its p90 stays within twice."""
+    settings.ANALYSIS_LUCK_SAMPLES = 4  # the deals timed have a luck of no cost
+    (_, token), (_, other_token) = make_player(), make_player()
+    client, other = client_for(token), client_for(other_token)
+    before: list[float] = []
+    while len(before) < 40:
+        play_one_deal(client, before)
+    settings.ANALYSIS_LUCK_SAMPLES = 60_000
+    settings.ANALYSIS_MAX_ACTIONS = 10**9
+    match_id, _ = play_one_deal(other)  # its luck is now being estimated
+    settings.ANALYSIS_LUCK_SAMPLES = 4
+    deal = Deal.objects.get(match_id=match_id, number=1)
+    deadline = time.monotonic() + 60
+    while Deal.objects.get(id=deal.id).luck_attempted_at is None:  # the process has started it
+        assert time.monotonic() < deadline, "the analysis process did not start the estimate"
+        time.sleep(0.05)
+    during: list[float] = []
+    running = lambda: not DealLuck.objects.filter(deal=deal).exists()  # noqa: E731
+    while running() and len(during) < 80:
+        play_one_deal(client, during, running)  # each move answered while the estimate ran
+    assert len(during) >= 20, "the estimate ended too soon to time anything beside it"
+    assert p90(during) <= 2 * p90(before) + 0.02, (p90(before), p90(during))
 
 
 @pytest.fixture
@@ -31,36 +122,6 @@ def luck_held(monkeypatch):
 
     monkeypatch.setattr(services, "deal_luck", held)  # the name games.tasks calls
     return release, ran_on
-
-
-def play_one_deal(client):
-    """A one-deal match against the greedy bot, played to its end: the replies of every move."""
-    match = create_match(client, seats=2, bots=["greedy"], deals=1)
-    view, replies = state(client, match["id"]), []
-    for _ in range(500):
-        if view["status"] != "active":
-            return match["id"], replies
-        response = post_move(client, match["id"], view["legal_moves"][-1], view["version"])
-        assert response.status_code == 200, response.content
-        replies.append(response)
-        view = state(client, match["id"])
-    raise AssertionError("the deal did not end")
-
-
-def test_the_move_that_ends_a_deal_answers_before_its_luck_is_estimated(
-    settings, make_player, client_for, luck_held
-):
-    settings.EMBEDDED_ANALYSIS_IN_BACKGROUND = True
-    release, ran_on = luck_held
-    _, token = make_player()
-    match_id, _ = play_one_deal(client_for(token))
-    # Every reply came back while the estimate waits on the background thread: none stored yet.
-    assert ran_on and all(name.startswith("embedded-task") for name in ran_on)
-    assert not DealLuck.objects.filter(deal__match_id=match_id).exists()
-    release.set()
-    assert background_wait(60)
-    deal = Deal.objects.get(match_id=match_id, number=1)
-    assert sorted(DealLuck.objects.filter(deal=deal).values_list("seat", flat=True)) == [0, 1]
 
 
 def test_switched_off_the_luck_is_estimated_in_the_request(

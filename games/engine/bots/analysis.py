@@ -59,6 +59,19 @@ classified as
 and only when the loss is also more than `SIGNIFICANCE_Z` = 2 standard errors of the paired
 differences (played − best over the K samples), so Monte Carlo noise is never flagged. A smaller
 or insignificant loss has no classification (`None`).
+
+**Bounded cost.** A deal's length is up to the players (under `stock_exhausted = reshuffle`, up
+to `max_actions` moves), and the estimates that read its log cost K play-outs per decision.
+Two bounds keep every estimate's cost within a constant whatever the deal's length:
+
+- fewer samples for long deals: `deal_skill(…, max_pairs=P)` values each decision with
+  `min(k, max(1, P // decisions))` paired play-outs, and `deal_move_analysis(…,
+  max_playouts=P)` each with `min(k, max(1, P // Σ legal moves))` samples, so a deal's
+  play-outs stay near P (the K used is recorded: samples are a prefix of the full K's, and the
+  same arguments give the same numbers);
+- a budget of simulated moves (`Budget`): every play-out's moves are counted, and an estimate
+  that would go past it stops with `BudgetExceeded` (at most one play-out, so at most
+  `max_actions` moves, past it). A deal too long even for one sample per decision fails so.
 """
 
 from __future__ import annotations
@@ -165,13 +178,54 @@ def _mean_and_stderr(values: Sequence[float]) -> tuple[float, float]:
     return mean, math.sqrt(var / n)
 
 
+class BudgetExceeded(Exception):
+    """An estimate's play-outs went past their `Budget` of simulated moves."""
+
+
+class Budget:
+    """At most `actions` simulated moves (actions applied in play-outs) for one estimate or
+    more; `charge` raises BudgetExceeded once they are spent."""
+
+    __slots__ = ("actions", "spent")
+
+    def __init__(self, actions: int) -> None:
+        self.actions = actions
+        self.spent = 0
+
+    def charge(self, actions: int) -> None:
+        self.spent += actions
+        if self.spent > self.actions:
+            raise BudgetExceeded(f"more than {self.actions} simulated moves")
+
+
+def scaled_k(k: int, most: int | None, units: int) -> int:
+    """The samples per unit (a decision, or one of its legal moves) that keep `units` × k near
+    `most` play-outs: `k`, or fewer for many units, never fewer than 1 (`most` None: `k`)."""
+    if most is None or units <= 0:
+        return k
+    return max(1, min(k, most // units))
+
+
 def _check_k(k: int) -> None:
     if k < 1:
         raise ValueError(f"k must be at least 1, not {k}")
 
 
-def _play_out(deal: FastDeal, bot: str, tables: RolloutTables, rng: random.Random) -> None:
-    """Play `deal` to its end with `bot` at every seat."""
+def _play_out(
+    deal: FastDeal,
+    bot: str,
+    tables: RolloutTables,
+    rng: random.Random,
+    budget: Budget | None = None,
+) -> None:
+    """Play `deal` to its end with `bot` at every seat, charging its moves to `budget`."""
+    first = deal.actions
+    _play_to_the_end(deal, bot, tables, rng)
+    if budget is not None:
+        budget.charge(deal.actions - first)
+
+
+def _play_to_the_end(deal: FastDeal, bot: str, tables: RolloutTables, rng: random.Random) -> None:
     legal_actions = deal.legal_actions
     apply_action = deal.apply_action
     if bot == "greedy":
@@ -217,12 +271,14 @@ def expected_deal_scores(
     k: int = DEFAULT_K,
     bot: str = REFERENCE_BOT,
     seed: str | int = 0,
+    budget: Budget | None = None,
 ) -> ExpectedScores:
     """Each seat's expected deal score from the start of a deal (see the module docstring).
 
     `start` is the deal as dealt (`new_deal`): phase opening, nothing played. `rules`, when
     given, replace the state's. `bot` is a registered bot name (greedy and random run on the
-    fast path). The same (start, k, bot, seed) always gives the same numbers.
+    fast path). The same (start, k, bot, seed) always gives the same numbers. BudgetExceeded
+    once the play-outs go past `budget`.
     """
     if rules is not None:
         start = replace(start, rules=rules)
@@ -233,7 +289,7 @@ def expected_deal_scores(
     tables = RolloutTables.build(start.rules, start.seats)
     scores: list[list[int]] = [[] for _ in range(start.seats)]
     for i, deal in enumerate(simulated_deals(start, k=k, seed=seed_text)):
-        _play_out(deal, bot, tables, random.Random(f"{seed_text}:{i}:play"))
+        _play_out(deal, bot, tables, random.Random(f"{seed_text}:{i}:play"), budget)
         penalties = deal.result_penalties
         assert penalties is not None
         for seat, penalty in enumerate(penalties):
@@ -255,10 +311,12 @@ def move_values(
     k: int = DEFAULT_K,
     bot: str = REFERENCE_BOT,
     seed: str | int = 0,
+    budget: Budget | None = None,
 ) -> MoveAnalysis:
     """The value of each legal move of the observing seat, from its observation only (see the
     module docstring), and the verdict on `played` when given. `bot` plays every seat after the
-    move: greedy (the default, as the `ismcts` rollouts) or random."""
+    move: greedy (the default, as the `ismcts` rollouts) or random. Play-outs are charged to
+    `budget`."""
     _check_k(k)
     legal = observation.legal_moves
     if observation.turn != observation.you or len(legal) < 2:
@@ -280,7 +338,7 @@ def move_values(
             branch = deal.copy()
             branch.apply_action(action)
             # The same play-out rng for every move: the moves compare sample by sample.
-            _play_out(branch, bot, tables, random.Random(f"{seed_text}:{i}:play"))
+            _play_out(branch, bot, tables, random.Random(f"{seed_text}:{i}:play"), budget)
             penalties = branch.result_penalties
             assert penalties is not None
             scores[index].append(penalties[you])
@@ -317,11 +375,26 @@ def deal_move_analysis(
     k: int = DEFAULT_K,
     bot: str = REFERENCE_BOT,
     seed: str | int = 0,
+    max_playouts: int | None = None,
+    budget: Budget | None = None,
 ) -> list[tuple[int, MoveAnalysis]]:
     """Replay a deal's move log from its start and analyse every decision (2+ legal moves) of
     `seats` (all by default): (index of the move in the log, its analysis). Decision i is
-    estimated with seed f"{seed}:{i}", each from the deciding seat's observation only."""
+    estimated with seed f"{seed}:{i}", each from the deciding seat's observation only, with
+    `scaled_k(k, max_playouts, Σ legal moves of the decisions)` samples; its play-outs are
+    charged to `budget` (see the module docstring, Bounded cost)."""
     chosen = set(range(start.seats) if seats is None else seats)
+    # A first pass on the fast path counts the legal moves of the decisions to value.
+    units = 0
+    deal = FastDeal.from_state(start)
+    for move in moves:
+        if deal.is_over:
+            break  # the second pass says which move is one too many
+        legal = deal.legal_actions()
+        if deal.turn in chosen and len(legal) > 1:
+            units += len(legal)
+        deal.apply_action(move_to_action(move))
+    k = scaled_k(k, max_playouts, units)
     state = start
     out: list[tuple[int, MoveAnalysis]] = []
     for index, move in enumerate(moves):
@@ -330,8 +403,10 @@ def deal_move_analysis(
             raise ValueError(f"move {index} comes after the end of the deal")
         observation = observe(state, seat)
         if seat in chosen and len(observation.legal_moves) > 1:
-            analysis = move_values(observation, move, k=k, bot=bot, seed=f"{seed}:{index}")
-            out.append((index, analysis))
+            seed_i = f"{seed}:{index}"
+            out.append(
+                (index, move_values(observation, move, k=k, bot=bot, seed=seed_i, budget=budget))
+            )
         state = apply(state, move)
     return out
 
@@ -400,8 +475,14 @@ def _mean_by_seat(rows: Sequence[Sequence[int]]) -> list[float]:
     return [sum(column) / len(rows) for column in zip(*rows, strict=True)]
 
 
-def _finish(deal: FastDeal, bot: str, tables: RolloutTables, rng: random.Random) -> tuple[int, ...]:
-    _play_out(deal, bot, tables, rng)
+def _finish(
+    deal: FastDeal,
+    bot: str,
+    tables: RolloutTables,
+    rng: random.Random,
+    budget: Budget | None = None,
+) -> tuple[int, ...]:
+    _play_out(deal, bot, tables, rng, budget)
     penalties = deal.result_penalties
     assert penalties is not None
     return penalties
@@ -643,6 +724,7 @@ def _decision_effect(
     view: str,
     tables: RolloutTables,
     seed: str,
+    budget: Budget | None = None,
 ) -> tuple[float, ...]:
     """V(after `played`) − V(after `reference`) by seat, on `k` paired samples played out by the
     greedy bot at every seat. Sample j (`random.Random(f"{seed}:{j}")`) is, with `view` "seat",
@@ -672,10 +754,34 @@ def _decision_effect(
         for action in (played, reference):
             branch = sample.copy()
             branch.apply_action(action)
-            outcome.append(_finish(branch, "greedy", tables, random.Random(play_seed)))
+            outcome.append(_finish(branch, "greedy", tables, random.Random(play_seed), budget))
         for seat in range(before.seats):
             total[seat] += outcome[0][seat] - outcome[1][seat]
     return tuple(t / k for t in total)
+
+
+def _left_the_reference(
+    start: State, moves: Sequence[Move], tables: RolloutTables
+) -> Iterator[tuple[int, FastDeal, int, int]]:
+    """Each decision of a finished deal's log that left the reference bot's move: (its index,
+    the position before it, the action played, the reference action). The position is the
+    replay's own, valid until the next item is asked for. ValueError for a log that is not a
+    finished deal's."""
+    deal = FastDeal.from_state(start)
+    for index, move in enumerate(moves):
+        if deal.is_over:
+            raise ValueError(f"move {index} comes after the end of the deal")
+        action = move_to_action(move)
+        legal = deal.legal_actions()
+        if action not in legal:
+            raise ValueError(f"move {index} ({move}) is not legal")
+        if len(legal) > 1:
+            reference = rollout_action(deal, legal, tables)
+            if action != reference:
+                yield index, deal, action, reference
+        deal.apply_action(action)
+    if deal.result_penalties is None:
+        raise ValueError("deal skill needs the whole log of a finished deal")
 
 
 def deal_skill(
@@ -687,6 +793,8 @@ def deal_skill(
     seed: str | int = 0,
     prior_k: int = PRIOR_K,
     view: str = "seat",
+    max_pairs: int | None = None,
+    budget: Budget | None = None,
 ) -> DealSkill:
     """The luck-adjusted score of a finished deal, from the effect of its decisions.
 
@@ -704,6 +812,9 @@ def deal_skill(
     its luck-adjusted score is far less noisy (bench/luck.py measures both spreads). `luck`
     (`actual − adjusted`) has the sign of `DealLuck.luck`: positive when chance raised the
     penalty. The same arguments always give the same numbers.
+
+    Each decision gets `scaled_k(k, max_pairs, decisions)` pairs (`DealSkill.k`), and the
+    play-outs are charged to `budget` (see the module docstring, Bounded cost).
     """
     _check_k(k)
     _check_k(prior_k)
@@ -716,34 +827,32 @@ def deal_skill(
     seed_text = str(seed)
     tables = RolloutTables.build(start.rules, start.seats)
     prior = _prior(start.rules, start.seats, start.opener, bot, prior_k, PRIOR_SEED)
-    deal = FastDeal.from_state(start)
-    effects = []
-    for index, move in enumerate(moves):
-        if deal.is_over:
-            raise ValueError(f"move {index} comes after the end of the deal")
-        action = move_to_action(move)
-        legal = deal.legal_actions()
-        if action not in legal:
-            raise ValueError(f"move {index} ({move}) is not legal")
-        if len(legal) > 1:
-            reference = rollout_action(deal, legal, tables)
-            if action != reference:
-                effect = _decision_effect(
-                    deal,
-                    action,
-                    reference,
-                    k=k,
-                    view=view,
-                    tables=tables,
-                    seed=f"{seed_text}:{index}",
-                )
-                effects.append(DecisionEffect(index, deal.turn, effect))
-        deal.apply_action(action)
-    actual = deal.result_penalties
-    if actual is None:
-        raise ValueError("deal skill needs the whole log of a finished deal")
+    # Two passes over the log: the first counts the decisions that left the reference bot's
+    # move (and checks the log), the second values them with the pairs that count allows.
+    k = scaled_k(k, max_pairs, len(list(_left_the_reference(start, moves, tables))))
+    effects = [
+        DecisionEffect(
+            index,
+            before.turn,
+            _decision_effect(
+                before,
+                action,
+                reference,
+                k=k,
+                view=view,
+                tables=tables,
+                seed=f"{seed_text}:{index}",
+                budget=budget,
+            ),
+        )
+        for index, before, action, reference in _left_the_reference(start, moves, tables)
+    ]
+    actual = FastDeal.from_state(start)
+    for move in moves:
+        actual.apply_action(move_to_action(move))
+    assert actual.result_penalties is not None
     return DealSkill(
-        actual=actual,
+        actual=actual.result_penalties,
         prior=prior,
         effects=tuple(effects),
         k=k,
