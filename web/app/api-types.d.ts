@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Get a stream ticket
-         * @description Use once within `expires_in` s: `GET …/events?ticket=…` (EventSource cannot send Authorization). An expired or used ticket is 401.
+         * @description Use once within `expires_in` s: `GET …/events?ticket=…` (EventSource cannot send Authorization). An expired or used ticket is 401, and so is one whose token was revoked (logout, rotation) since.
          */
         post: operations["auth_stream_ticket"];
         delete?: never;
@@ -237,7 +237,7 @@ export interface paths {
         };
         /**
          * Get a deal
-         * @description Public. A deal's commitment; once it is over, its seed, the hands at its start and every move, so that anyone can replay and check it (R-3, R-4), and each seat's luck once a worker has estimated it (null before).
+         * @description Public, or seats only on a `spectators: none` match. A deal's commitment; once it is over, its seed, the hands at its start and every move, so that anyone who may see it can replay and check it (R-3, R-4), and each seat's luck once a worker has estimated it (null before).
          */
         get: operations["matches_deals_detail"];
         put?: never;
@@ -257,7 +257,7 @@ export interface paths {
         };
         /**
          * Get a deal's move analysis
-         * @description Every decision of a person (2+ legal moves) in a deal that is over: the estimated value (expected deal score, lower is better) of the move played and of the best move from that seat's observation only, the loss and its verdict (`inaccuracy` / `mistake` / `blunder`, docs/api.md). The first request has a worker compute it: `202 {status: pending}`, poll again; then `200` with the analysis, kept. For a seat of the match; for anyone once the match is finished and public. Throttled per user (THROTTLE_DEAL_ANALYSIS).
+         * @description Every decision of a person (2+ legal moves) in a deal that is over: the estimated value (expected deal score, lower is better) of the move played and of the best move from that seat's observation only, the loss and its verdict (`inaccuracy` / `mistake` / `blunder`, docs/api.md). The first request has a worker compute it: `202 {status: pending}`, poll again; then `200` with the analysis, kept, or `200 {status: failed, reason}` when it could not be computed (for good). For a seat of the match; for anyone once the match is finished and public. Throttled per user (THROTTLE_DEAL_ANALYSIS).
          */
         get: operations["matches_deals_analysis"];
         put?: never;
@@ -788,6 +788,8 @@ export interface components {
         CancelReasonEnum: "cancelled" | "expired";
         DealAnalysis: {
             status: components["schemas"]["DealAnalysisStatusEnum"];
+            /** @description Why it failed (`failed` only): it is never computed again. */
+            reason?: string;
             samples?: number;
             bot?: string;
             seed?: string;
@@ -801,9 +803,10 @@ export interface components {
         /**
          * @description * `pending` - pending
          *     * `ready` - ready
+         *     * `failed` - failed
          * @enum {string}
          */
-        DealAnalysisStatusEnum: "pending" | "ready";
+        DealAnalysisStatusEnum: "pending" | "ready" | "failed";
         /**
          * @description * `shed` - shed
          *     * `stock_exhausted` - stock_exhausted
@@ -934,10 +937,11 @@ export interface components {
          *     * `too_many_tournaments` - too_many_tournaments
          *     * `tournament_over` - tournament_over
          *     * `tournament_started` - tournament_started
+         *     * `unavailable` - unavailable
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unsupported_media_type";
+        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -2083,6 +2087,15 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `spectators_not_allowed` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3374,6 +3387,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     me_events: {
@@ -3429,6 +3451,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     lobby_events: {
@@ -3463,6 +3494,15 @@ export interface operations {
             };
             /** @description `throttled` */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
