@@ -109,3 +109,15 @@ def embedded_shell(tmp_path: Path, script: str) -> subprocess.CompletedProcess[s
         text=True,
         timeout=300,
     )
+
+
+def play_to_the_end(client: Any, match_id: Any, limit: int = 2000) -> dict[str, Any]:
+    """The caller's last legal move, again and again, until the match is no longer active."""
+    view = state(client, match_id)
+    for _ in range(limit):
+        if view["status"] != "active":
+            return view
+        response = post_move(client, match_id, view["legal_moves"][-1], view["version"])
+        assert response.status_code == 200, response.content
+        view = state(client, match_id)
+    raise AssertionError("the match did not finish")

@@ -18,22 +18,11 @@ from games.models import Deal, DealAnalysis, DealLuck, Match
 from games.services import analysis as analysis_service
 from games.services.analysis import deal_luck
 from games.tasks import sweep
-from tests.helpers import create_match, post_move, state
+from tests.helpers import create_match, play_to_the_end
 
 # The tasks run on commit: in place, inside the test's transaction
 # (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
-
-
-def play_to_the_end(client, match_id, limit=2000):
-    view = state(client, match_id)
-    for _ in range(limit):
-        if view["status"] != "active":
-            return view
-        response = post_move(client, match_id, view["legal_moves"][-1], view["version"])
-        assert response.status_code == 200, response.content
-        view = state(client, match_id)
-    raise AssertionError("the match did not finish")
 
 
 def one_deal(client) -> Deal:
