@@ -10,6 +10,7 @@ finds contradictions at once in the uniform samples that ignore the log.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 from collections import Counter
@@ -28,9 +29,12 @@ from games.engine.bots.inference import (
     Fact,
     HiddenCards,
     greedy_facts,
+    playable_mask,
     read_facts,
 )
 from games.engine.bots.ismcts import Sampler
+from games.engine.bots.opponent import agrees, decisions_of, hand_at
+from games.engine.bots.rollout import RolloutTables
 from games.engine.history import LoggedMove, deal_log, logged_move, seen_by
 from games.engine.legal import can_play_on
 from games.engine.moves import DRAW, PASS
@@ -490,7 +494,11 @@ def exact_categories(deal: Deal, time: int, seat: int) -> dict[tuple[int, ...], 
     slots = [(-1, deal.rules.hand_size)] + [
         (t, e.drawn_count) for t, e in enumerate(log) if e.seat == seat and e.move.action == DRAW
     ]
-    played = [(int(e.move.card), t) for t, e in enumerate(log) if e.seat == seat and e.move.card]
+    played = [
+        (int(e.move.card), t)
+        for t, e in enumerate(log)
+        if e.seat == seat and e.move.card is not None
+    ]
 
     def allowed(card: int, until: float, since: int) -> bool:
         return since < until and not any(since < f.time < until and card in f.cards for f in facts)
@@ -565,3 +573,95 @@ def test_the_sampler_draws_from_the_exact_distribution() -> None:
     inside = sum(tally[k] for k in keys)
     assert inside < n  # hands no arrangement admits
     assert chi_square_p([tally[k] for k in keys], [exact[k] * inside for k in keys]) < 1e-9
+
+
+# A smaller one for the opponent model: hands of two, seat 1 holding 2 cards after 3 draws and
+# 3 plays, 6 of its decisions with a choice.
+MODEL_RULES = Rules(hand_size=2)
+
+
+def exact_hands_with_model(deal: Deal, time: int, seat: int, miss: float) -> dict[int, float]:
+    """The exact probability of each hand of `seat` under the facts (the rules', the play's and
+    greedy's) and the opponent model (`miss` per decision greedy would have played otherwise),
+    summing every arrangement of its cards into its deal and draws by brute force."""
+    state = deal.states[time]
+    observer = deal.log[time].seat
+    log = deal.log[:time]
+    facts = [
+        f
+        for f in facts_of(deal) + as_seen(greedy_facts(deal.log, deal.rules, -1))
+        if f.seat == seat and f.time < time
+    ]
+    unseen = [c for c in range(52) if c not in state.hands[observer] and c not in state.pile]
+    slots = [(-1, deal.rules.hand_size)] + [
+        (t, e.drawn_count) for t, e in enumerate(log) if e.seat == seat and e.move.action == DRAW
+    ]
+    played = [
+        (int(e.move.card), t)
+        for t, e in enumerate(log)
+        if e.seat == seat and e.move.card is not None
+    ]
+    decisions = [
+        d
+        for d in decisions_of(log, deal.rules, observer, -1, [playable_mask(e.before) for e in log])
+        if d.seat == seat
+    ]
+    tables = RolloutTables.build(deal.rules, deal.seats)
+
+    def allowed(card: int, until: float, since: int) -> bool:
+        return since < until and not any(since < f.time < until and card in f.cards for f in facts)
+
+    def weight(cards: list[tuple[int, float]], room: list[int], masks: list[int]) -> float:
+        if not cards:
+            arrangement = [(since, mask) for (since, _), mask in zip(slots, masks, strict=True)]
+            disagreements = sum(
+                not agrees(d, hand_at(arrangement, d), deal.seats, tables) for d in decisions
+            )
+            return float(miss**disagreements)
+        (card, until), rest = cards[0], cards[1:]
+        total = 0.0
+        for i, (since, _) in enumerate(slots):
+            if room[i] and allowed(card, until, since):
+                room[i] -= 1
+                masks[i] |= 1 << card
+                total += weight(rest, room, masks)
+                masks[i] &= ~(1 << card)
+                room[i] += 1
+        return total
+
+    held = len(state.hands[seat])
+    out = {}
+    for hand in itertools.combinations(unseen, held):
+        cards = [(c, math.inf) for c in hand] + [(c, float(t)) for c, t in played]
+        w = weight(cards, [n for _, n in slots], [0] * len(slots))
+        if w:
+            out[sum(1 << c for c in hand)] = w
+    total = sum(out.values())
+    return {hand: w / total for hand, w in out.items()}
+
+
+def test_the_expert_sampler_draws_from_the_exact_distribution_of_its_model() -> None:
+    """The chain of the opponent model (independence Metropolis-Hastings over the exact sampler
+    of greedy's facts) against the exact distribution of its target, counted by brute force:
+    chi-square over the other seat's hands, every fourth state of the chain (fixed seed)."""
+    rng = random.Random(9)
+    deal = play_deal(MODEL_RULES, 2, rng.randbytes(32), ["greedy", "greedy"], rng)
+    time = 20
+    exact = exact_hands_with_model(deal, time, 1, 0.05)
+    assert len(exact) > 20 and max(exact.values()) < 0.5
+    observation = observe(deal.states[time], 0)
+    hidden = HiddenCards(observation, seen_by(deal.log[:time], 0), greedy=True, miss=0.05)
+    sample = random.Random(99)
+    n = scaled(6000, 1500)
+    tally: Counter[int] = Counter()
+    for index in range(4 * n):
+        hand = hidden.sample(sample)[1]
+        if index % 4 == 3:
+            tally[hand] += 1
+    assert set(tally) <= set(exact)
+    keys = sorted(exact)
+    assert chi_square_p([tally[k] for k in keys], [exact[k] * n for k in keys]) > 0.001
+    # The facts alone (no model) give another distribution, which the check tells apart.
+    plain = HiddenCards(observation, seen_by(deal.log[:time], 0), greedy=True)
+    tally = Counter(plain.sample(sample)[1] for _ in range(n))
+    assert chi_square_p([tally[k] for k in keys], [exact[k] * n for k in keys]) < 1e-6
