@@ -37,7 +37,7 @@ from ..moves import Move
 from ..observation import Observation
 from .base import Bot, Policy
 from .greedy import choose_greedy
-from .inference import PLAY, RULES
+from .inference import GREEDY, PLAY
 from .ismcts import DEFAULT_CONFIG, SearchConfig, choose_ismcts, ismcts_policy
 from .ismcts import DESCRIPTION as ISMCTS_DESCRIPTION
 from .random_bot import choose_random
@@ -53,8 +53,13 @@ ISMCTS_LEVELS: dict[str, int] = {
 ISMCTS_ALIAS = "ismcts-4"  # what the name `ismcts` plays
 
 BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
-STRONG_CONFIG = SearchConfig(iterations=1500, facts=RULES)
-EXPERT_CONFIG = SearchConfig(iterations=2500, facts=PLAY, miss=0.05)
+# The search levels' settings (bench/bots.py measured them; see levels.json): a race stops on
+# candidates within a penalty point or two (race_margin), and a point of deal score counts
+# 1/200 of a deal's win (penalty_scale), as in the search's reward.
+STRONG_CONFIG = SearchConfig(iterations=1000, facts=PLAY, race_margin=0.02, penalty_scale=200)
+EXPERT_CONFIG = SearchConfig(
+    iterations=1500, facts=GREEDY, miss=0.05, race_margin=0.02, penalty_scale=200
+)
 
 LEVELS: tuple[str, ...] = ("random", "greedy", *ISMCTS_LEVELS)
 LEVEL_CONFIGS: dict[str, SearchConfig] = {"strong": STRONG_CONFIG, "expert": EXPERT_CONFIG}
