@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from ..cards import ACE, JACK, SUITS
 from ..history import LoggedMove
-from ..moves import DRAW, PASS
+from ..moves import DRAW, PASS, PLAY
 from ..observation import Observation, PublicObservation
 from ..rules import Rules
 from ..state import ACE_FOLLOWUP, OPENING
@@ -65,7 +65,8 @@ from .greedy import ACE_BONUS, CLOSE_TO_OUT
 from .opponent import Decision, agrees, decisions_of, hand_at
 from .rollout import RolloutTables
 
-RULES, PLAY, GREEDY = "rules", "play", "greedy"
+# PLAY (the moves module's "play") names the facts of any sensible player's play.
+RULES, GREEDY = "rules", "greedy"
 NO_TIME = -(1 << 30)  # before anything: the time of "no fact names this card"
 INNER_LIMIT = (
     12  # played cards tracked one by one at a slot of a seat's table; more: its play facts go
