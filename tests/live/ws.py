@@ -46,6 +46,11 @@ class Socket:
                     origin=origin,  # type: ignore[arg-type]
                     proxy=None,
                     open_timeout=20,
+                    # As a browser: every message read off the socket as it comes (no
+                    # back-pressure while a test plays on), and no pings of the client's own
+                    # (the server sends heartbeats) that a busy machine could time out.
+                    max_queue=None,
+                    ping_interval=None,
                 )
             )
             self.status = 101
