@@ -2,8 +2,8 @@
 sampler of the hidden cards that agrees with all of it.
 
 **Facts.** A move of another seat tells something about the hand it held just before it. A fact
-`Fact(time, seat, cards)` says: `seat` held none of `cards` just before the move at log index
-`time`. Two sources:
+`Fact(time, seat, cards, source)` says: `seat` held none of `cards` just before the move at log
+index `time`. Three sources, each read on top of the ones before:
 
 - the rules (`RULES`): a seat that draws in the opening holds no club (R-10, R-12); under
   `draw_policy = until_playable` a seat that draws or passes holds no legal card (R-18);
@@ -11,7 +11,10 @@ sampler of the hidden cards that agrees with all of it.
   a seat that draws with no sevens pending, passes after drawing, or declines an Ace follow-up
   held no legal card but perhaps a Jack (R-14, R-17, R-25); a seat that takes the penalty held
   no 7 (R-22); a seat that plays a Jack held no other legal card (R-19: a Jack is the last
-  resort).
+  resort);
+- the play of `greedy` itself (`GREEDY`, `greedy_facts`), where its choice says something
+  whatever the rest of the hand: the card it shed was its dearest of that suit, it drew with no
+  Jack when the race was close. (`opponent` weighs what its other choices say.)
 
 **Where each card came from.** Every card a seat holds or has played came to it in the deal or
 by one of its draws: its *slots*, in time order (the deal, then each draw, with as many cards
@@ -25,7 +28,7 @@ the other hands or the stock, and the stock keeps no fact.
 **The sampler.** The deck was shuffled uniformly (R-4), so given the facts every arrangement of
 the unseen cards into the other seats' slots and the stock that breaks none of them is equally
 likely. For one seat the arrangements are counted exactly by a small dynamic programme over its
-slots (`SeatTable`): the held cards allowed in slot i grow with i (nested suffixes), so only
+slots (`GroupTable`): the held cards allowed in slot i grow with i (nested suffixes), so only
 their number matters; the played cards allowed from the first slot (prefixes) are counted
 backwards, so only how many of them are placed matters; the few played cards allowed only from a
 later slot are tracked one by one. Sampling goes forwards through the slots with the counts as
@@ -34,11 +37,11 @@ from the uniform distribution over the consistent arrangements. With one other s
 table) every sample is exact and independent. With more, the seats are dealt one after the
 other from what the earlier ones left, and an independence Metropolis-Hastings chain weights
 that proposal back to the uniform distribution (the weight of a sample is the product of the
-later seats' counts).
+later seats' counts); the opponent model (`miss`) multiplies that weight by its likelihood.
 
-If a seat's play facts contradict each other or its plays (a player who draws while holding a
-playable card, as the rules allow under `free`), that seat's play facts are dropped and its
-rules facts kept; the rules facts alone never contradict (the real deal satisfies them).
+If a seat's facts contradict each other or its plays (a player who draws while holding a
+playable card, as the rules allow under `free`), that seat reads one source less (greedy's,
+then the play's); the rules facts alone never contradict (the real deal satisfies them).
 
 **Reshuffles** (`stock_exhausted = reshuffle`, R-6): after one, the stock holds exactly the
 pile's cards that were turned over, and every other unseen card was then in another hand. The

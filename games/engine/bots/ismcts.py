@@ -2,8 +2,11 @@
 path (`games.engine.fast`).
 
 A determinization deals the cards the seat cannot see (52 − own hand − pile) at random to the
-other hands and the stock, consistently with its observation (`determinize`, `Sampler`); the
-search never sees the real hidden cards. Two searches share the rollout policy and the reward:
+other hands and the stock, consistently with its observation (`determinize`, `Sampler`): with
+`facts = "none"` uniformly, else consistently with the facts the deal's move log shows as the
+seat sees it (`inference`; "rules", "play" or "greedy", each reading more) and, with `miss`,
+weighted by the opponent model (`opponent`). The search never sees the real hidden cards. Two
+searches share the rollout policy and the reward:
 
 - `flat_search` (the default, `algorithm="flat"`): determinized flat Monte Carlo with common
   random numbers and racing. Each candidate move is played on the same determinizations and the
