@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from ..history import LoggedMove
-from ..moves import Move
+from ..moves import PLAY, Move
 from ..observation import Observation
 from .base import Bot, Policy
 from .greedy import choose_greedy
-from .inference import GREEDY, PLAY
+from .inference import GREEDY
 from .ismcts import DEFAULT_CONFIG, SearchConfig, choose_ismcts, ismcts_policy
 from .ismcts import DESCRIPTION as ISMCTS_DESCRIPTION
 from .random_bot import choose_random
@@ -55,10 +55,17 @@ ISMCTS_ALIAS = "ismcts-4"  # what the name `ismcts` plays
 BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
 # The search levels' settings (bench/bots.py measured them; see levels.json): a race stops on
 # candidates within a penalty point or two (race_margin), and a point of deal score counts
-# 1/200 of a deal's win (penalty_scale), as in the search's reward.
+# 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert keeps its
+# rollouts at any table size (its decisions at four seats take about as long as at two: most
+# races end well before the budget).
 STRONG_CONFIG = SearchConfig(iterations=1000, facts=PLAY, race_margin=0.02, penalty_scale=200)
 EXPERT_CONFIG = SearchConfig(
-    iterations=1500, facts=GREEDY, miss=0.05, race_margin=0.02, penalty_scale=200
+    iterations=1500,
+    seat_scaled=False,
+    facts=GREEDY,
+    miss=0.05,
+    race_margin=0.02,
+    penalty_scale=200,
 )
 
 LEVELS: tuple[str, ...] = ("random", "greedy", *ISMCTS_LEVELS)

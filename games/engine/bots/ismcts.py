@@ -43,11 +43,11 @@ from ..fast import (
     move_to_action,
 )
 from ..history import LoggedMove
-from ..moves import Move
+from ..moves import PLAY, Move
 from ..observation import Observation
 from .base import Bot, Policy
 from .determinize import determinize, unseen_cards
-from .inference import GREEDY, PLAY, RULES, HiddenCards
+from .inference import GREEDY, RULES, HiddenCards
 from .rollout import RolloutTables, rollout_action
 
 
@@ -60,6 +60,7 @@ class SearchConfig:
     margin_weight: float = 0.0  # per point of the other seats' mean deal score / penalty_scale
     rollout_epsilon: float = 0.0  # chance of a uniformly random legal action in a rollout
     algorithm: str = "flat"  # "flat": determinized flat Monte Carlo; "tree": SO-ISMCTS
+    seat_scaled: bool = True  # flat: rollouts × 2 / seats (False: as many at any table size)
     facts: str = "none"  # the log's facts the samples keep: "none", "rules", "play", "greedy"
     miss: float | None = None  # the opponent model's weight of a move greedy would not play
     min_samples: int = 24  # flat: samples before a candidate may leave the race
@@ -284,8 +285,10 @@ def flat_search(
     epsilon = config.rollout_epsilon
     batch = config.batch
     # A rollout takes about as many actions per seat, so more seats get fewer rollouts and a
-    # decision costs about the same time at any table size.
-    budget = config.iterations * 2 // len(observation.hand_counts)
+    # decision costs about the same time at any table size (unless not seat_scaled).
+    budget = config.iterations
+    if config.seat_scaled:
+        budget = budget * 2 // len(observation.hand_counts)
     spent = 0
     z = config.race_z
     margin = config.race_margin
