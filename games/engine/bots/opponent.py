@@ -5,9 +5,10 @@ chosen as it did. The model takes the other seats to play as `greedy` (the searc
 already do), but for a move now and then: the weight of a sampled history is `miss` to the power
 of the decisions where greedy, holding that history's hand then, would have chosen otherwise.
 With `miss` = 0 it is a fact of its own; with `miss` = 1 it says nothing. A seat that does not
-play like greedy is still sampled (its deviations only cost weight), so the model is safe to use
-against any player; against greedy itself it reads what the choice of each card says (a player
-who sheds a 3 of hearts holds no dearer heart of that suit's length).
+play like greedy is still sampled (its deviations only cost weight), and once its facts
+contradict (`inference`) the model leaves it; against greedy itself it reads what the choice
+of each card says (a player who sheds a 3 of hearts holds no dearer heart of that suit's
+length, which played a Jack nominated the suit it holds most of).
 
 `Decision`s are read from the log once per move; `agrees(decision, hand)` replays greedy's
 choice with the seat's hand at that moment (`rollout.rollout_action`, the bitmask twin of
