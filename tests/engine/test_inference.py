@@ -351,10 +351,11 @@ def test_uniform_samples_contradict_the_facts() -> None:
 
 def test_samples_keep_the_rules_facts_when_the_play_breaks_the_others() -> None:
     """Random players draw while holding playable cards: their play facts may contradict their
-    plays; then the sampler drops them, and keeps every rules fact (R-10, R-18)."""
+    plays; then the sampler drops them, and keeps every rules fact (R-10, R-18). Greedy's facts
+    contradict more often, and a seat whose facts contradicted leaves the opponent model."""
     rng = random.Random(8)
     random_deals = deals(scaled(40, 9), lambda seats: ["random"] * seats, seed=33)
-    dropped = checked = 0
+    dropped = left = checked = 0
     for deal in random_deals:
         facts = facts_of(deal)
         for time in positions(deal, rng, 8):
@@ -372,7 +373,15 @@ def test_samples_keep_the_rules_facts_when_the_play_breaks_the_others() -> None:
                 hands = hidden.sample(rng)
                 assert contradictions(deal, time, hands, kept, observer) == []
                 checked += 1
-    assert dropped > 0 and checked > 400 * SCALE
+            # With greedy's facts and the opponent model: a seat that is not greedy leaves both.
+            modelled = HiddenCards(
+                observe(deal.states[time], observer), seen, greedy=True, miss=0.05
+            )
+            for seat in modelled.dropped:
+                assert modelled.decisions[seat] == []
+                assert not any(f.source == GREEDY and f.seat == seat for f in modelled.facts)
+            left += len(modelled.dropped)
+    assert dropped > 0 and left > dropped and checked > 400 * SCALE
 
 
 def test_after_a_reshuffle_the_turned_cards_are_only_drawn() -> None:
