@@ -58,7 +58,7 @@ BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
 # 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert keeps its
 # rollouts at any table size (its decisions at four seats take about as long as at two: most
 # races end well before the budget).
-STRONG_CONFIG = SearchConfig(iterations=1000, facts=PLAY, race_margin=0.02, penalty_scale=200)
+STRONG_CONFIG = SearchConfig(iterations=200, facts=PLAY, race_margin=0.02, penalty_scale=200)
 EXPERT_CONFIG = SearchConfig(
     iterations=1500,
     seat_scaled=False,
