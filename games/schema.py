@@ -46,6 +46,17 @@ def match_example(name: str, **changes: Any) -> OpenApiExample:
     return OpenApiExample(name, value={**_MATCH_EXAMPLE, **changes}, response_only=True)
 
 
+def _cancelled_example(name: str) -> OpenApiExample:
+    """A waiting match its creator cancelled (or left alone) at version 1."""
+    return match_example(
+        name,
+        status="cancelled",
+        cancel_reason="cancelled",
+        finished_at="2026-03-01T10:05:00.000000Z",
+        version=1,
+    )
+
+
 matches_list = extend_schema(
     operation_id="matches_list",
     summary="List matches, newest first",
@@ -290,15 +301,7 @@ matches_leave = extend_schema(
         " (`cancel_reason` `cancelled`); leaving one that others have joined makes the person"
         " in the lowest seat its creator. No body."
     ),
-    examples=[
-        match_example(
-            "the creator alone leaves: cancelled",
-            status="cancelled",
-            cancel_reason="cancelled",
-            finished_at="2026-03-01T10:05:00.000000Z",
-            version=1,
-        )
-    ],
+    examples=[_cancelled_example("the creator alone leaves: cancelled")],
 )
 
 
@@ -309,15 +312,7 @@ matches_cancel = extend_schema(
         "Its creator cancels a match that is still waiting for players: status `cancelled`,"
         " `cancel_reason` `cancelled`. It never starts; it counts towards no limit. No body."
     ),
-    examples=[
-        match_example(
-            "cancelled",
-            status="cancelled",
-            cancel_reason="cancelled",
-            finished_at="2026-03-01T10:05:00.000000Z",
-            version=1,
-        )
-    ],
+    examples=[_cancelled_example("cancelled")],
 )
 
 
