@@ -1,5 +1,8 @@
 """The replay of a finished deal, stepped to its end with every hand open, and its fairness
-check in the browser: "verified" for the server's answer, "mismatch" once its seed is changed."""
+check in the browser. This browser did not watch the deal (it was played through the API):
+the server's answer agrees with itself, and the page says it could not check the seed against
+a commitment recorded during the deal ("unrecorded", test_fairness.py has the recorded case);
+"mismatch" once its seed is changed."""
 
 from __future__ import annotations
 
@@ -39,7 +42,22 @@ def open_replay(page: Page, base: str, person: Person, match_id: str) -> None:
     expect(by_testid(page, "replay-step")).to_have_attribute("data-index", "0")
 
 
-def test_a_replay_steps_to_the_end_and_the_fairness_check_verifies(
+def served_checks_pass_and_the_unrecorded_are_named(page: Page) -> None:
+    fairness = by_testid(page, "fairness-status")
+    expect(fairness).to_have_attribute("data-result", "unrecorded")
+    expect(fairness).not_to_be_empty()
+    checks = by_testid(page, "fairness-check")
+    for name, state in (
+        ("served_commitment", "ok"),
+        ("served_hands", "ok"),
+        ("recorded_commitment", "none"),
+        ("recorded_hand", "none"),
+    ):
+        check = checks.and_(page.locator(f'[data-check="{name}"]'))
+        expect(check).to_have_attribute("data-ok", state)
+
+
+def test_a_replay_steps_to_the_end_and_the_fairness_check_says_what_it_checked(
     web_client: str, pages: Any, finished: tuple[Person, str, dict[str, Any]]
 ) -> None:
     person, match_id, replay = finished
@@ -50,7 +68,7 @@ def test_a_replay_steps_to_the_end_and_the_fairness_check_verifies(
         step = by_testid(page, "replay-step")
         # All hands open, as dealt.
         assert replay_hands(page, seats) == replay["hands_at_start"]
-        expect(by_testid(page, "fairness-status")).to_have_attribute("data-result", "verified")
+        served_checks_pass_and_the_unrecorded_are_named(page)
         pages.shot(page, "replay-start")
         for index in (1, 2):
             by_testid(page, "replay-next").click()
@@ -68,9 +86,7 @@ def test_a_replay_steps_to_the_end_and_the_fairness_check_verifies(
         if next_button.is_enabled():
             next_button.click()
         expect(step).to_have_attribute("data-index", str(last))
-        fairness = by_testid(page, "fairness-status")
-        expect(fairness).to_have_attribute("data-result", "verified")
-        expect(fairness).not_to_be_empty()
+        served_checks_pass_and_the_unrecorded_are_named(page)
         pages.shot(page, "replay-end")
     # Stepping with replay-next alone reaches the same end.
     page = pages.new()
@@ -101,5 +117,8 @@ def test_a_tampered_seed_shows_a_mismatch(
     fairness = by_testid(page, "fairness-status")
     expect(fairness).to_have_attribute("data-result", "mismatch")
     expect(fairness).not_to_be_empty()
+    expect(
+        by_testid(page, "fairness-check").and_(page.locator('[data-check="served_commitment"]'))
+    ).to_have_attribute("data-ok", "bad")
     assert tampered and tampered[0] != replay["seed"]
     pages.shot(page, "replay-mismatch")

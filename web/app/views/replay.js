@@ -2,15 +2,17 @@
 /**
  * #/replay/<match>/<deal>: a finished deal step by step with every hand open, and its
  * fairness checked in the browser (fairness.js): SHA-256 of the revealed seed is the
- * commitment shown during the deal, and the R-4 shuffle dealt as R-5 gives the hands.
+ * commitment this browser recorded when the deal started, the R-4 shuffle dealt as R-5 gives
+ * the viewer the hand it was shown then, and the replay's own commitment and hands agree with
+ * the seed. What was not recorded here (another device) is said, not assumed.
  */
 
 import * as api from "../api.js";
 import { cardFace, cardText, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
 import { h, fill } from "../dom.js";
-import { checkFairness } from "../fairness.js";
+import { checkReplay } from "../fairness.js";
 import { t } from "../i18n.js";
-import { seatName } from "../ui.js";
+import { seatName, shortTime } from "../ui.js";
 import { describeMoves } from "./table.js";
 
 /**
@@ -40,6 +42,7 @@ export async function replayView(root, matchId, dealNumber) {
 
   const fairness = h("p", { class: "fairness", testid: "fairness-status", "data-result": "" },
     t("fairness.checking"));
+  const fairnessChecks = h("ul", { class: "fairness-checks", testid: "fairness-checks" });
   const step = h("div", { class: "replay-step", testid: "replay-step" });
   const stage = h("div", { class: "replay-stage" });
 
@@ -83,9 +86,9 @@ export async function replayView(root, matchId, dealNumber) {
 
   root.append(h("section", { class: "replay" },
     h("div", { class: "table-head" },
-      h("a", { href: `#/match/${matchId}` }, t("replay.toMatch")),
+      h("a", { href: `#/match/${matchId}`, testid: "replay-to-match" }, t("replay.toMatch")),
       h("h1", {}, t("replay.title", { n: number }))),
-    fairness,
+    h("section", { class: "fairness-panel" }, fairness, fairnessChecks),
     h("p", { class: "commitment" }, t("table.commitment", { c: replay.commitment })),
     h("p", { class: "commitment" }, t("replay.seed", { s: replay.seed })),
     h("div", { class: "row replay-controls" }, prev, next, end),
@@ -94,7 +97,7 @@ export async function replayView(root, matchId, dealNumber) {
   draw();
 
   const handSize = Number(/** @type {Record<string, unknown>} */ (replay.rules ?? {}).hand_size ?? 7);
-  const verdict = await checkFairness({
+  const verdict = await checkReplay(matchId, number, {
     seed: replay.seed,
     commitment: replay.commitment,
     seat_count: replay.seat_count,
@@ -102,7 +105,21 @@ export async function replayView(root, matchId, dealNumber) {
     hand_size: handSize,
     hands_at_start: replay.hands_at_start,
   });
+  const record = verdict.record;
+  const seat = record?.seat ?? null;
+  const when = record ? shortTime(new Date(record.at).toISOString()) : "";
   fairness.dataset.result = verdict.result;
   fairness.classList.add(verdict.result);
   fairness.textContent = t(`fairness.${verdict.result}`);
+  fill(fairnessChecks, verdict.checks.map((check) => {
+    const state = check.ok === true ? "ok" : check.ok === false ? "bad" : "none";
+    const key = check.name === "recorded_hand" && record !== null && seat === null
+      ? "check.recorded_hand.watcher" : `check.${check.name}.${state}`;
+    const name = seat !== null && match.seats[seat] ? seatName(match.seats[seat]) : String(seat ?? "");
+    return h("li", { testid: "fairness-check", "data-check": check.name, "data-ok": state, class: state },
+      h("span", { class: "mark", "aria-hidden": "true" }, state === "ok" ? "✓" : state === "bad" ? "✗" : "?"),
+      " ", t(key, { when, seat: name }));
+  }),
+  record ? h("li", { class: "commitment", testid: "recorded-commitment" },
+    t("fairness.recorded", { c: record.commitment })) : null);
 }

@@ -10,6 +10,7 @@
 import * as api from "../api.js";
 import { cardFace, cardBack, cardText, rankOf, suitOf, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
 import { h, fill } from "../dom.js";
+import { recordCommitment, recordHand } from "../fairness.js";
 import { t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, seatName, showError } from "../ui.js";
@@ -139,6 +140,12 @@ export async function tableView(root, matchId) {
       match.seats.some((s) => s.player === null);
     if (view?.version !== next.version) jack = null;
     view = next;
+    // The deal's commitment as shown from its start, kept for its replay's check (fairness.js).
+    // While it is played only: once it is over its seed is out, and a record proves nothing.
+    const playing = next.status === "active" && next.phase !== "deal_over" && next.phase !== "match_over";
+    if (playing && next.deal !== null && next.commitment) {
+      recordCommitment(matchId, next.deal, next.commitment, next.you);
+    }
     if (changed) {
       try {
         match = await api.match(matchId);
@@ -171,11 +178,18 @@ export async function tableView(root, matchId) {
       logDeal = dealNumber;
     }
     const after = log.length ? log[log.length - 1].seq : undefined;
+    const shown = view;
     try {
       const entries = await api.moveLog(matchId, { deal: dealNumber, after_seq: after });
       if (dealNumber !== logDeal) return;
       const known = new Set(log.map((e) => e.seq));
       log = log.concat(entries.filter((e) => !known.has(e.seq) && e.deal === dealNumber));
+      // No move of this seat in the log read after that view: its hand is the one it was dealt.
+      const seat = shown.you;
+      if (seat !== null && shown.commitment && shown.status === "active" && shown.phase !== "deal_over" &&
+          shown.phase !== "match_over" && !log.some((e) => e.seat === seat)) {
+        recordHand(matchId, dealNumber, shown.commitment, seat, shown.hand);
+      }
     } catch {
       // A move log this caller may not read (an older server's spectator): the table stands.
     }
