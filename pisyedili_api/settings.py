@@ -221,6 +221,8 @@ REST_FRAMEWORK = {
         "auth_username": os.environ.get("THROTTLE_AUTH_USERNAME", "10/min"),
         # Per user (per client when anonymous): GET …/deals/{n}/analysis (games.apis).
         "deal_analysis": os.environ.get("THROTTLE_DEAL_ANALYSIS", "30/min"),
+        # Per user (per client when anonymous): GET /players?search=… (players.apis).
+        "player_search": os.environ.get("THROTTLE_PLAYER_SEARCH", "60/min"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.

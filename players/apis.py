@@ -3,8 +3,10 @@ the bot catalogue; what the served schema says of each is in players/schema.py."
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -13,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from pisyedili_api.cursors import cursor_field
+from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
@@ -21,6 +23,7 @@ from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from . import schema
 from .auth import AuthenticatedRequest
 from .boards import DEFAULT_RULESET, PERIODS
+from .models import search_key
 from .selectors import (
     METRICS,
     HistoryKeyset,
@@ -29,6 +32,7 @@ from .selectors import (
     leaderboards_list,
     player_get,
     player_history_page,
+    player_search,
 )
 from .serializers import (
     BoardRatingSerializer,
@@ -205,6 +209,92 @@ class PlayerDetailApi(APIView):
     )
     def get(self, request: Request, player_id: Any) -> Response:
         return Response(player_out(player_get(player_id=player_id)))
+
+
+SEARCH_MIN, SEARCH_MAX = 2, 150
+
+
+class PlayerSearchPagination(SignedCursorPagination):
+    salt = "player-search"
+    ordering = ("username_key", "id")  # selectors.player_search
+    page_size = 20
+    page_size_query_param = "limit"
+    max_page_size = 100
+
+
+class PlayerSearchApi(APIView):
+    """`GET /players?search=…` (public, throttled per user, per client when anonymous): the
+    people whose username or display name starts with the text, letter case and accents
+    ignored; public fields only."""
+
+    permission_classes = [AllowAny]
+    throttle_scope = "player_search"
+
+    class FilterSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PlayerSearchFilter"
+
+        search = serializers.CharField(
+            max_length=SEARCH_MAX,
+            help_text=f"{SEARCH_MIN}..{SEARCH_MAX} characters: the start of a username or a"
+            " display name, in any letter case, accents ignored (`omer` finds `Ömer`).",
+        )
+        limit = serializers.IntegerField(
+            min_value=1, max_value=100, required=False, help_text="Players per page (default 20)."
+        )
+        cursor = cursor_field()
+
+        def validate_search(self, value: str) -> str:
+            if len(value) < SEARCH_MIN or len(search_key(value)) < SEARCH_MIN:
+                raise serializers.ValidationError(
+                    _("Search for at least %(least)d characters.") % {"least": SEARCH_MIN}
+                )
+            if any(unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn") for char in value):
+                raise serializers.ValidationError(
+                    _("The search may not contain control characters.")
+                )
+            return value
+
+    class ResultSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PlayerSearchResult"
+
+        id = serializers.UUIDField()
+        username = serializers.CharField()
+        display_name = serializers.CharField()
+        is_bot = serializers.BooleanField(help_text="Always false: search finds people.")
+        rating = RatingSerializer(help_text="The global rating, as on /players/{id}.")
+
+    @schema.players_search
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={
+            200: page_of(ResultSerializer, "PlayerSearchPageResponse"),
+            **error_responses("invalid", "not_authenticated", "throttled"),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = PlayerSearchPagination()
+        page = paginator.paginate_queryset(
+            player_search(text=filters.validated_data["search"]), request, view=self
+        )
+        results = [
+            {
+                "id": player.id,
+                "username": player.username,
+                "display_name": player.display_name,
+                "is_bot": player.is_bot,
+                "rating": {
+                    "mu": player.rating_mu,
+                    "sigma": player.rating_sigma,
+                    "ordinal": player.rating_ordinal,
+                },
+            }
+            for player in page or []
+        ]
+        return paginator.get_paginated_response(self.ResultSerializer(results, many=True).data)
 
 
 class LevelRatingSerializer(serializers.Serializer):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -13,6 +15,18 @@ from django.db.models.functions import Lower
 # openskill PlackettLuce defaults: mu 25, sigma 25/3; ordinal = mu - 3*sigma.
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
+
+# The longest name key kept (a folded name may be longer than the name: ß is ss).
+SEARCH_KEY_MAX = 200
+
+
+def search_key(text: str) -> str:
+    """A name as player search compares it: letter case and accents ignored (compatibility
+    decomposition, combining marks dropped, case-folded), and the Turkish dotless ı read as i,
+    so `Ömer`, `omer` and `ÖMER` share a key, and so do `Işık`, `isik` and `IŞIK`."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return bare.casefold().replace("ı", "i")[:SEARCH_KEY_MAX]
 
 
 class Player(models.Model):
@@ -45,9 +59,27 @@ class Player(models.Model):
     skill_deals = models.PositiveIntegerField(default=0, db_default=0)
     skill_sum = models.FloatField(default=0.0, db_default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The names as player search compares them (search_key), kept in step by save(): every
+    # write of a name goes through it (registration, bots, the admin).
+    username_key = models.CharField(max_length=SEARCH_KEY_MAX, default="", editable=False)
+    display_name_key = models.CharField(max_length=SEARCH_KEY_MAX, default="", editable=False)
 
     class Meta:
         ordering = ["username"]
+        # Prefix searches (LIKE 'an%') on the keys are index range scans on PostgreSQL whatever
+        # the database's collation (varchar_pattern_ops); other backends take a plain index.
+        indexes = [
+            models.Index(
+                fields=["username_key"],
+                name="player_username_key",
+                opclasses=["varchar_pattern_ops"],
+            ),
+            models.Index(
+                fields=["display_name_key"],
+                name="player_display_name_key",
+                opclasses=["varchar_pattern_ops"],
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(Lower("username"), name="player_username_unique_ci"),
             models.UniqueConstraint(
@@ -59,6 +91,14 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.display_name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.username_key = search_key(self.username)
+        self.display_name_key = search_key(self.display_name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and {"username", "display_name"} & set(update_fields):
+            kwargs["update_fields"] = {*update_fields, "username_key", "display_name_key"}
+        super().save(*args, **kwargs)
 
     @property
     def rating_ordinal(self) -> float:

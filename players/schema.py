@@ -100,3 +100,14 @@ players_history = extend_schema(
         "signed cursors."
     ),
 )
+
+
+players_search = extend_schema(
+    operation_id="players_search",
+    summary="Search players by name",
+    description=(
+        "Public, throttled per user (per client when anonymous). The people (never a bot) whose "
+        "username or display name starts with `search` (2..150 characters), letter case and "
+        "accents ignored; cursor pages ordered by username. Public fields only."
+    ),
+)

@@ -9,7 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -18,7 +18,7 @@ from pisyedili_api.errors import ApplicationError
 
 from . import sql
 from .boards import DEFAULT_RULESET, PERIODS, period_bounds, period_start
-from .models import Board, BoardEntry, BoardPeriod, Player, RatingHistory
+from .models import Board, BoardEntry, BoardPeriod, Player, RatingHistory, search_key
 
 
 def player_get(*, player_id: Any) -> Player:
@@ -26,6 +26,24 @@ def player_get(*, player_id: Any) -> Player:
     if player is None:
         raise ApplicationError("not_found", "No such player.")
     return player
+
+
+def player_search(*, text: str) -> QuerySet[Player]:
+    """The people (no bots) whose username or display name starts with `text`, letter case and
+    accents ignored (models.search_key), for cursor pages ordered by username key then id.
+
+    On PostgreSQL each prefix is a LIKE on an index of its key (varchar_pattern_ops); SQLite
+    uses an index for a range only (its LIKE ignores an index on a case-sensitive column), so
+    there each prefix is also the range [key, key with its last character stepped on): the
+    same rows, since SQLite compares text by code point."""
+    key = search_key(text)
+    username, display_name = Q(username_key__startswith=key), Q(display_name_key__startswith=key)
+    if connection.vendor == "sqlite" and key and ord(key[-1]) < 0x10FFFF:
+        step = ord(key[-1]) + 1
+        upper = key[:-1] + chr(0xE000 if 0xD800 <= step < 0xE000 else step)  # no surrogates
+        username &= Q(username_key__gte=key, username_key__lt=upper)
+        display_name &= Q(display_name_key__gte=key, display_name_key__lt=upper)
+    return Player.objects.filter(username | display_name, is_bot=False)
 
 
 # ---- leaderboards (docs/api.md "Leaderboards") ----

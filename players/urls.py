@@ -9,6 +9,7 @@ urlpatterns = [
     path("auth/token/rotate", apis.TokenRotateApi.as_view(), name="auth-token-rotate"),
     path("auth/logout", apis.LogoutApi.as_view(), name="auth-logout"),
     path("auth/stream-ticket", StreamTicketApi.as_view(), name="auth-stream-ticket"),
+    path("players", apis.PlayerSearchApi.as_view(), name="player-search"),
     path("players/me", apis.PlayerMeApi.as_view(), name="player-me"),
     path("players/<uuid:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),
     path("bots", apis.BotListApi.as_view(), name="bot-list"),

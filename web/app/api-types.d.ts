@@ -392,6 +392,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search players by name
+         * @description Public, throttled per user (per client when anonymous). The people (never a bot) whose username or display name starts with `search` (2..150 characters), letter case and accents ignored; cursor pages ordered by username. Public fields only.
+         */
+        get: operations["players_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/{player_id}": {
         parameters: {
             query?: never;
@@ -1195,6 +1215,23 @@ export interface components {
             id: string;
             display_name: string;
             is_bot: boolean;
+        };
+        PlayerSearchPageResponse: {
+            results: components["schemas"]["PlayerSearchResult"][];
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+        };
+        PlayerSearchResult: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            display_name: string;
+            /** @description Always false: search finds people. */
+            is_bot: boolean;
+            /** @description The global rating, as on /players/{id}. */
+            rating: components["schemas"]["Rating"];
         };
         Rating: {
             /** Format: double */
@@ -2642,6 +2679,59 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    players_search: {
+        parameters: {
+            query: {
+                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                cursor?: string;
+                /** @description Players per page (default 20). */
+                limit?: number;
+                /** @description 2..150 characters: the start of a username or a display name, in any letter case, accents ignored (`omer` finds `Ömer`). */
+                search: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerSearchPageResponse"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
