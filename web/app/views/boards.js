@@ -1,5 +1,8 @@
 // @ts-check
-/** #/leaderboards: a board by metric, period and table size, around me, page by page. */
+/**
+ * #/leaderboards: a board by metric (rating, wins, penalty per deal, skill), period and table
+ * size, around me, page by page; a line under the controls says what the metric measures.
+ */
 
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
@@ -9,14 +12,21 @@ import { showError } from "../ui.js";
 /** @param {HTMLElement} root */
 export async function boardsView(root) {
   const metric = select({ testid: "board-metric", id: "board-metric" },
-    ["rating", "wins", "points"].map((m) => [m, t(`metric.${m}`)]), "rating");
+    ["rating", "wins", "points", "skill"].map((m) => [m, t(`metric.${m}`)]), "rating");
+  const about = h("p", { class: "metric-about", testid: "board-metric-about" });
+  const explain = () => {
+    about.dataset.metric = metric.value;
+    about.textContent = t(`metric.about.${metric.value}`);
+  };
+  metric.addEventListener("change", explain);
+  explain();
   const period = select({ testid: "board-period", id: "board-period" },
     ["all", "month", "week"].map((p) => [p, t(`period.${p}`)]), "all");
   const seats = select({ testid: "board-seats", id: "board-seats" },
     [["", t("boards.allSeats")], ...[2, 3, 4, 5, 6, 7].map((n) => /** @type {[string, string]} */ ([String(n), t("boards.seatsN", { n })]))], "");
   const around = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", testid: "board-around-me",
     id: "board-around-me", disabled: !api.token() }));
-  const body = h("tbody", {});
+  const body = h("tbody", { testid: "board-body" });
   const prevButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "board-prev" }, t("boards.prev")));
   const nextButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "board-next" }, t("boards.next")));
   /** @type {string | null} */ let nextLink = null;
@@ -29,7 +39,7 @@ export async function boardsView(root) {
     nextButton.disabled = !nextLink;
     prevButton.disabled = !prevLink;
     fill(body,
-      page.results.length === 0 ? h("tr", {}, h("td", { colSpan: 7 }, t("boards.empty"))) : null,
+      page.results.length === 0 ? h("tr", {}, h("td", { colSpan: 8 }, t("boards.empty"))) : null,
       page.results.map((row) => h("tr", { testid: "board-row", "data-rank": row.rank, "data-player": row.player.id },
         h("td", {}, String(row.rank)),
         h("td", {}, row.player.display_name, row.player.is_bot ? ` (${t("table.bot")})` : ""),
@@ -37,17 +47,27 @@ export async function boardsView(root) {
         h("td", {}, String(row.matches)),
         h("td", {}, String(row.wins)),
         h("td", {}, String(row.deals_won)),
-        h("td", {}, row.avg_penalty.toFixed(2)))));
+        h("td", {}, row.avg_penalty.toFixed(2)),
+        h("td", { testid: "board-skill", "data-skill": row.skill ?? "", "data-skill-deals": row.skill_deals,
+          title: t("boards.skillDeals", { n: row.skill_deals }) },
+        row.skill === null ? "–" : `${row.skill.toFixed(2)} (${row.skill_deals})`))));
   }
 
+  let asking = 0;
   async function load() {
+    asking += 1;
+    const mine = asking;
     try {
-      show(await api.leaderboard({
-        metric: metric.value,
+      const asked = metric.value;
+      const page = await api.leaderboard({
+        metric: asked,
         period: period.value,
         seats: seats.value || undefined,
         around: around.checked ? "me" : undefined,
-      }));
+      });
+      if (mine !== asking) return; // a later choice's answer is the one shown
+      show(page);
+      body.dataset.metric = asked;
     } catch (error) {
       showError(error);
     }
@@ -74,8 +94,9 @@ export async function boardsView(root) {
       h("label", { for: "board-period" }, t("boards.period")), period,
       h("label", { for: "board-seats" }, t("boards.seats")), seats,
       h("label", { for: "board-around-me" }, around, " ", t("boards.aroundMe"))),
+    about,
     h("div", { class: "scroll" }, h("table", { class: "grid" },
-      h("thead", {}, h("tr", {}, ["rank", "player", "rating", "matches", "wins", "deals_won", "avg_penalty"]
+      h("thead", {}, h("tr", {}, ["rank", "player", "rating", "matches", "wins", "deals_won", "avg_penalty", "skill"]
         .map((c) => h("th", {}, t(`col.${c}`))))),
       body)),
     h("div", { class: "row" }, prevButton, nextButton)));

@@ -1,0 +1,60 @@
+"""The leaderboards page: the skill board beside rating, wins and penalty per deal, each board
+with a line saying what it measures, and every row's skill as the API ranks it."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .harness import Person, by_testid, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+def test_the_skill_board_beside_rating_wins_and_points(web_client: str, pages: Any) -> None:
+    person = Person(web_client)
+    match_id = person.create(2, ["random"])
+    person.play_out(match_id)
+    # The deal's analysis (luck and skill) runs just after it is scored.
+    deadline = time.monotonic() + 60
+    while True:
+        stats = person.get(f"/api/v1/players/{person.id}")["stats"]
+        if stats["skill_deals"]:
+            break
+        assert time.monotonic() < deadline, stats
+        time.sleep(0.5)
+    board = person.get("/api/v1/leaderboard?metric=skill")["results"]
+    mine = next(row for row in board if row["player"]["id"] == person.id)
+
+    for width in (1280, 375):
+        page = pages.new(width)
+        sign_in(page, web_client, person, route="#/leaderboards")
+        metric = by_testid(page, "board-metric")
+        about = by_testid(page, "board-metric-about")
+        options = metric.locator("option").evaluate_all("os => os.map(o => o.value)")
+        assert options == ["rating", "wins", "points", "skill"]
+        seen: dict[str, str] = {}
+        for name in options:
+            metric.select_option(name)
+            expect(about).to_have_attribute("data-metric", name)
+            expect(about).not_to_be_empty()
+            seen[name] = about.inner_text()
+        assert len(set(seen.values())) == 4, seen
+        assert "greedy" in seen["skill"] and "luck" in seen["skill"], seen["skill"]
+
+        # The skill board, in the API's order, each row with its skill and analysed deals.
+        expect(by_testid(page, "board-body")).to_have_attribute("data-metric", "skill")
+        rows = by_testid(page, "board-row")
+        expect(rows.first).to_be_visible()
+        expect(rows).to_have_count(len(board))
+        ranked = rows.evaluate_all("rs => rs.map(r => r.dataset.player)")
+        assert ranked == [row["player"]["id"] for row in board]
+        cell = by_testid(page, "board-skill").nth(ranked.index(person.id))
+        expect(cell).to_have_attribute("data-skill-deals", str(mine["skill_deals"]))
+        assert float(cell.get_attribute("data-skill") or "nan") == pytest.approx(mine["skill"])
+        expect(cell).to_contain_text(f"{mine['skill']:.2f}")
+        pages.shot(page, "skill-board")
+    assert not pages.console, pages.console
