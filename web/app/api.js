@@ -92,6 +92,17 @@ import { getLang } from "./i18n.js";
 export const TOKEN_KEY = "pisyedili.token";
 export const USER_KEY = "pisyedili.user";
 
+/** @type {Set<() => void>} */
+const reachable = new Set();
+
+/**
+ * `listener` runs after every answer from the server (any status): the connection is back.
+ * @param {() => void} listener
+ */
+export function onReachable(listener) {
+  reachable.add(listener);
+}
+
 export class ApiError extends Error {
   /**
    * @param {number} status 0 for a network failure
@@ -149,6 +160,7 @@ async function call(method, path, options = {}) {
   } catch (exc) {
     throw new ApiError(0, "network", exc instanceof Error ? exc.message : String(exc));
   }
+  for (const listener of reachable) listener();
   if (response.status === 204) return null;
   let data;
   try {

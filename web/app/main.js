@@ -8,7 +8,7 @@
 import * as api from "./api.js";
 import { h, fill } from "./dom.js";
 import { getLang, setLang, t } from "./i18n.js";
-import { forgetPlayer, showError } from "./ui.js";
+import { drawOffline, forgetPlayer, showError } from "./ui.js";
 import { loginView } from "./views/login.js";
 import { lobbyView } from "./views/lobby.js";
 import { tableView } from "./views/table.js";
@@ -99,6 +99,7 @@ export async function render() {
   const banner = h("div", { class: "error-banner", testid: "error-banner", role: "alert", hidden: true });
   const root = h("main", { class: "view" });
   fill(shell, header(), banner, root);
+  drawOffline();
   let hash = location.hash || (api.token() ? "#/lobby" : "#/login");
   if (!routes.some(([pattern]) => pattern.test(hash))) hash = "#/lobby";
   for (const [pattern, view] of routes) {

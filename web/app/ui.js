@@ -6,6 +6,14 @@ import { t, has } from "./i18n.js";
 
 /** @type {ReturnType<typeof setTimeout> | null} */
 let bannerTimer = null;
+/** The server could not be reached (a request failed, or the browser went offline). */
+let offline = false;
+
+/**
+ * Codes after which the page reloads what it shows: its own words say so. Any other refusal
+ * shows the server's message (in the page's language, Accept-Language) as it is.
+ */
+const RELOADED = new Set(["stale_version", "illegal_move", "not_your_turn"]);
 
 /**
  * A clear message for an API error (in the page's language), never a stack or a body.
@@ -14,21 +22,37 @@ let bannerTimer = null;
 export function messageOf(error) {
   if (error instanceof api.ApiError) {
     if (error.code === "network") return t("err.network");
+    if (RELOADED.has(error.code) && has(`err.${error.code}`)) return t(`err.${error.code}`);
+    if (error.message && error.status > 0 && error.status < 500 && error.code !== "bad_answer") {
+      return error.message;
+    }
     if (has(`err.${error.code}`)) return t(`err.${error.code}`);
-    return error.message || t("err.server_error");
+    return t("err.server_error");
   }
   return t("err.server_error");
 }
 
+/** @returns {HTMLElement | null} */
+function bannerElement() {
+  const banner = document.querySelector('[data-testid="error-banner"]');
+  return banner instanceof HTMLElement ? banner : null;
+}
+
 /**
- * Show `error` in the banner (data-testid="error-banner") for a while.
+ * Show `error` in the banner (data-testid="error-banner") for a while; a lost connection
+ * stays shown until the server answers again (or the browser is back online).
  * @param {unknown} error an ApiError, or a message
  */
 export function showError(error) {
-  const banner = document.querySelector('[data-testid="error-banner"]');
-  if (!(banner instanceof HTMLElement)) return;
+  const banner = bannerElement();
+  if (error instanceof api.ApiError && error.code === "network") {
+    offline = true;
+    drawOffline();
+    return;
+  }
+  if (!banner) return;
   banner.textContent = typeof error === "string" ? error : messageOf(error);
-  if (error instanceof api.ApiError) banner.dataset.code = error.code;
+  banner.dataset.code = error instanceof api.ApiError ? error.code : "";
   banner.hidden = false;
   if (bannerTimer) clearTimeout(bannerTimer);
   bannerTimer = setTimeout(() => {
@@ -37,9 +61,40 @@ export function showError(error) {
 }
 
 export function hideError() {
-  const banner = document.querySelector('[data-testid="error-banner"]');
-  if (banner instanceof HTMLElement) banner.hidden = true;
+  const banner = bannerElement();
+  if (banner && !offline) banner.hidden = true;
 }
+
+/** The banner of a lost connection, while it is lost (each page draws it again). */
+export function drawOffline() {
+  const banner = bannerElement();
+  if (!banner || !offline) return;
+  if (bannerTimer) clearTimeout(bannerTimer);
+  bannerTimer = null;
+  banner.textContent = t("err.network");
+  banner.dataset.code = "network";
+  banner.hidden = false;
+}
+
+/** Whether the connection is known lost. */
+export function isOffline() {
+  return offline || !navigator.onLine;
+}
+
+function connectionBack() {
+  if (!offline) return;
+  offline = false;
+  const banner = bannerElement();
+  if (banner && banner.dataset.code === "network") banner.hidden = true;
+  window.dispatchEvent(new Event("pisyedili:reachable"));
+}
+
+api.onReachable(connectionBack);
+window.addEventListener("offline", () => {
+  offline = true;
+  drawOffline();
+});
+window.addEventListener("online", connectionBack);
 
 /** @type {Promise<api.Player | null> | null} */
 let mePromise = null;

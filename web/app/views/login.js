@@ -1,10 +1,14 @@
 // @ts-check
-/** #/login: sign up or sign in; the token is kept in localStorage["pisyedili.token"]. */
+/**
+ * #/login: sign up or sign in; the token is kept in localStorage["pisyedili.token"]. A refusal
+ * shows the server's words once each; a refused sign-in offers to sign up with the same name
+ * and password (the server does not say whether a username exists).
+ */
 
 import * as api from "../api.js";
-import { h } from "../dom.js";
+import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { forgetPlayer, showError } from "../ui.js";
+import { forgetPlayer, hideError, messageOf, showError } from "../ui.js";
 
 /** @param {HTMLElement} root */
 export async function loginView(root) {
@@ -21,8 +25,11 @@ export async function loginView(root) {
     })
   );
 
+  const offer = h("div", { class: "auth-offer", testid: "auth-offer", hidden: true });
+
   /** @param {"register" | "login"} how */
   async function submit(how) {
+    offer.hidden = true;
     const username = name.value.trim();
     if (!username || !password.value) {
       showError(t("auth.missing"));
@@ -31,18 +38,19 @@ export async function loginView(root) {
     try {
       const body = { username, password: password.value };
       const answer = how === "register" ? await api.register(body) : await api.login(body);
+      hideError();
       api.setSession(answer.token, username);
       forgetPlayer();
       location.hash = "#/lobby";
     } catch (error) {
-      if (error instanceof api.ApiError && error.detail) {
-        const fields = Object.values(error.detail).flat().filter((m) => typeof m === "string");
-        if (fields.length) {
-          showError(`${error.message} ${fields.join(" ")}`);
-          return;
-        }
+      showError(wordsOf(error));
+      if (how === "login" && error instanceof api.ApiError && error.code === "not_authenticated") {
+        fill(offer,
+          h("span", {}, t("auth.offer", { name: username })),
+          h("button", { type: "button", testid: "auth-offer-register", class: "primary",
+            onclick: () => submit("register") }, t("auth.offerButton")));
+        offer.hidden = false;
       }
-      showError(error);
     }
   }
 
@@ -72,6 +80,27 @@ export async function loginView(root) {
             t("auth.register")),
         ),
       ),
+      offer,
     ),
   );
+}
+
+/**
+ * The refusal in words: the message, then the field messages not already said (a refused
+ * password's first reason is the message itself), each once.
+ * @param {unknown} error
+ */
+function wordsOf(error) {
+  const said = [messageOf(error)];
+  if (error instanceof api.ApiError) {
+    /** @param {unknown} value */
+    const collect = (value) => {
+      if (typeof value === "string") {
+        if (!said.includes(value)) said.push(value);
+      } else if (Array.isArray(value)) value.forEach(collect);
+      else if (value && typeof value === "object") Object.values(value).forEach(collect);
+    };
+    collect(error.detail);
+  }
+  return said.join(" ");
 }

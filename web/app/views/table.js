@@ -13,7 +13,7 @@ import { h, fill } from "../dom.js";
 import { recordCommitment, recordHand } from "../fairness.js";
 import { t } from "../i18n.js";
 import { LiveStream } from "../live.js";
-import { currentPlayer, hideError, seatName, showError } from "../ui.js";
+import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
 
 const SUITS = ["C", "D", "H", "S"];
 
@@ -433,11 +433,17 @@ export async function tableView(root, matchId) {
     }
   }
 
-  /** @param {"live" | "reconnecting"} state */
+  /** @type {"live" | "reconnecting"} */
+  let streamState = "reconnecting";
+  /** @param {"live" | "reconnecting"} state the stream's; offline, the badge says reconnecting */
   function setStatus(state) {
-    status.dataset.state = state;
-    status.textContent = state === "live" ? t("table.live") : t("table.reconnecting");
+    streamState = state;
+    const shown = isOffline() ? "reconnecting" : state;
+    status.dataset.state = shown;
+    status.textContent = shown === "live" ? t("table.live") : t("table.reconnecting");
   }
+  const connectionChanged = () => setStatus(streamState);
+  for (const name of ["offline", "online", "pisyedili:reachable"]) window.addEventListener(name, connectionChanged);
 
   await reload();
   const stream = new LiveStream(`/matches/${matchId}/events`, ["state"], {
@@ -457,6 +463,7 @@ export async function tableView(root, matchId) {
 
   return () => {
     stopped = true;
+    for (const name of ["offline", "online", "pisyedili:reachable"]) window.removeEventListener(name, connectionChanged);
     clearInterval(clock);
     stream.stop();
   };
