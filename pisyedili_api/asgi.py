@@ -505,6 +505,9 @@ class HttpProtocol(HttpToolsProtocol):
             config.loaded_app = config.loaded_app.app
         config.proxy_headers = False
         config.ws_max_size = min(config.ws_max_size, WS_MAX_SIZE)
+        # A WebSocket's messages go out uncompressed, as the streams' events: no deflate
+        # context per socket (memory, CPU), whatever `--ws-per-message-deflate` says.
+        config.ws_per_message_deflate = False
         super().__init__(config, server_state, app_state, _loop)
         if config.ws_protocol_class is WebSocketsSansIOProtocol:
             self.ws_protocol_class = WebSocketProtocol

@@ -8,6 +8,9 @@ from typing import Any
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
+from django.middleware.http import ConditionalGetMiddleware as DjangoConditionalGetMiddleware
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
 from .errors import error_body
@@ -53,3 +56,19 @@ class BodySizeLimitMiddleware:
             message = _("The request body must be at most %(limit)d bytes.") % {"limit": limit}
             return JsonResponse(error_body("invalid", message, {"body": [message]}), status=400)
         return None
+
+
+class ConditionalGetMiddleware(DjangoConditionalGetMiddleware):
+    """Django's: every GET answer that may be stored (no `Cache-Control: no-store`) gets an
+    `ETag`, a hash of its body, and `If-None-Match` with it is `304 Not Modified` (docs/api.md
+    "Conventions"). The ETag is the body's own: two callers get the same one only for the same
+    bytes, and the per-seat answers (`…/state`, the move log, the streams) are no-store and get
+    none. An API answer may depend on the caller's token and on the formats it accepts: it
+    varies on `Authorization` and `Accept`, so no cache hands one caller's body to another."""
+
+    def process_response(
+        self, request: HttpRequest, response: HttpResponseBase
+    ) -> HttpResponseBase:
+        if request.path.startswith("/api/"):
+            patch_vary_headers(response, ("Accept", "Authorization"))
+        return super().process_response(request, response)

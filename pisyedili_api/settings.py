@@ -74,6 +74,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Brotli or gzip for whole textual answers over COMPRESS_MIN_BYTES, never a stream
+    # (pisyedili_api.compression); outside the ETags, which name the uncompressed body.
+    "pisyedili_api.compression.CompressionMiddleware",
+    # ETag and 304 on the GET answers that may be stored; API answers vary on the token.
+    "pisyedili_api.middleware.ConditionalGetMiddleware",
     "pisyedili_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise: static files and the web client (web/app, web/cards) under every server.
@@ -200,6 +205,9 @@ WEB_CLIENT_ROOT = Path(os.environ.get("WEB_CLIENT_ROOT", str(BASE_DIR / "web")))
 # (default: DEBUG) looks them up on each request, for editing web/ with the server running.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = env_bool("WHITENOISE_AUTOREFRESH", DEBUG)
+
+# Answers over this many bytes are compressed when the client accepts it (brotli, gzip).
+COMPRESS_MIN_BYTES = int(os.environ.get("COMPRESS_MIN_BYTES", "1024"))
 
 # Every request body is at most 64 KB; larger ones get a 400 JSON error (BodySizeLimitMiddleware).
 MAX_REQUEST_BODY_BYTES = int(os.environ.get("MAX_REQUEST_BODY_BYTES", "65536"))
@@ -449,8 +457,8 @@ CORS_ALLOW_CREDENTIALS = False
 from corsheaders.defaults import default_headers  # noqa: E402
 
 # default_headers has Authorization and Content-Type.
-CORS_ALLOW_HEADERS = (*default_headers, "idempotency-key", "last-event-id")
-CORS_EXPOSE_HEADERS = ("retry-after",)
+CORS_ALLOW_HEADERS = (*default_headers, "idempotency-key", "last-event-id", "if-none-match")
+CORS_EXPOSE_HEADERS = ("retry-after", "etag")
 # Version changes fan out through one Redis pub/sub channel (games.events); without Redis an
 # in-process hub serves a single process. The prefix names the channel and every key, so two
 # deployments (or test runs) can share one Redis.

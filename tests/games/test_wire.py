@@ -1,0 +1,193 @@
+"""Bytes on the wire (docs/api.md "Conventions"), through the whole middleware stack on
+PostgreSQL: answers over COMPRESS_MIN_BYTES come brotli- or gzip-compressed as Accept-Encoding
+asks; GET answers that may be stored carry an ETag of their body and answer 304 to it; the
+per-seat answers get none, and API answers vary on the caller's token."""
+
+from __future__ import annotations
+
+import gzip
+
+import brotli
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from pisyedili_api.compression import accepted_encoding
+from tests.helpers import create_match, play_to_the_end
+
+# Bots and scoring run on commit: in place, inside the test's transaction.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
+
+
+def vary(response) -> set[str]:
+    return {v.strip().lower() for v in response.get("Vary", "").split(",") if v.strip()}
+
+
+@pytest.fixture
+def finished(make_player, client_for):
+    """A finished one-deal match against a greedy bot, and its seat's client."""
+    _, token = make_player()
+    seat = client_for(token)
+    match = create_match(seat, bots=["greedy"], deals=1)
+    assert play_to_the_end(seat, match["id"])["status"] == "finished"
+    return match["id"], seat
+
+
+def public_reads(match_id: str) -> list[str]:
+    return [
+        "/api/v1/rules",
+        "/api/v1/bots",
+        f"/api/v1/matches/{match_id}",
+        f"/api/v1/matches/{match_id}/deals/1",
+        f"/api/v1/matches/{match_id}/deals/1/replay",
+        "/api/v1/leaderboard",
+        "/api/v1/leaderboard?metric=wins&limit=1",
+        "/api/v1/leaderboards",
+    ]
+
+
+def test_public_reads_answer_304_to_their_etag(finished):
+    match_id, _ = finished
+    client = Client()
+    for path in public_reads(match_id):
+        first = client.get(path)
+        assert first.status_code == 200, (path, first.content)
+        etag = first["ETag"]
+        assert etag.startswith('"') and len(etag) > 10, (path, etag)
+        again = client.get(path, HTTP_IF_NONE_MATCH=etag)
+        assert again.status_code == 304, path
+        assert again.content == b"" and again["ETag"] == etag
+        assert {"accept", "authorization"} <= vary(again), path
+        other = client.get(path, HTTP_IF_NONE_MATCH='"not-this-body"')
+        assert other.status_code == 200 and other.content == first.content
+
+
+def test_a_compressed_answers_weak_etag_still_answers_304(finished):
+    match_id, _ = finished
+    client = Client()
+    path = f"/api/v1/matches/{match_id}/deals/1/replay"
+    for encoding in ("gzip", "br"):
+        first = client.get(path, HTTP_ACCEPT_ENCODING=encoding)
+        assert first["Content-Encoding"] == encoding
+        assert first["ETag"].startswith('W/"')
+        again = client.get(path, HTTP_ACCEPT_ENCODING=encoding, HTTP_IF_NONE_MATCH=first["ETag"])
+        assert again.status_code == 304 and again.content == b""
+
+
+def test_a_changed_body_gets_a_new_etag(finished):
+    match_id, seat = finished
+    path = f"/api/v1/matches/{match_id}"
+    before = Client().get(path)["ETag"]
+    assert seat.post(f"/api/v1/matches/{match_id}/rematch", format="json").status_code == 201
+    after = Client().get(path, HTTP_IF_NONE_MATCH=before)
+    assert after.status_code == 200 and after.json()["next_match"] is not None
+    assert after["ETag"] != before
+
+
+def test_per_seat_answers_get_no_etag_and_never_304(make_player, client_for):
+    """Two seats of one match each see their own hand: no ETag, no 304, whatever is sent."""
+    (_, one), (_, two) = make_player(), make_player()
+    a, b = client_for(one), client_for(two)
+    match = create_match(a)
+    assert b.post(f"/api/v1/matches/{match['id']}/join", format="json").status_code == 200
+    views = {}
+    for client in (a, b):
+        for path in ("state", "moves"):
+            response = client.get(f"/api/v1/matches/{match['id']}/{path}")
+            assert response.status_code == 200
+            assert "ETag" not in response
+            assert "no-store" in response["Cache-Control"]
+            assert "private" in response["Cache-Control"]
+            views[client, path] = response
+    assert views[a, "state"].json()["hand"] != views[b, "state"].json()["hand"]
+    # The hash of one seat's view, sent by the other seat: still a whole 200 of its own view.
+    import hashlib
+
+    stolen = '"' + hashlib.md5(views[a, "state"].content).hexdigest() + '"'
+    for etag in (stolen, "*"):
+        response = b.get(f"/api/v1/matches/{match['id']}/state", HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 200
+        assert response.json()["hand"] == views[b, "state"].json()["hand"]
+
+
+def test_an_etag_is_the_bodys_own_so_callers_who_see_different_bodies_never_share_one(
+    make_player, client_for
+):
+    (_, one), (_, two) = make_player(), make_player()
+    first = client_for(one).get("/api/v1/players/me")
+    second = client_for(two).get("/api/v1/players/me")
+    assert first.json()["id"] != second.json()["id"]
+    assert first["ETag"] != second["ETag"]
+    assert "authorization" in vary(first)
+    # The other player's ETag never turns into a 304 of one's own body.
+    response = client_for(two).get("/api/v1/players/me", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert response.status_code == 200 and response.json()["id"] == second.json()["id"]
+
+
+@pytest.fixture
+def big_list(make_player, client_for):
+    """GET /matches?limit=100 of a lobby well over COMPRESS_MIN_BYTES."""
+    for _ in range(4):
+        _, token = make_player()
+        client = client_for(token)
+        for _ in range(3):
+            create_match(client, seats=4)
+    path = "/api/v1/matches?limit=100"
+    plain = Client().get(path)
+    assert len(plain.content) > 4 * settings.COMPRESS_MIN_BYTES
+    return path, plain
+
+
+@pytest.mark.parametrize(
+    ("accept", "expected"),
+    [
+        ("gzip", "gzip"),
+        ("br", "br"),
+        ("gzip, deflate, br, zstd", "br"),
+        ("br;q=0.5, gzip", "gzip"),
+        ("br;q=0, gzip;q=0.1", "gzip"),
+        ("*", "br"),
+        ("*;q=0.5, br;q=0", "gzip"),
+        ("identity", None),
+        ("gzip;q=0", None),
+        ("", None),
+    ],
+)
+def test_json_over_1kb_is_compressed_as_the_client_asks(big_list, accept, expected):
+    path, plain = big_list
+    assert accepted_encoding(accept) == expected
+    response = Client().get(path, HTTP_ACCEPT_ENCODING=accept)
+    assert response.status_code == 200
+    assert "accept-encoding" in vary(response)
+    if expected is None:
+        assert "Content-Encoding" not in response and response.content == plain.content
+        return
+    assert response["Content-Encoding"] == expected
+    assert int(response["Content-Length"]) == len(response.content)
+    body = gzip.decompress(response.content) if expected == "gzip" else None
+    body = brotli.decompress(response.content) if expected == "br" else body
+    assert body == plain.content
+    assert len(response.content) < len(plain.content) / 4
+
+
+def test_small_answers_and_errors_stay_plain(make_player, client_for):
+    _, token = make_player()
+    me = client_for(token).get("/api/v1/players/me", HTTP_ACCEPT_ENCODING="gzip, br")
+    assert len(me.content) <= settings.COMPRESS_MIN_BYTES
+    assert "Content-Encoding" not in me
+    refused = Client().get("/api/v1/players", {"search": "a"}, HTTP_ACCEPT_ENCODING="br")
+    assert refused.status_code == 400 and "Content-Encoding" not in refused
+
+
+def test_a_no_transform_answer_is_left_as_it_is():
+    from django.http import HttpResponse
+
+    from pisyedili_api.compression import compress_response
+
+    body = b'{"x": "' + b"a" * 5000 + b'"}'
+    response = HttpResponse(body, content_type="application/json")
+    response["Cache-Control"] = "no-transform"
+    request = Client().get("/").wsgi_request
+    request.META["HTTP_ACCEPT_ENCODING"] = "gzip"
+    assert compress_response(request, response).content == body
+    assert "Content-Encoding" not in response
