@@ -47,13 +47,15 @@ $(SECRET_KEY_FILE): | $(PY)
 # Serve the API and the web client (http://127.0.0.1:$(PORT)/) on SQLite with Celery tasks and
 # the live events hub in-process (no env needed), under uvicorn (ASGI), so the event streams
 # push. The settings refuse to start without DJANGO_SECRET_KEY: unless the environment sets one,
-# this server takes the checkout's own random key (SECRET_KEY_FILE).
+# this server takes the checkout's own random key (SECRET_KEY_FILE). Ctrl-C (or SIGTERM) tells
+# every open stream to reconnect and stops within --timeout-graceful-shutdown.
 run: $(SERVE) $(SECRET_KEY_FILE)
 	export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat $(SECRET_KEY_FILE))}" && \
 	$(PY) manage.py migrate --noinput && \
 	exec $(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
 	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log --no-proxy-headers \
-	  --ws-ping-interval 0 --ws-per-message-deflate false --ws-max-size 4096
+	  --ws-ping-interval 0 --ws-per-message-deflate false --ws-max-size 4096 \
+	  --timeout-graceful-shutdown 10
 
 # The web client's API types (web/app/api-types.d.ts) from the served schema, and its type check
 # (needs Node.js and npm: `npm ci` in web/ installs the pinned tools).

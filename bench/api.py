@@ -441,7 +441,8 @@ def start_server(
             str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application",
             "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
             "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log",
-            "--no-proxy-headers", "--ws-max-size", "4096", "--log-level", "warning",
+            "--no-proxy-headers", "--ws-max-size", "4096", "--timeout-graceful-shutdown", "10",
+            "--log-level", "warning",
         ]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     return f"http://127.0.0.1:{port}", proc

@@ -194,7 +194,7 @@ class Stack:
         command += ["--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log"]
         command += ["--backlog", "8192", "--ws-ping-interval", "0"]
         command += ["--ws-per-message-deflate", "false", "--ws-max-size", "4096"]
-        command += ["--no-proxy-headers"]
+        command += ["--no-proxy-headers", "--timeout-graceful-shutdown", "10"]
         self.web = self.spawn("web", command)
         self.web_stop_signal = signal.SIGTERM
 

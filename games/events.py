@@ -25,6 +25,10 @@ header or by ticket) ends, wherever it is served. Tokens are named on the channe
 (`token_tag`), never by their digest. A revocation told while a process's subscription was lost
 is caught when it resubscribes: the process checks the tokens of its open streams then.
 
+A process that is stopping (SIGTERM, Ctrl-C: pisyedili_api.asgi.HttpProtocol.shutdown) drains
+its hub (`Hub.drain`): every waiter, and every one registered from then on, is told at once to
+end, so that each stream sends `reconnect` and ends, and each waiting long-poll answers now.
+
 Messages carry ids, versions, statuses and seat counts only, never a card: each stream reads its
 own view.
 """
@@ -323,16 +327,21 @@ class Waiter:
     per wait (asyncio.wait_for): thousands of waiters idle in each process for hours.
     """
 
-    __slots__ = ("_wake", "dropped", "items", "revoked")
+    __slots__ = ("_wake", "dropped", "items", "restarting", "revoked")
 
     def __init__(self) -> None:
         self.items: list[dict[str, Any]] = []
         self.dropped = False
         self.revoked = False  # the token it came with was revoked: it ends
+        self.restarting = False  # the process is stopping: it ends, the client comes back
         self._wake: asyncio.Future[None] | None = None
 
     def revoke(self) -> None:
         self.revoked = True
+        self._wake_up()
+
+    def restart(self) -> None:
+        self.restarting = True
         self._wake_up()
 
     def offer(self, item: dict[str, Any]) -> bool:
@@ -350,9 +359,9 @@ class Waiter:
             self._wake.set_result(None)
 
     async def get(self, timeout: float) -> dict[str, Any] | None:
-        """The next message, or None after `timeout` s without one (at once when dropped or
-        revoked)."""
-        if not self.items and not self.dropped and not self.revoked:
+        """The next message, or None after `timeout` s without one (at once when dropped,
+        revoked or restarting)."""
+        if not self.items and not self.dropped and not self.revoked and not self.restarting:
             loop = asyncio.get_running_loop()
             wake = self._wake = loop.create_future()
             timer = loop.call_later(timeout, _time_up, wake)
@@ -409,6 +418,7 @@ class Hub:
         self._held: dict[str, str] = {}  # slot -> player, of this process's open streams (Redis)
         self._refresher: asyncio.Task[None] | None = None
         self._recheck: asyncio.Task[None] | None = None
+        self.draining = False  # the process is stopping (drain)
 
     async def start(self, timeout: float | None = None) -> None:
         """Subscribe (once per process); returns when the subscription is confirmed, so that a
@@ -541,6 +551,19 @@ class Hub:
                 del self.tokens[tag]
                 self.token_digests.pop(tag, None)
 
+    def drain(self) -> None:
+        """The process is stopping: every waiter ends now (its stream sends `reconnect`, its
+        long-poll answers at once), and so does every waiter registered from now on."""
+        self.draining = True
+        for group in (*self.matches.values(), *self.players.values(), self.lobby):
+            for waiter in group:
+                waiter.restart()
+
+    def _registered(self, waiter: Waiter) -> Waiter:
+        if self.draining:
+            waiter.restart()
+        return waiter
+
     def broadcast(self, item: dict[str, Any]) -> None:
         for group in (*self.matches.values(), *self.players.values(), self.lobby):
             for waiter in [w for w in group if not w.offer(item)]:
@@ -551,7 +574,7 @@ class Hub:
         """A waiter on the lobby's messages, registered on a confirmed subscription; `token`:
         the digest of the caller's API token (None: anonymous), whose revocation ends it."""
         await self.start()
-        waiter = Waiter()
+        waiter = self._registered(Waiter())
         self.lobby.add(waiter)
         tag = self._token_add(waiter, token)
         try:
@@ -569,7 +592,7 @@ class Hub:
         `token` as for watch_lobby."""
         await self.start()
         group, key = (self.matches, match) if match is not None else (self.players, player)
-        waiter = Waiter()
+        waiter = self._registered(Waiter())
         group[key].add(waiter)  # type: ignore[index]
         tag = self._token_add(waiter, token)
         try:

@@ -19,7 +19,9 @@ What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect 
 
 Every LIVE_HEARTBEAT_SECONDS a comment line (`: heartbeat`) keeps proxies from closing an idle
 stream. A stream that falls LIVE_QUEUE_SIZE events behind gets `close` (`slow_reader`) and ends;
-one whose API token is revoked (games.events) gets `close` (`revoked`) and ends.
+one whose API token is revoked (games.events) gets `close` (`revoked`) and ends. When the
+process is stopping (SIGTERM: games.events, Hub.drain), every stream gets `reconnect` and ends,
+and every waiting long-poll answers at once.
 A player may hold LIVE_STREAMS_PER_PLAYER streams at once, an anonymous spectator's address
 LIVE_STREAMS_PER_IP (429 `throttled` beyond); waiting long-polls have slots of their own
 (LIVE_LONG_POLLS_PER_PLAYER, LIVE_LONG_POLLS_PER_IP).
@@ -116,7 +118,13 @@ def _event(event: str, data: Any, event_id: int | None = None) -> bytes:
 
 
 _HEARTBEAT = b": heartbeat\n\n"
-_RECONNECT = _event("close", {"reason": "reconnect"})
+# `reconnect` ends a stream that the client is to open again at once, resuming from the last
+# event id it saw (EventSource does so by itself after `retry` ms; a ticket is good for it):
+# the process is stopping (`restart`), the live tier's Redis is out of reach (`unavailable`),
+# or a WSGI server's stream, which cannot wait, has sent what is new (`poll`).
+_RECONNECT_RESTART = _event("reconnect", {"reason": "restart"})
+_RECONNECT_UNAVAILABLE = _event("reconnect", {"reason": "unavailable"})
+_RECONNECT_POLL = _event("reconnect", {"reason": "poll"})
 _RETRY = b"retry: 2000\n\n"  # EventSource: reconnect after 2 s
 
 
@@ -423,7 +431,7 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         chunks = [_RETRY]
         if view is not None and (after is None or version > after):
             chunks.append(view)
-        chunks.append(_event("close", {"reason": "match_over" if over else "reconnect"}))
+        chunks.append(_event("close", {"reason": "match_over"}) if over else _RECONNECT_POLL)
         return _streaming(iter(chunks))
     holder = _slot_holder(request, _player(caller))
     return await _with_slot(holder, _match_stream(match_id, seat, after, _token(caller)))
@@ -488,7 +496,7 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
         return _unavailable()
     if not _is_asgi(request):
         _last, chunks = await _me_catch_up(str(caller.player.id), after, request)
-        return _streaming(iter([_RETRY, *chunks, _event("close", {"reason": "reconnect"})]))
+        return _streaming(iter([_RETRY, *chunks, _RECONNECT_POLL]))
     stream = _me_stream(str(caller.player.id), after, caller.token)
     return await _with_slot(_slot_holder(request, caller.player), stream)
 
@@ -510,7 +518,7 @@ async def lobby_events(request: HttpRequest) -> HttpResponseBase:
     except events.REDIS_DOWN:
         return _unavailable()
     if not _is_asgi(request):
-        return _streaming(iter([_RETRY, _LOBBY_READY, _event("close", {"reason": "reconnect"})]))
+        return _streaming(iter([_RETRY, _LOBBY_READY, _RECONNECT_POLL]))
     holder = _slot_holder(request, _player(caller))
     return await _with_slot(holder, _lobby_stream(_token(caller)))
 
@@ -536,11 +544,15 @@ async def _lobby_stream(token: str | None) -> AsyncGenerator[bytes, None]:
 async def _waiting(waiter: Any, heartbeat: float) -> AsyncIterator[bytes | dict[str, Any]]:
     """What a waiting stream gets: each message for it; a heartbeat after each quiet
     `heartbeat` seconds; for a reader too slow to keep its queue, or one whose token was
-    revoked, the close, then nothing."""
+    revoked, the close, then nothing; when the process is stopping, `reconnect`, then
+    nothing."""
     while True:
         message = await waiter.get(heartbeat)
         if waiter.revoked:
             yield _event("close", {"reason": "revoked"})
+            return
+        if waiter.restarting:
+            yield _RECONNECT_RESTART
             return
         if waiter.dropped:
             yield _event("close", {"reason": "slow_reader"})
@@ -556,7 +568,7 @@ async def _me_stream(player: str, after: int | None, token: str) -> AsyncGenerat
         try:
             sent, chunks = await _me_catch_up(player, after)
         except events.REDIS_DOWN:  # the log is out of reach: come back
-            yield _RECONNECT
+            yield _RECONNECT_UNAVAILABLE
             return
         for chunk in chunks:
             yield chunk
@@ -568,7 +580,7 @@ async def _me_stream(player: str, after: int | None, token: str) -> AsyncGenerat
                 try:
                     sent, chunks = await _me_catch_up(player, sent)
                 except events.REDIS_DOWN:
-                    yield _RECONNECT
+                    yield _RECONNECT_UNAVAILABLE
                     return
                 for chunk in chunks:
                     yield chunk
@@ -664,14 +676,15 @@ async def _wait_for_version(
     waiter: events.Waiter, after: int, wait: float
 ) -> dict[str, Any] | None:
     """The message of a version past `after`, or None after `wait` s without one (or when the
-    hub lost track: a resync, a drop); 401 when the caller's token is revoked meanwhile."""
+    hub lost track: a resync, a drop; or at once when the process is stopping); 401 when the
+    caller's token is revoked meanwhile."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     while (remaining := deadline - loop.time()) > 0:
         message = await waiter.get(remaining)
         if waiter.revoked:
             raise AuthenticationFailed("Invalid token.")
-        if message is None or waiter.dropped or message.get("resync"):
+        if message is None or waiter.dropped or waiter.restarting or message.get("resync"):
             return None
         if message["version"] > after:
             return message
@@ -736,7 +749,8 @@ def _stream_operation(
             "in": "header",
             "name": "Last-Event-ID",
             "schema": {"type": "integer", "minimum": 0, "maximum": _EVENT_ID_MAX},
-            "description": "Resume after this event id (EventSource sends it itself).",
+            "description": "Resume after this event id (EventSource sends it itself when it "
+            "reconnects).",
         },
     ]
     return {
@@ -750,8 +764,9 @@ def _stream_operation(
                 "in": "query",
                 "name": "ticket",
                 "schema": {"type": "string"},
-                "description": "A stream ticket (POST /api/v1/auth/stream-ticket) instead of "
-                "the Authorization header; single use, 401 once used or expired.",
+                "description": "A stream ticket to this path (POST /api/v1/auth/stream-ticket) "
+                "instead of the Authorization header; good for every reconnect until it "
+                "expires, 401 then or on another stream.",
             },
             *(resume if resumes else []),
         ],

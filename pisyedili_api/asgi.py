@@ -334,6 +334,8 @@ async def _send_until_gone(
         if not left.done() or left.cancelled():
             raise  # not the client: the server is stopping
         task.uncancel()
+    except OSError:  # uvicorn's ClientDisconnected: the connection is gone (a server's close)
+        pass
     finally:
         sending = False
         left.cancel()
@@ -391,12 +393,18 @@ def _ws_message(block: bytes) -> str | None:
     return (head + b',"data":' + fields.get(b"data", b"null") + b"}").decode()
 
 
+# The stream's `reconnect` ends a socket with a close code instead of a message: 1012 (service
+# restart) when the process is stopping, 1013 (try again later) otherwise.
+_WS_RECONNECT = b"event: reconnect\n"
+_WS_RESTART = b'"reason":"restart"'
+
+
 async def _send_ws_events(
     body: AsyncGenerator[bytes, None], receive: _Receive, send: _Send
 ) -> None:
-    """Send `body`'s events as WebSocket messages until it ends (then close, 1000) or the
-    client goes away. What the client sends is read and ignored (the events go one way, as a
-    stream's)."""
+    """Send `body`'s events as WebSocket messages until it ends (then close, 1000; after a
+    `reconnect`, 1012 or 1013) or the client goes away. What the client sends is read and
+    ignored (the events go one way, as a stream's)."""
 
     async def until_disconnect() -> None:
         while (await receive())["type"] != "websocket.disconnect":
@@ -405,6 +413,10 @@ async def _send_ws_events(
     async def messages() -> AsyncGenerator[Mapping[str, Any], None]:
         async for chunk in body:
             for block in chunk.split(b"\n\n"):
+                if block.startswith(_WS_RECONNECT):
+                    code = 1012 if _WS_RESTART in block else 1013
+                    yield {"type": "websocket.close", "code": code}
+                    return
                 if block and (message := _ws_message(block)) is not None:
                     yield {"type": "websocket.send", "text": message}
         yield {"type": "websocket.close", "code": 1000}
@@ -533,6 +545,17 @@ class HttpProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._read_timer_stop()
         super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """uvicorn's call on each open connection when the server starts its graceful shutdown
+        (SIGTERM, Ctrl-C), once it has stopped accepting: the process's hub drains (every
+        stream sends `reconnect` and ends, every waiting long-poll answers now: games.events),
+        so that the connections end within `--timeout-graceful-shutdown`; a request under way
+        ends its connection once answered, an idle kept-alive connection is closed now. The
+        lifespan's shutdown comes only after that, and a WebSocket gets uvicorn's own close
+        (1012)."""
+        events.hub().drain()
+        super().shutdown()
 
     def data_received(self, data: bytes) -> None:
         head_of, was_in_head = self._messages, self._in_head

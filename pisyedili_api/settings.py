@@ -487,21 +487,11 @@ LIVE_READ_TIMEOUT = float(os.environ.get("LIVE_READ_TIMEOUT", "10"))
 # The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.
 LIVE_ME_LOG = int(os.environ.get("LIVE_ME_LOG", "256"))
 LIVE_ME_TTL = int(os.environ.get("LIVE_ME_TTL", str(7 * 24 * 3600)))
-LIVE_TICKET_SECONDS = int(os.environ.get("LIVE_TICKET_SECONDS", "30"))
+# Seconds a stream ticket opens its stream (players.tickets): every reconnect of that stream
+# within them, EventSource's own included.
+STREAM_TICKET_SECONDS = int(os.environ.get("STREAM_TICKET_SECONDS", "300"))
 # Threads (and so database connections) per web process for the streams' reads.
 LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", "4"))
-# Single-use stream tickets are claimed in the "live" cache (SET NX): Redis when there is one,
-# so that a ticket used on one web process is refused on every other.
-CACHES["live"] = (
-    {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": LIVE_REDIS_URL,
-        "KEY_PREFIX": LIVE_CHANNEL_PREFIX,
-        "OPTIONS": {"socket_timeout": 2, "socket_connect_timeout": 2},
-    }
-    if LIVE_REDIS_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "live"}
-)
 # DATABASE_POOL=1 (pisyedili_api/asgi.py sets it): psycopg's connection pool instead of
 # persistent connections. Under ASGI a request runs on whichever of the event loop's threads is
 # free, and the hub's threads serve every stream; the pool bounds the connections per process

@@ -1,10 +1,12 @@
 """Stream tickets and the one way a stream learns who is calling.
 
 Browsers' EventSource cannot send `Authorization`, and an API token in a URL ends up in logs.
-So a client trades its token for a ticket (`POST /api/v1/auth/stream-ticket`) and opens
-`…/events?ticket=…`: the ticket is signed (django.core.signing, SECRET_KEY), names the player,
-lapses after LIVE_TICKET_SECONDS, and works once: its nonce is claimed with SET NX in the "live"
-cache (Redis when there is one, so a ticket used on one web process is refused on every other).
+So a client trades its token for a ticket to one stream (`POST /api/v1/auth/stream-ticket`
+with the stream's `path`) and opens `<path>?ticket=…`. The ticket is signed
+(django.core.signing, SECRET_KEY) and stateless: it names the player and the stream's path,
+lapses STREAM_TICKET_SECONDS after it was issued, and opens that path again as often as the
+client reconnects until then (EventSource's own reconnect, with Last-Event-ID, included), on any
+web process and across restarts; on any other path it is refused (401).
 
 A ticket is bound to the token that asked for it: it carries HMAC-SHA256(token digest, nonce),
 and is good only while a live token of the named player gives that binding. The digest is
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -26,7 +29,6 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.core import signing
-from django.core.cache import caches
 from django.http import HttpRequest
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, extend_schema
@@ -39,7 +41,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from pisyedili_api.openapi import error_responses
-from pisyedili_api.serializers import body_fields_check
+from pisyedili_api.serializers import StrictSerializer
 
 from .auth import AuthenticatedRequest
 from .models import ApiToken, Player
@@ -60,27 +62,33 @@ def _binding(digest: str, nonce: str) -> str:
     return hmac.new(digest.encode(), nonce.encode(), hashlib.sha256).hexdigest()
 
 
-def ticket_issue(*, player: Player, token: ApiToken) -> str:
-    """A signed single-use ticket for `player`'s next stream, bound to `token` (theirs)."""
+# The paths of the event streams (a match's, the caller's own, the lobby's), as a request's
+# `path_info` gives them.
+STREAM_PATH = re.compile(
+    r"^/api/v1/(?:matches/[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|me|lobby)/events$"
+)
+
+
+def ticket_issue(*, player: Player, token: ApiToken, path: str) -> str:
+    """A signed ticket for `player`'s stream at `path`, bound to `token` (theirs)."""
     nonce = secrets.token_urlsafe(16)
-    body = {"p": str(player.id), "n": nonce, "t": _binding(token.digest, nonce)}
+    body = {"p": str(player.id), "n": nonce, "t": _binding(token.digest, nonce), "s": path}
     return signing.dumps(body, salt=_SALT)
 
 
-def ticket_redeem(ticket: str) -> StreamCaller:
-    """The caller of `ticket`, claiming it: 401 when it is forged, expired, used already, or
-    its token no longer lives."""
-    lifetime = settings.LIVE_TICKET_SECONDS
+def ticket_redeem(ticket: str, path: str) -> StreamCaller:
+    """The caller of `ticket` on the stream at `path`: 401 when it is forged, expired, made for
+    another stream, or its token no longer lives."""
     try:
-        body = signing.loads(ticket, salt=_SALT, max_age=lifetime)
+        body = signing.loads(ticket, salt=_SALT, max_age=settings.STREAM_TICKET_SECONDS)
         player_id, nonce, binding = str(body["p"]), str(body["n"]), str(body["t"])
+        stream = str(body["s"])
     except signing.SignatureExpired:
         raise AuthenticationFailed("The stream ticket has expired.") from None
     except (signing.BadSignature, KeyError, TypeError):
         raise AuthenticationFailed("Invalid stream ticket.") from None
-    # The claim outlives the ticket, so a used ticket never becomes usable again.
-    if not caches["live"].add(f"ticket:{nonce}", 1, timeout=lifetime + 5):
-        raise AuthenticationFailed("The stream ticket was used already.")
+    if not hmac.compare_digest(stream, path):
+        raise AuthenticationFailed("The stream ticket is for another stream.")
     player = Player.objects.filter(id=player_id, user__is_active=True).first()
     if player is None or player.user_id is None:
         raise AuthenticationFailed("Invalid stream ticket.")
@@ -98,7 +106,7 @@ def stream_caller(request: HttpRequest, *, tickets: bool = True) -> StreamCaller
     Token …`); 401 otherwise."""
     ticket = request.GET.get("ticket") if tickets else None
     if ticket is not None:
-        return ticket_redeem(ticket)
+        return ticket_redeem(ticket, request.path_info)
     # api_settings imports the dotted paths of the setting: classes, which the stubs type as str.
     classes = cast("list[type[BaseAuthentication]]", api_settings.DEFAULT_AUTHENTICATION_CLASSES)
     drf_request = Request(request, authenticators=[auth() for auth in classes])
@@ -111,7 +119,19 @@ def stream_caller(request: HttpRequest, *, tickets: bool = True) -> StreamCaller
 
 
 class StreamTicketApi(APIView):
-    """`POST /auth/stream-ticket`: a ticket for one stream, for clients that cannot send headers."""
+    """`POST /auth/stream-ticket`: a ticket to one stream, for clients that cannot send headers."""
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "StreamTicketPath"
+
+        path = serializers.RegexField(
+            STREAM_PATH,
+            max_length=100,
+            help_text="The stream the ticket opens: `/api/v1/matches/{match_id}/events` (the "
+            "match's id in lower case), `/api/v1/me/events` or `/api/v1/lobby/events`.",
+            error_messages={"invalid": "Not the path of an event stream."},
+        )
 
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):
         class Meta:
@@ -123,24 +143,27 @@ class StreamTicketApi(APIView):
     @extend_schema(
         operation_id="auth_stream_ticket",
         summary="Get a stream ticket",
-        request=None,
-        responses={200: OutputSerializer, **error_responses("not_authenticated")},
+        request=InputSerializer,
+        responses={200: OutputSerializer, **error_responses("invalid", "not_authenticated")},
         examples=[
             OpenApiExample(
                 "A ticket",
-                value={"ticket": "eyJwIjoiNmY…:1tY…:Vb3…", "expires_in": 30},
+                value={"ticket": "eyJwIjoiNmY…:1tY…:Vb3…", "expires_in": 300},
                 response_only=True,
             )
         ],
-        description="Use once within `expires_in` s: `GET …/events?ticket=…` "
-        "(EventSource cannot send Authorization). An expired or used ticket is 401, and so is "
-        "one whose token was revoked (logout, rotation) since.",
+        description="Opens the stream at `path` (`GET <path>?ticket=…`, or its WebSocket) as "
+        "often as the client reconnects within `expires_in` s: EventSource's own reconnect, "
+        "with Last-Event-ID, works as it is. Any other stream is 401 with it, and so is an "
+        "expired ticket, or one whose token was revoked (logout, rotation) since.",
     )
     def post(self, request: AuthenticatedRequest) -> Response:
-        body_fields_check(request.data)
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        path = body.validated_data["path"]
         return Response(
             {
-                "ticket": ticket_issue(player=request.user.player, token=request.auth),
-                "expires_in": settings.LIVE_TICKET_SECONDS,
+                "ticket": ticket_issue(player=request.user.player, token=request.auth, path=path),
+                "expires_in": settings.STREAM_TICKET_SECONDS,
             }
         )

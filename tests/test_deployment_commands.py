@@ -152,3 +152,7 @@ def test_every_documented_uvicorn_command_has_the_deployments_options(tmp_path: 
         assert "--forwarded-allow-ips" not in options, where
         size = words[words.index("--ws-max-size") + 1]
         assert 0 < int(size) <= ws_max_size_bound(), (where, size)
+        # A stop (a deploy's SIGTERM, Ctrl-C) ends within a bound: the streams are told to
+        # reconnect at once (tests/live/test_restart.py), a stuck request is cut off at it.
+        grace = words[words.index("--timeout-graceful-shutdown") + 1]
+        assert 0 < int(grace) <= 10, (where, grace)

@@ -36,7 +36,7 @@ def test_the_table_resumes_after_a_server_restart(web_client: str, server: Any, 
     def note_stream(request: Request) -> None:
         if request.url.startswith(f"{web_client}/api/v1/matches/{match_id}/events"):
             query = parse_qs(urlparse(request.url).query)
-            header = request.headers.get("last-event-id")
+            header = request.all_headers().get("last-event-id")
             raw = header or (query.get("last_event_id") or [None])[0]
             resumes.append(None if raw is None else int(raw))
 

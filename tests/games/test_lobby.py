@@ -177,7 +177,7 @@ def test_the_lobby_stream_under_wsgi_says_ready_then_reconnect(api):
     assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
     text = b"".join(response.streaming_content).decode()
     assert text == (
-        'retry: 2000\n\nevent: ready\ndata: {}\n\nevent: close\ndata: {"reason":"reconnect"}\n\n'
+        'retry: 2000\n\nevent: ready\ndata: {}\n\nevent: reconnect\ndata: {"reason":"poll"}\n\n'
     )
 
 

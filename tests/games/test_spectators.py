@@ -214,7 +214,7 @@ def test_a_spectator_stream_under_wsgi_sends_the_public_view(watched, who):
     (kind, view), closing = sse_events(response)
     assert kind == "state" and view["you"] is None and view["hand"] == []
     assert view["hand_counts"] == [7, 7]
-    assert closing == ("close", {"reason": "reconnect"})
+    assert closing == ("reconnect", {"reason": "poll"})
 
 
 def test_the_scanner_flags_a_hand_card_shown_to_a_spectator(watched):

@@ -40,23 +40,42 @@ def reopened_once_a_slot_is_free(open_: Callable[[], _Opened], what: str) -> _Op
 
 
 class Servers:
+    """`count` uvicorn processes of pisyedili_api.asgi on free ports (`start_on`: one more, on a
+    given port), started as the deployment's command starts them."""
+
     def __init__(self, env: dict[str, str], count: int, log_dir: Path):
         self.env = env  # for another server of the same kind (tests)
+        self.log_dir = log_dir
         self.bases: list[str] = []
         self.procs: list[subprocess.Popen[bytes]] = []
-        for i in range(count):
-            port = free_port()
-            log = open(log_dir / f"uvicorn{i}.log", "wb")  # noqa: SIM115
-            self.procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
-                     "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-                     "--http", "pisyedili_api.asgi:HttpProtocol"],
-                    cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                )
-            )  # fmt: skip
-            self.bases.append(f"http://127.0.0.1:{port}")
+        for _ in range(count):
+            self._launch(free_port())
+        self._wait_started()
+
+    def start_on(self, port: int) -> str:
+        """One more process, on `port`; its base URL once it answers."""
+        self._launch(port)
+        self._wait_started()
+        return self.bases[-1]
+
+    def _launch(self, port: int) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_dir / f"uvicorn{len(self.procs)}.log", "wb")  # noqa: SIM115
+        self.procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
+                 "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+                 "--http", "pisyedili_api.asgi:HttpProtocol",
+                 "--timeout-graceful-shutdown", "10"],
+                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            )
+        )  # fmt: skip
+        self.bases.append(f"http://127.0.0.1:{port}")
+
+    def _wait_started(self) -> None:
         for base, proc in zip(self.bases, self.procs, strict=True):
+            if proc.poll() is not None:
+                continue  # stopped by the test already
             deadline = time.monotonic() + 30
             while True:
                 assert proc.poll() is None, f"uvicorn for {base} exited"

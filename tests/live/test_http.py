@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
+import uuid
 from types import SimpleNamespace
 from typing import Any
 
@@ -68,18 +70,49 @@ def test_cors_allowed_origins_from_the_setting(api):
     assert "Access-Control-Allow-Origin" not in other
 
 
-def test_stream_ticket_route_needs_a_token_and_works_once(api, make_player, client_for):
+ME = "/api/v1/me/events"
+
+
+def _ticket(client: Any, path: str = ME) -> str:
+    issued = client.post("/api/v1/auth/stream-ticket", {"path": path}, format="json")
+    assert issued.status_code == 200, issued.content
+    return str(issued.json()["ticket"])
+
+
+def test_stream_ticket_route_needs_a_token_and_a_stream_path(api, make_player, client_for):
     player, token = make_player()
-    refused = api.post("/api/v1/auth/stream-ticket")
+    refused = api.post("/api/v1/auth/stream-ticket", {"path": ME}, format="json")
     assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"
-    issued = client_for(token).post("/api/v1/auth/stream-ticket")
-    assert issued.status_code == 200 and issued.json()["expires_in"] == 30
-    redeemed = ticket_redeem(issued.json()["ticket"])
+    caller = client_for(token)
+    match_path = f"/api/v1/matches/{uuid.uuid4()}/events"
+    for bad in (None, "", "/api/v1/me/events/", "/api/v1/matches", match_path.upper(), 7):
+        body = {} if bad is None else {"path": bad}
+        response = caller.post("/api/v1/auth/stream-ticket", body, format="json")
+        assert response.status_code == 400, (bad, response.content)
+        assert response.json()["code"] == "invalid" and "path" in response.json()["detail"]
+    issued = caller.post("/api/v1/auth/stream-ticket", {"path": match_path}, format="json")
+    assert issued.status_code == 200 and issued.json()["expires_in"] == 300
+    redeemed = ticket_redeem(issued.json()["ticket"], match_path)
     assert redeemed.player.id == player.id and redeemed.token == token_digest(token)
-    with pytest.raises(AuthenticationFailed, match="used already"):
-        ticket_redeem(issued.json()["ticket"])
+    # Reused on its stream (a reconnect), as often as it is.
+    assert ticket_redeem(issued.json()["ticket"], match_path).player.id == player.id
+    for other in (ME, "/api/v1/lobby/events", f"/api/v1/matches/{uuid.uuid4()}/events"):
+        with pytest.raises(AuthenticationFailed, match="another stream"):
+            ticket_redeem(issued.json()["ticket"], other)
     with pytest.raises(AuthenticationFailed, match="Invalid"):
-        ticket_redeem(ticket_issue(player=player, token=_token_of(token)) + "x")
+        ticket_redeem(ticket_issue(player=player, token=_token_of(token), path=ME) + "x", ME)
+
+
+def test_a_ticket_opens_its_stream_until_it_expires(api, make_player, client_for):
+    _, token = make_player()
+    with override_settings(STREAM_TICKET_SECONDS=2):
+        ticket = _ticket(client_for(token))
+        for _ in range(3):
+            assert api.get(f"{ME}?ticket={ticket}").status_code == 200
+        assert api.get(f"/api/v1/lobby/events?ticket={ticket}").status_code == 401
+        time.sleep(3)
+        expired = api.get(f"{ME}?ticket={ticket}")
+    assert expired.status_code == 401 and "expired" in expired.json()["message"]
 
 
 def _token_of(key: str) -> ApiToken:
@@ -93,11 +126,18 @@ def test_a_ticket_is_not_made_from_the_key_and_a_player_id(api, make_player, cli
     victim, token = make_player()
     sign = functools.partial(signing.dumps, salt="players.stream-ticket")
     forged = [
-        sign({"p": str(victim.id), "n": "n1"}),  # as a ticket was before: no binding
-        sign({"p": str(victim.id), "n": "n2", "t": "0" * 64}),
+        sign({"p": str(victim.id), "n": "n1", "s": ME}),  # as a ticket was before: no binding
+        sign({"p": str(victim.id), "n": "n2", "t": "0" * 64, "s": ME}),
         # The binding of a digest the forger made up, and of the key (not its digest).
-        sign({"p": str(victim.id), "n": "n3", "t": tickets._binding(token_digest("f" * 40), "n3")}),
-        sign({"p": str(victim.id), "n": "n4", "t": tickets._binding(token, "n4")}),
+        sign(
+            {
+                "p": str(victim.id),
+                "n": "n3",
+                "t": tickets._binding(token_digest("f" * 40), "n3"),
+                "s": ME,
+            }
+        ),
+        sign({"p": str(victim.id), "n": "n4", "t": tickets._binding(token, "n4"), "s": ME}),
         sign("not an object"),
     ]
     for ticket in forged:
@@ -106,12 +146,12 @@ def test_a_ticket_is_not_made_from_the_key_and_a_player_id(api, make_player, cli
         assert response.json()["code"] == "not_authenticated"
     # Another player's ticket, its player id swapped in: the signature no longer holds.
     other, other_token = make_player()
-    real = client_for(other_token).post("/api/v1/auth/stream-ticket").json()["ticket"]
+    real = _ticket(client_for(other_token))
     body = signing.loads(real, salt="players.stream-ticket")
     swapped = sign({**body, "p": str(victim.id)})
     assert api.get(f"/api/v1/me/events?ticket={swapped}").status_code == 401
-    # The victim's own ticket works (once).
-    own = client_for(token).post("/api/v1/auth/stream-ticket").json()["ticket"]
+    # The victim's own ticket works.
+    own = _ticket(client_for(token))
     assert api.get(f"/api/v1/me/events?ticket={own}").status_code == 200
 
 
@@ -120,8 +160,8 @@ def test_a_ticket_dies_with_its_token(api, make_player, client_for, revoke):
     player, token = make_player()
     caller = client_for(token)
     kept, kept_token = make_player()
-    tickets_ = [caller.post("/api/v1/auth/stream-ticket").json()["ticket"] for _ in range(2)]
-    kept_ticket = client_for(kept_token).post("/api/v1/auth/stream-ticket").json()["ticket"]
+    tickets_ = [_ticket(caller) for _ in range(2)]
+    kept_ticket = _ticket(client_for(kept_token))
     user = player.user
     if revoke == "logout":
         assert caller.post("/api/v1/auth/logout").status_code == 204
@@ -173,9 +213,9 @@ def test_match_stream_under_wsgi_sends_what_is_new_then_asks_to_reconnect(make_p
     response = a.get(url)
     assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
     assert "no-store" in response["Cache-Control"]
-    assert _sse_events(response) == [(str(version), "state"), (None, "close")]
+    assert _sse_events(response) == [(str(version), "state"), (None, "reconnect")]
     seen = a.get(url, HTTP_LAST_EVENT_ID=str(version))
-    assert _sse_events(seen) == [(None, "close")]
+    assert _sse_events(seen) == [(None, "reconnect")]
     bad = a.get(url, HTTP_LAST_EVENT_ID="-1")
     assert bad.status_code == 400 and bad.json()["code"] == "invalid"
 

@@ -59,7 +59,7 @@ def _unavailable(response: httpx.Response, viewer: Player | None) -> None:
 
 def _every_opening_is_503(base: str, a: Player, match_id: str, version: int) -> None:
     ws = base.replace("http://", "ws://", 1)
-    ticket = a.post(base, "/api/v1/auth/stream-ticket")
+    ticket = a.post(base, "/api/v1/auth/stream-ticket", {"path": "/api/v1/me/events"})
     assert ticket.status_code == 200, ticket.text  # issuing one needs no Redis
     for path in (f"/api/v1/matches/{match_id}/events", "/api/v1/me/events"):
         _unavailable(a.get(base, path), a)

@@ -52,12 +52,15 @@ def _closed_revoked(opened: Stream | Socket, started: float) -> None:
 def _open_everything(a: Player, bases: list[str], match_id: str) -> list[Stream | Socket]:
     """The streams and sockets of `a`'s token on the second process: by header and by ticket."""
     one, two = bases
-    ticket = lambda: a.post(one, "/api/v1/auth/stream-ticket").json()["ticket"]  # noqa: E731
+
+    def ticket(path: str) -> str:
+        return str(a.post(one, "/api/v1/auth/stream-ticket", {"path": path}).json()["ticket"])
+
     match_path = f"/api/v1/matches/{match_id}/events"
     opened: list[Stream | Socket] = [
         a.stream(two, match_path),
-        Stream(f"{two}/api/v1/me/events?ticket={ticket()}"),
-        Socket(f"{_ws(two)}/api/v1/lobby/events?ticket={ticket()}"),
+        Stream(f"{two}/api/v1/me/events?ticket={ticket('/api/v1/me/events')}"),
+        Socket(f"{_ws(two)}/api/v1/lobby/events?ticket={ticket('/api/v1/lobby/events')}"),
     ]
     for item in opened:
         assert item.status in (200, 101), item
@@ -78,7 +81,9 @@ def test_logout_and_rotation_end_the_tokens_streams_sockets_and_long_polls(
     a, b, match_id = _table(one)
     version = a.get(one, f"/api/v1/matches/{match_id}/state").json()["version"]
     opened = _open_everything(a, live.bases, match_id)
-    spare = a.post(one, "/api/v1/auth/stream-ticket").json()["ticket"]
+    spare = a.post(one, "/api/v1/auth/stream-ticket", {"path": "/api/v1/me/events"}).json()[
+        "ticket"
+    ]
     others = b.stream(two, f"/api/v1/matches/{match_id}/events")  # another token's
     _first(others.next())
     polled: list[Any] = []

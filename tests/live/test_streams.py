@@ -152,28 +152,41 @@ def test_streams_of_a_match_you_may_not_see(live: Any) -> None:
     assert wrong.status_code == 401 and wrong.json()["code"] == "not_authenticated"
 
 
-def test_stream_tickets_valid_once_then_401(live: Any) -> None:
+def test_a_stream_ticket_reopens_its_own_stream_on_any_process_and_no_other(live: Any) -> None:
     from django.core import signing
 
     one, two = live.bases
     a, _, match_id = _table(one)
-    issued = a.post(one, "/api/v1/auth/stream-ticket")
+    path = f"/api/v1/matches/{match_id}/events"
+    issued = a.post(one, "/api/v1/auth/stream-ticket", {"path": path})
     assert issued.status_code == 200, issued.text
-    assert issued.json()["expires_in"] == 30
+    assert issued.json()["expires_in"] == 300
     ticket = issued.json()["ticket"]
-    url = f"{two}/api/v1/matches/{match_id}/events?ticket={ticket}"
-    stream = Stream(url)  # no Authorization header
+    stream = Stream(f"{two}{path}?ticket={ticket}")  # no Authorization header
     assert stream.status == 200
-    assert _clean(stream.next(), a, match_id).data["you"] == 0
+    first = _clean(stream.next(), a, match_id)
+    assert first.data["you"] == 0
     stream.close()
-    reused = httpx.get(f"{one}/api/v1/matches/{match_id}/events?ticket={ticket}")
-    assert reused.status_code == 401 and reused.json()["code"] == "not_authenticated"
-    # A ticket signed 31 s ago (the servers share this SECRET_KEY) has expired.
-    with mock.patch("time.time", return_value=time.time() - 31):
-        old = signing.dumps({"p": a.id, "n": uuid.uuid4().hex}, salt="players.stream-ticket")
-    expired = httpx.get(f"{two}/api/v1/me/events?ticket={old}")
+    # A reconnect (as EventSource makes it: the same URL, Last-Event-ID) on the other process.
+    again = Stream(f"{one}{path}?ticket={ticket}", {"Last-Event-ID": first.id or ""})
+    assert again.status == 200
+    assert again.next(timeout=3, heartbeats=True) == ": heartbeat"  # nothing repeated
+    again.close()
+    for other in (
+        "/api/v1/me/events",
+        "/api/v1/lobby/events",
+        f"/api/v1/matches/{uuid.uuid4()}/events",
+    ):
+        refused = httpx.get(f"{two}{other}?ticket={ticket}")
+        assert refused.status_code == 401, (other, refused.text)
+        assert refused.json()["code"] == "not_authenticated"
+    # A ticket signed 301 s ago (the servers share this SECRET_KEY) has expired.
+    body = signing.loads(ticket, salt="players.stream-ticket")
+    with mock.patch("time.time", return_value=time.time() - 301):
+        old = signing.dumps(body, salt="players.stream-ticket")
+    expired = httpx.get(f"{two}{path}?ticket={old}")
     assert expired.status_code == 401 and "expired" in expired.json()["message"]
-    forged = httpx.get(f"{two}/api/v1/me/events?ticket={ticket[:-2]}xx")
+    forged = httpx.get(f"{two}{path}?ticket={ticket[:-2]}xx")
     assert forged.status_code == 401
 
 

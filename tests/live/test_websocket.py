@@ -30,8 +30,9 @@ def _message(item: Message | str | None, event: str) -> Message:
 def test_a_move_on_one_process_reaches_a_websocket_on_the_other(live: Any) -> None:
     one, two = live.bases
     a, b, match_id = _table(one)
-    # A browser's way: a single-use ticket in the URL, no Authorization header.
-    ticket = a.post(one, "/api/v1/auth/stream-ticket").json()["ticket"]
+    # A browser's way: a ticket to this stream in the URL, no Authorization header.
+    path = f"/api/v1/matches/{match_id}/events"
+    ticket = a.post(one, "/api/v1/auth/stream-ticket", {"path": path}).json()["ticket"]
     socket = Socket(f"{_ws(two)}/api/v1/matches/{match_id}/events?ticket={ticket}")
     assert socket.status == 101
     first = _message(socket.next(), "state")
@@ -45,9 +46,12 @@ def test_a_move_on_one_process_reaches_a_websocket_on_the_other(live: Any) -> No
         assert event.data["you"] == 0 and len(event.data["hand"]) == event.data["hand_counts"][0]
     assert socket.next(timeout=5, heartbeats=True) == "heartbeat"  # LIVE_HEARTBEAT_SECONDS=1
     socket.close()
-    # The ticket was used by the socket: a second use is refused as on the stream.
+    # The ticket reopens this socket (a reconnect, on the other process) and no other.
     again = Socket(f"{_ws(one)}/api/v1/matches/{match_id}/events?ticket={ticket}")
-    assert again.status == 401 and again.body["code"] == "not_authenticated"
+    assert again.status == 101 and _message(again.next(), "state").id == after["version"]
+    again.close()
+    other = Socket(f"{_ws(one)}/api/v1/me/events?ticket={ticket}")
+    assert other.status == 401 and other.body["code"] == "not_authenticated"
 
 
 def test_a_websocket_resumes_after_its_last_id_and_spectators_get_the_public_view(

@@ -128,7 +128,7 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
     match = requests.post(
         f"{api}/matches", json={"seats": 2, "bots": ["greedy"]}, headers=auth, timeout=30
     ).json()
-    # ASGI: the stream sends the view and stays open (under WSGI it would close at once with
+    # ASGI: the stream sends the view and stays open (under WSGI it would end at once with
     # `reconnect`); a move made meanwhile arrives on it as a newer version.
     with requests.get(
         f"{api}/matches/{match['id']}/events", headers=auth, stream=True, timeout=30

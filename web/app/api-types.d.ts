@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * Get a stream ticket
-         * @description Use once within `expires_in` s: `GET …/events?ticket=…` (EventSource cannot send Authorization). An expired or used ticket is 401, and so is one whose token was revoked (logout, rotation) since.
+         * @description Opens the stream at `path` (`GET <path>?ticket=…`, or its WebSocket) as often as the client reconnects within `expires_in` s: EventSource's own reconnect, with Last-Event-ID, works as it is. Any other stream is 401 with it, and so is an expired ticket, or one whose token was revoked (logout, rotation) since.
          */
         post: operations["auth_stream_ticket"];
         delete?: never;
@@ -1464,6 +1464,11 @@ export interface components {
             /** @description Seconds the ticket stays valid. */
             expires_in: number;
         };
+        /** @description A request body: its unknown fields are refused before any other check. */
+        StreamTicketPathRequest: {
+            /** @description The stream the ticket opens: `/api/v1/matches/{match_id}/events` (the match's id in lower case), `/api/v1/me/events` or `/api/v1/lobby/events`. */
+            path: string;
+        };
         /**
          * @description * `C` - C
          *     * `D` - D
@@ -1664,7 +1669,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreamTicketPathRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -1672,6 +1681,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StreamTicket"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `not_authenticated` */
@@ -3406,13 +3424,13 @@ export interface operations {
     matches_events: {
         parameters: {
             query?: {
-                /** @description A stream ticket (POST /api/v1/auth/stream-ticket) instead of the Authorization header; single use, 401 once used or expired. */
+                /** @description A stream ticket to this path (POST /api/v1/auth/stream-ticket) instead of the Authorization header; good for every reconnect until it expires, 401 then or on another stream. */
                 ticket?: string;
                 /** @description As Last-Event-ID, for a first connect (the header wins). */
                 last_event_id?: number;
             };
             header?: {
-                /** @description Resume after this event id (EventSource sends it itself). */
+                /** @description Resume after this event id (EventSource sends it itself when it reconnects). */
                 "Last-Event-ID"?: number;
             };
             path: {
@@ -3491,13 +3509,13 @@ export interface operations {
     me_events: {
         parameters: {
             query?: {
-                /** @description A stream ticket (POST /api/v1/auth/stream-ticket) instead of the Authorization header; single use, 401 once used or expired. */
+                /** @description A stream ticket to this path (POST /api/v1/auth/stream-ticket) instead of the Authorization header; good for every reconnect until it expires, 401 then or on another stream. */
                 ticket?: string;
                 /** @description As Last-Event-ID, for a first connect (the header wins). */
                 last_event_id?: number;
             };
             header?: {
-                /** @description Resume after this event id (EventSource sends it itself). */
+                /** @description Resume after this event id (EventSource sends it itself when it reconnects). */
                 "Last-Event-ID"?: number;
             };
             path?: never;
@@ -3555,7 +3573,7 @@ export interface operations {
     lobby_events: {
         parameters: {
             query?: {
-                /** @description A stream ticket (POST /api/v1/auth/stream-ticket) instead of the Authorization header; single use, 401 once used or expired. */
+                /** @description A stream ticket to this path (POST /api/v1/auth/stream-ticket) instead of the Authorization header; good for every reconnect until it expires, 401 then or on another stream. */
                 ticket?: string;
             };
             header?: never;

@@ -217,8 +217,9 @@ export const register = (body) =>
 export const login = (body) =>
   /** @type {Promise<Schemas["Token"]>} */ (typed("POST", "/auth/token", { body, auth: false }));
 export const logout = () => typed("POST", "/auth/logout");
-export const streamTicket = () =>
-  /** @type {Promise<Schemas["StreamTicket"]>} */ (typed("POST", "/auth/stream-ticket"));
+/** @param {string} path the stream's path, e.g. `/api/v1/me/events` */
+export const streamTicket = (path) =>
+  /** @type {Promise<Schemas["StreamTicket"]>} */ (typed("POST", "/auth/stream-ticket", { body: { path } }));
 export const me = () => /** @type {Promise<Player>} */ (typed("GET", "/players/me"));
 export const bots = () => /** @type {Promise<Bot[]>} */ (typed("GET", "/bots"));
 export const rules = () => /** @type {Promise<Schemas["RuleOption"][]>} */ (typed("GET", "/rules"));

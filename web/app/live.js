@@ -1,12 +1,16 @@
 // @ts-check
 /**
- * A live event stream (Server-Sent Events) that survives lost connections.
+ * A live event stream (Server-Sent Events) that survives lost connections and server restarts.
  *
- * EventSource cannot send `Authorization`, so each connection takes a fresh single-use stream
- * ticket (POST /auth/stream-ticket) and resumes with `last_event_id` = the last event id it
- * saw: after a lost connection, a server restart, or a WSGI server's `close` (`reconnect`),
- * the next connection sends only what is newer. Spectators without a token connect without
- * a ticket.
+ * EventSource cannot send `Authorization`, so a signed-in page opens its stream with a stream
+ * ticket for that stream's path (POST /auth/stream-ticket), which opens it again as often as it
+ * reconnects until it expires. After a `reconnect` event (the server is restarting: a deploy),
+ * the end of the response or a network error, EventSource reconnects by itself to the same URL
+ * with `Last-Event-ID` = the last event id it saw, so nothing is missed and nothing comes twice.
+ * When EventSource gives up (any refusal: an expired ticket's 401, a 503, a 429), the stream
+ * asks for a new ticket and connects again with `last_event_id` = the last id seen, backing
+ * off. Meanwhile the page shows "reconnecting". Spectators without a token connect without a
+ * ticket.
  */
 
 import * as api from "./api.js";
@@ -45,7 +49,7 @@ export class LiveStream {
     const params = new URLSearchParams();
     if (api.token()) {
       try {
-        params.set("ticket", (await api.streamTicket()).ticket);
+        params.set("ticket", (await api.streamTicket(`/api/v1${this.path}`)).ticket);
       } catch (exc) {
         if (exc instanceof api.ApiError && exc.status === 401) {
           this.handlers.onError?.(exc);
@@ -71,28 +75,33 @@ export class LiveStream {
         this.handlers.onEvent(name, JSON.parse(message.data), id);
       });
     }
+    // The server ends the stream and asks for a reconnect (a restart, a WSGI server's poll):
+    // EventSource comes back by itself, with the same ticket and Last-Event-ID.
+    source.addEventListener("reconnect", () => this.handlers.onStatus("reconnecting"));
     source.addEventListener("close", (event) => {
       const data = JSON.parse(/** @type {MessageEvent<string>} */ (event).data);
       source.close();
-      if (data.reason === "reconnect" || data.reason === "slow_reader") {
-        // A WSGI server's stream ends after each batch; come back as EventSource would.
-        this.timer = setTimeout(() => this.connect(), data.reason === "reconnect" ? 1500 : 0);
+      if (data.reason === "slow_reader") {
+        this.handlers.onStatus("reconnecting");
+        this.timer = setTimeout(() => this.connect(), 0);
       } else {
         this.handlers.onEvent("close", data, null);
       }
     });
     source.onerror = () => {
-      if (source.readyState === EventSource.CLOSED || source.readyState === EventSource.CONNECTING) {
-        // A ticket is single use: EventSource's own reconnect would be refused, so reconnect
-        // here with a new ticket and the last id seen.
-        source.close();
-        if (!this.stopped && this.source === source) this.retry();
+      if (this.stopped || this.source !== source) return;
+      this.handlers.onStatus("reconnecting");
+      if (source.readyState === EventSource.CLOSED) {
+        // EventSource gave up (a refusal): a new ticket, from the last id seen.
+        this.retry();
       }
+      // CONNECTING: EventSource reconnects by itself (the same ticket, Last-Event-ID).
     };
   }
 
   retry() {
     if (this.stopped) return;
+    this.source?.close();
     this.handlers.onStatus("reconnecting");
     this.failures += 1;
     const delay = Math.min(10000, 500 * 2 ** Math.min(this.failures, 5));
