@@ -172,8 +172,13 @@ class Pages:
         self.console: list[str] = []
         self.logs: dict[Any, list[str]] = {}
 
-    def new(self, width: int = 1280, height: int = 900) -> Any:
-        context = self.browser.new_context(viewport={"width": width, "height": height})
+    def new(self, width: int = 1280, height: int = 900, locale: str | None = None) -> Any:
+        """A page in a context of its own; `locale` (e.g. "tr-TR") sets the browser's language
+        (navigator.languages, Accept-Language), Chromium's own default otherwise."""
+        options: dict[str, Any] = {"viewport": {"width": width, "height": height}}
+        if locale is not None:
+            options["locale"] = locale
+        context = self.browser.new_context(**options)
         context.set_default_timeout(15_000)
         self.contexts.append(context)
         page = context.new_page()

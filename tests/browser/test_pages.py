@@ -1,12 +1,15 @@
 """Every page, drawn at a phone's 375 px and at a desktop width, into the artifact folder; none is
-wider than a phone's screen; and the English ↔ Turkish switch."""
+wider than a phone's screen; the English ↔ Turkish switch, the browser's language on the first
+visit, and every page in Turkish without an untranslated key or an English-only word."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -69,10 +72,16 @@ def site(web_client: str) -> Site:
 
 
 def visit_every_page(
-    base: str, pages: Any, site: Site, width: int, each: Callable[[Page, str], None]
+    base: str,
+    pages: Any,
+    site: Site,
+    width: int,
+    each: Callable[[Page, str], None],
+    locale: str | None = None,
 ) -> int:
-    """Every page at this width, `each(page, name)` once it is drawn; how many."""
-    page = pages.new(width)
+    """Every page at this width (in a browser of this `locale`), `each(page, name)` once it is
+    drawn; how many."""
+    page = pages.new(width, locale=locale)
     page.goto(f"{base}/#/login")
     by_testid(page, "auth-username").wait_for()
     each(page, "login")
@@ -84,7 +93,7 @@ def visit_every_page(
         each(page, name)
     if site.spectator_route is None:
         return 1 + len(site.views)
-    watching = pages.new(width)
+    watching = pages.new(width, locale=locale)
     sign_in(watching, base, site.watcher, route=site.spectator_route)
     expect(by_testid(watching, "table")).to_have_attribute("data-role", "spectator")
     each(watching, "spectator")
@@ -141,3 +150,94 @@ def test_english_and_turkish_switch(web_client: str, pages: Any) -> None:
     assert page.evaluate("localStorage.getItem('pisyedili.lang')") == "en"
     by_testid(page, "auth-logout").click()
     expect(by_testid(page, "auth-register")).to_have_text(english)
+
+
+def test_the_browsers_language_on_the_first_visit_and_the_choice_kept(
+    web_client: str, pages: Any
+) -> None:
+    english = pages.new(locale="en-US")
+    english.goto(f"{web_client}/#/login")
+    by_testid(english, "auth-register").wait_for()
+    expect(english.locator("html")).to_have_attribute("lang", "en")
+
+    page = pages.new(locale="tr-TR")
+    page.goto(f"{web_client}/#/login")
+    register = by_testid(page, "auth-register")
+    expect(page.locator("html")).to_have_attribute("lang", "tr")
+    expect(register).to_have_text("Kaydol")
+    assert page.evaluate("localStorage.getItem('pisyedili.lang')") is None  # nothing chosen yet
+    # The player's choice wins over the browser's, and is kept.
+    by_testid(page, "lang-toggle").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(by_testid(page, "auth-register")).to_have_text("Sign up")
+
+
+# What a page reads besides its text: choices, tooltips, labels for screen readers.
+_PAGE_WORDS = """() => {
+  const texts = [document.body.innerText, document.title];
+  for (const option of document.querySelectorAll("option")) texts.push(option.textContent || "");
+  for (const el of document.querySelectorAll("[title], [aria-label], [placeholder], [alt]")) {
+    for (const name of ["title", "aria-label", "placeholder", "alt"]) {
+      const value = el.getAttribute(name);
+      if (value) texts.push(value);
+    }
+  }
+  return texts.join("\\n");
+}"""
+_TOKEN = re.compile(r"[^\W\d][\w-]*", re.UNICODE)
+_KEY = re.compile(r"\b[a-z][a-zA-Z]*\.[a-z][\w.-]*[a-zA-Z]\b")
+# Not English to a Turkish reader: the name, acronyms and the language switch.
+_BOTH = {"pis", "yedili", "api", "csv", "sha", "bot", "english", "openskill", "μ", "σ"}
+
+
+def words_of(text: str) -> set[str]:
+    """Its words of two letters or more (a card's rank, A or J, is not a word), none with a digit
+    (names of players, commitments)."""
+    return {
+        token.lower()
+        for token in _TOKEN.findall(text)
+        if len(token) > 1 and not any(c.isdigit() for c in token)
+    }
+
+
+def english_only_words(page: Page, base: str) -> set[str]:
+    """Words of the English strings that no Turkish string has, and the API's own names
+    (statuses, formats, rule options and their values, bot strategies)."""
+    catalog = page.evaluate(
+        "async () => { const m = await import('/app/i18n.js');"
+        " return { en: m.strings('en'), tr: m.strings('tr'), missing: m.missingKeys() }; }"
+    )
+    assert catalog["missing"] == {"en": [], "tr": []}, catalog["missing"]
+    english = set().union(*(words_of(v) for v in catalog["en"].values()))
+    turkish = set().union(*(words_of(v) for v in catalog["tr"].values()))
+    names = {"waiting", "active", "finished", "cancelled", "draft", "running"}
+    names |= {"round_robin", "swiss", "duplicate"}
+    for option in httpx.get(f"{base}/api/v1/rules").json():
+        names.add(option["name"])
+        names |= {c for c in option.get("choices") or [] if isinstance(c, str)}
+    names |= {bot["strategy"] for bot in httpx.get(f"{base}/api/v1/bots").json()}
+    return (english - turkish - _BOTH) | {name.lower() for name in names}
+
+
+def test_every_page_in_turkish_has_no_english_left(web_client: str, pages: Any, site: Site) -> None:
+    problems: list[str] = []
+    forbidden: set[str] = set()
+
+    def check(page: Page, name: str) -> None:
+        expect(page.locator("html")).to_have_attribute("lang", "tr")
+        if not forbidden:
+            forbidden.update(english_only_words(page, web_client))
+        text = page.evaluate(_PAGE_WORDS)
+        keys = sorted(set(_KEY.findall(text)))
+        english = sorted(words_of(text) & forbidden)
+        if keys or english:
+            problems.append(f"{name}: keys {keys}, English {english}")
+        pages.shot(page, f"{name}-tr")
+
+    visited = 0
+    for width in WIDTHS.values():
+        visited += visit_every_page(web_client, pages, site, width, check, locale="tr-TR")
+    assert visited >= 2 * 7
+    assert not problems, "\n".join(problems)

@@ -1,5 +1,9 @@
 // @ts-check
-/** English and Turkish; the choice is kept in localStorage["pisyedili.lang"]. */
+/**
+ * English and Turkish. On the first visit the browser's languages choose (navigator.languages:
+ * Turkish when it comes before English); the player's own choice (the header's button) is
+ * kept in localStorage["pisyedili.lang"] and wins from then on.
+ */
 
 export const LANG_KEY = "pisyedili.lang";
 
@@ -192,6 +196,79 @@ const en = {
   "err.not_found": "Not found.",
   "err.server_error": "The server failed; try again.",
   "err.reloaded": "{message} The table was reloaded.",
+  "tstatus.draft": "draft",
+  "tstatus.running": "running",
+  "tstatus.finished": "finished",
+  "tstatus.cancelled": "cancelled",
+  "format.round_robin": "round robin",
+  "format.swiss": "Swiss",
+  "format.duplicate": "duplicate (the same deals at every table)",
+  "bot.named": "{name} bot {n}",
+  "bot.random": "Random",
+  "bot.beginner": "Beginner",
+  "bot.casual": "Casual",
+  "bot.greedy": "Greedy",
+  "bot.strong": "Strong",
+  "bot.expert": "Expert",
+  "bot.ismcts": "Search",
+  "bot.ismcts-1": "Search 1",
+  "bot.ismcts-2": "Search 2",
+  "bot.ismcts-3": "Search 3",
+  "bot.ismcts-4": "Search 4",
+  "bot.about.random": "Plays a legal card at random.",
+  "bot.about.beginner": "Plays as Casual, but a random legal card a third of the time.",
+  "bot.about.casual": "A simple heuristic: answers sevens, sheds high penalties first, keeps Jacks for later.",
+  "bot.about.greedy": "A simple heuristic: answers sevens, sheds high penalties first, keeps Jacks for later.",
+  "bot.about.strong": "Searches by playing each move out many times, reading what the play showed of the hidden cards.",
+  "bot.about.expert": "As Strong, with a larger search and a model of how careful players choose.",
+  "bot.about.ismcts": "Searches by playing each move out many times (as Search 4).",
+  "bot.about.ismcts-1": "Searches by playing each move out: 100 play-outs a decision.",
+  "bot.about.ismcts-2": "Searches by playing each move out: 400 play-outs a decision.",
+  "bot.about.ismcts-3": "Searches by playing each move out: 1,500 play-outs a decision.",
+  "bot.about.ismcts-4": "Searches by playing each move out: 5,000 play-outs a decision.",
+  "rule.opening": "Opening",
+  "rule.opening.opener_only": "only the opener plays a club",
+  "rule.opening.club_round": "everyone's first card is a club",
+  "rule.about.opening": "Who must open with a club (rules R-10 to R-12).",
+  "rule.draw_policy": "Drawing",
+  "rule.draw_policy.free": "draw any time, then play or pass",
+  "rule.draw_policy.one_then_pass": "one card a turn, then play or pass",
+  "rule.draw_policy.until_playable": "only without a playable card, until one comes",
+  "rule.about.draw_policy": "When a player may draw and pass (rules R-17, R-18).",
+  "rule.jack_nomination": "Suit asked with a Jack",
+  "rule.jack_nomination.any_suit": "any suit",
+  "rule.jack_nomination.different_suit": "a suit other than the one in play",
+  "rule.about.jack_nomination": "Which suits a Jack may ask for (rule R-19).",
+  "rule.seven_chain_growth": "Penalty of the sevens",
+  "rule.seven_chain_growth.linear": "3 cards a seven (3, 6, 9…)",
+  "rule.seven_chain_growth.doubling": "doubling (3, 6, 12…)",
+  "rule.about.seven_chain_growth": "How many cards a chain of sevens makes the next player take (rule R-22).",
+  "rule.seven_penalty_ends_turn": "Taking the penalty ends the turn",
+  "rule.about.seven_penalty_ends_turn": "Whether the player who took the sevens' penalty then plays on (rule R-23).",
+  "rule.ace_mode": "Ace",
+  "rule.ace_mode.follow_up": "play one more card",
+  "rule.ace_mode.extra_turn": "a whole extra turn",
+  "rule.ace_mode.skip_next": "skips the next player, as an 8",
+  "rule.about.ace_mode": "What an Ace does (rule R-25).",
+  "rule.two_player_reverse": "A 10 with two players",
+  "rule.two_player_reverse.no_effect": "no effect",
+  "rule.two_player_reverse.skip": "skips the other player, as an 8",
+  "rule.about.two_player_reverse": "What a 10 does when only two play (rule R-26).",
+  "rule.stock_exhausted": "When the stock runs out",
+  "rule.stock_exhausted.end_immediately": "the deal ends at once",
+  "rule.stock_exhausted.end_when_draw_needed": "the deal ends when someone must draw",
+  "rule.stock_exhausted.reshuffle": "the pile is shuffled into a new stock",
+  "rule.about.stock_exhausted": "What happens when no card is left to draw (rules R-29, R-6).",
+  "rule.max_actions": "Most moves in a deal",
+  "rule.about.max_actions": "A deal that reaches this many moves ends as if the stock ran out (§9).",
+  "rule.match_tiebreak": "A tie for first place",
+  "rule.match_tiebreak.shared": "is shared",
+  "rule.match_tiebreak.extra_deal": "is broken by extra deals",
+  "rule.about.match_tiebreak": "What a tie for the lowest total does at the match's end (rule R-32).",
+  "rule.max_players": "Most players",
+  "rule.about.max_players": "The largest table these rules allow (rule R-7).",
+  "rule.hand_size": "Cards dealt to each",
+  "rule.about.hand_size": "How many cards each player is dealt (rule R-5).",
 };
 
 /** @type {Record<string, string>} */
@@ -383,14 +460,102 @@ const tr = {
   "err.not_found": "Bulunamadı.",
   "err.server_error": "Sunucu hata verdi; yeniden dene.",
   "err.reloaded": "{message} Masa yeniden yüklendi.",
+  "tstatus.draft": "taslak",
+  "tstatus.running": "sürüyor",
+  "tstatus.finished": "bitti",
+  "tstatus.cancelled": "iptal",
+  "format.round_robin": "herkes herkesle",
+  "format.swiss": "İsviçre sistemi",
+  "format.duplicate": "düplike (her masada aynı eller)",
+  "bot.named": "{name} bot {n}",
+  "bot.random": "Rastgele",
+  "bot.beginner": "Acemi",
+  "bot.casual": "Orta",
+  "bot.greedy": "Açgözlü",
+  "bot.strong": "Güçlü",
+  "bot.expert": "Uzman",
+  "bot.ismcts": "Arama",
+  "bot.ismcts-1": "Arama 1",
+  "bot.ismcts-2": "Arama 2",
+  "bot.ismcts-3": "Arama 3",
+  "bot.ismcts-4": "Arama 4",
+  "bot.about.random": "Rastgele bir geçerli kart oynar.",
+  "bot.about.beginner": "Orta gibi oynar, ama üç hamlede bir rastgele bir geçerli kart oynar.",
+  "bot.about.casual": "Basit bir yöntem: yedilere karşılık verir, önce yüksek cezalı kartları atar, valeleri sonraya saklar.",
+  "bot.about.greedy": "Basit bir yöntem: yedilere karşılık verir, önce yüksek cezalı kartları atar, valeleri sonraya saklar.",
+  "bot.about.strong": "Her hamleyi defalarca sonuna dek oynayarak arar; oyunun gizli kartlar hakkında gösterdiklerini okur.",
+  "bot.about.expert": "Güçlü gibi, daha geniş bir aramayla ve dikkatli oyuncuların nasıl seçtiğine dair bir modelle.",
+  "bot.about.ismcts": "Her hamleyi defalarca sonuna dek oynayarak arar (Arama 4 gibi).",
+  "bot.about.ismcts-1": "Her hamleyi sonuna dek oynayarak arar: karar başına 100 deneme.",
+  "bot.about.ismcts-2": "Her hamleyi sonuna dek oynayarak arar: karar başına 400 deneme.",
+  "bot.about.ismcts-3": "Her hamleyi sonuna dek oynayarak arar: karar başına 1.500 deneme.",
+  "bot.about.ismcts-4": "Her hamleyi sonuna dek oynayarak arar: karar başına 5.000 deneme.",
+  "rule.opening": "Açılış",
+  "rule.opening.opener_only": "yalnızca açan oyuncu sinek oynar",
+  "rule.opening.club_round": "herkesin ilk kartı sinek",
+  "rule.about.opening": "Kimin sinekle açması gerektiği (kural R-10 – R-12).",
+  "rule.draw_policy": "Kart çekme",
+  "rule.draw_policy.free": "istediğin zaman çek, sonra oyna ya da pas de",
+  "rule.draw_policy.one_then_pass": "sırada bir kart, sonra oyna ya da pas de",
+  "rule.draw_policy.until_playable": "yalnızca oynanacak kart yokken, biri gelene dek",
+  "rule.about.draw_policy": "Oyuncunun ne zaman kart çekip pas diyebileceği (kural R-17, R-18).",
+  "rule.jack_nomination": "Vale ile istenen renk",
+  "rule.jack_nomination.any_suit": "herhangi bir renk",
+  "rule.jack_nomination.different_suit": "oyundaki renkten başka bir renk",
+  "rule.about.jack_nomination": "Valenin hangi renkleri isteyebileceği (kural R-19).",
+  "rule.seven_chain_growth": "Yedilerin cezası",
+  "rule.seven_chain_growth.linear": "yedi başına 3 kart (3, 6, 9…)",
+  "rule.seven_chain_growth.doubling": "katlanarak (3, 6, 12…)",
+  "rule.about.seven_chain_growth": "Bir yedi zincirinin sıradaki oyuncuya kaç kart aldırdığı (kural R-22).",
+  "rule.seven_penalty_ends_turn": "Cezayı almak sırayı bitirir",
+  "rule.about.seven_penalty_ends_turn": "Yedilerin cezasını alan oyuncunun ardından oynamayı sürdürüp sürdürmediği (kural R-23).",
+  "rule.ace_mode": "As",
+  "rule.ace_mode.follow_up": "bir kart daha oyna",
+  "rule.ace_mode.extra_turn": "tam bir ek sıra",
+  "rule.ace_mode.skip_next": "8 gibi sıradakini atlatır",
+  "rule.about.ace_mode": "Asın ne yaptığı (kural R-25).",
+  "rule.two_player_reverse": "İki kişide 10",
+  "rule.two_player_reverse.no_effect": "etkisiz",
+  "rule.two_player_reverse.skip": "8 gibi rakibi atlatır",
+  "rule.about.two_player_reverse": "Yalnızca iki kişi oynarken 10'un ne yaptığı (kural R-26).",
+  "rule.stock_exhausted": "Deste bitince",
+  "rule.stock_exhausted.end_immediately": "el hemen biter",
+  "rule.stock_exhausted.end_when_draw_needed": "biri kart çekmek zorunda kalınca el biter",
+  "rule.stock_exhausted.reshuffle": "yerdeki kartlar karıştırılıp yeni deste olur",
+  "rule.about.stock_exhausted": "Çekilecek kart kalmayınca ne olduğu (kural R-29, R-6).",
+  "rule.max_actions": "Bir eldeki en çok hamle",
+  "rule.about.max_actions": "Bu kadar hamleye ulaşan el, deste bitmiş gibi sona erer (§9).",
+  "rule.match_tiebreak": "Birincilikte eşitlik",
+  "rule.match_tiebreak.shared": "paylaşılır",
+  "rule.match_tiebreak.extra_deal": "ek ellerle bozulur",
+  "rule.about.match_tiebreak": "Maç sonunda en düşük toplamda eşitliğin ne olduğu (kural R-32).",
+  "rule.max_players": "En çok oyuncu",
+  "rule.about.max_players": "Bu kuralların izin verdiği en büyük masa (kural R-7).",
+  "rule.hand_size": "Kişi başı dağıtılan kart",
+  "rule.about.hand_size": "Her oyuncuya kaç kart dağıtıldığı (kural R-5).",
 };
 
 const dictionaries = { en, tr };
 
+/**
+ * The first of the browser's languages that the page speaks; English when none is.
+ * @param {readonly string[]} languages e.g. navigator.languages
+ * @returns {"en" | "tr"}
+ */
+export function preferredLang(languages) {
+  for (const tag of languages) {
+    const primary = tag.toLowerCase().split("-")[0];
+    if (primary === "tr" || primary === "en") return primary;
+  }
+  return "en";
+}
+
 /** @returns {"en" | "tr"} */
 export function getLang() {
   const stored = localStorage.getItem(LANG_KEY);
-  return stored === "tr" ? "tr" : "en";
+  if (stored === "tr" || stored === "en") return stored;
+  const languages = navigator.languages?.length ? navigator.languages : [navigator.language ?? "en"];
+  return preferredLang(languages);
 }
 
 /** @param {"en" | "tr"} lang */
@@ -411,4 +576,24 @@ export function t(key, params = {}) {
 /** Whether a message exists for `key`. @param {string} key */
 export function has(key) {
   return key in en;
+}
+
+/**
+ * Keys one language lacks that the other has (each string must be in both).
+ * @returns {{ en: string[], tr: string[] }}
+ */
+export function missingKeys() {
+  return {
+    en: Object.keys(tr).filter((key) => !(key in en)),
+    tr: Object.keys(en).filter((key) => !(key in tr)),
+  };
+}
+
+/**
+ * Every string of one language, by key (a copy).
+ * @param {"en" | "tr"} lang
+ * @returns {Record<string, string>}
+ */
+export function strings(lang) {
+  return { ...dictionaries[lang] };
 }

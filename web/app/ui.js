@@ -120,10 +120,27 @@ export function forgetPlayer() {
 }
 
 /**
+ * A bot strategy's name in the page's language (its API name when the page does not know it).
+ * @param {string} strategy
+ */
+export function botName(strategy) {
+  return has(`bot.${strategy}`) ? t(`bot.${strategy}`) : strategy;
+}
+
+/**
+ * A player's name; a bot's (the server names it "<strategy> bot <n>") in the page's language.
+ * @param {api.SeatPlayer} player
+ */
+export function playerName(player) {
+  const bot = player.is_bot ? /^(\S+) bot (\d+)$/.exec(player.display_name) : null;
+  return bot ? t("bot.named", { name: botName(bot[1]), n: bot[2] }) : player.display_name;
+}
+
+/**
  * @param {{ player: api.SeatPlayer | null, seat: number }} seat
  */
 export function seatName(seat) {
-  return seat.player ? seat.player.display_name : t("table.seat", { n: seat.seat });
+  return seat.player ? playerName(seat.player) : t("table.seat", { n: seat.seat });
 }
 
 /** @param {string} iso */

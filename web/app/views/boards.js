@@ -7,7 +7,7 @@
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { t } from "../i18n.js";
-import { showError } from "../ui.js";
+import { playerName, showError } from "../ui.js";
 
 /** @param {HTMLElement} root */
 export async function boardsView(root) {
@@ -42,7 +42,7 @@ export async function boardsView(root) {
       page.results.length === 0 ? h("tr", {}, h("td", { colSpan: 8 }, t("boards.empty"))) : null,
       page.results.map((row) => h("tr", { testid: "board-row", "data-rank": row.rank, "data-player": row.player.id },
         h("td", {}, String(row.rank)),
-        h("td", {}, row.player.display_name, row.player.is_bot ? ` (${t("table.bot")})` : ""),
+        h("td", {}, playerName(row.player), row.player.is_bot ? ` (${t("table.bot")})` : ""),
         h("td", {}, row.rating.toFixed(2)),
         h("td", {}, String(row.matches)),
         h("td", {}, String(row.wins)),

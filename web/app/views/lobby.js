@@ -7,9 +7,9 @@
 
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
-import { t } from "../i18n.js";
+import { has, t } from "../i18n.js";
 import { LiveStream } from "../live.js";
-import { currentPlayer, seatName, showError, shortTime } from "../ui.js";
+import { botName, currentPlayer, seatName, showError, shortTime } from "../ui.js";
 
 /**
  * The house rules of docs/rules.md, for a server that does not list them (GET /rules).
@@ -250,9 +250,12 @@ async function createForm() {
       Array.from({ length: n - 1 }, (_, i) =>
         h("label", { class: "seat-choice" }, t("lobby.seatN", { n: i + 1 }), " ",
           select({ testid: "create-bots", "data-seat": i + 1 },
-            [...strategies.map((b) => /** @type {[string, string]} */ ([b.strategy, `${t("table.bot")}: ${b.strategy}`])),
+            [...strategies.map((b) => /** @type {[string, string]} */ ([b.strategy, `${t("table.bot")}: ${botName(b.strategy)}`])),
               ["person", t("lobby.person")]],
             previous[i] ?? preferred))));
+    for (const option of botBox.querySelectorAll("option")) {
+      if (option instanceof HTMLOptionElement && has(`bot.about.${option.value}`)) option.title = t(`bot.about.${option.value}`);
+    }
   };
   seats.addEventListener("change", drawBots);
   drawBots();
@@ -263,12 +266,15 @@ async function createForm() {
     const id = `create-rule-${option.name}`;
     const control = option.choices
       ? select({ testid: id, id },
-          option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`) : String(c)]),
+          option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`)
+            : has(`rule.${option.name}.${c}`) ? t(`rule.${option.name}.${c}`) : String(c)]),
           String(option.default))
       : /** @type {HTMLInputElement} */ (h("input", { testid: id, id, type: "number", min: option.min,
           max: option.max, value: String(option.default) }));
     controls.set(option.name, control);
-    ruleBox.append(h("label", { for: id, title: option.description ?? "" }, option.name), control);
+    const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : option.description ?? "";
+    ruleBox.append(h("label", { for: id, title: about },
+      has(`rule.${option.name}`) ? t(`rule.${option.name}`) : option.name), control);
   }
   const spectators = select({ testid: "create-spectators", id: "create-spectators" },
     [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");

@@ -4,7 +4,7 @@
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { showError, shortTime } from "../ui.js";
+import { playerName, showError, shortTime } from "../ui.js";
 
 /** @param {HTMLElement} root */
 export async function tournamentsView(root) {
@@ -16,9 +16,9 @@ export async function tournamentsView(root) {
   function add(rows) {
     for (const row of rows) {
       list.append(h("li", { testid: "tournament-row", "data-tournament-id": row.id, "data-status": row.status },
-        h("span", { class: `status status-${row.status}` }, row.status),
+        h("span", { class: `status status-${row.status}` }, t(`tstatus.${row.status}`)),
         h("a", { class: "grow", href: `#/tournaments/${row.id}` }, row.name),
-        h("span", {}, `${row.format} · ${row.table_size} · ${shortTime(row.created_at)}`)));
+        h("span", {}, `${t(`format.${row.format}`)} · ${t("boards.seatsN", { n: row.table_size })} · ${shortTime(row.created_at)}`)));
     }
   }
 
@@ -55,24 +55,24 @@ export async function tournamentView(root, id) {
       h("ul", { class: "list" },
         round.tables.map((table) => h("li", { "data-match-id": table.match, "data-status": table.status },
           h("span", {}, t("t.table", { n: table.table })),
-          h("span", { class: "grow" }, table.seats.map((s) => s.player.display_name).join(", ")),
+          h("span", { class: "grow" }, table.seats.map((s) => playerName(s.player)).join(", ")),
           h("span", { class: `status status-${table.status}` }, t(`status.${table.status}`)),
           h("a", { href: `#/match/${table.match}`, class: "button", testid: "watch-link" }, t("lobby.watch")))),
         round.byes.length
-          ? h("li", {}, t("t.byes", { names: round.byes.map((b) => b.display_name).join(", ") }))
+          ? h("li", {}, t("t.byes", { names: round.byes.map(playerName).join(", ") }))
           : null));
   }
   const body = h("tbody", {});
   fill(body, standings.results.map((row) => h("tr", { "data-rank": row.rank },
-    h("td", {}, String(row.rank)), h("td", {}, row.player.display_name), h("td", {}, String(row.matches)),
+    h("td", {}, String(row.rank)), h("td", {}, playerName(row.player)), h("td", {}, String(row.matches)),
     h("td", {}, String(row.byes)), h("td", {}, String(row.deals_played)), h("td", {}, String(row.deals_won)),
     h("td", {}, String(row.penalty)), h("td", {}, String(row.head_to_head)))));
   root.append(h("div", { class: "tournament" },
     h("section", { class: "card-panel" },
       h("h1", {}, tournament.name),
-      h("p", {}, t("t.info", { format: tournament.format, size: tournament.table_size,
+      h("p", {}, t("t.info", { format: t(`format.${tournament.format}`), size: tournament.table_size,
         round: tournament.current_round, rounds: tournament.rounds_total }), " · ",
-        h("span", { class: `status status-${tournament.status}` }, tournament.status))),
+        h("span", { class: `status status-${tournament.status}` }, t(`tstatus.${tournament.status}`)))),
     h("section", { class: "card-panel", testid: "tournament-standings" },
       h("h2", {}, t("t.standings")),
       h("div", { class: "scroll" }, h("table", { class: "grid" },
