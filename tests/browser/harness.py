@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -64,6 +65,21 @@ class Server:
             except httpx.HTTPError:
                 assert time.monotonic() < deadline, f"uvicorn did not start, see {log.name}"
                 time.sleep(0.2)
+
+    def terminate(self, limit: float = 10) -> float:
+        """Stop the process as a deploy does (SIGTERM, a drain); the seconds it took to exit,
+        which must be at most `limit`."""
+        assert self.proc is not None and self.proc.poll() is None
+        started = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(limit)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+            raise AssertionError(f"uvicorn did not exit within {limit} s of SIGTERM") from None
+        self.proc = None
+        return time.monotonic() - started
 
     def stop(self) -> None:
         """Kill the process (a crash, not a drain): the browsers' streams break at once."""

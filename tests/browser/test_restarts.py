@@ -1,0 +1,92 @@
+"""Deploys lose nobody: two people and a spectator play a whole match by clicking while the
+server is stopped as a deploy stops it (SIGTERM) and started again, three times. Each page is
+told to reconnect, shows "reconnecting", comes back by itself (EventSource's own reconnect, its
+stream ticket and Last-Event-ID) and shows every version of the match exactly once, in order,
+up to the final one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .harness import Person, by_testid, sign_in, take_turn
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+# Every version the page's table shows, in order (a redraw of the same version counted once).
+VERSIONS_SHOWN = """
+window.__versions = [];
+new MutationObserver((records) => {
+  for (const record of records) {
+    const shown = Number(/** @type {HTMLElement} */ (record.target).dataset.version);
+    if (window.__versions.at(-1) !== shown) window.__versions.push(shown);
+  }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-version"] });
+"""
+
+
+def _shown(page: Page) -> list[int]:
+    return list(page.evaluate("window.__versions"))
+
+
+def test_a_match_plays_through_three_deploys(web_client: str, server: Any, pages: Any) -> None:
+    ana, can, watcher = Person(web_client), Person(web_client), Person(web_client)
+    match_id = ana.create(2, [])
+    can.post(f"/api/v1/matches/{match_id}/join", status=200)
+    people: list[Page] = []
+    for person in (ana, can, watcher):
+        page = pages.new()
+        page.add_init_script(VERSIONS_SHOWN)
+        sign_in(page, web_client, person, route=f"#/match/{match_id}")
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+        expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "live")
+        people.append(page)
+    players, spectator = people[:2], people[2]
+    expect(by_testid(spectator, "table")).to_have_attribute("data-role", "spectator")
+    first = ana.state(match_id)["version"]
+    stops: list[float] = []
+    restart_at = [first + 3, first + 7, first + 11]
+    while ana.state(match_id)["status"] == "active":
+        state = ana.state(match_id)
+        if restart_at and state["version"] >= restart_at[0]:
+            restart_at.pop(0)
+            stops.append(server.terminate(limit=10))
+            for page in people:
+                status = by_testid(page, "connection-status")
+                expect(status).to_have_attribute("data-state", "reconnecting")
+            if len(stops) == 1:
+                pages.shot(spectator, "deploy-reconnecting")
+            server.start()
+            # A move made before the pages are back: each of them must still show it.
+            if state["status"] == "active":
+                (ana if state["turn"] == 0 else can).move(match_id)
+            for page in people:
+                status = by_testid(page, "connection-status")
+                expect(status).to_have_attribute("data-state", "live", timeout=30_000)
+            continue
+        moved = any(take_turn(page) for page in players if state["status"] == "active")
+        if not moved:
+            players[0].wait_for_timeout(100)
+    assert len(stops) == 3, f"the match ended before three deploys: {stops}"
+    final = ana.state(match_id)
+    for page in people:
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "finished")
+        expect(by_testid(page, "table")).to_have_attribute("data-version", str(final["version"]))
+    # Each move made one version; one more is the deal's scoring, committed right after the
+    # last move (its `deal_over` view is the last move's answer): a stream that wakes for the
+    # last move may read the scored match already and send that one view (docs/api.md: changes
+    # in quick succession may come as one view of the latest).
+    moves = len(ana.get(f"/api/v1/matches/{match_id}/moves"))
+    assert final["version"] - first == moves + 1, (first, moves, final["version"])
+    every = list(range(first, final["version"] + 1))
+    coalesced = [v for v in every if v != final["version"] - 1]
+    for page, who in zip(people, ("ana", "can", "spectator"), strict=True):
+        shown = _shown(page)
+        # Every version once, in order, from the first to the final one: none missed across
+        # the deploys, none shown twice.
+        assert shown[shown.index(first) :] in (every, coalesced), (who, shown)
+    pages.shot(spectator, "deploys-final")
+    assert all(seconds < 5 for seconds in stops), stops
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
