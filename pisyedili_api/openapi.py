@@ -65,6 +65,7 @@ _PATH_PARAMETERS = {
     "number": "The deal's number in the match, from 1.",
     "player_id": "The player's id.",
     "tournament_id": "The tournament's id.",
+    "token_id": "The id of one of the caller's tokens, as GET /auth/tokens lists it.",
 }
 
 

@@ -231,6 +231,8 @@ REST_FRAMEWORK = {
         "deal_analysis": os.environ.get("THROTTLE_DEAL_ANALYSIS", "30/min"),
         # Per user (per client when anonymous): GET /players?search=… (players.apis).
         "player_search": os.environ.get("THROTTLE_PLAYER_SEARCH", "60/min"),
+        # Per user: the account routes (password, tokens, deletion; players.apis).
+        "account": os.environ.get("THROTTLE_ACCOUNT", "20/min"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.

@@ -28,6 +28,7 @@ from .selectors import (
     METRICS,
     HistoryKeyset,
     Keyset,
+    api_tokens_list,
     leaderboard_page,
     leaderboards_list,
     player_get,
@@ -48,7 +49,9 @@ from .serializers import (
 from .services import (
     DISPLAY_NAME_MAX,
     api_token_revoke,
+    api_token_revoke_by_id,
     api_token_rotate,
+    player_password_change,
     player_register,
     player_token,
 )
@@ -185,6 +188,88 @@ class LogoutApi(APIView):
     def post(self, request: AuthenticatedRequest) -> Response:
         body_fields_check(request.data)
         api_token_revoke(token=request.auth)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+PASSWORD_HELP = (
+    "At least 8 characters, not a common password, not only digits, not only whitespace, not"
+    " like the username (Django's password validators)."
+)
+
+
+class PasswordChangeApi(APIView):
+    """`POST /auth/password`: a new password, given the old one; every other token of the
+    player is revoked (their streams end), the caller's stays."""
+
+    throttle_scope = "account"
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "PasswordChange"
+
+        old_password = serializers.CharField(
+            max_length=128, trim_whitespace=False, help_text="The current password."
+        )
+        new_password = serializers.CharField(
+            max_length=128, trim_whitespace=False, help_text=PASSWORD_HELP
+        )
+
+    @schema.auth_password
+    @extend_schema(
+        request=InputSerializer,
+        responses={204: None, **error_responses("invalid", "not_authenticated", "throttled")},
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player_password_change(request=request._request, token=request.auth, **body.validated_data)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenListApi(APIView):
+    """`GET /auth/tokens`: the caller's tokens that still authenticate (never a key or digest)."""
+
+    throttle_scope = "account"
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ApiTokenInfo"
+
+        id = serializers.UUIDField(help_text="Revoke it with POST /auth/tokens/{id}/revoke.")
+        created_at = serializers.DateTimeField(help_text="When it was handed out (a login…).")
+        last_used = serializers.DateTimeField(
+            help_text="Its last authenticated request, to the minute (TOKEN_TOUCH_SECONDS)."
+        )
+        current = serializers.BooleanField(help_text="The token that made this call.")
+
+    @schema.auth_tokens_list
+    @extend_schema(
+        responses={
+            200: OutputSerializer(many=True),
+            **error_responses("not_authenticated", "throttled"),
+        },
+    )
+    def get(self, request: AuthenticatedRequest) -> Response:
+        rows = api_tokens_list(user_id=request.auth.user_id, current_digest=request.auth.digest)
+        return Response(self.OutputSerializer(rows, many=True).data)
+
+
+class TokenRevokeApi(APIView):
+    """`POST /auth/tokens/{token_id}/revoke`: one of the caller's tokens stops working."""
+
+    throttle_scope = "account"
+
+    @schema.auth_tokens_revoke
+    @extend_schema(
+        request=None,
+        responses={
+            204: None,
+            **error_responses("invalid", "not_authenticated", "not_found", "throttled"),
+        },
+    )
+    def post(self, request: AuthenticatedRequest, token_id: Any) -> Response:
+        body_fields_check(request.data)
+        api_token_revoke_by_id(user_id=request.auth.user_id, token_id=token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -115,6 +115,12 @@ def token_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+def token_public_id(digest: str) -> uuid.UUID:
+    """The id a token is listed and revoked by (GET /auth/tokens): a UUID made from a hash of
+    its digest, which is never sent (a stream ticket is bound to it, players.tickets)."""
+    return uuid.UUID(bytes=hashlib.sha256(f"token-id:{digest}".encode()).digest()[:16], version=4)
+
+
 class ApiToken(models.Model):
     """An API token of a user, kept as the SHA-256 of its key: the key itself is shown once
     (register, token, rotate) and stored nowhere, so a copy of the database holds no usable

@@ -2,13 +2,31 @@
 
 A password change, or the account deactivated, revokes every API token of the user: a token
 is worth what the password was, and an inactive account's tokens authenticate nothing anyway.
-Deleting them ends the tokens' open streams too (games.events, on the rows' post_delete)."""
+Deleting them ends the tokens' open streams too (games.events, on the rows' post_delete).
+Within `tokens_kept(digest)` (the player's own password change, POST /auth/password) the token
+of that digest stays: the caller's own."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from .models import ApiToken
+
+_KEPT: ContextVar[str | None] = ContextVar("players.tokens_kept", default=None)
+
+
+@contextmanager
+def tokens_kept(digest: str) -> Iterator[None]:
+    """While inside, a change of a user's credentials revokes every token but `digest`'s."""
+    reset = _KEPT.set(digest)
+    try:
+        yield
+    finally:
+        _KEPT.reset(reset)
+
 
 # The fields whose change revokes the user's tokens.
 _CREDENTIALS = frozenset({"password", "is_active"})
@@ -32,4 +50,4 @@ def user_pre_save(sender: Any, instance: Any, raw: bool = False, **kwargs: Any) 
 def user_post_save(sender: Any, instance: Any, raw: bool = False, **kwargs: Any) -> None:
     if not raw and getattr(instance, "_revoke_tokens", False):
         instance._revoke_tokens = False
-        ApiToken.objects.filter(user_id=instance.pk).delete()
+        ApiToken.objects.filter(user_id=instance.pk).exclude(digest=_KEPT.get() or "").delete()

@@ -111,3 +111,38 @@ players_search = extend_schema(
         "accents ignored; cursor pages ordered by username. Public fields only."
     ),
 )
+
+
+auth_password = extend_schema(
+    operation_id="auth_password",
+    summary="Change the password",
+    description=(
+        "Throttled per user. A new password, given the current one: every other token of the "
+        "player is revoked at once (their streams, sockets and tickets end), the token that made "
+        "the call stays. The new password goes through the validators first (`detail."
+        "new_password`); a wrong `old_password` counts as a failed login "
+        "(LOGIN_FAILURE_LIMIT, then `429 throttled`)."
+    ),
+)
+
+
+auth_tokens_list = extend_schema(
+    operation_id="auth_tokens_list",
+    summary="List the caller's tokens",
+    description=(
+        "Throttled per user. Every token of the player that still authenticates (one per login "
+        "or registration), the most recently used first: its id, when it was made and last "
+        "used, and whether it made this call. Never a key or a digest."
+    ),
+)
+
+
+auth_tokens_revoke = extend_schema(
+    operation_id="auth_tokens_revoke",
+    summary="Revoke one of the caller's tokens",
+    description=(
+        "Throttled per user. The token stops working at once, on every route, with its streams, "
+        "sockets and tickets. The caller's own token too, if named (as logout). Another "
+        "player's token, or none, is `404`."
+    ),
+)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -18,7 +19,16 @@ from pisyedili_api.errors import ApplicationError
 
 from . import sql
 from .boards import DEFAULT_RULESET, PERIODS, period_bounds, period_start
-from .models import Board, BoardEntry, BoardPeriod, Player, RatingHistory, search_key
+from .models import (
+    ApiToken,
+    Board,
+    BoardEntry,
+    BoardPeriod,
+    Player,
+    RatingHistory,
+    search_key,
+    token_public_id,
+)
 
 
 def player_get(*, player_id: Any) -> Player:
@@ -26,6 +36,29 @@ def player_get(*, player_id: Any) -> Player:
     if player is None:
         raise ApplicationError("not_found", "No such player.")
     return player
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRow:
+    """One of a user's live API tokens as GET /auth/tokens lists it (never its digest)."""
+
+    id: UUID
+    created_at: datetime
+    last_used: datetime
+    current: bool
+
+
+def api_tokens_list(*, user_id: int, current_digest: str) -> list[TokenRow]:
+    """The user's tokens that still authenticate (not idle-expired), the most recently used
+    first; `current` marks the one whose digest is `current_digest`."""
+    idle_before = timezone.now() - timedelta(seconds=settings.TOKEN_IDLE_SECONDS)
+    rows = ApiToken.objects.filter(user_id=user_id, last_used__gt=idle_before).order_by(
+        "-last_used", "-created_at"
+    )
+    return [
+        TokenRow(token_public_id(digest), created_at, last_used, current=digest == current_digest)
+        for digest, created_at, last_used in rows.values_list("digest", "created_at", "last_used")
+    ]
 
 
 def player_search(*, text: str) -> QuerySet[Player]:

@@ -9,6 +9,13 @@ urlpatterns = [
     path("auth/token/rotate", apis.TokenRotateApi.as_view(), name="auth-token-rotate"),
     path("auth/logout", apis.LogoutApi.as_view(), name="auth-logout"),
     path("auth/stream-ticket", StreamTicketApi.as_view(), name="auth-stream-ticket"),
+    path("auth/password", apis.PasswordChangeApi.as_view(), name="auth-password"),
+    path("auth/tokens", apis.TokenListApi.as_view(), name="auth-tokens"),
+    path(
+        "auth/tokens/<uuid:token_id>/revoke",
+        apis.TokenRevokeApi.as_view(),
+        name="auth-token-revoke",
+    ),
     path("players", apis.PlayerSearchApi.as_view(), name="player-search"),
     path("players/me", apis.PlayerMeApi.as_view(), name="player-me"),
     path("players/<uuid:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),

@@ -6,6 +6,7 @@ import logging
 import re
 import unicodedata
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, user_logged_in
@@ -20,7 +21,8 @@ from django.utils.translation import gettext_noop
 
 from pisyedili_api.errors import ApplicationError, invalid
 
-from ..models import ApiToken, Player, token_digest, token_new_key
+from ..models import ApiToken, Player, token_digest, token_new_key, token_public_id
+from ..receivers import tokens_kept
 
 DISPLAY_NAME_MAX = 40
 
@@ -31,6 +33,7 @@ _RESERVED_USERNAME = re.compile(r"^b[o0]t(?:$|[-_.@+])", re.IGNORECASE)
 logger = logging.getLogger(__name__)
 
 _USERNAME_TAKEN = gettext_noop("A player with that username already exists.")
+_WRONG_PASSWORD = gettext_noop("Wrong password.")
 
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
 # another (or reorder the text around it); the zero-width joiner of emoji sequences may stay.
@@ -173,6 +176,50 @@ def api_token_rotate(*, token: ApiToken) -> str:
         if not deleted:
             raise ApplicationError("not_authenticated", "Invalid token.")
         return api_token_create(user_id=token.user_id)
+
+
+def _password_check(request: HttpRequest, user: Any, password: str, *, field: str) -> None:
+    """Nothing when `password` is the user's; else 400 `invalid` naming `field`. Checked as a
+    login is: django-axes counts a wrong one against the username, and a locked-out username
+    is 429 `throttled` whatever the password."""
+    checked = authenticate(request, username=user.get_username(), password=password)
+    if checked is None or checked.pk != user.pk:
+        if getattr(request, "axes_locked_out", False):
+            raise ApplicationError(
+                "throttled", "Too many failed logins for this username; retry later."
+            )
+        raise invalid(field, _WRONG_PASSWORD)
+
+
+def player_password_change(
+    *, request: HttpRequest, token: ApiToken, old_password: str, new_password: str
+) -> None:
+    """Set the password of `token`'s user to `new_password`, once `old_password` is theirs;
+    every other token of the user is revoked (and its streams end), `token` stays. A new
+    password the validators refuse is 400 `invalid` naming `new_password`, before the old one
+    is checked; a wrong old one is 400 naming `old_password` and counts as a failed login."""
+    user = get_user_model().objects.get(pk=token.user_id)
+    try:
+        validate_password(new_password, user=user)
+    except DjangoValidationError as exc:
+        raise ApplicationError("invalid", exc.messages[0], {"new_password": exc.messages}) from None
+    with tokens_kept(token.digest):
+        # Outside the write's transaction: a failed check is recorded (django-axes) as it fails.
+        _password_check(request, user, old_password, field="old_password")
+        with transaction.atomic():
+            user.set_password(new_password)
+            user.save(update_fields=["password"])
+
+
+def api_token_revoke_by_id(*, user_id: int, token_id: Any) -> None:
+    """Revoke the user's token whose public id (models.token_public_id) is `token_id`; 404 when
+    the user has none (the same answer whether another user's token has that id or not)."""
+    digests = ApiToken.objects.filter(user_id=user_id).values_list("digest", flat=True)
+    for digest in digests:
+        if token_public_id(digest) == token_id:
+            ApiToken.objects.filter(digest=digest).delete()
+            return
+    raise ApplicationError("not_found", "No such token.")
 
 
 def bot_player_get_or_create(*, strategy: str, ordinal: int) -> Player:

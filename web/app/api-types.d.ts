@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password
+         * @description Throttled per user. A new password, given the current one: every other token of the player is revoked at once (their streams, sockets and tickets end), the token that made the call stays. The new password goes through the validators first (`detail.new_password`); a wrong `old_password` counts as a failed login (LOGIN_FAILURE_LIMIT, then `429 throttled`).
+         */
+        post: operations["auth_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/register": {
         parameters: {
             query?: never;
@@ -98,6 +118,46 @@ export interface paths {
          * @description A new token replaces the one that made the call; the old key stops working at once. The player's other tokens stay.
          */
         post: operations["auth_token_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's tokens
+         * @description Throttled per user. Every token of the player that still authenticates (one per login or registration), the most recently used first: its id, when it was made and last used, and whether it made this call. Never a key or a digest.
+         */
+        get: operations["auth_tokens_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/tokens/{token_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke one of the caller's tokens
+         * @description Throttled per user. The token stops working at once, on every route, with its streams, sockets and tickets. The caller's own token too, if named (as logout). Another player's token, or none, is `404`.
+         */
+        post: operations["auth_tokens_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -762,6 +822,25 @@ export interface components {
             verdict: components["schemas"]["VerdictEnum"] | components["schemas"]["NullEnum"];
             values: components["schemas"]["MoveValue"][];
         };
+        ApiTokenInfo: {
+            /**
+             * Format: uuid
+             * @description Revoke it with POST /auth/tokens/{id}/revoke.
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it was handed out (a login…).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Its last authenticated request, to the minute (TOKEN_TOUCH_SECONDS).
+             */
+            last_used: string;
+            /** @description The token that made this call. */
+            current: boolean;
+        };
         BoardRating: {
             seats: number | null;
             ruleset: string;
@@ -1180,6 +1259,13 @@ export interface components {
             /** Format: uri */
             previous: string | null;
             results: components["schemas"]["Tournament"][];
+        };
+        /** @description A request body: its unknown fields are refused before any other check. */
+        PasswordChangeRequest: {
+            /** @description The current password. */
+            old_password: string;
+            /** @description At least 8 characters, not a common password, not only digits, not only whitespace, not like the username (Django's password validators). */
+            new_password: string;
         };
         PlayerHistoryEntry: {
             /** Format: uuid */
@@ -1621,6 +1707,55 @@ export interface operations {
             };
         };
     };
+    auth_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     auth_register: {
         parameters: {
             query?: never;
@@ -1772,6 +1907,100 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auth_tokens_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiTokenInfo"][];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auth_tokens_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the caller's tokens, as GET /auth/tokens lists it. */
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
