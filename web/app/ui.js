@@ -57,6 +57,7 @@ export function showError(error) {
   if (bannerTimer) clearTimeout(bannerTimer);
   bannerTimer = setTimeout(() => {
     banner.hidden = true;
+    drawOffline(); // a lost connection's banner comes back while it is lost
   }, 8000);
 }
 
