@@ -64,6 +64,7 @@ from .services import (
     match_join,
     match_leave,
     match_rematch,
+    match_resign,
 )
 from .services.analysis import deal_analysis_request
 
@@ -113,7 +114,7 @@ class MatchListCreateApi(APIView):
             ref_name = "MatchFilter"
 
         status = serializers.ChoiceField(
-            choices=["waiting", "active", "finished", "cancelled"],
+            choices=Match.Status.values,
             required=False,
             help_text="Only the matches in this status; `waiting` is the lobby: the matches"
             " with open seats to join (`open_seats`).",
@@ -328,6 +329,7 @@ class MatchMovesApi(APIView):
                 "stale_version",
                 "not_your_turn",
                 "match_not_active",
+                "resigned",
                 "illegal_move",
                 "idempotency_mismatch",
             ),
@@ -560,6 +562,32 @@ class MatchRematchApi(APIView):
             match_summary(match_get(match=match)),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
+
+
+class MatchResignApi(APIView):
+    """`POST …/resign`: the caller gives up their seat; the reference bot plays it."""
+
+    throttle_scope = "match_resign"
+
+    @schema.matches_resign
+    @extend_schema(
+        request=None,
+        responses={
+            200: MatchSerializer,
+            **error_responses(
+                "invalid",
+                "not_authenticated",
+                "not_seated",
+                "not_found",
+                "match_not_active",
+                "throttled",
+            ),
+        },
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body_fields_check(request.data)
+        match = match_resign(match_id=match_id, player=request.user.player)
+        return Response(match_summary(match_get(match=match)))
 
 
 class DealReplayApi(APIView):

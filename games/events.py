@@ -29,8 +29,8 @@ A process that is stopping (SIGTERM, Ctrl-C: pisyedili_api.asgi.HttpProtocol.shu
 its hub (`Hub.drain`): every waiter, and every one registered from then on, is told at once to
 end, so that each stream sends `reconnect` and ends, and each waiting long-poll answers now.
 
-Messages carry ids, versions, statuses and seat counts only, never a card: each stream reads its
-own view.
+Messages carry ids, versions, statuses, seat numbers and seat counts only, never a card: each
+stream reads its own view.
 """
 
 from __future__ import annotations
@@ -159,18 +159,21 @@ def in_lobby_news(match: Any, *, status_changed: bool) -> bool:
 
 
 def match_version_on_commit(
-    match: Any, *, status_changed: bool = False, lobby: bool = True
+    match: Any, *, status_changed: bool = False, lobby: bool = True, resigned: int | None = None
 ) -> None:
     """Once the current transaction commits, tell every stream of `match` (and its players'
     `me` streams, and the lobby's streams when it concerns the lobby) that it is now at
     `match.version`; `lobby` False for a match that never waited (seated full at its
-    creation). Never fails the write: a lost message costs a stream a late update (streams
-    re-read on reconnect), not the move."""
+    creation); `resigned`: the seat whose person resigned in this version (the match streams
+    tell it as an event of its own). Never fails the write: a lost message costs a stream a
+    late update (streams re-read on reconnect), not the move."""
     message: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,
         "status": match.status,
     }
+    if resigned is not None:
+        message["resigned"] = resigned
     if lobby and in_lobby_news(match, status_changed=status_changed):
         message["lobby"] = True
         message["open_seats"] = match.seat_players.count(None)

@@ -27,6 +27,8 @@ class Match(models.Model):
         ACTIVE = "active"
         FINISHED = "finished"
         CANCELLED = "cancelled"
+        # Every person at the table resigned: it ended at once (games.services.match_resign).
+        ABANDONED = "abandoned"
 
     class CancelReason(models.TextChoices):
         CANCELLED = "cancelled"  # by its creator (or the creator leaving an empty table)
@@ -53,6 +55,12 @@ class Match(models.Model):
     seat_players = models.JSONField(default=list)
     seat_bots = models.JSONField(default=list)
     totals = models.JSONField(default=list)
+    # The seats whose person resigned, in the order they resigned (games.services.match_resign):
+    # the reference bot plays them (seat_bots), and they are placed last. A database default
+    # too: rows inserted by hand (bench/match_list.py) have no resignation.
+    resigned = models.JSONField(
+        default=list, db_default=models.Value([], output_field=models.JSONField())
+    )
     live_deal = models.ForeignKey(
         "Deal", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -109,8 +117,8 @@ class Match(models.Model):
             ),
             models.Index(
                 fields=["finished_at"],
-                name="match_unsettled",
-                condition=models.Q(status="finished", settled_at__isnull=True),
+                name="match_unsettled_over",
+                condition=models.Q(status__in=["finished", "abandoned"], settled_at__isnull=True),
             ),
             # The tables sharing a seed source (games.selectors.shared_deal_pending).
             models.Index(
@@ -135,6 +143,9 @@ class Seat(models.Model):
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
     total = models.IntegerField(default=0)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    # When the person of this seat resigned (null: they play it): a resigned seat no longer
+    # counts towards the player's limits (games.services.lifecycle).
+    resigned_at = models.DateTimeField(null=True, blank=True)
     # The match's created_at, copied so a player's match list (newest first) is one range of
     # the index below, whatever the plan: joined to the match's own created_at, a generic plan
     # walked every match newer than the player's (bench/match_list.py).

@@ -25,7 +25,8 @@ class StuckWork:
 
 def stuck_work(*, older_than: datetime) -> StuckWork:
     """Bot turns with nothing played since `older_than` (active match, live deal going on, a
-    bot on turn), deals over but unscored since then, matches finished but unsettled since."""
+    bot on turn), deals over but unscored since then, matches finished (or abandoned) but
+    unsettled since."""
     work = StuckWork()
     last_move_at = Move.objects.filter(match=OuterRef("pk"), seq=OuterRef("move_count")).values(
         "at"
@@ -56,7 +57,9 @@ def stuck_work(*, older_than: datetime) -> StuckWork:
     work.settlements = [
         str(match_id)
         for match_id in Match.objects.filter(
-            status=Match.Status.FINISHED, settled_at__isnull=True, finished_at__lt=older_than
+            status__in=(Match.Status.FINISHED, Match.Status.ABANDONED),
+            settled_at__isnull=True,
+            finished_at__lt=older_than,
         )
         .order_by("finished_at")
         .values_list("id", flat=True)[:SWEEP_BATCH]

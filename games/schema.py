@@ -28,12 +28,14 @@ _MATCH_EXAMPLE: dict[str, Any] = {
             },
             "total": 0,
             "place": None,
+            "resigned": False,
         },
-        {"seat": 1, "player": None, "total": 0, "place": None},
+        {"seat": 1, "player": None, "total": 0, "place": None, "resigned": False},
     ],
     "deals": [],
     "turn_seconds": None,
     "turn_deadline": None,
+    "spectators": "public",
     "open_seats": 1,
     "cancel_reason": None,
     "rematch_of": None,
@@ -148,6 +150,7 @@ matches_state = extend_schema(
                 "legal_moves": [],
                 "turn_deadline": None,
                 "result": None,
+                "resigned": [],
             },
             response_only=True,
         )
@@ -411,6 +414,61 @@ matches_deals_replay = extend_schema(
                 },
             },
             response_only=True,
+        )
+    ],
+)
+
+
+matches_resign = extend_schema(
+    operation_id="matches_resign",
+    summary="Resign a match under way",
+    description=(
+        "A seated person gives up an active match: from then on the reference bot (`greedy`)"
+        " plays their seat to the end (`by_bot` in the move log; at once when it is on turn),"
+        " and they are placed last in the match for the ratings and the boards whatever"
+        ' the points (docs/rules.md, "Server policies"). The seat\'s `resigned` is true and it no'
+        " longer counts towards the caller's limits. A match left with no person ends at once"
+        " with status `abandoned` (a tournament's table is played to its end by its bots);"
+        " its places still count. The match stream tells the other seats and spectators"
+        " (event `resigned`). Resigning again answers the match as it is and changes nothing."
+        " Throttled per user (THROTTLE_MATCH_RESIGN). No body."
+    ),
+    examples=[
+        match_example(
+            "the only person resigned: abandoned",
+            status="abandoned",
+            created_at="2026-03-01T10:00:00.123456Z",
+            finished_at="2026-03-01T10:07:00.000000Z",
+            current_deal=1,
+            version=9,
+            seats=[
+                {
+                    "seat": 0,
+                    "player": {
+                        "id": "0f6c1d2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5",
+                        "display_name": "Ana",
+                        "is_bot": False,
+                    },
+                    "total": 0,
+                    "place": 2,
+                    "resigned": True,
+                },
+                {
+                    "seat": 1,
+                    "player": {
+                        "id": "6d1f0b2a-7c3e-4e8d-9a5b-1c2d3e4f5a6b",
+                        "display_name": "greedy bot",
+                        "is_bot": True,
+                    },
+                    "total": 0,
+                    "place": 1,
+                    "resigned": False,
+                },
+            ],
+            deals=[
+                {"number": 1, "status": "active", "winners": [], "reason": None, "penalties": []}
+            ],
+            open_seats=0,
         )
     ],
 )

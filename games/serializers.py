@@ -41,6 +41,9 @@ class SeatSerializer(serializers.Serializer):
     player = SeatPlayerSerializer(allow_null=True)
     total = serializers.IntegerField()
     place = serializers.IntegerField(allow_null=True)
+    resigned = serializers.BooleanField(
+        help_text="Its person resigned: the reference bot plays the seat, placed last."
+    )
 
 
 class DealSummarySerializer(serializers.Serializer):
@@ -53,7 +56,7 @@ class DealSummarySerializer(serializers.Serializer):
 
 class MatchSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished", "cancelled"])
+    status = serializers.ChoiceField(choices=Match.Status.values)
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     deals_total = serializers.IntegerField()
@@ -157,7 +160,7 @@ class DealResultSerializer(serializers.Serializer):
 class StateSerializer(serializers.Serializer):
     match = serializers.UUIDField()
     version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished", "cancelled"])
+    status = serializers.ChoiceField(choices=Match.Status.values)
     deal = serializers.IntegerField(allow_null=True)
     deals_total = serializers.IntegerField()
     phase = serializers.ChoiceField(
@@ -181,6 +184,11 @@ class StateSerializer(serializers.Serializer):
     legal_moves = MoveBodySerializer(many=True)
     turn_deadline = serializers.DateTimeField(
         allow_null=True, required=False, help_text="When the person on turn must have moved."
+    )
+    resigned = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="The seats whose person resigned, in the order they did: the reference bot"
+        " plays them.",
     )
     result = DealResultSerializer(
         allow_null=True,
@@ -393,6 +401,7 @@ def match_summary(match: Match) -> dict[str, Any]:
                 ),
                 "total": totals[seat],
                 "place": seats[seat].place if seat in seats and not pending else None,
+                "resigned": seat in match.resigned,
             }
             for seat in range(match.seat_count)
         ],
@@ -467,6 +476,7 @@ def _view(match: Match, seat: int | None, state: engine.State | None) -> dict[st
         "legal_moves": [],
         "turn_deadline": match.turn_deadline,
         "result": None,
+        "resigned": list(match.resigned),
     }
     if not match.state:
         return view  # waiting for players: no deal yet
@@ -478,10 +488,12 @@ def _view(match: Match, seat: int | None, state: engine.State | None) -> dict[st
     if state.result is not None:
         # Deal over: its result is public (games.score_deal scores it and deals on).
         view["result"] = state.result.to_json()
-    if match.status == Match.Status.FINISHED:
+    if match.status in (Match.Status.FINISHED, Match.Status.ABANDONED):
         view["phase"] = "match_over"
         view["turn"] = None
         view["legal_moves"] = []
+    elif seat is not None and seat in match.resigned:
+        view["legal_moves"] = []  # the reference bot plays the seat now
     return view
 
 

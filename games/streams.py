@@ -3,7 +3,8 @@
 `GET /api/v1/matches/{id}/events`: an event `state` whose data is the caller's view (the body
 of `GET …/state`: a seat's own view, or the public view for a spectator, signed in or not, of a
 `spectators: public` match) and whose `id` is the match version, after every version change;
-`close` once the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
+`resigned` (no id) before the view of a version in which a seat's person resigned; `close` once
+the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
 `match_finished` of any of the caller's matches, and `tournament_round` (a round they play was
 dealt), `id` = the caller's own event sequence. `GET /api/v1/lobby/events`: `lobby` for every
 match that entered, changed in or left the lobby (public). All answer GET only (405 otherwise).
@@ -185,8 +186,9 @@ def _get_only(request: HttpRequest) -> HttpResponse | None:
     return response
 
 
-# A match stream closes once its match can change no more: finished, or cancelled in the lobby.
-_OVER = (Match.Status.FINISHED, Match.Status.CANCELLED)
+# A match stream closes once its match can change no more: finished, abandoned by its people,
+# or cancelled in the lobby.
+_OVER = (Match.Status.FINISHED, Match.Status.ABANDONED, Match.Status.CANCELLED)
 
 _Read = tuple[Match | None, engine.State | None]  # a match and its live deal, parsed once
 _SeatEvent = tuple[int, bool, bytes | None]  # version, over, the `state` event (None: none)
@@ -467,6 +469,8 @@ async def _match_stream(
                     if isinstance(message, bytes):
                         yield message
                     elif message.get("resync") or message["version"] > after:
+                        if "resigned" in message:
+                            yield _resigned_event(message)
                         break
                 else:
                     return  # a slow reader: closed
@@ -480,6 +484,15 @@ async def _match_stream(
                 traced = (message, woke, time.time()) if events.TRACE_FILE else None
     finally:
         _shared_reads.forget_unwatched(match_id)
+
+
+def _resigned_event(message: dict[str, Any]) -> bytes:
+    """The event `resigned` of a version in which a seat's person resigned: the match, that
+    version, the seat and the match's status then (`abandoned` when no person is left). Public
+    facts only, the same for every seat and spectator; no id (the `state` event that follows
+    carries the version)."""
+    data = {name: message[name] for name in ("match", "version", "status")}
+    return _event("resigned", {**data, "seat": message["resigned"]})
 
 
 @csrf_exempt
@@ -794,8 +807,10 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         "Stream the caller's view of a match",
         "The caller's view (the body of GET …/state: a seat's own view, or the public view, "
         "`you` null and no hand, for anyone else on a `spectators: public` match, signed in or "
-        "not) as event `state`, id = the match version, after every version change; `close` "
-        "when the match is over. Resuming with Last-Event-ID sends the current view if the "
+        "not) as event `state`, id = the match version, after every version change; "
+        "`resigned` (`match`, `version`, `seat`, `status`; no id) before the view of a version "
+        "in which a seat's person resigned; `close` when the match is over (finished or "
+        "abandoned). Resuming with Last-Event-ID sends the current view if the "
         "match has moved past it, then every newer version. A signed-in caller holds at most "
         "LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP "
         "(429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no "

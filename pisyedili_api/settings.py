@@ -233,6 +233,8 @@ REST_FRAMEWORK = {
         "player_search": os.environ.get("THROTTLE_PLAYER_SEARCH", "60/min"),
         # Per user: the account routes (password, tokens, deletion; players.apis).
         "account": os.environ.get("THROTTLE_ACCOUNT", "20/min"),
+        # Per user: POST …/resign (games.apis).
+        "match_resign": os.environ.get("THROTTLE_MATCH_RESIGN", "30/min"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.
@@ -258,7 +260,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_AUTHENTICATION": [],
     # Every enum component has a stable, readable name (never `Status3a2Enum`).
     "ENUM_NAME_OVERRIDES": {
-        "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
+        "MatchStatusEnum": ["waiting", "active", "finished", "cancelled", "abandoned"],
         "DealStatusEnum": ["active", "over"],
         "TournamentStatusEnum": "tournaments.serializers.STATUSES",
         "TournamentFormatEnum": "tournaments.serializers.FORMATS",

@@ -95,8 +95,9 @@ def deals_add() -> str:
 
 def board_entry_upsert() -> str:
     """One board entry added to: the counters add this match's counts, avg_penalty is
-    recomputed from the sums, the ratings and is_human take the new values. Parameters: the
-    row's values in the order of BOARD_ENTRY_COLUMNS."""
+    recomputed from the sums (0 while no deal is counted: a match abandoned in its first
+    deal), the ratings and is_human take the new values. Parameters: the row's values in the
+    order of BOARD_ENTRY_COLUMNS."""
     return rawsql.statement(
         """
         INSERT INTO {entry} (
@@ -113,9 +114,11 @@ def board_entry_upsert() -> str:
             {entry.deals_won} = {entry}.{entry.deals_won} + EXCLUDED.{entry.deals_won},
             {entry.penalty_points}
                 = {entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points},
-            {entry.avg_penalty}
-                = ({entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points}) * 1.0
-                / ({entry}.{entry.deals_played} + EXCLUDED.{entry.deals_played}),
+            {entry.avg_penalty} = COALESCE(
+                ({entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points}) * 1.0
+                / NULLIF({entry}.{entry.deals_played} + EXCLUDED.{entry.deals_played}, 0),
+                0.0
+            ),
             {entry.is_human} = EXCLUDED.{entry.is_human},
             {entry.rating_mu} = EXCLUDED.{entry.rating_mu},
             {entry.rating_sigma} = EXCLUDED.{entry.rating_sigma},

@@ -4,6 +4,7 @@
 - moves: apply a move (a person's, a bot's turn, the turn clock's overdue moves), the
   idempotency records;
 - scoring: close a deal, score it, settle the match, the seats' totals;
+- resign: a person gives up a match, the reference bot plays their seat;
 - analysis: each deal's luck, the boards' skill, a deal's move analysis on request.
 
 Each takes the match row lock first (locks.match_lock) when it writes a match.
@@ -40,6 +41,7 @@ from .moves import (
     match_play_overdue_turn,
     request_hash,
 )
+from .resign import match_resign
 from .scoring import deal_score, match_settle
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "match_play_bot_turn",
     "match_play_overdue_turn",
     "match_rematch",
+    "match_resign",
     "match_settle",
     "matches_waiting_expire",
     "request_hash",

@@ -432,7 +432,8 @@ def _deal_analyse(deal: Deal, pending: QuerySet[DealAnalysis]) -> bool:
     """deal_analyse's estimate and store, in its claimed attempt."""
     match, deal_number = deal.match, deal.number
     rows, moves = _deal_moves(match, deal_number)
-    people = [seat for seat, bot in enumerate(match.seat_bots) if not bot]
+    # A seat its person resigned is a person's: their decisions before it are analysed.
+    people = [seat for seat, bot in enumerate(match.seat_bots) if not bot or seat in match.resigned]
     k, bot, seed = settings.ANALYSIS_MOVE_SAMPLES, analysis.REFERENCE_BOT, moves_seed(deal)
     started = time.process_time()
     decisions = analysis.deal_move_analysis(

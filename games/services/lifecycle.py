@@ -188,10 +188,11 @@ def _limits_check_locked(player: Player, *, bots_only: bool) -> None:
     writers itself."""
     lock = Player.objects.select_for_update(no_key=True).filter(id=player.id).order_by()
     list(lock.values_list("id"))
+    # A seat its person resigned is the reference bot's now: it holds no slot (match_resign).
     active = list(
-        Seat.objects.filter(player_id=player.id, match__status__in=_ACTIVE).values_list(
-            "match__seat_bots", flat=True
-        )
+        Seat.objects.filter(
+            player_id=player.id, match__status__in=_ACTIVE, resigned_at__isnull=True
+        ).values_list("match__seat_bots", flat=True)
     )
     _limits_check(active, bots_only=bots_only)
 
@@ -471,8 +472,10 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
     """Insert the rematch of the locked, finished `previous` for `player` in `seat`, and link
     the two; it starts at once when the bots and the caller fill it."""
     seats = previous.seat_count
+    # The bots that sat from the start; a resigned person's seat is open again.
+    bots = ["" if s in previous.resigned else bot for s, bot in enumerate(previous.seat_bots)]
     seat_players: list[str | None] = [
-        holder if previous.seat_bots[s] else None for s, holder in enumerate(previous.seat_players)
+        holder if bots[s] else None for s, holder in enumerate(previous.seat_players)
     ]
     seat_players[seat] = str(player.id)
     match = Match(
@@ -483,7 +486,7 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
         deals_total=engine.Rules.from_json(previous.rules).deals_per_match,
         rules=previous.rules,
         seat_players=seat_players,
-        seat_bots=list(previous.seat_bots),
+        seat_bots=bots,
         totals=[0] * seats,
         turn_seconds=previous.turn_seconds,
         spectators=previous.spectators,

@@ -71,7 +71,8 @@ def match_apply_move(
     id too (one round trip fewer on the hottest route), and a token of no active player is 401.
 
     Order of checks: (caller) → match exists → seat → idempotent replay → match active →
-    version → turn → legality. A replay returns the stored first response and applies nothing.
+    seat not resigned → version → turn → legality. A replay returns the stored first response
+    and applies nothing.
     """
     digest = (
         request_hash(match_id, request_body if request_body is not None else move.to_json())
@@ -144,6 +145,8 @@ def _apply_locked(
             return _stored_reply(record)
     if match.status != Match.Status.ACTIVE:
         raise ApplicationError("match_not_active")
+    if seat in match.resigned:
+        raise ApplicationError("resigned")  # the reference bot plays the seat now
     if version != match.version:
         raise ApplicationError("stale_version", detail={"current_version": match.version})
     state = _live_state(match)

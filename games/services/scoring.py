@@ -26,6 +26,9 @@ from ..signals import match_settled
 from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
 from .locks import match_lock
 
+# A match that is over: finished, or abandoned by its people (games.services.match_resign).
+_OVER = (Match.Status.FINISHED, Match.Status.ABANDONED)
+
 # The match fields _deal_close sets (the caller writes them).
 _CLOSE_FIELDS = ("state", "turn_deadline")
 
@@ -53,49 +56,13 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
     nothing to do (no such deal, not over yet, scored already)."""
     with transaction.atomic():
         match, _ = match_lock(match_id)
-        if match is None:
-            return False
+        if match is None or match.status != Match.Status.ACTIVE:
+            return False  # an abandoned match scored its last deal over as it ended
         now = timezone.now()
         deal = _deal_claim(match, deal_number, now)
         if deal is None:
             return False
-        send_on_commit("games.deal_luck", str(match.id), deal_number)  # its own queue
-        result = deal.result
-        # The next deal is dealt only once this one is scored: until then the match holds the
-        # final state of its live deal (_deal_close), so it need not be read again.
-        final_json = match.state if deal.id == match.live_deal_id else deal.final_state
-        assert result is not None and final_json is not None  # _deal_close wrote both
-        final = engine.State.from_json(final_json)
-        player_ids = [UUID(p) for p in match.seat_players]
-        winners = set(result["winners"])
-        penalties = result["penalties"]
-        ScoreEntry.objects.bulk_create(
-            [
-                ScoreEntry(
-                    deal=deal,
-                    match=match,
-                    seat=seat,
-                    player_id=player_ids[seat],
-                    penalty=penalties[seat],
-                    hand_penalty=result["hand_penalties"][seat],
-                    multiplier=result["multiplier"],
-                    cards_left=[c.code for c in final.hands[seat]],
-                    won=seat in winners,
-                )
-                for seat in range(match.seat_count)
-            ]
-        )
-        match.totals = [t + p for t, p in zip(match.totals, penalties, strict=True)]
-        if match.seed_key is None:
-            # A deal shared with other tables (duplicate) counts at settlement instead, once
-            # every table has finished it: public counters must not tell one table's result
-            # to another still playing the same cards.
-            player_deals_add(
-                deals=[
-                    (player_ids[seat], seat in winners, penalties[seat])
-                    for seat in range(match.seat_count)
-                ]
-            )
+        _deal_record(match, deal)
         match.version += 1  # long-polls see the next deal (or the match's end)
         rules = engine.Rules.from_json(match.rules)
         if match.current_deal < match.deals_total or engine.match_needs_extra_deal(
@@ -110,20 +77,80 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
             return True
         match.status = Match.Status.FINISHED
         match.finished_at = now
-        _seats_save_totals(match, places=engine.match_places(match.totals))
+        _seats_save_totals(match, places=match_final_places(match))
         _match_write(match, "totals", "version", "status", "finished_at")
         send_on_commit("games.match_settle", str(match.id))
     return True
+
+
+def _deal_record(match: Match, deal: Deal) -> None:
+    """The scores of the claimed `deal` of the locked `match` (_deal_claim): every seat's
+    score entry, the match's running totals (the caller writes them) and the players' deal
+    counters; its luck is sent on commit."""
+    send_on_commit("games.deal_luck", str(match.id), deal.number)  # its own queue
+    result = deal.result
+    # The next deal is dealt only once this one is scored: until then the match holds the
+    # final state of its live deal (_deal_close), so it need not be read again.
+    final_json = match.state if deal.id == match.live_deal_id else deal.final_state
+    assert result is not None and final_json is not None  # _deal_close wrote both
+    final = engine.State.from_json(final_json)
+    player_ids = [UUID(p) for p in match.seat_players]
+    winners = set(result["winners"])
+    penalties = result["penalties"]
+    ScoreEntry.objects.bulk_create(
+        [
+            ScoreEntry(
+                deal=deal,
+                match=match,
+                seat=seat,
+                player_id=player_ids[seat],
+                penalty=penalties[seat],
+                hand_penalty=result["hand_penalties"][seat],
+                multiplier=result["multiplier"],
+                cards_left=[c.code for c in final.hands[seat]],
+                won=seat in winners,
+            )
+            for seat in range(match.seat_count)
+        ]
+    )
+    match.totals = [t + p for t, p in zip(match.totals, penalties, strict=True)]
+    if match.seed_key is None:
+        # A deal shared with other tables (duplicate) counts at settlement instead, once
+        # every table has finished it: public counters must not tell one table's result
+        # to another still playing the same cards.
+        player_deals_add(
+            deals=[
+                (player_ids[seat], seat in winners, penalties[seat])
+                for seat in range(match.seat_count)
+            ]
+        )
+
+
+def match_final_places(match: Match) -> list[int]:
+    """Each seat's place in the finished or abandoned `match` (docs/rules.md, "Server
+    policies"): the seats nobody resigned by their totals (R-32, ties share a place), then the
+    resigned seats, whatever their totals: the last to resign first, the first to resign
+    last."""
+    stayed = [seat for seat in range(match.seat_count) if seat not in match.resigned]
+    places = [0] * match.seat_count
+    for seat, place in zip(
+        stayed, engine.match_places([match.totals[seat] for seat in stayed]), strict=True
+    ):
+        places[seat] = place
+    for behind, seat in enumerate(reversed(match.resigned)):
+        places[seat] = len(stayed) + 1 + behind
+    return places
 
 
 def _deal_claim(match: Match, number: int, now: datetime) -> Deal | None:
     """Deal `number` of `match` marked scored at `now` if it is over and not scored yet, else
     None: the claim that has a deal scored once however often score_deal runs (the caller
     holds the match row lock, so no other claim of this deal runs between the read and the
-    write). The deal comes back with its id and result (its other fields load when read)."""
+    write). The deal comes back with its id, number and result (its other fields load when
+    read)."""
     deal = (
         Deal.objects.filter(match_id=match.id, number=number)
-        .only("id", "match_id", "status", "scored_at", "result")
+        .only("id", "match_id", "number", "status", "scored_at", "result")
         .first()
     )
     if deal is None or deal.status != Deal.Status.OVER or deal.scored_at is not None:
@@ -134,12 +161,12 @@ def _deal_claim(match: Match, number: int, now: datetime) -> Deal | None:
 
 
 def match_settle(*, match_id: UUID | str) -> bool:
-    """A finished match's players' standings (wins, ratings, boards), once: True if it settled
-    now, False if the match is not finished or was settled already. games.signals.match_settled
-    is sent after the settlement commits."""
+    """A finished (or abandoned) match's players' standings (wins, ratings, boards), once: True
+    if it settled now, False if the match is not over or was settled already.
+    games.signals.match_settled is sent after the settlement commits."""
     with transaction.atomic():
         match, _ = match_lock(match_id)
-        if match is None or match.status != Match.Status.FINISHED or match.settled_at is not None:
+        if match is None or match.status not in _OVER or match.settled_at is not None:
             return False
         assert match.finished_at is not None  # set with the status
         if match.seed_key is not None and not _shared_deals_settle(match):
@@ -150,8 +177,8 @@ def match_settle(*, match_id: UUID | str) -> bool:
         player_standings_settle(
             match_id=match.id,
             player_ids=[UUID(p) for p in match.seat_players],
-            # The places deal_score gave the seats from these totals when it finished the match.
-            places=engine.match_places(match.totals),
+            # The places deal_score (or the last resignation) gave the seats when the match ended.
+            places=match_final_places(match),
             rules=match.rules,
             finished_at=match.finished_at,
             deals_played=len(scores) // match.seat_count,

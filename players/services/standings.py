@@ -80,9 +80,9 @@ def player_standings_settle(
     if not (
         seats >= 2
         and len(places) == len(deals_won) == len(penalties) == seats
-        and deals_played >= 1
+        and deals_played >= 0
     ):
-        raise ValueError("one place, deals won and penalty per seat; at least one deal")
+        raise ValueError("one place, deals won and penalty per seat")
     with transaction.atomic(savepoint=False):
         players = {
             p.id: p
@@ -135,7 +135,8 @@ def player_standings_settle(
                         deals_played=deals_played,
                         deals_won=deals_won[seat],
                         penalty_points=penalties[seat],
-                        avg_penalty=penalties[seat] / deals_played,
+                        # A match abandoned in its first deal scored none (docs/rules.md).
+                        avg_penalty=penalties[seat] / deals_played if deals_played else 0.0,
                         rating_mu=mu,
                         rating_sigma=sigma,
                         rating_ordinal=mu - 3.0 * sigma,

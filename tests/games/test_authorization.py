@@ -26,6 +26,8 @@ MATRIX = {
     ("POST", "/leave"): (409, 403, 401),
     ("POST", "/cancel"): (409, 403, 401),
     ("POST", "/rematch"): (409, 403, 401),
+    # Resign: the seat gives the match up (a person is left: it goes on).
+    ("POST", "/resign"): (200, 403, 401),
     # Deal 1 is being played: 409 for the seat; a seat's only until the match is finished.
     ("GET", "/deals/1/analysis"): (409, 403, 401),
 }

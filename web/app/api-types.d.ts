@@ -432,6 +432,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/matches/{match_id}/resign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resign a match under way
+         * @description A seated person gives up an active match: from then on the reference bot (`greedy`) plays their seat to the end (`by_bot` in the move log; at once when it is on turn), and they are placed last in the match for the ratings and the boards whatever the points (docs/rules.md, "Server policies"). The seat's `resigned` is true and it no longer counts towards the caller's limits. A match left with no person ends at once with status `abandoned` (a tournament's table is played to its end by its bots); its places still count. The match stream tells the other seats and spectators (event `resigned`). Resigning again answers the match as it is and changes nothing. Throttled per user (THROTTLE_MATCH_RESIGN). No body.
+         */
+        post: operations["matches_resign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/matches/{match_id}/state": {
         parameters: {
             query?: never;
@@ -745,7 +765,7 @@ export interface paths {
         };
         /**
          * Stream the caller's view of a match
-         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `close` when the match is over. Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat. Each of the event routes also opens as a WebSocket on the same path, with the same auth, resume, slots and errors: one JSON text message per event, `{"event", "id", "data"}` (docs/api.md "The same streams over WebSocket").
+         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `resigned` (`match`, `version`, `seat`, `status`; no id) before the view of a version in which a seat's person resigned; `close` when the match is over (finished or abandoned). Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat. Each of the event routes also opens as a WebSocket on the same path, with the same auth, resume, slots and errors: one JSON text message per event, `{"event", "id", "data"}` (docs/api.md "The same streams over WebSocket").
          */
         get: operations["matches_events"];
         put?: never;
@@ -1028,6 +1048,7 @@ export interface components {
          *     * `not_organizer` - not_organizer
          *     * `not_seated` - not_seated
          *     * `not_your_turn` - not_your_turn
+         *     * `resigned` - resigned
          *     * `server_error` - server_error
          *     * `spectators_not_allowed` - spectators_not_allowed
          *     * `stale_version` - stale_version
@@ -1040,7 +1061,7 @@ export interface components {
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
+        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -1164,9 +1185,10 @@ export interface components {
          *     * `active` - active
          *     * `finished` - finished
          *     * `cancelled` - cancelled
+         *     * `abandoned` - abandoned
          * @enum {string}
          */
-        MatchStatusEnum: "waiting" | "active" | "finished" | "cancelled";
+        MatchStatusEnum: "waiting" | "active" | "finished" | "cancelled" | "abandoned";
         /**
          * @description * `play` - play
          *     * `draw` - draw
@@ -1232,6 +1254,8 @@ export interface components {
              * @description When the person on turn must have moved.
              */
             turn_deadline?: string | null;
+            /** @description The seats whose person resigned, in the order they did: the reference bot plays them. */
+            resigned: number[];
             /** @description The deal's result once it is over (phase deal_over or match_over). */
             result?: components["schemas"]["DealResult"] | null;
             /** @description A bot is on turn in this view and has not moved yet: a worker plays its turn right after this reply (watch the version move on). */
@@ -1413,6 +1437,8 @@ export interface components {
             player: components["schemas"]["SeatPlayer"] | null;
             total: number;
             place: number | null;
+            /** @description Its person resigned: the reference bot plays the seat, placed last. */
+            resigned: boolean;
         };
         SeatLuck: {
             seat: number;
@@ -1516,6 +1542,8 @@ export interface components {
              * @description When the person on turn must have moved.
              */
             turn_deadline?: string | null;
+            /** @description The seats whose person resigned, in the order they did: the reference bot plays them. */
+            resigned: number[];
             /** @description The deal's result once it is over (phase deal_over or match_over). */
             result?: components["schemas"]["DealResult"] | null;
         };
@@ -2153,8 +2181,9 @@ export interface operations {
                  *     * `active` - active
                  *     * `finished` - finished
                  *     * `cancelled` - cancelled
+                 *     * `abandoned` - abandoned
                  */
-                status?: "waiting" | "active" | "finished" | "cancelled";
+                status?: "waiting" | "active" | "finished" | "cancelled" | "abandoned";
             };
             header?: never;
             path?: never;
@@ -2777,7 +2806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `stale_version`, `not_your_turn`, `match_not_active` */
+            /** @description `stale_version`, `not_your_turn`, `match_not_active`, `resigned` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,6 +2892,82 @@ export interface operations {
             };
             /** @description `match_not_finished`, `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_resign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_seated` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `match_not_active` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

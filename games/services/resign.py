@@ -1,0 +1,92 @@
+"""Resign: a seated person gives up a match under way (docs/rules.md, "Server policies").
+
+From then on the reference bot (clock.DEFAULT_MOVE_STRATEGY, the turn clock's strategy) plays
+that seat to the end of the match, its moves marked `by_bot` in the log, and the person is
+placed last in the match for the ratings and the boards whatever the points
+(scoring.match_final_places). A match left with no person ends at once as `abandoned` and is
+settled as a finished one, so resigning never saves a rating; a tournament's table is played
+to its end by its bots instead (its totals count in the tournament's standings).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from pisyedili_api.errors import ApplicationError
+from pisyedili_api.tasks import send_on_commit
+from players.models import Player
+
+from .. import clock, events
+from ..models import Match, Seat
+from ..selectors import seat_of
+from .lifecycle import _after_commit_bot_turn
+from .locks import match_lock
+from .scoring import _deal_claim, _deal_record, _seats_save_totals, match_final_places
+
+
+def match_resign(*, match_id: UUID | str, player: Player) -> Match:
+    """The caller resigns their seat of an active match: the reference bot plays it from now
+    on (at once when it is on turn), and the version steps once. Resigning again changes
+    nothing. 403 `not_seated`, 409 `match_not_active` (waiting, finished, cancelled, or
+    abandoned by others)."""
+    with transaction.atomic():
+        match, _ = match_lock(match_id)
+        if match is None:
+            raise ApplicationError("not_found", "No such match.")
+        seat = seat_of(match, player.id)
+        if seat is None:
+            raise ApplicationError("not_seated")
+        if seat in match.resigned:
+            return match  # resigned already: the same answer, nothing changes
+        if match.status != Match.Status.ACTIVE:
+            raise ApplicationError("match_not_active")
+        now = timezone.now()
+        match.resigned = [*match.resigned, seat]
+        match.seat_bots[seat] = clock.DEFAULT_MOVE_STRATEGY
+        match.version += 1
+        Seat.objects.filter(match_id=match.id, seat=seat).update(resigned_at=now)
+        fields = ["resigned", "seat_bots", "version", "turn_deadline"]
+        if _people_left(match) or _tournament_table(match):
+            state = match.state or {}
+            if state.get("turn") == seat:
+                match.turn_deadline = None  # a bot's turn now: the clock stops
+        else:
+            _abandon(match, now)
+            fields += ["status", "finished_at", "totals"]
+        Match.objects.filter(id=match.id).update(**{name: getattr(match, name) for name in fields})
+        events.match_version_on_commit(
+            match, status_changed=match.status == Match.Status.ABANDONED, resigned=seat
+        )
+        _after_commit_bot_turn(match)
+    return match
+
+
+def _people_left(match: Match) -> bool:
+    """Whether a person still plays a seat of `match` (no bot plays it)."""
+    return any(
+        holder is not None and not match.seat_bots[seat]
+        for seat, holder in enumerate(match.seat_players)
+    )
+
+
+def _tournament_table(match: Match) -> bool:
+    """Whether `match` is a table of a tournament (tournaments.models.Table)."""
+    return Match.objects.filter(id=match.id, tournament_table__isnull=False).exists()
+
+
+def _abandon(match: Match, now: datetime) -> None:
+    """The locked `match` has no person left: a live deal that is over is scored (its scores
+    count), one still being played is left as it stands, and the match ends as `abandoned`
+    with its places (the resigned seats last); its settlement is sent on commit."""
+    deal = _deal_claim(match, match.current_deal, now) if match.current_deal else None
+    if deal is not None:
+        _deal_record(match, deal)
+    match.status = Match.Status.ABANDONED
+    match.finished_at = now
+    match.turn_deadline = None
+    _seats_save_totals(match, places=match_final_places(match))
+    send_on_commit("games.match_settle", str(match.id))
