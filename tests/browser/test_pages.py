@@ -64,6 +64,8 @@ def site(web_client: str) -> Site:
         ("leaderboards", "#/leaderboards", "board-metric"),
         ("tournaments", "#/tournaments", "tournament-row"),
         ("tournament", f"#/tournaments/{tournament}", "tournament-standings"),
+        ("players", "#/players", "player-search-input"),
+        ("account", "#/account", "session-row"),
     ]
     watched = spectators_served()
     if watched:

@@ -21,6 +21,7 @@ import { getLang } from "./i18n.js";
 /** @typedef {Schemas["Standings"]} Standings */
 /** @typedef {Schemas["Leaderboard"]} Leaderboard */
 /** @typedef {Schemas["LeaderboardPageResponse"]} LeaderboardPage */
+/** @typedef {Schemas["PlayerSearchResult"]} FoundPlayer */
 
 /**
  * A match as the lobby, spectators and rematches show it (docs/api.md `<match>`).
@@ -221,8 +222,25 @@ export const logout = () => typed("POST", "/auth/logout");
 export const streamTicket = (path) =>
   /** @type {Promise<Schemas["StreamTicket"]>} */ (typed("POST", "/auth/stream-ticket", { body: { path } }));
 export const me = () => /** @type {Promise<Player>} */ (typed("GET", "/players/me"));
+/** @param {string} id */
+export const player = (id) => /** @type {Promise<Player>} */ (typed("GET", `/players/${id}`));
 export const bots = () => /** @type {Promise<Bot[]>} */ (typed("GET", "/bots"));
 export const rules = () => /** @type {Promise<Schemas["RuleOption"][]>} */ (typed("GET", "/rules"));
+
+// ---- account and player search ----
+
+/** @param {Schemas["PasswordChangeRequest"]} body */
+export const changePassword = (body) => typed("POST", "/auth/password", { body });
+export const tokens = () => /** @type {Promise<Schemas["ApiTokenInfo"][]>} */ (typed("GET", "/auth/tokens"));
+/** @param {string} id */
+export const revokeToken = (id) => typed("POST", `/auth/tokens/${id}/revoke`);
+/**
+ * People whose username or display name starts with `text` (a page), or the page of a link.
+ * @param {{ search?: string, limit?: number, path?: string }} params
+ */
+export const searchPlayers = (params) =>
+  /** @type {Promise<Schemas["PlayerSearchPageResponse"]>} */ (
+    typed("GET", params.path ?? `/players${query({ search: params.search, limit: params.limit })}`));
 
 // ---- matches ----
 

@@ -15,6 +15,8 @@ import { tableView } from "./views/table.js";
 import { replayView } from "./views/replay.js";
 import { boardsView } from "./views/boards.js";
 import { tournamentsView, tournamentView } from "./views/tournaments.js";
+import { playersView } from "./views/players.js";
+import { accountView } from "./views/account.js";
 
 /**
  * A view draws itself into `root` and returns what stops it (streams, timers).
@@ -34,6 +36,8 @@ const routes = [
   [/^#\/leaderboards$/, boardsView],
   [/^#\/tournaments$/, tournamentsView],
   [/^#\/tournaments\/([0-9a-fA-F-]{36})$/, tournamentView],
+  [/^#\/players$/, playersView],
+  [/^#\/account$/, accountView],
 ];
 
 function header() {
@@ -44,13 +48,14 @@ function header() {
     h("a", { href: "#/lobby", testid: "nav-lobby" }, t("nav.lobby")),
     h("a", { href: "#/leaderboards", testid: "nav-leaderboards" }, t("nav.leaderboards")),
     h("a", { href: "#/tournaments", testid: "nav-tournaments" }, t("nav.tournaments")),
+    h("a", { href: "#/players", testid: "nav-players" }, t("nav.players")),
     h("a", { href: "/api/v1/docs/", target: "_blank" }, t("nav.docs")),
   );
-  const who = h(
-    "span",
-    { class: "whoami", testid: "whoami" },
-    signedIn ? api.username() ?? "" : t("auth.anonymous"),
-  );
+  // Signed in, the name is the link to the account page.
+  const who = signedIn
+    ? h("a", { class: "whoami", testid: "whoami", href: "#/account", title: t("nav.account") },
+      api.username() ?? "")
+    : h("span", { class: "whoami", testid: "whoami" }, t("auth.anonymous"));
   const account = signedIn
     ? h("button", { testid: "auth-logout", type: "button", onclick: signOut }, t("auth.logout"))
     : h("a", { href: "#/login", class: "button" }, t("nav.login"));

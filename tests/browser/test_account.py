@@ -1,0 +1,106 @@
+"""The player search and the account page in Chromium, by clicks and typing only, in English
+and in Turkish: a person found by the start of a name in another letter case and without its
+accents; the sessions list, another session signed out, the password changed (every other
+session signed out, the new password good), and signing out from the list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from .harness import PASSWORD, Person, by_testid, sign_up
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+LOCALES = {"en": "en-US", "tr": "tr-TR"}
+WORDS = {
+    "en": {"changed": "Password changed", "this": "This device", "none": "Nobody"},
+    "tr": {"changed": "Parola değişti", "this": "Bu cihaz", "none": "kimse yok"},
+}
+
+
+def login(base: str, name: str, password: str = PASSWORD) -> httpx.Response:
+    return httpx.post(f"{base}/api/v1/auth/token", json={"username": name, "password": password})
+
+
+def me(base: str, token: str) -> int:
+    headers = {"Authorization": f"Token {token}"}
+    return httpx.get(f"{base}/api/v1/players/me", headers=headers).status_code
+
+
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_find_a_player_by_the_start_of_a_name(web_client: str, pages: Any, lang: str) -> None:
+    tag = Person(web_client).name[-6:]
+    found = httpx.post(
+        f"{web_client}/api/v1/auth/register",
+        json={"username": f"omer{tag}", "password": PASSWORD, "display_name": f"Ömer Şahin {tag}"},
+    ).json()
+    page = pages.new(375, locale=LOCALES[lang])
+    sign_up(page, web_client, f"seeker{tag}")
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    by_testid(page, "nav-players").click()
+    search = by_testid(page, "player-search-input")
+    search.fill("o")
+    by_testid(page, "player-search-submit").click()
+    by_testid(page, "player-search-short").wait_for()
+    search.fill(f"OMER SAHIN {tag}")
+    by_testid(page, "player-search-submit").click()
+    result = by_testid(page, "player-search-result")
+    expect(result).to_have_count(1)
+    expect(result).to_have_attribute("data-player", found["id"])
+    result.click()
+    expect(by_testid(page, "player-card-name")).to_have_text(f"Ömer Şahin {tag}")
+    expect(by_testid(page, "player-card-matches")).to_have_text("0")
+    search.fill(f"zz{tag}none")
+    by_testid(page, "player-search-submit").click()
+    expect(by_testid(page, "player-search-none")).to_contain_text(WORDS[lang]["none"])
+    pages.shot(page, f"players-{lang}")
+    assert not pages.console, pages.console
+
+
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_sessions_and_the_password_on_the_account_page(
+    web_client: str, pages: Any, lang: str
+) -> None:
+    name = f"acct{lang}{Person(web_client).name[-8:]}"
+    page = pages.new(1280, locale=LOCALES[lang])
+    sign_up(page, web_client, name)
+    phone = login(web_client, name).json()["token"]  # a second device
+    by_testid(page, "whoami").click()
+    rows = by_testid(page, "session-row")
+    expect(rows).to_have_count(2)
+    current = page.locator('[data-testid="session-row"][data-current="true"]')
+    expect(current.locator('[data-testid="session-current"]')).to_have_text(WORDS[lang]["this"])
+    # The other device signed out from here.
+    page.locator('[data-testid="session-row"][data-current="false"]').locator(
+        '[data-testid="session-revoke"]'
+    ).click()
+    expect(rows).to_have_count(1)
+    assert me(web_client, phone) == 401
+    # A third device, then the password changed: that device is signed out, this one stays.
+    tablet = login(web_client, name).json()["token"]
+    by_testid(page, "account-old-password").fill(PASSWORD)
+    by_testid(page, "account-new-password").fill("n3w-s3cret-pass")
+    by_testid(page, "account-new-again").fill("n3w-s3cret-pass")
+    by_testid(page, "account-password-submit").click()
+    expect(by_testid(page, "account-notice")).to_contain_text(WORDS[lang]["changed"])
+    expect(rows).to_have_count(1)
+    assert me(web_client, tablet) == 401
+    assert login(web_client, name).status_code == 401
+    assert login(web_client, name, "n3w-s3cret-pass").status_code == 200
+    # A refusal shows the server's words and changes nothing.
+    by_testid(page, "account-old-password").fill("not-my-password")
+    by_testid(page, "account-new-password").fill("an0ther-s3cret")
+    by_testid(page, "account-new-again").fill("an0ther-s3cret")
+    by_testid(page, "account-password-submit").click()
+    expect(by_testid(page, "error-banner")).to_be_visible()
+    assert login(web_client, name, "n3w-s3cret-pass").status_code == 200
+    pages.shot(page, f"account-{lang}")
+    # Signing out from the list: this device's session, back to the sign-in page.
+    current.locator('[data-testid="session-revoke"]').click()
+    by_testid(page, "auth-username").wait_for()
+    # The refused change (400) is the only failed request the console may tell.
+    assert not [m for m in pages.console if "status of 400" not in m], pages.console

@@ -1,0 +1,136 @@
+// @ts-check
+/**
+ * #/account (signed in): change the password (every other session is signed out), the list of
+ * one's sessions (tokens: when made, when last used, this one) with a button that signs any of
+ * them out, and deleting the account (its password, then a confirmation).
+ */
+
+import * as api from "../api.js";
+import { h, fill } from "../dom.js";
+import { t } from "../i18n.js";
+import { forgetPlayer, hideError, messageOf, shortTime, showError } from "../ui.js";
+
+/**
+ * @param {string} id
+ * @param {string} testid
+ * @param {string} autocomplete
+ */
+function passwordInput(id, testid, autocomplete) {
+  return /** @type {HTMLInputElement} */ (h("input", { id, testid, type: "password", autocomplete,
+    maxLength: 128, required: true }));
+}
+
+/**
+ * The page's words for a refusal: each field's reasons (in the page's language, as the server
+ * words them), else the server's message.
+ * @param {unknown} error
+ */
+function wordsOf(error) {
+  if (!(error instanceof api.ApiError) || error.code !== "invalid") return messageOf(error);
+  const reasons = Object.values(error.detail ?? {}).flat().map(String);
+  return reasons.length ? [...new Set(reasons)].join(" ") : messageOf(error);
+}
+
+/** Signed out here: the token is gone (revoked, or the account deleted). */
+function signedOut() {
+  api.setSession(null, null);
+  forgetPlayer();
+  location.hash = "#/login";
+}
+
+/** @param {HTMLElement} root */
+export async function accountView(root) {
+  if (!api.token()) {
+    location.hash = "#/login";
+    return;
+  }
+  const notice = h("p", { class: "notice", testid: "account-notice", role: "status", hidden: true });
+  /** @param {string} text */
+  function tell(text) {
+    notice.textContent = text;
+    notice.hidden = false;
+  }
+
+  // ---- sessions ----
+  const sessions = h("tbody", { testid: "sessions-body" });
+  async function loadSessions() {
+    try {
+      const rows = await api.tokens();
+      fill(sessions, rows.map((row) => h("tr", { testid: "session-row", "data-current": row.current ? "true" : "false" },
+        h("td", {}, shortTime(row.created_at)),
+        h("td", {}, shortTime(row.last_used)),
+        h("td", {}, row.current ? h("strong", { testid: "session-current" }, t("account.thisDevice")) : ""),
+        h("td", {}, h("button", { type: "button", testid: "session-revoke", onclick: () => revoke(row.id, row.current) },
+          row.current ? t("account.signOutHere") : t("account.revoke"))))));
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  /**
+   * @param {string} id
+   * @param {boolean} current
+   */
+  async function revoke(id, current) {
+    notice.hidden = true;
+    try {
+      await api.revokeToken(id);
+    } catch (error) {
+      showError(error);
+      return;
+    }
+    if (current) {
+      signedOut();
+      return;
+    }
+    tell(t("account.revoked"));
+    await loadSessions();
+  }
+
+  // ---- password ----
+  const oldPassword = passwordInput("account-old", "account-old-password", "current-password");
+  const newPassword = passwordInput("account-new", "account-new-password", "new-password");
+  const again = passwordInput("account-again", "account-new-again", "new-password");
+  async function changePassword() {
+    notice.hidden = true;
+    if (!oldPassword.value || !newPassword.value) {
+      showError(t("account.missing"));
+      return;
+    }
+    if (newPassword.value !== again.value) {
+      showError(t("account.mismatch"));
+      return;
+    }
+    try {
+      await api.changePassword({ old_password: oldPassword.value, new_password: newPassword.value });
+    } catch (error) {
+      showError(wordsOf(error));
+      return;
+    }
+    hideError();
+    for (const input of [oldPassword, newPassword, again]) input.value = "";
+    tell(t("account.passwordChanged"));
+    await loadSessions();
+  }
+
+  root.append(h("section", { class: "card-panel account-page", testid: "account" },
+    h("h1", {}, t("account.title")),
+    notice,
+    h("h2", {}, t("account.passwordTitle")),
+    h("form", { testid: "account-password-form", onsubmit: (/** @type {Event} */ event) => {
+      event.preventDefault();
+      changePassword();
+    } },
+    h("label", { for: "account-old" }, t("account.oldPassword")), oldPassword,
+    h("label", { for: "account-new" }, t("account.newPassword")), newPassword,
+    h("label", { for: "account-again" }, t("account.newAgain")), again,
+    h("div", { class: "row" },
+      h("button", { type: "submit", class: "primary", testid: "account-password-submit" }, t("account.change")))),
+    h("h2", {}, t("account.sessionsTitle")),
+    h("p", { class: "muted" }, t("account.sessionsIntro")),
+    h("div", { class: "scroll" }, h("table", { class: "grid sessions" },
+      h("thead", {}, h("tr", {},
+        h("th", {}, t("account.created")), h("th", {}, t("account.lastUsed")), h("th", {}, ""), h("th", {}, ""))),
+      sessions))));
+  await loadSessions();
+}
