@@ -262,6 +262,8 @@ export const cancel = (id) => /** @type {Promise<Match>} */ (typed("POST", `/mat
 /** @param {string} id */
 export const rematch = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/rematch`));
 /** @param {string} id */
+export const resign = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/resign`));
+/** @param {string} id */
 export const state = (id) => /** @type {Promise<State>} */ (typed("GET", `/matches/${id}/state`));
 /**
  * @param {string} id

@@ -4,7 +4,8 @@
  * pass) or a spectator (the public view: no hand). Every change arrives on the match's event
  * stream (no polling); after a lost connection the stream resumes from the last version seen.
  * A refused move (409 stale_version, 422, a network error) shows a clear message and reloads
- * the state. Nothing of the state is stored: it lives in this view only.
+ * the state. A seat may resign (after a confirm step): a bot plays it from then on; the stream's
+ * `resigned` event tells the others. Nothing of the state is stored: it lives in this view only.
  */
 
 import * as api from "../api.js";
@@ -75,7 +76,10 @@ export function describeMoves(entries, match, view) {
     } else {
       text = t("log.passed", { name });
     }
-    if (entry.by_bot && seat?.player && !seat.player.is_bot) text += t("log.clock");
+    if (entry.by_bot && seat?.player && !seat.player.is_bot) {
+      // A person's seat: the turn clock's move, or the bot's once they resigned.
+      text += seat.resigned ? t("log.resigned") : t("log.clock");
+    }
     return text;
   });
 }
@@ -99,6 +103,8 @@ export async function tableView(root, matchId) {
   /** @type {Map<number, api.DealResult>} */
   const results = new Map();
   let stopped = false;
+  /** the confirm step of "Resign" is open */
+  let confirming = false;
 
   const table = h("section", { class: "table", testid: "table", "data-role": role, "data-match-id": matchId });
   const status = h("span", { class: "connection", testid: "connection-status", "data-state": "reconnecting" },
@@ -106,9 +112,11 @@ export async function tableView(root, matchId) {
   const board = h("div", { class: "board" });
   const logList = h("ol", { class: "move-log", testid: "move-log" });
   const endBox = h("div", { class: "end" });
+  const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   table.append(
     h("div", { class: "table-head" },
       h("a", { href: "#/lobby" }, t("table.back")), status),
+    noticeBox,
     board,
     endBox,
     h("section", { class: "card-panel log-panel" }, h("h2", {}, t("table.log")), logList),
@@ -281,6 +289,7 @@ export async function tableView(root, matchId) {
         h("div", { class: "seat-name" }, seat.player ? seatName(seat) : t("table.open"),
           i === you ? ` (${t("table.you")})` : "",
           seat.player?.is_bot ? ` · ${t("table.bot")}` : "",
+          v.resigned.includes(i) ? ` · ${t("table.resigned")}` : "",
           v.dealer === i ? ` · ${t("table.dealer")}` : ""),
         h("div", { class: "seat-facts" }, t("table.cards", { n: v.hand_counts[i] ?? 0 }), " · ",
           t("table.total", { n: v.totals[i] ?? seat.total })));
@@ -360,7 +369,8 @@ export async function tableView(root, matchId) {
             type: "button", testid: "pass-button",
             disabled: !legal("pass"),
             onclick: () => send({ action: "pass" }),
-          }, t("table.pass"))));
+          }, t("table.pass"))),
+        resignControls(v));
     } else {
       handBox = h("p", { class: "spectating", testid: "spectating" }, t("table.spectating"));
     }
@@ -371,6 +381,56 @@ export async function tableView(root, matchId) {
     fill(board, seatRow, middle, handBox, commitment);
     drawEnd();
     drawClock();
+  }
+
+  /**
+   * "Resign" with its confirm step while the seat plays; once it has resigned, a note.
+   * @param {api.State} v
+   */
+  function resignControls(v) {
+    const you = v.you;
+    if (you === null) return null;
+    if (v.resigned.includes(you)) {
+      return v.status === "active"
+        ? h("p", { class: "notice", testid: "resigned-note" }, t("table.youResigned"))
+        : null;
+    }
+    if (v.status !== "active") return null;
+    if (!confirming) {
+      return h("div", { class: "resign" },
+        h("button", { type: "button", testid: "resign-button", onclick: () => { confirming = true; draw(); } },
+          t("table.resign")));
+    }
+    return h("div", { class: "resign confirm", testid: "resign-confirm", role: "alertdialog" },
+      h("p", {}, t("table.resignAsk")),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "danger", testid: "resign-yes", onclick: resign }, t("table.resignYes")),
+        h("button", { type: "button", testid: "resign-no", onclick: () => { confirming = false; draw(); } },
+          t("table.resignNo"))));
+  }
+
+  async function resign() {
+    if (busy) return;
+    busy = true;
+    confirming = false;
+    try {
+      match = await api.resign(matchId);
+      hideError();
+    } catch (error) {
+      showError(error);
+    } finally {
+      busy = false;
+    }
+    await reload();
+  }
+
+  /** @param {{ seat: number, status: string }} data the stream's `resigned` event */
+  function resigned(data) {
+    if (data.seat === view?.you) return; // the page's own: its view says so
+    const seat = match.seats[data.seat];
+    noticeBox.textContent = t("table.someoneResigned", { name: seat ? seatName(seat) : String(data.seat) });
+    noticeBox.hidden = false;
+    noticeBox.dataset.seat = String(data.seat);
   }
 
   /** @param {number} k */
@@ -406,20 +466,27 @@ export async function tableView(root, matchId) {
     }
     /** @type {HTMLElement | null} */
     let matchBox = null;
-    if (match.status === "finished") {
+    if (match.status === "finished" || match.status === "abandoned") {
       const ranked = match.seats.slice().sort((a, b) => (a.place ?? 99) - (b.place ?? 99));
       /** @type {Record<string, unknown>} */
       const places = {};
       for (const seat of match.seats) places[`data-place-${seat.seat}`] = seat.place ?? "";
-      matchBox = h("section", { class: "card-panel match-result", testid: "match-result", ...places },
-        h("h2", {}, t("table.matchResult")),
+      const abandoned = match.status === "abandoned";
+      matchBox = h("section", { class: "card-panel match-result", testid: "match-result",
+        "data-status": match.status, ...places },
+        h("h2", {}, abandoned ? t("table.abandoned") : t("table.matchResult")),
         h("ul", { class: "places" }, ranked.map((seat) => h("li", { "data-seat": seat.seat },
-          t("table.place", { place: seat.place ?? "–", name: seatName(seat), total: seat.total })))),
+          t("table.place", { place: seat.place ?? "–", name: seatName(seat), total: seat.total }),
+          seat.resigned ? ` · ${t("table.resigned")}` : ""))),
         h("div", { class: "row" },
-          role === "seat" ? h("button", { type: "button", class: "primary", testid: "rematch-button",
+          role === "seat" && !abandoned ? h("button", { type: "button", class: "primary", testid: "rematch-button",
             onclick: rematch }, t("table.rematch")) : null,
-          match.deals.map((d) => h("a", { href: `#/replay/${matchId}/${d.number}`, class: "button" },
-            t("table.replay", { n: d.number })))));
+          role === "seat" ? h("a", { href: "#/lobby", class: "button", testid: "new-match-link" },
+            t("table.newMatch")) : null,
+          // An abandoned match's deal that was being played is never over: no replay.
+          match.deals.filter((d) => d.status === "over").map((d) =>
+            h("a", { href: `#/replay/${matchId}/${d.number}`, class: "button" },
+              t("table.replay", { n: d.number })))));
     }
     fill(endBox, matchBox, dealBox);
   }
@@ -446,9 +513,10 @@ export async function tableView(root, matchId) {
   for (const name of ["offline", "online", "pisyedili:reachable"]) window.addEventListener(name, connectionChanged);
 
   await reload();
-  const stream = new LiveStream(`/matches/${matchId}/events`, ["state"], {
+  const stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned"], {
     onEvent: (name, data) => {
       if (name === "state") apply(data);
+      else if (name === "resigned") resigned(data);
       else if (name === "close") {
         setStatus("live");
         api.match(matchId).then((m) => { match = m; draw(); }).catch(() => {});
