@@ -51,6 +51,7 @@ from .services import (
     api_token_revoke,
     api_token_revoke_by_id,
     api_token_rotate,
+    player_delete,
     player_password_change,
     player_register,
     player_token,
@@ -270,6 +271,32 @@ class TokenRevokeApi(APIView):
     def post(self, request: AuthenticatedRequest, token_id: Any) -> Response:
         body_fields_check(request.data)
         api_token_revoke_by_id(user_id=request.auth.user_id, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class AccountDeleteApi(APIView):
+    """`POST /auth/account/delete`: the caller's account goes, given its password; the matches
+    it played keep an anonymous "Deleted player"."""
+
+    throttle_scope = "account"
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "AccountDelete"
+
+        password = serializers.CharField(
+            max_length=128, trim_whitespace=False, help_text="The account's password."
+        )
+
+    @schema.auth_account_delete
+    @extend_schema(
+        request=InputSerializer,
+        responses={204: None, **error_responses("invalid", "not_authenticated", "throttled")},
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player_delete(request=request._request, token=request.auth, **body.validated_data)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

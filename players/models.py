@@ -63,6 +63,9 @@ class Player(models.Model):
     # write of a name goes through it (registration, bots, the admin).
     username_key = models.CharField(max_length=SEARCH_KEY_MAX, default="", editable=False)
     display_name_key = models.CharField(max_length=SEARCH_KEY_MAX, default="", editable=False)
+    # When the person deleted their account (players.services.player_delete): the row stays,
+    # anonymous ("Deleted player", no user), for the matches it played.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["username"]

@@ -146,3 +146,16 @@ auth_tokens_revoke = extend_schema(
         "player's token, or none, is `404`."
     ),
 )
+
+
+auth_account_delete = extend_schema(
+    operation_id="auth_account_delete",
+    summary="Delete the caller's account",
+    description=(
+        "Throttled per user. Given the account's password: its active matches are resigned, "
+        "its waiting matches left, its draft tournaments declined and the tournaments it "
+        "organizes cancelled; then the login, the password and every token go (their streams "
+        'end), and the player becomes an anonymous "Deleted player" in the matches it '
+        "played. A wrong password is `400 invalid` naming it and counts as a failed login."
+    ),
+)

@@ -62,8 +62,9 @@ def api_tokens_list(*, user_id: int, current_digest: str) -> list[TokenRow]:
 
 
 def player_search(*, text: str) -> QuerySet[Player]:
-    """The people (no bots) whose username or display name starts with `text`, letter case and
-    accents ignored (models.search_key), for cursor pages ordered by username key then id.
+    """The people (no bots, no deleted accounts) whose username or display name starts with
+    `text`, letter case and accents ignored (models.search_key), for cursor pages ordered by
+    username key then id.
 
     On PostgreSQL each prefix is a LIKE on an index of its key (varchar_pattern_ops); SQLite
     uses an index for a range only (its LIKE ignores an index on a case-sensitive column), so
@@ -76,7 +77,7 @@ def player_search(*, text: str) -> QuerySet[Player]:
         upper = key[:-1] + chr(0xE000 if 0xD800 <= step < 0xE000 else step)  # no surrogates
         username &= Q(username_key__gte=key, username_key__lt=upper)
         display_name &= Q(display_name_key__gte=key, display_name_key__lt=upper)
-    return Player.objects.filter(username | display_name, is_bot=False)
+    return Player.objects.filter(username | display_name, is_bot=False, deleted_at__isnull=True)
 
 
 # ---- leaderboards (docs/api.md "Leaderboards") ----

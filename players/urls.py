@@ -11,6 +11,7 @@ urlpatterns = [
     path("auth/stream-ticket", StreamTicketApi.as_view(), name="auth-stream-ticket"),
     path("auth/password", apis.PasswordChangeApi.as_view(), name="auth-password"),
     path("auth/tokens", apis.TokenListApi.as_view(), name="auth-tokens"),
+    path("auth/account/delete", apis.AccountDeleteApi.as_view(), name="auth-account-delete"),
     path(
         "auth/tokens/<uuid:token_id>/revoke",
         apis.TokenRevokeApi.as_view(),

@@ -15,6 +15,7 @@ from .accounts import (
     player_token,
     username_check,
 )
+from .deletion import player_delete
 from .standings import (
     SeatLuck,
     _rate,
@@ -36,6 +37,7 @@ __all__ = [
     "display_name_check",
     "player_boards_luck_add",
     "player_deals_add",
+    "player_delete",
     "player_luck_add",
     "player_password_change",
     "player_register",

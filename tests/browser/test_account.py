@@ -1,7 +1,8 @@
 """The player search and the account page in Chromium, by clicks and typing only, in English
 and in Turkish: a person found by the start of a name in another letter case and without its
 accents; the sessions list, another session signed out, the password changed (every other
-session signed out, the new password good), and signing out from the list."""
+session signed out, the new password good), signing out from the list; and the account
+deleted (a tick, the password, a second click), its match under way resigned."""
 
 from __future__ import annotations
 
@@ -17,8 +18,20 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 LOCALES = {"en": "en-US", "tr": "tr-TR"}
 WORDS = {
-    "en": {"changed": "Password changed", "this": "This device", "none": "Nobody"},
-    "tr": {"changed": "Parola değişti", "this": "Bu cihaz", "none": "kimse yok"},
+    "en": {
+        "changed": "Password changed",
+        "this": "This device",
+        "none": "Nobody",
+        "wrong": "Wrong password.",
+        "deleted": "Deleted player",
+    },
+    "tr": {
+        "changed": "Parola değişti",
+        "this": "Bu cihaz",
+        "none": "kimse yok",
+        "wrong": "Parola yanlış.",
+        "deleted": "Silinmiş oyuncu",
+    },
 }
 
 
@@ -103,4 +116,48 @@ def test_sessions_and_the_password_on_the_account_page(
     current.locator('[data-testid="session-revoke"]').click()
     by_testid(page, "auth-username").wait_for()
     # The refused change (400) is the only failed request the console may tell.
+    assert not [m for m in pages.console if "status of 400" not in m], pages.console
+
+
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_deleting_the_account_from_the_account_page(web_client: str, pages: Any, lang: str) -> None:
+    name = f"gone{lang}{Person(web_client).name[-8:]}"
+    page = pages.new(375, locale=LOCALES[lang])
+    sign_up(page, web_client, name)
+    # A match under way, from another device: resigned by the deletion.
+    key = login(web_client, name).json()["token"]
+    headers = {"Authorization": f"Token {key}"}
+    body = {"seats": 2, "bots": ["greedy"], "deals": 2}
+    match = httpx.post(f"{web_client}/api/v1/matches", json=body, headers=headers).json()
+    by_testid(page, "whoami").click()
+    # Without the tick: refused, nothing happens.
+    by_testid(page, "account-delete-password").fill(PASSWORD)
+    by_testid(page, "account-delete-submit").click()
+    expect(by_testid(page, "error-banner")).to_be_visible()
+    expect(by_testid(page, "account-delete-confirm")).to_be_hidden()
+    # A wrong password: the server refuses, nothing is deleted.
+    by_testid(page, "account-delete-password").fill("not-my-password")
+    by_testid(page, "account-delete-understood").click()
+    by_testid(page, "account-delete-submit").click()
+    by_testid(page, "account-delete-confirm-button").click()
+    expect(by_testid(page, "error-banner")).to_contain_text(WORDS[lang]["wrong"])
+    assert me(web_client, key) == 200
+    # Changing one's mind, then deleting.
+    by_testid(page, "account-delete-password").fill(PASSWORD)
+    by_testid(page, "account-delete-submit").click()
+    by_testid(page, "account-delete-cancel").click()
+    expect(by_testid(page, "account-delete-confirm")).to_be_hidden()
+    assert me(web_client, key) == 200
+    by_testid(page, "account-delete-submit").click()
+    pages.shot(page, f"delete-{lang}")
+    by_testid(page, "account-delete-confirm-button").click()
+    by_testid(page, "auth-username").wait_for()
+    assert me(web_client, key) == 401
+    assert login(web_client, name).status_code == 401
+    played = httpx.get(f"{web_client}/api/v1/matches/{match['id']}").json()
+    assert played["status"] == "abandoned"
+    assert played["seats"][0]["player"]["display_name"] == "Deleted player"
+    # The match page names the seat in the page's language.
+    page.goto(f"{web_client}/#/match/{match['id']}")
+    expect(page.get_by_text(WORDS[lang]["deleted"]).first).to_be_visible()
     assert not [m for m in pages.console if "status of 400" not in m], pages.console

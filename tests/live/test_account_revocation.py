@@ -1,7 +1,8 @@
 """The account routes end what they revoke, on two real uvicorn processes: a password change
 through the API (on one process) ends within two seconds every stream and socket of the
 player's other tokens (on the other), by header or by ticket, each with `close` (`revoked`),
-while the caller's own stream goes on; revoking one token by its id ends that token's only."""
+while the caller's own stream goes on; revoking one token by its id ends that token's only;
+deleting the account ends every stream of every token."""
 
 from __future__ import annotations
 
@@ -80,3 +81,18 @@ def test_revoking_one_token_by_id_ends_its_streams_only(live: Any) -> None:
     for item in theirs:
         _closed_revoked(item, started)
     assert mine.next(timeout=3, heartbeats=True) == ": heartbeat"
+
+
+def test_deleting_the_account_ends_every_stream_of_every_token(live: Any) -> None:
+    one, two = live.bases
+    caller = Player(one)
+    other = _login(one, caller)
+    opened = _opened(other, live.bases)
+    mine = caller.stream(two, "/api/v1/me/events")
+    _first(mine.next(timeout=10))
+    started = time.monotonic()
+    response = caller.post(one, "/api/v1/auth/account/delete", {"password": "s3cret-pass"})
+    assert response.status_code == 204, response.text
+    for item in [*opened, mine]:
+        _closed_revoked(item, started)
+    assert caller.get(two, "/api/v1/players/me").status_code == 401

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/api/v1/auth/account/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the caller's account
+         * @description Throttled per user. Given the account's password: its active matches are resigned, its waiting matches left, its draft tournaments declined and the tournaments it organizes cancelled; then the login, the password and every token go (their streams end), and the player becomes an anonymous "Deleted player" in the matches it played. A wrong password is `400 invalid` naming it and counts as a failed login.
+         */
+        post: operations["auth_account_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/logout": {
         parameters: {
             query?: never;
@@ -820,6 +840,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A request body: its unknown fields are refused before any other check. */
+        AccountDeleteRequest: {
+            /** @description The account's password. */
+            password: string;
+        };
         AnalysedDecision: {
             /** @description The move's `seq` in the move log. */
             seq: number;
@@ -1708,6 +1733,55 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    auth_account_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     auth_logout: {
         parameters: {
             query?: never;

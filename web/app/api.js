@@ -234,6 +234,8 @@ export const changePassword = (body) => typed("POST", "/auth/password", { body }
 export const tokens = () => /** @type {Promise<Schemas["ApiTokenInfo"][]>} */ (typed("GET", "/auth/tokens"));
 /** @param {string} id */
 export const revokeToken = (id) => typed("POST", `/auth/tokens/${id}/revoke`);
+/** @param {Schemas["AccountDeleteRequest"]} body */
+export const deleteAccount = (body) => typed("POST", "/auth/account/delete", { body });
 /**
  * People whose username or display name starts with `text` (a page), or the page of a link.
  * @param {{ search?: string, limit?: number, path?: string }} params

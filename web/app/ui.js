@@ -129,10 +129,12 @@ export function botName(strategy) {
 }
 
 /**
- * A player's name; a bot's (the server names it "<strategy> bot <n>") in the page's language.
+ * A player's name; a bot's (the server names it "<strategy> bot <n>") and a deleted account's
+ * (the server's "Deleted player") in the page's language.
  * @param {api.SeatPlayer} player
  */
 export function playerName(player) {
+  if (!player.is_bot && player.display_name === "Deleted player") return t("player.deleted");
   const bot = player.is_bot ? /^(\S+) bot (\d+)$/.exec(player.display_name) : null;
   return bot ? t("bot.named", { name: botName(bot[1]), n: bot[2] }) : player.display_name;
 }

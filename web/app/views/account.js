@@ -2,7 +2,8 @@
 /**
  * #/account (signed in): change the password (every other session is signed out), the list of
  * one's sessions (tokens: when made, when last used, this one) with a button that signs any of
- * them out, and deleting the account (its password, then a confirmation).
+ * them out, and deleting the account (its password and a tick that says the person means it,
+ * then a second button that does it).
  */
 
 import * as api from "../api.js";
@@ -113,6 +114,41 @@ export async function accountView(root) {
     await loadSessions();
   }
 
+  // ---- deletion: the password and a tick, then a second click that does it ----
+  const deletePassword = passwordInput("account-delete-password", "account-delete-password", "current-password");
+  const understood = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "account-delete-understood",
+    testid: "account-delete-understood" }));
+  const confirmBox = h("div", { class: "row", testid: "account-delete-confirm", hidden: true },
+    h("strong", {}, t("account.deleteSure")),
+    h("button", { type: "button", class: "primary", testid: "account-delete-confirm-button",
+      onclick: () => deleteAccount() }, t("account.deleteConfirm")),
+    h("button", { type: "button", testid: "account-delete-cancel", onclick: () => {
+      confirmBox.hidden = true;
+    } }, t("account.deleteCancel")));
+  function askToDelete() {
+    notice.hidden = true;
+    if (!deletePassword.value) {
+      showError(t("account.deleteMissing"));
+      return;
+    }
+    if (!understood.checked) {
+      showError(t("account.deleteTick"));
+      return;
+    }
+    confirmBox.hidden = false;
+  }
+  async function deleteAccount() {
+    try {
+      await api.deleteAccount({ password: deletePassword.value });
+    } catch (error) {
+      confirmBox.hidden = true;
+      showError(wordsOf(error));
+      return;
+    }
+    hideError();
+    signedOut();
+  }
+
   root.append(h("section", { class: "card-panel account-page", testid: "account" },
     h("h1", {}, t("account.title")),
     notice,
@@ -131,6 +167,18 @@ export async function accountView(root) {
     h("div", { class: "scroll" }, h("table", { class: "grid sessions" },
       h("thead", {}, h("tr", {},
         h("th", {}, t("account.created")), h("th", {}, t("account.lastUsed")), h("th", {}, ""), h("th", {}, ""))),
-      sessions))));
+      sessions)),
+    h("div", { class: "danger" },
+      h("h2", {}, t("account.deleteTitle")),
+      h("p", {}, t("account.deleteIntro")),
+      h("form", { testid: "account-delete-form", onsubmit: (/** @type {Event} */ event) => {
+        event.preventDefault();
+        askToDelete();
+      } },
+      h("label", { for: "account-delete-password" }, t("account.deletePassword")), deletePassword,
+      h("label", { for: "account-delete-understood" }, understood, " ", t("account.deleteUnderstood")),
+      h("div", { class: "row" },
+        h("button", { type: "submit", testid: "account-delete-submit" }, t("account.delete")))),
+      confirmBox)));
   await loadSessions();
 }

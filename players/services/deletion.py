@@ -1,0 +1,99 @@
+"""Deleting an account (POST /auth/account/delete): what the person had going on is ended as
+the person would end it (their active matches resigned, their waiting matches left, their
+tournaments in draft declined, the ones they organize cancelled), then the personal data goes:
+the auth user (password hash, e-mail, last login) with every API token (their streams end) and
+the login failures counted against the username. The player row stays for the matches it
+played, anonymous: "Deleted player", a username no one can register, no user, `deleted_at`;
+its ratings, counters and leaderboard rows stay with it, under that name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
+
+from pisyedili_api.errors import ApplicationError
+
+from ..models import ApiToken, Player
+from .accounts import _password_check
+
+DELETED_NAME = "Deleted player"
+# The refusals of a match or tournament that moved on meanwhile (finished, started, left):
+# nothing left to end there.
+_MOVED_ON = frozenset(
+    {
+        "match_not_active",
+        "match_not_waiting",
+        "not_seated",
+        "not_found",
+        "not_invited",
+        "tournament_started",
+        "tournament_over",
+    }
+)
+
+
+def deleted_username(player: Player) -> str:
+    """The name a deleted player keeps: `deleted:` and its id, which registration refuses (a
+    colon is no username character) and no two players share."""
+    return f"deleted:{player.id.hex}"
+
+
+def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> None:
+    """Delete the account of `token`'s user, once `password` is theirs (a wrong one is 400
+    `invalid` naming `password` and counts as a failed login; a locked-out username is 429)."""
+    # games and tournaments import the players app's services: theirs are imported here, when
+    # an account is deleted, not when this module loads.
+    from games.models import Match, Seat
+    from games.services import match_leave, match_resign
+    from tournaments.models import Entrant, Tournament
+    from tournaments.services import tournament_cancel, tournament_invitation_decline
+
+    User = get_user_model()
+    user = User.objects.get(pk=token.user_id)
+    player = Player.objects.get(user_id=user.pk)
+    # Outside the deletion's transaction: a failed check is recorded (django-axes) as it fails.
+    _password_check(request, user, password, field="password")
+    username = user.get_username()
+    with transaction.atomic():
+        seats = Seat.objects.filter(
+            player=player, resigned_at__isnull=True, match__status__in=["waiting", "active"]
+        ).values_list("match_id", "match__status")
+        for match_id, status in list(seats):
+            end = match_leave if status == Match.Status.WAITING else match_resign
+            _ended(end, match_id=match_id, player=player)
+        drafts = Entrant.objects.filter(player=player, tournament__status=Tournament.Status.DRAFT)
+        for tournament_id in list(drafts.values_list("tournament_id", flat=True)):
+            _ended(tournament_invitation_decline, tournament_id=tournament_id, player=player)
+        organized = Tournament.objects.filter(
+            organizer=player, status__in=[Tournament.Status.DRAFT, Tournament.Status.RUNNING]
+        )
+        for tournament_id in list(organized.values_list("id", flat=True)):
+            _ended(tournament_cancel, tournament_id=tournament_id, player=player)
+        player.username = deleted_username(player)
+        player.display_name = DELETED_NAME
+        player.user = None
+        player.deleted_at = timezone.now()
+        player.save()
+        # The user's tokens go with it (their streams end once this commits: games.events).
+        User.objects.filter(pk=user.pk).delete()
+        _login_records_delete(username)
+
+
+def _ended(end: Any, **arguments: Any) -> None:
+    try:
+        end(**arguments)
+    except ApplicationError as exc:
+        if exc.code not in _MOVED_ON:
+            raise
+
+
+def _login_records_delete(username: str) -> None:
+    """django-axes' records of logins on `username` (failures, addresses, browsers)."""
+    from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+
+    for model in (AccessAttempt, AccessFailureLog, AccessLog):
+        model.objects.filter(username=username).delete()
