@@ -110,7 +110,7 @@ def test_docker_compose_publishes_its_ports_on_127_0_0_1_unless_told() -> None:
     published = [
         port for service in compose()["services"].values() for port in service.get("ports", [])
     ]
-    assert len(published) == 2  # web (gunicorn) and asgi (uvicorn)
+    assert len(published) == 2  # web (gunicorn) and proxy (nginx, in front of uvicorn)
     for port in published:
         assert isinstance(port, str) and port.startswith("${BIND_ADDRESS:-127.0.0.1}:"), port
 
@@ -132,7 +132,9 @@ def documented_uvicorn_commands(tmp_path: Path) -> dict[str, list[str]]:
     """Each uvicorn command of the deployments, as words: what `make run` runs, the asgi service
     of docker-compose.yml, and the web command of docs/operations.md."""
     commands = {"make run": make_run(checkout(tmp_path / "checkout"))[1][2:]}
-    asgi = compose()["services"]["asgi"]["command"]
+    services = compose()["services"]
+    asgi = services["asgi-1"]["command"]
+    assert services["asgi-2"]["command"] == asgi  # the two replicas behind nginx
     commands["docker-compose"] = shlex.split(asgi)[1:]
     text = (ROOT / "docs" / "operations.md").read_text()
     found = re.search(r"^\.venv/bin/uvicorn .*?(?<!\\)$", text, flags=re.M | re.S)
@@ -156,3 +158,14 @@ def test_every_documented_uvicorn_command_has_the_deployments_options(tmp_path: 
         # reconnect at once (tests/live/test_restart.py), a stuck request is cut off at it.
         grace = words[words.index("--timeout-graceful-shutdown") + 1]
         assert 0 < int(grace) <= 10, (where, grace)
+
+
+def test_operations_md_gives_the_nginx_config_as_it_is() -> None:
+    """docs/operations.md "Behind nginx" shows deploy/nginx.conf (docker-compose's and
+    tests/live/test_nginx.py's) word for word."""
+    text = (ROOT / "docs" / "operations.md").read_text()
+    found = re.search(r"^```nginx\n(.*?)^```$", text, flags=re.M | re.S)
+    assert found, "no nginx block in docs/operations.md"
+    assert found.group(1) == (ROOT / "deploy" / "nginx.conf").read_text()
+    proxy = compose()["services"]["proxy"]
+    assert "./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro" in proxy["volumes"]
