@@ -65,8 +65,10 @@ from .services import (
     match_leave,
     match_rematch,
     match_resign,
+    match_talk,
 )
 from .services.analysis import deal_analysis_request
+from .services.talk import TALK_PHRASES
 
 if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
@@ -588,6 +590,55 @@ class MatchResignApi(APIView):
         body_fields_check(request.data)
         match = match_resign(match_id=match_id, player=request.user.player)
         return Response(match_summary(match_get(match=match)))
+
+
+class MatchTalkApi(APIView):
+    """`POST …/talk`: a seat says a preset phrase to its table (seats and spectators)."""
+
+    throttle_scope = "match_talk"
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "MatchTalk"
+
+        phrase = serializers.ChoiceField(
+            choices=TALK_PHRASES,
+            help_text="A preset phrase's id: `good_game` (Good game), `well_played` (Well"
+            " played), `oops` (Oops), `your_turn` (Your turn…); each client shows it in its"
+            " own language. No free text.",
+        )
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "TalkSaid"
+
+        match = serializers.UUIDField()
+        seat = serializers.IntegerField(help_text="The seat that said it.")
+        phrase = serializers.ChoiceField(choices=TALK_PHRASES)
+        at = serializers.DateTimeField()
+
+    @schema.matches_talk
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            **error_responses(
+                "invalid",
+                "not_authenticated",
+                "not_seated",
+                "not_found",
+                "match_not_active",
+                "throttled",
+            ),
+        },
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        said = match_talk(
+            match_id=match_id, player=request.user.player, phrase=body.validated_data["phrase"]
+        )
+        return Response(said)
 
 
 class DealReplayApi(APIView):

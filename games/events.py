@@ -29,8 +29,8 @@ A process that is stopping (SIGTERM, Ctrl-C: pisyedili_api.asgi.HttpProtocol.shu
 its hub (`Hub.drain`): every waiter, and every one registered from then on, is told at once to
 end, so that each stream sends `reconnect` and ends, and each waiting long-poll answers now.
 
-Messages carry ids, versions, statuses, seat numbers and seat counts only, never a card: each
-stream reads its own view.
+Messages carry ids, versions, statuses, seat numbers, seat counts and table talk's phrase ids
+(`match_talk`) only, never a card: each stream reads its own view.
 """
 
 from __future__ import annotations
@@ -179,6 +179,14 @@ def match_version_on_commit(
         message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
     transaction.on_commit(lambda: publish(message, people), robust=True)
+
+
+def match_talk(match: Any, said: dict[str, Any]) -> None:
+    """Tell every stream of `match` (a seat's and a spectator's alike) a phrase one of its
+    seats said (games.services.match_talk): `said` holds the seat, the phrase's id and when,
+    never text a person wrote. Sent at once (nothing is written); carries the match's version
+    so that a long-poll or a stream that reads it as a version change reads nothing new."""
+    publish({"match": str(match.id), "version": match.version, "talk": said}, [])
 
 
 def tournament_round_on_commit(round_: Any) -> None:

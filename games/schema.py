@@ -472,3 +472,29 @@ matches_resign = extend_schema(
         )
     ],
 )
+
+
+matches_talk = extend_schema(
+    operation_id="matches_talk",
+    summary="Say a preset phrase to the table",
+    description=(
+        "Table talk: a seat of a match under way or over says one of a few preset phrases"
+        " (`phrase`: an id; no free text). It is not stored: the match stream sends it at once"
+        " to the seats and spectators watching (event `talk`: `match`, `seat`, `phrase`,"
+        " `at`; no id). Throttled per user (THROTTLE_MATCH_TALK). A match still waiting for"
+        " players, or cancelled, is 409 `match_not_active`."
+    ),
+    examples=[
+        OpenApiExample("well played", value={"phrase": "well_played"}, request_only=True),
+        OpenApiExample(
+            "said",
+            value={
+                "match": "9b0c6a4e-2f6d-4a51-8f0e-3c1d2b7a9e10",
+                "seat": 1,
+                "phrase": "well_played",
+                "at": "2026-03-01T10:07:00.000000Z",
+            },
+            response_only=True,
+        ),
+    ],
+)

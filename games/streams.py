@@ -3,10 +3,11 @@
 `GET /api/v1/matches/{id}/events`: an event `state` whose data is the caller's view (the body
 of `GET …/state`: a seat's own view, or the public view for a spectator, signed in or not, of a
 `spectators: public` match) and whose `id` is the match version, after every version change;
-`resigned` (no id) before the view of a version in which a seat's person resigned; `close` once
-the match is over. `GET /api/v1/me/events`: `your_turn`, `match_started` and
-`match_finished` of any of the caller's matches, and `tournament_round` (a round they play was
-dealt), `id` = the caller's own event sequence. `GET /api/v1/lobby/events`: `lobby` for every
+`resigned` (no id) before the view of a version in which a seat's person resigned; `talk` (no
+id) when a seat says a preset phrase (table talk); `close` once the match is over.
+`GET /api/v1/me/events`: `your_turn`, `match_started` and `match_finished` of any of the
+caller's matches, and `tournament_round` (a round they play was dealt), `id` = the caller's own
+event sequence. `GET /api/v1/lobby/events`: `lobby` for every
 match that entered, changed in or left the lobby (public). All answer GET only (405 otherwise).
 
 What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect by itself):
@@ -468,6 +469,8 @@ async def _match_stream(
                 async for message in _waiting(waiter, heartbeat):
                     if isinstance(message, bytes):
                         yield message
+                    elif "talk" in message:
+                        yield _event("talk", message["talk"])
                     elif message.get("resync") or message["version"] > after:
                         if "resigned" in message:
                             yield _resigned_event(message)
@@ -699,7 +702,7 @@ async def _wait_for_version(
             raise AuthenticationFailed("Invalid token.")
         if message is None or waiter.dropped or waiter.restarting or message.get("resync"):
             return None
-        if message["version"] > after:
+        if "talk" not in message and message["version"] > after:
             return message
     return None
 
@@ -809,7 +812,8 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         "`you` null and no hand, for anyone else on a `spectators: public` match, signed in or "
         "not) as event `state`, id = the match version, after every version change; "
         "`resigned` (`match`, `version`, `seat`, `status`; no id) before the view of a version "
-        "in which a seat's person resigned; `close` when the match is over (finished or "
+        "in which a seat's person resigned; `talk` (`match`, `seat`, `phrase`, `at`; no id) "
+        "when a seat says a preset phrase; `close` when the match is over (finished or "
         "abandoned). Resuming with Last-Event-ID sends the current view if the "
         "match has moved past it, then every newer version. A signed-in caller holds at most "
         "LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP "

@@ -11,6 +11,7 @@ urlpatterns = [
     path("matches/<uuid:match_id>/cancel", apis.MatchCancelApi.as_view(), name="match-cancel"),
     path("matches/<uuid:match_id>/rematch", apis.MatchRematchApi.as_view(), name="match-rematch"),
     path("matches/<uuid:match_id>/resign", apis.MatchResignApi.as_view(), name="match-resign"),
+    path("matches/<uuid:match_id>/talk", apis.MatchTalkApi.as_view(), name="match-talk"),
     path("matches/<uuid:match_id>/state", apis.MatchStateApi.as_view(), name="match-state"),
     path("matches/<uuid:match_id>/moves", apis.MatchMovesApi.as_view(), name="match-moves"),
     path(

@@ -235,6 +235,8 @@ REST_FRAMEWORK = {
         "account": os.environ.get("THROTTLE_ACCOUNT", "20/min"),
         # Per user: POST …/resign (games.apis).
         "match_resign": os.environ.get("THROTTLE_MATCH_RESIGN", "30/min"),
+        # Per user: POST …/talk, table talk's preset phrases (games.apis).
+        "match_talk": os.environ.get("THROTTLE_MATCH_TALK", "10/min"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.

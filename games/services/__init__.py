@@ -5,6 +5,7 @@
   idempotency records;
 - scoring: close a deal, score it, settle the match, the seats' totals;
 - resign: a person gives up a match, the reference bot plays their seat;
+- talk: a seat says a preset phrase to its table (nothing stored);
 - analysis: each deal's luck, the boards' skill, a deal's move analysis on request.
 
 Each takes the match row lock first (locks.match_lock) when it writes a match.
@@ -43,6 +44,7 @@ from .moves import (
 )
 from .resign import match_resign
 from .scoring import deal_score, match_settle
+from .talk import TALK_PHRASES, match_talk
 
 __all__ = [
     "IDEMPOTENCY_EXPIRE_BATCH",
@@ -50,6 +52,7 @@ __all__ = [
     "MIN_SEATS",
     "WAITING_EXPIRE_BATCH",
     "OVERDUE_MOVES_MAX",
+    "TALK_PHRASES",
     "deal_analyse",
     "deal_analysis_request",
     "deal_luck",
@@ -67,6 +70,7 @@ __all__ = [
     "match_rematch",
     "match_resign",
     "match_settle",
+    "match_talk",
     "matches_waiting_expire",
     "request_hash",
     "rules_from_options",

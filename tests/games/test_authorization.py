@@ -28,6 +28,8 @@ MATRIX = {
     ("POST", "/rematch"): (409, 403, 401),
     # Resign: the seat gives the match up (a person is left: it goes on).
     ("POST", "/resign"): (200, 403, 401),
+    # Table talk: a seat says a preset phrase (sent as {"phrase": "oops"}).
+    ("POST", "/talk"): (200, 403, 401),
     # Deal 1 is being played: 409 for the seat; a seat's only until the match is finished.
     ("GET", "/deals/1/analysis"): (409, 403, 401),
 }
@@ -102,6 +104,8 @@ def call(client, method, url, version):
     if method == "GET":
         return client.get(url)
     body = {"action": "draw", "version": version} if url.endswith("/moves") else {}
+    if url.endswith("/talk"):
+        body = {"phrase": "oops"}
     return client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="same-key")
 
 

@@ -492,6 +492,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/matches/{match_id}/talk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say a preset phrase to the table
+         * @description Table talk: a seat of a match under way or over says one of a few preset phrases (`phrase`: an id; no free text). It is not stored: the match stream sends it at once to the seats and spectators watching (event `talk`: `match`, `seat`, `phrase`, `at`; no id). Throttled per user (THROTTLE_MATCH_TALK). A match still waiting for players, or cancelled, is 409 `match_not_active`.
+         */
+        post: operations["matches_talk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players": {
         parameters: {
             query?: never;
@@ -785,7 +805,7 @@ export interface paths {
         };
         /**
          * Stream the caller's view of a match
-         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `resigned` (`match`, `version`, `seat`, `status`; no id) before the view of a version in which a seat's person resigned; `close` when the match is over (finished or abandoned). Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat. Each of the event routes also opens as a WebSocket on the same path, with the same auth, resume, slots and errors: one JSON text message per event, `{"event", "id", "data"}` (docs/api.md "The same streams over WebSocket").
+         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `resigned` (`match`, `version`, `seat`, `status`; no id) before the view of a version in which a seat's person resigned; `talk` (`match`, `seat`, `phrase`, `at`; no id) when a seat says a preset phrase; `close` when the match is over (finished or abandoned). Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat. Each of the event routes also opens as a WebSocket on the same path, with the same auth, resume, slots and errors: one JSON text message per event, `{"event", "id", "data"}` (docs/api.md "The same streams over WebSocket").
          */
         get: operations["matches_events"];
         put?: never;
@@ -1214,6 +1234,18 @@ export interface components {
          * @enum {string}
          */
         MatchStatusEnum: "waiting" | "active" | "finished" | "cancelled" | "abandoned";
+        /** @description A request body: its unknown fields are refused before any other check. */
+        MatchTalkRequest: {
+            /**
+             * @description A preset phrase's id: `good_game` (Good game), `well_played` (Well played), `oops` (Oops), `your_turn` (Your turn…); each client shows it in its own language. No free text.
+             *
+             *     * `good_game` - good_game
+             *     * `well_played` - well_played
+             *     * `oops` - oops
+             *     * `your_turn` - your_turn
+             */
+            phrase: components["schemas"]["PhraseEnum"];
+        };
         /**
          * @description * `play` - play
          *     * `draw` - draw
@@ -1316,6 +1348,14 @@ export interface components {
             /** @description At least 8 characters, not a common password, not only digits, not only whitespace, not like the username (Django's password validators). */
             new_password: string;
         };
+        /**
+         * @description * `good_game` - good_game
+         *     * `well_played` - well_played
+         *     * `oops` - oops
+         *     * `your_turn` - your_turn
+         * @enum {string}
+         */
+        PhraseEnum: "good_game" | "well_played" | "oops" | "your_turn";
         PlayerHistoryEntry: {
             /** Format: uuid */
             match: string;
@@ -1640,6 +1680,15 @@ export interface components {
             /** Format: uuid */
             tournament: string;
             rounds: components["schemas"]["Round"][];
+        };
+        TalkSaid: {
+            /** Format: uuid */
+            match: string;
+            /** @description The seat that said it. */
+            seat: number;
+            phrase: components["schemas"]["PhraseEnum"];
+            /** Format: date-time */
+            at: string;
         };
         Token: {
             token: string;
@@ -3105,6 +3154,86 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_talk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchTalkRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TalkSaid"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_seated` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `match_not_active` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

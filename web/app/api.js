@@ -265,6 +265,12 @@ export const cancel = (id) => /** @type {Promise<Match>} */ (typed("POST", `/mat
 export const rematch = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/rematch`));
 /** @param {string} id */
 export const resign = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/resign`));
+/**
+ * @param {string} id
+ * @param {Schemas["MatchTalkRequest"]["phrase"]} phrase
+ */
+export const talk = (id, phrase) =>
+  /** @type {Promise<Schemas["TalkSaid"]>} */ (typed("POST", `/matches/${id}/talk`, { body: { phrase } }));
 /** @param {string} id */
 export const state = (id) => /** @type {Promise<State>} */ (typed("GET", `/matches/${id}/state`));
 /**

@@ -17,6 +17,10 @@ import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
 
 const SUITS = ["C", "D", "H", "S"];
+/** Table talk's preset phrases (POST …/talk), shown in the page's language. */
+const PHRASES = /** @type {const} */ (["good_game", "well_played", "oops", "your_turn"]);
+/** Phrases heard, at most this many shown (the newest last). */
+const TALK_SHOWN = 6;
 
 function newKey() {
   return typeof crypto.randomUUID === "function"
@@ -105,6 +109,8 @@ export async function tableView(root, matchId) {
   let stopped = false;
   /** the confirm step of "Resign" is open */
   let confirming = false;
+  /** @type {{ seat: number, phrase: string }[]} table talk heard on the stream, oldest first */
+  const heard = [];
 
   const table = h("section", { class: "table", testid: "table", "data-role": role, "data-match-id": matchId });
   const status = h("span", { class: "connection", testid: "connection-status", "data-state": "reconnecting" },
@@ -113,12 +119,22 @@ export async function tableView(root, matchId) {
   const logList = h("ol", { class: "move-log", testid: "move-log" });
   const endBox = h("div", { class: "end" });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
+  const talkLines = h("ul", { class: "talk-lines", testid: "talk-lines" });
+  const talkPanel = h("section", { class: "card-panel talk-panel", testid: "talk" },
+    h("h2", {}, t("talk.title")),
+    role === "seat"
+      ? h("div", { class: "row talk-buttons" }, PHRASES.map((phrase) => h("button", {
+        type: "button", testid: `talk-${phrase}`, onclick: () => say(phrase),
+      }, t(`talk.${phrase}`))))
+      : null,
+    talkLines);
   table.append(
     h("div", { class: "table-head" },
       h("a", { href: "#/lobby" }, t("table.back")), status),
     noticeBox,
     board,
     endBox,
+    talkPanel,
     h("section", { class: "card-panel log-panel" }, h("h2", {}, t("table.log")), logList),
   );
   root.append(table);
@@ -272,6 +288,8 @@ export async function tableView(root, matchId) {
     if (!view) return;
     const v = view;
     table.dataset.version = String(v.version);
+    // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
+    talkPanel.hidden = v.status === "waiting" || v.status === "cancelled";
     table.dataset.status = match.status === "finished" ? "finished" : v.status;
     const n = match.seats.length;
     const you = v.you;
@@ -433,6 +451,28 @@ export async function tableView(root, matchId) {
     noticeBox.dataset.seat = String(data.seat);
   }
 
+  /** @param {typeof PHRASES[number]} phrase */
+  async function say(phrase) {
+    try {
+      await api.talk(matchId, phrase);
+      hideError();
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  /** @param {{ seat: number, phrase: string }} data the stream's `talk` event */
+  function hear(data) {
+    heard.push({ seat: data.seat, phrase: data.phrase });
+    heard.splice(0, Math.max(0, heard.length - TALK_SHOWN));
+    fill(talkLines, heard.map(({ seat, phrase }) => {
+      const who = seat === view?.you ? t("table.you") : match.seats[seat] ? seatName(match.seats[seat]) : String(seat);
+      const words = PHRASES.includes(/** @type {any} */ (phrase)) ? t(`talk.${phrase}`) : "…";
+      return h("li", { testid: "talk-line", "data-seat": seat, "data-phrase": phrase },
+        t("talk.line", { name: who, phrase: words }));
+    }));
+  }
+
   /** @param {number} k */
   function penaltyCards(k) {
     return /** @type {Record<string, unknown>} */ (match.rules).seven_chain_growth === "doubling" ? 3 * 2 ** (k - 1) : 3 * k;
@@ -513,10 +553,11 @@ export async function tableView(root, matchId) {
   for (const name of ["offline", "online", "pisyedili:reachable"]) window.addEventListener(name, connectionChanged);
 
   await reload();
-  const stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned"], {
+  const stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned", "talk"], {
     onEvent: (name, data) => {
       if (name === "state") apply(data);
       else if (name === "resigned") resigned(data);
+      else if (name === "talk") hear(data);
       else if (name === "close") {
         setStatus("live");
         api.match(matchId).then((m) => { match = m; draw(); }).catch(() => {});
