@@ -7,6 +7,7 @@ up to the final one."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -90,3 +91,35 @@ def test_a_match_plays_through_three_deploys(web_client: str, server: Any, pages
     pages.shot(spectator, "deploys-final")
     assert all(seconds < 5 for seconds in stops), stops
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_a_refused_stream_ticket_is_replaced_by_a_fresh_one(web_client: str, pages: Any) -> None:
+    """EventSource gives up on a refusal (an expired ticket's 401): the page asks for a new
+    ticket for the same stream and connects again, then shows "live"."""
+    ana = Person(web_client)
+    match_id = ana.create(2, ["random"])
+    path = f"/api/v1/matches/{match_id}/events"
+    page = pages.new()
+    tickets: list[Any] = []
+    opened: list[str] = []
+    page.on(
+        "request",
+        lambda r: tickets.append(r.post_data_json) if r.url.endswith("/stream-ticket") else None,
+    )
+
+    def refuse_the_first(route: Any) -> None:
+        opened.append(route.request.url)
+        if len(opened) == 1:
+            body = '{"code": "not_authenticated", "message": "The stream ticket has expired."}'
+            route.fulfill(status=401, content_type="application/json", body=body)
+        else:
+            route.continue_()
+
+    page.route(f"**{path}?*", refuse_the_first)
+    sign_in(page, web_client, ana, route=f"#/match/{match_id}")
+    status = by_testid(page, "connection-status")
+    expect(status).to_have_attribute("data-state", "live", timeout=20_000)
+    assert len(opened) == 2 and tickets == [{"path": path}, {"path": path}], (opened, tickets)
+    ticket = [parse_qs(urlparse(url).query)["ticket"][0] for url in opened]
+    assert ticket[0] != ticket[1]  # a fresh ticket, not the refused one again
+    expect(by_testid(page, "error-banner")).to_be_hidden()
