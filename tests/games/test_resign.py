@@ -289,3 +289,25 @@ def test_a_resign_racing_a_move_applies_once(make_player, round_):
         match_id=match.id, seat=seat, by_bot=False, at__gt=resigned_at
     ).exists()
     assert after.move_count == Move.objects.filter(match_id=match.id).count()
+
+
+def test_on_its_turn_the_bot_plays_the_resigned_seat_at_once(
+    make_player, client_for, commits_in_place
+):
+    (ana_player, ana), (_, bob), match_id = _two_people(
+        make_player, client_for, deals=1, turn_seconds=60
+    )
+    before = Match.objects.get(id=match_id)
+    assert before.state["turn"] == 0 and before.turn_deadline is not None  # Ana opens
+    answer = _ok(_resign(ana, match_id))
+    assert answer["version"] == before.version + 1
+    after = Match.objects.get(id=match_id)
+    # The reference bot took Ana's turn through the bot-turn task, marked by_bot, as her seat.
+    moves = Move.objects.filter(match_id=match_id, seq__gt=before.move_count)
+    assert moves.first().seat == 0 and str(moves.first().player_id) == str(ana_player.id)
+    assert all(m.by_bot for m in moves.filter(seat=0))
+    assert after.version > answer["version"]
+    # Bob is on turn now with his own clock; a bot's turn never has one.
+    view = state(bob, match_id)
+    assert view["turn"] == 1 and view["turn_deadline"] is not None
+    assert after.turn_deadline is not None
