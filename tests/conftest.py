@@ -28,8 +28,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if len(parts) > 2 and parts[0] == "tests" and parts[1] in _DIRECTORY_MARKERS:
             item.add_marker(_DIRECTORY_MARKERS[parts[1]])
         if item.get_closest_marker("browser"):
-            # One worker runs the browser tests: they share one Chromium and one server.
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            # A module's browser tests run on one worker, one after another (some stop and start
+            # that worker's server); the modules spread over the workers, each worker with its
+            # own Chromium, server and database (tests/browser/conftest.py).
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
 
 
 @pytest.fixture(scope="session", autouse=True)

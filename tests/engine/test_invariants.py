@@ -1,6 +1,7 @@
 """Invariants of the engine over seeded random playouts (issue 2, item 5).
 
-`test_ten_thousand_random_deals_keep_the_invariants` plays 10,000 deals with uniformly random
+`test_ten_thousand_random_deals_keep_the_invariants` plays 10,000 deals (in four runs of a quarter,
+so that parallel workers share them) with uniformly random
 legal moves (reference `legal_moves`/`apply_legal`), grouped into matches, cycling through the
 option combinations of `strategies.OPTION_COMBINATIONS` and every table size they allow. On all
 of them it checks the cheap invariants: 52 cards conserved after every action, the seat on turn
@@ -206,12 +207,20 @@ def test_option_combinations_take_every_value_of_every_option() -> None:
     assert len(OPTION_COMBINATIONS) == len(RULE_SETS)
 
 
-def test_ten_thousand_random_deals_keep_the_invariants() -> None:
-    rng = random.Random("invariants-10k")
+# The 10,000 deals in four runs of a quarter each, with seeds of their own, so that the
+# suite's parallel workers share them; each run makes every check on its own quarter. A
+# smaller scale keeps one run: a quarter of it would not reach every table size.
+RUNS = 4 if DEALS >= 4_000 else 1
+
+
+@pytest.mark.parametrize("run", range(RUNS))
+def test_ten_thousand_random_deals_keep_the_invariants(run: int) -> None:
+    rng = random.Random(f"invariants-10k-{run}")
+    share = DEALS // RUNS + (run < DEALS % RUNS)
     deals_played = matches = 0
     endings: Counter[str] = Counter()
     tables: Counter[int] = Counter()
-    while deals_played < DEALS:
+    while deals_played < share:
         rules = RULE_SETS[matches % len(RULE_SETS)]
         counts = seat_counts(rules)
         seats = counts[(matches // len(RULE_SETS)) % len(counts)]
@@ -235,8 +244,8 @@ def test_ten_thousand_random_deals_keep_the_invariants() -> None:
             deals_played += 1
         assert_match_scored_by_the_rules(rules, seats, scores)
     assert set(tables) == {2, 3, 4, 5, 6, 7}
-    # Each ending in over a tenth of the deals (1,000 of the full 10,000).
-    assert endings["shed"] > DEALS // 10 and endings["stock_exhausted"] > DEALS // 10
+    # Each ending in over a tenth of the deals (250 of a full run's 2,500).
+    assert endings["shed"] > share // 10 and endings["stock_exhausted"] > share // 10
 
 
 def section_10_order(move: Move) -> tuple[int, int, int]:
