@@ -21,8 +21,12 @@ pytestmark = pytest.mark.timeout(600)
 MINIMAL_BODIES = {
     "/api/v1/auth/register": {"username": "ana", "password": "s3cret-pass"},
     "/api/v1/auth/token": {"username": "ana", "password": "s3cret-pass"},
+    "/api/v1/auth/password": {"old_password": "s3cret-pass", "new_password": "n3w-s3cret-pass"},
+    "/api/v1/auth/account/delete": {"password": "s3cret-pass"},
+    "/api/v1/auth/stream-ticket": {"path": "/api/v1/me/events"},
     "/api/v1/matches": {"seats": 2, "bots": ["greedy"]},
     "/api/v1/matches/{match_id}/moves": {"action": "draw", "version": 17},
+    "/api/v1/matches/{match_id}/talk": {"phrase": "good_game"},
     "/api/v1/tournaments": {"name": "Friday cup", "format": "swiss", "table_size": 3},
 }
 
