@@ -17,16 +17,17 @@ microseconds, so the async form does it on the loop rather than in a thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import brotli
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from asgiref.sync import iscoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.utils.cache import cc_delim_re, patch_vary_headers
 from django.utils.text import compress_string
+
+from .middleware import SyncAndAsyncMiddleware
 
 # Brotli's quality 5: near its best ratio on JSON at a fraction of the time of 11.
 BROTLI_QUALITY = 5
@@ -99,16 +100,8 @@ def compress_response(request: HttpRequest, response: HttpResponseBase) -> HttpR
     return response
 
 
-class CompressionMiddleware:
+class CompressionMiddleware(SyncAndAsyncMiddleware):
     """compress_response on every response: outermost but for CORS (settings.MIDDLEWARE)."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]):
-        self.get_response = get_response
-        if iscoroutinefunction(get_response):
-            markcoroutinefunction(self)
 
     def __call__(self, request: HttpRequest) -> Any:
         if iscoroutinefunction(self):

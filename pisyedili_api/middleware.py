@@ -16,16 +16,10 @@ from django.utils.translation import gettext as _
 from .errors import error_body
 
 
-class BodySizeLimitMiddleware:
-    """Refuse a body over MAX_REQUEST_BODY_BYTES (64 KB) with the documented 400 `invalid` JSON.
-
-    DRF's parsers read the stream directly and never apply DATA_UPLOAD_MAX_MEMORY_SIZE, so the
-    limit is enforced here from Content-Length (and again by BoundedJSONParser for bodies sent
-    without one).
-
-    Sync and async (pisyedili_api.asgi): under ASGI a sync middleware would run every request,
-    a long-poll's whole wait included, in a thread.
-    """
+class SyncAndAsyncMiddleware:
+    """A middleware that runs in the caller's mode: under pisyedili_api.asgi a sync-only one
+    would run every request, a long-poll's whole wait included, in a thread. A subclass's
+    `__call__` returns `self._acall(request)` when `iscoroutinefunction(self)`."""
 
     sync_capable = True
     async_capable = True
@@ -34,6 +28,18 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
         if iscoroutinefunction(get_response):
             markcoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        raise NotImplementedError
+
+
+class BodySizeLimitMiddleware(SyncAndAsyncMiddleware):
+    """Refuse a body over MAX_REQUEST_BODY_BYTES (64 KB) with the documented 400 `invalid` JSON.
+
+    DRF's parsers read the stream directly and never apply DATA_UPLOAD_MAX_MEMORY_SIZE, so the
+    limit is enforced here from Content-Length (and again by BoundedJSONParser for bodies sent
+    without one).
+    """
 
     def __call__(self, request: HttpRequest) -> Any:
         if iscoroutinefunction(self):
