@@ -183,14 +183,27 @@ def wait_version(page: Page, above: int, timeout: float = 20_000) -> None:
     )
 
 
-def wait_synced(page: Page, person: Person, match_id: str) -> dict[str, Any]:
-    """Until the table shows the match's version as the server has it now; that state."""
-    state = person.state(match_id)
-    page.wait_for_function(
-        "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) === v",
-        arg=state["version"],
-    )
-    return state
+def wait_synced(
+    page: Page, person: Person, match_id: str, timeout: float = 15
+) -> dict[str, Any]:
+    """Until the table shows the match's version as the server has it at that moment; that
+    state. The server is read again while waiting: a bot may move between a read and the
+    page's drawing of it, and the page need not draw a version it was already past."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = person.state(match_id)
+        try:
+            page.wait_for_function(
+                "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) === v",
+                arg=state["version"],
+                timeout=1000,
+            )
+            return state
+        except PlaywrightTimeout:
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"the table shows version {version(page)}; the server has {state['version']}"
+                ) from None
 
 
 def _clickable(card: Locator) -> Locator:
