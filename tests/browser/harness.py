@@ -183,9 +183,7 @@ def wait_version(page: Page, above: int, timeout: float = 20_000) -> None:
     )
 
 
-def wait_synced(
-    page: Page, person: Person, match_id: str, timeout: float = 15
-) -> dict[str, Any]:
+def wait_synced(page: Page, person: Person, match_id: str, timeout: float = 15) -> dict[str, Any]:
     """Until the table shows the match's version as the server has it at that moment; that
     state. The server is read again while waiting: a bot may move between a read and the
     page's drawing of it, and the page need not draw a version it was already past."""
