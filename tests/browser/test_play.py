@@ -21,13 +21,15 @@ def create_by_form(
     page: Page, seats: int, bots: list[str], rules: dict[str, str] | None = None
 ) -> str:
     """The lobby's form: `bots` per other seat ("person" for an open seat), `rules` typed into
-    their controls; the match's id."""
+    their controls (under "Custom"); the match's id."""
     by_testid(page, "create-seats").select_option(str(seats))
     choices = by_testid(page, "create-bots")
     expect(choices).to_have_count(seats - 1)
     for i, bot in enumerate(bots):
         choices.nth(i).select_option(bot)
     by_testid(page, "create-deals").fill("1")
+    if rules:
+        by_testid(page, "preset-custom").click()
     for option, value in (rules or {}).items():
         by_testid(page, f"create-rule-{option}").fill(value)
     by_testid(page, "create-submit").click()

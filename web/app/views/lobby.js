@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * #/lobby: create a match (seats, deals, bots or open seats, house rules, spectators), the
- * open matches to join, my matches, and the matches being played (watch). It refreshes when
+ * #/lobby: the open matches to join (first, so a phone shows them above the form), create a
+ * match (seats, deals, bots or open seats, a named rule set or every option, spectators), my
+ * matches, and the matches being played (watch). It refreshes when
  * the player's own event stream (/me/events) says a match started or finished.
  */
 
@@ -29,6 +30,22 @@ const KNOWN_RULES = [
   { name: "match_tiebreak", default: "shared", choices: ["shared", "extra_deal"] },
   { name: "max_players", default: 6, min: 2, max: 7 },
   { name: "hand_size", default: 7, min: 1, max: 25 },
+];
+
+/**
+ * The named rule sets a new match starts from: the seed rules as "Classic" and the usual house
+ * variants of Pis Yedili, each the options it changes from the defaults (docs/rules.md);
+ * "custom" opens every option. Their names and one-line meanings are i18n's `preset.<id>` and
+ * `preset.about.<id>`.
+ * @type {{ id: string, rules: Record<string, string | number | boolean> }[]}
+ */
+export const PRESETS = [
+  { id: "classic", rules: {} },
+  { id: "reshuffle", rules: { stock_exhausted: "reshuffle" } },
+  { id: "doubling", rules: { seven_chain_growth: "doubling" } },
+  { id: "strict", rules: { draw_policy: "until_playable", jack_nomination: "different_suit" } },
+  { id: "club_round", rules: { opening: "club_round" } },
+  { id: "quick", rules: { draw_policy: "one_then_pass", ace_mode: "skip_next" } },
 ];
 
 /**
@@ -192,11 +209,11 @@ export async function lobbyView(root) {
 
   root.append(
     h("div", { class: "lobby" },
-      form,
-      h("section", { class: "card-panel" },
+      h("section", { class: "card-panel lobby-open" },
         h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
           h("button", { type: "button", testid: "lobby-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
         openList),
+      form,
       h("section", { class: "card-panel" }, h("h2", {}, t("lobby.mine")), mineList),
       h("section", { class: "card-panel" }, h("h2", {}, t("lobby.live")), liveList)),
   );
@@ -261,21 +278,42 @@ async function createForm() {
   drawBots();
   /** @type {Map<string, HTMLSelectElement | HTMLInputElement>} */
   const controls = new Map();
-  const ruleBox = h("div", { class: "rules-grid" });
+  const ruleBox = h("div", { class: "rules-grid", testid: "custom-rules", hidden: true });
   for (const option of options) {
     const id = `create-rule-${option.name}`;
+    const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : option.description ?? "";
     const control = option.choices
-      ? select({ testid: id, id },
+      ? select({ testid: id, id, "aria-describedby": `${id}-about` },
           option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`)
             : has(`rule.${option.name}.${c}`) ? t(`rule.${option.name}.${c}`) : String(c)]),
           String(option.default))
       : /** @type {HTMLInputElement} */ (h("input", { testid: id, id, type: "number", min: option.min,
-          max: option.max, value: String(option.default) }));
+          max: option.max, value: String(option.default), "aria-describedby": `${id}-about` }));
     controls.set(option.name, control);
-    const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : option.description ?? "";
-    ruleBox.append(h("label", { for: id, title: about },
-      has(`rule.${option.name}`) ? t(`rule.${option.name}`) : option.name), control);
+    ruleBox.append(h("div", { class: "rule-option" },
+      h("label", { for: id }, has(`rule.${option.name}`) ? t(`rule.${option.name}`) : option.name),
+      control,
+      h("p", { class: "rule-about", id: `${id}-about` }, about)));
   }
+  /** Set every option to a preset's values (the defaults for what it leaves out). */
+  const applyPreset = (/** @type {string} */ id) => {
+    const preset = PRESETS.find((p) => p.id === id);
+    ruleBox.hidden = id !== "custom";
+    if (!preset) return;
+    for (const option of options) {
+      const control = controls.get(option.name);
+      if (control) control.value = String(preset.rules[option.name] ?? option.default);
+    }
+  };
+  const presetBox = h("fieldset", { class: "presets", testid: "create-presets" },
+    h("legend", {}, t("lobby.rules")),
+    [...PRESETS.map((p) => p.id), "custom"].map((id) =>
+      h("label", { class: "preset" },
+        h("input", { type: "radio", name: "create-preset", value: id, testid: `preset-${id}`,
+          checked: id === "classic", onchange: () => applyPreset(id) }),
+        h("span", { class: "preset-text" },
+          h("strong", {}, t(`preset.${id}`)),
+          h("span", { class: "preset-about" }, t(`preset.about.${id}`))))));
   const spectators = select({ testid: "create-spectators", id: "create-spectators" },
     [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");
   const clock = /** @type {HTMLInputElement} */ (
@@ -319,7 +357,9 @@ async function createForm() {
         h("label", { for: "create-seats" }, t("lobby.seats")), seats,
         h("label", { for: "create-deals" }, t("lobby.deals")), deals),
       botBox,
-      h("details", { open: true }, h("summary", {}, t("lobby.rules")), ruleBox,
+      presetBox,
+      ruleBox,
+      h("div", { class: "more-options" },
         h("label", { for: "create-spectators" }, t("lobby.spectators")), spectators,
         h("label", { for: "create-turn-seconds" }, t("lobby.turnSeconds")), clock),
       h("button", { testid: "create-submit", type: "submit", class: "primary" }, t("lobby.submit"))));

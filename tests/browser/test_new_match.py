@@ -1,0 +1,84 @@
+"""The lobby's new-match form by clicks: a named rule set, or "Custom" with every option labelled
+and explained in the page's language; the server gets the rules chosen. On a phone the open
+matches come before the form."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .harness import WIDTHS, Person, by_testid, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+def submit(page: Page, person: Person) -> dict[str, Any]:
+    """Two seats against the greedy bot; the created match's rules as the server has them."""
+    by_testid(page, "create-seats").select_option("2")
+    by_testid(page, "create-bots").first.select_option("greedy")
+    by_testid(page, "create-submit").click()
+    page.wait_for_url(re.compile(r"#/match/[0-9a-f-]{36}$"))
+    by_testid(page, "table").wait_for()
+    match_id = page.url.rsplit("/", 1)[1]
+    person.post(f"/api/v1/matches/{match_id}/resign", status=200)
+    return dict(person.get(f"/api/v1/matches/{match_id}")["rules"])
+
+
+def test_a_match_from_a_preset_and_from_custom(web_client: str, pages: Any) -> None:
+    person = Person(web_client)
+    defaults = {o["name"]: o["default"] for o in person.get("/api/v1/rules")}
+    for width in WIDTHS.values():
+        page = pages.new(width, 800)
+        sign_in(page, web_client, person)
+        by_testid(page, "create-presets").wait_for()
+        # Compact: the options stay closed until "Custom"; on a phone the open matches first.
+        expect(by_testid(page, "custom-rules")).to_be_hidden()
+        expect(by_testid(page, "preset-classic")).to_be_checked()
+        if width == WIDTHS["phone"]:
+            open_list = by_testid(page, "lobby-list").bounding_box()
+            form = by_testid(page, "create-presets").bounding_box()
+            assert open_list and form and open_list["y"] < form["y"], (open_list, form)
+            assert open_list["y"] < 800, open_list
+        pages.shot(page, "lobby")
+
+    by_testid(page, "preset-reshuffle").click()
+    rules = submit(page, person)
+    assert rules == {
+        **defaults,
+        "deals_per_match": rules["deals_per_match"],
+        "stock_exhausted": "reshuffle",
+    }
+
+    page.goto(f"{web_client}/#/lobby")
+    by_testid(page, "preset-doubling").click()
+    by_testid(page, "preset-custom").click()
+    custom = by_testid(page, "custom-rules")
+    expect(custom).to_be_visible()
+    # Custom starts from the rule set chosen before it; every option has its label and meaning.
+    expect(by_testid(page, "create-rule-seven_chain_growth")).to_have_value("doubling")
+    text = custom.inner_text()
+    assert "draw_policy" not in text and "seven_chain_growth" not in text, text
+    expect(custom).to_contain_text("When a player may draw and pass")
+    draw = by_testid(page, "create-rule-draw_policy")
+    expect(draw).to_have_accessible_description(re.compile("When a player may draw"))
+    draw.select_option("one_then_pass")
+    pages.shot(page, "custom")
+    rules = submit(page, person)
+    assert rules == {
+        **defaults,
+        "deals_per_match": rules["deals_per_match"],
+        "seven_chain_growth": "doubling",
+        "draw_policy": "one_then_pass",
+    }
+
+    turkish = pages.new(WIDTHS["phone"], 800, locale="tr-TR")
+    sign_in(turkish, web_client, person)
+    expect(by_testid(turkish, "create-presets")).to_contain_text("Klasik")
+    by_testid(turkish, "preset-custom").click()
+    expect(by_testid(turkish, "custom-rules")).to_contain_text("Kart çekme")
+    expect(by_testid(turkish, "custom-rules")).to_contain_text("ne zaman kart çekip pas")
+    pages.shot(turkish, "custom-tr")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
