@@ -15,6 +15,7 @@ import { recordCommitment, recordHand } from "../fairness.js";
 import { t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
+import { announcer, keepFocus, tableKeys } from "./table-keys.js";
 
 const SUITS = ["C", "D", "H", "S"];
 /** Table talk's preset phrases (POST …/talk), shown in the page's language. */
@@ -117,6 +118,11 @@ export async function tableView(root, matchId) {
     t("table.reconnecting"));
   const board = h("div", { class: "board" });
   const logList = h("ol", { class: "move-log", testid: "move-log" });
+  // Moves read out as they come (screen readers), and the table's keys (table-keys.js).
+  const speech = announcer();
+  /** the last move read out: its deal and seq (what the page showed first is not read) */
+  let spoken = { deal: 0, seq: -1 };
+  let wasYourTurn = false;
   const endBox = h("div", { class: "end" });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   const talkLines = h("ul", { class: "talk-lines", testid: "talk-lines" });
@@ -132,6 +138,7 @@ export async function tableView(root, matchId) {
     h("div", { class: "table-head" },
       h("a", { href: "#/lobby" }, t("table.back")), status),
     noticeBox,
+    speech.region,
     board,
     endBox,
     talkPanel,
@@ -222,6 +229,16 @@ export async function tableView(root, matchId) {
 
   function drawLog() {
     const words = describeMoves(log, match, view);
+    const first = spoken.seq < 0;
+    if (spoken.deal !== logDeal) {
+      if (!first) speech.say(t("log.newDeal", { n: logDeal }));
+      spoken = { deal: logDeal, seq: 0 };
+    }
+    log.forEach((entry, i) => {
+      if (entry.seq <= spoken.seq) return;
+      if (!first) speech.say(words[i]);
+      spoken.seq = entry.seq;
+    });
     fill(logList,
       h("li", { class: "log-deal" }, t("log.newDeal", { n: logDeal })),
       words.map((text, i) => h("li", { testid: "move-log-entry", "data-seq": log[i].seq, value: i + 1 }, text)));
@@ -294,6 +311,8 @@ export async function tableView(root, matchId) {
     const n = match.seats.length;
     const you = v.you;
     const yourTurn = you !== null && v.turn === you && v.status === "active";
+    if (yourTurn && !wasYourTurn) speech.say(t("table.yourTurn"));
+    wasYourTurn = yourTurn;
     const turnSeat = v.turn === null ? null : match.seats[v.turn];
     const seatRow = h("div", { class: "seats" },
       match.seats.map((seat) => {
@@ -348,7 +367,7 @@ export async function tableView(root, matchId) {
       const penalty = v.pending_sevens > 0;
       handBox = h("section", { class: "hand-panel" },
         h("h2", {}, t("table.hand")),
-        h("div", { class: "hand", testid: "hand" },
+        h("div", { class: "hand", testid: "hand", tabindex: -1, "aria-label": t("table.hand") },
           v.hand.map((card) => {
             const ok = legal("play", card);
             return h("button", {
@@ -379,15 +398,16 @@ export async function tableView(root, matchId) {
           : null,
         h("div", { class: "actions" },
           h("button", {
-            type: "button", testid: "draw-button", class: "primary",
+            type: "button", testid: "draw-button", class: "primary", "aria-keyshortcuts": "D",
             disabled: !legal("draw"),
             onclick: () => send({ action: "draw" }),
           }, penalty ? t("table.drawPenalty", { n: penaltyCards(v.pending_sevens) }) : t("table.draw")),
           h("button", {
-            type: "button", testid: "pass-button",
+            type: "button", testid: "pass-button", "aria-keyshortcuts": "P",
             disabled: !legal("pass"),
             onclick: () => send({ action: "pass" }),
           }, t("table.pass"))),
+        h("p", { class: "keys-help", testid: "keys-help" }, t("table.keys")),
         resignControls(v));
     } else {
       handBox = h("p", { class: "spectating", testid: "spectating" }, t("table.spectating"));
@@ -396,7 +416,7 @@ export async function tableView(root, matchId) {
       ? h("p", { class: "commitment", testid: "commitment", "data-commitment": v.commitment },
           t("table.commitment", { c: v.commitment }))
       : null;
-    fill(board, seatRow, middle, handBox, commitment);
+    keepFocus(board, () => fill(board, seatRow, middle, handBox, commitment));
     drawEnd();
     drawClock();
   }
@@ -552,6 +572,7 @@ export async function tableView(root, matchId) {
   const connectionChanged = () => setStatus(streamState);
   for (const name of ["offline", "online", "pisyedili:reachable"]) window.addEventListener(name, connectionChanged);
 
+  const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();
   const stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned", "talk"], {
     onEvent: (name, data) => {
@@ -572,6 +593,7 @@ export async function tableView(root, matchId) {
 
   return () => {
     stopped = true;
+    stopKeys();
     for (const name of ["offline", "online", "pisyedili:reachable"]) window.removeEventListener(name, connectionChanged);
     clearInterval(clock);
     stream.stop();

@@ -1,0 +1,143 @@
+// @ts-check
+/**
+ * The table by keyboard and screen reader: the arrow keys choose a card of the hand (a legal
+ * one: the others cannot be played), Enter plays it (the focused button's own click), D draws,
+ * P passes, Escape takes back a Jack whose suit is not named yet; in the Jack's suit picker the
+ * arrows choose the suit. Every move, own and others', is read out through an aria-live region
+ * in the page's language. Focus stays on the chosen card (or its place) across redraws.
+ */
+
+import { h } from "../dom.js";
+
+/** How many announcements the live region keeps (older ones are removed). */
+const KEPT = 6;
+
+/**
+ * A polite live region (visually hidden) and what adds a line to it.
+ * @returns {{ region: HTMLElement, say: (text: string) => void }}
+ */
+export function announcer() {
+  const region = h("div", {
+    class: "visually-hidden",
+    testid: "announcer",
+    role: "log",
+    "aria-live": "polite",
+    "aria-atomic": "false",
+  });
+  return {
+    region,
+    say(text) {
+      if (!text) return;
+      region.append(h("p", {}, text));
+      while (region.childElementCount > KEPT) region.firstElementChild?.remove();
+    },
+  };
+}
+
+/**
+ * What identifies a focusable control of the board across redraws.
+ * @param {Element | null} el
+ * @returns {{ card: string | null, testid: string | null, index: number } | null}
+ */
+function identify(el) {
+  if (!(el instanceof HTMLElement)) return null;
+  const card = el.dataset.card ?? null;
+  const all = card ? Array.from(el.parentElement?.children ?? []) : [];
+  return { card, testid: el.dataset.testid ?? null, index: all.indexOf(el) };
+}
+
+/**
+ * Redraw `board` with `redraw()` and give the focus back to what had it: the same card, else
+ * the card now at its place (or the first legal one), else the same button.
+ * @param {HTMLElement} board
+ * @param {() => void} redraw
+ */
+export function keepFocus(board, redraw) {
+  const active = document.activeElement;
+  const had = active && board.contains(active) ? identify(active) : null;
+  redraw();
+  if (!had) return;
+  /** @type {HTMLElement | null} */
+  let target = null;
+  const suits = picker(board);
+  if (suits.length && !had.testid?.startsWith("suit-")) target = suits[0]; // a Jack's suit to name
+  else if (had.card) {
+    const cards = legalCards(board);
+    target = cards.find((c) => c.dataset.card === had.card) ?? null;
+    if (!target && cards.length) {
+      const all = Array.from(board.querySelectorAll('[data-testid="hand"] [data-testid="card"]'));
+      const near = all.slice(Math.max(0, had.index)).find((c) => cards.includes(/** @type {HTMLButtonElement} */ (c)));
+      target = /** @type {HTMLElement | null} */ (near ?? cards[cards.length - 1]);
+    }
+  }
+  if (!target && had.testid) {
+    const same = board.querySelector(`[data-testid="${had.testid}"]`);
+    if (same instanceof HTMLButtonElement && !same.disabled) target = same;
+  }
+  target ??= picker(board)[0] ?? legalCards(board)[0] ?? null;
+  if (!target) {
+    const hand = board.querySelector('[data-testid="hand"]');
+    if (hand instanceof HTMLElement) target = hand;
+  }
+  target?.focus();
+}
+
+/** @param {ParentNode} board */
+function legalCards(board) {
+  return /** @type {HTMLButtonElement[]} */ (
+    Array.from(board.querySelectorAll('[data-testid="hand"] button[data-testid="card"]:not(:disabled)'))
+  );
+}
+
+/** @param {ParentNode} board */
+function picker(board) {
+  return /** @type {HTMLButtonElement[]} */ (
+    Array.from(board.querySelectorAll('[data-testid="suit-picker"] button:not(:disabled)'))
+  );
+}
+
+/**
+ * Listen for the table's keys while the view is shown; what stops listening.
+ * @param {HTMLElement} board the board holding the hand, the suit picker and the move buttons
+ * @param {{ cancelJack: () => void }} actions
+ * @returns {() => void}
+ */
+export function tableKeys(board, actions) {
+  /** @param {KeyboardEvent} event */
+  function onKey(event) {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented) return;
+    const target = event.target;
+    if (target instanceof HTMLElement &&
+        (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
+    // A dialog's own keys (the resign confirm step) stay its own.
+    if (target instanceof HTMLElement && target.closest('[role="alertdialog"]')) return;
+    const suits = picker(board);
+    const choices = suits.length ? suits : legalCards(board);
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    if (step !== undefined) {
+      if (!choices.length) return;
+      event.preventDefault();
+      const at = choices.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
+      const next = at < 0 ? (step > 0 ? 0 : choices.length - 1) : (at + step + choices.length) % choices.length;
+      choices[next].focus();
+      return;
+    }
+    if (event.key === "Escape" && suits.length) {
+      event.preventDefault();
+      actions.cancelJack();
+      return;
+    }
+    if (event.repeat) return;
+    const key = event.key.toLowerCase();
+    const button = key === "d" || event.code === "KeyD" ? "draw-button"
+      : key === "p" || event.code === "KeyP" ? "pass-button" : null;
+    if (!button) return;
+    const el = board.querySelector(`[data-testid="${button}"]`);
+    if (el instanceof HTMLButtonElement && !el.disabled) {
+      event.preventDefault();
+      el.click();
+    }
+  }
+  document.addEventListener("keydown", onKey);
+  return () => document.removeEventListener("keydown", onKey);
+}
