@@ -29,7 +29,7 @@ from players.models import Player
 
 from . import schema
 from .clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
-from .models import Match
+from .models import Match, QueueEntry
 from .selectors import (
     deal_analysis_view,
     deal_get,
@@ -58,6 +58,7 @@ from .serializers import (
     move_reply,
 )
 from .services import (
+    PRESETS,
     match_apply_move,
     match_cancel,
     match_create,
@@ -66,6 +67,10 @@ from .services import (
     match_rematch,
     match_resign,
     match_talk,
+    presets,
+    queue_get,
+    queue_join,
+    queue_leave,
 )
 from .services.analysis import deal_analysis_request
 from .services.talk import TALK_PHRASES
@@ -658,3 +663,152 @@ class DealReplayApi(APIView):
             match_id=match_id, number=number, player=caller_player(request)
         )
         return Response(deal_replay(match, deal, steps))
+
+
+# ---- quick play ----
+
+
+class RulePresetListApi(APIView):
+    """`GET /rules/presets` (public): the named rule sets quick play offers."""
+
+    permission_classes = [AllowAny]
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "RulePreset"
+
+        name = serializers.CharField(help_text="The preset's name, as `preset` of POST /queue.")
+        rules = serializers.DictField(help_text="Its rules: every option, defaults filled in.")
+
+    @schema.rules_presets
+    @extend_schema(
+        responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(presets())
+
+
+class QueueEntrySerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "QueueEntry"
+
+    status = serializers.ChoiceField(
+        choices=QueueEntry.Status.values,
+        help_text="`waiting`; or how the wait ended: `seated` (at `match`), `expired` (no"
+        " table, no bots allowed), `left`.",
+    )
+    seats = serializers.IntegerField()
+    preset = serializers.CharField(
+        allow_null=True, help_text="The preset asked for; null for custom rules."
+    )
+    rules = serializers.DictField(help_text="Every rule option, defaults filled in.")
+    bots_allowed = serializers.BooleanField()
+    wait_seconds = serializers.IntegerField()
+    rating = serializers.FloatField(help_text="The caller's rating ordinal when they queued.")
+    created_at = serializers.DateTimeField()
+    deadline = serializers.DateTimeField(help_text="When the wait ends.")
+    ended_at = serializers.DateTimeField(allow_null=True)
+    match = serializers.UUIDField(allow_null=True, help_text="The match it seated the caller at.")
+    bot_seats = serializers.IntegerField(help_text="The seats of that match bots fill.")
+
+
+def queue_entry(entry: QueueEntry) -> dict[str, Any]:
+    """`<queue entry>`: the caller's own entry (nobody else's ids or ratings)."""
+    return {
+        "status": entry.status,
+        "seats": entry.seats,
+        "preset": entry.preset or None,
+        "rules": entry.rules,
+        "bots_allowed": entry.bots_allowed,
+        "wait_seconds": entry.wait_seconds,
+        "rating": round(entry.rating, 4),
+        "created_at": entry.created_at,
+        "deadline": entry.deadline,
+        "ended_at": entry.ended_at,
+        "match": entry.match_id,
+        "bot_seats": entry.bot_seats,
+    }
+
+
+class QueueApi(APIView):
+    """`GET /queue` (the caller's entry) and `POST /queue` (join the quick-play queue)."""
+
+    throttle_scope = "queue"
+
+    def get_throttles(self) -> list[Any]:
+        return super().get_throttles() if self.request.method == "POST" else []
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "QueueJoin"
+
+        seats = serializers.IntegerField(min_value=2, max_value=7, help_text="Table size.")
+        preset = serializers.ChoiceField(
+            choices=list(PRESETS),
+            required=False,
+            help_text="A named rule set (GET /rules/presets); default `classic`. Not with `rules`.",
+        )
+        rules = serializers.DictField(
+            required=False,
+            help_text="Custom rule options, checked as POST /matches checks them. Not with"
+            " `preset`.",
+        )
+        wait_seconds = serializers.IntegerField(
+            help_text="How long to wait for people: QUEUE_WAIT_MIN..QUEUE_WAIT_MAX (5..600)."
+        )
+        bots_allowed = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="When the wait ends, bots fill the empty seats; else the wait ends"
+            " with no table.",
+        )
+
+    @schema.queue_get
+    @extend_schema(
+        responses={
+            200: QueueEntrySerializer,
+            **error_responses("not_authenticated", "not_found"),
+        },
+    )
+    def get(self, request: AuthenticatedRequest) -> Response:
+        return no_store(Response(queue_entry(queue_get(player=request.user.player))))
+
+    @schema.queue_join
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: QueueEntrySerializer,
+            **error_responses(
+                "invalid",
+                "not_authenticated",
+                "already_queued",
+                "too_many_active_matches",
+                "throttled",
+            ),
+        },
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        entry = queue_join(player=request.user.player, **body.validated_data)
+        return no_store(Response(queue_entry(entry), status=status.HTTP_201_CREATED))
+
+
+class QueueLeaveApi(APIView):
+    """`POST /queue/leave`: the caller leaves the quick-play queue."""
+
+    throttle_scope = "queue"
+
+    @schema.queue_leave
+    @extend_schema(
+        request=None,
+        responses={
+            200: QueueEntrySerializer,
+            **error_responses(
+                "invalid", "not_authenticated", "not_found", "not_queued", "throttled"
+            ),
+        },
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        body_fields_check(request.data)
+        return no_store(Response(queue_entry(queue_leave(player=request.user.player))))

@@ -381,3 +381,54 @@ class DealAnalysis(models.Model):
             )
         ]
         verbose_name_plural = "deal analyses"
+
+
+class QueueEntry(models.Model):
+    """A player's quick-play entry (games.services.queue): the table they asked for and how long
+    they wait. One row per player, kept after the wait (its outcome, until the player queues
+    again): the player's id is unique, so a person is never in the queue twice. The pairing
+    locks the waiting rows it seats (SELECT … FOR UPDATE SKIP LOCKED), so two pairings, on any
+    process, never seat one entry twice."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        SEATED = "seated"  # paired: `match` is the table
+        EXPIRED = "expired"  # the wait ended with no table and no bots allowed
+        LEFT = "left"  # the player left the queue
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="queue_entry")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    seats = models.PositiveSmallIntegerField()
+    # The preset asked for (games.services.queue.PRESETS), "" for custom rules; `rules` holds
+    # every option (defaults filled in) and `rules_key` names them: entries pair on
+    # (seats, rules_key) only.
+    preset = models.CharField(max_length=32, blank=True, default="")
+    rules = models.JSONField()
+    rules_key = models.CharField(max_length=64)
+    # The player's rating ordinal when they queued (the pairing compares these).
+    rating = models.FloatField()
+    bots_allowed = models.BooleanField(default=False)
+    wait_seconds = models.PositiveIntegerField()
+    created_at = models.DateTimeField()
+    deadline = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    bot_seats = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [
+            # The pairing's scan: the waiting entries, oldest first.
+            models.Index(
+                fields=["created_at"],
+                name="queue_waiting",
+                condition=models.Q(status="waiting"),
+            ),
+        ]
+        verbose_name_plural = "queue entries"
+
+    def __str__(self) -> str:
+        return f"queue entry of {self.player_id} ({self.status})"

@@ -498,3 +498,106 @@ matches_talk = extend_schema(
         ),
     ],
 )
+
+
+_QUEUE_EXAMPLE: dict[str, Any] = {
+    "status": "waiting",
+    "seats": 2,
+    "preset": "classic",
+    "rules": {"draw_policy": "free", "…": "…", "deals_per_match": 4},
+    "bots_allowed": True,
+    "wait_seconds": 30,
+    "rating": 0.0,
+    "created_at": "2026-03-01T10:00:00.000000Z",
+    "deadline": "2026-03-01T10:00:30.000000Z",
+    "ended_at": None,
+    "match": None,
+    "bot_seats": 0,
+}
+
+
+rules_presets = extend_schema(
+    operation_id="rules_presets",
+    summary="List the named rule sets",
+    description=(
+        "Public. The presets quick play offers (`preset` of POST /queue), each with its full "
+        "rules: `classic` (the default rules) and the house variants `reshuffle`, `doubling`, "
+        "`strict`, `club_round` and `quick` (docs/api.md names the options each changes)."
+    ),
+    examples=[
+        OpenApiExample(
+            "presets",
+            value=[{"name": "classic", "rules": {"draw_policy": "free", "…": "…"}}],
+            response_only=True,
+        )
+    ],
+)
+
+
+queue_get = extend_schema(
+    operation_id="queue_get",
+    summary="The caller's quick-play entry",
+    description=(
+        "The caller's entry: `waiting`, or how their last wait ended (`seated` at `match`, "
+        "`expired`, `left`) until they queue again. 404 when they never queued."
+    ),
+    examples=[
+        OpenApiExample(
+            "seated",
+            value={
+                **_QUEUE_EXAMPLE,
+                "status": "seated",
+                "ended_at": "2026-03-01T10:00:30.500000Z",
+                "match": "5b0c6f1e-8a57-4a3e-9d53-6f7d2b7a9c10",
+                "bot_seats": 1,
+            },
+            response_only=True,
+        )
+    ],
+)
+
+
+queue_join = extend_schema(
+    operation_id="queue_join",
+    summary="Ask for a game (quick play)",
+    description=(
+        "Queue for a table of `seats` with a preset's rules or custom ones, waiting "
+        "`wait_seconds`. The pairing seats people of close ratings together (the gap accepted "
+        "widens with the wait); when the wait ends, bots fill the empty seats if "
+        "`bots_allowed`, else the wait ends with no table. A join pairs at once: the answer may "
+        "be `seated` already. The entry's changes come as the event `queue` on /me/events. "
+        "One entry per player (`409 already_queued`); a player who could not start the match "
+        "is `409 too_many_active_matches`. Throttled per user (THROTTLE_QUEUE)."
+    ),
+    examples=[
+        OpenApiExample(
+            "classic, two seats",
+            value={"seats": 2, "preset": "classic", "wait_seconds": 30, "bots_allowed": True},
+            request_only=True,
+        ),
+        OpenApiExample(
+            "custom rules",
+            value={"seats": 3, "rules": {"draw_policy": "one_then_pass"}, "wait_seconds": 60},
+            request_only=True,
+        ),
+        OpenApiExample("waiting", value=_QUEUE_EXAMPLE, response_only=True),
+    ],
+)
+
+
+queue_leave = extend_schema(
+    operation_id="queue_leave",
+    summary="Leave the quick-play queue",
+    description=(
+        "The caller's waiting entry ends (`left`). An entry that is no longer waiting is "
+        "`409 not_queued` with its `status` and `match` (a seated caller plays there). "
+        "Throttled per user (THROTTLE_QUEUE)."
+    ),
+    examples=[
+        OpenApiExample(
+            "left",
+            value={**_QUEUE_EXAMPLE, "status": "left", "ended_at": "2026-03-01T10:00:12.000000Z"},
+            response_only=True,
+        )
+    ],
+)

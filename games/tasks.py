@@ -15,6 +15,7 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.match_luck_count(match_id)` | analysis | a settled match's luck on the boards, once |
 | `games.sweep()` | scoring | beat: re-send stuck work; expire waiting matches and old records |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
+| `games.queue_pair()` | scoring | beat: pair the quick-play queue; end the waits that ended |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
 
 Every task that changes something is idempotent (a moved version, `Deal.scored_at`,
@@ -139,6 +140,14 @@ def expire_turns() -> int:
     for match_id, version in overdue:
         send(match_play_overdue_turn_task, match_id, version)
     return len(overdue)
+
+
+@idempotent_task(name="games.queue_pair", retry=False)
+def queue_pair() -> dict[str, int]:
+    """Beat: pair the whole quick-play queue (each join pairs its own table at once); seat bots
+    or expire the entries whose wait ended. Rows another pairing holds are skipped."""
+    seated, expired = services.queue_pair()
+    return {"seated": seated, "expired": expired}
 
 
 # Not idempotent_task: it changes nothing, and bench/bot_latency.py awaits its result.

@@ -4,6 +4,9 @@ from . import apis, streams
 
 urlpatterns = [
     path("rules", apis.RuleListApi.as_view(), name="rule-list"),
+    path("rules/presets", apis.RulePresetListApi.as_view(), name="rule-presets"),
+    path("queue", apis.QueueApi.as_view(), name="queue"),
+    path("queue/leave", apis.QueueLeaveApi.as_view(), name="queue-leave"),
     path("matches", apis.MatchListCreateApi.as_view(), name="match-list"),
     path("matches/<uuid:match_id>", apis.MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<uuid:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),

@@ -59,6 +59,8 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
         _("The deal is still being played: its replay and analysis come once it is over."),
     ),
     "too_many_active_matches": (409, _("You have as many matches going on as one player may.")),
+    "already_queued": (409, _("You are in the quick-play queue already.")),
+    "not_queued": (409, _("You are no longer waiting in the queue.")),
     "tournament_started": (409, _("The tournament has already started.")),
     "tournament_over": (409, _("The tournament is finished or cancelled.")),
     "invitations_pending": (409, _("Some invited players have not accepted yet.")),

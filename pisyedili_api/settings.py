@@ -237,6 +237,8 @@ REST_FRAMEWORK = {
         "match_resign": os.environ.get("THROTTLE_MATCH_RESIGN", "30/min"),
         # Per user: POST …/talk, table talk's preset phrases (games.apis).
         "match_talk": os.environ.get("THROTTLE_MATCH_TALK", "10/min"),
+        # Per user: POST /queue and POST /queue/leave, quick play (games.apis).
+        "queue": os.environ.get("THROTTLE_QUEUE", "30/min"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.
@@ -341,6 +343,7 @@ CELERY_TASK_QUEUE_SETTINGS = {
     "games.sweep": "CELERY_SCORING_QUEUE",
     "games.expire_turns": "CELERY_SCORING_QUEUE",
     "games.noop": "CELERY_SCORING_QUEUE",
+    "games.queue_pair": "CELERY_SCORING_QUEUE",
     "games.deal_luck": "CELERY_ANALYSIS_QUEUE",
     "games.deal_analyse": "CELERY_ANALYSIS_QUEUE",
     "games.match_luck_count": "CELERY_ANALYSIS_QUEUE",
@@ -355,6 +358,18 @@ CELERY_TASK_ROUTES = ["pisyedili_api.tasks.route"]
 GAMES_STUCK_SECONDS = float(os.environ.get("GAMES_STUCK_SECONDS", "3"))
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "5"))
 GAMES_TURN_CLOCK_SECONDS = float(os.environ.get("GAMES_TURN_CLOCK_SECONDS", "1"))
+# Quick play (games.services.queue): the beat pairs the queue every QUEUE_PAIR_SECONDS (and each
+# join pairs its own table size and rules at once); a person waits QUEUE_WAIT_MIN..
+# QUEUE_WAIT_MAX seconds; the rating gap accepted starts at QUEUE_RATING_GAP (ordinal points)
+# and widens by QUEUE_RATING_WIDEN per second waited; bots of QUEUE_FILL_BOT fill a table whose
+# wait ended; a quick-play table has a turn clock of QUEUE_TURN_SECONDS.
+QUEUE_PAIR_SECONDS = float(os.environ.get("QUEUE_PAIR_SECONDS", "1"))
+QUEUE_WAIT_MIN = int(os.environ.get("QUEUE_WAIT_MIN", "5"))
+QUEUE_WAIT_MAX = int(os.environ.get("QUEUE_WAIT_MAX", "600"))
+QUEUE_RATING_GAP = float(os.environ.get("QUEUE_RATING_GAP", "3"))
+QUEUE_RATING_WIDEN = float(os.environ.get("QUEUE_RATING_WIDEN", "0.5"))
+QUEUE_FILL_BOT = os.environ.get("QUEUE_FILL_BOT", "greedy")
+QUEUE_TURN_SECONDS = int(os.environ.get("QUEUE_TURN_SECONDS", "60"))
 # Luck and move analysis (games.services.analysis): simulated deals per luck estimate and per
 # move value, paired play-outs per decision of the skill estimate (K), and how far back
 # games.sweep looks for a scored deal with no luck yet.
@@ -376,6 +391,7 @@ CELERY_BEAT_SCHEDULE = {
     for key, task, every in [
         ("games-sweep", "games.sweep", GAMES_SWEEP_SECONDS),
         ("games-expire-turns", "games.expire_turns", GAMES_TURN_CLOCK_SECONDS),
+        ("games-queue-pair", "games.queue_pair", QUEUE_PAIR_SECONDS),
         ("tournaments-sweep", "tournaments.sweep", GAMES_SWEEP_SECONDS),
     ]
 }

@@ -5,6 +5,7 @@
   idempotency records;
 - scoring: close a deal, score it, settle the match, the seats' totals;
 - resign: a person gives up a match, the reference bot plays their seat;
+- queue: quick play, the queue and its pairing;
 - talk: a seat says a preset phrase to its table (nothing stored);
 - analysis: each deal's luck, the boards' skill, a deal's move analysis on request.
 
@@ -42,6 +43,7 @@ from .moves import (
     match_play_overdue_turn,
     request_hash,
 )
+from .queue import PRESETS, presets, queue_get, queue_join, queue_leave, queue_pair
 from .resign import match_resign
 from .scoring import deal_score, match_settle
 from .talk import TALK_PHRASES, match_talk
@@ -52,6 +54,7 @@ __all__ = [
     "MIN_SEATS",
     "WAITING_EXPIRE_BATCH",
     "OVERDUE_MOVES_MAX",
+    "PRESETS",
     "TALK_PHRASES",
     "deal_analyse",
     "deal_analysis_request",
@@ -71,6 +74,11 @@ __all__ = [
     "match_resign",
     "match_settle",
     "match_talk",
+    "presets",
+    "queue_get",
+    "queue_join",
+    "queue_leave",
+    "queue_pair",
     "matches_waiting_expire",
     "request_hash",
     "rules_from_options",

@@ -62,6 +62,22 @@ def rules_from_options(
     return parsed
 
 
+def seats_check(seats: int, parsed: engine.Rules) -> None:
+    """400 `invalid` naming `seats` unless a table of `seats` fits the rules `parsed`."""
+    if not MIN_SEATS <= seats <= parsed.max_players:
+        message = _("seats must be %(low)d..%(high)d (rule option max_players)") % {
+            "low": MIN_SEATS,
+            "high": parsed.max_players,
+        }
+        raise ApplicationError("invalid", message, {"seats": [message]})
+    if seats * parsed.hand_size > 51:
+        message = _("%(seats)d seats × %(cards)d cards leave no stock") % {
+            "seats": seats,
+            "cards": parsed.hand_size,
+        }
+        raise ApplicationError("invalid", message, {"seats": [message]})
+
+
 def match_create(
     *,
     player: Player,
@@ -95,18 +111,7 @@ def match_create(
         }
         raise ApplicationError("invalid", message, {"spectators": [message]})
     parsed = rules_from_options(rules=rules, deals=deals)
-    if not MIN_SEATS <= seats <= parsed.max_players:
-        message = _("seats must be %(low)d..%(high)d (rule option max_players)") % {
-            "low": MIN_SEATS,
-            "high": parsed.max_players,
-        }
-        raise ApplicationError("invalid", message, {"seats": [message]})
-    if seats * parsed.hand_size > 51:
-        message = _("%(seats)d seats × %(cards)d cards leave no stock") % {
-            "seats": seats,
-            "cards": parsed.hand_size,
-        }
-        raise ApplicationError("invalid", message, {"seats": [message]})
+    seats_check(seats, parsed)
     if len(bots) > seats - 1:
         message = _("at most %(bots)d bots fit beside you at a table of %(seats)d") % {
             "bots": seats - 1,

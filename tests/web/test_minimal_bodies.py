@@ -27,6 +27,7 @@ MINIMAL_BODIES = {
     "/api/v1/matches": {"seats": 2, "bots": ["greedy"]},
     "/api/v1/matches/{match_id}/moves": {"action": "draw", "version": 17},
     "/api/v1/matches/{match_id}/talk": {"phrase": "good_game"},
+    "/api/v1/queue": {"seats": 2, "wait_seconds": 30},
     "/api/v1/tournaments": {"name": "Friday cup", "format": "swiss", "table_size": 3},
 }
 

@@ -592,6 +592,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's quick-play entry
+         * @description The caller's entry: `waiting`, or how their last wait ended (`seated` at `match`, `expired`, `left`) until they queue again. 404 when they never queued.
+         */
+        get: operations["queue_get"];
+        put?: never;
+        /**
+         * Ask for a game (quick play)
+         * @description Queue for a table of `seats` with a preset's rules or custom ones, waiting `wait_seconds`. The pairing seats people of close ratings together (the gap accepted widens with the wait); when the wait ends, bots fill the empty seats if `bots_allowed`, else the wait ends with no table. A join pairs at once: the answer may be `seated` already. The entry's changes come as the event `queue` on /me/events. One entry per player (`409 already_queued`); a player who could not start the match is `409 too_many_active_matches`. Throttled per user (THROTTLE_QUEUE).
+         */
+        post: operations["queue_join"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/queue/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the quick-play queue
+         * @description The caller's waiting entry ends (`left`). An entry that is no longer waiting is `409 not_queued` with its `status` and `match` (a seated caller plays there). Throttled per user (THROTTLE_QUEUE).
+         */
+        post: operations["queue_leave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rules": {
         parameters: {
             query?: never;
@@ -604,6 +648,26 @@ export interface paths {
          * @description Public. Every house rule a match's `rules` may set (docs/rules.md), in the order of its table: name, kind, default, and the values it takes. `deals_per_match` is also the `deals` field of a create, at most MAX_DEALS_PER_MATCH on this server.
          */
         get: operations["rules_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rules/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the named rule sets
+         * @description Public. The presets quick play offers (`preset` of POST /queue), each with its full rules: `classic` (the default rules) and the house variants `reshuffle`, `doubling`, `strict`, `club_round` and `quick` (docs/api.md names the options each changes).
+         */
+        get: operations["rules_presets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1072,7 +1136,8 @@ export interface components {
             };
         };
         /**
-         * @description * `deal_not_over` - deal_not_over
+         * @description * `already_queued` - already_queued
+         *     * `deal_not_over` - deal_not_over
          *     * `forbidden` - forbidden
          *     * `idempotency_mismatch` - idempotency_mismatch
          *     * `illegal_move` - illegal_move
@@ -1091,6 +1156,7 @@ export interface components {
          *     * `not_found` - not_found
          *     * `not_invited` - not_invited
          *     * `not_organizer` - not_organizer
+         *     * `not_queued` - not_queued
          *     * `not_seated` - not_seated
          *     * `not_your_turn` - not_your_turn
          *     * `resigned` - resigned
@@ -1106,7 +1172,7 @@ export interface components {
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_seated" | "not_your_turn" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
+        ErrorCodeEnum: "already_queued" | "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_queued" | "not_seated" | "not_your_turn" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -1408,6 +1474,93 @@ export interface components {
             /** @description The global rating, as on /players/{id}. */
             rating: components["schemas"]["Rating"];
         };
+        /**
+         * @description * `classic` - classic
+         *     * `reshuffle` - reshuffle
+         *     * `doubling` - doubling
+         *     * `strict` - strict
+         *     * `club_round` - club_round
+         *     * `quick` - quick
+         * @enum {string}
+         */
+        PresetEnum: "classic" | "reshuffle" | "doubling" | "strict" | "club_round" | "quick";
+        QueueEntry: {
+            /**
+             * @description `waiting`; or how the wait ended: `seated` (at `match`), `expired` (no table, no bots allowed), `left`.
+             *
+             *     * `waiting` - waiting
+             *     * `seated` - seated
+             *     * `expired` - expired
+             *     * `left` - left
+             */
+            status: components["schemas"]["QueueEntryStatusEnum"];
+            seats: number;
+            /** @description The preset asked for; null for custom rules. */
+            preset: string | null;
+            /** @description Every rule option, defaults filled in. */
+            rules: {
+                [key: string]: unknown;
+            };
+            bots_allowed: boolean;
+            wait_seconds: number;
+            /**
+             * Format: double
+             * @description The caller's rating ordinal when they queued.
+             */
+            rating: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the wait ends.
+             */
+            deadline: string;
+            /** Format: date-time */
+            ended_at: string | null;
+            /**
+             * Format: uuid
+             * @description The match it seated the caller at.
+             */
+            match: string | null;
+            /** @description The seats of that match bots fill. */
+            bot_seats: number;
+        };
+        /**
+         * @description * `waiting` - waiting
+         *     * `seated` - seated
+         *     * `expired` - expired
+         *     * `left` - left
+         * @enum {string}
+         */
+        QueueEntryStatusEnum: "waiting" | "seated" | "expired" | "left";
+        /** @description A request body: its unknown fields are refused before any other check. */
+        QueueJoinRequest: {
+            /** @description Table size. */
+            seats: number;
+            /**
+             * @description A named rule set (GET /rules/presets); default `classic`. Not with `rules`.
+             *
+             *     * `classic` - classic
+             *     * `reshuffle` - reshuffle
+             *     * `doubling` - doubling
+             *     * `strict` - strict
+             *     * `club_round` - club_round
+             *     * `quick` - quick
+             */
+            preset?: components["schemas"]["PresetEnum"];
+            /** @description Custom rule options, checked as POST /matches checks them. Not with `preset`. */
+            rules?: {
+                [key: string]: unknown;
+            };
+            /** @description How long to wait for people: QUEUE_WAIT_MIN..QUEUE_WAIT_MAX (5..600). */
+            wait_seconds: number;
+            /**
+             * @description When the wait ends, bots fill the empty seats; else the wait ends with no table.
+             *
+             *     Default: `false`.
+             */
+            bots_allowed?: boolean;
+        };
         Rating: {
             /** Format: double */
             mu: number;
@@ -1496,6 +1649,14 @@ export interface components {
             min?: number;
             /** @description An integer option's most. */
             max?: number;
+        };
+        RulePreset: {
+            /** @description The preset's name, as `preset` of POST /queue. */
+            name: string;
+            /** @description Its rules: every option, defaults filled in. */
+            rules: {
+                [key: string]: unknown;
+            };
         };
         Seat: {
             seat: number;
@@ -3418,6 +3579,166 @@ export interface operations {
             };
         };
     };
+    queue_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueEntry"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    queue_join: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueueJoinRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueEntry"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `already_queued`, `too_many_active_matches` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    queue_leave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueEntry"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_queued` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     rules_list: {
         parameters: {
             query?: never;
@@ -3433,6 +3754,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RuleOption"][];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rules_presets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulePreset"][];
                 };
             };
             /** @description `not_authenticated` */
