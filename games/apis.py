@@ -254,7 +254,12 @@ class MatchStateApi(APIView):
         responses={
             200: StateSerializer,
             **error_responses(
-                "invalid", "not_authenticated", "spectators_not_allowed", "not_found"
+                "invalid",
+                "not_authenticated",
+                "spectators_not_allowed",
+                "not_found",
+                "throttled",
+                "unavailable",
             ),
         },
     )

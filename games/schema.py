@@ -122,7 +122,9 @@ matches_state = extend_schema(
         "top card, turn, stock count, totals); of a `spectators: none` match, 403 "
         "`spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it "
         "answers as soon as the match's version passes `after_version`, or after `wait` "
-        "seconds with the current view."
+        "seconds with the current view. A long-poll that waits takes one of the caller's "
+        "long-poll slots (`429 throttled` when all are taken) and needs the server's Redis "
+        "(`503 unavailable` with `Retry-After` while it does not answer)."
     ),
     examples=[
         OpenApiExample(

@@ -199,3 +199,16 @@ def test_component_names_are_stable_and_readable(schema):
 def test_schema_names_the_server_it_is_served_from(schema):
     assert schema["servers"] and schema["servers"][0]["url"] == "/"
     assert schema["info"]["license"]["name"] == "MIT"
+
+
+def test_every_route_that_waits_on_the_hub_lists_its_slot_and_redis_errors(schema):
+    """Event streams and the state's long-poll hold a slot of the caller's (429 when all are
+    taken) and need the server's Redis (503 while it does not answer)."""
+    waiting = [
+        "/api/v1/matches/{match_id}/state",
+        "/api/v1/matches/{match_id}/events",
+        "/api/v1/me/events",
+        "/api/v1/lobby/events",
+    ]
+    for path in waiting:
+        assert {"429", "503"} <= set(schema["paths"][path]["get"]["responses"]), path

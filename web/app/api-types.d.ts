@@ -481,7 +481,7 @@ export interface paths {
         };
         /**
          * Get the caller's view of a match
-         * @description A seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). Anyone else (signed in or not) gets the public view of a `spectators: public` match: the same keys with `you` null and no hand and no legal move (hand counts, top card, turn, stock count, totals); of a `spectators: none` match, 403 `spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it answers as soon as the match's version passes `after_version`, or after `wait` seconds with the current view.
+         * @description A seat's view: its hand, whose turn it is, the legal moves (docs/rules.md §10). Anyone else (signed in or not) gets the public view of a `spectators: public` match: the same keys with `you` null and no hand and no legal move (hand counts, top card, turn, stock count, totals); of a `spectators: none` match, 403 `spectators_not_allowed`. With `after_version` and `wait` it is a long-poll: it answers as soon as the match's version passes `after_version`, or after `wait` seconds with the current view. A long-poll that waits takes one of the caller's long-poll slots (`429 throttled` when all are taken) and needs the server's Redis (`503 unavailable` with `Retry-After` while it does not answer).
          */
         get: operations["matches_state"];
         put?: never;
@@ -3315,6 +3315,24 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
