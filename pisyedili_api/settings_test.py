@@ -11,7 +11,7 @@ import os
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-suite-only-key-" + "x9Fq2LmP7vRt" * 4)
 
 from .settings import *  # noqa: E402, F403
-from .settings import MIDDLEWARE  # noqa: E402
+from .settings import MIDDLEWARE, env_bool  # noqa: E402
 
 # Every response body goes through the hidden-information scanner (tests/leakscan.py).
 MIDDLEWARE = [*MIDDLEWARE, "tests.leakscan.LeakScanMiddleware"]
@@ -23,8 +23,9 @@ CELERY_TASK_ALWAYS_EAGER = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # The embedded beat (pisyedili_api.tasks) never runs inside the test process: a test that imports
-# an entry point must not leave a thread sweeping the test database.
-EMBEDDED_BEAT = False
+# an entry point must not leave a thread sweeping the test database. A server the tests start may
+# ask for it (EMBEDDED_BEAT=1 in its environment: the quick-play browser test's server).
+EMBEDDED_BEAT = env_bool("EMBEDDED_BEAT", False)
 
 # A test reads a deal's luck right after the move that ended it: the analysis tasks run in the
 # caller, as every other in-process task (tests/games/test_embedded_analysis.py switches it on).

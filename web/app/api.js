@@ -22,6 +22,7 @@ import { getLang } from "./i18n.js";
 /** @typedef {Schemas["Leaderboard"]} Leaderboard */
 /** @typedef {Schemas["LeaderboardPageResponse"]} LeaderboardPage */
 /** @typedef {Schemas["PlayerSearchResult"]} FoundPlayer */
+/** @typedef {Schemas["QueueEntry"]} QueueEntry */
 
 /**
  * A match as the lobby, spectators and rematches show it (docs/api.md `<match>`).
@@ -300,6 +301,15 @@ export const deal = (id, number) =>
  */
 export const replay = (id, number) =>
   /** @type {Promise<Replay>} */ (typed("GET", `/matches/${id}/deals/${number}/replay`));
+
+// ---- quick play ----
+
+export const rulePresets = () =>
+  /** @type {Promise<Schemas["RulePreset"][]>} */ (typed("GET", "/rules/presets"));
+/** @param {Schemas["QueueJoinRequest"]} body */
+export const joinQueue = (body) => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue", { body }));
+export const queue = () => /** @type {Promise<QueueEntry>} */ (typed("GET", "/queue"));
+export const leaveQueue = () => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue/leave"));
 
 // ---- leaderboards and tournaments ----
 

@@ -10,6 +10,7 @@ import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { has, t } from "../i18n.js";
 import { LiveStream } from "../live.js";
+import { quickPlayPanel } from "./quickplay.js";
 import { botName, currentPlayer, seatName, showError, shortTime } from "../ui.js";
 
 /**
@@ -207,8 +208,10 @@ export async function lobbyView(root) {
   const form = player ? await createForm() : h("p", { class: "card-panel" }, t("lobby.signIn"),
     " ", h("a", { href: "#/login" }, t("nav.login")));
 
+  const quick = player ? await quickPlayPanel() : null;
   root.append(
     h("div", { class: "lobby" },
+      quick?.element,
       h("section", { class: "card-panel lobby-open" },
         h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
           h("button", { type: "button", testid: "lobby-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
@@ -241,6 +244,7 @@ export async function lobbyView(root) {
   }
   return () => {
     stream?.stop();
+    quick?.stop();
     lobbyStream.stop();
     if (pending) clearTimeout(pending);
   };

@@ -1,0 +1,182 @@
+// @ts-check
+/**
+ * The lobby's "Play now" panel (quick play, POST /queue): a table size, a named rule set (GET
+ * /rules/presets), how long to wait and whether bots may fill the table. While the player waits
+ * it shows the time left and a Cancel button (POST /queue/leave); once the server seats them
+ * (the `queue` event of /me/events, or GET /queue read every few seconds) it goes to the table;
+ * a wait that ends with no table says so and shows the form again.
+ */
+
+import * as api from "../api.js";
+import { h, fill } from "../dom.js";
+import { has, t } from "../i18n.js";
+import { LiveStream } from "../live.js";
+import { showError } from "../ui.js";
+
+const SEATS = [2, 3, 4, 5, 6];
+const WAITS = [10, 30, 60, 120, 300];
+const POLL_MS = 3000;
+
+/** @param {string} name */
+function presetName(name) {
+  return has(`preset.${name}`) ? t(`preset.${name}`) : name;
+}
+
+/** @param {number} seconds */
+function waitLabel(seconds) {
+  return seconds < 60 ? t("quick.seconds", { n: seconds }) : t("quick.minutes", { n: seconds / 60 });
+}
+
+/**
+ * A group of radio buttons that look like chips (clicks and the arrow keys choose).
+ * @param {string} name
+ * @param {string} legend
+ * @param {[string, string][]} choices [value, label]
+ * @param {string} chosen
+ * @param {(value: string) => string | undefined} [about] a choice's meaning (its tooltip)
+ */
+function chips(name, legend, choices, chosen, about = () => undefined) {
+  return h("fieldset", { class: "chips", testid: `quick-${name}` },
+    h("legend", {}, legend),
+    choices.map(([value, label]) =>
+      h("label", { class: "chip", testid: `quick-${name}-${value}`, title: about(value) },
+        h("input", { type: "radio", name: `quick-${name}`, value, checked: value === chosen }),
+        h("span", {}, label))));
+}
+
+/** @param {HTMLElement} box @param {string} name */
+function chosen(box, name) {
+  const input = box.querySelector(`input[name="quick-${name}"]:checked`);
+  return input instanceof HTMLInputElement ? input.value : "";
+}
+
+/**
+ * The panel, and a function that stops its stream and timers (the lobby's cleanup).
+ * @returns {Promise<{ element: HTMLElement, stop: () => void }>}
+ */
+export async function quickPlayPanel() {
+  const presets = await api.rulePresets().catch(() => [{ name: "classic", rules: {} }]);
+  const body = h("div", { testid: "quick-body" });
+  const panel = h("section", { class: "card-panel quick-play", testid: "quick-play" },
+    h("h2", {}, t("quick.title")), body);
+  /** @type {LiveStream | null} */
+  let stream = null;
+  /** @type {ReturnType<typeof setInterval> | null} */
+  let ticker = null;
+  /** @type {ReturnType<typeof setInterval> | null} */
+  let poller = null;
+  let stopped = false;
+
+  function quiet() {
+    stream?.stop();
+    stream = null;
+    if (ticker) clearInterval(ticker);
+    if (poller) clearInterval(poller);
+    ticker = poller = null;
+  }
+
+  /** @param {string} [notice] */
+  function showForm(notice) {
+    quiet();
+    const form = h("form", {
+      class: "quick-form",
+      onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); join(form); },
+    },
+    h("p", { class: "muted" }, t("quick.intro")),
+    notice ? h("p", { class: "notice", testid: "quick-notice", role: "status" }, notice) : null,
+    chips("seats", t("quick.seats"), SEATS.map((n) => [String(n), String(n)]), "2"),
+    chips("preset", t("quick.rules"), presets.map((p) => [p.name, presetName(p.name)]), "classic",
+      (name) => (has(`preset.about.${name}`) ? t(`preset.about.${name}`) : undefined)),
+    chips("wait", t("quick.wait"), WAITS.map((s) => [String(s), waitLabel(s)]), "30"),
+    h("label", { class: "check", testid: "quick-bots-label" },
+      h("input", { type: "checkbox", testid: "quick-bots", checked: true }),
+      " ", t("quick.bots")),
+    h("button", { type: "submit", class: "primary big", testid: "quick-play-button" }, t("quick.play")));
+    fill(body, form);
+  }
+
+  /** @param {HTMLElement} form */
+  async function join(form) {
+    const bots = form.querySelector('[data-testid="quick-bots"]');
+    try {
+      const entry = await api.joinQueue({
+        seats: Number(chosen(form, "seats")),
+        preset: /** @type {any} */ (chosen(form, "preset")),
+        wait_seconds: Number(chosen(form, "wait")),
+        bots_allowed: bots instanceof HTMLInputElement && bots.checked,
+      });
+      follow(entry);
+    } catch (error) {
+      if (error instanceof api.ApiError && error.code === "already_queued") {
+        follow(await api.queue());
+        return;
+      }
+      showError(error);
+    }
+  }
+
+  /** What the entry says: wait, go to the table, or the form again. @param {api.QueueEntry} entry */
+  function follow(entry) {
+    if (stopped) return;
+    if (entry.status === "seated" && entry.match) {
+      quiet();
+      location.hash = `#/match/${entry.match}`;
+    } else if (entry.status === "waiting") {
+      if (!ticker) showWaiting(entry);
+    } else {
+      showForm(entry.status === "expired" ? t("quick.expired") : undefined);
+    }
+  }
+
+  /** @param {api.QueueEntry} entry */
+  function showWaiting(entry) {
+    quiet();
+    const deadline = Date.parse(entry.deadline);
+    const left = h("span", { testid: "quick-left" });
+    const tick = () => {
+      left.textContent = t("quick.left", { n: Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) });
+    };
+    tick();
+    fill(body,
+      h("div", { class: "quick-waiting", testid: "quick-waiting", role: "status", "aria-live": "polite" },
+        h("span", { class: "spinner", "aria-hidden": "true" }),
+        h("p", { class: "grow" },
+          t("quick.waiting", { seats: entry.seats, rules: presetName(entry.preset ?? "custom") }),
+          " ", left,
+          entry.bots_allowed ? h("span", { class: "muted" }, " · ", t("quick.botsAfter")) : null),
+        h("button", { type: "button", testid: "quick-cancel", onclick: () => leave() }, t("quick.cancel"))));
+    ticker = setInterval(tick, 1000);
+    stream = new LiveStream("/me/events", ["queue"], {
+      onEvent: (_name, data) => follow(/** @type {api.QueueEntry} */ (data)),
+      onStatus: () => {},
+    });
+    poller = setInterval(() => { api.queue().then(follow, () => {}); }, POLL_MS);
+  }
+
+  async function leave() {
+    try {
+      follow(await api.leaveQueue());
+    } catch (error) {
+      if (error instanceof api.ApiError && error.code === "not_queued") {
+        follow(await api.queue());
+        return;
+      }
+      showError(error);
+    }
+  }
+
+  showForm();
+  try {
+    const entry = await api.queue();
+    if (entry.status === "waiting") follow(entry);
+  } catch {
+    // Never queued (404): the form.
+  }
+  return {
+    element: panel,
+    stop: () => {
+      stopped = true;
+      quiet();
+    },
+  };
+}
