@@ -81,12 +81,13 @@ def queue_join(
     bots_allowed: bool = False,
     preset: str | None = None,
     rules: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
 ) -> QueueEntry:
     """Queue `player` for a table of `seats` with the rules of `preset` (default "classic") or
     the custom `rules` (checked as POST /matches checks them), waiting `wait_seconds`; then pair
     that table size and ruleset at once. 400 `invalid` naming the field; 409 `already_queued`
     while the player waits already; 409 `too_many_active_matches` when they could not start the
-    match it would seat them at."""
+    match it would seat them at. `now`: the clock (bench/matchmaking.py simulates it)."""
     if preset is not None and rules is not None:
         raise invalid("rules", _("Give either preset or rules, not both."))
     if rules is None and (preset or DEFAULT_PRESET) not in PRESETS:
@@ -103,7 +104,7 @@ def queue_join(
     parsed = rules_from_options(rules=rules if rules is not None else PRESETS[name])
     seats_check(seats, parsed)
     full = parsed.to_json()
-    now = timezone.now()
+    now = now or timezone.now()
     with transaction.atomic():
         # The player's row lock first (as a create counts its matches): two joins of one
         # player run one after the other, and the second finds the first's entry waiting.
@@ -127,7 +128,7 @@ def queue_join(
         entry.bot_seats = 0
         entry.save()
         _told_on_commit(entry)
-    queue_pair(seats=seats, rules_key=entry.rules_key)
+    queue_pair(seats=seats, rules_key=entry.rules_key, now=now)
     entry.refresh_from_db()
     return entry
 

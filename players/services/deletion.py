@@ -1,10 +1,10 @@
 """Deleting an account (POST /auth/account/delete): what the person had going on is ended as
-the person would end it (their active matches resigned, their waiting matches left, their
-tournaments in draft declined, the ones they organize cancelled), then the personal data goes:
-the auth user (password hash, e-mail, last login) with every API token (their streams end) and
-the login failures counted against the username. The player row stays for the matches it
-played, anonymous: "Deleted player", a username no one can register, no user, `deleted_at`;
-its ratings, counters and leaderboard rows stay with it, under that name."""
+the person would end it (the quick-play queue left, their active matches resigned, their waiting
+matches left, their tournaments in draft declined, the ones they organize cancelled), then the
+personal data goes: the auth user (password hash, e-mail, last login) with every API token (their
+streams end) and the login failures counted against the username. The player row stays for the
+matches it played, anonymous: "Deleted player", a username no one can register, no user,
+`deleted_at`; its ratings, counters and leaderboard rows stay with it, under that name."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ _MOVED_ON = frozenset(
         "not_seated",
         "not_found",
         "not_invited",
+        "not_queued",
         "tournament_started",
         "tournament_over",
     }
@@ -48,7 +49,7 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
     # games and tournaments import the players app's services: theirs are imported here, when
     # an account is deleted, not when this module loads.
     from games.models import Match, Seat
-    from games.services import match_leave, match_resign
+    from games.services import match_leave, match_resign, queue_leave
     from tournaments.models import Entrant, Tournament
     from tournaments.services import tournament_cancel, tournament_invitation_decline
 
@@ -59,6 +60,8 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
     _password_check(request, user, password, field="password")
     username = user.get_username()
     with transaction.atomic():
+        # Out of the quick-play queue first: a pairing cannot seat them after this.
+        _ended(queue_leave, player=player)
         seats = Seat.objects.filter(
             player=player, resigned_at__isnull=True, match__status__in=["waiting", "active"]
         ).values_list("match_id", "match__status")

@@ -299,3 +299,12 @@ def test_parallel_joins_and_pairings_seat_everyone_once_and_never_alone(make_pla
             assert len(held) == len(set(held)) == 2 and match.status == "active"
         # Every one of them queues again: the second round reuses the rows.
         Match.objects.filter(id__in=matches).update(status="finished")
+
+
+def test_deleting_the_account_leaves_the_queue(make_player, client_for):
+    player, token = make_player()
+    client = client_for(token)
+    assert _join(client).status_code == 201
+    deleted = client.post("/api/v1/auth/account/delete", {"password": "s3cret-pass"}, format="json")
+    assert deleted.status_code == 204, deleted.content
+    assert QueueEntry.objects.get(player=player).status == "left"
