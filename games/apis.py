@@ -52,6 +52,7 @@ from .serializers import (
     StateSerializer,
     deal_replay,
     deal_reveal,
+    invitations_attach,
     match_summary,
     match_view,
     move_entry,
@@ -59,9 +60,12 @@ from .serializers import (
 )
 from .services import (
     PRESETS,
+    invitation_accept,
+    invitation_decline,
     match_apply_move,
     match_cancel,
     match_create,
+    match_invite,
     match_join,
     match_leave,
     match_rematch,
@@ -129,6 +133,11 @@ class MatchListCreateApi(APIView):
         player = serializers.UUIDField(
             required=False, help_text="Only the matches in which this player has a seat."
         )
+        invited = serializers.BooleanField(
+            required=False,
+            help_text="`true` (token): only the waiting private matches to which the caller"
+            " has a pending invitation, their challenges.",
+        )
         limit = serializers.IntegerField(
             min_value=1, max_value=100, required=False, help_text="Matches per page (default 20)."
         )
@@ -161,9 +170,23 @@ class MatchListCreateApi(APIView):
         spectators = serializers.ChoiceField(
             choices=Match.Spectators.values,
             required=False,
-            default=Match.Spectators.PUBLIC,
-            help_text="Who may watch the match: `public`, anyone, signed in or not,"
-            " sees the public view (no hand); `none`, only its seats.",
+            help_text="Who may watch the match: `public` (the default of a public match),"
+            " anyone who may see it, signed in or not, sees the public view (no hand); `none`"
+            " (the default of a private match), only its seats.",
+        )
+        private = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="A private table: shown only to its seats, its creator and its"
+            " invitees; its seats are taken by invitation or by its join code.",
+        )
+        invite = serializers.ListField(
+            child=serializers.CharField(max_length=150),
+            required=False,
+            default=list,
+            max_length=6,
+            help_text="Usernames to invite to a private match (a challenge each), at most its"
+            " open seats.",
         )
 
     @schema.matches_list
@@ -177,13 +200,21 @@ class MatchListCreateApi(APIView):
     def get(self, request: Request) -> Response:
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
+        viewer = caller_player(request)
+        invited = filters.validated_data.get("invited", False)
+        if invited and viewer is None:
+            raise NotAuthenticated()
+        viewer_id = viewer.id if viewer is not None else None
         matches = match_list(
             status=filters.validated_data.get("status"),
             player_id=filters.validated_data.get("player"),
+            viewer_id=viewer_id,
+            invited=invited,
         )
         paginator = MatchCursorPagination()
-        page = paginator.paginate_queryset(matches, request, view=self)
-        return paginator.get_paginated_response([match_summary(m) for m in page or []])
+        page = list(paginator.paginate_queryset(matches, request, view=self) or [])
+        invitations_attach(page)
+        return paginator.get_paginated_response([match_summary(m, viewer_id) for m in page])
 
     @schema.matches_create
     @extend_schema(
@@ -196,8 +227,11 @@ class MatchListCreateApi(APIView):
     def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        match = match_create(player=request.user.player, **body.validated_data)
-        return Response(match_summary(match_get(match=match)), status=status.HTTP_201_CREATED)
+        player = request.user.player
+        match = match_create(player=player, **body.validated_data)
+        return Response(
+            match_summary(match_get(match=match), player.id), status=status.HTTP_201_CREATED
+        )
 
 
 class MatchDetailApi(APIView):
@@ -208,24 +242,145 @@ class MatchDetailApi(APIView):
         responses={200: MatchSerializer, **error_responses("not_authenticated", "not_found")},
     )
     def get(self, request: Request, match_id: Any) -> Response:
-        return Response(match_summary(match_get(match_id=match_id)))
+        viewer = caller_player(request)
+        viewer_id = viewer.id if viewer is not None else None
+        match = match_get(match_id=match_id, viewer_id=viewer_id)
+        return Response(match_summary(match, viewer_id))
 
 
 class MatchJoinApi(APIView):
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "MatchJoin"
+
+        code = serializers.CharField(
+            max_length=64,
+            required=False,
+            help_text="A private match's join code (from its join link): seats whoever brings"
+            " it. Ignored on a public match.",
+        )
+
+    def get_throttles(self) -> list[Any]:
+        """A join that brings a private match's code counts towards THROTTLE_MATCH_INVITE."""
+        data = self.request.data if self.request is not None else None
+        if isinstance(data, dict) and "code" in data:
+            self.throttle_scope = "match_invite"
+            return super().get_throttles()
+        return []
+
     @schema.matches_join
     @extend_schema(
-        request=None,
+        request=InputSerializer,
         responses={
             200: MatchSerializer,
             **error_responses(
-                "not_authenticated", "not_found", "match_full", "too_many_active_matches"
+                "invalid",
+                "not_authenticated",
+                "not_invited",
+                "not_found",
+                "match_full",
+                "too_many_active_matches",
+                "throttled",
             ),
         },
     )
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player = request.user.player
+        match = match_join(match_id=match_id, player=player, code=body.validated_data.get("code"))
+        return Response(match_summary(match_get(match=match), player.id))
+
+
+class MatchInviteApi(APIView):
+    """`POST …/invite`: the creator of a waiting private match invites more people."""
+
+    throttle_scope = "match_invite"
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "MatchInvite"
+
+        invite = serializers.ListField(
+            child=serializers.CharField(max_length=150),
+            min_length=1,
+            max_length=6,
+            help_text="Usernames to invite (a challenge each), at most the open seats not"
+            " held by pending invitations.",
+        )
+
+    @schema.matches_invite
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: MatchSerializer,
+            **error_responses(
+                "invalid",
+                "not_authenticated",
+                "not_creator",
+                "not_found",
+                "match_not_waiting",
+                "throttled",
+            ),
+        },
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player = request.user.player
+        usernames = body.validated_data["invite"]
+        match = match_invite(match_id=match_id, player=player, usernames=usernames)
+        return Response(match_summary(match_get(match=match), player.id))
+
+
+class _InvitationAnswerApi(APIView):
+    """`POST …/invitations/accept` and `…/decline`: the invitee answers a challenge."""
+
+    throttle_scope = "match_invite"
+    accept = True
+
+    def answer(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
-        match = match_join(match_id=match_id, player=request.user.player)
-        return Response(match_summary(match_get(match=match)))
+        player = request.user.player
+        answer = invitation_accept if self.accept else invitation_decline
+        match = answer(match_id=match_id, player=player)
+        return Response(match_summary(match_get(match=match), player.id))
+
+
+_ANSWER_ERRORS = (
+    "invalid",
+    "not_authenticated",
+    "not_invited",
+    "not_found",
+    "invitation_not_pending",
+    "throttled",
+)
+
+
+class InvitationAcceptApi(_InvitationAnswerApi):
+    accept = True
+
+    @schema.matches_invitations_accept
+    @extend_schema(
+        request=None,
+        responses={
+            200: MatchSerializer,
+            **error_responses(*_ANSWER_ERRORS, "match_full", "too_many_active_matches"),
+        },
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        return self.answer(request, match_id)
+
+
+class InvitationDeclineApi(_InvitationAnswerApi):
+    accept = False
+
+    @schema.matches_invitations_decline
+    @extend_schema(
+        request=None, responses={200: MatchSerializer, **error_responses(*_ANSWER_ERRORS)}
+    )
+    def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
+        return self.answer(request, match_id)
 
 
 class MatchStateApi(APIView):
@@ -530,7 +685,7 @@ class MatchLeaveApi(APIView):
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
         match = match_leave(match_id=match_id, player=request.user.player)
-        return Response(match_summary(match_get(match=match)))
+        return Response(match_summary(match_get(match=match), request.user.player.id))
 
 
 class MatchCancelApi(APIView):
@@ -547,7 +702,7 @@ class MatchCancelApi(APIView):
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
         match = match_cancel(match_id=match_id, player=request.user.player)
-        return Response(match_summary(match_get(match=match)))
+        return Response(match_summary(match_get(match=match), request.user.player.id))
 
 
 class MatchRematchApi(APIView):
@@ -571,7 +726,7 @@ class MatchRematchApi(APIView):
         body_fields_check(request.data)
         match, created = match_rematch(match_id=match_id, player=request.user.player)
         return Response(
-            match_summary(match_get(match=match)),
+            match_summary(match_get(match=match), request.user.player.id),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
@@ -599,7 +754,7 @@ class MatchResignApi(APIView):
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
         match = match_resign(match_id=match_id, player=request.user.player)
-        return Response(match_summary(match_get(match=match)))
+        return Response(match_summary(match_get(match=match), request.user.player.id))
 
 
 class MatchTalkApi(APIView):

@@ -154,7 +154,10 @@ def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, 
 
 def in_lobby_news(match: Any, *, status_changed: bool) -> bool:
     """Whether this version of `match` concerns the lobby: it waits (created, joined, left), or
-    it has just left the lobby (started, cancelled or expired)."""
+    it has just left the lobby (started, cancelled or expired). A private match is never the
+    lobby's: its guests hear of it on their `me` streams and its own stream."""
+    if getattr(match, "private", False):
+        return False
     return match.status == "waiting" or (status_changed and match.status in ("active", "cancelled"))
 
 
@@ -211,6 +214,35 @@ def tournament_round_on_commit(round_: Any) -> None:
         for player in people
     ]
     transaction.on_commit(lambda: publish(None, events), robust=True)
+
+
+def challenge_on_commit(match: Any, players: list[str], expires_at: Any) -> None:
+    """Once the current transaction commits, tell each of `players` (ids) that they are
+    invited to the private `match` (games.services.invitations): `challenge` on their `me`
+    stream, with the match, its version, who invited them and when the invitation expires."""
+    base = {
+        "type": "challenge",
+        "match": str(match.id),
+        "version": match.version,
+        "by": str(match.created_by_id),
+        "expires_at": expires_at.isoformat().replace("+00:00", "Z"),
+    }
+    events = [(player, dict(base)) for player in players]
+    transaction.on_commit(lambda: publish(None, events), robust=True)
+
+
+def challenge_answered_on_commit(match: Any, player: str, answer: str) -> None:
+    """Once the current transaction commits, tell the creator of the private `match` that the
+    invitee `player` answered (`accepted` or `declined`): `challenge_answered` on their `me`
+    stream."""
+    event = {
+        "type": "challenge_answered",
+        "match": str(match.id),
+        "player": player,
+        "answer": answer,
+    }
+    creator = str(match.created_by_id)
+    transaction.on_commit(lambda: publish(None, [(creator, event)]), robust=True)
 
 
 def token_tag(digest: str) -> str:

@@ -104,6 +104,11 @@ class Match(models.Model):
     # 32 bytes in hex; deal n's seed is HMAC-SHA256(key, "deal:n"), so every table plays the
     # same deals. Null: a fresh seed per deal. The matches with one key are one round's tables.
     seed_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    # A private table (games.services.invitations): shown only to its guests (its seats, its
+    # creator, the people it invites); the others of its open seats are taken by an invitee
+    # accepting, or by whoever brings `join_code` (secret, shown to its creator only).
+    private = models.BooleanField(default=False, db_default=False)
+    join_code = models.CharField(max_length=32, null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -135,6 +140,45 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"match {self.id} ({self.status})"
+
+
+class Invitation(models.Model):
+    """A person invited to a private match (a challenge): pending until they accept (a seat is
+    theirs), decline, or it expires (`expires_at`, PRIVATE_INVITATION_SECONDS after it was
+    sent; games.sweep writes `expired`, and a read treats a pending one past it as expired).
+    While pending it holds one of the match's open seats for them."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+        EXPIRED = "expired"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="invitations")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match_id", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "player"], name="invitation_once_per_match")
+        ]
+        indexes = [
+            # A person's pending challenges (GET /matches?invited=true), and the sweep's scan.
+            models.Index(
+                fields=["player", "-created_at"],
+                name="invitation_pending_player",
+                condition=models.Q(status="pending"),
+            ),
+            models.Index(
+                fields=["expires_at"],
+                name="invitation_pending_expiry",
+                condition=models.Q(status="pending"),
+            ),
+        ]
 
 
 class Seat(models.Model):

@@ -40,6 +40,27 @@ _MATCH_EXAMPLE: dict[str, Any] = {
     "cancel_reason": None,
     "rematch_of": None,
     "next_match": None,
+    "private": False,
+    "join_code": None,
+    "invitations": [],
+}
+
+_PRIVATE_EXAMPLE: dict[str, Any] = {
+    "private": True,
+    "spectators": "none",
+    "join_code": "kq3V0x7mZ1b9Xw2cT5yH8A",
+    "invitations": [
+        {
+            "player": {
+                "id": "6d1f0b2a-7c3e-4e8d-9a5b-1c2d3e4f5a6b",
+                "username": "bora",
+                "display_name": "Bora",
+            },
+            "status": "pending",
+            "expires_at": "2026-03-01T10:10:00.123456Z",
+            "answered_at": None,
+        }
+    ],
 }
 
 
@@ -86,10 +107,16 @@ matches_create = extend_schema(
             request_only=True,
         ),
         OpenApiExample(
-            "a private table",
+            "no spectators",
             value={"seats": 2, "spectators": "none"},
             request_only=True,
         ),
+        OpenApiExample(
+            "a private table, inviting bora",
+            value={"seats": 2, "private": True, "invite": ["bora"]},
+            request_only=True,
+        ),
+        match_example("a private table, as its creator sees it", **_PRIVATE_EXAMPLE),
     ],
 )
 
@@ -107,7 +134,63 @@ matches_join = extend_schema(
     description=(
         "Takes the lowest open seat; the match starts when it was the last. Joining a match in"
         " which the caller sits already changes nothing. Counts towards the caller's "
-        "active-match limit."
+        "active-match limit. A private match seats an invitee (their invitation is accepted)"
+        " or whoever brings its join `code`, while an open seat is not held by others'"
+        " pending invitations; to anyone else, a wrong code included, it is 404 as if it did"
+        " not exist. A join with a `code` is throttled per user (THROTTLE_MATCH_INVITE)."
+    ),
+    examples=[
+        OpenApiExample("an open seat", value={}, request_only=True),
+        OpenApiExample(
+            "a private match's join link",
+            value={"code": "kq3V0x7mZ1b9Xw2cT5yH8A"},
+            request_only=True,
+        ),
+    ],
+)
+
+
+matches_invite = extend_schema(
+    operation_id="matches_invite",
+    summary="Invite people to a private match",
+    description=(
+        "The creator of a waiting private match invites more people by username (a declined or"
+        " expired invitation may be sent again); each gets the event `challenge` on their"
+        " `me` stream, and their invitation holds an open seat for them until it is answered"
+        " or expires (PRIVATE_INVITATION_SECONDS). The version steps once. `400 invalid`"
+        " naming `invite`: an unknown username, the caller, a name twice, a person seated or"
+        " invited already, more people than the open seats not held by pending invitations,"
+        " or a public match. Throttled per user (THROTTLE_MATCH_INVITE)."
+    ),
+    examples=[
+        OpenApiExample("invite two", value={"invite": ["bora", "cem"]}, request_only=True),
+        match_example("a private table, as its creator sees it", **_PRIVATE_EXAMPLE, version=1),
+    ],
+)
+
+
+matches_invitations_accept = extend_schema(
+    operation_id="matches_invitations_accept",
+    summary="Accept an invitation to a private match",
+    description=(
+        "The invitee takes the open seat their pending invitation holds; the match starts if"
+        " it was the last. The creator gets `challenge_answered` on their `me` stream."
+        " Accepting again, seated, changes nothing. A declined or expired invitation is"
+        " `409 invitation_not_pending` (`detail.status`). No body; throttled per user"
+        " (THROTTLE_MATCH_INVITE)."
+    ),
+)
+
+
+matches_invitations_decline = extend_schema(
+    operation_id="matches_invitations_decline",
+    summary="Decline an invitation to a private match",
+    description=(
+        "The invitee declines: the seat their invitation held is open again, for the others"
+        " the creator invites (by name or by the join link), never for the lobby. The version"
+        " steps once and the creator gets `challenge_answered`. Declining again changes"
+        " nothing; an accepted or expired invitation is `409 invitation_not_pending`. No body;"
+        " throttled per user (THROTTLE_MATCH_INVITE)."
     ),
 )
 

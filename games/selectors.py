@@ -9,7 +9,8 @@ from typing import Any, cast
 from uuid import UUID
 
 from django.db import connection
-from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, prefetch_related_objects
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import engine
@@ -19,7 +20,7 @@ from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
 from . import sql
-from .models import Deal, DealAnalysis, Match, Move, Seat
+from .models import Deal, DealAnalysis, Invitation, Match, Move, Seat
 
 # A long-poll waits for the NOTIFY that a version change sends on PostgreSQL (trigger of
 # migration 0003), re-checking the version at least every LONG_POLL_RECHECK s; elsewhere it
@@ -40,11 +41,14 @@ def seat_of(match: Match, player_id: Any) -> int | None:
     return None
 
 
-def match_get(*, match_id: UUID | str | None = None, match: Match | None = None) -> Match:
+def match_get(
+    *, match_id: UUID | str | None = None, match: Match | None = None, viewer_id: Any = False
+) -> Match:
     """The match with its seats (and their players) and deals, as match_summary reads them:
     by `match_id` (404 if there is none), or onto `match`, a row in hand (e.g. the one a service
     has just written), without reading it again and fetching only the relations it does not
-    hold yet. Give exactly one of the two."""
+    hold yet. Give exactly one of the two. `viewer_id`, the caller's player id (None:
+    anonymous): 404 if the match is hidden from them (match_guest)."""
     if (match_id is None) == (match is None):
         raise ValueError("give exactly one of match_id and match")
     related = _summary_related()
@@ -54,17 +58,61 @@ def match_get(*, match_id: UUID | str | None = None, match: Match | None = None)
     # The guard above: with no `match`, `match_id` is given.
     by_id = Match.objects.filter(id=cast("UUID | str", match_id))
     found = by_id.prefetch_related(*related).first()
-    if found is None:
+    if found is None or (viewer_id is not False and not match_guest(found, viewer_id)):
         raise ApplicationError("not_found", "No such match.")
     return found
 
 
-def match_list(*, status: str | None = None, player_id: UUID | None = None) -> QuerySet[Match]:
+def match_guest(match: Match, player_id: Any) -> bool:
+    """Whether the player `player_id` (None: anonymous) may see `match`: anyone a public
+    match; a private one (games.services.invitations) its seats, its creator and the people
+    it invited, whatever they answered."""
+    if not match.private:
+        return True
+    if player_id is None:
+        return False
+    if seat_of(match, player_id) is not None or str(match.created_by_id) == str(player_id):
+        return True
+    return Invitation.objects.filter(match_id=match.id, player_id=player_id).exists()
+
+
+def match_hidden_check(match: Match, player_id: Any) -> None:
+    """404 `not_found` (as if `match` did not exist) to a caller it is hidden from."""
+    if not match_guest(match, player_id):
+        raise ApplicationError("not_found", "No such match.")
+
+
+def _guest_of(player_id: Any) -> Q:
+    """The matches the player `player_id` may see in a list (match_guest), None: anonymous."""
+    if player_id is None:
+        return Q(private=False)
+    seated = Seat.objects.filter(match_id=OuterRef("pk"), player_id=player_id)
+    invited = Invitation.objects.filter(match_id=OuterRef("pk"), player_id=player_id)
+    return Q(private=False) | Q(created_by_id=player_id) | Exists(seated) | Exists(invited)
+
+
+def match_list(
+    *,
+    status: str | None = None,
+    player_id: UUID | None = None,
+    viewer_id: Any = None,
+    invited: bool = False,
+) -> QuerySet[Match]:
     """Matches newest first by `listed_at` (their created_at): of one player, read from that
-    player's seats by the index (player, match_created_at) in that order."""
-    matches = Match.objects.all()
+    player's seats by the index (player, match_created_at) in that order. Only those the
+    caller `viewer_id` (None: anonymous) may see (match_guest); `invited`: the waiting private
+    matches to which the caller has a pending invitation (their challenges)."""
+    matches = Match.objects.filter(_guest_of(viewer_id))
     if status:
         matches = matches.filter(status=status)
+    if invited:
+        pending = Invitation.objects.filter(
+            match_id=OuterRef("pk"),
+            player_id=viewer_id,
+            status=Invitation.Status.PENDING,
+            expires_at__gt=timezone.now(),
+        )
+        matches = matches.filter(Exists(pending), status=Match.Status.WAITING)
     if player_id:
         matches = matches.filter(seats__player_id=player_id).annotate(
             listed_at=F("seats__match_created_at")
@@ -129,6 +177,8 @@ def match_viewer_get(
     if match is None:
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player.id if player is not None else None)
+    if seat is None:
+        match_hidden_check(match, player.id if player is not None else None)
     if seat is None and match.spectators != Match.Spectators.PUBLIC:
         raise ApplicationError("spectators_not_allowed")
     if seat is None and live and match.seed_key is not None and shared_deals_pending(match):

@@ -11,9 +11,10 @@ deal's (docs/architecture.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiExample, extend_schema_serializer
 from rest_framework import serializers
@@ -21,7 +22,7 @@ from rest_framework import serializers
 from games import engine
 from pisyedili_api.serializers import body_fields_check
 
-from .models import Deal, Match, Move
+from .models import Deal, Invitation, Match, Move
 from .selectors import shared_deals_pending
 
 CARD_PATTERN = r"^(?:[2-9]|10|[JQKAjqka])[CDHScdhs]$"
@@ -52,6 +53,29 @@ class DealSummarySerializer(serializers.Serializer):
     winners = serializers.ListField(child=serializers.IntegerField())
     reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"], allow_null=True)
     penalties = serializers.ListField(child=serializers.IntegerField())
+
+
+class InvitedPlayerSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "InvitedPlayer"
+
+    id = serializers.UUIDField()
+    username = serializers.CharField()
+    display_name = serializers.CharField()
+
+
+class InvitationSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "MatchInvitation"
+
+    player = InvitedPlayerSerializer()
+    status = serializers.ChoiceField(
+        choices=Invitation.Status.values,
+        help_text="`pending` until accepted, declined, or expired (past `expires_at`, or the"
+        " match no longer waiting for players).",
+    )
+    expires_at = serializers.DateTimeField()
+    answered_at = serializers.DateTimeField(allow_null=True)
 
 
 class MatchSerializer(serializers.Serializer):
@@ -85,6 +109,17 @@ class MatchSerializer(serializers.Serializer):
     )
     next_match = serializers.UUIDField(
         allow_null=True, help_text="This match's rematch, once someone has asked for it."
+    )
+    private = serializers.BooleanField(
+        help_text="A private table: shown only to its seats, its creator and its invitees."
+    )
+    join_code = serializers.CharField(
+        allow_null=True,
+        help_text="A private match's join code (`…/join` with `code`): shown to its creator"
+        " only; null for anyone else and on a public match.",
+    )
+    invitations = InvitationSerializer(
+        many=True, help_text="A private match's invitations, oldest first; empty on a public one."
     )
 
 
@@ -362,10 +397,12 @@ class PaginatedMatchSerializer(serializers.Serializer):
 # ---- response bodies ----
 
 
-def match_summary(match: Match) -> dict[str, Any]:
+def match_summary(match: Match, viewer_id: Any = None) -> dict[str, Any]:
     """The public `<match>` object of docs/api.md (no card, no seed). A deal another table of
     a duplicate round still plays shows no result, and the totals count only the deals shown
-    (selectors.shared_deals_pending)."""
+    (selectors.shared_deals_pending). A private match's join code is shown to its creator
+    only (`viewer_id`: the caller's player id), its invitations to its guests (the only
+    callers shown a private match)."""
     seats = {row.seat: row for row in match.seat_rows}  # type: ignore[attr-defined]
     deals = sorted(match.deal_rows, key=lambda d: d.number)  # type: ignore[attr-defined]
     pending = shared_deals_pending(match)
@@ -422,7 +459,51 @@ def match_summary(match: Match) -> dict[str, Any]:
         "cancel_reason": match.cancel_reason,
         "rematch_of": None if match.rematch_of_id is None else str(match.rematch_of_id),
         "next_match": None if match.next_match_id is None else str(match.next_match_id),
+        "private": match.private,
+        "join_code": (
+            match.join_code
+            if match.private
+            and viewer_id is not None
+            and str(viewer_id) == str(match.created_by_id)
+            else None
+        ),
+        "invitations": invitations_summary(match) if match.private else [],
     }
+
+
+def invitations_attach(matches: Iterable[Match]) -> None:
+    """Read the invitations of the private ones of `matches` in one query, for match_summary
+    (`invitation_rows`); public matches have none."""
+    private = {m.id: m for m in matches if m.private and not hasattr(m, "invitation_rows")}
+    if not private:
+        return
+    for match in private.values():
+        match.invitation_rows = []  # type: ignore[attr-defined]
+    rows = Invitation.objects.filter(match_id__in=private).select_related("player")
+    for row in rows.order_by("created_at", "id"):
+        private[row.match_id].invitation_rows.append(row)  # type: ignore[attr-defined]
+
+
+def invitations_summary(match: Match) -> list[dict[str, Any]]:
+    """`<match>.invitations`: each invitee with their invitation's status as read now (a
+    pending one past its expiry is expired: games.services.invitations.invitation_status)."""
+    from .services.invitations import invitation_status
+
+    invitations_attach([match])
+    now = timezone.now()
+    return [
+        {
+            "player": {
+                "id": str(row.player.id),
+                "username": row.player.username,
+                "display_name": row.player.display_name,
+            },
+            "status": invitation_status(row, match, now),
+            "expires_at": row.expires_at,
+            "answered_at": row.answered_at,
+        }
+        for row in match.invitation_rows  # type: ignore[attr-defined]
+    ]
 
 
 def state_view(match: Match, seat: int, state: engine.State | None = None) -> dict[str, Any]:

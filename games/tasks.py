@@ -13,7 +13,7 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.deal_luck(match_id, deal_number)` | analysis | a scored deal's luck by seat, once |
 | `games.deal_analyse(match_id, deal_number)` | analysis | a requested deal's move analysis, once |
 | `games.match_luck_count(match_id)` | analysis | a settled match's luck on the boards, once |
-| `games.sweep()` | scoring | beat: re-send stuck work; expire waiting matches and old records |
+| `games.sweep()` | scoring | beat: re-send stuck work; expire what waited too long |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
 | `games.queue_pair()` | scoring | beat: pair the quick-play queue; end the waits that ended |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
@@ -130,6 +130,10 @@ def sweep() -> dict[str, int]:
     cancelled = services.matches_waiting_expire()
     if cancelled:
         logger.info("sweep cancelled %d matches waiting past MATCH_WAITING_TTL", cancelled)
+    # Private tables' invitations past PRIVATE_INVITATION_SECONDS (bounded batches).
+    expired_invitations = services.invitations_expire()
+    if expired_invitations:
+        logger.info("sweep marked %d invitations expired", expired_invitations)
     return counts
 
 

@@ -10,6 +10,17 @@ urlpatterns = [
     path("matches", apis.MatchListCreateApi.as_view(), name="match-list"),
     path("matches/<uuid:match_id>", apis.MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<uuid:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),
+    path("matches/<uuid:match_id>/invite", apis.MatchInviteApi.as_view(), name="match-invite"),
+    path(
+        "matches/<uuid:match_id>/invitations/accept",
+        apis.InvitationAcceptApi.as_view(),
+        name="match-invitation-accept",
+    ),
+    path(
+        "matches/<uuid:match_id>/invitations/decline",
+        apis.InvitationDeclineApi.as_view(),
+        name="match-invitation-decline",
+    ),
     path("matches/<uuid:match_id>/leave", apis.MatchLeaveApi.as_view(), name="match-leave"),
     path("matches/<uuid:match_id>/cancel", apis.MatchCancelApi.as_view(), name="match-cancel"),
     path("matches/<uuid:match_id>/rematch", apis.MatchRematchApi.as_view(), name="match-rematch"),

@@ -54,6 +54,10 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "match_full": (409, _("The match is full or has started.")),
     "match_not_waiting": (409, _("The match is no longer waiting for players.")),
     "match_not_finished": (409, _("The match is not finished.")),
+    "invitation_not_pending": (
+        409,
+        _("This invitation is no longer open: it was answered or has expired."),
+    ),
     "deal_not_over": (
         409,
         _("The deal is still being played: its replay and analysis come once it is over."),

@@ -239,6 +239,9 @@ REST_FRAMEWORK = {
         "match_talk": os.environ.get("THROTTLE_MATCH_TALK", "10/min"),
         # Per user: POST /queue and POST /queue/leave, quick play (games.apis).
         "queue": os.environ.get("THROTTLE_QUEUE", "30/min"),
+        # Per user: private tables' POST …/invite, …/invitations/accept|decline and a join
+        # that brings a join code (games.apis).
+        "match_invite": os.environ.get("THROTTLE_MATCH_INVITE", "30/min"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.
@@ -543,3 +546,5 @@ MAX_BOT_MATCHES_PER_PLAYER = int(os.environ.get("MAX_BOT_MATCHES_PER_PLAYER", "5
 MAX_DEALS_PER_MATCH = int(os.environ.get("MAX_DEALS_PER_MATCH", "20"))
 # games.sweep cancels a match still waiting for players this many seconds after its creation.
 MATCH_WAITING_TTL = int(os.environ.get("MATCH_WAITING_TTL", "3600"))
+# An invitation to a private match expires this many seconds after it was sent.
+PRIVATE_INVITATION_SECONDS = int(os.environ.get("PRIVATE_INVITATION_SECONDS", "600"))

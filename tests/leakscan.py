@@ -6,7 +6,9 @@ database at scan time:
 - no seed of a deal in progress appears anywhere in the body;
 - no card that is now in another seat's hand or in the stock appears as a card value in the
   parts of the body that describe the live deal (a `deal` context equal to the live deal). A
-  viewer at no seat (a spectator, signed in or anonymous) may see no card of any hand at all.
+  viewer at no seat (a spectator, signed in or anonymous) may see no card of any hand at all;
+- no private match's id appears in a body for a viewer it is hidden from (games.selectors.
+  match_guest), and its join code only in its creator's.
 Violations are collected and fail the test that produced them (autouse fixture). The live
 tests' event reader (tests/live/sse.py) scans every event it receives with `scan_event`.
 """
@@ -26,6 +28,7 @@ MATCH_PATH_RE = re.compile(r"^/api/v1/matches/([0-9a-fA-F-]{36})(/.*)?$")
 # A deal's own routes (its reveal, its replay and its analysis) speak of that deal only.
 DEAL_PATH_RE = re.compile(r"^/deals/(\d+)(?:/replay|/analysis)?$")
 SSE_DATA_RE = re.compile(r"^data: ?(.*)$", re.MULTILINE)
+UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 VIOLATIONS: list[str] = []
 # While DEFER is set (query-count pins), bodies are kept and scanned by `scan_deferred()` later,
@@ -102,6 +105,7 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     for seed in Deal.objects.filter(status=Deal.Status.ACTIVE).values_list("seed", flat=True):
         if bytes(seed).hex() in raw:
             found.append(f"{path}: seed of a deal in progress")
+    found.extend(_private_leaks(path, raw, viewer))
     matched = MATCH_PATH_RE.match(path)
     if not matched:
         return found
@@ -124,6 +128,24 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     for code in _strings_in_deal(body, match.current_deal, context):
         if code in hidden:
             found.append(f"{path}: card {code} is hidden from seat {seat}")
+    return found
+
+
+def _private_leaks(path: str, raw: str, viewer: str | None) -> list[str]:
+    """A private match named to a viewer it is hidden from, or its join code to anyone but its
+    creator. The answer to a leave is the match just left: its caller was a guest a moment ago."""
+    from games.models import Match
+    from games.selectors import match_guest
+
+    ids = set(UUID_RE.findall(raw))
+    if not ids or path.endswith("/leave"):
+        return []
+    found = []
+    for match in Match.objects.filter(id__in=ids, private=True):
+        if not match_guest(match, viewer):
+            found.append(f"{path}: private match {match.id} shown to a viewer it is hidden from")
+        elif match.join_code and match.join_code in raw and str(match.created_by_id) != viewer:
+            found.append(f"{path}: the join code of {match.id} shown to another than its creator")
     return found
 
 

@@ -6,6 +6,7 @@
 - scoring: close a deal, score it, settle the match, the seats' totals;
 - resign: a person gives up a match, the reference bot plays their seat;
 - queue: quick play, the queue and its pairing;
+- invitations: private tables, their invitations (challenges) and join codes;
 - talk: a seat says a preset phrase to its table (nothing stored);
 - analysis: each deal's luck, the boards' skill, a deal's move analysis on request.
 
@@ -21,6 +22,13 @@ from .analysis import (
     deal_luck,
     deal_skill_backfill,
     match_luck_count,
+)
+from .invitations import (
+    INVITATION_EXPIRE_BATCH,
+    invitation_accept,
+    invitation_decline,
+    invitations_expire,
+    match_invite,
 )
 from .lifecycle import (
     MIN_SEATS,
@@ -49,6 +57,11 @@ from .scoring import deal_score, match_settle
 from .talk import TALK_PHRASES, match_talk
 
 __all__ = [
+    "INVITATION_EXPIRE_BATCH",
+    "invitation_accept",
+    "invitation_decline",
+    "invitations_expire",
+    "match_invite",
     "IDEMPOTENCY_EXPIRE_BATCH",
     "IDEMPOTENCY_EXPIRE_BATCHES",
     "MIN_SEATS",

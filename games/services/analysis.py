@@ -55,7 +55,7 @@ from players.models import Player
 from players.services import SeatLuck, player_boards_luck_add, player_luck_add
 
 from ..models import DEAL_ANALYSIS_CONSTRAINT, Deal, DealAnalysis, DealLuck, Match, Move
-from ..selectors import shared_deals_pending
+from ..selectors import match_hidden_check, shared_deals_pending
 from .lifecycle import _violates
 from .locks import match_lock
 
@@ -351,6 +351,8 @@ def deal_analysis_request(
             raise ApplicationError("not_authenticated", _SEATS_ONLY)
         raise ApplicationError("not_found", "No such match.")
     seated = player is not None and str(player.id) in match.seat_players
+    if player is not None and not seated:
+        match_hidden_check(match, player.id)
     public = getattr(match, "spectators", "public") == "public"
     if not seated and not (match.status == Match.Status.FINISHED and public):
         raise ApplicationError("not_authenticated" if player is None else "not_seated", _SEATS_ONLY)

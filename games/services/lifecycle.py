@@ -27,7 +27,8 @@ from players.services import bot_player_get_or_create
 
 from .. import clock, events
 from ..models import REMATCH_CONSTRAINT, Deal, Match, Seat
-from ..selectors import seat_of
+from ..selectors import match_hidden_check, seat_of
+from . import invitations
 from .locks import match_lock
 
 logger = logging.getLogger(__name__)
@@ -87,16 +88,22 @@ def match_create(
     rules: Mapping[str, Any] | None = None,
     seated: Sequence[Player] | None = None,
     turn_seconds: int | None = None,
-    spectators: str = Match.Spectators.PUBLIC,
+    spectators: str | None = None,
     seed_key: str | None = None,
+    private: bool = False,
+    invite: Sequence[str] = (),
 ) -> Match:
     """A new match: the creator takes seat 0, bots the next seats; it starts once full.
 
     `seated` (organizers' tools, e.g. tournaments): these distinct players take seats 0.. in
     order instead of the creator and `bots`; bot players among them play by their strategy.
     `turn_seconds`: the turn clock (games.clock), None for none. `spectators`: who may watch
-    (Match.Spectators). `seed_key`: a seed source the match shares with others (duplicate
-    tournaments, Match.seed_key), None for fresh seeds."""
+    (Match.Spectators; None: `public`, `none` for a private match). `seed_key`: a seed source
+    the match shares with others (duplicate tournaments, Match.seed_key), None for fresh seeds.
+    `private`: a private table (games.services.invitations) with a join code, inviting the
+    people named by `invite` (usernames)."""
+    if spectators is None:
+        spectators = Match.Spectators.NONE if private else Match.Spectators.PUBLIC
     if turn_seconds is not None and not (
         clock.TURN_SECONDS_MIN <= turn_seconds <= clock.TURN_SECONDS_MAX
     ):
@@ -132,6 +139,12 @@ def match_create(
     if len(occupants) > seats or len({p.id for p in occupants}) < len(occupants):
         message = _("seated: at most %(seats)d distinct players") % {"seats": seats}
         raise ApplicationError("invalid", message, {"seated": [message]})
+    if invite and not private:
+        message = _("only a private match invites people")
+        raise ApplicationError("invalid", message, {"invite": [message]})
+    invitees = invitations.invitees_resolve(
+        usernames=invite, creator=player, match=None, open_seats=seats - len(occupants)
+    )
 
     with transaction.atomic():
         seat_players: list[str | None] = [str(p.id) for p in occupants]
@@ -149,12 +162,16 @@ def match_create(
             turn_seconds=turn_seconds,
             spectators=spectators,
             seed_key=seed_key,
+            private=private,
+            join_code=invitations.join_code_new() if private else None,
         )
         seat_rows = _match_insert(
             match,
             [Seat(match=match, seat=i, player=p) for i, p in enumerate(occupants)],
             limits_of=player if seated is None else None,
         )
+        if invitees:
+            invitations.invitations_send(match, invitees)
     _related_known(match, seats=seat_rows, deals=_deals_known(match))
     return match
 
@@ -234,32 +251,19 @@ def _limits_check(active: Sequence[Any], *, bots_only: bool) -> None:
 _SEAT_CONSTRAINTS = ("seat_unique_per_match", "player_once_per_match")
 
 
-def match_join(*, match_id: UUID, player: Player) -> Match:
-    """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409."""
+def match_join(*, match_id: UUID, player: Player, code: str | None = None) -> Match:
+    """Take the lowest open seat; joining a match you sit in is a no-op. Full/started → 409.
+    A private match seats only an invitee (their invitation is accepted) or the bearer of its
+    join `code` (invitations.private_admit); to anyone else it is 404, as if it did not exist."""
     try:
         with transaction.atomic():
-            match, _ = match_lock(match_id)
+            match, _lookup = match_lock(match_id)
             if match is None:
                 raise ApplicationError("not_found", "No such match.")
             if seat_of(match, player.id) is not None:
                 return match
-            if match.status != Match.Status.WAITING or None not in match.seat_players:
-                raise ApplicationError("match_full")
-            # A match someone joins has two people at least: only the overall limit applies.
-            # Counted under the joiner's row lock, as a create counts: two joins (or a join and
-            # a create) of one player at once are counted one after the other.
-            _limits_check_locked(player, bots_only=False)
-            seat = match.seat_players.index(None)
-            Seat.objects.create(
-                match=match, seat=seat, player=player, match_created_at=match.created_at
-            )
-            match.seat_players[seat] = str(player.id)
-            match.version += 1
-            started = None not in match.seat_players
-            if started:
-                _match_start(match)
-            _match_write(match, "seat_players", "version", *(_START_FIELDS if started else ()))
-            _after_commit_bot_turn(match)
+            invitation = invitations.private_admit(match, player, code) if match.private else None
+            seat_take_locked(match, player, invitation=invitation)
     except IntegrityError as exc:
         # Under the match row lock the seat rows follow seat_players, so a seat's unique
         # constraints only trip over a row written behind this service; the join rolled back.
@@ -269,6 +273,29 @@ def match_join(*, match_id: UUID, player: Player) -> Match:
         raise ApplicationError("match_full") from None
     _related_known(match, deals=_deals_known(match))
     return match
+
+
+def seat_take_locked(match: Match, player: Player, *, invitation: Any = None) -> None:
+    """`player` takes the lowest open seat of the locked `match` (inside the caller's
+    transaction): it starts when that was the last; `invitation`, the one accepted by taking
+    it. 409 `match_full`, `too_many_active_matches`."""
+    if match.status != Match.Status.WAITING or None not in match.seat_players:
+        raise ApplicationError("match_full")
+    # A match someone joins has two people at least: only the overall limit applies.
+    # Counted under the joiner's row lock, as a create counts: two joins (or a join and
+    # a create) of one player at once are counted one after the other.
+    _limits_check_locked(player, bots_only=False)
+    seat = match.seat_players.index(None)
+    Seat.objects.create(match=match, seat=seat, player=player, match_created_at=match.created_at)
+    match.seat_players[seat] = str(player.id)
+    match.version += 1
+    started = None not in match.seat_players
+    if started:
+        _match_start(match)
+    if invitation is not None:
+        invitations.invitation_accepted(match, invitation)
+    _match_write(match, "seat_players", "version", *(_START_FIELDS if started else ()))
+    _after_commit_bot_turn(match)
 
 
 def _violates(exc: IntegrityError, model: type[Any], name: str) -> bool:
@@ -379,6 +406,7 @@ def match_leave(*, match_id: UUID | str, player: Player) -> Match:
             raise ApplicationError("not_found", "No such match.")
         seat = seat_of(match, player.id)
         if seat is None:
+            match_hidden_check(match, player.id)
             raise ApplicationError("not_seated")
         if match.status != Match.Status.WAITING:
             raise ApplicationError("match_not_waiting")
@@ -406,6 +434,7 @@ def match_cancel(*, match_id: UUID | str, player: Player) -> Match:
         if match is None:
             raise ApplicationError("not_found", "No such match.")
         if str(match.created_by_id) != str(player.id):
+            match_hidden_check(match, player.id)
             raise ApplicationError("not_creator")
         if match.status != Match.Status.WAITING:
             raise ApplicationError("match_not_waiting")
@@ -457,6 +486,7 @@ def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]
                 raise ApplicationError("not_found", "No such match.")
             seat = seat_of(previous, player.id)
             if seat is None:
+                match_hidden_check(previous, player.id)
                 raise ApplicationError("not_seated")
             if previous.status != Match.Status.FINISHED:
                 raise ApplicationError("match_not_finished")
@@ -497,6 +527,8 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
         spectators=previous.spectators,
         first_opener=(previous.first_opener + 1) % seats,
         rematch_of=previous,
+        private=previous.private,
+        join_code=invitations.join_code_new() if previous.private else None,
     )
     _match_insert(
         match,
@@ -509,4 +541,9 @@ def _rematch_create(previous: Match, seat: int, player: Player) -> Match:
     )
     previous.next_match = match
     _match_write(previous, "next_match_id")
+    if match.private:
+        # A private table's rematch invites the other people of the finished match.
+        others = [h for s, h in enumerate(previous.seat_players) if h and not bots[s]]
+        people = Player.objects.filter(id__in=others, deleted_at__isnull=True).exclude(id=player.id)
+        invitations.invitations_send(match, list(people))
     return match

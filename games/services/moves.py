@@ -34,7 +34,7 @@ from pisyedili_api.renderers import JSONRenderer
 from .. import clock, events, sql
 from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
 from ..models import Move as MoveRow
-from ..selectors import seat_of
+from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn, _match_write, _violates
 from .locks import CallerLookup, match_lock
 from .scoring import _CLOSE_FIELDS, _deal_close
@@ -134,6 +134,7 @@ def _apply_locked(
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player_id)
     if seat is None:
+        match_hidden_check(match, player_id)
         raise ApplicationError("not_seated")
     if idempotency_key:
         record = IdempotencyRecord.objects.filter(

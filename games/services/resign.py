@@ -22,7 +22,7 @@ from players.models import Player
 
 from .. import clock, events
 from ..models import Match, Seat
-from ..selectors import seat_of
+from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn
 from .locks import match_lock
 from .scoring import _deal_claim, _deal_record, _seats_save_totals, match_final_places
@@ -39,6 +39,7 @@ def match_resign(*, match_id: UUID | str, player: Player) -> Match:
             raise ApplicationError("not_found", "No such match.")
         seat = seat_of(match, player.id)
         if seat is None:
+            match_hidden_check(match, player.id)
             raise ApplicationError("not_seated")
         if seat in match.resigned:
             return match  # resigned already: the same answer, nothing changes

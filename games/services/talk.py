@@ -17,7 +17,7 @@ from players.models import Player
 
 from .. import events
 from ..models import Match
-from ..selectors import match_read, seat_of
+from ..selectors import match_hidden_check, match_read, seat_of
 
 # The phrases a seat may say, by id: "Good game", "Well played", "Oops", "Your turn…".
 TALK_PHRASES = ("good_game", "well_played", "oops", "your_turn")
@@ -35,6 +35,7 @@ def match_talk(*, match_id: UUID | str, player: Player, phrase: str) -> dict[str
         raise ApplicationError("not_found", "No such match.")
     seat = seat_of(match, player.id)
     if seat is None:
+        match_hidden_check(match, player.id)
         raise ApplicationError("not_seated")
     if match.status not in _TALKING:
         raise ApplicationError("match_not_active")

@@ -1,5 +1,5 @@
 """Every per-match route × {seated player, other player, anonymous} × {a match open to
-spectators, one that is not}: nothing beyond docs/api.md."""
+spectators, one that is not, a private one}: nothing beyond docs/api.md."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ MATRIX = {
     ("POST", "/talk"): (200, 403, 401),
     # Deal 1 is being played: 409 for the seat; a seat's only until the match is finished.
     ("GET", "/deals/1/analysis"): (409, 403, 401),
+    # Private tables' routes on this public match (sent as {"invite": ["x"]}): a public match
+    # invites nobody (400), nobody has an invitation to answer.
+    ("POST", "/invite"): (400, 403, 401),
+    ("POST", "/invitations/accept"): (403, 403, 401),
+    ("POST", "/invitations/decline"): (403, 403, 401),
 }
 # Where a match with `spectators: none` answers otherwise: nobody but its seats sees it.
 PRIVATE = {
@@ -47,6 +52,9 @@ ROUTE_CODES = {
     ("POST", "/leave"): {409: "match_not_waiting"},
     ("POST", "/cancel"): {403: "not_creator", 409: "match_not_waiting"},
     ("POST", "/rematch"): {409: "match_not_finished"},
+    ("POST", "/invite"): {400: "invalid", 403: "not_creator"},
+    ("POST", "/invitations/accept"): {403: "not_invited"},
+    ("POST", "/invitations/decline"): {403: "not_invited"},
     ("GET", "/deals/1/replay"): {409: "deal_not_over"},
     ("GET", "/deals/1/analysis"): {409: "deal_not_over"},
 }
@@ -74,23 +82,42 @@ def test_matrix_covers_every_per_match_route():
     assert per_match_routes() == {suffix for _, suffix in MATRIX}
 
 
-@pytest.fixture(params=["public", "none"])
+# A private match (`private: true`, its second seat invited and accepted): to anyone else it
+# is 404 on every route, as a match that does not exist (401 first where a token is needed);
+# its creator's answers as on a `spectators: none` match, but these.
+PRIVATE_TABLE_SEATED = {
+    ("POST", "/invite"): (409, "match_not_waiting"),
+}
+
+
+@pytest.fixture(params=["public", "none", "private"])
 def table(request, make_player, client_for, api):
-    (_, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()
+    (_, ta), (second_player, tb), (_, tc) = make_player(), make_player(), make_player()
     seated, second, other = client_for(ta), client_for(tb), client_for(tc)
-    match = create_match(seated, spectators=request.param)
-    second.post(f"/api/v1/matches/{match['id']}/join")
+    if request.param == "private":
+        match = create_match(seated, private=True, invite=[second_player.username])
+        second.post(f"/api/v1/matches/{match['id']}/invitations/accept")
+    else:
+        match = create_match(seated, spectators=request.param)
+        second.post(f"/api/v1/matches/{match['id']}/join")
     return {
         "id": match["id"],
         "seated": seated,
         "other": other,
         "anonymous": api,
-        "spectators": request.param,
+        "spectators": "none" if request.param == "private" else request.param,
+        "private": request.param == "private",
     }
 
 
 def expected_answer(table, method, suffix, who) -> tuple[int, str | None]:
     """The status and (for a refusal) the code of `who` calling the route on `table`."""
+    if table["private"] and who != "seated":
+        if who == "anonymous" and MATRIX[(method, suffix)][2] == 401:
+            return 401, "not_authenticated"
+        return 404, "not_found"
+    if table["private"] and (method, suffix) in PRIVATE_TABLE_SEATED:
+        return PRIVATE_TABLE_SEATED[(method, suffix)]
     private = table["spectators"] == "none"
     statuses = PRIVATE.get((method, suffix)) if private else None
     status = (statuses or MATRIX[(method, suffix)])[["seated", "other", "anonymous"].index(who)]
@@ -106,6 +133,8 @@ def call(client, method, url, version):
     body = {"action": "draw", "version": version} if url.endswith("/moves") else {}
     if url.endswith("/talk"):
         body = {"phrase": "oops"}
+    if url.endswith("/invite"):
+        body = {"invite": ["x"]}
     return client.post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="same-key")
 
 
@@ -158,7 +187,9 @@ def test_other_player_cannot_replay_a_seated_players_idempotency_key(table):
     first = table["seated"].post(url, move, format="json", HTTP_IDEMPOTENCY_KEY="k")
     assert first.status_code == 200
     stolen = table["other"].post(url, move, format="json", HTTP_IDEMPOTENCY_KEY="k")
-    assert stolen.status_code == 403 and "hand" not in stolen.json()
+    # Another player has no seat; a private table's outsider is told there is no match.
+    assert stolen.status_code == (404 if table["private"] else 403), stolen.content
+    assert "hand" not in stolen.json()
 
 
 # The move POST checks its token in the statement that locks the match (no lookup of its own):

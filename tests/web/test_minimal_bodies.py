@@ -25,6 +25,8 @@ MINIMAL_BODIES = {
     "/api/v1/auth/account/delete": {"password": "s3cret-pass"},
     "/api/v1/auth/stream-ticket": {"path": "/api/v1/me/events"},
     "/api/v1/matches": {"seats": 2, "bots": ["greedy"]},
+    "/api/v1/matches/{match_id}/join": {},
+    "/api/v1/matches/{match_id}/invite": {"invite": ["bora"]},
     "/api/v1/matches/{match_id}/moves": {"action": "draw", "version": 17},
     "/api/v1/matches/{match_id}/talk": {"phrase": "good_game"},
     "/api/v1/queue": {"seats": 2, "wait_seconds": 30},

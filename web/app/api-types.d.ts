@@ -368,6 +368,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/matches/{match_id}/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation to a private match
+         * @description The invitee takes the open seat their pending invitation holds; the match starts if it was the last. The creator gets `challenge_answered` on their `me` stream. Accepting again, seated, changes nothing. A declined or expired invitation is `409 invitation_not_pending` (`detail.status`). No body; throttled per user (THROTTLE_MATCH_INVITE).
+         */
+        post: operations["matches_invitations_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/matches/{match_id}/invitations/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an invitation to a private match
+         * @description The invitee declines: the seat their invitation held is open again, for the others the creator invites (by name or by the join link), never for the lobby. The version steps once and the creator gets `challenge_answered`. Declining again changes nothing; an accepted or expired invitation is `409 invitation_not_pending`. No body; throttled per user (THROTTLE_MATCH_INVITE).
+         */
+        post: operations["matches_invitations_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/matches/{match_id}/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite people to a private match
+         * @description The creator of a waiting private match invites more people by username (a declined or expired invitation may be sent again); each gets the event `challenge` on their `me` stream, and their invitation holds an open seat for them until it is answered or expires (PRIVATE_INVITATION_SECONDS). The version steps once. `400 invalid` naming `invite`: an unknown username, the caller, a name twice, a person seated or invited already, more people than the open seats not held by pending invitations, or a public match. Throttled per user (THROTTLE_MATCH_INVITE).
+         */
+        post: operations["matches_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/matches/{match_id}/join": {
         parameters: {
             query?: never;
@@ -379,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * Join a match
-         * @description Takes the lowest open seat; the match starts when it was the last. Joining a match in which the caller sits already changes nothing. Counts towards the caller's active-match limit.
+         * @description Takes the lowest open seat; the match starts when it was the last. Joining a match in which the caller sits already changes nothing. Counts towards the caller's active-match limit. A private match seats an invitee (their invitation is accepted) or whoever brings its join `code`, while an open seat is not held by others' pending invitations; to anyone else, a wrong code included, it is 404 as if it did not exist. A join with a `code` is throttled per user (THROTTLE_MATCH_INVITE).
          */
         post: operations["matches_join"];
         delete?: never;
@@ -1143,6 +1203,7 @@ export interface components {
          *     * `illegal_move` - illegal_move
          *     * `invalid` - invalid
          *     * `invalid_move` - invalid_move
+         *     * `invitation_not_pending` - invitation_not_pending
          *     * `invitations_pending` - invitations_pending
          *     * `match_full` - match_full
          *     * `match_not_active` - match_not_active
@@ -1172,7 +1233,13 @@ export interface components {
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "already_queued" | "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_queued" | "not_seated" | "not_your_turn" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
+        ErrorCodeEnum: "already_queued" | "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitation_not_pending" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_queued" | "not_seated" | "not_your_turn" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
+        InvitedPlayer: {
+            /** Format: uuid */
+            id: string;
+            username: string;
+            display_name: string;
+        };
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -1269,6 +1336,12 @@ export interface components {
              * @description This match's rematch, once someone has asked for it.
              */
             next_match: string | null;
+            /** @description A private table: shown only to its seats, its creator and its invitees. */
+            private: boolean;
+            /** @description A private match's join code (`…/join` with `code`): shown to its creator only; null for anyone else and on a public match. */
+            join_code: string | null;
+            /** @description A private match's invitations, oldest first; empty on a public one. */
+            invitations: components["schemas"]["MatchInvitation"][];
         };
         /** @description A request body: its unknown fields are refused before any other check. */
         MatchCreateRequest: {
@@ -1282,14 +1355,54 @@ export interface components {
             /** @description Turn clock: seconds a person has per turn; past it the greedy move is played for them (by_bot in the move log). Null or absent: no clock. */
             turn_seconds?: number | null;
             /**
-             * @description Who may watch the match: `public`, anyone, signed in or not, sees the public view (no hand); `none`, only its seats.
+             * @description Who may watch the match: `public` (the default of a public match), anyone who may see it, signed in or not, sees the public view (no hand); `none` (the default of a private match), only its seats.
              *
              *     * `public` - public
              *     * `none` - none
-             *
-             *     Default: `public`.
              */
             spectators?: components["schemas"]["SpectatorsEnum"];
+            /**
+             * @description A private table: shown only to its seats, its creator and its invitees; its seats are taken by invitation or by its join code.
+             *
+             *     Default: `false`.
+             */
+            private?: boolean;
+            /** @description Usernames to invite to a private match (a challenge each), at most its open seats. */
+            invite?: string[];
+        };
+        MatchInvitation: {
+            player: components["schemas"]["InvitedPlayer"];
+            /**
+             * @description `pending` until accepted, declined, or expired (past `expires_at`, or the match no longer waiting for players).
+             *
+             *     * `pending` - pending
+             *     * `accepted` - accepted
+             *     * `declined` - declined
+             *     * `expired` - expired
+             */
+            status: components["schemas"]["MatchInvitationStatusEnum"];
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            answered_at: string | null;
+        };
+        /**
+         * @description * `pending` - pending
+         *     * `accepted` - accepted
+         *     * `declined` - declined
+         *     * `expired` - expired
+         * @enum {string}
+         */
+        MatchInvitationStatusEnum: "pending" | "accepted" | "declined" | "expired";
+        /** @description A request body: its unknown fields are refused before any other check. */
+        MatchInviteRequest: {
+            /** @description Usernames to invite (a challenge each), at most the open seats not held by pending invitations. */
+            invite: string[];
+        };
+        /** @description A request body: its unknown fields are refused before any other check. */
+        MatchJoinRequest: {
+            /** @description A private match's join code (from its join link): seats whoever brings it. Ignored on a public match. */
+            code?: string;
         };
         /**
          * @description * `waiting` - waiting
@@ -2454,6 +2567,8 @@ export interface operations {
             query?: {
                 /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
                 cursor?: string;
+                /** @description `true` (token): only the waiting private matches to which the caller has a pending invitation, their challenges. */
+                invited?: boolean;
                 /** @description Matches per page (default 20). */
                 limit?: number;
                 /** @description Only the matches in which this player has a seat. */
@@ -2848,7 +2963,7 @@ export interface operations {
             };
         };
     };
-    matches_join: {
+    matches_invitations_accept: {
         parameters: {
             query?: never;
             header?: never;
@@ -2868,8 +2983,262 @@ export interface operations {
                     "application/json": components["schemas"]["Match"];
                 };
             };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_invited` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invitation_not_pending`, `match_full`, `too_many_active_matches` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_invitations_decline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_invited` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invitation_not_pending` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchInviteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_creator` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `match_not_waiting` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    matches_join: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The match's id. */
+                match_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MatchJoinRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Match"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_invited` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2888,6 +3257,15 @@ export interface operations {
             };
             /** @description `match_full`, `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
