@@ -91,14 +91,12 @@ def queue_join(
     if preset is not None and rules is not None:
         raise invalid("rules", _("Give either preset or rules, not both."))
     if rules is None and (preset or DEFAULT_PRESET) not in PRESETS:
-        raise invalid(
-            "preset", _("preset must be one of %(names)s") % {"names": ", ".join(PRESETS)}
-        )
+        raise invalid("preset", _("must be one of %(names)s") % {"names": ", ".join(PRESETS)})
     low, high = settings.QUEUE_WAIT_MIN, settings.QUEUE_WAIT_MAX
     if not low <= wait_seconds <= high:
         raise invalid(
             "wait_seconds",
-            _("wait_seconds must be %(low)d..%(high)d") % {"low": low, "high": high},
+            _("must be %(low)d..%(high)d seconds") % {"low": low, "high": high},
         )
     name = "" if rules is not None else (preset or DEFAULT_PRESET)
     parsed = rules_from_options(rules=rules if rules is not None else PRESETS[name])
