@@ -22,7 +22,7 @@ APPS = {
     "games": (games_tasks, games.services),
     "tournaments": (tournament_tasks, tournaments.services),
 }
-BEAT = {"games.sweep", "games.expire_turns", "tournaments.sweep"}
+BEAT = {"games.sweep", "games.expire_turns", "games.queue_pair", "tournaments.sweep"}
 
 
 def app_tasks():
