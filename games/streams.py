@@ -842,7 +842,9 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
             "events of every "
             "match, and `tournament_round` (tournament, round, the ids of their table's "
             "matches) when a round they play is dealt, and `queue` when their quick-play entry "
-            "changes (status, seats, preset, deadline, match, bot_seats); id = the caller's "
+            "changes (status, seats, preset, deadline, match, bot_seats), `challenge` when "
+            "they are invited to a private match (match, version, by, expires_at) and "
+            "`challenge_answered` to its creator (match, player, answer); id = the caller's "
             "event sequence; "
             "Last-Event-ID replays what came after "
             "it (or sends `resync` when that is no longer kept).",
