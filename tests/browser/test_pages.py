@@ -57,6 +57,14 @@ def site(web_client: str) -> Site:
         status=201,
     ).json()["id"]  # fmt: skip
     person.post(f"/api/v1/tournaments/{tournament}/start", status=200)
+    # A private table of the person's, waiting for the watcher, and one inviting the person:
+    # the table's join link and invitations, the lobby's invitation.
+    private = person.post(
+        "/api/v1/matches", {"seats": 2, "private": True, "invite": [watcher.name]}, status=201
+    ).json()["id"]
+    watcher.post(
+        "/api/v1/matches", {"seats": 2, "private": True, "invite": [person.name]}, status=201
+    )
     views = [
         ("lobby", "#/lobby", "create-submit"),
         ("table", f"#/match/{live}", "hand"),
@@ -66,6 +74,7 @@ def site(web_client: str) -> Site:
         ("tournament", f"#/tournaments/{tournament}", "tournament-standings"),
         ("players", "#/players", "player-search-input"),
         ("account", "#/account", "session-row"),
+        ("private-table", f"#/match/{private}", "private-panel"),
     ]
     watched = spectators_served()
     if watched:

@@ -256,8 +256,30 @@ export const matches = (params) =>
 export const createMatch = (body) => /** @type {Promise<Match>} */ (typed("POST", "/matches", { body }));
 /** @param {string} id */
 export const match = (id) => /** @type {Promise<Match>} */ (typed("GET", `/matches/${id}`));
+/**
+ * @param {string} id
+ * @param {string} [code] a private match's join code (its join link)
+ */
+export const join = (id, code) =>
+  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/join`, code ? { body: { code } } : {}));
+/**
+ * A private match's creator invites more people.
+ * @param {string} id
+ * @param {string[]} usernames
+ */
+export const invite = (id, usernames) =>
+  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/invite`, { body: { invite: usernames } }));
 /** @param {string} id */
-export const join = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/join`));
+export const acceptInvitation = (id) =>
+  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/invitations/accept`));
+/** @param {string} id */
+export const declineInvitation = (id) =>
+  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/invitations/decline`));
+/** The caller's pending challenges: the waiting private matches that invite them. */
+export const challenges = () =>
+  /** @type {Promise<{ next: string | null, previous: string | null, results: Match[] }>} */ (
+    typed("GET", `/matches${query({ invited: true, limit: 50 })}`)
+  );
 /** @param {string} id */
 export const leave = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/leave`));
 /** @param {string} id */

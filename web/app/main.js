@@ -2,7 +2,8 @@
 /**
  * The page: a header (sign-in state, language, navigation), the error banner, and one view
  * chosen by the URL's hash: #/login, #/lobby, #/match/<id>, #/replay/<id>/<deal>,
- * #/leaderboards, #/tournaments, #/tournaments/<id>.
+ * #/leaderboards, #/tournaments, #/tournaments/<id>, #/join/<id>/<code> (a private table's
+ * join link).
  */
 
 import * as api from "./api.js";
@@ -17,6 +18,7 @@ import { boardsView } from "./views/boards.js";
 import { tournamentsView, tournamentView } from "./views/tournaments.js";
 import { playersView } from "./views/players.js";
 import { accountView } from "./views/account.js";
+import { joinView } from "./views/private.js";
 
 /**
  * A view draws itself into `root` and returns what stops it (streams, timers).
@@ -38,6 +40,7 @@ const routes = [
   [/^#\/tournaments\/([0-9a-fA-F-]{36})$/, tournamentView],
   [/^#\/players$/, playersView],
   [/^#\/account$/, accountView],
+  [/^#\/join\/([0-9a-fA-F-]{36})\/([A-Za-z0-9_%-]{1,96})$/, joinView],
 ];
 
 function header() {

@@ -12,6 +12,7 @@ import { has, t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { quickPlayPanel } from "./quickplay.js";
 import { botName, currentPlayer, seatName, showError, shortTime } from "../ui.js";
+import { challengesPanel, privateChoice } from "./private.js";
 
 /**
  * The house rules of docs/rules.md, for a server that does not list them (GET /rules).
@@ -119,6 +120,8 @@ export async function lobbyView(root) {
         player ? api.matches({ player: player.id, limit: 30 }) : Promise.resolve(null),
       ]);
       const seatedIn = new Set((mine?.results ?? []).map((m) => m.id));
+      // A private table is never the lobby's: the invitations (private.js) list it.
+      open.results = open.results.filter((m) => !m.private);
       fill(
         openList,
         open.results.length === 0 ? h("li", { class: "empty" }, t("lobby.noOpen")) : null,
@@ -207,10 +210,12 @@ export async function lobbyView(root) {
 
   const form = player ? await createForm() : h("p", { class: "card-panel" }, t("lobby.signIn"),
     " ", h("a", { href: "#/login" }, t("nav.login")));
+  const challenges = player ? challengesPanel(player) : null;
 
   const quick = player ? await quickPlayPanel() : null;
   root.append(
     h("div", { class: "lobby" },
+      challenges?.element,
       quick?.element,
       h("section", { class: "card-panel lobby-open" },
         h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
@@ -245,6 +250,7 @@ export async function lobbyView(root) {
   return () => {
     stream?.stop();
     quick?.stop();
+    challenges?.stop();
     lobbyStream.stop();
     if (pending) clearTimeout(pending);
   };
@@ -320,6 +326,7 @@ async function createForm() {
           h("span", { class: "preset-about" }, t(`preset.about.${id}`))))));
   const spectators = select({ testid: "create-spectators", id: "create-spectators" },
     [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");
+  const privacy = privateChoice(seats, spectators);
   const clock = /** @type {HTMLInputElement} */ (
     h("input", { testid: "create-turn-seconds", id: "create-turn-seconds", type: "number", min: 1, max: 86400 })
   );
@@ -346,6 +353,7 @@ async function createForm() {
       spectators: spectators.value === "none" ? "none" : "public",
     };
     if (clock.value) body.turn_seconds = Number(clock.value);
+    Object.assign(body, privacy.body());
     try {
       const created = await api.createMatch(body);
       location.hash = `#/match/${created.id}`;
@@ -361,6 +369,7 @@ async function createForm() {
         h("label", { for: "create-seats" }, t("lobby.seats")), seats,
         h("label", { for: "create-deals" }, t("lobby.deals")), deals),
       botBox,
+      privacy.element,
       presetBox,
       ruleBox,
       h("div", { class: "more-options" },

@@ -2,13 +2,15 @@
 /**
  * #/login: sign up or sign in; the token is kept in localStorage["pisyedili.token"]. A refusal
  * shows the server's words once each; a refused sign-in offers to sign up with the same name
- * and password (the server does not say whether a username exists).
+ * and password (the server does not say whether a username exists). A join link opened signed
+ * out is opened again once signed in.
  */
 
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { forgetPlayer, hideError, messageOf, showError } from "../ui.js";
+import { afterSignIn } from "./private.js";
 
 /** @param {HTMLElement} root */
 export async function loginView(root) {
@@ -41,7 +43,7 @@ export async function loginView(root) {
       hideError();
       api.setSession(answer.token, username);
       forgetPlayer();
-      location.hash = "#/lobby";
+      location.hash = afterSignIn();
     } catch (error) {
       showError(wordsOf(error));
       if (how === "login" && error instanceof api.ApiError && error.code === "not_authenticated") {

@@ -16,6 +16,7 @@ import { t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
 import { announcer, keepFocus, tableKeys } from "./table-keys.js";
+import { privatePanel } from "./private.js";
 
 const SUITS = ["C", "D", "H", "S"];
 /** Table talk's preset phrases (POST …/talk), shown in the page's language. */
@@ -125,6 +126,7 @@ export async function tableView(root, matchId) {
   let wasYourTurn = false;
   const endBox = h("div", { class: "end" });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
+  const privateBox = h("div", { class: "private-box" });
   const talkLines = h("ul", { class: "talk-lines", testid: "talk-lines" });
   const talkPanel = h("section", { class: "card-panel talk-panel", testid: "talk" },
     h("h2", {}, t("talk.title")),
@@ -139,6 +141,7 @@ export async function tableView(root, matchId) {
       h("a", { href: "#/lobby" }, t("table.back")), status),
     noticeBox,
     speech.region,
+    privateBox,
     board,
     endBox,
     talkPanel,
@@ -307,6 +310,7 @@ export async function tableView(root, matchId) {
     table.dataset.version = String(v.version);
     // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
     talkPanel.hidden = v.status === "waiting" || v.status === "cancelled";
+    fill(privateBox, privatePanel(match, () => reload()));
     table.dataset.status = match.status === "finished" ? "finished" : v.status;
     const n = match.seats.length;
     const you = v.you;
@@ -356,7 +360,7 @@ export async function tableView(root, matchId) {
           "data-turn-seat": v.turn ?? "",
           "data-your-turn": yourTurn ? "true" : "false",
         },
-        v.status === "waiting" ? t("table.waiting")
+        v.status === "waiting" ? t(match.private ? "private.waiting" : "table.waiting")
           : yourTurn ? t("table.yourTurn")
             : turnSeat ? t("table.turn", { name: seatName(turnSeat) }) : t("table.noTurn")),
         h("div", { testid: "turn-clock" }, t("table.noClock"))),

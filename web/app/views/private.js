@@ -1,0 +1,265 @@
+// @ts-check
+/**
+ * Private tables and challenges (docs/api.md "Private tables and challenges"):
+ * - `privateChoice`: the new-match form's "Private table" choice, with people to invite found by
+ *   player search (GET /players?search=…);
+ * - `challengesPanel`: the lobby's list of the player's pending invitations (GET
+ *   /matches?invited=true) with Accept and Decline, and a notice when a `challenge` arrives on
+ *   their own event stream (/me/events);
+ * - `privatePanel`: a waiting private table's join link (its creator's only) and invitations;
+ * - `joinView`: #/join/<id>/<code>, a join link: it seats the person, after sign-in if need be.
+ */
+
+import * as api from "../api.js";
+import { h, fill } from "../dom.js";
+import { t } from "../i18n.js";
+import { LiveStream } from "../live.js";
+import { currentPlayer, hideError, seatName, showError, shortTime } from "../ui.js";
+import { playerSearch } from "./players.js";
+
+/** Where a sign-in returns to (a join link opened while signed out). */
+const AFTER_SIGN_IN = "pisyedili.after-sign-in";
+
+/** The hash a sign-in goes to: a join link opened signed out, once; else the lobby. */
+export function afterSignIn() {
+  const saved = sessionStorage.getItem(AFTER_SIGN_IN);
+  sessionStorage.removeItem(AFTER_SIGN_IN);
+  return saved && saved.startsWith("#/join/") ? saved : "#/lobby";
+}
+
+/**
+ * A match's join link, to share: opening it seats whoever has it.
+ * @param {string} id
+ * @param {string} code
+ */
+export function joinLink(id, code) {
+  return `${location.origin}${location.pathname}#/join/${id}/${encodeURIComponent(code)}`;
+}
+
+/**
+ * The first person seated (the one who invites), for "… invites you".
+ * @param {api.Match} match
+ */
+function host(match) {
+  const seat = match.seats.find((s) => s.player && !s.player.is_bot);
+  return seat ? seatName(seat) : "";
+}
+
+/**
+ * The new-match form's private choice: a checkbox, and once ticked, the people to invite.
+ * @param {HTMLSelectElement} seats the form's seat count
+ * @param {HTMLSelectElement} spectators the form's spectators choice (a private table: none)
+ * @returns {{ element: HTMLElement, body: () => { private?: boolean, invite?: string[] } }}
+ */
+export function privateChoice(seats, spectators) {
+  /** @type {string[]} */
+  const invited = [];
+  const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "create-private", testid: "create-private" }));
+  const chips = h("ul", { class: "list invitees", testid: "create-invitees" });
+  const search = playerSearch({ id: "invite-search", onPick: (found) => add(found.username) });
+  const details = h("div", { class: "private-invite", testid: "create-private-details", hidden: true },
+    h("p", { class: "muted" }, t("private.about")),
+    h("h3", {}, t("private.invite")),
+    // The search box is a form of its own: its submit stays its own, never the match form's.
+    h("div", { onsubmit: (/** @type {Event} */ e) => e.stopPropagation() }, search),
+    h("h3", {}, t("private.invited")), chips);
+
+  function drawChips() {
+    fill(chips,
+      invited.length === 0 ? h("li", { class: "empty" }, t("private.noneInvited")) : null,
+      invited.map((name) => h("li", { testid: "create-invitee", "data-username": name },
+        h("span", { class: "grow" }, `@${name}`),
+        h("button", { type: "button", testid: "create-invitee-remove",
+          onclick: () => { invited.splice(invited.indexOf(name), 1); drawChips(); } }, t("private.remove")))));
+  }
+
+  /** @param {string} name */
+  function add(name) {
+    if (invited.includes(name)) return;
+    if (invited.length >= Number(seats.value) - 1) {
+      showError(t("private.full", { n: Number(seats.value) - 1 }));
+      return;
+    }
+    hideError();
+    invited.push(name);
+    drawChips();
+  }
+
+  box.addEventListener("change", () => {
+    details.hidden = !box.checked;
+    // A private table is watched by nobody unless its creator allows it.
+    spectators.value = box.checked ? "none" : "public";
+  });
+  drawChips();
+  const element = h("div", { class: "private-choice" },
+    h("label", { class: "check", for: "create-private" }, box, " ", t("private.label")),
+    details);
+  return {
+    element,
+    body: () => (box.checked ? { private: true, invite: [...invited] } : {}),
+  };
+}
+
+/**
+ * The lobby's invitations: the player's pending challenges with Accept and Decline, refreshed
+ * and announced (a notice) when their event stream says they were challenged.
+ * @param {api.Player} player
+ * @returns {{ element: HTMLElement, stop: () => void }}
+ */
+export function challengesPanel(player) {
+  const list = h("ul", { class: "list", testid: "challenges" });
+  const notice = h("div", { class: "notice challenge-notice", testid: "challenge-notice", role: "status", hidden: true });
+
+  /** @param {api.Match} match */
+  function buttons(match) {
+    return [
+      h("button", { type: "button", class: "primary", testid: "challenge-accept",
+        onclick: () => answer(api.acceptInvitation, match.id, true) }, t("private.accept")),
+      h("button", { type: "button", testid: "challenge-decline",
+        onclick: () => answer(api.declineInvitation, match.id, false) }, t("private.decline")),
+    ];
+  }
+
+  /** @param {api.Match} match */
+  function mine(match) {
+    return match.invitations.find((i) => i.player.id === player.id);
+  }
+
+  async function refresh() {
+    try {
+      const pending = (await api.challenges()).results;
+      fill(list,
+        pending.length === 0 ? h("li", { class: "empty" }, t("private.noChallenges")) : null,
+        pending.map((m) => {
+          const until = mine(m)?.expires_at;
+          return h("li", { testid: "challenge", "data-match-id": m.id },
+            h("span", { class: "grow" }, t("private.challengeFrom", { name: host(m), n: m.seats.length }),
+              " · ", t("lobby.dealsOf", { n: m.deals_total }),
+              until ? ` · ${t("private.until", { time: shortTime(until) })}` : ""),
+            buttons(m));
+        }));
+    } catch (error) {
+      showError(error);
+    }
+  }
+
+  /**
+   * @param {(id: string) => Promise<api.Match>} call
+   * @param {string} id
+   * @param {boolean} seat whether it seats the caller (Accept): then the table opens
+   */
+  async function answer(call, id, seat) {
+    try {
+      const match = await call(id);
+      if (notice.dataset.matchId === id) notice.hidden = true;
+      if (seat) {
+        location.hash = `#/match/${match.id}`;
+        return;
+      }
+    } catch (error) {
+      showError(error);
+    }
+    refresh();
+  }
+
+  /** @param {string} id a match that has just challenged the player */
+  async function announce(id) {
+    try {
+      const match = await api.match(id);
+      notice.dataset.matchId = id;
+      fill(notice, h("span", { class: "grow" }, t("private.notice", { name: host(match) })), buttons(match));
+      notice.hidden = false;
+    } catch {
+      // Gone already (cancelled): the list says what is left.
+    }
+  }
+
+  const stream = new LiveStream("/me/events", ["ready", "challenge", "resync"], {
+    onEvent: (name, data) => {
+      if (name === "challenge" && data?.match) announce(String(data.match));
+      if (name !== "ready") refresh();
+    },
+    onStatus: () => {},
+  });
+  refresh();
+  const element = h("section", { class: "card-panel challenges" },
+    notice, h("h2", {}, t("private.challenges")), list);
+  return { element, stop: () => stream.stop() };
+}
+
+/**
+ * A waiting private table's panel: the join link to copy (its creator only), the invitations
+ * and their answers, and (its creator) more people to invite.
+ * @param {api.Match} match
+ * @param {() => void} changed after an invitation is sent
+ * @returns {HTMLElement | null}
+ */
+export function privatePanel(match, changed) {
+  if (!match.private || match.status !== "waiting") return null;
+  const code = match.join_code;
+  /** @type {HTMLElement | null} */
+  let linkRow = null;
+  if (code) {
+    const link = /** @type {HTMLInputElement} */ (h("input", { type: "text", readOnly: true, testid: "join-link",
+      id: "join-link", value: joinLink(match.id, code) }));
+    const copied = h("span", { class: "muted", testid: "join-link-copied", hidden: true }, t("private.copied"));
+    linkRow = h("div", {},
+      h("label", { for: "join-link" }, t("private.link")),
+      h("div", { class: "row" }, link,
+        h("button", { type: "button", testid: "join-link-copy", onclick: async () => {
+          link.select();
+          try {
+            await navigator.clipboard.writeText(link.value);
+          } catch {
+            document.execCommand("copy"); // no clipboard permission: the selection is copied
+          }
+          copied.hidden = false;
+        } }, t("private.copy")), copied),
+      h("p", { class: "muted" }, t("private.linkAbout")));
+  }
+  const invitations = h("ul", { class: "list", testid: "invitations" },
+    match.invitations.length === 0 ? h("li", { class: "empty" }, t("private.noneInvited")) : null,
+    match.invitations.map((i) => h("li", { testid: "invitation", "data-username": i.player.username,
+      "data-status": i.status },
+    h("span", { class: "grow" }, i.player.display_name, " ", h("span", { class: "muted" }, `@${i.player.username}`)),
+    h("span", { class: `status status-${i.status}` }, t(`private.status.${i.status}`)))));
+  const more = code
+    ? playerSearch({ id: "invite-more", onPick: async (found) => {
+      try {
+        await api.invite(match.id, [found.username]);
+        hideError();
+        changed();
+      } catch (error) {
+        showError(error);
+      }
+    } })
+    : null;
+  return h("section", { class: "card-panel private-panel", testid: "private-panel" },
+    h("h2", {}, t("private.label")), linkRow,
+    h("h3", {}, t("private.invited")), invitations,
+    more ? h("h3", {}, t("private.inviteMore")) : null, more);
+}
+
+/**
+ * #/join/<id>/<code>: take a seat at a private table by its join link, then open the table.
+ * Signed out, the link waits for the sign-in.
+ * @param {HTMLElement} root
+ * @param {string} id
+ * @param {string} code
+ */
+export async function joinView(root, id, code) {
+  const message = h("p", { testid: "join-status" }, t("private.joining"));
+  root.append(h("section", { class: "card-panel" }, h("h2", {}, t("private.label")), message));
+  if (!api.token() || !(await currentPlayer())) {
+    sessionStorage.setItem(AFTER_SIGN_IN, location.hash);
+    fill(message, t("private.signInToJoin"), " ", h("a", { href: "#/login", testid: "join-sign-in" }, t("nav.login")));
+    return;
+  }
+  try {
+    const match = await api.join(id, decodeURIComponent(code));
+    location.replace(`#/match/${match.id}`);
+  } catch (error) {
+    showError(error);
+    fill(message, h("a", { href: "#/lobby" }, t("table.back")));
+  }
+}
