@@ -123,8 +123,13 @@ def test_play_now_with_bots_fills_the_table_when_the_wait_ends(with_beat: str, p
     audit = Audit(match_id, [cem], [(page, cem)])
     audit.step()
     pages.shot(page, "bots-tr")
+    # Back in the lobby (here on a phone), the table found is offered until it is over.
     phone = pages.new(WIDTHS["phone"], 800, locale="tr-TR")
     open_lobby(phone, web_client, cem)
+    expect(by_testid(phone, "quick-seated")).to_contain_text("Hızlı oyun sana bir masa buldu.")
     pages.shot(phone, "lobby-tr")
+    by_testid(phone, "quick-seated-link").click()
+    phone.wait_for_url(re.compile(f"#/match/{match_id}$"))
+    by_testid(phone, "table").wait_for()
     audit.finish(pages.logs)
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

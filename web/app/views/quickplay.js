@@ -16,6 +16,8 @@ import { showError } from "../ui.js";
 const SEATS = [2, 3, 4, 5, 6];
 const WAITS = [10, 30, 60, 120, 300];
 const POLL_MS = 3000;
+/** A table found this recently is offered again on the lobby (the player left it meanwhile). */
+const RECENT_MS = 10 * 60 * 1000;
 
 /** @param {string} name */
 function presetName(name) {
@@ -169,6 +171,13 @@ export async function quickPlayPanel() {
   try {
     const entry = await api.queue();
     if (entry.status === "waiting") follow(entry);
+    else if (entry.status === "seated" && entry.match && entry.ended_at
+             && Date.now() - Date.parse(entry.ended_at) < RECENT_MS
+             && (await api.match(entry.match)).status === "active") {
+      // Seated while away from the lobby: the way to that table.
+      body.prepend(h("p", { class: "notice", testid: "quick-seated" }, t("quick.seated"), " ",
+        h("a", { href: `#/match/${entry.match}`, testid: "quick-seated-link" }, t("quick.toTable"))));
+    }
   } catch {
     // Never queued (404): the form.
   }
