@@ -411,3 +411,30 @@ def test_the_private_routes_are_throttled_per_user(people, monkeypatch):
         create_match(d, seats=2)
         and d.post(f"/api/v1/matches/{create_match(b, seats=2)['id']}/join").status_code == 200
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_held_seat_is_never_taken_twice_under_races(make_player):
+    """On PostgreSQL, at once: an invitee accepting, two code holders and a decline racing for a
+    three-seat private table with one seat held by the invitation. The row lock orders them: the
+    invitee keeps their seat, one code holder gets the free one, the other is refused; nobody
+    sits twice and the seat rows follow the match row."""
+    from games.services import invitation_accept, match_create, match_join
+    from tests.games.test_lobby import _race
+
+    for _ in range(4):
+        ana = make_player()[0]
+        bora, cem, dilek = (make_player()[0] for _ in range(3))
+        match = match_create(player=ana, seats=3, private=True, invite=[bora.username])
+        outcomes = _race(
+            lambda m=match, p=bora: invitation_accept(match_id=m.id, player=p),
+            lambda m=match, p=cem: match_join(match_id=m.id, player=p, code=m.join_code),
+            lambda m=match, p=dilek: match_join(match_id=m.id, player=p, code=m.join_code),
+        )
+        assert outcomes[0] == "ok", outcomes
+        assert sorted(outcomes[1:]) == ["match_full", "ok"], outcomes
+        row = Match.objects.get(id=match.id)
+        assert row.status == "active" and None not in row.seat_players
+        seated = {s.seat: str(s.player_id) for s in Seat.objects.filter(match=row)}
+        assert seated == dict(enumerate(row.seat_players))
+        assert str(bora.id) in seated.values() and len(set(seated.values())) == 3
