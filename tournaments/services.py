@@ -231,19 +231,29 @@ def _round_robin(ids: Sequence[str], table_size: int, fill: bool) -> list[dict[s
 
 
 def _bot_entrants(strategies: Sequence[str], exclude: set[str]) -> list[Player]:
-    """One distinct bot player per name (bot-<strategy>-<n>), skipping ids already entered."""
-    chosen: list[Player] = []
-    for name in strategies:
-        chosen.extend(_bots_of(name, 1, exclude | {str(p.id) for p in chosen}))
-    return chosen
+    """One distinct bot player per name (bot-<strategy>-<n>), skipping ids already entered: a
+    strategy's bots in the order of their ordinals, given out in the order of `strategies`."""
+    of_strategy = {
+        name: iter(_bots_of(name, strategies.count(name), exclude))
+        for name in dict.fromkeys(strategies)
+    }
+    return [next(of_strategy[name]) for name in strategies]
 
 
 def _bots_of(strategy: str, count: int, exclude: set[str]) -> list[Player]:
+    """The first `count` bots of `strategy` by ordinal whose ids are not in `exclude`; the rows
+    that exist read at once, the missing ones made."""
+    existing = {
+        bot.bot_ordinal: bot
+        for bot in Player.objects.filter(
+            is_bot=True, strategy=strategy, bot_ordinal__lte=count + len(exclude)
+        )
+    }
     bots: list[Player] = []
     ordinal = 0
     while len(bots) < count:
         ordinal += 1
-        bot = bot_player_get_or_create(strategy=strategy, ordinal=ordinal)
+        bot = existing.get(ordinal) or bot_player_get_or_create(strategy=strategy, ordinal=ordinal)
         if str(bot.id) not in exclude:
             bots.append(bot)
     return bots
