@@ -3,7 +3,7 @@ the served schema says of each (summary, description, examples) is in games/sche
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from django.utils.cache import patch_cache_control
@@ -12,10 +12,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.exceptions import APIException, NotAuthenticated
+from rest_framework.exceptions import APIException, NotAuthenticated, Throttled
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
 from games import engine
@@ -435,6 +436,55 @@ class MatchStateApi(APIView):
 _MOVE_POST = MovePostSerializer()
 
 
+class MoveRateThrottle(SimpleRateThrottle):
+    """Moves, scope `match_move` (THROTTLE_MATCH_MOVE), per API token: `POST …/moves` and a
+    match socket's `move` messages on one count. The move's caller is its token's, looked up by
+    the statement that locks the match (DeferredPlayer), so the count is named after the token
+    (a hash of its digest) with no query of its own."""
+
+    scope = "match_move"
+
+    def __init__(self, caller: DeferredPlayer) -> None:
+        super().__init__()
+        self.ident = caller.throttle_ident
+
+    def get_cache_key(self, request: Request | None, view: APIView | None) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.ident}
+
+
+def move_post(
+    caller: DeferredPlayer, match_id: Any, data: Callable[[], Any], key: Any
+) -> dict[str, Any]:
+    """`POST …/moves` once its token is parsed: the route's, and a match WebSocket's `move`
+    message (games.streams), which so answers and refuses exactly as the route does. In order:
+    the throttle (429), the Idempotency-Key `key` and the body `data()` (parsed then: 400; a
+    bad token is 401 first, as on every route), then games.services.match_apply_move (its
+    checks, its exactly-once); the mover's view right after the move, or the API's error
+    raised."""
+    throttle = MoveRateThrottle(caller)
+    if not throttle.allow_request(None, None):  # type: ignore[arg-type]
+        raise Throttled(throttle.wait())
+    try:
+        if key is not None and not (
+            isinstance(key, str) and 1 <= len(key) <= 255 and key.isprintable()
+        ):
+            message = _("Idempotency-Key must be 1..255 printable characters.")
+            raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
+        valid = _MOVE_POST.run_validation(data())
+    except (ApplicationError, APIException, engine.InvalidMove):
+        caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
+        raise
+    return match_apply_move(
+        match_id=match_id,
+        player_id=caller,
+        move=valid["move"],
+        version=valid["version"],
+        reply=move_reply,
+        idempotency_key=key,
+        request_body={**valid["move_body"], "version": valid["version"]},
+    )
+
+
 class MatchMovesApi(APIView):
     """`POST …/moves` (play one move) and `GET …/moves` (the move log as the caller may see it)."""
 
@@ -499,36 +549,15 @@ class MatchMovesApi(APIView):
                 "resigned",
                 "illegal_move",
                 "idempotency_mismatch",
+                "throttled",
             ),
         },
     )
     def post(self, request: Request, match_id: Any) -> Response:
         caller = cast(DeferredPlayer, request.user)  # get_authenticators; IsAuthenticated
-        try:
-            idempotency_key = self._idempotency_key(request)
-            valid = _MOVE_POST.run_validation(request.data)
-        except (ApplicationError, APIException, engine.InvalidMove):
-            caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
-            raise
-        view = match_apply_move(
-            match_id=match_id,
-            player_id=caller,
-            move=valid["move"],
-            version=valid["version"],
-            reply=move_reply,
-            idempotency_key=idempotency_key,
-            request_body={**valid["move_body"], "version": valid["version"]},
-        )
-        return no_store(Response(view))
-
-    @staticmethod
-    def _idempotency_key(request: Request) -> str | None:
-        """The Idempotency-Key header, if any; 400 unless it is 1..255 printable characters."""
-        key = request.META.get("HTTP_IDEMPOTENCY_KEY")  # request.headers would copy every header
-        if key is not None and not (1 <= len(key) <= 255 and key.isprintable()):
-            message = _("Idempotency-Key must be 1..255 printable characters.")
-            raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
-        return key
+        # request.headers would copy every header
+        key = request.META.get("HTTP_IDEMPOTENCY_KEY")
+        return no_store(Response(move_post(caller, match_id, lambda: request.data, key)))
 
     @schema.matches_moves_list
     @extend_schema(

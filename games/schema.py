@@ -250,7 +250,10 @@ matches_moves_create = extend_schema(
         "`version` is the match version the move was chosen at (else `409 stale_version`); of "
         "two moves at one version exactly one applies. An `Idempotency-Key` belongs to the "
         "caller in this match and replays the first answer to the same body for at least "
-        "IDEMPOTENCY_TTL_SECONDS (24 h)."
+        "IDEMPOTENCY_TTL_SECONDS (24 h). Throttled per token (THROTTLE_MATCH_MOVE). The same "
+        'move may be sent on the match\'s WebSocket as `{"type": "move", …, "key"}` and is '
+        'answered there as `{"event": "move", "key", "status", "data"}` with this route\'s '
+        'status and body (docs/api.md "On the match\'s WebSocket").'
     ),
     examples=[
         OpenApiExample("draw", value={"action": "draw", "version": 17}, request_only=True),

@@ -36,17 +36,20 @@ database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -54,17 +57,30 @@ from django.http import (
     JsonResponse,
     StreamingHttpResponse,
 )
+from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework.exceptions import APIException, AuthenticationFailed
+from rest_framework.exceptions import (
+    APIException,
+    AuthenticationFailed,
+    NotAuthenticated,
+)
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from pisyedili_api import rawsql
-from pisyedili_api.errors import ERROR_CODES, ApplicationError, error_body, exception_handler
+from pisyedili_api.errors import (
+    ERROR_CODES,
+    ApplicationError,
+    error_body,
+    exception_handler,
+    invalid,
+)
+from pisyedili_api.parsers import BoundedJSONParser
 from pisyedili_api.renderers import JSONRenderer
+from players.auth import DeferredPlayer
 from players.models import Player
 from players.tickets import StreamCaller, stream_caller
 
@@ -168,9 +184,14 @@ class EventStreamResponse(StreamingHttpResponse):
     `events` itself once the headers are out, and lets the request and this response go: an
     idle stream keeps only its generator and its waiter."""
 
-    def __init__(self, body: AsyncIterator[bytes] | Iterator[bytes]) -> None:
+    def __init__(
+        self, body: AsyncIterator[bytes] | Iterator[bytes], answer: SocketAnswer | None = None
+    ) -> None:
         super().__init__(body, content_type="text/event-stream")
         self.events = body
+        # What the stream's WebSocket form answers to a message from the client (None: it reads
+        # and ignores them): a match socket's moves (MatchSocketMoves).
+        self.answer = answer
         patch_cache_control(self, no_store=True, private=True)
         self["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
 
@@ -391,7 +412,9 @@ def _poll_holder(request: HttpRequest, player: Player | None) -> tuple[str, int,
 
 
 async def _with_slot(
-    holder: tuple[str, int, str], body: AsyncGenerator[bytes, None]
+    holder: tuple[str, int, str],
+    body: AsyncGenerator[bytes, None],
+    answer: SocketAnswer | None = None,
 ) -> HttpResponseBase:
     """Stream `body` in one of the holder's stream slots; 429 when they hold them all."""
     key, limit, per = holder
@@ -402,7 +425,7 @@ async def _with_slot(
         return _unavailable()
     if slot is None:
         return _error(ApplicationError("throttled", _(per) % {"limit": limit}))
-    return _streaming(_held(key, slot, body))
+    return EventStreamResponse(_held(key, slot, body), answer)
 
 
 async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
@@ -413,6 +436,76 @@ async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> As
     finally:
         await body.aclose()
         await events.hub().slot_give_back(player, slot)
+
+
+# What a stream's WebSocket form answers to one message from the client (text or bytes): the
+# text of the message sent back.
+SocketAnswer = Callable[[str | bytes], Awaitable[str]]
+
+_NOT_A_MOVE = gettext_noop('A message on this socket is a JSON object with "type": "move".')
+
+
+class MatchSocketMoves:
+    """The moves a match's WebSocket takes (docs/api.md "Moves on the match's WebSocket"):
+    `{"type": "move", "version", "action", "card"?, "suit"?, "key"?}` is the move POST of the
+    socket's caller, `key` its Idempotency-Key, answered by the route's own code
+    (games.apis.move_post: throttle, checks in order, exactly-once, the mover's view) in a
+    thread of the loop's executor, as a REST request. The answer is
+    `{"event": "move", "key", "status", "data"}`: the route's status and body (its view, or
+    its error body; `retry_after` beside a 429's). A socket answers its messages one at a
+    time, in the order they came. The caller is the socket's token, looked up again by each
+    move (a token revoked since is 401); an anonymous spectator's socket is 401."""
+
+    __slots__ = ("digest", "language", "match_id")
+
+    def __init__(self, match_id: UUID, digest: str | None, language: str | None) -> None:
+        self.match_id = match_id
+        self.digest = digest
+        self.language = language
+
+    async def __call__(self, raw: str | bytes) -> str:
+        answer: str = await sync_to_async(self._answer, thread_sensitive=False)(raw)
+        return answer
+
+    def _answer(self, raw: str | bytes) -> str:
+        from .apis import move_post
+
+        key: Any = None
+        caller = DeferredPlayer(self.digest) if self.digest is not None else None
+        with translation.override(self.language):
+            try:
+                try:
+                    # The route's parser (its limit, its words); a bad token is 401 first.
+                    data = raw.encode() if isinstance(raw, str) else raw
+                    message = BoundedJSONParser().parse(io.BytesIO(data))
+                    if isinstance(message, dict):
+                        key = message.pop("key", None)
+                    if not isinstance(message, dict) or message.pop("type", None) != "move":
+                        raise invalid("type", _NOT_A_MOVE)
+                except (ApplicationError, APIException):
+                    if caller is not None:
+                        caller.verify()
+                    raise
+                if caller is None:
+                    raise NotAuthenticated()
+                view = move_post(caller, self.match_id, lambda: message, key)
+                return _socket_reply(key, 200, _render(view))
+            except (ApplicationError, APIException, engine.EngineError) as exc:
+                response = _error(exc)
+                retry = response.get("Retry-After")
+                return _socket_reply(key, response.status_code, response.content, retry)
+            except Exception:
+                logger.exception("move on match %s's WebSocket", self.match_id)
+                return _socket_reply(key, 500, _render(error_body("server_error")))
+            finally:
+                close_old_connections()  # as at a request's end: the connection to the pool
+
+
+def _socket_reply(key: Any, status: int, body: bytes, retry_after: str | None = None) -> str:
+    head = b'{"event":"move","key":' + orjson.dumps(key) + b',"status":%d' % status
+    if retry_after is not None:
+        head += b',"retry_after":%d' % int(retry_after)
+    return (head + b',"data":' + body + b"}").decode()
 
 
 @csrf_exempt  # a header token or a ticket, never a cookie (as the DRF views)
@@ -437,7 +530,8 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         chunks.append(_event("close", {"reason": "match_over"}) if over else _RECONNECT_POLL)
         return _streaming(iter(chunks))
     holder = _slot_holder(request, _player(caller))
-    return await _with_slot(holder, _match_stream(match_id, seat, after, _token(caller)))
+    moves = MatchSocketMoves(match_id, _token(caller), translation.get_language())
+    return await _with_slot(holder, _match_stream(match_id, seat, after, _token(caller)), moves)
 
 
 async def _match_stream(

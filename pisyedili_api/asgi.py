@@ -23,7 +23,9 @@ Django's ASGI handler with these differences:
 - A WebSocket on a stream's path (`ws://…/api/v1/matches/{id}/events`, `…/me/events`,
   `…/lobby/events`) is answered by the same view as the stream, middleware, authentication and
   stream slots included, and speaks the same events, one JSON text message each
-  (`_websocket`); a refusal is the same HTTP status and JSON error body as the stream's.
+  (`_websocket`); a refusal is the same HTTP status and JSON error body as the stream's. A
+  match's socket also takes the caller's moves, answered as `POST …/moves` answers them
+  (games.streams.MatchSocketMoves).
 Every middleware must be async-capable: Django runs an async view through a sync-only one on
 ONE thread of the process, so a waiting long-poll would hold that thread for its whole wait and
 every other stream and long-poll of the process would queue behind it (a warning names them).
@@ -88,7 +90,7 @@ from websockets.http11 import Request as WebSocketRequest  # noqa: E402
 from websockets.http11 import Response as WebSocketResponse  # noqa: E402
 
 from games import events  # noqa: E402
-from games.streams import EventStreamResponse, shared_reads_close  # noqa: E402
+from games.streams import EventStreamResponse, SocketAnswer, shared_reads_close  # noqa: E402
 from pisyedili_api.errors import error_body  # noqa: E402
 from pisyedili_api.heap import freeze_startup_heap  # noqa: E402
 
@@ -270,10 +272,11 @@ class LiveASGIHandler(ASGIHandler):
             await _ws_refuse(scope, send, response)
             await sync_to_async(response.close)()
             return
+        answer = response.answer if isinstance(response, EventStreamResponse) else None
         await send({"type": "websocket.accept"})
         await sync_to_async(response.close)()
         del response
-        await _send_ws_events(events_, receive, send)
+        await _send_ws_events(events_, receive, send, answer)
 
     async def _lifespan(self, receive: _Receive, send: _Send) -> None:
         while True:
@@ -400,26 +403,43 @@ _WS_RESTART = b'"reason":"restart"'
 
 
 async def _send_ws_events(
-    body: AsyncGenerator[bytes, None], receive: _Receive, send: _Send
+    body: AsyncGenerator[bytes, None],
+    receive: _Receive,
+    send: _Send,
+    answer: SocketAnswer | None = None,
 ) -> None:
     """Send `body`'s events as WebSocket messages until it ends (then close, 1000; after a
-    `reconnect`, 1012 or 1013) or the client goes away. What the client sends is read and
-    ignored (the events go one way, as a stream's)."""
+    `reconnect`, 1012 or 1013) or the client goes away. Each message the client sends gets
+    `answer`'s text back, one message at a time (a match socket's moves:
+    games.streams.MatchSocketMoves); with no `answer` (the me and lobby sockets) it is read and
+    ignored."""
+
+    # Held while a message is answered: the socket is not closed under an answer on its way
+    # (the move that ends a match is answered before the socket's close).
+    answering = asyncio.Lock()
 
     async def until_disconnect() -> None:
-        while (await receive())["type"] != "websocket.disconnect":
-            pass
+        while (message := await receive())["type"] != "websocket.disconnect":
+            if answer is not None and message["type"] == "websocket.receive":
+                text = message.get("text")
+                async with answering:
+                    reply = await answer(text if text is not None else message.get("bytes") or b"")
+                    await send({"type": "websocket.send", "text": reply})
 
     async def messages() -> AsyncGenerator[Mapping[str, Any], None]:
+        close = 1000
         async for chunk in body:
             for block in chunk.split(b"\n\n"):
                 if block.startswith(_WS_RECONNECT):
-                    code = 1012 if _WS_RESTART in block else 1013
-                    yield {"type": "websocket.close", "code": code}
-                    return
+                    close = 1012 if _WS_RESTART in block else 1013
+                    break
                 if block and (message := _ws_message(block)) is not None:
                     yield {"type": "websocket.send", "text": message}
-        yield {"type": "websocket.close", "code": 1000}
+            else:
+                continue
+            break
+        await answering.acquire()  # never given back: nothing is answered after the close
+        yield {"type": "websocket.close", "code": close}
 
     await _send_until_gone(body, messages(), until_disconnect(), send)
 
@@ -433,9 +453,9 @@ MAX_HEAD_BYTES = 32 * 1024
 _MALFORMED = gettext_noop("Malformed HTTP request: %(reason)s.")
 _HEAD_TOO_LARGE = gettext_noop("The request line and headers must be at most %(limit)d bytes.")
 _TOO_SLOW = gettext_noop("The request was not sent whole within %(seconds)s seconds.")
-# A WebSocket message from a client, in bytes: the server reads none (the events go one way),
-# and a larger one closes the socket with 1009. The documented `--ws-max-size`; uvicorn's own
-# default (16 MiB) is never used.
+# A WebSocket message from a client, in bytes (a match socket's `move`, games.streams, is a
+# hundred or so): a larger one closes the socket with 1009. The documented `--ws-max-size`;
+# uvicorn's own default (16 MiB) is never used.
 WS_MAX_SIZE = 4096
 
 

@@ -242,6 +242,9 @@ REST_FRAMEWORK = {
         # Per user: private tables' POST …/invite, …/invitations/accept|decline and a join
         # that brings a join code (games.apis).
         "match_invite": os.environ.get("THROTTLE_MATCH_INVITE", "30/min"),
+        # Per API token: the moves, POST …/moves and a match WebSocket's `move` on one count
+        # (games.apis.MoveRateThrottle).
+        "match_move": os.environ.get("THROTTLE_MATCH_MOVE", "10/sec"),
     },
     # The client of a throttle is REMOTE_ADDR, or with NUM_PROXIES > 0 the address that many
     # hops from the right of X-Forwarded-For; 0 ignores the header, which a client can forge.

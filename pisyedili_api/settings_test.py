@@ -9,6 +9,9 @@ import os
 
 # settings.py refuses to load without a key unless DEBUG; the suite runs with DEBUG off.
 os.environ.setdefault("DJANGO_SECRET_KEY", "test-suite-only-key-" + "x9Fq2LmP7vRt" * 4)
+# Tests play whole matches in seconds with one token per player: moves are not throttled
+# here (the servers the tests start inherit it) unless a test sets its own rate.
+os.environ.setdefault("THROTTLE_MATCH_MOVE", "100000/sec")
 
 from .settings import *  # noqa: E402, F403
 from .settings import MIDDLEWARE, env_bool  # noqa: E402

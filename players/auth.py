@@ -21,6 +21,7 @@ do.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -98,6 +99,12 @@ class DeferredPlayer:
             raise AuthenticationFailed("Invalid token.")
         player_id: UUID = Player._meta.pk.to_python(found)
         return player_id
+
+    @property
+    def throttle_ident(self) -> str:
+        """What names the token's throttle counts (games.apis.MoveRateThrottle): a hash of its
+        digest, which itself never leaves the database."""
+        return hashlib.sha256(b"throttle:" + self._digest.encode()).hexdigest()[:32]
 
     def verify(self) -> UUID:
         """The caller's id by the lookup alone (one statement); 401 as `player_id`."""

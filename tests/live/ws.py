@@ -25,6 +25,10 @@ class Message:
     event: str
     data: Any
     id: int | None
+    # A move's answer (event `move`): the key sent, the route's status, a 429's Retry-After.
+    key: Any = None
+    status: int | None = None
+    retry_after: int | None = None
 
 
 class Socket:
@@ -37,6 +41,7 @@ class Socket:
         self.close_code: int | None = None
         self._viewer = leakscan.viewer_of(url, headers or {})
         self._ws: ClientConnection | None = None
+        self.passed: list[Message] = []  # events read while waiting for a move's answer
         self._open = ExitStack()
         try:
             self._ws = self._open.enter_context(
@@ -75,10 +80,38 @@ class Socket:
                 if heartbeats:
                     return "heartbeat"
                 continue
-            assert set(message) <= {"event", "id", "data"}, message
-            item = Message(message["event"], message.get("data"), message.get("id"))
+            if message["event"] == "move":
+                assert {"event", "key", "status", "data"} <= set(message), message
+                assert set(message) <= {"event", "key", "status", "data", "retry_after"}, message
+            else:
+                assert set(message) <= {"event", "id", "data"}, message
+            item = Message(
+                message["event"],
+                message.get("data"),
+                message.get("id"),
+                message.get("key"),
+                message.get("status"),
+                message.get("retry_after"),
+            )
             leakscan.VIOLATIONS.extend(leakscan.scan_event(self.url, item.data, self._viewer))
             return item
+
+    def send(self, message: Any) -> None:
+        """`message` as one JSON text message (str and bytes are sent as they are)."""
+        assert self._ws is not None, f"{self.url} was refused: {self.status} {self.body}"
+        self._ws.send(
+            message if isinstance(message, str | bytes) else orjson.dumps(message).decode()
+        )
+
+    def answer(self, timeout: float = 20) -> Message:
+        """The next answer to a move (`move`), the stream's events before it set aside in
+        `passed`."""
+        while True:
+            item = self.next(timeout)
+            assert isinstance(item, Message), f"no answer: {item!r} (close {self.close_code})"
+            if item.event == "move":
+                return item
+            self.passed.append(item)
 
     def close(self) -> None:
         self._open.close()

@@ -483,7 +483,7 @@ export interface paths {
         put?: never;
         /**
          * Play one move
-         * @description `version` is the match version the move was chosen at (else `409 stale_version`); of two moves at one version exactly one applies. An `Idempotency-Key` belongs to the caller in this match and replays the first answer to the same body for at least IDEMPOTENCY_TTL_SECONDS (24 h).
+         * @description `version` is the match version the move was chosen at (else `409 stale_version`); of two moves at one version exactly one applies. An `Idempotency-Key` belongs to the caller in this match and replays the first answer to the same body for at least IDEMPOTENCY_TTL_SECONDS (24 h). Throttled per token (THROTTLE_MATCH_MOVE). The same move may be sent on the match's WebSocket as `{"type": "move", …, "key"}` and is answered there as `{"event": "move", "key", "status", "data"}` with this route's status and body (docs/api.md "On the match's WebSocket").
          */
         post: operations["matches_moves_create"];
         delete?: never;
@@ -3479,6 +3479,15 @@ export interface operations {
             };
             /** @description `illegal_move`, `idempotency_mismatch` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
