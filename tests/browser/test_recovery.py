@@ -6,11 +6,13 @@ then the state reloaded and the table playable."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Request, Route, expect
+from playwright.sync_api import Page, Request, WebSocket, WebSocketRoute, expect
 
 from .harness import (
     Person,
@@ -24,6 +26,48 @@ from .harness import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+def relay_moves(
+    page: Page,
+    match_id: str,
+    first_move: Callable[[dict[str, Any]], dict[str, Any]],
+    answers: list[int],
+) -> None:
+    """The table's socket passed through, but the page's first move message goes to the server
+    as `first_move` turns it; `answers` gets the status of every answer to a move."""
+    seen: list[dict[str, Any]] = []
+
+    def relay(route: WebSocketRoute) -> None:
+        server = route.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "move" and not seen:
+                seen.append(data)
+                message = json.dumps(first_move(data))
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data["event"] == "move":
+                answers.append(data["status"])
+            route.send(message)
+
+        route.on_message(to_server)
+        server.on_message(to_page)
+
+    page.route_web_socket(
+        re.compile(re.escape(f"/api/v1/matches/{match_id}/events") + r"\?"), relay
+    )
+
+
+def wait_until(page: Page, done: Callable[[], Any], seconds: float = 20) -> None:
+    for _ in range(int(seconds * 10)):
+        if done():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("waited in vain")
 
 
 def test_the_table_resumes_after_a_server_restart(web_client: str, server: Any, pages: Any) -> None:
@@ -40,7 +84,13 @@ def test_the_table_resumes_after_a_server_restart(web_client: str, server: Any, 
             raw = header or (query.get("last_event_id") or [None])[0]
             resumes.append(None if raw is None else int(raw))
 
-    page.on("request", note_stream)
+    def note_socket(socket: WebSocket) -> None:
+        if f"/api/v1/matches/{match_id}/events" in socket.url:
+            raw = parse_qs(urlparse(socket.url).query).get("last_event_id") or [None]
+            resumes.append(None if raw[0] is None else int(raw[0]))
+
+    page.on("request", note_stream)  # an EventSource's
+    page.on("websocket", note_socket)  # the table's socket
     sign_in(page, web_client, ana, route=f"#/match/{match_id}")
     by_testid(page, "table").wait_for()
     status = by_testid(page, "connection-status")
@@ -80,29 +130,21 @@ def test_a_stale_move_from_another_tab_shows_the_banner_and_recovers(
     ana = Person(web_client)
     match_id = ana.create(2, ["random"])
     page = pages.new()
+    answers: list[int] = []
+
+    def other_tab_moves_first(message: dict[str, Any]) -> dict[str, Any]:
+        ana.move(match_id)  # the other tab, with the same token, a moment earlier
+        return message
+
+    relay_moves(page, match_id, other_tab_moves_first, answers)
     sign_in(page, web_client, ana, route=f"#/match/{match_id}")
     by_testid(page, "table").wait_for()
     turn = by_testid(page, "turn-indicator")
     expect(turn).to_have_attribute("data-your-turn", "true")
-    answers: list[int] = []
-
-    def other_tab_moves_first(route: Route) -> None:
-        if route.request.method != "POST":
-            route.continue_()
-            return
-        ana.move(match_id)  # the other tab, with the same token, a moment earlier
-        response = route.fetch()
-        answers.append(response.status)
-        route.fulfill(response=response)
-
-    page.route(f"**/api/v1/matches/{match_id}/moves", other_tab_moves_first)
     before = version(page)
-    with page.expect_response(
-        lambda r: r.url.endswith("/moves") and r.request.method == "POST"
-    ) as answer:
-        take_turn(page)
-    page.unroute(f"**/api/v1/matches/{match_id}/moves")
-    assert answers == [409] and answer.value.status == 409
+    take_turn(page)
+    wait_until(page, lambda: answers)
+    assert answers == [409]
     banner = by_testid(page, "error-banner")
     expect(banner).to_be_visible()
     expect(banner).not_to_be_empty()
@@ -122,33 +164,25 @@ def test_an_illegal_move_answer_shows_the_banner_and_the_table_plays_on(
     ana = Person(web_client)
     match_id = ana.create(2, ["random"])
     page = pages.new()
+    answers: list[int] = []
+    illegal: list[dict[str, Any]] = []
+
+    def send_an_illegal_move(message: dict[str, Any]) -> dict[str, Any]:
+        return {**illegal[-1], "version": message["version"], "type": "move", "key": message["key"]}
+
+    relay_moves(page, match_id, send_an_illegal_move, answers)
     sign_in(page, web_client, ana, route=f"#/match/{match_id}")
     by_testid(page, "table").wait_for()
     expect(by_testid(page, "turn-indicator")).to_have_attribute("data-your-turn", "true")
     state = ana.state(match_id)
     legal = {(m["action"], m.get("card")) for m in state["legal_moves"]}
-    illegal = [{"action": "play", "card": c} for c in state["hand"] if ("play", c) not in legal]
+    illegal += [{"action": "play", "card": c} for c in state["hand"] if ("play", c) not in legal]
     if ("pass", None) not in legal:
         illegal.append({"action": "pass"})
     assert illegal, state
-    answers: list[int] = []
-
-    def send_an_illegal_move(route: Route) -> None:
-        if route.request.method != "POST":
-            route.continue_()
-            return
-        body = {**illegal[-1], "version": route.request.post_data_json["version"]}
-        response = route.fetch(post_data=json.dumps(body))
-        answers.append(response.status)
-        route.fulfill(response=response)
-
-    page.route(f"**/api/v1/matches/{match_id}/moves", send_an_illegal_move)
-    with page.expect_response(
-        lambda r: r.url.endswith("/moves") and r.request.method == "POST"
-    ) as answer:
-        take_turn(page, wait_ms=500)  # refused: no new version comes
-    page.unroute(f"**/api/v1/matches/{match_id}/moves")
-    assert answers == [422] and answer.value.status == 422
+    take_turn(page, wait_ms=500)  # refused: no new version comes
+    wait_until(page, lambda: answers)
+    assert answers == [422]
     banner = by_testid(page, "error-banner")
     expect(banner).to_be_visible()
     expect(banner).not_to_be_empty()

@@ -1,16 +1,17 @@
 """Deploys lose nobody: two people and a spectator play a whole match by clicking while the
 server is stopped as a deploy stops it (SIGTERM) and started again, three times. Each page is
-told to reconnect, shows "reconnecting", comes back by itself (EventSource's own reconnect, its
-stream ticket and Last-Event-ID) and shows every version of the match exactly once, in order,
-up to the final one."""
+told to reconnect, shows "reconnecting", comes back by itself (the seats' WebSocket opened
+again, the spectator's EventSource by its own reconnect; each with its stream ticket and the last
+event id) and shows every version of the match exactly once, in order, up to the final one."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from .harness import Person, by_testid, sign_in, take_turn
 
@@ -94,9 +95,10 @@ def test_a_match_plays_through_three_deploys(web_client: str, server: Any, pages
 
 
 def test_a_refused_stream_ticket_is_replaced_by_a_fresh_one(web_client: str, pages: Any) -> None:
-    """EventSource gives up on a refusal (an expired ticket's 401): the page asks for a new
-    ticket for the same stream and connects again, then shows "live"."""
-    ana = Person(web_client)
+    """EventSource (a signed-in spectator's table) gives up on a refusal (an expired ticket's
+    401): the page asks for a new ticket for the same stream and connects again, then shows
+    "live"."""
+    ana, ben = Person(web_client), Person(web_client)
     match_id = ana.create(2, ["random"])
     path = f"/api/v1/matches/{match_id}/events"
     page = pages.new()
@@ -116,10 +118,57 @@ def test_a_refused_stream_ticket_is_replaced_by_a_fresh_one(web_client: str, pag
             route.continue_()
 
     page.route(f"**{path}?*", refuse_the_first)
-    sign_in(page, web_client, ana, route=f"#/match/{match_id}")
+    sign_in(page, web_client, ben, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-role", "spectator")
     status = by_testid(page, "connection-status")
     expect(status).to_have_attribute("data-state", "live", timeout=20_000)
     assert len(opened) == 2 and tickets == [{"path": path}, {"path": path}], (opened, tickets)
     ticket = [parse_qs(urlparse(url).query)["ticket"][0] for url in opened]
     assert ticket[0] != ticket[1]  # a fresh ticket, not the refused one again
+    expect(by_testid(page, "error-banner")).to_be_hidden()
+
+
+def test_a_closed_table_socket_is_opened_again_with_a_fresh_ticket(
+    web_client: str, pages: Any
+) -> None:
+    """A seat's table socket that the server closes (1013: try again) is opened again with a
+    new ticket for the same stream, from the last event id seen; the page is live again."""
+    ana = Person(web_client)
+    match_id = ana.create(2, ["random"])
+    path = f"/api/v1/matches/{match_id}/events"
+    page = pages.new()
+    tickets: list[Any] = []
+    opened: list[str] = []
+    page.on(
+        "request",
+        lambda r: tickets.append(r.post_data_json) if r.url.endswith("/stream-ticket") else None,
+    )
+
+    def close_the_first(route: WebSocketRoute) -> None:
+        opened.append(route.url)
+        server = route.connect_to_server()
+        if len(opened) > 1:
+            return
+
+        def first_event_then_close(message: str | bytes) -> None:
+            route.send(message)
+            server.close()
+            route.close(code=1013, reason="try again")
+
+        server.on_message(first_event_then_close)
+
+    page.route_web_socket(re.compile(re.escape(path) + r"\?"), close_the_first)
+    sign_in(page, web_client, ana, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-role", "seat")
+    status = by_testid(page, "connection-status")
+    expect(status).to_have_attribute("data-state", "live", timeout=20_000)
+    for _ in range(100):  # the first socket was live a moment, until it was closed
+        if len(opened) == 2:
+            break
+        page.wait_for_timeout(100)
+    expect(status).to_have_attribute("data-state", "live", timeout=20_000)
+    assert len(opened) == 2 and tickets == [{"path": path}, {"path": path}], (opened, tickets)
+    queries = [parse_qs(urlparse(url).query) for url in opened]
+    assert queries[0]["ticket"] != queries[1]["ticket"]
+    assert "last_event_id" in queries[1]  # resumed after what it had seen
     expect(by_testid(page, "error-banner")).to_be_hidden()

@@ -11,6 +11,12 @@
  * asks for a new ticket and connects again with `last_event_id` = the last id seen, backing
  * off. Meanwhile the page shows "reconnecting". Spectators without a token connect without a
  * ticket.
+ *
+ * With `socket: true` (the table) the stream is the same path's WebSocket, whose events are
+ * the same (one JSON message each), and which also takes the page's moves (`move`): each is
+ * answered on the socket as `POST …/moves` answers it. A socket that closes is opened again
+ * (a new ticket, `last_event_id` = the last id seen); one that cannot be opened three times
+ * running gives way to EventSource for the rest of the page's life (which tells a refusal).
  */
 
 import * as api from "./api.js";
@@ -28,8 +34,9 @@ export class LiveStream {
    * @param {string[]} events the event names to listen to
    * @param {StreamHandlers} handlers
    * @param {number | null} [lastId]
+   * @param {{ socket?: boolean }} [options] `socket`: a WebSocket that takes moves
    */
-  constructor(path, events, handlers, lastId = null) {
+  constructor(path, events, handlers, lastId = null, options = {}) {
     this.path = path;
     this.events = events;
     this.handlers = handlers;
@@ -41,6 +48,12 @@ export class LiveStream {
     this.failures = 0;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this.timer = null;
+    /** the stream is a WebSocket (until it cannot be opened) */
+    this.useSocket = Boolean(options.socket) && typeof WebSocket === "function";
+    /** @type {WebSocket | null} the open (or opening) socket */
+    this.socket = null;
+    /** @type {Map<string, { resolve: (data: any) => void, reject: (error: api.ApiError) => void, timer: ReturnType<typeof setTimeout> }>} moves sent, by key */
+    this.pending = new Map();
     this.connect();
   }
 
@@ -61,6 +74,10 @@ export class LiveStream {
     }
     if (this.stopped) return;
     if (this.lastId !== null) params.set("last_event_id", String(this.lastId));
+    if (this.useSocket) {
+      this.openSocket(params);
+      return;
+    }
     const source = new EventSource(`/api/v1${this.path}?${params}`);
     this.source = source;
     source.onopen = () => {
@@ -99,6 +116,104 @@ export class LiveStream {
     };
   }
 
+  /** @param {URLSearchParams} params */
+  openSocket(params) {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(`${scheme}//${location.host}/api/v1${this.path}?${params}`);
+    this.socket = socket;
+    let opened = false;
+    let ended = false;
+    socket.onopen = () => {
+      opened = true;
+      this.failures = 0;
+      this.handlers.onStatus("live");
+    };
+    socket.onmessage = (message) => {
+      /** @type {{ event: string, id?: number, data?: any, key?: string, status?: number }} */
+      let event;
+      try {
+        event = JSON.parse(String(message.data));
+      } catch {
+        return;
+      }
+      if (event.event === "move") {
+        this.answered(event);
+      } else if (event.event === "close") {
+        if (event.data?.reason === "slow_reader") return; // the socket closes: opened again
+        ended = true;
+        this.handlers.onEvent("close", event.data, null);
+      } else if (this.events.includes(event.event)) {
+        const id = typeof event.id === "number" ? event.id : null;
+        if (id !== null) this.lastId = id;
+        this.handlers.onEvent(event.event, event.data, id);
+      }
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.unanswered();
+      if (this.stopped || ended) return;
+      // Closed by a restart (1012), a lost connection or a refusal: again, from the last id.
+      if (!opened && this.failures >= 2) this.useSocket = false;
+      this.retry();
+    };
+  }
+
+  /** The socket is open: moves go on it. */
+  canMove() {
+    return this.socket !== null && this.socket.readyState === WebSocket.OPEN;
+  }
+
+  /**
+   * A move on the socket, answered as `POST …/moves` answers it: the view after the move, or
+   * the route's refusal (an ApiError with its status and code). An ApiError with status 0
+   * ("network") when the socket is not open, closes, or has not answered within `wait` ms:
+   * the move may or may not have been applied, so send it again with the same key.
+   * @param {api.MoveBody & { version: number }} body
+   * @param {string} key the move's Idempotency-Key
+   * @param {number} [wait]
+   * @returns {Promise<api.State & { pending_bot_turns?: boolean }>}
+   */
+  move(body, key, wait = 8000) {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new api.ApiError(0, "network", "The live connection is closed."));
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(key);
+        reject(new api.ApiError(0, "network", "No answer on the live connection."));
+      }, wait);
+      this.pending.set(key, { resolve, reject, timer });
+      socket.send(JSON.stringify({ type: "move", ...body, key }));
+    });
+  }
+
+  /** @param {{ key?: string, status?: number, data?: any }} answer */
+  answered(answer) {
+    const waiting = answer.key === undefined ? undefined : this.pending.get(answer.key);
+    if (!waiting) return;
+    this.pending.delete(/** @type {string} */ (answer.key));
+    clearTimeout(waiting.timer);
+    const status = answer.status ?? 0;
+    if (status >= 200 && status < 300) {
+      waiting.resolve(answer.data);
+    } else {
+      const error = answer.data ?? {};
+      waiting.reject(new api.ApiError(status, String(error.code ?? "server_error"),
+        String(error.message ?? ""), error.detail));
+    }
+  }
+
+  /** The socket closed: every move still waiting is told so (sent again by the route). */
+  unanswered() {
+    for (const [key, waiting] of this.pending) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new api.ApiError(0, "network", "The live connection closed."));
+      this.pending.delete(key);
+    }
+  }
+
   retry() {
     if (this.stopped) return;
     this.source?.close();
@@ -112,5 +227,9 @@ export class LiveStream {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.source?.close();
+    const socket = this.socket;
+    this.socket = null;
+    socket?.close();
+    this.unanswered();
   }
 }

@@ -113,6 +113,8 @@ export async function tableView(root, matchId) {
   let confirming = false;
   /** @type {{ seat: number, phrase: string }[]} table talk heard on the stream, oldest first */
   const heard = [];
+  /** @type {LiveStream | null} the match's stream, a WebSocket that takes the moves */
+  let stream = null;
 
   const table = h("section", { class: "table", testid: "table", "data-role": role, "data-match-id": matchId });
   const status = h("span", { class: "connection", testid: "connection-status", "data-state": "reconnecting" },
@@ -261,7 +263,18 @@ export async function tableView(root, matchId) {
     busy = true;
     table.dataset.busy = "true";
     try {
-      const answer = await api.move(matchId, { ...move, version: view.version }, newKey());
+      const body = { ...move, version: view.version };
+      const key = newKey();
+      let answer;
+      try {
+        // On the table's WebSocket while it is open, else (or when it closes first) the route,
+        // with the same key: applied once either way.
+        if (!stream?.canMove()) throw new api.ApiError(0, "network", "");
+        answer = await stream.move(body, key);
+      } catch (error) {
+        if (!(error instanceof api.ApiError) || error.status !== 0) throw error;
+        answer = await api.move(matchId, body, key);
+      }
       hideError();
       await apply(answer);
     } catch (error) {
@@ -578,7 +591,7 @@ export async function tableView(root, matchId) {
 
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();
-  const stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned", "talk"], {
+  stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned", "talk"], {
     onEvent: (name, data) => {
       if (name === "state") apply(data);
       else if (name === "resigned") resigned(data);
@@ -593,13 +606,13 @@ export async function tableView(root, matchId) {
       if (state === "live" && !view) reload();
     },
     onError: (error) => showError(error),
-  }, view ? /** @type {api.State} */ (view).version : null);
+  }, view ? /** @type {api.State} */ (view).version : null, { socket: role === "seat" });
 
   return () => {
     stopped = true;
     stopKeys();
     for (const name of ["offline", "online", "pisyedili:reachable"]) window.removeEventListener(name, connectionChanged);
     clearInterval(clock);
-    stream.stop();
+    stream?.stop();
   };
 }
