@@ -33,9 +33,11 @@ def relay_moves(
     match_id: str,
     first_move: Callable[[dict[str, Any]], dict[str, Any]],
     answers: list[int],
+    errors: list[str],
 ) -> None:
     """The table's socket passed through, but the page's first move message goes to the server
-    as `first_move` turns it; `answers` gets the status of every answer to a move."""
+    as `first_move` turns it; `answers` gets the status of every answer to a move, `errors`
+    what `first_move` raised."""
     seen: list[dict[str, Any]] = []
 
     def relay(route: WebSocketRoute) -> None:
@@ -43,9 +45,12 @@ def relay_moves(
 
         def to_server(message: str | bytes) -> None:
             data = json.loads(message)
-            if data.get("type") == "move" and not seen:
-                seen.append(data)
-                message = json.dumps(first_move(data))
+            try:
+                if data.get("type") == "move" and not seen:
+                    seen.append(data)
+                    message = json.dumps(first_move(data))
+            except Exception as exc:  # noqa: BLE001 (named in the test's failure)
+                errors.append(repr(exc))
             server.send(message)
 
         def to_page(message: str | bytes) -> None:
@@ -67,7 +72,7 @@ def wait_until(page: Page, done: Callable[[], Any], seconds: float = 20) -> None
         if done():
             return
         page.wait_for_timeout(100)
-    raise AssertionError("waited in vain")
+    raise AssertionError(f"nothing came in {seconds} s")
 
 
 def test_the_table_resumes_after_a_server_restart(web_client: str, server: Any, pages: Any) -> None:
@@ -136,15 +141,16 @@ def test_a_stale_move_from_another_tab_shows_the_banner_and_recovers(
         ana.move(match_id)  # the other tab, with the same token, a moment earlier
         return message
 
-    relay_moves(page, match_id, other_tab_moves_first, answers)
+    errors: list[str] = []
+    relay_moves(page, match_id, other_tab_moves_first, answers, errors)
     sign_in(page, web_client, ana, route=f"#/match/{match_id}")
     by_testid(page, "table").wait_for()
     turn = by_testid(page, "turn-indicator")
     expect(turn).to_have_attribute("data-your-turn", "true")
     before = version(page)
     take_turn(page)
-    wait_until(page, lambda: answers)
-    assert answers == [409]
+    wait_until(page, lambda: answers or errors)
+    assert answers == [409], errors
     banner = by_testid(page, "error-banner")
     expect(banner).to_be_visible()
     expect(banner).not_to_be_empty()
@@ -170,7 +176,8 @@ def test_an_illegal_move_answer_shows_the_banner_and_the_table_plays_on(
     def send_an_illegal_move(message: dict[str, Any]) -> dict[str, Any]:
         return {**illegal[-1], "version": message["version"], "type": "move", "key": message["key"]}
 
-    relay_moves(page, match_id, send_an_illegal_move, answers)
+    errors: list[str] = []
+    relay_moves(page, match_id, send_an_illegal_move, answers, errors)
     sign_in(page, web_client, ana, route=f"#/match/{match_id}")
     by_testid(page, "table").wait_for()
     expect(by_testid(page, "turn-indicator")).to_have_attribute("data-your-turn", "true")
@@ -181,8 +188,8 @@ def test_an_illegal_move_answer_shows_the_banner_and_the_table_plays_on(
         illegal.append({"action": "pass"})
     assert illegal, state
     take_turn(page, wait_ms=500)  # refused: no new version comes
-    wait_until(page, lambda: answers)
-    assert answers == [422]
+    wait_until(page, lambda: answers or errors)
+    assert answers == [422], errors
     banner = by_testid(page, "error-banner")
     expect(banner).to_be_visible()
     expect(banner).not_to_be_empty()
