@@ -120,3 +120,35 @@ def test_a_join_link_seats_whoever_opens_it_after_sign_in(
     late_page.goto(link)
     expect(by_testid(late_page, "error-banner")).to_be_visible()
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_a_declined_challenge_shows_to_the_creator_and_frees_the_seat_for_the_link(
+    web_client: str, pages: Any, spectators: None
+) -> None:
+    ana, bora, cem = Person(web_client), Person(web_client), Person(web_client)
+    ana_page, bora_page = pages.new(375, 800), pages.new()
+    sign_in(bora_page, web_client, bora)
+    sign_in(ana_page, web_client, ana)
+    match_id = create_private(ana_page, 2, [bora])
+    link = by_testid(ana_page, "join-link").input_value()
+
+    # bora declines from the notice; ana's table shows it without a reload.
+    notice = by_testid(bora_page, "challenge-notice")
+    expect(notice).to_be_visible()
+    notice.locator('[data-testid="challenge-decline"]').click()
+    expect(notice).to_be_hidden()
+    expect(by_testid(bora_page, "challenge")).to_have_count(0)
+    invitation = by_testid(ana_page, "invitation")
+    expect(invitation).to_have_attribute("data-status", "declined")
+    expect(invitation).to_contain_text("declined")
+    pages.shot(ana_page, "declined")
+
+    # The seat it held is free for whoever has the link.
+    cem_page = pages.new()
+    sign_in(cem_page, web_client, cem)
+    cem_page.goto(link)
+    cem_page.wait_for_url(re.compile(f"#/match/{match_id}$"))
+    for page in (ana_page, cem_page):
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    pages.shot(cem_page, "joined")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
