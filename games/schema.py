@@ -615,7 +615,7 @@ rules_presets = extend_schema(
     examples=[
         OpenApiExample(
             "presets",
-            value=[{"name": "classic", "rules": {"draw_policy": "free", "…": "…"}}],
+            value={"name": "classic", "rules": {"draw_policy": "free", "…": "…"}},
             response_only=True,
         )
     ],
