@@ -8,7 +8,6 @@ import time
 from typing import Any, cast
 from uuid import UUID
 
-from django.db import connection
 from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -19,14 +18,12 @@ from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from players.models import Player
 
-from . import sql
 from .models import Deal, DealAnalysis, Invitation, Match, Move, Seat
 
-# A long-poll waits for the NOTIFY that a version change sends on PostgreSQL (trigger of
-# migration 0003), re-checking the version at least every LONG_POLL_RECHECK s; elsewhere it
-# checks after 2 ms, then ever less often (×1.5) up to every LONG_POLL_INTERVAL s.
+# A long-poll that waits in a thread (Django's test client: the web processes serve every
+# waiting long-poll from their hub, games.streams.match_state_long_poll) reads the version
+# after 2 ms, then ever less often (×1.5) up to every LONG_POLL_INTERVAL s.
 LONG_POLL_FIRST = 0.002
-LONG_POLL_RECHECK = 1.0
 LONG_POLL_INTERVAL = 0.05  # seconds between version checks once a long-poll has waited a while
 
 
@@ -201,38 +198,14 @@ def match_view_for_player(
     if after_version is not None and wait > 0 and match.version <= after_version:
         deadline = time.monotonic() + wait
         versions = Match.objects.filter(id=match.id).values_list("version", flat=True)
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            _wait_for_notify(match, versions, after_version, deadline)
-        else:
-            interval = LONG_POLL_FIRST
-            while time.monotonic() < deadline:
-                time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
-                if versions.first() > after_version:  # type: ignore[operator]
-                    break
-                interval = min(interval * 1.5, LONG_POLL_INTERVAL)
+        interval = LONG_POLL_FIRST
+        while time.monotonic() < deadline:
+            time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
+            if versions.first() > after_version:  # type: ignore[operator]
+                break
+            interval = min(interval * 1.5, LONG_POLL_INTERVAL)
         match = match_read(match.id) or match
     return match, seat
-
-
-def _wait_for_notify(match: Match, versions: Any, after_version: int, deadline: float) -> None:
-    """LISTEN on the match's channel until its version passes `after_version` or `deadline`.
-
-    The version is read again after LISTEN (a commit just before it sent its NOTIFY to nobody)
-    and at least every LONG_POLL_RECHECK s, so a lost notification only costs a little time."""
-    channel = f"match_{UUID(str(match.id)).hex}"
-    with connection.cursor() as cursor:
-        cursor.execute(sql.listen(channel))
-    try:
-        while (remaining := deadline - time.monotonic()) > 0:
-            if versions.first() > after_version:
-                return
-            for _notice in connection.connection.notifies(
-                timeout=min(remaining, LONG_POLL_RECHECK), stop_after=1
-            ):
-                pass
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute(sql.unlisten(channel))
 
 
 def deal_revealable(deal: Deal, *, pending: set[int] | None = None) -> bool:
