@@ -253,8 +253,9 @@ def queue_pair(
         waiting = waiting.filter(seats=seats, rules_key=rules_key)
     seated = expired = 0
     with transaction.atomic():
+        # The entries only (`of`): the players' rows stay free for their other requests.
         rows = list(
-            waiting.select_for_update(skip_locked=True)
+            waiting.select_for_update(skip_locked=True, of=("self",))
             .select_related("player")
             .order_by("created_at", "id")[:PAIR_BATCH]
         )
