@@ -21,7 +21,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q
 # The pinned Node tools of web/package-lock.json (tsc, openapi-typescript, Redocly's linter).
 NODE_TOOLS := web/node_modules/.package-lock.json
 
-.PHONY: run web-types test test-fast services chromium node-tools lint bench
+.PHONY: run web-types test test-fast services chromium node-tools lint bench lighthouse
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -150,6 +150,12 @@ lint: $(DEV) node-tools
 	  --file web/node_modules/.schema-lint.json
 	cd web && NO_UPDATE_NOTIFIER=1 node_modules/.bin/redocly lint --format stylish \
 	  node_modules/.schema-lint.json
+
+# Lighthouse's accessibility, best practices and performance scores (mobile) of the lobby, the
+# table during a match and a deal's replay, against their targets (bench/lighthouse.py): the
+# pinned npm lighthouse of web/package.json against Debian's Chromium, no browser downloaded.
+lighthouse: $(DEV) services chromium node-tools
+	DATABASE_URL=$(TEST_DATABASE_URL) CHROME_PATH=/usr/bin/chromium $(PY) bench/lighthouse.py
 
 bench: export DJANGO_SECRET_KEY ?= insecure-development-key-of-make-bench
 bench: $(DEV) services

@@ -214,6 +214,7 @@ export async function lobbyView(root) {
 
   const quick = player ? await quickPlayPanel() : null;
   root.append(
+    h("h1", { class: "visually-hidden" }, t("nav.lobby")),
     h("div", { class: "lobby" },
       challenges?.element,
       quick?.element,

@@ -139,6 +139,7 @@ export async function tableView(root, matchId) {
       : null,
     talkLines);
   table.append(
+    h("h1", { class: "visually-hidden" }, t("table.title")),
     h("div", { class: "table-head" },
       h("a", { href: "#/lobby" }, t("table.back")), status),
     noticeBox,
@@ -149,7 +150,10 @@ export async function tableView(root, matchId) {
     talkPanel,
     h("section", { class: "card-panel log-panel" }, h("h2", {}, t("table.log")), logList),
   );
-  root.append(table);
+  // Shown once drawn with its state and log (nothing then moves under the player's eyes), or
+  // after a while without them (a server that does not answer yet).
+  const showTable = () => root.append(table);
+  const showing = setTimeout(showTable, 1500);
 
   const clock = setInterval(() => drawClock(), 1000);
 
@@ -394,7 +398,6 @@ export async function tableView(root, matchId) {
               "data-card": card,
               "data-legal": ok ? "true" : "false",
               disabled: !ok,
-              "aria-label": cardText(card),
               onclick: () => clickCard(card),
             }, cardFace(card));
           })),
@@ -591,6 +594,8 @@ export async function tableView(root, matchId) {
 
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();
+  clearTimeout(showing);
+  showTable();
   stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned", "talk"], {
     onEvent: (name, data) => {
       if (name === "state") apply(data);
