@@ -35,22 +35,6 @@ const KNOWN_RULES = [
 ];
 
 /**
- * The named rule sets a new match starts from: the seed rules as "Classic" and the usual house
- * variants of Pis Yedili, each the options it changes from the defaults (docs/rules.md);
- * "custom" opens every option. Their names and one-line meanings are i18n's `preset.<id>` and
- * `preset.about.<id>`.
- * @type {{ id: string, rules: Record<string, string | number | boolean> }[]}
- */
-export const PRESETS = [
-  { id: "classic", rules: {} },
-  { id: "reshuffle", rules: { stock_exhausted: "reshuffle" } },
-  { id: "doubling", rules: { seven_chain_growth: "doubling" } },
-  { id: "strict", rules: { draw_policy: "until_playable", jack_nomination: "different_suit" } },
-  { id: "club_round", rules: { opening: "club_round" } },
-  { id: "quick", rules: { draw_policy: "one_then_pass", ace_mode: "skip_next" } },
-];
-
-/**
  * GET /rules in whichever shape it lists the options: a list of options, or an object of
  * option name → description; deals_per_match has its own control (create-deals).
  * @param {unknown} answer
@@ -258,9 +242,12 @@ export async function lobbyView(root) {
 }
 
 async function createForm() {
-  const [strategies, rulesAnswer] = await Promise.all([
+  const [strategies, rulesAnswer, presets] = await Promise.all([
     api.bots().catch(() => /** @type {api.Bot[]} */ ([{ strategy: "greedy", description: "" }])),
     api.rules().catch(() => null),
+    // The named rule sets (the seed rules as "classic" and the house variants), shared with
+    // quick play and any API client; a server without them offers Classic and Custom.
+    api.rulePresets().catch(() => [{ name: "classic", rules: {} }]),
   ]);
   const options = ruleOptions(rulesAnswer);
   const seats = select({ testid: "create-seats", id: "create-seats" },
@@ -308,23 +295,25 @@ async function createForm() {
   }
   /** Set every option to a preset's values (the defaults for what it leaves out). */
   const applyPreset = (/** @type {string} */ id) => {
-    const preset = PRESETS.find((p) => p.id === id);
+    const preset = presets.find((p) => p.name === id);
     ruleBox.hidden = id !== "custom";
     if (!preset) return;
+    const rules = /** @type {Record<string, unknown>} */ (preset.rules);
     for (const option of options) {
       const control = controls.get(option.name);
-      if (control) control.value = String(preset.rules[option.name] ?? option.default);
+      if (control) control.value = String(rules[option.name] ?? option.default);
     }
   };
   const presetBox = h("fieldset", { class: "presets", testid: "create-presets" },
     h("legend", {}, t("lobby.rules")),
-    [...PRESETS.map((p) => p.id), "custom"].map((id) =>
+    [...presets.map((p) => p.name), "custom"].map((id, i) =>
       h("label", { class: "preset" },
         h("input", { type: "radio", name: "create-preset", value: id, testid: `preset-${id}`,
-          checked: id === "classic", onchange: () => applyPreset(id) }),
+          checked: i === 0, onchange: () => applyPreset(id) }),
         h("span", { class: "preset-text" },
-          h("strong", {}, t(`preset.${id}`)),
-          h("span", { class: "preset-about" }, t(`preset.about.${id}`))))));
+          h("strong", {}, has(`preset.${id}`) ? t(`preset.${id}`) : id),
+          has(`preset.about.${id}`) ? h("span", { class: "preset-about" }, t(`preset.about.${id}`)) : null))));
+  applyPreset(presets[0]?.name ?? "custom");
   const spectators = select({ testid: "create-spectators", id: "create-spectators" },
     [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");
   const privacy = privateChoice(seats, spectators);
