@@ -22,7 +22,8 @@ FOCUSED = """() => { const e = document.activeElement;
 def your_turn(page: Page) -> bool:
     page.wait_for_function(
         """() => document.querySelector('[data-testid=table]')?.dataset.status !== 'active' ||
-           document.querySelector('[data-testid=turn-indicator]')?.dataset.yourTurn === 'true'"""
+           (document.querySelector('[data-testid=turn-indicator]')?.dataset.yourTurn === 'true' &&
+            document.querySelector('[data-testid=table]').dataset.busy !== 'true')"""
     )
     return by_testid(page, "table").get_attribute("data-status") == "active"
 

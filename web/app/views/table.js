@@ -280,7 +280,12 @@ export async function tableView(root, matchId) {
         answer = await api.move(matchId, body, key);
       }
       hideError();
-      await apply(answer);
+      // The answer is the table from now on (apply takes it before its first wait): the next
+      // move may go while the match's summary and the log load, so a quick key is not lost.
+      const applied = apply(answer);
+      busy = false;
+      table.dataset.busy = "false";
+      await applied;
     } catch (error) {
       showError(error);
       await reload();
