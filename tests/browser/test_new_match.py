@@ -34,14 +34,14 @@ def test_a_match_from_a_preset_and_from_custom(web_client: str, pages: Any) -> N
         page = pages.new(width, 800)
         sign_in(page, web_client, person)
         by_testid(page, "create-presets").wait_for()
-        # Compact: the options stay closed until "Custom"; on a phone the open matches first.
+        # Compact: the options stay closed until "Custom"; on a phone the open matches (after
+        # quick play) come before the form.
         expect(by_testid(page, "custom-rules")).to_be_hidden()
         expect(by_testid(page, "preset-classic")).to_be_checked()
         if width == WIDTHS["phone"]:
             open_list = by_testid(page, "lobby-list").bounding_box()
             form = by_testid(page, "create-presets").bounding_box()
             assert open_list and form and open_list["y"] < form["y"], (open_list, form)
-            assert open_list["y"] < 800, open_list
         pages.shot(page, "lobby")
 
     by_testid(page, "preset-reshuffle").click()
