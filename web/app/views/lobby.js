@@ -200,8 +200,8 @@ export async function lobbyView(root) {
   root.append(
     h("h1", { class: "visually-hidden" }, t("nav.lobby")),
     h("div", { class: "lobby" },
-      challenges?.element,
       quick?.element,
+      challenges?.element,
       h("section", { class: "card-panel lobby-open" },
         h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
           h("button", { type: "button", testid: "lobby-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
