@@ -63,6 +63,9 @@ class Player:
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         answer = self.session.request(method, f"{self.api}{path}", json=body, timeout=60)
+        while answer.status_code == 429:  # the server's throttle: wait as it says
+            time.sleep(float(answer.headers.get("Retry-After") or 1))
+            answer = self.session.request(method, f"{self.api}{path}", json=body, timeout=60)
         if answer.status_code >= 400:
             sys.exit(f"{method} {path}: {answer.status_code} {answer.text}")
         return answer.json()
