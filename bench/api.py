@@ -1,11 +1,12 @@
 """Move endpoint throughput and latency under load, beside a database ceiling on the same server.
 
-Runs gunicorn against PostgreSQL and loads it from 16 concurrent clients, each playing 2-seat
+Runs the web tier (uvicorn pisyedili_api.asgi, the deployment of docs/operations.md, `--workers`
+processes) against PostgreSQL and loads it from 16 concurrent clients, each playing 2-seat
 matches (both seats, human players, so only the API is measured, not bots):
   1. `POST /api/v1/matches/{id}/moves` while playing many matches (with the `GET …/state` a client
      needs to see the other seat's hand when the turn passes);
   2. `POST /bench/ceiling`: one transaction that locks a row, updates it and inserts a row — the
-     least a move can cost in the database — served by the same gunicorn: BENCH_ENDPOINTS=1
+     least a move can cost in the database — served by the same processes: BENCH_ENDPOINTS=1
      makes the bench URL conf (pisyedili_api/urls_bench.py) its ROOT_URLCONF.
 Prints requests/s and p50/p99 latency of each, and the move endpoint as a share of the ceiling.
 After an uncounted warm-up (`--warmup`), the loads (moves in `draw` and `play` mode, and the
@@ -22,15 +23,9 @@ what play leaves, on one machine with the web tier. Their CPU per deal is printe
 `--tasks eager` runs every task inside the request that sends it instead (the bench's older run
 conditions: the move that ends a deal then pays for the deal's scoring and analysis).
 
-`--server asgi` runs the same load against the ASGI deployment of docs/operations.md "Live play"
-(uvicorn pisyedili_api.asgi, `--workers` processes); `--server both` starts gunicorn and uvicorn
-side by side on the same database, runs every slice on each in turn, and prints the move
-throughput of both and whether the ASGI one is within 10% of gunicorn's (the live-play target).
-
     make bench
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/pisyedili .venv/bin/python bench/api.py
-    bench/api.py --clients 16 --seconds 20 --workers 3 --threads 4
-    bench/api.py --server both --workers 2
+    bench/api.py --clients 16 --seconds 20 --workers 3
     bench/api.py --tasks eager                 # tasks inside the requests, no broker
     bench/api.py --live local                  # live events not published to Redis
     bench/api.py --analysis none               # no worker on the analysis queue
@@ -273,9 +268,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="slices each phase is run in")
     parser.add_argument("--warmup", type=float, default=2, help="seconds per phase, not counted")
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--port", type=int, default=8431, help="gunicorn's; uvicorn's is next")
-    parser.add_argument("--server", choices=["gunicorn", "asgi", "both"], default="gunicorn")
+    parser.add_argument("--port", type=int, default=8432)
     parser.add_argument(
         "--live",
         choices=["redis", "local"],
@@ -333,8 +326,7 @@ def main() -> None:
         }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     ceiling_tables_create(env)
-    names = ["gunicorn", "asgi"] if args.server == "both" else [args.server]
-    servers = {name: start_server(name, args, env) for name in names}
+    servers = {"asgi": start_server(args, env)}
     if args.tasks == "worker":
         celery = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-c", "1",
                   "-l", "warning", "--without-gossip", "--without-mingle"]  # fmt: skip
@@ -351,10 +343,7 @@ def main() -> None:
     try:
         for base, _ in servers.values():
             wait_until_up(base)
-        if "gunicorn" in servers:
-            print(f"gunicorn: {args.workers} workers × {args.threads} threads")
-        if "asgi" in servers:
-            print(f"asgi: uvicorn pisyedili_api.asgi, {args.workers} workers (uvloop)")
+        print(f"asgi: uvicorn pisyedili_api.asgi, {args.workers} workers (uvloop)")
         print(
             f"PostgreSQL {url}; {args.clients} clients, {args.seconds:.0f} s per phase in"
             f" {args.rounds} slices\n"
@@ -404,19 +393,8 @@ def main() -> None:
                     f" → {shares[0] / shares[2]:6.1%} / {shares[1] / shares[2]:6.1%}"
                 )
                 draw_shares[name].append(shares[0] / shares[2])
-        rates = {
-            name: summary(name, phases[name], draw_shares[name], args.clients) for name in servers
-        }
-        if len(rates) == 2:
-            old, new = rates["gunicorn"]["draw"], rates["asgi"]["draw"]
-            mark = "met " if new >= 0.9 * old else "MISS"
-            print(
-                f"\n[{mark}] move throughput (draw/pass stream) under ASGI {new:.1f} POST/s ="
-                f" {new / old:.0%} of gunicorn's {old:.1f} POST/s (target: a drop of at most"
-                " 10%, i.e. at least 90%);"
-                f" with plays {rates['asgi']['play']:.1f} vs {rates['gunicorn']['play']:.1f}"
-                f" POST/s; load average {os.getloadavg()[0]:.1f}"
-            )
+        for name in servers:
+            summary(name, phases[name], draw_shares[name], args.clients)
     finally:
         # The web servers first, then the workers (each finishes its task), Redis last: a
         # process whose Redis went away first logs its reconnecting, or its lost task.
@@ -428,24 +406,17 @@ def main() -> None:
 
 
 def start_server(
-    name: str, args: argparse.Namespace, env: dict[str, str]
+    args: argparse.Namespace, env: dict[str, str]
 ) -> tuple[str, subprocess.Popen[bytes]]:
-    """gunicorn (the WSGI deployment) or uvicorn (the ASGI one) on a port of its own."""
-    port = args.port if name == "gunicorn" else args.port + 1
-    if name == "gunicorn":
-        command = [
-            str(PY.with_name("gunicorn")), "pisyedili_api.wsgi", "-b", f"127.0.0.1:{port}",
-            "-w", str(args.workers), "-k", "gthread", "--threads", str(args.threads),
-            "--log-level", "warning",
-        ]  # fmt: skip
-    else:
-        command = [
-            str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application",
-            "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
-            "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log",
-            "--no-proxy-headers", "--ws-max-size", "4096", "--timeout-graceful-shutdown", "10",
-            "--log-level", "warning",
-        ]  # fmt: skip
+    """uvicorn (the deployment of docs/operations.md "Live play") on `--port`."""
+    port = args.port
+    command = [
+        str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application",
+        "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
+        "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log",
+        "--no-proxy-headers", "--ws-max-size", "4096", "--timeout-graceful-shutdown", "10",
+        "--log-level", "warning",
+    ]  # fmt: skip
     proc = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     return f"http://127.0.0.1:{port}", proc
 

@@ -1,6 +1,6 @@
 """Bot reply latency through a real Celery worker, beside the worker's no-op round trip.
 
-Starts gunicorn and a Celery worker (the commands of docs/operations.md) against PostgreSQL and
+Starts uvicorn and a Celery worker (the commands of docs/operations.md) against PostgreSQL and
 Redis, on a database and queues of its own, then plays 2-seat matches, one person against the
 greedy bot:
 
@@ -90,8 +90,9 @@ def main() -> None:
     }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     base = f"http://127.0.0.1:{args.port}"
-    web = [str(PY.with_name("gunicorn")), "pisyedili_api.wsgi", "-b", f"127.0.0.1:{args.port}"]
-    web += ["-w", "2", "-k", "gthread", "--threads", "8", "--log-level", "warning"]
+    web = [str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application", "--host", "127.0.0.1"]
+    web += ["--port", str(args.port), "--workers", "2", "--loop", "uvloop", "--no-access-log"]
+    web += ["--http", "pisyedili_api.asgi:HttpProtocol", "--log-level", "warning"]
     worker = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
     worker += ["-P", args.pool, "-c", str(args.concurrency), "--without-gossip", "--without-mingle"]
     processes = [
@@ -103,7 +104,7 @@ def main() -> None:
         wait_until_up(base)
         client.send_task("games.noop", queue=scoring_queue).get(timeout=60)  # worker is up
         print(
-            f"gunicorn 2 × 8 threads, celery worker {args.pool} -c {args.concurrency}; "
+            f"uvicorn 2 workers, celery worker {args.pool} -c {args.concurrency}; "
             f"PostgreSQL {url}, Redis {broker}; {args.bot} bot, 2 seats\n"
         )
         session = requests.Session()

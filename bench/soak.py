@@ -3,7 +3,7 @@
 Starts everything it uses itself (bench/stack.py), in a temporary directory, on free ports,
 and removes it at exit (also on Ctrl-C): a private PostgreSQL (fsync off, but commits stay
 synchronous, so a crash of the server process loses no acknowledged commit), a private
-redis-server, gunicorn (gthread, workers x threads), Celery workers and beat. It never connects
+redis-server, uvicorn (`--workers` processes), Celery workers and beat. It never connects
 to another PostgreSQL or Redis.
 
 Clients, each a thread with its own player:
@@ -20,7 +20,7 @@ passes, and the bot's reply or the next deal, both a worker's) that started afte
 succeeds.
 
 Faults, on a schedule drawn from --seed, each kind in turn: SIGKILL a Celery worker (restarted
-2 s later, as a supervisor would), SIGKILL a gunicorn worker (the master respawns it), restart
+2 s later, as a supervisor would), SIGKILL a uvicorn worker (its supervisor starts another), restart
 Redis, restart PostgreSQL (immediate stop: crash recovery on start). A 5xx or a connection error
 counts inside a fault window when the request overlaps [fault start, recovery].
 
@@ -77,7 +77,7 @@ def now() -> float:
 
 
 def tracebacks(stack: Stack) -> dict[tuple[str, str], tuple[int, str]]:
-    """Distinct 500s in the gunicorn log (Django logs "Internal Server Error: <path>" and the
+    """Distinct 500s in the web tier's log (Django logs "Internal Server Error: <path>" and the
     traceback): (route, exception type) -> (times, the project's frames and the error).
     Database and broker connection errors are left out: those are the faults'."""
     lines = (stack.dir / "web.log").read_text(errors="replace").splitlines()
@@ -811,7 +811,7 @@ class Probe(Player):
         return None
 
 
-FAULTS = ["celery_worker_kill", "gunicorn_worker_kill", "redis_restart", "postgres_restart"]
+FAULTS = ["celery_worker_kill", "web_worker_kill", "redis_restart", "postgres_restart"]
 
 
 def inject(stack: Stack, kind: str, fault: dict[str, Any], rng: random.Random) -> None:
@@ -821,7 +821,7 @@ def inject(stack: Stack, kind: str, fault: dict[str, Any], rng: random.Random) -
         stack.worker_kill(node)
         time.sleep(2)  # a supervisor's restart delay
         stack.worker(node)
-    elif kind == "gunicorn_worker_kill":
+    elif kind == "web_worker_kill":
         pids = stack.web_children()
         if pids:
             os.kill(rng.choice(pids), signal.SIGKILL)
@@ -1046,7 +1046,7 @@ def report(
             print(f"  by route: {role} {method} {route} {status}: {n}  {why}")
     logged = tracebacks(stack)
     if logged:
-        print("\n500s in the gunicorn log, other than connection errors (route, times, traceback)")
+        print("\n500s in the web log, other than connection errors (route, times, traceback)")
         for (route, _), (times, text) in sorted(logged.items(), key=lambda kv: -kv[1][0]):
             print(f"\n  {route}: {times} x\n    " + text.replace("\n", "\n    "))
 
@@ -1099,8 +1099,7 @@ def main() -> int:
     parser.add_argument("--minutes", type=float, default=10, help="how long clients play")
     parser.add_argument("--clients", type=int, default=16, help="client threads (min 6)")
     parser.add_argument("--seed", type=int, default=1, help="faults, matches and moves")
-    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn -w")
-    parser.add_argument("--threads", type=int, default=8, help="gunicorn --threads")
+    parser.add_argument("--web-workers", type=int, default=2, help="uvicorn --workers")
     parser.add_argument("--celery-workers", type=int, default=2, help="workers, -c 1 each")
     parser.add_argument("--resend-share", type=float, default=0.05, help="moves sent twice")
     parser.add_argument(
@@ -1119,17 +1118,17 @@ def main() -> int:
     ok = False
     try:
         print(f"starting the stack in {stack.dir} ...", flush=True)
-        # docs/operations.md's commands: gunicorn -k gthread, workers x threads; Celery workers
+        # docs/operations.md's commands: uvicorn, `--web-workers` processes; Celery workers
         # (-c 1 each here) and beat.
         stack.services_start()
-        stack.gunicorn(args.web_workers, args.threads)
+        stack.uvicorn(args.web_workers)
         for index in range(args.celery_workers):
             stack.worker(f"soak{index}")
         stack.beat_start()
         stack.wait_web(seconds=30)
         print(
-            f"PostgreSQL 15 :{stack.pg_port} (fsync off), Redis :{stack.redis_port}, gunicorn "
-            f"{args.web_workers} x {args.threads} threads :{stack.web_port}, "
+            f"PostgreSQL 15 :{stack.pg_port} (fsync off), Redis :{stack.redis_port}, uvicorn "
+            f"{args.web_workers} workers :{stack.web_port}, "
             f"{args.celery_workers} Celery workers (prefork -c 1), beat",
             flush=True,
         )

@@ -3,7 +3,7 @@
 Everything runs in a temporary directory, on free ports, and is removed by `stop` (logs copied
 out first if asked): a PostgreSQL of its own (initdb + pg_ctl, as the postgres user when run as
 root, which initdb refuses), a redis-server of its own, and the application's processes with the
-commands of docs/operations.md: gunicorn (gthread) or uvicorn (ASGI) for the web tier, Celery
+commands of docs/operations.md: uvicorn (ASGI) for the web tier, Celery
 workers and beat. The processes' environment points at the private services only: nothing of
 the caller's environment that names a URL or PostgreSQL's port is passed on, so a bench never
 connects to another PostgreSQL or Redis.
@@ -11,7 +11,7 @@ connects to another PostgreSQL or Redis.
     stack = Stack("soak", fsync=False)
     try:
         stack.services_start()            # PostgreSQL, Redis, migrations
-        stack.gunicorn(workers=2, threads=8)
+        stack.uvicorn(workers=2)
         stack.worker("w0")
         stack.wait_web()
         ...                                # requests to stack.base
@@ -180,16 +180,8 @@ class Stack:
             start_new_session=True,
         )  # fmt: skip
 
-    def gunicorn(self, workers: int, threads: int) -> None:
-        """The WSGI web tier: gunicorn -k gthread, workers × threads."""
-        command = [str(PY.with_name("gunicorn")), "pisyedili_api.wsgi"]
-        command += ["-b", f"127.0.0.1:{self.web_port}", "-w", str(workers)]
-        command += ["-k", "gthread", "--threads", str(threads), "--log-level", "warning"]
-        self.web = self.spawn("web", command)
-        self.web_stop_signal = signal.SIGQUIT  # gunicorn's quick shutdown: no graceful wait
-
     def uvicorn(self, workers: int) -> None:
-        """The ASGI web tier (live play): uvicorn pisyedili_api.asgi with its deployed options."""
+        """The web tier: uvicorn pisyedili_api.asgi with its deployed options."""
         command = [str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application"]
         command += ["--host", "127.0.0.1", "--port", str(self.web_port)]
         command += ["--workers", str(workers), "--loop", "uvloop"]

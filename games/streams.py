@@ -30,7 +30,7 @@ LIVE_STREAMS_PER_IP (429 `throttled` beyond); waiting long-polls have slots of t
 
 The views are async and do their few blocking steps (authentication, reading the match) on the
 hub's small thread pool (events.run_blocking): a waiting client holds no thread and no
-database connection. pisyedili_api.asgi serves them (under WSGI, see _is_asgi).
+database connection. pisyedili_api.asgi serves them (Django's test client too, see _is_asgi).
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ _HEARTBEAT = b": heartbeat\n\n"
 # `reconnect` ends a stream that the client is to open again at once, resuming from the last
 # event id it saw (EventSource does so by itself after `retry` ms; a ticket is good for it):
 # the process is stopping (`restart`), the live tier's Redis is out of reach (`unavailable`),
-# or a WSGI server's stream, which cannot wait, has sent what is new (`poll`).
+# or a stream through Django's test client, which cannot wait, has sent what is new (`poll`).
 _RECONNECT_RESTART = _event("reconnect", {"reason": "restart"})
 _RECONNECT_UNAVAILABLE = _event("reconnect", {"reason": "unavailable"})
 _RECONNECT_POLL = _event("reconnect", {"reason": "poll"})
@@ -165,9 +165,9 @@ def _last_event_id(request: HttpRequest) -> int | None:
 
 
 def _is_asgi(request: HttpRequest) -> bool:
-    """Served by pisyedili_api.asgi. Under a WSGI server (the embedded default's runserver) a
-    stream cannot wait: it sends what is new and closes with `reconnect`, and EventSource comes
-    back after `retry` ms, which makes it a poll every 2 s."""
+    """Served by pisyedili_api.asgi. Through Django's test client (WSGI) a stream cannot wait:
+    it sends what is new and closes with `reconnect`, and EventSource would come back after
+    `retry` ms, which makes it a poll every 2 s."""
     return isinstance(request, ASGIRequest)
 
 

@@ -447,7 +447,7 @@ async def _send_ws_events(
 application = LiveASGIHandler()
 
 
-# A request's line and headers, in bytes (gunicorn's limits allow about as much per header).
+# A request's line and headers, in bytes.
 MAX_HEAD_BYTES = 32 * 1024
 # HttpProtocol's answers (code `invalid`).
 _MALFORMED = gettext_noop("Malformed HTTP request: %(reason)s.")
@@ -511,8 +511,8 @@ class HttpProtocol(HttpToolsProtocol):
       and the connection closed (an idle kept-alive connection is uvicorn's
       `--timeout-keep-alive`'s). A stream or a WebSocket has sent its request once it is open.
     - A request's line and headers are at most MAX_HEAD_BYTES: `431` (httptools keeps no bound).
-    - Malformed HTTP gets `400` with the API's JSON error body, as under gunicorn
-      (gunicorn.conf.py); so do a malformed WebSocket handshake (WebSocketProtocol) and the
+    - Malformed HTTP gets `400` with the API's JSON error body; so do a malformed WebSocket
+      handshake (WebSocketProtocol) and the
       two above.
     - uvicorn's proxy headers middleware is taken off: the application reads X-Forwarded-For
       as NUM_PROXIES says (the throttles, the stream slots) and X-Forwarded-Proto as

@@ -1,5 +1,5 @@
-"""The cyclic garbage collector of a long-running server process: a web worker under uvicorn or
-gunicorn, a Celery worker process.
+"""The cyclic garbage collector of a long-running server process: a web worker under uvicorn, a
+Celery worker process.
 
 CPython's collector walks every tracked object of the generations it collects. A full
 (generation 2) collection of a web process also walks the ~10⁶ objects that importing Django,

@@ -94,7 +94,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "pisyedili_api.urls"
-WSGI_APPLICATION = "pisyedili_api.wsgi.application"
+# Every route is served by the ASGI application under uvicorn (pisyedili_api.asgi); there is
+# no WSGI entry point.
+ASGI_APPLICATION = "pisyedili_api.asgi.application"
 APPEND_SLASH = False
 
 TEMPLATES = [
@@ -198,7 +200,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # The web client (README "Play in your browser"): web/index.html at `/`, web/app and web/cards
-# served by WhiteNoise (pisyedili_api.webclient) under runserver, gunicorn and uvicorn alike.
+# served by WhiteNoise (pisyedili_api.webclient) under uvicorn and Django's test client alike.
 WEB_CLIENT_ROOT = Path(os.environ.get("WEB_CLIENT_ROOT", str(BASE_DIR / "web")))
 # WhiteNoise finds the apps' static files itself (no collectstatic needed); one minute of
 # browser cache, none under DEBUG. Files are indexed once at start, unless WHITENOISE_AUTOREFRESH
@@ -407,7 +409,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = os.environ.get(
 
 # ---- Cache: throttle counters and login lockouts (shared by every process) ----
 # Redis when one is configured (CACHE_URL, else REDIS_URL, else a redis:// CELERY_BROKER_URL),
-# so gunicorn's processes count together; the embedded default keeps them in process memory.
+# so the web processes count together; the embedded default keeps them in process memory.
 _BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 _CACHE_URL = (
     os.environ.get("CACHE_URL")

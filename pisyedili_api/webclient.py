@@ -1,7 +1,7 @@
 """The web client (web/): its page at `/`, its modules and card faces through WhiteNoise.
 
 Plain ES modules, no build step: what is in web/app and web/cards is what the browser gets,
-under every server (runserver, gunicorn, uvicorn). Nothing else of web/ is served (its dev
+under uvicorn and Django's test client. Nothing else of web/ is served (its dev
 tools, node_modules)."""
 
 import warnings

@@ -110,7 +110,7 @@ def test_docker_compose_publishes_its_ports_on_127_0_0_1_unless_told() -> None:
     published = [
         port for service in compose()["services"].values() for port in service.get("ports", [])
     ]
-    assert len(published) == 2  # web (gunicorn) and proxy (nginx, in front of uvicorn)
+    assert len(published) == 1  # proxy (nginx, in front of the uvicorn replicas)
     for port in published:
         assert isinstance(port, str) and port.startswith("${BIND_ADDRESS:-127.0.0.1}:"), port
 

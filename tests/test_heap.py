@@ -1,6 +1,6 @@
 """Each server process freezes what it loaded out of the garbage collector's way once it is
-ready (pisyedili_api.heap): the uvicorn worker at its lifespan startup, the gunicorn worker
-after it loaded the application, a Celery worker process when it is ready. Each is checked in
+ready (pisyedili_api.heap): the uvicorn worker at its lifespan startup, a Celery worker process
+when it is ready. Each is checked in
 a fresh interpreter, through the hook the server itself calls, against one that has not run
 it."""
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Prints the permanent generation's size before and after the server's own hook, then the
 # number of collections traced (LIVE_TRACE_FILE) after one more collection.
 _SCRIPT = r"""
-import asyncio, gc, json, os, runpy, sys
+import asyncio, gc, json, os, sys
 hook = sys.argv[1]
 if hook == "asgi":
     from pisyedili_api.asgi import application
@@ -39,10 +39,6 @@ if hook == "asgi":
         assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"], sent
 
     asyncio.run(lifespan())
-elif hook == "gunicorn":
-    from pisyedili_api.wsgi import application  # what a gunicorn worker loads first
-    before = gc.get_freeze_count()
-    runpy.run_path("gunicorn.conf.py")["post_worker_init"](None)
 else:
     import django
     django.setup()
@@ -57,7 +53,7 @@ print(json.dumps({"before": before, "after": gc.get_freeze_count(), "traced": li
 """
 
 
-@pytest.mark.parametrize("hook", ["asgi", "gunicorn", "celery"])
+@pytest.mark.parametrize("hook", ["asgi", "celery"])
 def test_a_server_process_freezes_what_it_loaded(hook: str, tmp_path: Path) -> None:
     env = {
         **os.environ,
