@@ -70,11 +70,21 @@ def test_a_private_match_invites_and_shows_its_code_to_its_creator_only(people):
     assert public["invitations"] == [] and public["spectators"] == "public"
 
 
-def test_a_private_match_may_allow_spectators(people):
-    (_, a), _, _, (_, d) = people
-    match = _private(a, seats=2, spectators="public")
-    assert match["spectators"] == "public"
-    # Still hidden from an outsider: watching is for its guests.
+@pytest.mark.parametrize("spectators", ["public", "none"])
+def test_its_guests_at_no_seat_watch_it_as_its_creator_allows(people, spectators):
+    (_, a), (_, b), (_, c), (_, d) = people
+    match = _private(a, seats=2, spectators=spectators, invite=["bora"])
+    assert match["spectators"] == spectators
+    b.post(f"/api/v1/matches/{match['id']}/invitations/decline")
+    c.post(f"/api/v1/matches/{match['id']}/join", {"code": match["join_code"]}, format="json")
+    # bora, a guest at no seat, watches only if the creator allowed spectators.
+    watched = b.get(f"/api/v1/matches/{match['id']}/state")
+    if spectators == "public":
+        assert watched.status_code == 200 and watched.json()["you"] is None
+        assert watched.json()["hand"] == []
+    else:
+        _refused(watched, "spectators_not_allowed", 403)
+    # An outsider never: watching is for its guests.
     _refused(d.get(f"/api/v1/matches/{match['id']}/state"), "not_found", 404)
 
 
