@@ -41,7 +41,46 @@ def _session_setup() -> Iterator[None]:
 
     WSGIServer.request_queue_size = 256
     _empty_tables_by_delete()
+    _one_middleware_chain_for_every_client()
     yield
+
+
+def _one_middleware_chain_for_every_client() -> None:
+    """Django's test client loads the whole middleware chain again for every client made, and
+    WhiteNoise's part of it indexes every static file: tens of milliseconds a client, several
+    clients a test. Here the clients of one kind (sync or async, CSRF checked or not) share
+    the chain built by the first, built again after any change of settings (Django's
+    setting_changed signal: the `settings` fixture, override_settings) but the cache's key
+    prefix that every test changes (_own_cache_keys), which no middleware reads when built."""
+    from django.core.signals import setting_changed
+    from django.test.client import AsyncClientHandler, ClientHandler
+
+    chains: dict[tuple[type, bool, bool], dict[str, Any]] = {}
+    parts = (
+        "_view_middleware",
+        "_template_response_middleware",
+        "_exception_middleware",
+        "_middleware_chain",
+    )
+
+    def forget(*, setting: str, **kwargs: Any) -> None:
+        if setting != "CACHES":
+            chains.clear()
+
+    setting_changed.connect(forget, weak=False)
+
+    for handler_class in (ClientHandler, AsyncClientHandler):
+        build = handler_class.load_middleware
+
+        def load_once(self: Any, is_async: bool = False, build: Any = build) -> None:
+            key = (type(self), is_async, bool(self.enforce_csrf_checks))
+            if key not in chains:
+                build(self, is_async)
+                chains[key] = {part: getattr(self, part) for part in parts}
+            else:
+                self.__dict__.update(chains[key])
+
+        handler_class.load_middleware = load_once  # type: ignore[method-assign]
 
 
 def _empty_tables_by_delete() -> None:

@@ -111,14 +111,17 @@ def test_each_persons_decision_is_valued_from_its_observation(table, settings):
         assert decision["best_value"] == min(values)
         assert decision["loss"] == pytest.approx(decision["played_value"] - decision["best_value"])
         assert decision["verdict"] == classify(decision["loss"], decision["loss_stderr"])
-    # Reproducible from the seat's observation alone (no hidden card), with K, bot and seed.
+    # Reproducible from the seat's observation alone (no hidden card), with K, bot and seed:
+    # the K stored with the analysis (ANALYSIS_MOVE_SAMPLES, fewer for a long deal).
+    stored = DealAnalysis.objects.get(deal=deal)
+    assert 1 <= stored.samples <= settings.ANALYSIS_MOVE_SAMPLES
     first = decisions[0]
     index, observation = observations[first["seq"]]
     played = engine.Move.from_json(first["played"])
     again = move_values(
         observation,
         played,
-        k=settings.ANALYSIS_MOVE_SAMPLES,
+        k=stored.samples,
         bot="greedy",
         seed=f"{analysis_service.moves_seed(deal)}:{index}",
     )
