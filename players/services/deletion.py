@@ -30,6 +30,7 @@ _MOVED_ON = frozenset(
         "not_seated",
         "not_found",
         "not_invited",
+        "invitation_not_pending",
         "not_queued",
         "tournament_started",
         "tournament_over",
@@ -48,8 +49,8 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
     `invalid` naming `password` and counts as a failed login; a locked-out username is 429)."""
     # games and tournaments import the players app's services: theirs are imported here, when
     # an account is deleted, not when this module loads.
-    from games.models import Match, Seat
-    from games.services import match_leave, match_resign, queue_leave
+    from games.models import Invitation, Match, Seat
+    from games.services import invitation_decline, match_leave, match_resign, queue_leave
     from tournaments.models import Entrant, Tournament
     from tournaments.services import tournament_cancel, tournament_invitation_decline
 
@@ -68,6 +69,10 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
         for match_id, status in list(seats):
             end = match_leave if status == Match.Status.WAITING else match_resign
             _ended(end, match_id=match_id, player=player)
+        # A pending invitation to a private table holds a seat: declined, the seat is free.
+        invited = Invitation.objects.filter(player=player, status=Invitation.Status.PENDING)
+        for match_id in list(invited.values_list("match_id", flat=True)):
+            _ended(invitation_decline, match_id=match_id, player=player)
         drafts = Entrant.objects.filter(player=player, tournament__status=Tournament.Status.DRAFT)
         for tournament_id in list(drafts.values_list("tournament_id", flat=True)):
             _ended(tournament_invitation_decline, tournament_id=tournament_id, player=player)

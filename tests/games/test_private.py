@@ -448,3 +448,20 @@ def test_a_held_seat_is_never_taken_twice_under_races(make_player):
         seated = {s.seat: str(s.player_id) for s in Seat.objects.filter(match=row)}
         assert seated == dict(enumerate(row.seat_players))
         assert str(bora.id) in seated.values() and len(set(seated.values())) == 3
+
+
+def test_a_deleted_account_declines_its_pending_invitations(people, client_for, make_player):
+    (_, a), _, _, (_, d) = people
+    gone, token = make_player("erol")
+    match = _private(a, seats=2, invite=["erol"])
+    deleted = client_for(token).post(
+        "/api/v1/auth/account/delete", {"password": "s3cret-pass"}, format="json"
+    )
+    assert deleted.status_code == 204, deleted.content
+    seen = a.get(f"/api/v1/matches/{match['id']}").json()
+    assert [i["status"] for i in seen["invitations"]] == ["declined"]
+    # The seat it held is free for the join link.
+    joined = d.post(
+        f"/api/v1/matches/{match['id']}/join", {"code": match["join_code"]}, format="json"
+    )
+    assert joined.status_code == 200 and joined.json()["status"] == "active"
