@@ -134,7 +134,7 @@ test: $(DEV) services chromium node-tools
 test-fast: $(DEV) services
 	@start=$$(date +%s); \
 	$(TEST_ENV) PISYEDILI_TEST_SCALE=0.05 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=5 \
-	  -m "not browser and not live and not integration" $(PYTEST_ARGS); status=$$?; \
+	  -m "not browser and not live and not integration and not tools" $(PYTEST_ARGS); status=$$?; \
 	echo "make test-fast: wall time $$(( $$(date +%s) - start )) s"; exit $$status
 
 # Linters and type checks: ruff, mypy (strict, with the Django and DRF plugins), import-linter's

@@ -18,7 +18,8 @@ import pytest
 _counter = itertools.count()
 
 # The tests of a directory that starts servers or a browser carry its marker, so that
-# `make test-fast` can leave them out (-m "not browser and not live and not integration").
+# `make test-fast` can leave them out (-m "not browser and not live and not integration and not
+# tools"; a few modules elsewhere carry `live` or `tools` themselves).
 _DIRECTORY_MARKERS = {"browser": "browser", "live": "live", "integration": "integration"}
 
 

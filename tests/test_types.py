@@ -14,7 +14,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # A cold run (no .mypy_cache) takes about 10 s on one core; a warm one a few. One worker runs
 # both, one after the other: mypy's cache is not shared safely between processes.
-pytestmark = [pytest.mark.timeout(300), pytest.mark.xdist_group("mypy")]
+pytestmark = [pytest.mark.timeout(300), pytest.mark.xdist_group("mypy"), pytest.mark.tools]
 
 
 def _mypy(*args: str) -> subprocess.CompletedProcess[str]:

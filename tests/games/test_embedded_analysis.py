@@ -22,7 +22,8 @@ from games.tasks import background_wait
 from pisyedili_api.tasks import ANALYSIS_NICENESS, analysis_process_ids, analysis_process_stop
 from tests.helpers import create_match, post_move, state
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the tasks run on commit
+# The tasks run on commit; the analysis in a process of its own (make test-fast leaves it out).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.live]
 
 
 @pytest.fixture

@@ -6,7 +6,12 @@ Runs in a fresh process on a copy of the project with `make run`'s settings (tes
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import embedded_shell
+
+# The embedded stack in processes of its own (make test-fast leaves it out).
+pytestmark = pytest.mark.live
 
 SCRIPT = """
 import time

@@ -7,7 +7,12 @@ SQLite file next to the project, task_always_eager)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import embedded_shell
+
+# The embedded stack in processes of its own (make test-fast leaves it out).
+pytestmark = pytest.mark.live
 
 SCRIPT = """
 from django.conf import settings

@@ -5,7 +5,12 @@ variables, as tests/games/test_tasks_embedded.py does for a match."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import embedded_shell
+
+# The embedded stack in processes of its own (make test-fast leaves it out).
+pytestmark = pytest.mark.live
 
 SCRIPT = """
 import threading

@@ -14,7 +14,7 @@ from django.core.management import call_command
 
 from tests.web.node_tools import WEB, tools
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.tools]
 
 
 def _tsc(bin_dir: Path, project: Path) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,7 @@ from django.core.management import call_command
 
 from tests.web.node_tools import WEB, tools
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.tools]
 
 # One body per POST route that takes one: what docs/api.md and the README send at the least.
 MINIMAL_BODIES = {

@@ -111,6 +111,7 @@ def make_run(tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.live
 def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
     page = requests.get(f"{make_run}/", timeout=10)
     assert page.status_code == 200 and "/app/main.js" in page.text
