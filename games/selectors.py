@@ -88,6 +88,13 @@ def _guest_of(player_id: Any) -> Q:
     return Q(private=False) | Q(created_by_id=player_id) | Exists(seated) | Exists(invited)
 
 
+def private_matches_hidden(match_ids: list[Any], viewer_id: Any) -> set[UUID]:
+    """Those of `match_ids` that are private matches hidden from the player `viewer_id` (None:
+    anonymous): what another app's list (a player's rating history) must not name."""
+    hidden = Match.objects.filter(id__in=match_ids, private=True).exclude(_guest_of(viewer_id))
+    return set(hidden.values_list("id", flat=True))
+
+
 def match_list(
     *,
     status: str | None = None,

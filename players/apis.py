@@ -652,7 +652,11 @@ class PlayerHistoryApi(APIView):
         class Meta:
             ref_name = "PlayerHistoryEntry"
 
-        match = serializers.UUIDField(source="match_id")
+        match = serializers.UUIDField(
+            source="match_id",
+            allow_null=True,
+            help_text="The match; null for a private match the caller may not see.",
+        )
         finished_at = serializers.DateTimeField()
         seats = serializers.IntegerField()
         ruleset = serializers.CharField()
@@ -680,7 +684,14 @@ class PlayerHistoryApi(APIView):
             limit=data["limit"],
             cursor=None if cursor is None else HistoryKeyset.from_cursor(cursor),
         )
-        results = [history_entry(row) for row in rows]
+        # A private match is named only to its guests (games.selectors.match_guest).
+        from games.selectors import private_matches_hidden
+
+        viewer = getattr(request.user, "player", None) if request.user is not None else None
+        hidden = private_matches_hidden(
+            [row.match_id for row in rows], viewer.id if viewer is not None else None
+        )
+        results = [history_entry(row, hidden=row.match_id in hidden) for row in rows]
         return Response(
             {
                 "results": self.EntrySerializer(results, many=True).data,

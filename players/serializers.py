@@ -143,10 +143,11 @@ def leaderboard_summary(
     }
 
 
-def history_entry(row: RatingHistory) -> dict[str, Any]:
-    """One row of a player's rating history."""
+def history_entry(row: RatingHistory, *, hidden: bool = False) -> dict[str, Any]:
+    """One row of a player's rating history; `hidden`: its match is a private one the caller
+    may not see, and is not named."""
     return {
-        "match_id": row.match_id,
+        "match_id": None if hidden else row.match_id,
         "finished_at": row.finished_at,
         "seats": row.seats,
         "ruleset": row.ruleset,

@@ -175,7 +175,7 @@ def test_an_outsider_never_sees_a_private_match(people, api):
 
 
 def test_an_outsider_never_sees_a_finished_private_match(people, api, commits_in_place):
-    (_, a), (_, b), _, (_, d) = people
+    (_, a), (bora, b), _, (_, d) = people
     match = _private(a, seats=2, deals=1, invite=["bora"])
     b.post(f"/api/v1/matches/{match['id']}/invitations/accept")
     seats = {0: a, 1: b}
@@ -184,6 +184,11 @@ def test_an_outsider_never_sees_a_finished_private_match(people, api, commits_in
         _refused(client.get(f"/api/v1/matches/{match['id']}/deals/1/replay"), "not_found", 404)
         _refused(client.get(f"/api/v1/matches/{match['id']}/deals/1"), "not_found", 404)
     assert b.get(f"/api/v1/matches/{match['id']}/deals/1/replay").status_code == 200
+    # The rating history names it to its guests only.
+    for client, named in ((b, True), (d, False), (api, False)):
+        history = client.get(f"/api/v1/players/{bora.id}/history").json()["results"]
+        assert [h["match"] for h in history] == [match["id"] if named else None]
+        assert history[0]["place"] in (1, 2)
 
 
 def test_a_join_code_seats_whoever_has_it_and_a_wrong_one_says_nothing(people):

@@ -1536,8 +1536,11 @@ export interface components {
          */
         PhraseEnum: "good_game" | "well_played" | "oops" | "your_turn";
         PlayerHistoryEntry: {
-            /** Format: uuid */
-            match: string;
+            /**
+             * Format: uuid
+             * @description The match; null for a private match the caller may not see.
+             */
+            match: string | null;
             /** Format: date-time */
             finished_at: string;
             seats: number;
