@@ -9,6 +9,7 @@ tests/leakscan.py.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -116,11 +117,8 @@ def _empty_tables_by_delete() -> None:
     TransactionTestCase._fixture_teardown = delete_every_row  # type: ignore[method-assign]
 
 
-@pytest.fixture(autouse=True)
-def _own_cache_keys() -> Iterator[None]:
-    """Throttle and lockout counters live in the cache, the shared Redis under `make test`: each
-    test gets a key prefix of its own, so it starts from no counts and never reads or writes
-    anyone else's keys (nothing is ever flushed; the keys expire with their windows)."""
+@contextlib.contextmanager
+def _cache_keys_of_its_own() -> Iterator[None]:
     import uuid
 
     from django.conf import settings
@@ -128,6 +126,15 @@ def _own_cache_keys() -> Iterator[None]:
 
     default = {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
     with override_settings(CACHES={**settings.CACHES, "default": default}):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_keys() -> Iterator[None]:
+    """Throttle and lockout counters live in the cache, the shared Redis under `make test`: each
+    test gets a key prefix of its own, so it starts from no counts and never reads or writes
+    anyone else's keys (nothing is ever flushed; the keys expire with their windows)."""
+    with _cache_keys_of_its_own():
         yield
 
 
@@ -163,66 +170,37 @@ def make_player(db: Any) -> Callable[..., Any]:
 
 @pytest.fixture
 def client_for() -> Callable[[str], Any]:
-    from rest_framework.test import APIClient
+    from tests.helpers import client_with
 
-    def make(token: str) -> Any:
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-        return client
-
-    return make
+    return client_with
 
 
 @pytest.fixture
 def commits_in_place(db: Any) -> Iterator[None]:
-    """`transaction.on_commit` callbacks run where the commit would be, inside the test's own
-    transaction (rolled back at the end, no flush): when the outermost block of the code under
-    test exits without error, or at once when the code registers one outside any block of its
-    own (autocommit). For tests that need what commits trigger (scoring, bot turns, events) but
-    not a second connection: one that needs another connection or thread to see the rows keeps
-    `django_db(transaction=True)`."""
-    from django.db import connections, transaction
-    from django.db.backends.base.base import BaseDatabaseWrapper
+    """tests.helpers.commits_run_in_place around one test."""
+    from tests.helpers import commits_run_in_place
 
-    def only_the_tests_blocks(connection: BaseDatabaseWrapper) -> bool:
-        return all(getattr(block, "_from_testcase", False) for block in connection.atomic_blocks)
-
-    def run_hooks(connection: BaseDatabaseWrapper) -> None:
-        while connection.run_on_commit:
-            _, func, robust = connection.run_on_commit.pop(0)
-            if robust:
-                try:
-                    func()
-                except Exception:  # noqa: BLE001 — as Django's robust hooks: logged, not raised
-                    import logging
-
-                    logging.getLogger("django.db.backends.base").exception(
-                        "Error calling %s in on_commit() (in place).", func
-                    )
-            else:
-                func()
-
-    atomic_exit = transaction.Atomic.__exit__
-    on_commit = BaseDatabaseWrapper.on_commit
-
-    def exit_then_commit_hooks(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
-        result = atomic_exit(self, exc_type, exc, tb)
-        connection = transaction.get_connection(self.using)
-        if exc_type is None and not connection.needs_rollback and only_the_tests_blocks(connection):
-            run_hooks(connection)
-        return result
-
-    def on_commit_in_place(self: BaseDatabaseWrapper, func: Any, robust: bool = False) -> None:
-        on_commit(self, func, robust)
-        if self.in_atomic_block and only_the_tests_blocks(self):
-            run_hooks(self)
-
-    transaction.Atomic.__exit__ = exit_then_commit_hooks  # type: ignore[method-assign]
-    BaseDatabaseWrapper.on_commit = on_commit_in_place  # type: ignore[method-assign]
-    try:
+    with commits_run_in_place():
         yield
-    finally:
-        transaction.Atomic.__exit__ = atomic_exit  # type: ignore[method-assign]
-        BaseDatabaseWrapper.on_commit = on_commit  # type: ignore[method-assign]
-        for connection in connections.all(initialized_only=True):
-            connection.run_on_commit.clear()
+
+
+@pytest.fixture(scope="module")
+def module_rows(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
+    """One transaction around a module's tests, for rows that several of them read and that
+    cost seconds to make (whole matches played, their deals analysed), made once by a
+    module-scoped fixture that asks for this one (inside tests.helpers.commits_run_in_place
+    where commits matter). Each test of the module then runs in a savepoint of it
+    (pytest-django's `db`), so what a test changes is undone for the next; the whole is rolled
+    back at the module's end. Only for modules whose tests need no commit of their own (no
+    transaction=True)."""
+    from django.db import transaction
+
+    with django_db_blocker.unblock(), _cache_keys_of_its_own():
+        outer = transaction.atomic()
+        outer._from_testcase = True  # type: ignore[attr-defined]  # as the test's own blocks
+        outer.__enter__()
+        try:
+            yield
+        finally:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)

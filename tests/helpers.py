@@ -2,12 +2,78 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+
+def client_with(token: str) -> Any:
+    """An API client that sends `token`."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+@contextlib.contextmanager
+def commits_run_in_place() -> Iterator[None]:
+    """`transaction.on_commit` callbacks run where the commit would be, inside the test's own
+    transaction (rolled back at the end, no flush): when the outermost block of the code under
+    test exits without error, or at once when the code registers one outside any block of its
+    own (autocommit). For tests that need what commits trigger (scoring, bot turns, events) but
+    not a second connection: one that needs another connection or thread to see the rows keeps
+    `django_db(transaction=True)`."""
+    from django.db import connections, transaction
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    def only_the_tests_blocks(connection: BaseDatabaseWrapper) -> bool:
+        return all(getattr(block, "_from_testcase", False) for block in connection.atomic_blocks)
+
+    def run_hooks(connection: BaseDatabaseWrapper) -> None:
+        while connection.run_on_commit:
+            _, func, robust = connection.run_on_commit.pop(0)
+            if robust:
+                try:
+                    func()
+                except Exception:  # noqa: BLE001 — as Django's robust hooks: logged, not raised
+                    import logging
+
+                    logging.getLogger("django.db.backends.base").exception(
+                        "Error calling %s in on_commit() (in place).", func
+                    )
+            else:
+                func()
+
+    atomic_exit = transaction.Atomic.__exit__
+    on_commit = BaseDatabaseWrapper.on_commit
+
+    def exit_then_commit_hooks(self: Any, exc_type: Any, exc: Any, tb: Any) -> Any:
+        result = atomic_exit(self, exc_type, exc, tb)
+        connection = transaction.get_connection(self.using)
+        if exc_type is None and not connection.needs_rollback and only_the_tests_blocks(connection):
+            run_hooks(connection)
+        return result
+
+    def on_commit_in_place(self: BaseDatabaseWrapper, func: Any, robust: bool = False) -> None:
+        on_commit(self, func, robust)
+        if self.in_atomic_block and only_the_tests_blocks(self):
+            run_hooks(self)
+
+    transaction.Atomic.__exit__ = exit_then_commit_hooks  # type: ignore[method-assign]
+    BaseDatabaseWrapper.on_commit = on_commit_in_place  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        transaction.Atomic.__exit__ = atomic_exit  # type: ignore[method-assign]
+        BaseDatabaseWrapper.on_commit = on_commit  # type: ignore[method-assign]
+        for connection in connections.all(initialized_only=True):
+            connection.run_on_commit.clear()
 
 
 def create_match(client: Any, **body: Any) -> dict[str, Any]:

@@ -13,7 +13,9 @@ from games.engine.analysis import classify, move_values
 from games.models import Deal, DealAnalysis, Match, Move
 from games.services import analysis as analysis_service
 from games.tasks import sweep
-from tests.helpers import create_match, post_move, state
+from players.models import Player
+from players.services import player_register
+from tests.helpers import client_with, commits_run_in_place, create_match, post_move, state
 from tests.leakscan import scan_body
 
 # The tasks run on commit: in place, inside the test's transaction
@@ -33,21 +35,29 @@ def play_until_deal(client, match_id, number, limit=2000):
     raise AssertionError("the match did not get there")
 
 
-@pytest.fixture
-def table(make_player, client_for):
-    """A person against the greedy bot, two deals: deal 1 over, deal 2 being played."""
-    player, token = make_player()
-    _, other_token = make_player()
-    client = client_for(token)
-    match = create_match(client, seats=2, bots=["greedy"], deals=2)
-    view = play_until_deal(client, match["id"], 2)
+@pytest.fixture(scope="module")
+def _table_once(module_rows):
+    """Played once for the module (conftest.module_rows): each test reads it in a savepoint."""
+    with commits_run_in_place():
+        player, token = player_register(username="analysis-seat", password="s3cret-pass")
+        _, other_token = player_register(username="analysis-other", password="s3cret-pass")
+        client = client_with(token)
+        match = create_match(client, seats=2, bots=["greedy"], deals=2)
+        view = play_until_deal(client, match["id"], 2)
     assert view["status"] == "active" and view["deal"] == 2
+    return player.id, token, other_token, match["id"]
+
+
+@pytest.fixture
+def table(_table_once, db):
+    """A person against the greedy bot, two deals: deal 1 over, deal 2 being played."""
+    player_id, token, other_token, match_id = _table_once
     return {
-        "id": match["id"],
-        "player": player,
-        "seat": client,
-        "other": client_for(other_token),
-        "url": f"/api/v1/matches/{match['id']}/deals/1/analysis",
+        "id": match_id,
+        "player": Player.objects.get(id=player_id),
+        "seat": client_with(token),
+        "other": client_with(other_token),
+        "url": f"/api/v1/matches/{match_id}/deals/1/analysis",
     }
 
 

@@ -19,22 +19,29 @@ from games.services import scoring
 from games.services.lifecycle import match_create
 from games.tasks import deal_luck_task, match_settle_task, sweep
 from players.models import BoardEntry, Player
-from players.services import bot_player_get_or_create
-from tests.helpers import create_match, play_to_the_end
+from players.services import bot_player_get_or_create, player_register
+from tests.helpers import client_with, commits_run_in_place, create_match, play_to_the_end
 
 # The tasks run on commit: in place, inside the test's transaction
 # (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 
+@pytest.fixture(scope="module")
+def _finished_once(module_rows):
+    """Played once for the module (conftest.module_rows): each test reads it in a savepoint."""
+    with commits_run_in_place():
+        player, token = player_register(username="luck-person", password="s3cret-pass")
+        match = create_match(client_with(token), seats=2, bots=["greedy"], deals=2)
+        play_to_the_end(client_with(token), match["id"])
+    return player.id, token, match["id"]
+
+
 @pytest.fixture
-def finished(make_player, client_for):
+def finished(_finished_once, db):
     """A finished, settled match of two deals: a person against the greedy bot."""
-    player, token = make_player()
-    client = client_for(token)
-    match = create_match(client, seats=2, bots=["greedy"], deals=2)
-    play_to_the_end(client, match["id"])
-    return player, client, Match.objects.get(id=match["id"])
+    player_id, token, match_id = _finished_once
+    return Player.objects.get(id=player_id), client_with(token), Match.objects.get(id=match_id)
 
 
 def test_every_scored_deal_has_each_seats_luck_recorded_and_reproducible(finished, settings):

@@ -8,23 +8,31 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from games.models import Deal, Move, ScoreEntry
-from tests.helpers import create_match, play_until
+from players.services import player_register
+from tests.helpers import client_with, commits_run_in_place, create_match, play_until
 
 # Deals are scored on commit: in place, inside the test's transaction
 # (conftest.commits_in_place).
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
 
-@pytest.fixture
-def finished_match(make_player, client_for):
-    _, ta = make_player()
-    _, tb = make_player()
-    ca, cb = client_for(ta), client_for(tb)
-    match = create_match(ca, deals=2)
-    cb.post(f"/api/v1/matches/{match['id']}/join")
-    final = play_until({0: ca, 1: cb}, match["id"], lambda v: False)
+@pytest.fixture(scope="module")
+def _finished_once(module_rows):
+    """Played once for the module (conftest.module_rows): each test reads it in a savepoint."""
+    with commits_run_in_place():
+        _, ta = player_register(username="verify-a", password="s3cret-pass")
+        _, tb = player_register(username="verify-b", password="s3cret-pass")
+        ca, cb = client_with(ta), client_with(tb)
+        match = create_match(ca, deals=2)
+        cb.post(f"/api/v1/matches/{match['id']}/join")
+        final = play_until({0: ca, 1: cb}, match["id"], lambda v: False)
     assert final["status"] == "finished"
     return match["id"]
+
+
+@pytest.fixture
+def finished_match(_finished_once, db):
+    return _finished_once
 
 
 def run() -> str:
