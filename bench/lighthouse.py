@@ -131,8 +131,6 @@ def signed_in_profile(base: str, player: Player, folder: Path) -> None:
 def lighthouse(url: str, profile: Path, work: Path, name: str) -> dict[str, Any]:
     """One Lighthouse run (mobile, the default) from a fresh copy of the profile; its report."""
     copy = work / f"profile-{name}"
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(profile, copy)
     report = work / f"{name}.json"
     flags = " ".join([*CHROME_FLAGS, f"--user-data-dir={copy}"])
     command = [
@@ -141,9 +139,15 @@ def lighthouse(url: str, profile: Path, work: Path, name: str) -> dict[str, Any]
         f"--chrome-flags={flags}", "--max-wait-for-load=30000",
     ]  # fmt: skip
     env = {**os.environ, "CHROME_PATH": CHROMIUM, "NO_UPDATE_NOTIFIER": "1"}
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
-    if done.returncode != 0 or not report.exists():
-        sys.exit(f"lighthouse failed on {url}:\n{done.stderr[-3000:]}")
+    for attempt in (1, 2):  # once more after a failed recording (NO_NAVSTART now and then)
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(profile, copy)
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode == 0 and report.exists():
+            break
+        print(f"  lighthouse failed on {url} (attempt {attempt}): {done.stderr[-300:]}")
+    else:
+        sys.exit(f"lighthouse failed twice on {url}")
     shutil.rmtree(copy, ignore_errors=True)
     return dict(json.loads(report.read_text()))
 

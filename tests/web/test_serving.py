@@ -46,8 +46,31 @@ def test_the_modules_are_served(client, path: str, kind: str) -> None:
     response = client.get(path)
     assert response.status_code == 200
     assert response["Content-Type"].startswith(kind)
-    body = b"".join(response.streaming_content).decode()
-    assert body == (ROOT / "web" / path.lstrip("/")).read_text(encoding="utf-8")
+    assert response.content.decode() == (ROOT / "web" / path.lstrip("/")).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("encoding", ["br", "gzip"])
+def test_the_modules_are_sent_compressed_and_revalidated(client, encoding: str) -> None:
+    """No build step compresses the modules ahead: the server does, as the browser accepts."""
+    import gzip
+
+    import brotli
+
+    source = (ROOT / "web" / "app" / "i18n.js").read_bytes()
+    response = client.get("/app/i18n.js", headers={"accept-encoding": f"{encoding}, deflate"})
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == encoding
+    assert "Accept-Encoding" in response["Vary"]
+    unpack = brotli.decompress if encoding == "br" else gzip.decompress
+    assert unpack(response.content) == source
+    assert int(response["Content-Length"]) == len(response.content) < len(source) / 2
+    again = client.get(
+        "/app/i18n.js",
+        headers={"accept-encoding": encoding, "if-none-match": response["ETag"]},
+    )
+    assert again.status_code == 304
+    plain = client.get("/app/i18n.js")
+    assert "Content-Encoding" not in plain and plain.content == source
 
 
 @pytest.mark.parametrize(
