@@ -46,7 +46,8 @@ def test_the_modules_are_served(client, path: str, kind: str) -> None:
     response = client.get(path)
     assert response.status_code == 200
     assert response["Content-Type"].startswith(kind)
-    assert response.content.decode() == (ROOT / "web" / path.lstrip("/")).read_text(encoding="utf-8")
+    source = (ROOT / "web" / path.lstrip("/")).read_text(encoding="utf-8")
+    assert response.content.decode() == source
 
 
 @pytest.mark.parametrize("encoding", ["br", "gzip"])
