@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from django.test import override_settings
 
 from games.models import Match, QueueEntry
 from games.services import queue_pair
@@ -41,7 +42,9 @@ def test_joins_on_two_processes_at_once_seat_everyone_once(live: Any) -> None:
     for thread in threads:
         thread.join()
     assert [a.status_code for a in answers] == [201] * len(people), [a.text for a in answers]
-    queue_pair()  # the beat: pairs whoever a racing pairing skipped
+    # The beat: pairs whoever a racing pairing skipped, telling the servers' streams.
+    with override_settings(LIVE_CHANNEL_PREFIX=live.prefix):
+        queue_pair()
     entries = {str(e.player_id): e for e in QueueEntry.objects.all()}
     assert set(entries) == {p.id for p in people}
     assert {e.status for e in entries.values()} == {"seated"}
