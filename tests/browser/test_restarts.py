@@ -17,15 +17,26 @@ from .harness import Person, by_testid, sign_in, take_turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-# Every version the page's table shows, in order (a redraw of the same version counted once).
+# Every version the page's table shows, in order (a redraw of the same version counted once):
+# the table's as it is put on the page (drawn first, then shown), then each change of it.
 VERSIONS_SHOWN = """
 window.__versions = [];
+const note = (el) => {
+  if (!(el instanceof HTMLElement) || el.dataset.version === undefined) return;
+  const shown = Number(el.dataset.version);
+  if (window.__versions.at(-1) !== shown) window.__versions.push(shown);
+};
 new MutationObserver((records) => {
   for (const record of records) {
-    const shown = Number(/** @type {HTMLElement} */ (record.target).dataset.version);
-    if (window.__versions.at(-1) !== shown) window.__versions.push(shown);
+    if (record.type === "attributes") note(record.target);
+    for (const node of record.addedNodes) {
+      if (!(node instanceof Element)) continue;
+      note(node);
+      node.querySelectorAll("[data-version]").forEach(note);
+    }
   }
-}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-version"] });
+}).observe(document, { subtree: true, childList: true, attributes: true,
+                       attributeFilter: ["data-version"] });
 """
 
 
