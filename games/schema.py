@@ -365,20 +365,23 @@ rules_list = extend_schema(
         "of its table: name, kind, default, and the values it takes. `deals_per_match` is "
         "also the `deals` field of a create, at most MAX_DEALS_PER_MATCH on this server."
     ),
+    # One option per example: the schema wraps each in the list the route answers.
     examples=[
         OpenApiExample(
-            "rules",
-            value=[
-                {
-                    "name": "draw_policy",
-                    "type": "choice",
-                    "default": "free",
-                    "choices": ["free", "one_then_pass", "until_playable"],
-                },
-                {"name": "hand_size", "type": "integer", "default": 7, "min": 1, "max": 25},
-            ],
+            "a choice option",
+            value={
+                "name": "draw_policy",
+                "type": "choice",
+                "default": "free",
+                "choices": ["free", "one_then_pass", "until_playable"],
+            },
             response_only=True,
-        )
+        ),
+        OpenApiExample(
+            "an integer option",
+            value={"name": "hand_size", "type": "integer", "default": 7, "min": 1, "max": 25},
+            response_only=True,
+        ),
     ],
 )
 
