@@ -8,9 +8,13 @@ shared services.
 
 Each phase opens N idle clients, then 16 active clients (8 two-seat matches) play for
 `--seconds`: each holds the event stream of its match and moves when an event says it is on
-turn. Phases: N idle *streams* (`GET …/events` on idle matches), then N idle *long-polls*
-(`GET …/state?after_version=V&wait=25`, asked again when answered); `--modes sockets`: N idle
-WebSockets on the streams' paths (their WebSocket form). Printed per phase: move
+turn: by `POST …/moves` on a connection of its own (`--moves rest`), or on the match's
+WebSocket, which is then its event stream too (`--moves socket`: docs/api.md "On the match's
+WebSocket"); the default runs every phase both ways, socket first, and the targets judge the
+socket's figures with the route's beside them. Phases: N idle *streams* (`GET …/events` on
+idle matches), then N idle *long-polls* (`GET …/state?after_version=V&wait=25`, asked again
+when answered); `--modes sockets`: N idle WebSockets on the streams' paths (their WebSocket
+form). Printed per phase: move
 POST p50/p99, move → event delivery p50/p99 (POST sent → the opponent's event arrived),
 errors, server RSS per 1,000 idle connections (uvicorn processes, before/after opening them),
 PostgreSQL connections in use, the CPU a move costs each tier (web, PostgreSQL, workers, Redis,
@@ -25,6 +29,7 @@ under any move path this stack serves; a delivery is a move and its push, so it 
     .venv/bin/python bench/live.py                                # N = 0, 1000, 5000, 10000
     .venv/bin/python bench/live.py --idle 0,500 --seconds 8       # a quick look
     .venv/bin/python bench/live.py --idle 1000 --modes streams --think 0.2   # not saturated
+    .venv/bin/python bench/live.py --idle 0,1000 --modes streams --moves socket,rest --seconds 10
 
 The idle clients share `--idle-players` players (the per-player stream cap is raised for the
 bench: it limits one person, and these are not people). The file-descriptor limit is raised to
@@ -496,14 +501,97 @@ async def seat_client(port: int, match: str, token: str, play: Play, stop: async
         http.close()
 
 
-async def pair(port: int, people: tuple[Any, Any], play: Play, stop: asyncio.Event) -> None:
+def ws_text(payload: bytes) -> bytes:
+    """One text frame of a client (RFC 6455: masked), for a payload under 64 KB."""
+    mask = os.urandom(4)
+    size = len(payload)
+    head = (
+        bytes([0x81, 0x80 | size]) if size < 126 else bytes([0x81, 0xFE]) + size.to_bytes(2, "big")
+    )
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def seat_socket(port: int, match: str, token: str, play: Play, stop: asyncio.Event) -> None:
+    """As seat_client, on the match's WebSocket: its events, and its moves sent on it as
+    `{"type": "move", …, "key"}`, each answered there (`{"event": "move", "key", "status"}`)."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    upgrade = (
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+    )
+    status, reader, writer = await request(port, f"/api/v1/matches/{match}/events", token, upgrade)
+    await headers(reader)
+    if status != 101:
+        play.errors += 1
+        writer.close()
+        return
+    sent_moves: dict[str, tuple[float, tuple[str, int]]] = {}  # key -> (sent at, (match, v))
+    count = 0
+    pending: asyncio.Future[Any] | None = None
+    try:
+        while not stop.is_set() or sent_moves:
+            pending = pending or asyncio.ensure_future(ws_frame(reader, writer))
+            done, _ = await asyncio.wait({pending}, timeout=1.0)
+            if not done:
+                if stop.is_set():
+                    break  # an answer that does not come: the phase is over
+                continue
+            message = orjson.loads(pending.result())
+            pending = None
+            now = time.perf_counter()
+            event = message["event"]
+            if event == "heartbeat":
+                continue
+            if event == "move":
+                started, version_key = sent_moves.pop(message["key"])
+                play.moves.append(now - started)
+                play.replied[version_key] = now
+                if message["status"] != 200:
+                    play.errors += 1
+                    print(f"  move refused: {message['status']} {message['data']!r:.200}")
+                continue
+            if event != "state":
+                if sent_moves:
+                    continue  # the match is over: the last answer is still due
+                return
+            event_id, view = int(message.get("id") or 0), message["data"]
+            sent = play.sent.pop((match, event_id), None)
+            if sent is not None and sent[1] != view["you"]:
+                play.delivery.append(now - sent[0])
+                play.arrived[(match, event_id)] = now
+            elif sent is not None:
+                play.sent[(match, event_id)] = sent  # the opponent's copy is due
+            if stop.is_set():
+                continue
+            if view["turn"] == view["you"] and view["legal_moves"]:
+                if play.think:
+                    await asyncio.sleep(play.think)
+                body = {**view["legal_moves"][0], "version": view["version"]}
+                count += 1
+                move_key = f"{match}-{view['you']}-{count}"
+                started = time.perf_counter()
+                play.sent[(match, view["version"] + 1)] = (started, view["you"])
+                sent_moves[move_key] = (started, (match, view["version"] + 1))
+                writer.write(ws_text(orjson.dumps({"type": "move", **body, "key": move_key})))
+    except (OSError, ConnectionError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        if pending is not None:
+            pending.cancel()
+        writer.close()
+
+
+async def pair(
+    port: int, people: tuple[Any, Any], play: Play, stop: asyncio.Event, via: str = "rest"
+) -> None:
     (a, token_a), (b, token_b) = people
     loop = asyncio.get_running_loop()
+    client = seat_socket if via == "socket" else seat_client
     while not stop.is_set():
         match, _ = await loop.run_in_executor(None, new_match, a, b)
         await asyncio.gather(
-            seat_client(port, match, token_a, play, stop),
-            seat_client(port, match, token_b, play, stop),
+            client(port, match, token_a, play, stop),
+            client(port, match, token_b, play, stop),
         )
 
 
@@ -515,6 +603,7 @@ async def run_phase(
     active: list[Any],
     idle_matches: list[Any],
     think: float = 0.0,
+    via: str = "rest",
 ) -> dict[str, Any]:
     rss_before = stack.web_rss_mb()
     idle = await open_idle(mode, n, stack.web_port, idle_matches)
@@ -524,7 +613,7 @@ async def run_phase(
     began = time.time()
     cpu_before = stack.cpu_seconds()
     pairs = [
-        asyncio.create_task(pair(stack.web_port, (active[i], active[i + 1]), play, stop))
+        asyncio.create_task(pair(stack.web_port, (active[i], active[i + 1]), play, stop, via))
         for i in range(0, len(active), 2)
     ]
     await asyncio.sleep(seconds / 2)
@@ -554,6 +643,7 @@ async def run_phase(
         "stages": push_stages(stack, began, ended),
         "gc": gc_pauses(stack, began, ended),
         "mode": mode,
+        "via": via,
         "n": n,
         "think": think,
         "held": idle.held - idle.errors,
@@ -611,18 +701,29 @@ async def floor_phase(stack: Stack, clients: int, seconds: float) -> dict[str, A
         "p50": percentile(latencies[:count], 0.5) * 1000,
         "p99": percentile(latencies[:count], 0.99) * 1000,
         "cpu": sum(cpu_after[t] - cpu_before[t] for t in cpu_after) / max(count, 1) * 1000,
+        "cpu_tiers": {t: (cpu_after[t] - cpu_before[t]) / max(count, 1) * 1000 for t in cpu_after},
     }
+
+
+# The tiers a move's CPU is judged on against the floor's (the workers' background work, the
+# analysis, is printed apart; the load generator is not the server's).
+SERVER_TIERS = ("web", "postgres", "redis")
+
+
+def label(r: dict[str, Any]) -> str:
+    """A phase's name: what the idle clients hold, and how the active ones move."""
+    return f"{r['mode']}/{r['via']}"
 
 
 def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -> None:
     print(
-        f"{'phase':>8} {'N':>6} {'held':>6} {'moves/s':>8} {'move p50':>9} {'p99':>7}"
+        f"{'phase':>14} {'N':>6} {'held':>6} {'moves/s':>8} {'move p50':>9} {'p99':>7}"
         f" {'deliv p50':>10} {'p99':>7} {'(push p50':>10} {'p99)':>7} {'errors':>7}"
         f" {'MB/1000':>8} {'RSS MB':>7} {'PG':>4}"
     )
     for r in results:
         print(
-            f"{r['mode']:>8} {r['n']:>6} {str(r['held']) + '*' * r['behind']:>6}"
+            f"{label(r):>14} {r['n']:>6} {str(r['held']) + '*' * r['behind']:>6}"
             f" {r['moves_per_s']:>8.1f}"
             f" {r['move_p50']:>8.1f}ms {r['move_p99']:>5.1f}ms {r['delivery_p50']:>8.1f}ms"
             f" {r['delivery_p99']:>5.1f}ms {r['push_p50']:>8.1f}ms {r['push_p99']:>5.1f}ms"
@@ -639,33 +740,33 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
     )
     tiers = list(results[0]["cpu_per_move"]) if results else []
     print("\nCPU a move, ms (user + system; the 2 cores are shared by every tier):")
-    print(f"{'phase':>8} {'N':>6} " + " ".join(f"{tier:>9}" for tier in tiers) + f" {'all':>9}")
+    print(f"{'phase':>14} {'N':>6} " + " ".join(f"{tier:>9}" for tier in tiers) + f" {'all':>9}")
     for r in results:
         cells = [r["cpu_per_move"][tier] for tier in tiers]
         if not r["moves"]:
-            print(f"{r['mode']:>8} {r['n']:>6} " + " ".join(f"{'-':>9}" for _ in [*cells, 0]))
+            print(f"{label(r):>14} {r['n']:>6} " + " ".join(f"{'-':>9}" for _ in [*cells, 0]))
             continue
         print(
-            f"{r['mode']:>8} {r['n']:>6} "
+            f"{label(r):>14} {r['n']:>6} "
             + " ".join(f"{c:>9.2f}" for c in cells)
             + f" {sum(cells):>9.2f}"
         )
     if any(r["stages"]["commit -> sent"] for r in results):
         print("\nWhere a push's time goes on the server (--trace; ms p50/p99, per stream event):")
-        print(f"{'phase':>8} {'N':>6} " + " ".join(f"{name:>21}" for name, _, _ in TRACE_STAGES))
+        print(f"{'phase':>14} {'N':>6} " + " ".join(f"{name:>21}" for name, _, _ in TRACE_STAGES))
         for r in results:
             cells = [
                 f"{percentile(ms, 0.5):>9.2f} / {percentile(ms, 0.99):>7.2f}"
                 for ms in (r["stages"][name] for name, _, _ in TRACE_STAGES)
             ]
-            print(f"{r['mode']:>8} {r['n']:>6} " + " ".join(f"{c:>21}" for c in cells))
+            print(f"{label(r):>14} {r['n']:>6} " + " ".join(f"{c:>21}" for c in cells))
     if any(r["gc"]["web"] or r["gc"]["workers"] for r in results):
         print(
             "\nGarbage collections in the phase (--trace; pisyedili_api.heap): count / longest"
             " pause in ms, per generation, all processes of the tier"
         )
         print(
-            f"{'phase':>8} {'N':>6} {'tier':>8} " + " ".join(f"{f'gen {g}':>15}" for g in range(3))
+            f"{'phase':>14} {'N':>6} {'tier':>8} " + " ".join(f"{f'gen {g}':>15}" for g in range(3))
         )
         for r in results:
             for tier, found in r["gc"].items():
@@ -674,7 +775,7 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
                     for g in range(3)
                 ]
                 print(
-                    f"{r['mode']:>8} {r['n']:>6} {tier:>8} " + " ".join(f"{c:>15}" for c in cells)
+                    f"{label(r):>14} {r['n']:>6} {tier:>8} " + " ".join(f"{c:>15}" for c in cells)
                 )
     if floor is not None:
         print(
@@ -684,8 +785,10 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
             f" {floor['cpu']:.2f} ms CPU each (all tiers).\nA delivery is a move and its push:"
             " no move path this stack serves delivers below this floor here."
         )
-    print("\nTargets (docs: issue 'Live play at scale'):")
-    streams = [r for r in results if r["mode"] == "streams"]
+    print("\nTargets (docs: issue 'Live play at scale'; moves on the socket where measured):")
+    every_stream = [r for r in results if r["mode"] == "streams"]
+    primary = "socket" if any(r["via"] == "socket" for r in every_stream) else "rest"
+    streams = [r for r in every_stream if r["via"] == primary]
     if not streams:
         return
     base = next((r for r in streams if r["n"] == 0), None)
@@ -720,6 +823,33 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
             else ""
         ),
     )
+    if floor is not None and at_1000 is not None:
+        rest = next((r for r in every_stream if r["via"] == "rest" and r["n"] >= 1000), None)
+        line(
+            None if thinking else at_1000["delivery_p99"] <= 2 * floor["p99"],
+            f"delivery p99 at {at_1000['n']} streams, moves on the {primary}:"
+            f" {at_1000['delivery_p99']:.1f} ms ≤ 2 × the floor's p99 ({floor['p99']:.1f} ms)"
+            + (
+                f"; on the route: {rest['delivery_p99']:.1f} ms"
+                if rest and primary != "rest"
+                else ""
+            ),
+        )
+        cpu = sum(at_1000["cpu_per_move"].get(t, 0.0) for t in SERVER_TIERS)
+        floor_cpu = sum(floor["cpu_tiers"].get(t, 0.0) for t in SERVER_TIERS)
+        rest_cpu = sum(rest["cpu_per_move"].get(t, 0.0) for t in SERVER_TIERS) if rest else None
+        background = at_1000["cpu_per_move"].get("workers", 0.0)
+        line(
+            None if not at_1000["moves"] else cpu <= 2 * floor_cpu,
+            f"CPU a move (web, PostgreSQL, Redis) at {at_1000['n']} streams, on the {primary}:"
+            f" {cpu:.2f} ms ≤ 2 × the floor's ({floor_cpu:.2f} ms)"
+            + (
+                f"; on the route: {rest_cpu:.2f} ms"
+                if rest_cpu is not None and primary != "rest"
+                else ""
+            )
+            + f"; the workers (background) apart: {background:.2f} ms",
+        )
     sized = [r for r in streams if r["n"] >= 500]
     line(
         None if not sized else all(r["rss_per_1000"] <= 20 for r in sized),
@@ -741,6 +871,12 @@ def main() -> None:
         default="streams,polls",
         help="what the idle clients hold: streams (SSE), polls (long-polls), sockets (the "
         "streams' WebSocket form)",
+    )
+    parser.add_argument(
+        "--moves",
+        default="socket,rest",
+        help="how the active clients move: socket (on the match's WebSocket, their event stream"
+        " too), rest (POST …/moves beside an event stream); each phase is run for each",
     )
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
@@ -812,16 +948,17 @@ def main() -> None:
             runner.run(run_phase(stack, "streams", 0, args.warmup, active, idle_matches))
             for mode in args.modes.split(","):
                 for n in counts:
-                    phase = run_phase(
-                        stack, mode, n, args.seconds, active, idle_matches, args.think
-                    )
-                    result = runner.run(phase)
-                    print(
-                        f"  {mode} N={n}: held {result['held']}, {result['moves']} moves,"
-                        f" errors {result['errors'] + result['idle_errors']}",
-                        flush=True,
-                    )
-                    results.append(result)
+                    for via in args.moves.split(","):
+                        phase = run_phase(
+                            stack, mode, n, args.seconds, active, idle_matches, args.think, via
+                        )
+                        result = runner.run(phase)
+                        print(
+                            f"  {mode}/{via} N={n}: held {result['held']}, {result['moves']}"
+                            f" moves, errors {result['errors'] + result['idle_errors']}",
+                            flush=True,
+                        )
+                        results.append(result)
             floor = runner.run(floor_phase(stack, args.active // 2, args.seconds))
         print()
         report(results, floor)
