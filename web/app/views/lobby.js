@@ -225,9 +225,11 @@ export async function lobbyView(root) {
     onStatus: () => {},
   });
   if (player) {
-    stream = new LiveStream("/me/events", ["ready", "your_turn", "match_started", "match_finished", "resync"], {
-      onEvent: (name) => {
-        if (name !== "ready" && name !== "your_turn") refresh();
+    stream = new LiveStream("/me/events",
+      ["ready", "your_turn", "match_started", "match_finished", "resync", "challenge"], {
+      onEvent: (name, data) => {
+        challenges?.onEvent(name, data);
+        if (name !== "ready" && name !== "your_turn" && name !== "challenge") refresh();
       },
       onStatus: () => {},
     });
@@ -235,7 +237,6 @@ export async function lobbyView(root) {
   return () => {
     stream?.stop();
     quick?.stop();
-    challenges?.stop();
     lobbyStream.stop();
     if (pending) clearTimeout(pending);
   };

@@ -5,7 +5,7 @@
  *   player search (GET /players?search=…);
  * - `challengesPanel`: the lobby's list of the player's pending invitations (GET
  *   /matches?invited=true) with Accept and Decline, and a notice when a `challenge` arrives on
- *   their own event stream (/me/events);
+ *   their own event stream (/me/events, the lobby's: it hands the panel each event);
  * - `privatePanel`: a waiting private table's join link (its creator's only) and invitations;
  * - `joinView`: #/join/<id>/<code>, a join link: it seats the person, after sign-in if need be.
  */
@@ -13,7 +13,6 @@
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, seatName, showError, shortTime } from "../ui.js";
 import { playerSearch } from "./players.js";
 
@@ -102,9 +101,10 @@ export function privateChoice(seats, spectators) {
 
 /**
  * The lobby's invitations: the player's pending challenges with Accept and Decline, refreshed
- * and announced (a notice) when their event stream says they were challenged.
+ * and announced (a notice) when their event stream says they were challenged (`onEvent`: each
+ * event of the page's /me/events stream).
  * @param {api.Player} player
- * @returns {{ element: HTMLElement, stop: () => void }}
+ * @returns {{ element: HTMLElement, onEvent: (name: string, data: any) => void }}
  */
 export function challengesPanel(player) {
   const list = h("ul", { class: "list", testid: "challenges" });
@@ -174,17 +174,19 @@ export function challengesPanel(player) {
     }
   }
 
-  const stream = new LiveStream("/me/events", ["ready", "challenge", "resync"], {
-    onEvent: (name, data) => {
-      if (name === "challenge" && data?.match) announce(String(data.match));
-      if (name !== "ready") refresh();
-    },
-    onStatus: () => {},
-  });
+  /**
+   * @param {string} name
+   * @param {any} data
+   */
+  function onEvent(name, data) {
+    if (name === "challenge" && data?.match) announce(String(data.match));
+    if (name === "challenge" || name === "resync") refresh();
+  }
+
   refresh();
   const element = h("section", { class: "card-panel challenges" },
     notice, h("h2", {}, t("private.challenges")), list);
-  return { element, stop: () => stream.stop() };
+  return { element, onEvent };
 }
 
 /**
