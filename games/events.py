@@ -5,7 +5,8 @@ runs once the transaction commits and sends ONE message on ONE Redis channel
 (`<LIVE_CHANNEL_PREFIX>:events`). The same Lua script also appends the players' "me" events
 ("your turn", match started or finished) to a per-player log under a per-player sequence, so a
 `me` stream resumes from `Last-Event-ID` out of that log. `tournament_round_on_commit(round)`
-sends the "tournament round dealt" `me` events the same way (with no match message).
+sends the "tournament round dealt" `me` events the same way (with no match message), and
+`tournament_invitation_on_commit` the "invited to a tournament" ones.
 
 Receiving (a web process under ASGI): one `Hub` per process holds the one subscription
 (redis.asyncio) and hands each message to the bounded queues of the streams and long-polls
@@ -213,6 +214,19 @@ def tournament_round_on_commit(round_: Any) -> None:
         (str(player), {**base, "round": round_.number, "matches": matches[str(player)]})
         for player in people
     ]
+    transaction.on_commit(lambda: publish(None, events), robust=True)
+
+
+def tournament_invitation_on_commit(tournament: Any, players: list[str]) -> None:
+    """Once the current transaction commits, tell each of `players` (ids of people) that they
+    are invited to the draft `tournament` (tournaments.services): `tournament_invitation` on
+    their `me` stream, with the tournament and its organizer's id."""
+    base = {
+        "type": "tournament_invitation",
+        "tournament": str(tournament.id),
+        "by": str(tournament.organizer_id),
+    }
+    events = [(player, dict(base)) for player in players]
     transaction.on_commit(lambda: publish(None, events), robust=True)
 
 

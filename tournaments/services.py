@@ -196,6 +196,9 @@ def tournament_create(
             for i, p in enumerate(entrants)
         ]
     )
+    events.tournament_invitation_on_commit(
+        tournament, [str(p.id) for p in entrants if not p.is_bot and p.id != organizer.id]
+    )
     return tournament
 
 

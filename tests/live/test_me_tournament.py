@@ -1,5 +1,6 @@
 """The `tournament_round` event of `GET /me/events` (a round of a tournament you play was
-dealt), and the stream routes' answer to anything but GET. Through the test client: under WSGI
+dealt), the `tournament_invitation` event (you are invited to one), and the stream routes'
+answer to anything but GET. Through the test client: under WSGI
 a stream sends what its log holds after Last-Event-ID, then `close` (test_streams.py covers the
 ASGI servers)."""
 
@@ -12,6 +13,7 @@ import pytest
 from django.test import override_settings
 
 from games.models import Match
+from pisyedili_api.errors import ApplicationError
 from tests.tournaments.helpers import accept_all
 from tournaments.models import Round
 from tournaments.services import tournament_advance, tournament_create, tournament_start
@@ -102,6 +104,64 @@ def test_a_bye_is_told_with_no_match(make_player, client_for, django_capture_on_
     heard = {str(p.id): _rounds(client_for(token)) for p, token in people}
     assert heard[bye][0]["matches"] == []
     assert all(len(events[0]["matches"]) == 1 for pid, events in heard.items() if pid != bye)
+
+
+def _invitations(client: Any) -> list[dict[str, Any]]:
+    response = client.get("/api/v1/me/events", HTTP_LAST_EVENT_ID="0")
+    assert response.status_code == 200
+    return [data for _, event, data in _sse(response) if event == "tournament_invitation"]
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_each_invited_person_hears_of_the_invitation_once_it_commits(
+    make_player, client_for, django_capture_on_commit_callbacks
+):
+    organizer, organizer_token = make_player()
+    people = [make_player() for _ in range(2)]
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        tournament = tournament_create(
+            organizer=organizer,
+            name="Invited",
+            format="swiss",
+            table_size=2,
+            players=[organizer.id] + [p.id for p, _ in people],
+            bots=["greedy"],  # a bot accepts at once and has no stream
+            deals=1,
+        )
+        # Nothing is told before the tournament is committed.
+        assert _invitations(client_for(people[0][1])) == []
+    for callback in callbacks:
+        callback()
+    for _, token in people:
+        (event,) = _invitations(client_for(token))
+        assert event == {
+            "seq": event["seq"],
+            "type": "tournament_invitation",
+            "tournament": str(tournament.id),
+            "by": str(organizer.id),
+        }
+    # The organizer entering themselves accepts at once: no invitation to answer.
+    assert _invitations(client_for(organizer_token)) == []
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_a_refused_creation_tells_nobody(
+    make_player, client_for, django_capture_on_commit_callbacks
+):
+    organizer, _ = make_player()
+    person, token = make_player()
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(ApplicationError):
+        tournament_create(
+            organizer=organizer,
+            name="Bad",
+            format="swiss",
+            table_size=2,
+            players=[person.id],
+            bots=["greedy"],
+            deals=1,
+            turn_seconds=0,
+        )
+    assert _invitations(client_for(token)) == []
 
 
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
