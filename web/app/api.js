@@ -354,3 +354,20 @@ export const standings = (id) =>
   /** @type {Promise<Standings>} */ (typed("GET", `/tournaments/${id}/standings`));
 /** @param {string} id */
 export const standingsCsvUrl = (id) => `/api/v1/tournaments/${id}/standings.csv`;
+/** @param {Schemas["TournamentCreateRequest"]} body */
+export const createTournament = (body) =>
+  /** @type {Promise<Tournament>} */ (typed("POST", "/tournaments", { body }));
+/** @param {string} id */
+export const startTournament = (id) => /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/start`));
+/** @param {string} id */
+export const cancelTournament = (id) =>
+  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/cancel`));
+/** @param {string} id */
+export const acceptTournament = (id) =>
+  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/invitations/accept`));
+/** @param {string} id */
+export const declineTournament = (id) =>
+  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/invitations/decline`));
+/** The drafts whose invitation to the caller awaits an answer. */
+export const tournamentInvitations = () =>
+  /** @type {Promise<Schemas["PaginatedTournament"]>} */ (typed("GET", `/tournaments${query({ invited: true, limit: 50 })}`));

@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * Private tables and challenges (docs/api.md "Private tables and challenges"):
- * - `privateChoice`: the new-match form's "Private table" choice, with people to invite found by
- *   player search (GET /players?search=…);
+ * - `inviteePicker`: people to invite, found by player search (GET /players?search=…), for the
+ *   new-match form and the new-tournament form;
+ * - `privateChoice`: the new-match form's "Private table" choice, with people to invite;
  * - `challengesPanel`: the lobby's list of the player's pending invitations (GET
  *   /matches?invited=true) with Accept and Decline, and a notice when a `challenge` arrives on
  *   their own event stream (/me/events, the lobby's: it hands the panel each event);
@@ -45,57 +46,80 @@ function host(match) {
 }
 
 /**
+ * People to invite, found by player search (GET /players?search=…): the search box, and the
+ * list of those picked so far (`<prefix>-invitees`), each with a button to remove them.
+ * @param {{ id: string, prefix: string, full?: (count: number) => string | null }} options
+ *   `full`: a message when no one more fits (`count` picked already), else null
+ * @returns {{ search: HTMLElement, chips: HTMLElement, picked: () => api.FoundPlayer[] }}
+ */
+export function inviteePicker({ id, prefix, full }) {
+  /** @type {api.FoundPlayer[]} */
+  const invited = [];
+  const chips = h("ul", { class: "list invitees", testid: `${prefix}-invitees` });
+  // The search box is a form of its own: its submit stays its own, never the enclosing form's.
+  const search = h("div", { onsubmit: (/** @type {Event} */ e) => e.stopPropagation() },
+    playerSearch({ id, onPick: add }));
+
+  function drawChips() {
+    fill(chips,
+      invited.length === 0 ? h("li", { class: "empty" }, t("private.noneInvited")) : null,
+      invited.map((found) => h("li", { testid: `${prefix}-invitee`, "data-username": found.username },
+        h("span", { class: "grow" }, `@${found.username}`),
+        h("button", { type: "button", testid: `${prefix}-invitee-remove`,
+          onclick: () => { invited.splice(invited.indexOf(found), 1); drawChips(); } }, t("private.remove")))));
+  }
+
+  /** @param {api.FoundPlayer} found */
+  function add(found) {
+    if (invited.some((p) => p.id === found.id)) return;
+    const message = full?.(invited.length);
+    if (message) {
+      showError(message);
+      return;
+    }
+    hideError();
+    invited.push(found);
+    drawChips();
+  }
+
+  drawChips();
+  return {
+    search,
+    chips,
+    picked: () => [...invited],
+  };
+}
+
+/**
  * The new-match form's private choice: a checkbox, and once ticked, the people to invite.
  * @param {HTMLSelectElement} seats the form's seat count
  * @param {HTMLSelectElement} spectators the form's spectators choice (a private table: none)
  * @returns {{ element: HTMLElement, body: () => { private?: boolean, invite?: string[] } }}
  */
 export function privateChoice(seats, spectators) {
-  /** @type {string[]} */
-  const invited = [];
+  const picker = inviteePicker({
+    id: "invite-search",
+    prefix: "create",
+    full: (count) => (count >= Number(seats.value) - 1 ? t("private.full", { n: Number(seats.value) - 1 }) : null),
+  });
   const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "create-private", testid: "create-private" }));
-  const chips = h("ul", { class: "list invitees", testid: "create-invitees" });
-  const search = playerSearch({ id: "invite-search", onPick: (found) => add(found.username) });
   const details = h("div", { class: "private-invite", testid: "create-private-details", hidden: true },
     h("p", { class: "muted" }, t("private.about")),
     h("h3", {}, t("private.invite")),
-    // The search box is a form of its own: its submit stays its own, never the match form's.
-    h("div", { onsubmit: (/** @type {Event} */ e) => e.stopPropagation() }, search),
-    h("h3", {}, t("private.invited")), chips);
-
-  function drawChips() {
-    fill(chips,
-      invited.length === 0 ? h("li", { class: "empty" }, t("private.noneInvited")) : null,
-      invited.map((name) => h("li", { testid: "create-invitee", "data-username": name },
-        h("span", { class: "grow" }, `@${name}`),
-        h("button", { type: "button", testid: "create-invitee-remove",
-          onclick: () => { invited.splice(invited.indexOf(name), 1); drawChips(); } }, t("private.remove")))));
-  }
-
-  /** @param {string} name */
-  function add(name) {
-    if (invited.includes(name)) return;
-    if (invited.length >= Number(seats.value) - 1) {
-      showError(t("private.full", { n: Number(seats.value) - 1 }));
-      return;
-    }
-    hideError();
-    invited.push(name);
-    drawChips();
-  }
+    picker.search,
+    h("h3", {}, t("private.invited")), picker.chips);
 
   box.addEventListener("change", () => {
     details.hidden = !box.checked;
     // A private table is watched by nobody unless its creator allows it.
     spectators.value = box.checked ? "none" : "public";
   });
-  drawChips();
   const element = h("div", { class: "private-choice" },
     h("label", { class: "check", for: "create-private" }, box, " ", t("private.label")),
     details);
   return {
     element,
-    body: () => (box.checked ? { private: true, invite: [...invited] } : {}),
+    body: () => (box.checked ? { private: true, invite: picker.picked().map((p) => p.username) } : {}),
   };
 }
 

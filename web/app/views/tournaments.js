@@ -1,44 +1,229 @@
 // @ts-check
-/** #/tournaments and #/tournaments/<id>: the list, a tournament's tables and standings, CSV. */
+/**
+ * #/tournaments: the player's invitations (Accept, Decline; a notice when a
+ * `tournament_invitation` arrives on their own event stream, /me/events), a form to create one
+ * (format, table size, a named rule set of GET /rules/presets, deals, rounds, turn clock, people
+ * invited by player search) and the list.
+ * #/tournaments/<id>: a tournament's entrants (who accepted, who has not answered yet), the
+ * invitee's Accept and Decline, the organizer's Start and Cancel, its tables and standings, the
+ * CSV. Both pages refresh when the player's event stream tells of a round or a match, and every
+ * few seconds while the tournament may change (draft or running).
+ */
 
 import * as api from "../api.js";
-import { h, fill } from "../dom.js";
-import { t } from "../i18n.js";
-import { playerName, showError, shortTime } from "../ui.js";
+import { h, fill, select } from "../dom.js";
+import { has, t } from "../i18n.js";
+import { LiveStream } from "../live.js";
+import { currentPlayer, hideError, playerName, showError, shortTime } from "../ui.js";
+import { inviteePicker } from "./private.js";
+
+/** Seconds between two reads of a page that may change (draft or running). */
+const POLL_SECONDS = { draft: 4, running: 8 };
+/** The /me/events events after which a tournament page reads again. */
+const EVENTS = ["ready", "tournament_invitation", "tournament_round", "match_started", "match_finished", "resync"];
+const FORMATS = /** @type {const} */ (["swiss", "round_robin", "duplicate"]);
+
+/** @param {string} name */
+function presetName(name) {
+  return has(`preset.${name}`) ? t(`preset.${name}`) : name;
+}
+
+/**
+ * Accept and Decline of the caller's invitation to `tournament`; `done(accepted)` after the answer.
+ * @param {string} id
+ * @param {(accepted: boolean) => void} done
+ */
+function answerButtons(id, done) {
+  /**
+   * @param {(id: string) => Promise<api.Tournament>} call
+   * @param {boolean} accepted
+   */
+  const answer = async (call, accepted) => {
+    try {
+      await call(id);
+      hideError();
+      done(accepted);
+    } catch (error) {
+      showError(error);
+    }
+  };
+  return [
+    h("button", { type: "button", class: "primary", testid: "tournament-accept",
+      onclick: () => answer(api.acceptTournament, true) }, t("private.accept")),
+    h("button", { type: "button", testid: "tournament-decline",
+      onclick: () => answer(api.declineTournament, false) }, t("private.decline")),
+  ];
+}
 
 /** @param {HTMLElement} root */
 export async function tournamentsView(root) {
+  const player = await currentPlayer();
   const list = h("ul", { class: "list", testid: "tournament-list" });
   const more = /** @type {HTMLButtonElement} */ (h("button", { type: "button", hidden: true }, t("tournaments.more")));
+  const invitations = h("ul", { class: "list", testid: "tournament-invitations" });
+  const notice = h("div", { class: "notice", testid: "tournament-notice", role: "status", hidden: true });
   /** @type {string | null} */ let next = null;
 
   /** @param {api.Tournament[]} rows */
-  function add(rows) {
-    for (const row of rows) {
-      list.append(h("li", { testid: "tournament-row", "data-tournament-id": row.id, "data-status": row.status },
-        h("span", { class: `status status-${row.status}` }, t(`tstatus.${row.status}`)),
-        h("a", { class: "grow", href: `#/tournaments/${row.id}` }, row.name),
-        h("span", {}, `${t(`format.${row.format}`)} · ${t("boards.seatsN", { n: row.table_size })} · ${shortTime(row.created_at)}`)));
+  function rowsOf(rows) {
+    return rows.map((row) => h("li", { testid: "tournament-row", "data-tournament-id": row.id, "data-status": row.status },
+      h("span", { class: `status status-${row.status}` }, t(`tstatus.${row.status}`)),
+      h("a", { class: "grow", href: `#/tournaments/${row.id}` }, row.name),
+      h("span", {}, `${t(`format.${row.format}`)} · ${t("boards.seatsN", { n: row.table_size })} · ${shortTime(row.created_at)}`)));
+  }
+
+  /** The first page again (the list and the invitations): what changed shows. */
+  async function refresh() {
+    try {
+      const [page, invited] = await Promise.all([
+        api.tournaments({}),
+        player ? api.tournamentInvitations() : Promise.resolve(null),
+      ]);
+      fill(list, page.results.length === 0 ? h("li", { class: "empty" }, t("tournaments.empty")) : null,
+        rowsOf(page.results));
+      next = page.next;
+      more.hidden = !next;
+      if (invited) {
+        fill(invitations,
+          invited.results.length === 0 ? h("li", { class: "empty" }, t("tournaments.noInvitations")) : null,
+          invited.results.map((row) => h("li", { testid: "tournament-invitation", "data-tournament-id": row.id },
+            h("a", { class: "grow", href: `#/tournaments/${row.id}` },
+              t("tournaments.invitedBy", { name: row.name, by: playerName(row.organizer) })),
+            answerButtons(row.id, (accepted) => settled(row.id, accepted)))));
+      }
+    } catch (error) {
+      showError(error);
     }
   }
 
-  async function load(cursorLink = /** @type {string | null} */ (null)) {
+  /**
+   * @param {string} id
+   * @param {boolean} accepted
+   */
+  function settled(id, accepted) {
+    if (notice.dataset.tournamentId === id) notice.hidden = true;
+    if (accepted) location.hash = `#/tournaments/${id}`;
+    else refresh();
+  }
+
+  /** @param {string} id a tournament the player has just been invited to */
+  async function announce(id) {
     try {
-      const page = cursorLink
-        ? /** @type {api.Schemas["PaginatedTournament"]} */ (await api.tournaments({
-            cursor: new URL(cursorLink, location.href).searchParams.get("cursor") ?? undefined }))
-        : await api.tournaments({});
-      if (!cursorLink && page.results.length === 0) list.append(h("li", { class: "empty" }, t("tournaments.empty")));
-      add(page.results);
+      const tournament = await api.tournament(id);
+      notice.dataset.tournamentId = id;
+      fill(notice, h("span", { class: "grow" },
+        t("tournaments.notice", { name: tournament.name, by: playerName(tournament.organizer) })),
+      answerButtons(id, (accepted) => settled(id, accepted)));
+      notice.hidden = false;
+    } catch {
+      // Gone already: the list says what is left.
+    }
+  }
+
+  more.addEventListener("click", async () => {
+    if (!next) return;
+    try {
+      const page = /** @type {api.Schemas["PaginatedTournament"]} */ (await api.tournaments({
+        cursor: new URL(next, location.href).searchParams.get("cursor") ?? undefined }));
+      list.append(...rowsOf(page.results));
       next = page.next;
       more.hidden = !next;
     } catch (error) {
       showError(error);
     }
+  });
+
+  const form = player ? await createForm(player) : null;
+  root.append(h("div", { class: "tournaments" },
+    player ? h("section", { class: "card-panel" }, notice, h("h2", {}, t("tournaments.invitations")), invitations) : null,
+    h("section", { class: "card-panel" },
+      h("div", { class: "row" }, h("h1", { class: "grow" }, t("tournaments.title")),
+        h("button", { type: "button", testid: "tournaments-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
+      list, more),
+    form));
+  await refresh();
+  const stream = player
+    ? new LiveStream("/me/events", EVENTS, {
+        onEvent: (name, data) => {
+          if (name === "tournament_invitation" && data?.tournament) announce(String(data.tournament));
+          if (name !== "ready") refresh();
+        },
+        onStatus: () => {},
+      })
+    : null;
+  const timer = setInterval(() => { if (!document.hidden) refresh(); }, 30_000);
+  return () => {
+    stream?.stop();
+    clearInterval(timer);
+  };
+}
+
+/**
+ * The new-tournament form: the organizer plays in it or not, the people they invite are found
+ * by player search; the rules are one of the server's named rule sets.
+ * @param {api.Player} player
+ */
+async function createForm(player) {
+  const presets = await api.rulePresets().catch(() => [{ name: "classic", rules: {} }]);
+  const name = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-name", testid: "tournament-name",
+    type: "text", required: true, maxLength: 100 }));
+  const format = select({ id: "tournament-format", testid: "tournament-format" },
+    FORMATS.map((f) => [f, t(`format.${f}`)]), "swiss");
+  const size = select({ id: "tournament-size", testid: "tournament-size" },
+    [2, 3, 4].map((n) => [String(n), String(n)]), "2");
+  const rules = select({ id: "tournament-rules", testid: "tournament-rules" },
+    presets.map((p) => [p.name, presetName(p.name)]), presets[0]?.name);
+  const deals = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-deals", testid: "tournament-deals",
+    type: "number", min: 1, max: 20, value: "1" }));
+  const rounds = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-rounds", testid: "tournament-rounds",
+    type: "number", min: 1, max: 64, placeholder: t("tournaments.roundsAuto") }));
+  const clock = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-turn-seconds", testid: "tournament-turn-seconds",
+    type: "number", min: 1, max: 86400, value: "120" }));
+  const playing = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "tournament-play",
+    testid: "tournament-play-myself", checked: true }));
+  const picker = inviteePicker({ id: "tournament-search", prefix: "tournament" });
+
+  async function submit() {
+    const preset = presets.find((p) => p.name === rules.value);
+    /** @type {api.Schemas["TournamentCreateRequest"]} */
+    const body = {
+      name: name.value.trim(),
+      format: /** @type {api.Schemas["TournamentFormatEnum"]} */ (format.value),
+      table_size: Number(size.value),
+      players: [...(playing.checked ? [player.id] : []), ...picker.picked().map((p) => p.id)],
+      deals: Number(deals.value) || 1,
+      rules: /** @type {Record<string, unknown>} */ (preset?.rules ?? {}),
+      turn_seconds: Number(clock.value) || 120,
+    };
+    if (rounds.value && format.value !== "round_robin") body.rounds = Number(rounds.value);
+    try {
+      const created = await api.createTournament(body);
+      hideError();
+      location.hash = `#/tournaments/${created.id}`;
+    } catch (error) {
+      showError(error);
+    }
   }
-  more.addEventListener("click", () => load(next));
-  root.append(h("section", { class: "card-panel" }, h("h1", {}, t("tournaments.title")), list, more));
-  await load();
+
+  return h("section", { class: "card-panel create", testid: "tournament-create" },
+    h("h2", {}, t("tournaments.create")),
+    h("form", { onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); submit(); } },
+      h("div", { class: "row" }, h("label", { for: "tournament-name" }, t("tournaments.name")), name),
+      h("div", { class: "row" },
+        h("label", { for: "tournament-format" }, t("tournaments.format")), format,
+        h("label", { for: "tournament-size" }, t("lobby.seats")), size),
+      h("div", { class: "row" },
+        h("label", { for: "tournament-rules" }, t("lobby.rules")), rules),
+      h("div", { class: "row" },
+        h("label", { for: "tournament-deals" }, t("lobby.deals")), deals,
+        h("label", { for: "tournament-rounds" }, t("tournaments.rounds")), rounds),
+      h("div", { class: "row" },
+        h("label", { for: "tournament-turn-seconds" }, t("tournaments.turnSeconds")), clock),
+      h("label", { class: "check", for: "tournament-play" }, playing, " ", t("tournaments.playMyself")),
+      h("h3", {}, t("private.invite")),
+      picker.search,
+      h("h3", {}, t("private.invited")), picker.chips,
+      h("button", { type: "submit", class: "primary", testid: "tournament-submit" }, t("tournaments.submit"))));
 }
 
 /**
@@ -46,40 +231,141 @@ export async function tournamentsView(root) {
  * @param {string} id
  */
 export async function tournamentView(root, id) {
-  const [tournament, tables, standings] = await Promise.all([
-    api.tournament(id), api.tournamentTables(id), api.standings(id),
-  ]);
-  const tablesBox = h("section", { class: "card-panel", testid: "tournament-tables" }, h("h2", {}, t("t.tables")));
-  for (const round of tables.rounds) {
-    tablesBox.append(h("h3", {}, t("t.round", { n: round.number })),
-      h("ul", { class: "list" },
-        round.tables.map((table) => h("li", { "data-match-id": table.match, "data-status": table.status },
-          h("span", {}, t("t.table", { n: table.table })),
-          h("span", { class: "grow" }, table.seats.map((s) => playerName(s.player)).join(", ")),
-          h("span", { class: `status status-${table.status}` }, t(`status.${table.status}`)),
-          h("a", { href: `#/match/${table.match}`, class: "button", testid: "watch-link" }, t("lobby.watch")))),
-        round.byes.length
-          ? h("li", {}, t("t.byes", { names: round.byes.map(playerName).join(", ") }))
-          : null));
+  const player = await currentPlayer();
+  const box = h("div", { class: "tournament" });
+  root.append(box);
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let timer = null;
+  let stopped = false;
+
+  async function draw() {
+    const [tournament, tables, standings] = await Promise.all([
+      api.tournament(id), api.tournamentTables(id), api.standings(id),
+    ]);
+    const me = player?.id;
+    const pending = new Set(tournament.pending_invitations.map((p) => p.id));
+    const organizer = me === tournament.organizer.id;
+    const draft = tournament.status === "draft";
+
+    const entrants = h("ul", { class: "list", testid: "tournament-entrants" },
+      tournament.players.map((p) => {
+        const state = pending.has(p.id) ? "pending" : "accepted";
+        return h("li", { testid: "tournament-entrant", "data-player": p.id, "data-status": state },
+          h("span", { class: "grow" }, playerName(p)),
+          draft ? h("span", { class: `status status-${state === "pending" ? "waiting" : "active"}` },
+            t(`tournaments.entrant.${state}`)) : null);
+      }));
+
+    const invited = draft && me && pending.has(me)
+      ? h("div", { class: "notice", testid: "tournament-my-invitation", role: "status" },
+          h("span", { class: "grow" }, t("tournaments.invitedHere", { by: playerName(tournament.organizer) })),
+          answerButtons(id, (accepted) => (accepted ? redraw() : (location.hash = "#/tournaments"))))
+      : null;
+
+    const controls = organizer && (draft || tournament.status === "running")
+      ? h("div", { class: "row", testid: "tournament-controls" },
+          draft
+            ? h("button", { type: "button", class: "primary", testid: "tournament-start",
+                onclick: () => act(api.startTournament) }, t("tournaments.start"))
+            : null,
+          draft && pending.size
+            ? h("span", { class: "muted", testid: "tournament-waiting" }, t("tournaments.waitingFor", { n: pending.size }))
+            : null,
+          h("button", { type: "button", testid: "tournament-cancel",
+            onclick: () => act(api.cancelTournament) },
+          t("tournaments.cancel")))
+      : null;
+
+    const tablesBox = h("section", { class: "card-panel", testid: "tournament-tables" }, h("h2", {}, t("t.tables")));
+    for (const round of [...tables.rounds].reverse()) {
+      tablesBox.append(h("h3", {}, t("t.round", { n: round.number })),
+        h("ul", { class: "list" },
+          round.tables.map((table) => {
+            const seated = Boolean(me && table.seats.some((s) => s.player.id === me));
+            const play = seated && table.status === "active";
+            return h("li", { testid: "tournament-table", "data-match-id": table.match, "data-status": table.status,
+              "data-mine": String(seated) },
+            h("span", {}, t("t.table", { n: table.table })),
+            h("span", { class: "grow" }, table.seats.map((s) => playerName(s.player)).join(", ")),
+            h("span", { class: `status status-${table.status}` }, t(`status.${table.status}`)),
+            h("a", { href: `#/match/${table.match}`, class: play ? "button primary" : "button",
+              testid: play ? "tournament-play" : "watch-link" }, play ? t("lobby.play") : t("lobby.watch")));
+          }),
+          round.byes.length
+            ? h("li", {}, t("t.byes", { names: round.byes.map(playerName).join(", ") }))
+            : null));
+    }
+
+    const body = h("tbody", {});
+    fill(body, standings.results.map((row) => h("tr", { testid: "standing", "data-rank": row.rank, "data-player": row.player.id },
+      h("td", {}, String(row.rank)), h("td", {}, playerName(row.player)), h("td", {}, String(row.matches)),
+      h("td", {}, String(row.byes)), h("td", {}, String(row.deals_played)), h("td", {}, String(row.deals_won)),
+      h("td", {}, String(row.penalty)), h("td", {}, String(row.head_to_head)))));
+    fill(box,
+      h("section", { class: "card-panel", testid: "tournament-head", "data-status": tournament.status,
+        "data-round": tournament.current_round },
+        h("h1", {}, tournament.name),
+        h("p", {}, t("t.info", { format: t(`format.${tournament.format}`), size: tournament.table_size,
+          round: tournament.current_round, rounds: tournament.rounds_total }), " · ",
+          h("span", { class: `status status-${tournament.status}`, testid: "tournament-status" },
+            t(`tstatus.${tournament.status}`))),
+        h("p", { class: "muted" }, t("tournaments.by", { name: playerName(tournament.organizer) }), " · ",
+          t("tournaments.rulesLine", { deals: tournament.deals_per_match, seconds: tournament.turn_seconds })),
+        invited,
+        controls),
+      h("section", { class: "card-panel" }, h("h2", {}, t("tournaments.entrants")), entrants),
+      h("section", { class: "card-panel", testid: "tournament-standings" },
+        h("h2", {}, t("t.standings")),
+        h("div", { class: "scroll" }, h("table", { class: "grid" },
+          h("thead", {}, h("tr", {}, ["rank", "player", "matches", "byes", "deals_played", "deals_won", "penalty", "h2h"]
+            .map((c) => h("th", {}, t(`col.${c}`))))),
+          body)),
+        h("a", { href: api.standingsCsvUrl(id), testid: "tournament-csv", class: "button", download: `standings-${id}.csv` },
+          t("t.csv"))),
+      tables.rounds.length ? tablesBox : null);
+    return tournament.status;
   }
-  const body = h("tbody", {});
-  fill(body, standings.results.map((row) => h("tr", { "data-rank": row.rank },
-    h("td", {}, String(row.rank)), h("td", {}, playerName(row.player)), h("td", {}, String(row.matches)),
-    h("td", {}, String(row.byes)), h("td", {}, String(row.deals_played)), h("td", {}, String(row.deals_won)),
-    h("td", {}, String(row.penalty)), h("td", {}, String(row.head_to_head)))));
-  root.append(h("div", { class: "tournament" },
-    h("section", { class: "card-panel" },
-      h("h1", {}, tournament.name),
-      h("p", {}, t("t.info", { format: t(`format.${tournament.format}`), size: tournament.table_size,
-        round: tournament.current_round, rounds: tournament.rounds_total }), " · ",
-        h("span", { class: `status status-${tournament.status}` }, t(`tstatus.${tournament.status}`)))),
-    h("section", { class: "card-panel", testid: "tournament-standings" },
-      h("h2", {}, t("t.standings")),
-      h("div", { class: "scroll" }, h("table", { class: "grid" },
-        h("thead", {}, h("tr", {}, ["rank", "player", "matches", "byes", "deals_played", "deals_won", "penalty", "h2h"]
-          .map((c) => h("th", {}, t(`col.${c}`))))),
-        body)),
-      h("a", { href: api.standingsCsvUrl(id), testid: "tournament-csv", class: "button", download: `standings-${id}.csv` },
-        t("t.csv"))),
-    tablesBox));
+
+  /** @param {(id: string) => Promise<api.Tournament>} call */
+  async function act(call) {
+    try {
+      await call(id);
+      hideError();
+    } catch (error) {
+      showError(error);
+    }
+    redraw();
+  }
+
+  /** Read and draw again, then wait for the next read while the tournament may change. */
+  async function redraw() {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    /** @type {string} */
+    let status = "draft";
+    try {
+      status = await draw();
+    } catch (error) {
+      showError(error);
+    }
+    if (stopped) return;
+    const seconds = status === "draft" || status === "running" ? POLL_SECONDS[status] : null;
+    if (seconds) timer = setTimeout(redraw, seconds * 1000);
+  }
+
+  await redraw();
+  const stream = player
+    ? new LiveStream("/me/events", EVENTS, {
+        onEvent: (name, data) => {
+          if (name === "ready") return;
+          if (!data?.tournament || data.tournament === id || name.startsWith("match_")) redraw();
+        },
+        onStatus: () => {},
+      })
+    : null;
+  return () => {
+    stopped = true;
+    stream?.stop();
+    if (timer) clearTimeout(timer);
+  };
 }
