@@ -44,13 +44,24 @@ $(SECRET_KEY_FILE): | $(PY)
 	umask 077 && $(PY) -c "import secrets; print(secrets.token_urlsafe(50))" > $@.$$$$ && \
 	  { ln $@.$$$$ $@ 2>/dev/null; rm -f $@.$$$$; }
 
+# `make run`'s Web Push key (VAPID, a P-256 private key): made once per checkout like the secret
+# key, so the browsers' subscriptions outlive a restart.
+VAPID_KEY_FILE := .vapid-key
+$(VAPID_KEY_FILE): | $(PY)
+	umask 077 && $(PY) -c "import base64; from cryptography.hazmat.primitives.asymmetric import ec; \
+	  k = ec.generate_private_key(ec.SECP256R1()).private_numbers().private_value; \
+	  print(base64.urlsafe_b64encode(k.to_bytes(32, 'big')).rstrip(b'=').decode())" > $@.$$$$ && \
+	  { ln $@.$$$$ $@ 2>/dev/null; rm -f $@.$$$$; }
+
 # Serve the API and the web client (http://127.0.0.1:$(PORT)/) on SQLite with Celery tasks and
 # the live events hub in-process (no env needed), under uvicorn (ASGI), so the event streams
 # push. The settings refuse to start without DJANGO_SECRET_KEY: unless the environment sets one,
-# this server takes the checkout's own random key (SECRET_KEY_FILE). Ctrl-C (or SIGTERM) tells
+# this server takes the checkout's own random key (SECRET_KEY_FILE), and its own VAPID key
+# (VAPID_KEY_FILE) unless WEB_PUSH_VAPID_PRIVATE_KEY is set (empty: push off). Ctrl-C (or SIGTERM) tells
 # every open stream to reconnect and stops within --timeout-graceful-shutdown.
-run: $(SERVE) $(SECRET_KEY_FILE)
+run: $(SERVE) $(SECRET_KEY_FILE) $(VAPID_KEY_FILE)
 	export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat $(SECRET_KEY_FILE))}" && \
+	export WEB_PUSH_VAPID_PRIVATE_KEY="$${WEB_PUSH_VAPID_PRIVATE_KEY-$$(cat $(VAPID_KEY_FILE))}" && \
 	$(PY) manage.py migrate --noinput && \
 	exec $(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
 	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log --no-proxy-headers \

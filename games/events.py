@@ -300,6 +300,38 @@ def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, An
     except Exception:  # Redis down: the move has committed; log and go on
         about = f"match {message['match']}" if message else f"{len(people)} players"
         logger.warning("live event for %s not published", about, exc_info=True)
+    if people:
+        _notices_send(people)
+
+
+def _notices_send(people: list[tuple[str, dict[str, Any]]]) -> None:
+    """The notices of these `me` events to the players' push subscriptions and webhooks
+    (games.services.notify); never fails the publish."""
+    try:
+        from .services.notify import notices_send
+
+        notices_send(people)
+    except Exception:
+        logger.warning("notices of %d events not sent", len(people), exc_info=True)
+
+
+def player_streaming(player: str) -> bool:
+    """Whether `player` has an open stream (a match's, their `me` or the lobby's, as SSE or
+    WebSocket) or a waiting long-poll on any web process: a slot of theirs whose process's
+    lease lives (Hub.slot_take). Redis down: False (better told twice than not at all)."""
+    if not settings.LIVE_REDIS_URL:
+        slots = _hub.slots if _hub is not None else {}
+        return slots.get(player, 0) + slots.get(f"poll:{player}", 0) > 0
+    try:
+        client, _ = _redis()
+        members: set[bytes] = set()
+        for key in (player, f"poll:{player}"):
+            members |= client.smembers(f"{_prefix()}:stream-slots:{key}")
+        processes = {member.decode().split("|", 1)[0] for member in members}
+        return any(client.exists(f"{_prefix()}:stream-lease:{process}") for process in processes)
+    except Exception:
+        logger.warning("stream slots of %s not read", player, exc_info=True)
+        return False
 
 
 _sync_client: Any = None

@@ -476,3 +476,80 @@ class QueueEntry(models.Model):
 
     def __str__(self) -> str:
         return f"queue entry of {self.player_id} ({self.status})"
+
+
+class PushSubscription(models.Model):
+    """A browser's Web Push subscription (its PushSubscription JSON): where the push service
+    takes the player's messages, and the keys they are encrypted to (RFC 8291)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    endpoint = models.CharField(max_length=2048)
+    p256dh = models.CharField(max_length=128)
+    auth = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "endpoint"], name="push_endpoint_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"push subscription of {self.player_id}"
+
+
+class PushMessage(models.Model):
+    """One notice waiting to be pushed to one subscription (games.push_send): the row goes once
+    it is sent or given up, so a task run twice sends it once."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    subscription = models.ForeignKey(PushSubscription, on_delete=models.CASCADE, related_name="+")
+    payload = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"push message {self.id}"
+
+
+class Webhook(models.Model):
+    """A URL a player (or their app's backend) registered to be told their notices, signed
+    with `secret` (HMAC-SHA256); off (`active` false) after WEBHOOK_MAX_FAILURES failed
+    attempts in a row."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    url = models.CharField(max_length=2048)
+    secret = models.CharField(max_length=64)
+    active = models.BooleanField(default=True)
+    failures = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"webhook {self.url} of {self.player_id}"
+
+
+class WebhookDelivery(models.Model):
+    """One notice waiting to be delivered to one webhook (games.webhook_deliver); its id is the
+    delivery's (`Pisyedili-Delivery`), the same on every attempt. The row goes once delivered
+    or given up."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="+")
+    payload = models.JSONField()
+    attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "webhook deliveries"
+
+    def __str__(self) -> str:
+        return f"webhook delivery {self.id}"

@@ -692,3 +692,132 @@ queue_leave = extend_schema(
         )
     ],
 )
+
+
+_PUSH_SUBSCRIPTION_EXAMPLE: dict[str, Any] = {
+    "id": "3f2c9a1e-7b4d-4e8a-9c61-0d5e2f7a8b90",
+    "endpoint": "https://fcm.googleapis.com/fcm/send/dXz…",
+    "created_at": "2026-03-01T10:00:00.123456Z",
+}
+_WEBHOOK_EXAMPLE: dict[str, Any] = {
+    "id": "6a1d0c2b-5e4f-4a3b-8c7d-9e0f1a2b3c4d",
+    "url": "https://app.example.com/pisyedili/notices",
+    "active": True,
+    "failures": 0,
+    "created_at": "2026-03-01T10:00:00.123456Z",
+    "disabled_at": None,
+}
+
+push_vapid_key = extend_schema(
+    operation_id="push_vapid_key",
+    summary="Get the server's Web Push key",
+    description=(
+        "Public. The VAPID public key a browser subscribes with (`applicationServerKey`), and"
+        " whether this server sends Web Push at all (without WEB_PUSH_VAPID_PRIVATE_KEY it"
+        " does not: `enabled` false, `public_key` null)."
+    ),
+    examples=[
+        OpenApiExample(
+            "on",
+            value={
+                "enabled": True,
+                "public_key": (
+                    "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1"
+                    "XbjhazAkj7I99e8QcYP7DkM"
+                ),
+            },
+            response_only=True,
+        ),
+        OpenApiExample("off", value={"enabled": False, "public_key": None}, response_only=True),
+    ],
+)
+
+push_subscriptions_list = extend_schema(
+    operation_id="push_subscriptions_list",
+    summary="List the caller's push subscriptions",
+    description="The caller's Web Push subscriptions (browsers), oldest first; never their keys.",
+    examples=[OpenApiExample("one", value=[_PUSH_SUBSCRIPTION_EXAMPLE], response_only=True)],
+)
+
+push_subscriptions_create = extend_schema(
+    operation_id="push_subscriptions_create",
+    summary="Subscribe a browser to Web Push",
+    description=(
+        "The body is the browser's PushSubscription as `toJSON()` gives it. From then on the"
+        " notices `your_turn`, `challenge` and `tournament_round` are pushed to it while the"
+        " caller has no open stream; each holds its kind, the match or tournament id and a"
+        " short text, never a card. The same endpoint again replaces its keys (200). The"
+        " endpoint must be https and outside the server's own networks; at most"
+        " WEB_PUSH_MAX_PER_PLAYER per player (400 naming `endpoint`). 409 `push_disabled`"
+        " without a VAPID key. Throttled per user (THROTTLE_NOTIFY)."
+    ),
+    examples=[
+        OpenApiExample(
+            "a browser's subscription",
+            value={
+                "endpoint": "https://fcm.googleapis.com/fcm/send/dXz…",
+                "expirationTime": None,
+                "keys": {
+                    "p256dh": (
+                        "BIPUL12DLfytvTajnryr2PRdAgXS3HGKiLqndGcJGabyhHheJYlNGCeXl1dn18gSJ1W"
+                        "AkAPIxr4gK0_dQds4yiI"
+                    ),
+                    "auth": "FPssNDTKnInHVndSTdbKFw",
+                },
+            },
+            request_only=True,
+        ),
+        OpenApiExample("subscribed", value=_PUSH_SUBSCRIPTION_EXAMPLE, response_only=True),
+    ],
+)
+
+push_subscriptions_delete = extend_schema(
+    operation_id="push_subscriptions_delete",
+    summary="Remove a push subscription",
+    description=(
+        "One of the caller's push subscriptions goes: nothing more is pushed to it. 404 for"
+        " an id that is not the caller's. Throttled per user (THROTTLE_NOTIFY)."
+    ),
+)
+
+webhooks_list = extend_schema(
+    operation_id="webhooks_list",
+    summary="List the caller's webhooks",
+    description="The caller's webhooks, oldest first; never their secrets.",
+    examples=[OpenApiExample("one", value=[_WEBHOOK_EXAMPLE], response_only=True)],
+)
+
+webhooks_create = extend_schema(
+    operation_id="webhooks_create",
+    summary="Register a webhook",
+    description=(
+        "A URL (a mobile app's backend) that is POSTed each of the caller's notices"
+        " (`your_turn`, `challenge`, `tournament_round`), signed: header `Pisyedili-Signature:"
+        ' t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`, and'
+        " `Pisyedili-Delivery: <id>` (the body's `id`, the same on every retry). The secret is"
+        " in this answer only. The URL must be https and outside the server's own networks"
+        " (400 naming `url`), at most WEBHOOK_MAX_PER_PLAYER per player. Throttled per user"
+        " (THROTTLE_NOTIFY)."
+    ),
+    examples=[
+        OpenApiExample(
+            "an app's backend",
+            value={"url": "https://app.example.com/pisyedili/notices"},
+            request_only=True,
+        ),
+        OpenApiExample(
+            "registered",
+            value={**_WEBHOOK_EXAMPLE, "secret": "whsec_T0pS3cr3t…"},
+            response_only=True,
+        ),
+    ],
+)
+
+webhooks_delete = extend_schema(
+    operation_id="webhooks_delete",
+    summary="Remove a webhook",
+    description=(
+        "One of the caller's webhooks goes, with its deliveries still waiting. 404 for an id"
+        " that is not the caller's. Throttled per user (THROTTLE_NOTIFY)."
+    ),
+)

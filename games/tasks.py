@@ -16,6 +16,8 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.sweep()` | scoring | beat: re-send stuck work; expire what waited too long |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
 | `games.queue_pair()` | scoring | beat: pair the quick-play queue; end the waits that ended |
+| `games.push_send(message_id)` | notify | push a notice to a browser, once, if its player is away |
+| `games.webhook_deliver(delivery_id)` | notify | POST a notice to a webhook, once delivered |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
 
 Every task that changes something is idempotent (a moved version, `Deal.scored_at`,
@@ -27,13 +29,18 @@ gives it acks_late, reject_on_worker_lost and bounded retries of transient error
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from celery import shared_task
+from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.utils import timezone
 
 from pisyedili_api.tasks import (  # noqa: F401  (in_background & co. re-exported for callers)
+    RetryLater,
     background_submit,
     background_wait,
     idempotent_task,
@@ -158,3 +165,50 @@ def queue_pair() -> dict[str, int]:
 @shared_task(name="games.noop", ignore_result=False)
 def noop() -> None:
     """Nothing: the broker and worker round trip that bench/bot_latency.py compares against."""
+
+
+def _retried(task: Any, work: Callable[[], bool], give_up: Callable[[], None]) -> bool:
+    """`work()`; on RetryLater, Celery's retry with backoff (a worker), or the same backoff
+    here in the embedded default (an eagerly applied task's retry would not wait); given up
+    after the task's max_retries."""
+    attempt = task.request.retries or 0
+    while True:
+        try:
+            return work()
+        except RetryLater:
+            if attempt >= task.max_retries:
+                give_up()
+                return False
+            if not task.request.is_eager:
+                raise
+            time.sleep(
+                get_exponential_backoff_interval(
+                    factor=task.retry_backoff,
+                    retries=attempt,
+                    maximum=task.retry_backoff_max,
+                    full_jitter=task.retry_jitter,
+                )
+            )
+            attempt += 1
+
+
+@idempotent_task(name="games.push_send", retry_later=True)
+def push_send_task(message_id: str) -> bool:
+    """Push a waiting notice to its browser subscription (dropped if its player is streaming);
+    a push service that answers 5xx or not at all is retried, then the notice given up."""
+    return _retried(
+        push_send_task,
+        lambda: services.push_send(message_id=message_id),
+        lambda: services.push_give_up(message_id=message_id),
+    )
+
+
+@idempotent_task(name="games.webhook_deliver", retry_later=True)
+def webhook_deliver_task(delivery_id: str) -> bool:
+    """POST a waiting notice to its webhook; a failure is retried with backoff, then given up
+    (the webhook is turned off after WEBHOOK_MAX_FAILURES failures in a row)."""
+    return _retried(
+        webhook_deliver_task,
+        lambda: services.webhook_deliver(delivery_id=delivery_id),
+        lambda: services.webhook_give_up(delivery_id=delivery_id),
+    )

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis, streams
+from . import apis, notify_apis, streams
 
 urlpatterns = [
     path("rules", apis.RuleListApi.as_view(), name="rule-list"),
@@ -47,4 +47,23 @@ urlpatterns = [
     path("matches/<uuid:match_id>/events", streams.match_events, name="match-events"),
     path("me/events", streams.me_events, name="me-events"),
     path("lobby/events", streams.lobby_events, name="lobby-events"),
+]
+urlpatterns += [
+    path("push/vapid-public-key", notify_apis.VapidKeyApi.as_view(), name="push-vapid-key"),
+    path(
+        "me/push-subscriptions",
+        notify_apis.PushSubscriptionListApi.as_view(),
+        name="push-subscriptions",
+    ),
+    path(
+        "me/push-subscriptions/<uuid:subscription_id>/delete",
+        notify_apis.PushSubscriptionDeleteApi.as_view(),
+        name="push-subscription-delete",
+    ),
+    path("me/webhooks", notify_apis.WebhookListApi.as_view(), name="webhooks"),
+    path(
+        "me/webhooks/<uuid:webhook_id>/delete",
+        notify_apis.WebhookDeleteApi.as_view(),
+        name="webhook-delete",
+    ),
 ]

@@ -69,6 +69,7 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "tournament_over": (409, _("The tournament is finished or cancelled.")),
     "invitations_pending": (409, _("Some invited players have not accepted yet.")),
     "not_enough_entrants": (409, _("Too few entrants are left to seat a table.")),
+    "push_disabled": (409, _("Web Push is off on this server.")),
     "unsupported_media_type": (415, _("Send the body as application/json.")),
     "illegal_move": (422, _("The rules do not allow that move now.")),
     "idempotency_mismatch": (422, _("This Idempotency-Key was used with a different body.")),

@@ -66,6 +66,8 @@ _PATH_PARAMETERS = {
     "player_id": "The player's id.",
     "tournament_id": "The tournament's id.",
     "token_id": "The id of one of the caller's tokens, as GET /auth/tokens lists it.",
+    "subscription_id": "The id of one of the caller's push subscriptions.",
+    "webhook_id": "The id of one of the caller's webhooks.",
 }
 
 

@@ -244,6 +244,8 @@ REST_FRAMEWORK = {
         # Per user: private tables' POST …/invite, …/invitations/accept|decline and a join
         # that brings a join code (games.apis).
         "match_invite": os.environ.get("THROTTLE_MATCH_INVITE", "30/min"),
+        # Per user: the notification routes, push subscriptions and webhooks (games.notify_apis).
+        "notify": os.environ.get("THROTTLE_NOTIFY", "30/min"),
         # Per API token: the moves, POST …/moves and a match WebSocket's `move` on one count
         # (games.apis.MoveRateThrottle).
         "match_move": os.environ.get("THROTTLE_MATCH_MOVE", "10/sec"),
@@ -334,10 +336,18 @@ CELERY_BOT_QUEUE = os.environ.get("CELERY_BOT_QUEUE", "bots")
 CELERY_SCORING_QUEUE = os.environ.get("CELERY_SCORING_QUEUE", "scoring")
 # Luck and move analysis (seconds of CPU a deal): a queue of their own, never ahead of a move.
 CELERY_ANALYSIS_QUEUE = os.environ.get("CELERY_ANALYSIS_QUEUE", "analysis")
+# Web Push and webhook deliveries (outbound HTTP): the default queue unless pointed elsewhere.
+CELERY_NOTIFY_QUEUE = os.environ.get("CELERY_NOTIFY_QUEUE", CELERY_TASK_DEFAULT_QUEUE)
 CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name, type="direct"), routing_key=name)
     for name in dict.fromkeys(
-        [CELERY_BOT_QUEUE, CELERY_SCORING_QUEUE, CELERY_ANALYSIS_QUEUE, CELERY_TASK_DEFAULT_QUEUE]
+        [
+            CELERY_BOT_QUEUE,
+            CELERY_SCORING_QUEUE,
+            CELERY_ANALYSIS_QUEUE,
+            CELERY_NOTIFY_QUEUE,
+            CELERY_TASK_DEFAULT_QUEUE,
+        ]
     )
 ]
 # Routes: every task's queue is declared here, never where it is sent. The value names the
@@ -355,6 +365,8 @@ CELERY_TASK_QUEUE_SETTINGS = {
     "games.deal_luck": "CELERY_ANALYSIS_QUEUE",
     "games.deal_analyse": "CELERY_ANALYSIS_QUEUE",
     "games.match_luck_count": "CELERY_ANALYSIS_QUEUE",
+    "games.push_send": "CELERY_NOTIFY_QUEUE",
+    "games.webhook_deliver": "CELERY_NOTIFY_QUEUE",
     "tournaments.tournament_advance": "CELERY_SCORING_QUEUE",
     "tournaments.sweep": "CELERY_SCORING_QUEUE",
 }
@@ -553,3 +565,16 @@ MAX_DEALS_PER_MATCH = int(os.environ.get("MAX_DEALS_PER_MATCH", "20"))
 MATCH_WAITING_TTL = int(os.environ.get("MATCH_WAITING_TTL", "3600"))
 # An invitation to a private match expires this many seconds after it was sent.
 PRIVATE_INVITATION_SECONDS = int(os.environ.get("PRIVATE_INVITATION_SECONDS", "600"))
+# Notifications of away players (games.services.notify): Web Push with the server's VAPID key
+# (base64url of the raw P-256 private key; unset: push is off) and webhooks. Both POST to URLs a
+# player gave: https only, and never to the server's own networks (loopback, private, link-local,
+# …) unless NOTIFY_ALLOW_HTTP / NOTIFY_ALLOWED_NETWORKS (comma-separated CIDRs) say so.
+WEB_PUSH_VAPID_PRIVATE_KEY = os.environ.get("WEB_PUSH_VAPID_PRIVATE_KEY", "")
+WEB_PUSH_VAPID_SUBJECT = os.environ.get("WEB_PUSH_VAPID_SUBJECT", "mailto:admin@localhost")
+WEB_PUSH_MAX_PER_PLAYER = int(os.environ.get("WEB_PUSH_MAX_PER_PLAYER", "10"))
+WEB_PUSH_TTL_SECONDS = int(os.environ.get("WEB_PUSH_TTL_SECONDS", "3600"))
+WEBHOOK_MAX_PER_PLAYER = int(os.environ.get("WEBHOOK_MAX_PER_PLAYER", "5"))
+WEBHOOK_MAX_FAILURES = int(os.environ.get("WEBHOOK_MAX_FAILURES", "20"))
+NOTIFY_TIMEOUT_SECONDS = float(os.environ.get("NOTIFY_TIMEOUT_SECONDS", "5"))
+NOTIFY_ALLOW_HTTP = env_bool("NOTIFY_ALLOW_HTTP", False)
+NOTIFY_ALLOWED_NETWORKS = env_list("NOTIFY_ALLOWED_NETWORKS", "")

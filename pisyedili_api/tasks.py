@@ -62,18 +62,27 @@ _RETRY: dict[str, Any] = {
 }
 
 
+class RetryLater(Exception):
+    """A task's work could not be done now for a reason that may pass (a remote server that
+    answered 5xx or not at all): retried as a transient error is, by a task that says so
+    (`idempotent_task(retry_later=True)`)."""
+
+
 def idempotent_task(
-    *, name: str, retry: bool = True
+    *, name: str, retry: bool = True, retry_later: bool = False
 ) -> Callable[[Callable[..., Any]], Task[Any, Any]]:
     """The task decorator of both apps: an explicit registered name, acks_late with
     reject_on_worker_lost, no result kept, and (unless `retry=False`) bounded retries of
-    transient errors. Time limits are the app's (CELERY_TASK_*_TIME_LIMIT), never per task."""
+    transient errors, and of RetryLater with `retry_later`. Time limits are the app's
+    (CELERY_TASK_*_TIME_LIMIT), never per task."""
     options: dict[str, Any] = {
         "acks_late": True,
         "reject_on_worker_lost": True,
         "ignore_result": True,
         **(_RETRY if retry else {}),
     }
+    if retry and retry_later:
+        options["autoretry_for"] = (*TRANSIENT_ERRORS, RetryLater)
     return shared_task(name=name, **options)
 
 

@@ -8,6 +8,7 @@
 - queue: quick play, the queue and its pairing;
 - invitations: private tables, their invitations (challenges) and join codes;
 - talk: a seat says a preset phrase to its table (nothing stored);
+- notify: notices to away players, Web Push and webhooks;
 - analysis: each deal's luck, the boards' skill, a deal's move analysis on request.
 
 Each takes the match row lock first (locks.match_lock) when it writes a match.
@@ -51,12 +52,42 @@ from .moves import (
     match_play_overdue_turn,
     request_hash,
 )
+from .notify import (
+    NOTICE_TEXTS,
+    notice,
+    notices_delete,
+    notices_send,
+    push_enabled,
+    push_give_up,
+    push_send,
+    push_subscribe,
+    push_unsubscribe,
+    vapid_public_key,
+    webhook_create,
+    webhook_delete,
+    webhook_deliver,
+    webhook_give_up,
+)
 from .queue import PRESETS, presets, queue_get, queue_join, queue_leave, queue_pair
 from .resign import match_resign
 from .scoring import deal_score, match_settle
 from .talk import TALK_PHRASES, match_talk
 
 __all__ = [
+    "NOTICE_TEXTS",
+    "notice",
+    "notices_delete",
+    "notices_send",
+    "push_enabled",
+    "push_give_up",
+    "push_send",
+    "push_subscribe",
+    "push_unsubscribe",
+    "vapid_public_key",
+    "webhook_create",
+    "webhook_delete",
+    "webhook_deliver",
+    "webhook_give_up",
     "INVITATION_EXPIRE_BATCH",
     "invitation_accept",
     "invitation_decline",

@@ -1,10 +1,11 @@
 """Deleting an account (POST /auth/account/delete): what the person had going on is ended as
 the person would end it (the quick-play queue left, their active matches resigned, their waiting
 matches left, their tournaments in draft declined, the ones they organize cancelled), then the
-personal data goes: the auth user (password hash, e-mail, last login) with every API token (their
-streams end) and the login failures counted against the username. The player row stays for the
-matches it played, anonymous: "Deleted player", a username no one can register, no user,
-`deleted_at`; its ratings, counters and leaderboard rows stay with it, under that name."""
+personal data goes: their Web Push subscriptions and webhooks, the auth user (password hash,
+e-mail, last login) with every API token (their streams end) and the login failures counted
+against the username. The player row stays for the matches it played, anonymous: "Deleted
+player", a username no one can register, no user, `deleted_at`; its ratings, counters and
+leaderboard rows stay with it, under that name."""
 
 from __future__ import annotations
 
@@ -50,7 +51,13 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
     # games and tournaments import the players app's services: theirs are imported here, when
     # an account is deleted, not when this module loads.
     from games.models import Invitation, Match, Seat
-    from games.services import invitation_decline, match_leave, match_resign, queue_leave
+    from games.services import (
+        invitation_decline,
+        match_leave,
+        match_resign,
+        notices_delete,
+        queue_leave,
+    )
     from tournaments.models import Entrant, Tournament
     from tournaments.services import tournament_cancel, tournament_invitation_decline
 
@@ -81,6 +88,8 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
         )
         for tournament_id in list(organized.values_list("id", flat=True)):
             _ended(tournament_cancel, tournament_id=tournament_id, player=player)
+        # Nothing more is pushed or POSTed for them: their subscriptions and webhooks go.
+        notices_delete(player=player)
         player.username = deleted_username(player)
         player.display_name = DELETED_NAME
         player.user = None

@@ -31,6 +31,15 @@ MINIMAL_BODIES = {
     "/api/v1/matches/{match_id}/talk": {"phrase": "good_game"},
     "/api/v1/queue": {"seats": 2, "wait_seconds": 30},
     "/api/v1/tournaments": {"name": "Friday cup", "format": "swiss", "table_size": 3},
+    "/api/v1/me/push-subscriptions": {
+        "endpoint": "https://push.example.com/send/1",
+        "keys": {
+            "p256dh": "BIPUL12DLfytvTajnryr2PRdAgXS3HGKiLqndGcJGabyhHheJYlNGCeX"
+            "l1dn18gSJ1WAkAPIxr4gK0_dQds4yiI",
+            "auth": "FPssNDTKnInHVndSTdbKFw",
+        },
+    },
+    "/api/v1/me/webhooks": {"url": "https://app.example.com/pisyedili/notices"},
 }
 
 _BODY_TYPE = """import type { paths } from "./api-types";

@@ -572,6 +572,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/push-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's push subscriptions
+         * @description The caller's Web Push subscriptions (browsers), oldest first; never their keys.
+         */
+        get: operations["push_subscriptions_list"];
+        put?: never;
+        /**
+         * Subscribe a browser to Web Push
+         * @description The body is the browser's PushSubscription as `toJSON()` gives it. From then on the notices `your_turn`, `challenge` and `tournament_round` are pushed to it while the caller has no open stream; each holds its kind, the match or tournament id and a short text, never a card. The same endpoint again replaces its keys (200). The endpoint must be https and outside the server's own networks; at most WEB_PUSH_MAX_PER_PLAYER per player (400 naming `endpoint`). 409 `push_disabled` without a VAPID key. Throttled per user (THROTTLE_NOTIFY).
+         */
+        post: operations["push_subscriptions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/push-subscriptions/{subscription_id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a push subscription
+         * @description One of the caller's push subscriptions goes: nothing more is pushed to it. 404 for an id that is not the caller's. Throttled per user (THROTTLE_NOTIFY).
+         */
+        post: operations["push_subscriptions_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's webhooks
+         * @description The caller's webhooks, oldest first; never their secrets.
+         */
+        get: operations["webhooks_list"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description A URL (a mobile app's backend) that is POSTed each of the caller's notices (`your_turn`, `challenge`, `tournament_round`), signed: header `Pisyedili-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`, and `Pisyedili-Delivery: <id>` (the body's `id`, the same on every retry). The secret is in this answer only. The URL must be https and outside the server's own networks (400 naming `url`), at most WEBHOOK_MAX_PER_PLAYER per player. Throttled per user (THROTTLE_NOTIFY).
+         */
+        post: operations["webhooks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/webhooks/{webhook_id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a webhook
+         * @description One of the caller's webhooks goes, with its deliveries still waiting. 404 for an id that is not the caller's. Throttled per user (THROTTLE_NOTIFY).
+         */
+        post: operations["webhooks_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players": {
         parameters: {
             query?: never;
@@ -644,6 +732,26 @@ export interface paths {
          * @description The caller's player: rating and stats.
          */
         get: operations["players_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/push/vapid-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the server's Web Push key
+         * @description Public. The VAPID public key a browser subscribes with (`applicationServerKey`), and whether this server sends Web Push at all (without WEB_PUSH_VAPID_PRIVATE_KEY it does not: `enabled` false, `public_key` null).
+         */
+        get: operations["push_vapid_key"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1220,6 +1328,7 @@ export interface components {
          *     * `not_queued` - not_queued
          *     * `not_seated` - not_seated
          *     * `not_your_turn` - not_your_turn
+         *     * `push_disabled` - push_disabled
          *     * `resigned` - resigned
          *     * `server_error` - server_error
          *     * `spectators_not_allowed` - spectators_not_allowed
@@ -1233,7 +1342,7 @@ export interface components {
          *     * `unsupported_media_type` - unsupported_media_type
          * @enum {string}
          */
-        ErrorCodeEnum: "already_queued" | "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitation_not_pending" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_queued" | "not_seated" | "not_your_turn" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
+        ErrorCodeEnum: "already_queued" | "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitation_not_pending" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_queued" | "not_seated" | "not_your_turn" | "push_disabled" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
         InvitedPlayer: {
             /** Format: uuid */
             id: string;
@@ -1600,6 +1709,33 @@ export interface components {
          * @enum {string}
          */
         PresetEnum: "classic" | "reshuffle" | "doubling" | "strict" | "club_round" | "quick";
+        PushSubscription: {
+            /**
+             * Format: uuid
+             * @description Remove it with POST …/{id}/delete.
+             */
+            id: string;
+            /** @description The push service's URL for this browser. */
+            endpoint: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A request body: its unknown fields are refused before any other check. */
+        PushSubscriptionCreateRequest: {
+            /** @description The push service's URL (https; never the server's own networks). */
+            endpoint: string;
+            /** @description The subscription's keys, as PushSubscription.toJSON() gives them. */
+            keys: components["schemas"]["PushSubscriptionKeysRequest"];
+            /** @description As the browser gives it (milliseconds since 1970, or null); not used. */
+            expirationTime?: number | null;
+        };
+        /** @description A request body: its unknown fields are refused before any other check. */
+        PushSubscriptionKeysRequest: {
+            /** @description The browser's P-256 public key, base64url (65 bytes, uncompressed). */
+            p256dh: string;
+            /** @description The browser's authentication secret, base64url (16 bytes). */
+            auth: string;
+        };
         QueueEntry: {
             /**
              * @description `waiting`; or how the wait ended: `seated` (at `match`), `expired` (no table, no bots allowed), `left`.
@@ -2043,6 +2179,12 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "choice" | "boolean" | "integer";
+        VapidKey: {
+            /** @description Whether this server sends Web Push. */
+            enabled: boolean;
+            /** @description The VAPID public key, base64url of the uncompressed P-256 point: the `applicationServerKey` of `pushManager.subscribe`. Null while push is off. */
+            public_key: string | null;
+        };
         /**
          * @description * `inaccuracy` - inaccuracy
          *     * `mistake` - mistake
@@ -2050,6 +2192,45 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "inaccuracy" | "mistake" | "blunder";
+        Webhook: {
+            /**
+             * Format: uuid
+             * @description Remove it with POST …/{id}/delete.
+             */
+            id: string;
+            url: string;
+            /** @description False once WEBHOOK_MAX_FAILURES attempts in a row failed: nothing more is sent to it (register it again). */
+            active: boolean;
+            /** @description Failed attempts since the last delivery. */
+            failures: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            disabled_at: string | null;
+        };
+        /** @description A request body: its unknown fields are refused before any other check. */
+        WebhookCreateRequest: {
+            /** @description Where to POST the notices: https, never the server's own networks. */
+            url: string;
+        };
+        WebhookCreated: {
+            /**
+             * Format: uuid
+             * @description Remove it with POST …/{id}/delete.
+             */
+            id: string;
+            url: string;
+            /** @description False once WEBHOOK_MAX_FAILURES attempts in a row failed: nothing more is sent to it (register it again). */
+            active: boolean;
+            /** @description Failed attempts since the last delivery. */
+            failures: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** @description The key of its signatures (HMAC-SHA256), shown once: in this answer only. */
+            secret: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -3812,6 +3993,293 @@ export interface operations {
             };
         };
     };
+    push_subscriptions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscription"][];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    push_subscriptions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushSubscriptionCreateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscription"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscription"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `push_disabled` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    push_subscriptions_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the caller's push subscriptions. */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooks_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooks_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhooks_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the caller's webhooks. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     players_search: {
         parameters: {
             query: {
@@ -3974,6 +4442,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerOutput"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    push_vapid_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VapidKey"];
                 };
             };
             /** @description `not_authenticated` */

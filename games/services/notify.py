@@ -1,0 +1,371 @@
+"""Notices to away players (docs/api.md "Notifications"): Web Push (RFC 8030, the message
+encrypted to the browser's keys by RFC 8291 and signed with the server's VAPID key, RFC 8292:
+pywebpush) and webhooks (a POST signed with HMAC-SHA256, as Stripe signs its own).
+
+The `me` events `your_turn`, `challenge` and `tournament_round` (games.events) become notices
+once published: `notices_send` writes one PushMessage per push subscription and one
+WebhookDelivery per active webhook of the people they concern, and sends `games.push_send` /
+`games.webhook_deliver` for each (a worker's work, on CELERY_NOTIFY_QUEUE). A push goes only
+to a player with no open stream (they see the event live otherwise); a webhook gets every
+notice. A notice holds its kind, the match or tournament id and a short text: never a card
+(`notice`, which copies what it names and nothing else).
+
+Both POST to URLs a player gave, so each is checked when it is given and again before each
+POST (`url_check`): https, and every address its host resolves to outside the server's own
+networks (loopback, private, link-local, shared, reserved), unless NOTIFY_ALLOW_HTTP and
+NOTIFY_ALLOWED_NETWORKS say otherwise. No redirect is followed.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import hmac
+import ipaddress
+import logging
+import secrets
+import socket
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+import requests
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from pisyedili_api.errors import ApplicationError, invalid
+from pisyedili_api.tasks import RetryLater, in_background, send
+from players.models import Player
+
+from ..models import PushMessage, PushSubscription, Webhook, WebhookDelivery
+
+logger = logging.getLogger(__name__)
+
+# The `me` events that are worth telling a player who is away, and the short text of each (in
+# English: a client shows its own words by `type`).
+NOTICE_TEXTS = {
+    "your_turn": "Your turn",
+    "challenge": "You are challenged to a match",
+    "tournament_round": "A tournament round is dealt",
+}
+# What a notice copies of its event, by kind: ids and numbers, nothing else.
+_NOTICE_FIELDS = {
+    "your_turn": ("match",),
+    "challenge": ("match",),
+    "tournament_round": ("tournament", "round"),
+}
+SIGNATURE_HEADER = "Pisyedili-Signature"
+DELIVERY_HEADER = "Pisyedili-Delivery"
+PUSH_DISABLED = gettext_noop("Web Push is off on this server: it has no VAPID key.")
+
+
+def notice(event: dict[str, Any]) -> dict[str, Any]:
+    """The notice of a `me` event (one of NOTICE_TEXTS): its kind, the match (or tournament and
+    round) it names, and a short text."""
+    kind = event["type"]
+    fields = {name: event[name] for name in _NOTICE_FIELDS[kind]}
+    return {"type": kind, **fields, "text": NOTICE_TEXTS[kind]}
+
+
+# ---- where the server may POST ----
+
+
+def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(net, strict=False) for net in settings.NOTIFY_ALLOWED_NETWORKS]
+
+
+def address_allowed(address: str) -> bool:
+    """Whether the server may connect to `address`: a global address, or one of
+    NOTIFY_ALLOWED_NETWORKS (an IPv4-mapped IPv6 address is judged as its IPv4 one)."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if any(ip in net for net in _allowed_networks()):
+        return True
+    return ip.is_global and not ip.is_multicast
+
+
+def url_check(url: str, field: str) -> None:
+    """400 `invalid` naming `field` unless the server may POST to `url`: https (http too with
+    NOTIFY_ALLOW_HTTP), a host and no credentials, and every address the host resolves to
+    allowed (address_allowed)."""
+    schemes = ("https", "http") if settings.NOTIFY_ALLOW_HTTP else ("https",)
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise invalid(field, _("not a URL")) from None
+    if parts.scheme not in schemes or not parts.hostname:
+        raise invalid(field, _("must be an https URL"))
+    if parts.username is not None or parts.password is not None:
+        raise invalid(field, _("must not hold a user name or password"))
+    try:
+        found = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError):
+        raise invalid(field, _("its host does not resolve")) from None
+    if not found or not all(address_allowed(str(info[4][0])) for info in found):
+        raise invalid(field, _("its host is in a private or local network"))
+
+
+# ---- Web Push ----
+
+
+@functools.lru_cache(maxsize=4)
+def _vapid(private_key: str) -> Any:
+    from py_vapid import Vapid
+
+    return Vapid.from_string(private_key=private_key)
+
+
+def push_enabled() -> bool:
+    return bool(settings.WEB_PUSH_VAPID_PRIVATE_KEY)
+
+
+def vapid_public_key() -> str | None:
+    """The server's VAPID public key (the browser's `applicationServerKey`): base64url of the
+    uncompressed P-256 point; None while push is off."""
+    if not push_enabled():
+        return None
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    key = _vapid(settings.WEB_PUSH_VAPID_PRIVATE_KEY).public_key
+    raw = key.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def push_subscribe(
+    *, player: Player, endpoint: str, p256dh: str, auth: str
+) -> tuple[PushSubscription, bool]:
+    """Keep the browser subscription of `player` (the same endpoint again: its keys replaced);
+    whether it is new. 409 `push_disabled` without a VAPID key; 400 `invalid` naming
+    `endpoint` for a URL the server may not POST to or beyond WEB_PUSH_MAX_PER_PLAYER."""
+    if not push_enabled():
+        raise ApplicationError("push_disabled", _(PUSH_DISABLED))
+    url_check(endpoint, "endpoint")
+    with transaction.atomic():
+        Player.objects.select_for_update().filter(id=player.id).first()  # one count at a time
+        found = PushSubscription.objects.filter(player=player, endpoint=endpoint).first()
+        if found is not None:
+            found.p256dh, found.auth = p256dh, auth
+            found.save(update_fields=["p256dh", "auth"])
+            return found, False
+        limit = settings.WEB_PUSH_MAX_PER_PLAYER
+        if PushSubscription.objects.filter(player=player).count() >= limit:
+            message = _("at most %(limit)d push subscriptions per player") % {"limit": limit}
+            raise invalid("endpoint", message)
+        created = PushSubscription.objects.create(
+            player=player, endpoint=endpoint, p256dh=p256dh, auth=auth
+        )
+        return created, True
+
+
+def push_unsubscribe(*, player: Player, subscription_id: Any) -> None:
+    deleted, _rows = PushSubscription.objects.filter(id=subscription_id, player=player).delete()
+    if not deleted:
+        raise ApplicationError("not_found", _("No such push subscription."))
+
+
+def push_send(*, message_id: str) -> bool:
+    """Push the waiting message `message_id` to its subscription, unless its player has an
+    open stream now (dropped: they see the event live). Whether it was sent. A push service
+    that answers 404/410 (the subscription is gone) deletes the subscription; 429 or 5xx, or
+    no answer, is RetryLater; any other refusal drops the message."""
+    from pywebpush import WebPushException, webpush
+
+    from .. import events
+
+    row = PushMessage.objects.select_related("subscription").filter(id=message_id).first()
+    if row is None:
+        return False  # sent already, or given up
+    subscription = row.subscription
+    if not push_enabled() or events.player_streaming(str(subscription.player_id)):
+        row.delete()
+        return False
+    try:
+        url_check(subscription.endpoint, "endpoint")
+    except ApplicationError:
+        logger.warning("push endpoint of %s refused; message dropped", subscription.id)
+        row.delete()
+        return False
+    info = {
+        "endpoint": subscription.endpoint,
+        "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
+    }
+    try:
+        webpush(
+            subscription_info=info,
+            data=orjson.dumps(row.payload).decode(),
+            vapid_private_key=_vapid(settings.WEB_PUSH_VAPID_PRIVATE_KEY),
+            vapid_claims={"sub": settings.WEB_PUSH_VAPID_SUBJECT},
+            ttl=settings.WEB_PUSH_TTL_SECONDS,
+            timeout=settings.NOTIFY_TIMEOUT_SECONDS,
+        )
+    except WebPushException as exc:
+        status = exc.response.status_code if exc.response is not None else None
+        if status in (404, 410):
+            subscription.delete()  # the browser unsubscribed: the push service forgot it
+            return False
+        if status is None or status == 429 or status >= 500:
+            raise RetryLater(f"push service answered {status}") from exc
+        logger.warning("push service refused a message (%s); dropped", status)
+        row.delete()
+        return False
+    except requests.RequestException as exc:
+        raise RetryLater("push service did not answer") from exc
+    row.delete()
+    return True
+
+
+def push_give_up(*, message_id: str) -> None:
+    PushMessage.objects.filter(id=message_id).delete()
+
+
+# ---- webhooks ----
+
+
+def webhook_create(*, player: Player, url: str) -> Webhook:
+    """A webhook of `player` to `url`, with a new secret; 400 `invalid` naming `url` for a URL
+    the server may not POST to, or beyond WEBHOOK_MAX_PER_PLAYER."""
+    url_check(url, "url")
+    with transaction.atomic():
+        Player.objects.select_for_update().filter(id=player.id).first()  # one count at a time
+        limit = settings.WEBHOOK_MAX_PER_PLAYER
+        if Webhook.objects.filter(player=player).count() >= limit:
+            message = _("at most %(limit)d webhooks per player") % {"limit": limit}
+            raise invalid("url", message)
+        return Webhook.objects.create(
+            player=player, url=url, secret="whsec_" + secrets.token_urlsafe(32)
+        )
+
+
+def webhook_delete(*, player: Player, webhook_id: Any) -> None:
+    deleted, _rows = Webhook.objects.filter(id=webhook_id, player=player).delete()
+    if not deleted:
+        raise ApplicationError("not_found", _("No such webhook."))
+
+
+def webhook_signature(secret: str, timestamp: int, body: bytes) -> str:
+    """The `Pisyedili-Signature` header of `body` sent at `timestamp` (Unix seconds):
+    `t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<body>" keyed by the secret>`."""
+    signed = f"{timestamp}.".encode() + body
+    digest = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v1={digest}"
+
+
+def webhook_deliver(*, delivery_id: str) -> bool:
+    """POST the waiting delivery `delivery_id` to its webhook; whether it was delivered (a
+    2xx answer). A failure counts against the webhook (WEBHOOK_MAX_FAILURES in a row turn it
+    off) and is RetryLater while it is on."""
+    row = WebhookDelivery.objects.select_related("webhook").filter(id=delivery_id).first()
+    if row is None:
+        return False  # delivered already, or given up
+    hook = row.webhook
+    if not hook.active:
+        row.delete()
+        return False
+    body = orjson.dumps(
+        {
+            "id": str(row.id),
+            "created_at": row.created_at.isoformat().replace("+00:00", "Z"),
+            "player": str(hook.player_id),
+            **row.payload,
+        }
+    )
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "pisyedili-webhooks",
+        DELIVERY_HEADER: str(row.id),
+        SIGNATURE_HEADER: webhook_signature(hook.secret, int(time.time()), body),
+    }
+    try:
+        url_check(hook.url, "url")
+        answer = requests.post(
+            hook.url,
+            data=body,
+            headers=headers,
+            timeout=settings.NOTIFY_TIMEOUT_SECONDS,
+            allow_redirects=False,
+        )
+        delivered = 200 <= answer.status_code < 300
+        why = f"answered {answer.status_code}"
+    except (requests.RequestException, ApplicationError) as exc:
+        delivered, why = False, type(exc).__name__
+    if delivered:
+        row.delete()
+        Webhook.objects.filter(id=hook.id, failures__gt=0).update(failures=0)
+        return True
+    WebhookDelivery.objects.filter(id=row.id).update(attempts=F("attempts") + 1)
+    Webhook.objects.filter(id=hook.id).update(failures=F("failures") + 1)
+    failures = Webhook.objects.filter(id=hook.id).values_list("failures", flat=True).first()
+    if failures is not None and failures >= settings.WEBHOOK_MAX_FAILURES:
+        Webhook.objects.filter(id=hook.id, active=True).update(
+            active=False, disabled_at=timezone.now()
+        )
+        WebhookDelivery.objects.filter(webhook_id=hook.id).delete()
+        logger.warning("webhook %s turned off after %d failures", hook.id, failures)
+        return False
+    raise RetryLater(f"webhook {hook.id} {why}")
+
+
+def webhook_give_up(*, delivery_id: str) -> None:
+    WebhookDelivery.objects.filter(id=delivery_id).delete()
+
+
+# ---- from events to notices ----
+
+
+def notices_send(people: list[tuple[str, dict[str, Any]]]) -> None:
+    """The notices of the `me` events `people` ((player id, event) pairs, just published):
+    a push message per subscription and a delivery per active webhook of each player, and the
+    task that sends each, on the background pool in the embedded default. One query when no
+    one concerned has a subscription or a webhook."""
+    picked = [(player, notice(event)) for player, event in people if event["type"] in NOTICE_TEXTS]
+    if not picked:
+        return
+    players = {player for player, _notice in picked}
+    pushed = PushSubscription.objects.filter(player_id__in=players).order_by()
+    hooked = Webhook.objects.filter(player_id__in=players, active=True).order_by()
+    targets = pushed.values_list("player_id").union(hooked.values_list("player_id"))
+    concerned = {str(player) for (player,) in targets}
+    if not concerned:
+        return
+    pushes: list[PushMessage] = []
+    deliveries: list[WebhookDelivery] = []
+    by_player: dict[str, list[dict[str, Any]]] = {}
+    for player, item in picked:
+        if player in concerned:
+            by_player.setdefault(player, []).append(item)
+    if push_enabled():
+        for sub_id, player_id in PushSubscription.objects.filter(
+            player_id__in=by_player
+        ).values_list("id", "player_id"):
+            pushes += [
+                PushMessage(subscription_id=sub_id, payload=item)
+                for item in by_player[str(player_id)]
+            ]
+    for hook_id, player_id in Webhook.objects.filter(
+        player_id__in=by_player, active=True
+    ).values_list("id", "player_id"):
+        deliveries += [
+            WebhookDelivery(webhook_id=hook_id, payload=item) for item in by_player[str(player_id)]
+        ]
+    PushMessage.objects.bulk_create(pushes)
+    WebhookDelivery.objects.bulk_create(deliveries)
+    with in_background():
+        for message in pushes:
+            send("games.push_send", str(message.id))
+        for delivery in deliveries:
+            send("games.webhook_deliver", str(delivery.id))
+
+
+def notices_delete(*, player: Player) -> None:
+    """An account's deletion: its push subscriptions and webhooks go (their waiting messages
+    and deliveries with them)."""
+    PushSubscription.objects.filter(player=player).delete()
+    Webhook.objects.filter(player=player).delete()

@@ -1,0 +1,456 @@
+"""Notices to away players (docs/api.md "Notifications"): Web Push to a browser subscription and
+webhooks, with real receivers on this machine (http on 127.0.0.1, allowed by NOTIFY_ALLOW_HTTP
+and NOTIFY_ALLOWED_NETWORKS as only a test allows it). A pushed message is decrypted with the
+subscription's own keys (http_ece, RFC 8291); a webhook's signature checked as a receiver
+would. Neither holds a card."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import http_ece
+import pytest
+from asgiref.sync import async_to_sync
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from rest_framework.throttling import SimpleRateThrottle
+
+from games import events
+from games.models import PushMessage, PushSubscription, Webhook, WebhookDelivery
+from games.services import notice
+from games.tasks import webhook_deliver_task
+from pisyedili_api.tasks import background_wait
+from tests.helpers import create_match
+from tests.leakscan import CARD_RE
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _no_card(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(_no_card(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_no_card(v) for v in value)
+    return not (isinstance(value, str) and CARD_RE.match(value.upper()))
+
+
+class Receiver:
+    """An HTTP server on a free port of 127.0.0.1 that records each POST (its headers' names in
+    lower case) and answers with the next status of `answers` (the last one for ever after)."""
+
+    def __init__(self, answers: list[int]) -> None:
+        self.answers = list(answers)
+        self.got: list[tuple[str, dict[str, str], bytes, int]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                code = receiver.answers.pop(0) if len(receiver.answers) > 1 else receiver.answers[0]
+                receiver.got.append(
+                    (self.path, {k.lower(): v for k, v in self.headers.items()}, body, code)
+                )
+                self.send_response(code)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Callable[[list[int]], Receiver]]:
+    made: list[Receiver] = []
+
+    def make(answers: list[int]) -> Receiver:
+        made.append(Receiver(answers))
+        return made[-1]
+
+    yield make
+    for one in made:
+        one.close()
+
+
+@pytest.fixture
+def local_urls(settings: Any) -> None:
+    """What only a test allows: http, and this machine's own addresses."""
+    settings.NOTIFY_ALLOW_HTTP = True
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+
+
+@pytest.fixture
+def vapid(settings: Any) -> str:
+    key = ec.generate_private_key(ec.SECP256R1())
+    raw = key.private_numbers().private_value.to_bytes(32, "big")
+    settings.WEB_PUSH_VAPID_PRIVATE_KEY = _b64(raw)
+    return settings.WEB_PUSH_VAPID_PRIVATE_KEY
+
+
+def _browser_keys() -> tuple[ec.EllipticCurvePrivateKey, bytes, dict[str, str]]:
+    """A browser's side of a subscription: its ECDH key pair and auth secret."""
+    private = ec.generate_private_key(ec.SECP256R1())
+    public = private.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    auth = os.urandom(16)
+    return private, auth, {"p256dh": _b64(public), "auth": _b64(auth)}
+
+
+def _challenge(make_player: Any, client_for: Any, invitee: str) -> dict[str, Any]:
+    """A private match whose creator invites `invitee`: `challenge` on the invitee's stream."""
+    _, token = make_player()
+    return create_match(client_for(token), seats=2, private=True, invite=[invitee])
+
+
+# ---- the payload ----
+
+
+def test_a_notice_copies_ids_and_a_short_text_only():
+    leaky = {"hand": ["7H", "JS"], "drawn": ["10C"], "top_card": "6C", "seed": "ab", "seat": 0}
+    turn = notice({"type": "your_turn", "match": "m1", "version": 3, **leaky})
+    assert turn == {"type": "your_turn", "match": "m1", "text": "Your turn"}
+    challenge = notice({"type": "challenge", "match": "m2", "by": "p", **leaky})
+    assert challenge == {
+        "type": "challenge",
+        "match": "m2",
+        "text": "You are challenged to a match",
+    }
+    round_ = notice({"type": "tournament_round", "tournament": "t", "round": 2, **leaky})
+    assert set(round_) == {"type", "tournament", "round", "text"} and round_["round"] == 2
+    assert all(_no_card(n) for n in (turn, challenge, round_))
+
+
+# ---- Web Push ----
+
+
+@pytest.mark.django_db
+def test_the_vapid_key_route_says_whether_push_is_on(api, settings):
+    settings.WEB_PUSH_VAPID_PRIVATE_KEY = ""
+    assert api.get("/api/v1/push/vapid-public-key").json() == {
+        "enabled": False,
+        "public_key": None,
+    }
+    key = ec.generate_private_key(ec.SECP256R1())
+    settings.WEB_PUSH_VAPID_PRIVATE_KEY = _b64(
+        key.private_numbers().private_value.to_bytes(32, "big")
+    )
+    answer = api.get("/api/v1/push/vapid-public-key").json()
+    public = key.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    assert answer == {"enabled": True, "public_key": _b64(public)}
+
+
+@pytest.mark.django_db
+def test_push_subscriptions_refuse_bad_input_and_change_nothing(
+    make_player, client_for, settings, vapid
+):
+    player, token = make_player()
+    client = client_for(token)
+    _, _, keys = _browser_keys()
+    good = {"endpoint": "https://127.0.0.1/push/1", "keys": keys, "expirationTime": None}
+
+    def refused(body: dict[str, Any], field: str) -> None:
+        response = client.post("/api/v1/me/push-subscriptions", body, format="json")
+        assert response.status_code == 400, response.content
+        assert response.json()["code"] == "invalid" and field in response.json()["detail"]
+
+    refused({**good, "endpoint": "http://push.example.com/1"}, "endpoint")
+    refused(good, "endpoint")  # loopback, not allowed by default
+    refused({**good, "endpoint": "https://10.1.2.3/push"}, "endpoint")
+    refused({**good, "keys": {**keys, "p256dh": "AAAA"}}, "keys")
+    refused({**good, "keys": {**keys, "auth": _b64(b"short")}}, "keys")
+    refused({**good, "keys": {"p256dh": keys["p256dh"]}}, "keys")
+    refused({**good, "topic": "x"}, "topic")
+    refused({"keys": keys}, "endpoint")
+    assert not PushSubscription.objects.filter(player=player).exists()
+    settings.WEB_PUSH_VAPID_PRIVATE_KEY = ""
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    off = client.post("/api/v1/me/push-subscriptions", good, format="json")
+    assert off.status_code == 409 and off.json()["code"] == "push_disabled"
+    assert not PushSubscription.objects.filter(player=player).exists()
+
+
+@pytest.mark.django_db
+def test_subscribe_again_list_bound_and_delete(make_player, client_for, settings, vapid):
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    settings.WEB_PUSH_MAX_PER_PLAYER = 2
+    _, token = make_player()
+    client = client_for(token)
+    _, _, keys = _browser_keys()
+    body = {"endpoint": "https://127.0.0.1/push/1", "keys": keys}
+    first = client.post("/api/v1/me/push-subscriptions", body, format="json")
+    assert first.status_code == 201, first.content
+    assert set(first.json()) == {"id", "endpoint", "created_at"}
+    _, _, other_keys = _browser_keys()
+    again = client.post(
+        "/api/v1/me/push-subscriptions", {**body, "keys": other_keys}, format="json"
+    )
+    assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+    assert PushSubscription.objects.get(id=first.json()["id"]).p256dh == other_keys["p256dh"]
+    body2 = {**body, "endpoint": "https://127.0.0.1/push/2"}
+    assert client.post("/api/v1/me/push-subscriptions", body2, format="json").status_code == 201
+    third = client.post(
+        "/api/v1/me/push-subscriptions", {**body, "endpoint": "https://127.0.0.1/3"}, format="json"
+    )
+    assert third.status_code == 400 and "endpoint" in third.json()["detail"]
+    listed = client.get("/api/v1/me/push-subscriptions").json()
+    assert [row["endpoint"] for row in listed] == [body["endpoint"], body2["endpoint"]]
+    _, stranger = make_player()
+    gone = f"/api/v1/me/push-subscriptions/{first.json()['id']}/delete"
+    assert client_for(stranger).post(gone).status_code == 404
+    assert client.post(gone).status_code == 204
+    assert client.post(gone).status_code == 404
+    assert len(client.get("/api/v1/me/push-subscriptions").json()) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_challenge_is_pushed_encrypted_and_without_a_card(
+    make_player, client_for, receiver, local_urls, vapid
+):
+    push = receiver([201])
+    bob, token = make_player()
+    private, auth, keys = _browser_keys()
+    endpoint = f"{push.url}/push/bob"
+    response = client_for(token).post(
+        "/api/v1/me/push-subscriptions", {"endpoint": endpoint, "keys": keys}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    match = _challenge(make_player, client_for, bob.username)
+    assert background_wait(20)
+    assert len(push.got) == 1
+    path, headers, body, _ = push.got[0]
+    assert path == "/push/bob"
+    assert headers["content-encoding"] == "aes128gcm" and int(headers["ttl"]) > 0
+    assert headers["authorization"].startswith("vapid t=")  # RFC 8292
+    payload = json.loads(
+        http_ece.decrypt(body, private_key=private, auth_secret=auth, version="aes128gcm")
+    )
+    assert payload == {
+        "type": "challenge",
+        "match": match["id"],
+        "text": "You are challenged to a match",
+    }
+    assert _no_card(payload)
+    assert not PushMessage.objects.exists()  # sent once: nothing waits
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("hub_kind", ["in-process", "redis"])
+def test_nothing_is_pushed_while_a_stream_is_open(
+    make_player, client_for, receiver, local_urls, vapid, settings, hub_kind
+):
+    """A stream slot held (as an open stream holds one: in the process's hub, or in Redis
+    over every web process) means the player is watching: their notice is not pushed."""
+    if hub_kind == "redis":
+        assert settings.CELERY_BROKER_URL.startswith("redis://")
+        settings.LIVE_REDIS_URL = settings.CELERY_BROKER_URL
+    else:
+        settings.LIVE_REDIS_URL = ""
+    push = receiver([201])
+    (ana, ta), (bob, tb) = make_player(), make_player()
+    for who, token in ((ana, ta), (bob, tb)):
+        _, _, keys = _browser_keys()
+        body = {"endpoint": f"{push.url}/push/{who.username}", "keys": keys}
+        assert client_for(token).post("/api/v1/me/push-subscriptions", body, format="json")
+    hub = events.hub()
+    slots = {who: async_to_sync(hub.slot_take)(str(who.id)) for who in (ana, bob)}
+    assert None not in slots.values()
+    assert all(events.player_streaming(str(who.id)) for who in (ana, bob))
+    try:
+        match = create_match(client_for(ta), seats=2)
+        assert client_for(tb).post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+        assert background_wait(20)
+        assert push.got == []  # the one on turn is watching: nothing pushed
+        assert not PushMessage.objects.exists()  # dropped: nothing waits
+    finally:
+        if hub_kind == "redis":
+            import redis
+
+            client = redis.Redis.from_url(settings.LIVE_REDIS_URL)
+            prefix = settings.LIVE_CHANNEL_PREFIX
+            client.delete(f"{prefix}:stream-lease:{hub._process}")
+            for who in (ana, bob):
+                client.delete(f"{prefix}:stream-slots:{who.id}")
+        else:
+            hub.slots.clear()
+    # Away (no stream left): the next notice is pushed.
+    assert not events.player_streaming(str(bob.id))
+    _challenge(make_player, client_for, bob.username)
+    assert background_wait(20)
+    assert [path for path, _, _, _ in push.got] == [f"/push/{bob.username}"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_push_service_that_forgot_the_subscription_deletes_it(
+    make_player, client_for, receiver, local_urls, vapid
+):
+    push = receiver([410])
+    bob, token = make_player()
+    _, _, keys = _browser_keys()
+    body = {"endpoint": f"{push.url}/push/gone", "keys": keys}
+    assert client_for(token).post("/api/v1/me/push-subscriptions", body, format="json")
+    _challenge(make_player, client_for, bob.username)
+    assert background_wait(20)
+    assert len(push.got) == 1
+    assert not PushSubscription.objects.filter(player=bob).exists()
+
+
+# ---- webhooks ----
+
+
+def _verify(secret: str, headers: dict[str, str], body: bytes, tolerance: int = 300) -> bool:
+    """What a receiver does: the signed timestamp is recent and the HMAC matches."""
+    import time
+
+    parts = dict(item.split("=", 1) for item in headers["pisyedili-signature"].split(","))
+    expected = hmac.new(
+        secret.encode(), f"{parts['t']}.".encode() + body, hashlib.sha256
+    ).hexdigest()
+    return abs(time.time() - int(parts["t"])) < tolerance and hmac.compare_digest(
+        expected, parts["v1"]
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://hooks.example.com/x",
+        "https://127.0.0.1/x",
+        "https://127.1.2.3:8443/x",
+        "https://10.0.0.1/x",
+        "https://172.16.5.4/x",
+        "https://192.168.1.1/x",
+        "https://169.254.169.254/latest/meta-data",
+        "https://100.64.0.1/x",
+        "https://[::1]/x",
+        "https://[fe80::1]/x",
+        "https://[fc00::1]/x",
+        "https://[::ffff:127.0.0.1]/x",
+        "https://0.0.0.0/x",
+        "https://localhost/x",
+        "https://user:pw@127.0.0.1/x",
+        "ftp://hooks.example.com/x",
+        "not a url",
+        "",
+    ],
+)
+def test_a_webhook_url_into_the_server_s_own_networks_is_refused(make_player, client_for, url):
+    player, token = make_player()
+    response = client_for(token).post("/api/v1/me/webhooks", {"url": url}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "invalid" and "url" in response.json()["detail"]
+    assert not Webhook.objects.filter(player=player).exists()
+
+
+@pytest.mark.django_db
+def test_webhooks_list_bound_delete_and_go_with_the_account(
+    make_player, client_for, settings, vapid
+):
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    settings.WEBHOOK_MAX_PER_PLAYER = 2
+    player, token = make_player()
+    client = client_for(token)
+    made = client.post("/api/v1/me/webhooks", {"url": "https://127.0.0.1/a"}, format="json")
+    assert made.status_code == 201, made.content
+    assert made.json()["secret"].startswith("whsec_") and made.json()["active"] is True
+    assert client.post("/api/v1/me/webhooks", {"url": "https://127.0.0.1/b"}, format="json")
+    third = client.post("/api/v1/me/webhooks", {"url": "https://127.0.0.1/c"}, format="json")
+    assert third.status_code == 400 and "url" in third.json()["detail"]
+    listed = client.get("/api/v1/me/webhooks").json()
+    assert [row["url"] for row in listed] == ["https://127.0.0.1/a", "https://127.0.0.1/b"]
+    assert all("secret" not in row for row in listed)
+    assert client.post(f"/api/v1/me/webhooks/{listed[0]['id']}/delete").status_code == 204
+    assert client.post(f"/api/v1/me/webhooks/{listed[0]['id']}/delete").status_code == 404
+    _, _, keys = _browser_keys()
+    body = {"endpoint": "https://127.0.0.1/push", "keys": keys}
+    assert client.post("/api/v1/me/push-subscriptions", body, format="json").status_code == 201
+    deleted = client.post("/api/v1/auth/account/delete", {"password": "s3cret-pass"}, format="json")
+    assert deleted.status_code == 204
+    assert not Webhook.objects.filter(player=player).exists()
+    assert not PushSubscription.objects.filter(player=player).exists()
+
+
+@pytest.mark.django_db
+def test_notification_writes_are_throttled_per_user(make_player, client_for, monkeypatch):
+    rates = {**SimpleRateThrottle.THROTTLE_RATES, "notify": "2/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    _, token = make_player()
+    client = client_for(token)
+    for _ in range(2):
+        refused = client.post("/api/v1/me/webhooks", {"url": "ftp://x"}, format="json")
+        assert refused.status_code == 400
+    third = client.post("/api/v1/me/webhooks", {"url": "ftp://x"}, format="json")
+    assert third.status_code == 429 and third.json()["code"] == "throttled"
+    assert client.get("/api/v1/me/webhooks").status_code == 200  # reading is not a write
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_webhook_is_signed_retried_after_a_500_and_sees_each_event_once(
+    make_player, client_for, receiver, local_urls
+):
+    hook = receiver([500, 200])
+    bob, token = make_player()
+    made = client_for(token).post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
+    assert made.status_code == 201, made.content
+    secret = made.json()["secret"]
+    match = _challenge(make_player, client_for, bob.username)
+    assert background_wait(30)
+    assert [code for _, _, _, code in hook.got] == [500, 200]
+    seen: dict[str, dict[str, Any]] = {}
+    for _, headers, body, code in hook.got:
+        assert _verify(secret, headers, body)
+        assert not _verify("whsec_wrong", headers, body)
+        event = json.loads(body)
+        assert headers["pisyedili-delivery"] == event["id"]
+        assert _no_card(event)
+        if code == 200:
+            assert event["id"] not in seen  # a receiver drops repeats by id
+            seen[event["id"]] = event
+    (event,) = seen.values()
+    assert {k: event[k] for k in ("type", "match", "player")} == {
+        "type": "challenge",
+        "match": match["id"],
+        "player": str(bob.id),
+    }
+    assert len({json.loads(body)["id"] for _, _, body, _ in hook.got}) == 1  # one id, two tries
+    # Delivered: the task run again (a redelivered message) sends nothing.
+    webhook_deliver_task.apply(args=(event["id"],))
+    assert len(hook.got) == 2
+    assert Webhook.objects.get(id=made.json()["id"]).failures == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_webhook_that_keeps_failing_is_turned_off(
+    make_player, client_for, receiver, local_urls, settings
+):
+    settings.WEBHOOK_MAX_FAILURES = 3
+    hook = receiver([500])
+    bob, token = make_player()
+    made = client_for(token).post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
+    _challenge(make_player, client_for, bob.username)
+    assert background_wait(30)
+    assert len(hook.got) == 3
+    webhook = Webhook.objects.get(id=made.json()["id"])
+    assert not webhook.active and webhook.disabled_at is not None and webhook.failures == 3
+    assert not WebhookDelivery.objects.exists()
+    _challenge(make_player, client_for, bob.username)  # nothing more is sent to it
+    assert background_wait(30)
+    assert len(hook.got) == 3
+    listed = client_for(token).get("/api/v1/me/webhooks").json()
+    assert listed[0]["active"] is False
