@@ -736,7 +736,7 @@ push_subscriptions_list = extend_schema(
     operation_id="push_subscriptions_list",
     summary="List the caller's push subscriptions",
     description="The caller's Web Push subscriptions (browsers), oldest first; never their keys.",
-    examples=[OpenApiExample("one", value=[_PUSH_SUBSCRIPTION_EXAMPLE], response_only=True)],
+    examples=[OpenApiExample("one", value=_PUSH_SUBSCRIPTION_EXAMPLE, response_only=True)],
 )
 
 push_subscriptions_create = extend_schema(
@@ -784,7 +784,7 @@ webhooks_list = extend_schema(
     operation_id="webhooks_list",
     summary="List the caller's webhooks",
     description="The caller's webhooks, oldest first; never their secrets.",
-    examples=[OpenApiExample("one", value=[_WEBHOOK_EXAMPLE], response_only=True)],
+    examples=[OpenApiExample("one", value=_WEBHOOK_EXAMPLE, response_only=True)],
 )
 
 webhooks_create = extend_schema(
