@@ -268,6 +268,11 @@ class Move(models.Model):
     drawn = models.JSONField(default=list)
     by_bot = models.BooleanField(default=False)
     at = models.DateTimeField(auto_now_add=True)
+    # The match's version once the move was applied, and the table's public facts then (the
+    # public view's turn, direction, hand counts, pile, stock, …: no card of a hand or the
+    # stock), so that a client plays each move out as it was; null for older moves.
+    version = models.PositiveIntegerField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["match_id", "seq"]

@@ -239,6 +239,19 @@ class MoveReplySerializer(StateSerializer):
     )
 
 
+class MoveAfterSerializer(serializers.Serializer):
+    dealer = serializers.IntegerField()
+    phase = serializers.ChoiceField(choices=["opening", "play", "ace_followup", "deal_over"])
+    turn = serializers.IntegerField(allow_null=True)
+    direction = serializers.ChoiceField(choices=[1, -1])
+    hand_counts = serializers.ListField(child=serializers.IntegerField())
+    top_card = serializers.CharField(allow_null=True)
+    active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
+    pending_sevens = serializers.IntegerField()
+    draws_this_turn = serializers.IntegerField()
+    stock_count = serializers.IntegerField()
+
+
 class MoveEntrySerializer(serializers.Serializer):
     seq = serializers.IntegerField()
     deal = serializers.IntegerField()
@@ -254,6 +267,14 @@ class MoveEntrySerializer(serializers.Serializer):
     drawn_count = serializers.IntegerField()
     by_bot = serializers.BooleanField()
     at = serializers.DateTimeField()
+    version = serializers.IntegerField(
+        allow_null=True, help_text="The match's version once the move was applied."
+    )
+    after = MoveAfterSerializer(
+        allow_null=True,
+        help_text="The table's public facts once the move was applied (no card of a hand or"
+        " of the stock): what a client shows for `version`.",
+    )
 
 
 class SeatLuckSerializer(serializers.Serializer):
@@ -608,6 +629,8 @@ def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
         "drawn_count": len(move.drawn),
         "by_bot": move.by_bot,
         "at": move.at,
+        "version": move.version,
+        "after": move.after,
     }
 
 

@@ -225,6 +225,7 @@ def _move_write(
     after = engine.apply(state, move, seat)
 
     seq = match.move_count + 1
+    match.version += 1
     move_row = rawsql.insert_sql(
         MoveRow,
         match_id=match.id,
@@ -239,9 +240,10 @@ def _move_write(
         drawn=[c.code for c in after.last_drawn] if move.action == "draw" else [],
         by_bot=by_bot,
         at=timezone.now(),
+        version=match.version,
+        after=public_facts(after),
     )
     match.move_count = seq
-    match.version += 1
     if after.is_over:
         rawsql.execute(*move_row)
         _deal_close(match, after)
@@ -270,6 +272,15 @@ def _move_write(
         events.match_version_on_commit(match)
     _after_commit_bot_turn(match)
     return after
+
+
+def public_facts(state: engine.State) -> dict[str, Any]:
+    """The table's public facts in `state` (engine.observe_public: no card of a hand or of the
+    stock), as a move's log entry keeps them (`after`)."""
+    facts = engine.observe_public(state).to_json()
+    for key in ("you", "hand", "legal_moves"):
+        facts.pop(key)
+    return facts
 
 
 def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:

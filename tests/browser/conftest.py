@@ -172,13 +172,20 @@ class Pages:
         self.console: list[str] = []
         self.logs: dict[Any, list[str]] = {}
 
-    def new(self, width: int = 1280, height: int = 900, locale: str | None = None) -> Any:
+    def new(
+        self, width: int = 1280, height: int = 900, locale: str | None = None, pace: int = 30
+    ) -> Any:
         """A page in a context of its own; `locale` (e.g. "tr-TR") sets the browser's language
-        (navigator.languages, Accept-Language), Chromium's own default otherwise."""
+        (navigator.languages, Accept-Language), Chromium's own default otherwise; `pace` the
+        milliseconds the table takes to play out one move (localStorage `pisyedili.pace`,
+        web/app/views/table-play.js): short, so that the suite's matches go quickly."""
         options: dict[str, Any] = {"viewport": {"width": width, "height": height}}
         if locale is not None:
             options["locale"] = locale
         context = self.browser.new_context(**options)
+        context.add_init_script(
+            f"try {{ localStorage.setItem('pisyedili.pace', '{int(pace)}'); }} catch {{}}"
+        )
         context.set_default_timeout(15_000)
         self.contexts.append(context)
         page = context.new_page()

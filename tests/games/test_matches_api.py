@@ -309,6 +309,37 @@ def test_move_log_shows_drawn_cards_only_to_the_drawer_until_the_deal_is_over(tw
     assert theirs[draw.seq]["drawn"] == (draw.drawn if deal_over else None)
 
 
+def test_each_logged_move_tells_its_version_and_the_public_table_after_it(two_humans):
+    """A client told a later version plays each move out from its entry: the entry's `after`
+    is the public view of the match at the entry's `version` (no card of a hand)."""
+    mid = two_humans["id"]
+    seen: dict[int, dict] = {}
+    for _ in range(8):
+        view = state(two_humans[0], mid)
+        public = {key: view[key] for key in PUBLIC_FACTS}
+        seen[view["version"]] = public
+        if view["status"] != "active":
+            break
+        client = two_humans[view["turn"]]
+        own = state(client, mid)
+        assert post_move(client, mid, own["legal_moves"][0], own["version"]).status_code == 200
+    view = state(two_humans[0], mid)
+    seen[view["version"]] = {key: view[key] for key in PUBLIC_FACTS}
+    entries = two_humans[1].get(f"/api/v1/matches/{mid}/moves").json()
+    assert len(entries) >= 8
+    versions = [e["version"] for e in entries]
+    assert versions == list(range(versions[0], versions[0] + len(entries)))
+    for entry in entries:
+        assert set(entry["after"]) == set(PUBLIC_FACTS)
+        assert entry["after"] == seen[entry["version"]], entry["seq"]
+
+
+PUBLIC_FACTS = (
+    "dealer", "phase", "turn", "direction", "hand_counts", "top_card", "active_suit",
+    "pending_sevens", "draws_this_turn", "stock_count",
+)  # fmt: skip
+
+
 @pytest.mark.django_db
 @pytest.mark.usefixtures(
     "commits_in_place"

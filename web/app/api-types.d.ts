@@ -1541,6 +1541,18 @@ export interface components {
          * @enum {string}
          */
         MoveActionEnum: "play" | "draw" | "pass";
+        MoveAfter: {
+            dealer: number;
+            phase: components["schemas"]["PhaseEf3Enum"];
+            turn: number | null;
+            direction: components["schemas"]["DirectionEnum"];
+            hand_counts: number[];
+            top_card: string | null;
+            active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
+            pending_sevens: number;
+            draws_this_turn: number;
+            stock_count: number;
+        };
         /**
          * @description A move (docs/rules.md §10): an `action`; a play names its `card`, and a Jack may
          *     nominate a `suit`.
@@ -1563,6 +1575,10 @@ export interface components {
             by_bot: boolean;
             /** Format: date-time */
             at: string;
+            /** @description The match's version once the move was applied. */
+            version: number | null;
+            /** @description The table's public facts once the move was applied (no card of a hand or of the stock): what a client shows for `version`. */
+            after: components["schemas"]["MoveAfter"] | null;
         };
         /** @description The body of `POST …/moves`: a move and the match `version` it was chosen at. */
         MovePostRequest: {
@@ -1636,6 +1652,14 @@ export interface components {
             /** @description At least 8 characters, not a common password, not only digits, not only whitespace, not like the username (Django's password validators). */
             new_password: string;
         };
+        /**
+         * @description * `opening` - opening
+         *     * `play` - play
+         *     * `ace_followup` - ace_followup
+         *     * `deal_over` - deal_over
+         * @enum {string}
+         */
+        PhaseEf3Enum: "opening" | "play" | "ace_followup" | "deal_over";
         /**
          * @description * `good_game` - good_game
          *     * `well_played` - well_played
@@ -1864,18 +1888,10 @@ export interface components {
             active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
             stock_count: number;
-            phase: components["schemas"]["ReplayPositionStatePhaseEnum"];
+            phase: components["schemas"]["PhaseEf3Enum"];
             /** @description Cards on the pile, the top included. */
             discard_count: number;
         };
-        /**
-         * @description * `opening` - opening
-         *     * `play` - play
-         *     * `ace_followup` - ace_followup
-         *     * `deal_over` - deal_over
-         * @enum {string}
-         */
-        ReplayPositionStatePhaseEnum: "opening" | "play" | "ace_followup" | "deal_over";
         RotatedToken: {
             /** @description Shown this once: only its hash is kept. */
             token: string;

@@ -17,6 +17,7 @@ import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
 import { announcer, keepFocus, tableKeys } from "./table-keys.js";
 import { privatePanel } from "./private.js";
+import { Playback } from "./table-play.js";
 
 const SUITS = ["C", "D", "H", "S"];
 /** Table talk's preset phrases (POST …/talk), shown in the page's language. */
@@ -98,11 +99,24 @@ export async function tableView(root, matchId) {
   const player = await currentPlayer();
   let match = await api.match(matchId);
   const role = player && match.seats.some((s) => s.player?.id === player.id) ? "seat" : "spectator";
-  /** @type {api.State | null} */
+  /** @type {api.State | null} the view on screen (a move played out, or the newest) */
   let view = null;
-  /** @type {api.MoveEntry[]} */
+  /** @type {api.State | null} the newest view the server sent */
+  let latest = null;
+  /** @type {api.State | null} the view of the last frame queued, and its version */
+  let queued = null;
+  /** @type {api.MoveEntry[]} the shown deal's moves, as far as shown */
   let log = [];
   let logDeal = 0;
+  /** @type {Map<number, api.MoveEntry>} every move read, by seq */
+  const known = new Map();
+  /** the highest seq read (0: none); moves of deals before `floorDeal` are not wanted */
+  let lastSeq = 0;
+  let floorDeal = 0;
+  /** the frame on screen is the newest view (not a move being played out) */
+  let real = true;
+  /** @type {Promise<unknown>} frames are built one view after another */
+  let building = Promise.resolve();
   let busy = false;
   /** @type {string | null} the Jack waiting for its suit */
   let jack = null;
@@ -171,21 +185,31 @@ export async function tableView(root, matchId) {
     el.dataset.seconds = String(seconds);
   }
 
-  /** @param {api.State} next */
-  async function apply(next) {
+  /**
+   * @typedef {{ view: api.State, entry: api.MoveEntry | null, real: boolean }} Frame
+   * A version to show: a move played out (its entry's public facts) or a view the server sent.
+   */
+
+  /**
+   * @param {api.State} next
+   * @param {boolean} [own] the answer to the page's own move: shown as soon as it is built
+   */
+  async function apply(next, own = false) {
     if (stopped) return;
-    if (view && next.version < view.version && next.match === view.match) return;
-    const changed = !view || next.deal !== view.deal || next.status !== view.status ||
-      next.phase !== view.phase || next.totals.join() !== view.totals.join() ||
+    if (latest && next.version < latest.version && next.match === latest.match) return;
+    const before = latest;
+    latest = next;
+    const changed = !before || next.deal !== before.deal || next.status !== before.status ||
+      next.phase !== before.phase || next.totals.join() !== before.totals.join() ||
       match.seats.some((s) => s.player === null);
-    if (view?.version !== next.version) jack = null;
-    view = next;
     // The deal's commitment as shown from its start, kept for its replay's check (fairness.js).
     // While it is played only: once it is over its seed is out, and a record proves nothing.
     const playing = next.status === "active" && next.phase !== "deal_over" && next.phase !== "match_over";
     if (playing && next.deal !== null && next.commitment) {
       recordCommitment(matchId, next.deal, next.commitment, next.you);
     }
+    const built = building.then(() => build(next, before === null, own));
+    building = built.catch(() => {});
     if (changed) {
       try {
         match = await api.match(matchId);
@@ -193,9 +217,175 @@ export async function tableView(root, matchId) {
         showError(error);
       }
       await loadResults();
+      if (real) draw();
     }
+    await built;
+  }
+
+  /**
+   * Queue the frames from the last one queued up to `next`: each move in between played out
+   * from the log (its `version` and `after`), a version without a move held as it was.
+   * @param {api.State} next
+   * @param {boolean} fresh the first view, or one read again: shown at once with its deal's log
+   * @param {boolean} [own] the page's own move: what is being played out is finished first
+   */
+  async function build(next, fresh, own = false) {
+    if (stopped) return;
+    if (fresh || !queued || next.match !== queued.match) {
+      playback.queue = [];
+      playback.skip();
+      queued = next;
+      await loadDealLog(next);
+      playback.push([{ view: next, entry: null, real: true }]);
+      noteHand(next);
+      return;
+    }
+    if (next.version <= queued.version) return;
+    const from = queued;
+    // Another's move is shown with its log entry; the page's own at once (its entry after).
+    if (!own && !entryAt(next.version)) await readMoves();
+    /** @type {Frame[]} */
+    const frames = [];
+    let previous = from;
+    for (let v = from.version + 1; v < next.version; v++) {
+      const entry = entryAt(v);
+      const shown = entry?.after ? moveView(entry, previous, next) : { ...previous, version: v, legal_moves: [] };
+      frames.push({ view: shown, entry, real: false });
+      previous = shown;
+    }
+    frames.push({ view: next, entry: entryAt(next.version), real: true });
+    queued = next;
+    if (own) playback.skip();
+    playback.push(frames);
+    if (!entryAt(next.version)) {
+      // The move that made this version (the page's own, told by its answer): read after.
+      await readMoves();
+      if (real) showLog();
+    }
+    noteHand(next);
+  }
+
+  /** @param {number} version @returns {api.MoveEntry | null} */
+  function entryAt(version) {
+    for (const entry of known.values()) if (entry.version === version) return entry;
+    return null;
+  }
+
+  /**
+   * The table as a move left it: its public facts (`after`), the page's own hand followed
+   * card by card (back from the newest view within its deal, forward from the previous frame).
+   * @param {api.MoveEntry} entry
+   * @param {api.State} previous
+   * @param {api.State} next
+   * @returns {api.State}
+   */
+  function moveView(entry, previous, next) {
+    const after = /** @type {NonNullable<api.MoveEntry["after"]>} */ (entry.after);
+    const you = next.you;
+    let hand = previous.deal === entry.deal ? previous.hand.slice() : [];
+    if (you !== null && entry.deal === next.deal && next.deal !== null) {
+      hand = next.hand.slice();
+      for (const later of known.values()) {
+        if (later.seat !== you || later.deal !== entry.deal || (later.version ?? 0) <= (entry.version ?? 0) ||
+            (later.version ?? 0) > next.version) continue;
+        if (later.action === "play" && later.card) hand.push(later.card);
+        for (const card of later.drawn ?? []) hand.splice(hand.indexOf(card), 1);
+      }
+    } else if (you !== null && entry.seat === you && previous.deal === entry.deal) {
+      if (entry.action === "play" && entry.card) hand.splice(hand.indexOf(entry.card), 1);
+      hand.push(...(entry.drawn ?? []));
+    }
+    return {
+      ...previous,
+      ...after,
+      version: /** @type {number} */ (entry.version),
+      status: "active",
+      deal: entry.deal,
+      hand,
+      legal_moves: [],
+      result: after.phase === "deal_over" ? results.get(entry.deal) ?? null : null,
+      turn_deadline: null,
+    };
+  }
+
+  /** @param {Frame} frame */
+  function showFrame(frame) {
+    if (stopped) return;
+    if (view?.version !== frame.view.version) jack = null;
+    view = frame.view;
+    real = frame.real;
     draw();
-    await loadLog();
+    showLog();
+  }
+
+  /** The log as far as the frame on screen: each move appended as it is shown. */
+  function showLog() {
+    if (!view) return;
+    const upTo = view.version;
+    const entries = Array.from(known.values()).sort((a, b) => a.seq - b.seq);
+    const last = log.length ? log[log.length - 1].seq : 0;
+    for (const entry of entries) {
+      if (entry.seq <= last || entry.deal < logDeal) continue;
+      if (!real && (entry.version === null || entry.version > upTo)) break;
+      if (real && entry.version !== null && entry.version > upTo) break;
+      if (entry.deal !== logDeal) {
+        log = [];
+        logDeal = entry.deal;
+      }
+      log.push(entry);
+    }
+    if (view.deal !== null && view.deal > logDeal && !entries.some((e) => e.deal === view?.deal)) {
+      log = [];
+      logDeal = view.deal;
+    }
+    drawLog();
+  }
+
+  /** The moves after the last one read (of this deal or a later one). */
+  async function readMoves() {
+    try {
+      const entries = await api.moveLog(matchId, { after_seq: lastSeq });
+      for (const entry of entries) {
+        if (entry.deal < floorDeal) continue;
+        known.set(entry.seq, entry);
+        lastSeq = Math.max(lastSeq, entry.seq);
+      }
+    } catch {
+      // A move log this caller may not read (an older server's spectator): the table stands.
+    }
+  }
+
+  /** @param {api.State} shown the view shown at once: its deal's log from its first move */
+  async function loadDealLog(shown) {
+    known.clear();
+    log = [];
+    logDeal = shown.deal ?? 0;
+    floorDeal = logDeal;
+    lastSeq = 0;
+    if (shown.deal === null) return;
+    try {
+      const entries = await api.moveLog(matchId, { deal: shown.deal });
+      for (const entry of entries) {
+        known.set(entry.seq, entry);
+        lastSeq = Math.max(lastSeq, entry.seq);
+      }
+    } catch {
+      // as readMoves
+    }
+  }
+
+  /**
+   * No move of this seat in its deal's log as read after that view: its hand is the one it
+   * was dealt (fairness.js).
+   * @param {api.State} shown
+   */
+  function noteHand(shown) {
+    const seat = shown.you;
+    if (seat !== null && shown.deal !== null && shown.commitment && shown.status === "active" &&
+        shown.phase !== "deal_over" && shown.phase !== "match_over" &&
+        !Array.from(known.values()).some((e) => e.seat === seat && e.deal === shown.deal)) {
+      recordHand(matchId, shown.deal, shown.commitment, seat, shown.hand);
+    }
   }
 
   async function loadResults() {
@@ -208,32 +398,6 @@ export async function tableView(root, matchId) {
         // The summary of the match still tells the winners and penalties.
       }
     }
-  }
-
-  async function loadLog() {
-    if (!view || view.deal === null) return;
-    const dealNumber = view.deal;
-    if (dealNumber !== logDeal) {
-      log = [];
-      logDeal = dealNumber;
-    }
-    const after = log.length ? log[log.length - 1].seq : undefined;
-    const shown = view;
-    try {
-      const entries = await api.moveLog(matchId, { deal: dealNumber, after_seq: after });
-      if (dealNumber !== logDeal) return;
-      const known = new Set(log.map((e) => e.seq));
-      log = log.concat(entries.filter((e) => !known.has(e.seq) && e.deal === dealNumber));
-      // No move of this seat in the log read after that view: its hand is the one it was dealt.
-      const seat = shown.you;
-      if (seat !== null && shown.commitment && shown.status === "active" && shown.phase !== "deal_over" &&
-          shown.phase !== "match_over" && !log.some((e) => e.seat === seat)) {
-        recordHand(matchId, dealNumber, shown.commitment, seat, shown.hand);
-      }
-    } catch {
-      // A move log this caller may not read (an older server's spectator): the table stands.
-    }
-    drawLog();
   }
 
   function drawLog() {
@@ -282,7 +446,7 @@ export async function tableView(root, matchId) {
       hideError();
       // The answer is the table from now on (apply takes it before its first wait): the next
       // move may go while the match's summary and the log load, so a quick key is not lost.
-      const applied = apply(answer);
+      const applied = apply(answer, true);
       busy = false;
       table.dataset.busy = "false";
       await applied;
@@ -313,7 +477,7 @@ export async function tableView(root, matchId) {
       try {
         const [fresh, summary] = await Promise.all([api.state(matchId), api.match(matchId)]);
         match = summary;
-        view = null;
+        latest = null;
         await apply(fresh);
         return;
       } catch (error) {
@@ -333,7 +497,7 @@ export async function tableView(root, matchId) {
     // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
     talkPanel.hidden = v.status === "waiting" || v.status === "cancelled";
     fill(privateBox, privatePanel(match, () => reload()));
-    table.dataset.status = match.status === "finished" ? "finished" : v.status;
+    table.dataset.status = real && match.status === "finished" ? "finished" : v.status;
     const n = match.seats.length;
     const you = v.you;
     const yourTurn = you !== null && v.turn === you && v.status === "active";
@@ -551,7 +715,7 @@ export async function tableView(root, matchId) {
     }
     /** @type {HTMLElement | null} */
     let matchBox = null;
-    if (match.status === "finished" || match.status === "abandoned") {
+    if (real && (match.status === "finished" || match.status === "abandoned")) {
       const ranked = match.seats.slice().sort((a, b) => (a.place ?? 99) - (b.place ?? 99));
       /** @type {Record<string, unknown>} */
       const places = {};
@@ -597,6 +761,20 @@ export async function tableView(root, matchId) {
   const connectionChanged = () => setStatus(streamState);
   for (const name of ["offline", "online", "pisyedili:reachable"]) window.addEventListener(name, connectionChanged);
 
+  /** @type {Playback<Frame>} */
+  const playback = new Playback(table, {
+    show: showFrame,
+    travel: (frame) => {
+      const entry = frame.entry;
+      if (!entry || entry.action === "pass") return null;
+      const seat = board.querySelector(`[data-testid="seat-${entry.seat}"]`);
+      if (entry.action === "play") {
+        return { from: seat, to: board.querySelector('[data-testid="pile-top"]'), card: entry.card };
+      }
+      return { from: board.querySelector(".stock"), to: seat, card: null };
+    },
+    hold: (frame) => !frame.real && frame.view.phase === "deal_over",
+  });
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();
   clearTimeout(showing);
@@ -620,6 +798,7 @@ export async function tableView(root, matchId) {
 
   return () => {
     stopped = true;
+    playback.stop();
     stopKeys();
     for (const name of ["offline", "online", "pisyedili:reachable"]) window.removeEventListener(name, connectionChanged);
     clearInterval(clock);

@@ -1,0 +1,71 @@
+"""Every move is seen: the moves of the bots are played out one by one on the table (the card
+travels from the seat to the pile), so the table's `data-version` takes every version of the
+match from the first shown to the last, none skipped, and the move log grows with it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .harness import Person, by_testid, play_to_end, sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240), pytest.mark.xdist_group("playback")]
+
+# Every value the table's data-version takes (a MutationObserver's old values, then the last).
+RECORD = """() => {
+  const table = document.querySelector('[data-testid=table]');
+  window.__versions = [table.dataset.version];
+  window.__logs = [];
+  window.__flights = 0;
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.attributeName === 'data-version') {
+        window.__versions.push(r.target.getAttribute('data-version'));
+        const entries = document.querySelectorAll('[data-testid=move-log-entry]');
+        const last = entries.length ? Number(entries[entries.length - 1].dataset.seq) : 0;
+        window.__logs.push([Number(r.target.getAttribute('data-version')), last]);
+      }
+    }
+  }).observe(table, { attributes: true, attributeFilter: ['data-version'] });
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes) {
+      if (n.dataset && n.dataset.testid === 'flying-card') window.__flights += 1;
+    }
+  }).observe(document.body, { childList: true });
+}"""
+
+
+def test_each_version_is_shown_while_a_person_plays_two_bots(web_client: str, pages: Any) -> None:
+    person = Person(web_client)
+    # A pace a person follows (120 ms a move, less while several wait), short hands.
+    page = pages.new(pace=120)
+    match_id = person.create(3, ["greedy", "random"], rules={"hand_size": 4})
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    table = by_testid(page, "table")
+    expect(table).to_have_attribute("data-status", "active")
+    page.evaluate(RECORD)
+    start = int(table.get_attribute("data-version") or -1)
+
+    play_to_end([page])
+
+    final = person.get(f"/api/v1/matches/{match_id}")
+    expect(table).to_have_attribute("data-version", str(final["version"]))
+    versions = page.evaluate("window.__versions")
+    shown = [int(v) for v in versions]
+    # Each version once, in order: from the first shown to the match's last, none skipped.
+    deduped = [v for i, v in enumerate(shown) if i == 0 or v != shown[i - 1]]
+    assert deduped == list(range(start, final["version"] + 1)), deduped
+    # The bots' cards travelled, and the log moved with the table: at each bot's move shown,
+    # that move is the log's last entry (never one ahead).
+    assert page.evaluate("window.__flights") > 3
+    moves = {m["version"]: m for m in person.get(f"/api/v1/matches/{match_id}/moves")}
+    by_bot = 0
+    for shown_version, last_seq in page.evaluate("window.__logs"):
+        move = moves.get(shown_version)
+        if move is not None and move["by_bot"]:
+            assert last_seq == move["seq"], (shown_version, last_seq, move)
+            by_bot += 1
+    assert by_bot > 3
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
