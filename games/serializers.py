@@ -357,6 +357,19 @@ class DealLuckSerializer(serializers.Serializer):
                         "drawn_count": 0,
                         "by_bot": False,
                         "at": "2026-12-01T18:02:11Z",
+                        "version": 3,
+                        "after": {
+                            "dealer": 1,
+                            "phase": "play",
+                            "turn": 1,
+                            "direction": 1,
+                            "hand_counts": [6, 7],
+                            "top_card": "KS",
+                            "active_suit": "S",
+                            "pending_sevens": 0,
+                            "draws_this_turn": 0,
+                            "stock_count": 37,
+                        },
                     }
                 ],
                 "luck": {

@@ -281,6 +281,7 @@ SPECTACULAR_SETTINGS = {
         "SuitEnum": ["C", "D", "H", "S"],
         "MoveActionEnum": ["play", "draw", "pass"],
         "DealPhaseEnum": ["opening", "play", "ace_followup", "deal_over", "match_over"],
+        "PlayPhaseEnum": ["opening", "play", "ace_followup", "deal_over"],
         "DealEndReasonEnum": ["shed", "stock_exhausted"],
         "DirectionEnum": [(1, 1), (-1, -1)],
         "ErrorCodeEnum": "pisyedili_api.openapi.ERROR_CODE_CHOICES",

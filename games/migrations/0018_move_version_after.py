@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0017_drop_match_version_notify'),
+        ("games", "0017_drop_match_version_notify"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='move',
-            name='after',
+            model_name="move",
+            name="after",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='move',
-            name='version',
+            model_name="move",
+            name="version",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
     ]

@@ -1543,7 +1543,7 @@ export interface components {
         MoveActionEnum: "play" | "draw" | "pass";
         MoveAfter: {
             dealer: number;
-            phase: components["schemas"]["PhaseEf3Enum"];
+            phase: components["schemas"]["PlayPhaseEnum"];
             turn: number | null;
             direction: components["schemas"]["DirectionEnum"];
             hand_counts: number[];
@@ -1653,14 +1653,6 @@ export interface components {
             new_password: string;
         };
         /**
-         * @description * `opening` - opening
-         *     * `play` - play
-         *     * `ace_followup` - ace_followup
-         *     * `deal_over` - deal_over
-         * @enum {string}
-         */
-        PhaseEf3Enum: "opening" | "play" | "ace_followup" | "deal_over";
-        /**
          * @description * `good_game` - good_game
          *     * `well_played` - well_played
          *     * `oops` - oops
@@ -1668,6 +1660,14 @@ export interface components {
          * @enum {string}
          */
         PhraseEnum: "good_game" | "well_played" | "oops" | "your_turn";
+        /**
+         * @description * `opening` - opening
+         *     * `play` - play
+         *     * `ace_followup` - ace_followup
+         *     * `deal_over` - deal_over
+         * @enum {string}
+         */
+        PlayPhaseEnum: "opening" | "play" | "ace_followup" | "deal_over";
         PlayerHistoryEntry: {
             /**
              * Format: uuid
@@ -1888,7 +1888,7 @@ export interface components {
             active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
             stock_count: number;
-            phase: components["schemas"]["PhaseEf3Enum"];
+            phase: components["schemas"]["PlayPhaseEnum"];
             /** @description Cards on the pile, the top included. */
             discard_count: number;
         };
