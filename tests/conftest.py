@@ -38,10 +38,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_setup() -> Iterator[None]:
-    # The live server answers 50 concurrent requests in the race tests: a deeper accept queue.
-    from django.core.servers.basehttp import WSGIServer
-
-    WSGIServer.request_queue_size = 256
     _empty_tables_by_delete()
     _one_middleware_chain_for_every_client()
     yield

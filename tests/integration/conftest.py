@@ -1,9 +1,11 @@
 """Fixtures of the integration tests: `stack`, a real Celery worker and beat on a Redis of
-their own (workers.py)."""
+their own (workers.py); `live_server`, the web tier as deployed (uvicorn pisyedili_api.asgi) on
+the test database, in place of pytest-django's WSGI server."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -88,3 +90,70 @@ def _settled_before_flush(request: pytest.FixtureRequest) -> Any:
     running = request.getfixturevalue("stack")
     yield
     running.settle()
+
+
+class _NoSettings:
+    """pytest-django's live-server helper switches these around each test; a server in a
+    process of its own reads its settings from its environment instead."""
+
+    def enable(self) -> None:
+        pass
+
+    def disable(self) -> None:
+        pass
+
+
+class WebServer:
+    """uvicorn pisyedili_api.asgi on a free port, started as the deployment starts it
+    (tests/live/conftest.py Servers); `url` as pytest-django's live server gives it."""
+
+    def __init__(self, servers: Any) -> None:
+        self.servers = servers
+        self.url = servers.bases[0]
+        self._live_server_modified_settings = _NoSettings()
+
+    def stop(self) -> None:
+        self.servers.stop()
+
+
+@pytest.fixture
+def live_server(
+    request: pytest.FixtureRequest, django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WebServer]:
+    """The web tier for one test, with the test process's Celery settings as they are once the
+    test's worker fixtures (`stack`, `start_worker`) have set them: where its tasks go, or
+    whether they run inside the request. Its live events' channel is the workers' (the
+    environment's LIVE_CHANNEL_PREFIX): a worker's move wakes the server's long-polls."""
+    from django.conf import settings
+    from django.db import connection
+
+    from tests.live.conftest import Servers
+
+    for name in ("stack", "start_worker"):
+        if name in request.fixturenames:
+            request.getfixturevalue(name)
+    db = connection.settings_dict
+    if not db["ENGINE"].endswith("postgresql"):
+        pytest.skip("needs DATABASE_URL=postgres://… (make test sets it)")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "pisyedili_api.settings",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL or "",
+        "CELERY_TASK_ALWAYS_EAGER": "1" if settings.CELERY_TASK_ALWAYS_EAGER else "0",
+        "CELERY_BOT_QUEUE": settings.CELERY_BOT_QUEUE,
+        "CELERY_SCORING_QUEUE": settings.CELERY_SCORING_QUEUE,
+        "CELERY_ANALYSIS_QUEUE": settings.CELERY_ANALYSIS_QUEUE,
+        "EMBEDDED_BEAT": "0",
+        # In-process tasks run in the request (as the test process runs them): no pool of
+        # processes of its own that would outlive the server on the test database.
+        "EMBEDDED_ANALYSIS_IN_BACKGROUND": "0",
+        "DATABASE_POOL_MAX": "8",
+        "PYTHONUNBUFFERED": "1",
+    }
+    server = WebServer(Servers(env, 1, tmp_path_factory.mktemp("uvicorn")))
+    try:
+        yield server
+    finally:
+        server.stop()

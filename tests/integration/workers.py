@@ -119,8 +119,13 @@ class Stack:
 
         # The worker first: a task that finished has sent the tasks it sends (on its commit),
         # so the queues read after it hold them.
-        inspect = app.control.inspect(timeout=1.0)
-        active, reserved = inspect.active(), inspect.reserved()
+        try:
+            inspect = app.control.inspect(timeout=1.0)
+            active, reserved = inspect.active(), inspect.reserved()
+        except (OSError, redis.exceptions.ConnectionError):
+            # A connection of this process's pool that a restart of the Redis closed (the web
+            # tier is a process of its own: nothing here has used the pool since): anew.
+            return False
         if not active or any(active.values()) or any((reserved or {}).values()):
             return False
         client = redis.Redis.from_url(self.redis.url, socket_timeout=2)
