@@ -6,7 +6,8 @@ runs once the transaction commits and sends ONE message on ONE Redis channel
 ("your turn", match started or finished) to a per-player log under a per-player sequence, so a
 `me` stream resumes from `Last-Event-ID` out of that log. `tournament_round_on_commit(round)`
 sends the "tournament round dealt" `me` events the same way (with no match message), and
-`tournament_invitation_on_commit` the "invited to a tournament" ones.
+`tournament_invitation_on_commit` and `tournament_answered_on_commit` the "invited to a
+tournament" and "an invitee answered" ones.
 
 Receiving (a web process under ASGI): one `Hub` per process holds the one subscription
 (redis.asyncio) and hands each message to the bounded queues of the streams and long-polls
@@ -228,6 +229,22 @@ def tournament_invitation_on_commit(tournament: Any, players: list[str]) -> None
     }
     events = [(player, dict(base)) for player in players]
     transaction.on_commit(lambda: publish(None, events), robust=True)
+
+
+def tournament_answered_on_commit(tournament: Any, player: str, answer: str) -> None:
+    """Once the current transaction commits, tell the organizer of the draft `tournament` that
+    the entrant `player` answered (`accepted` or `declined`): `tournament_answered` on their
+    `me` stream (never for the organizer's own answer)."""
+    organizer = str(tournament.organizer_id)
+    if player == organizer:
+        return
+    event = {
+        "type": "tournament_answered",
+        "tournament": str(tournament.id),
+        "player": player,
+        "answer": answer,
+    }
+    transaction.on_commit(lambda: publish(None, [(organizer, event)]), robust=True)
 
 
 def challenge_on_commit(match: Any, players: list[str], expires_at: Any) -> None:

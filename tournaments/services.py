@@ -298,6 +298,7 @@ def tournament_invitation_accept(*, tournament_id: UUID | str, player: Player) -
         if entrant.status != Entrant.Status.ACCEPTED:
             entrant.status = Entrant.Status.ACCEPTED
             entrant.save(update_fields=["status"])
+            events.tournament_answered_on_commit(tournament, str(player.id), "accepted")
     return tournament
 
 
@@ -307,6 +308,7 @@ def tournament_invitation_decline(*, tournament_id: UUID | str, player: Player) 
     with transaction.atomic():
         tournament = _lock(tournament_id)
         _invitation(tournament, player).delete()
+        events.tournament_answered_on_commit(tournament, str(player.id), "declined")
         ids = [
             str(p)
             for p in Entrant.objects.filter(tournament=tournament)

@@ -1,9 +1,9 @@
 """Tournaments by clicking: an organizer creates a four-person Swiss tournament (tables of two,
 one deal a match) inviting three people found by player search; they are told (a notice from
-their event stream) and accept from the notice, their invitations list and the tournament page;
-the organizer sees who accepted, starts it, and everyone plays their tables by clicking round
-after round; the standings show the final order and the CSV is one click. Another organizer
-cancels a draft, and a declined invitation leaves the tournament."""
+their event stream) and accept from the notice in the lobby, their invitations list and the
+tournament page; the organizer sees who accepted, starts it, and everyone plays their tables by
+clicking round after round; the standings show the final order and the CSV is one click.
+Another organizer cancels a draft, and a declined invitation leaves the tournament."""
 
 from __future__ import annotations
 
@@ -81,8 +81,15 @@ def test_an_organizer_runs_a_swiss_tournament_to_its_end(web_client: str, pages:
     )
     seated = {ana.id: ana_page, bo.id: bo_page, cem.id: cem_page, dil.id: dil_page}
     for person, page in zip(people, seated.values(), strict=True):
-        open_tournaments(page, web_client, person)
-    expect(by_testid(bo_page, "tournament-invitations")).to_contain_text("No tournament invitation")
+        if person is bo:  # bo waits in the lobby
+            page.context.add_init_script(WATCH_CARDS)
+            sign_in(page, web_client, person)
+            by_testid(page, "lobby-list").wait_for()
+        else:
+            open_tournaments(page, web_client, person)
+    expect(by_testid(cem_page, "tournament-invitations")).to_contain_text(
+        "No tournament invitation"
+    )
 
     tournament_id = create(ana_page, "Friday cup", [bo, cem, dil])
     # The organizer's page: ana entered at once, the three invited have not answered.
@@ -93,7 +100,8 @@ def test_an_organizer_runs_a_swiss_tournament_to_its_end(web_client: str, pages:
     expect(by_testid(ana_page, "tournament-waiting")).to_contain_text("3")
     pages.shot(ana_page, "draft")
 
-    # bo is told at once (the `tournament_invitation` event) and accepts from the notice.
+    # bo is told at once in the lobby (the `tournament_invitation` event) and accepts from the
+    # notice, which opens the tournament.
     notice = by_testid(bo_page, "tournament-notice")
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("Friday cup")

@@ -1,8 +1,8 @@
 """The `tournament_round` event of `GET /me/events` (a round of a tournament you play was
-dealt), the `tournament_invitation` event (you are invited to one), and the stream routes'
-answer to anything but GET. Through the test client: under WSGI
-a stream sends what its log holds after Last-Event-ID, then `close` (test_streams.py covers the
-ASGI servers)."""
+dealt), the `tournament_invitation` event (you are invited to one) and `tournament_answered`
+(to its organizer), and the stream routes' answer to anything but GET. Through the test
+client: under WSGI a stream sends what its log holds after Last-Event-ID, then `close`
+(test_streams.py covers the ASGI servers)."""
 
 from __future__ import annotations
 
@@ -142,6 +142,42 @@ def test_each_invited_person_hears_of_the_invitation_once_it_commits(
         }
     # The organizer entering themselves accepts at once: no invitation to answer.
     assert _invitations(client_for(organizer_token)) == []
+
+
+def _answers(client: Any) -> list[dict[str, Any]]:
+    response = client.get("/api/v1/me/events", HTTP_LAST_EVENT_ID="0")
+    assert response.status_code == 200
+    return [data for _, event, data in _sse(response) if event == "tournament_answered"]
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_the_organizer_hears_each_answer_once(
+    make_player, client_for, django_capture_on_commit_callbacks
+):
+    organizer, organizer_token = make_player()
+    (ada, ada_token), (bo, bo_token) = make_player(), make_player()
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Answers",
+        format="swiss",
+        table_size=2,
+        players=[organizer.id, ada.id, bo.id],
+        deals=1,
+    )
+    path = f"/api/v1/tournaments/{tournament.id}/invitations"
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(2):  # accepting again changes nothing and tells nothing
+            assert client_for(ada_token).post(f"{path}/accept").status_code == 200
+        assert client_for(bo_token).post(f"{path}/decline").status_code == 200
+        # The organizer withdrawing their own entry is not news to them.
+        assert client_for(organizer_token).post(f"{path}/decline").status_code == 200
+    heard = _answers(client_for(organizer_token))
+    assert [(e["player"], e["answer"]) for e in heard] == [
+        (str(ada.id), "accepted"),
+        (str(bo.id), "declined"),
+    ]
+    assert all(e["tournament"] == str(tournament.id) for e in heard)
+    assert _answers(client_for(ada_token)) == [] == _answers(client_for(bo_token))
 
 
 @override_settings(LIVE_REDIS_URL="")

@@ -1057,7 +1057,7 @@ export interface paths {
         };
         /**
          * Stream the caller's turns and matches
-         * @description The caller's `your_turn`, `match_started`, `match_finished` and `match_cancelled` events of every match, and `tournament_round` (tournament, round, the ids of their table's matches) when a round they play is dealt, `tournament_invitation` (tournament, by) when they are invited to a tournament, and `queue` when their quick-play entry changes (status, seats, preset, deadline, match, bot_seats), `challenge` when they are invited to a private match (match, version, by, expires_at) and `challenge_answered` to its creator (match, player, answer); id = the caller's event sequence; Last-Event-ID replays what came after it (or sends `resync` when that is no longer kept).
+         * @description The caller's `your_turn`, `match_started`, `match_finished` and `match_cancelled` events of every match, and `tournament_round` (tournament, round, the ids of their table's matches) when a round they play is dealt, `tournament_invitation` (tournament, by) when they are invited to a tournament and `tournament_answered` to its organizer (tournament, player, answer), and `queue` when their quick-play entry changes (status, seats, preset, deadline, match, bot_seats), `challenge` when they are invited to a private match (match, version, by, expires_at) and `challenge_answered` to its creator (match, player, answer); id = the caller's event sequence; Last-Event-ID replays what came after it (or sends `resync` when that is no longer kept).
          */
         get: operations["me_events"];
         put?: never;

@@ -3,7 +3,8 @@
  * #/lobby: the open matches to join (first, so a phone shows them above the form), create a
  * match (seats, deals, bots or open seats, a named rule set or every option, spectators), my
  * matches, and the matches being played (watch). It refreshes when
- * the player's own event stream (/me/events) says a match started or finished.
+ * the player's own event stream (/me/events) says a match started or finished; a tournament
+ * invitation on it shows a notice (tournaments.js).
  */
 
 import * as api from "../api.js";
@@ -13,6 +14,7 @@ import { LiveStream } from "../live.js";
 import { quickPlayPanel } from "./quickplay.js";
 import { botName, currentPlayer, seatName, showError, shortTime } from "../ui.js";
 import { challengesPanel, privateChoice } from "./private.js";
+import { tournamentNotice } from "./tournaments.js";
 
 /**
  * The house rules of docs/rules.md, for a server that does not list them (GET /rules).
@@ -195,12 +197,14 @@ export async function lobbyView(root) {
   const form = player ? await createForm() : h("p", { class: "card-panel" }, t("lobby.signIn"),
     " ", h("a", { href: "#/login" }, t("nav.login")));
   const challenges = player ? challengesPanel(player) : null;
+  const invitedTo = player ? tournamentNotice() : null;
 
   const quick = player ? await quickPlayPanel() : null;
   root.append(
     h("h1", { class: "visually-hidden" }, t("nav.lobby")),
     h("div", { class: "lobby" },
       quick?.element,
+      invitedTo?.element,
       challenges?.element,
       h("section", { class: "card-panel lobby-open" },
         h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
@@ -226,10 +230,11 @@ export async function lobbyView(root) {
   });
   if (player) {
     stream = new LiveStream("/me/events",
-      ["ready", "your_turn", "match_started", "match_finished", "resync", "challenge"], {
+      ["ready", "your_turn", "match_started", "match_finished", "resync", "challenge", "tournament_invitation"], {
       onEvent: (name, data) => {
         challenges?.onEvent(name, data);
-        if (name !== "ready" && name !== "your_turn" && name !== "challenge") refresh();
+        invitedTo?.onEvent(name, data);
+        if (!["ready", "your_turn", "challenge", "tournament_invitation"].includes(name)) refresh();
       },
       onStatus: () => {},
     });

@@ -6,8 +6,9 @@
  * invited by player search) and the list.
  * #/tournaments/<id>: a tournament's entrants (who accepted, who has not answered yet), the
  * invitee's Accept and Decline, the organizer's Start and Cancel, its tables and standings, the
- * CSV. Both pages refresh when the player's event stream tells of a round or a match, and every
- * few seconds while the tournament may change (draft or running).
+ * CSV. Both pages refresh when the player's event stream tells of an invitation, an answer to
+ * one, a round or a match, and every few seconds while the tournament may change (draft or
+ * running).
  */
 
 import * as api from "../api.js";
@@ -17,10 +18,14 @@ import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, playerName, showError, shortTime } from "../ui.js";
 import { inviteePicker } from "./private.js";
 
-/** Seconds between two reads of a page that may change (draft or running). */
-const POLL_SECONDS = { draft: 4, running: 8 };
+/**
+ * Seconds between two reads of a page that may change (draft or running), besides the reads
+ * the player's events call for (an answer to their invitations, a round dealt, a match over).
+ */
+const POLL_SECONDS = { draft: 10, running: 8 };
 /** The /me/events events after which a tournament page reads again. */
-const EVENTS = ["ready", "tournament_invitation", "tournament_round", "match_started", "match_finished", "resync"];
+const EVENTS = ["ready", "tournament_invitation", "tournament_answered", "tournament_round", "match_started",
+  "match_finished", "resync"];
 const FORMATS = /** @type {const} */ (["swiss", "round_robin", "duplicate"]);
 
 /** @param {string} name */
@@ -55,13 +60,56 @@ function answerButtons(id, done) {
   ];
 }
 
+/**
+ * A notice of a new tournament invitation with Accept and Decline, shown when the player's
+ * event stream brings `tournament_invitation` (`onEvent`: each event of the page's /me/events
+ * stream); for the tournaments page and the lobby.
+ * @param {(id: string, accepted: boolean) => void} [answered] after an answer; by default an
+ *   acceptance opens the tournament and a decline hides the notice
+ * @returns {{ element: HTMLElement, onEvent: (name: string, data: any) => void, hide: (id: string) => void }}
+ */
+export function tournamentNotice(answered) {
+  const element = h("div", { class: "notice challenge-notice", testid: "tournament-notice", role: "status",
+    hidden: true });
+  /** @param {string} id */
+  const hide = (id) => {
+    if (element.dataset.tournamentId === id) element.hidden = true;
+  };
+  const done = answered ?? ((id, accepted) => {
+    hide(id);
+    if (accepted) location.hash = `#/tournaments/${id}`;
+  });
+
+  /** @param {string} id a tournament the player has just been invited to */
+  async function announce(id) {
+    try {
+      const tournament = await api.tournament(id);
+      element.dataset.tournamentId = id;
+      fill(element, h("span", { class: "grow" },
+        t("tournaments.notice", { name: tournament.name, by: playerName(tournament.organizer) })),
+      answerButtons(id, (accepted) => done(id, accepted)));
+      element.hidden = false;
+    } catch {
+      // Gone already: the invitations list says what is left.
+    }
+  }
+
+  return {
+    element,
+    hide,
+    onEvent: (name, data) => {
+      if (name === "tournament_invitation" && data?.tournament) announce(String(data.tournament));
+    },
+  };
+}
+
 /** @param {HTMLElement} root */
 export async function tournamentsView(root) {
   const player = await currentPlayer();
   const list = h("ul", { class: "list", testid: "tournament-list" });
   const more = /** @type {HTMLButtonElement} */ (h("button", { type: "button", hidden: true }, t("tournaments.more")));
   const invitations = h("ul", { class: "list", testid: "tournament-invitations" });
-  const notice = h("div", { class: "notice", testid: "tournament-notice", role: "status", hidden: true });
+  const notice = tournamentNotice((id, accepted) => settled(id, accepted));
   /** @type {string | null} */ let next = null;
 
   /** @param {api.Tournament[]} rows */
@@ -101,23 +149,9 @@ export async function tournamentsView(root) {
    * @param {boolean} accepted
    */
   function settled(id, accepted) {
-    if (notice.dataset.tournamentId === id) notice.hidden = true;
+    notice.hide(id);
     if (accepted) location.hash = `#/tournaments/${id}`;
     else refresh();
-  }
-
-  /** @param {string} id a tournament the player has just been invited to */
-  async function announce(id) {
-    try {
-      const tournament = await api.tournament(id);
-      notice.dataset.tournamentId = id;
-      fill(notice, h("span", { class: "grow" },
-        t("tournaments.notice", { name: tournament.name, by: playerName(tournament.organizer) })),
-      answerButtons(id, (accepted) => settled(id, accepted)));
-      notice.hidden = false;
-    } catch {
-      // Gone already: the list says what is left.
-    }
   }
 
   more.addEventListener("click", async () => {
@@ -135,7 +169,7 @@ export async function tournamentsView(root) {
 
   const form = player ? await createForm(player) : null;
   root.append(h("div", { class: "tournaments" },
-    player ? h("section", { class: "card-panel" }, notice, h("h2", {}, t("tournaments.invitations")), invitations) : null,
+    player ? h("section", { class: "card-panel" }, notice.element, h("h2", {}, t("tournaments.invitations")), invitations) : null,
     h("section", { class: "card-panel" },
       h("div", { class: "row" }, h("h1", { class: "grow" }, t("tournaments.title")),
         h("button", { type: "button", testid: "tournaments-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
@@ -145,7 +179,7 @@ export async function tournamentsView(root) {
   const stream = player
     ? new LiveStream("/me/events", EVENTS, {
         onEvent: (name, data) => {
-          if (name === "tournament_invitation" && data?.tournament) announce(String(data.tournament));
+          notice.onEvent(name, data);
           if (name !== "ready") refresh();
         },
         onStatus: () => {},
@@ -257,7 +291,7 @@ export async function tournamentView(root, id) {
       }));
 
     const invited = draft && me && pending.has(me)
-      ? h("div", { class: "notice", testid: "tournament-my-invitation", role: "status" },
+      ? h("div", { class: "notice challenge-notice", testid: "tournament-my-invitation", role: "status" },
           h("span", { class: "grow" }, t("tournaments.invitedHere", { by: playerName(tournament.organizer) })),
           answerButtons(id, (accepted) => (accepted ? redraw() : (location.hash = "#/tournaments"))))
       : null;
