@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0017_drop_match_version_notify"),
+        ("games", "0018_notifications"),
     ]
 
     operations = [
