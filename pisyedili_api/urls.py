@@ -51,6 +51,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The web client's page (its modules: pisyedili_api.webclient, through WhiteNoise).
     path("", webclient.index, name="web-client"),
+    # Its service worker, at the root so that its scope is the whole site (Web Push notices).
+    path("sw.js", webclient.service_worker, name="web-client-worker"),
 ]
 
 handler400 = "pisyedili_api.errors.json_400"

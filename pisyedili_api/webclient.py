@@ -1,8 +1,8 @@
 """The web client (web/): its page at `/`, its modules and card faces through WhiteNoise.
 
 Plain ES modules, no build step: what is in web/app and web/cards is what the browser gets,
-under uvicorn and Django's test client. Nothing else of web/ is served (its dev
-tools, node_modules)."""
+under uvicorn and Django's test client, and its service worker at `/sw.js`. Nothing else of
+web/ is served (its dev tools, node_modules)."""
 
 import warnings
 from pathlib import Path
@@ -95,6 +95,19 @@ def index(request: HttpRequest) -> FileResponse:
     if not page.is_file():
         raise Http404("no web client")
     response = FileResponse(page.open("rb"), content_type="text/html; charset=utf-8")
+    patch_cache_control(response, no_cache=True)
+    response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    return response
+
+
+def service_worker(request: HttpRequest) -> FileResponse:
+    """`GET /sw.js`: the client's service worker (web/sw.js), served at the root so that its
+    scope is the whole site; it shows Web Push notices. Under CONTENT_SECURITY_POLICY too (a
+    worker's own policy is its script's), revalidated on each update check."""
+    script = Path(settings.WEB_CLIENT_ROOT) / "sw.js"
+    if not script.is_file():
+        raise Http404("no service worker")
+    response = FileResponse(script.open("rb"), content_type="text/javascript; charset=utf-8")
     patch_cache_control(response, no_cache=True)
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     return response

@@ -100,6 +100,15 @@ def database() -> Iterator[str]:
         admin.close()
 
 
+def _vapid_key() -> str:
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    value = ec.generate_private_key(ec.SECP256R1()).private_numbers().private_value
+    return base64.urlsafe_b64encode(value.to_bytes(32, "big")).rstrip(b"=").decode()
+
+
 @pytest.fixture(scope="session")
 def server(
     database: str, tmp_path_factory: pytest.TempPathFactory, browser: Any
@@ -123,6 +132,8 @@ def server(
         "DATABASE_POOL_MAX": "8",
         "THROTTLE_AUTH": "1000/min",
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        # Web Push on (a key of this run's own): the account page's notifications.
+        "WEB_PUSH_VAPID_PRIVATE_KEY": _vapid_key(),
         "PYTHONUNBUFFERED": "1",
     }
     live = Server(env, free_port(), tmp_path_factory.mktemp("uvicorn"))

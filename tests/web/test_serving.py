@@ -74,6 +74,18 @@ def test_the_modules_are_sent_compressed_and_revalidated(client, encoding: str) 
     assert "Content-Encoding" not in plain and plain.content == source
 
 
+def test_the_service_worker_is_served_at_the_root(client) -> None:
+    """Its scope is the whole site only from there; it imports the words of the page."""
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    assert "no-cache" in response["Cache-Control"]
+    assert "default-src 'self'" in response["Content-Security-Policy"]
+    source = (ROOT / "web" / "sw.js").read_text(encoding="utf-8")
+    assert b"".join(response.streaming_content).decode() == source
+    assert 'from "/app/i18n.js"' in source
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -83,6 +95,7 @@ def test_the_modules_are_sent_compressed_and_revalidated(client, encoding: str) 
         "/node_modules/.bin/tsc",
         "/app/../package.json",
         "/index.html",
+        "/app/sw.js",
     ],
 )
 def test_nothing_else_of_web_is_served(client, path: str) -> None:
@@ -142,6 +155,9 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
     module = requests.get(f"{make_run}/app/main.js", timeout=10)
     assert module.status_code == 200
     assert module.headers["Content-Type"].startswith("text/javascript")
+    # Web Push is on, with the checkout's own VAPID key (.vapid-key).
+    key = requests.get(f"{make_run}/api/v1/push/vapid-public-key", timeout=10).json()
+    assert key["enabled"] is True and len(key["public_key"]) == 87
 
     api = f"{make_run}/api/v1"
     token = requests.post(

@@ -237,6 +237,17 @@ export const tokens = () => /** @type {Promise<Schemas["ApiTokenInfo"][]>} */ (t
 export const revokeToken = (id) => typed("POST", `/auth/tokens/${id}/revoke`);
 /** @param {Schemas["AccountDeleteRequest"]} body */
 export const deleteAccount = (body) => typed("POST", "/auth/account/delete", { body });
+
+// ---- notifications (Web Push) ----
+
+export const vapidKey = () => /** @type {Promise<Schemas["VapidKey"]>} */ (typed("GET", "/push/vapid-public-key"));
+export const pushSubscriptions = () =>
+  /** @type {Promise<Schemas["PushSubscription"][]>} */ (typed("GET", "/me/push-subscriptions"));
+/** @param {Schemas["PushSubscriptionCreateRequest"]} body */
+export const subscribePush = (body) =>
+  /** @type {Promise<Schemas["PushSubscription"]>} */ (typed("POST", "/me/push-subscriptions", { body }));
+/** @param {string} id */
+export const unsubscribePush = (id) => typed("POST", `/me/push-subscriptions/${id}/delete`);
 /**
  * People whose username or display name starts with `text` (a page), or the page of a link.
  * @param {{ search?: string, limit?: number, path?: string }} params

@@ -2,13 +2,15 @@
 /**
  * #/account (signed in): change the password (every other session is signed out), the list of
  * one's sessions (tokens: when made, when last used, this one) with a button that signs any of
- * them out, and deleting the account (its password and a tick that says the person means it,
+ * them out, notifications on this device (Web Push: push.js) turned on or off, and deleting the
+ * account (its password and a tick that says the person means it,
  * then a second button that does it).
  */
 
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
+import { pushOff, pushOn, pushState } from "../push.js";
 import { forgetPlayer, hideError, messageOf, shortTime, showError } from "../ui.js";
 
 /**
@@ -86,6 +88,34 @@ export async function accountView(root) {
     }
     tell(t("account.revoked"));
     await loadSessions();
+  }
+
+  // ---- notifications on this device ----
+  const pushStatus = h("p", { class: "muted", testid: "push-status", role: "status" });
+  const pushButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "push-toggle",
+    hidden: true, onclick: () => togglePush() }));
+  /** @type {import("../push.js").PushState} */
+  let pushNow = "off";
+  /** @param {import("../push.js").PushState} state */
+  function showPush(state) {
+    pushNow = state;
+    const words = { unsupported: "account.pushUnsupported", "server-off": "account.pushServerOff",
+      denied: "account.pushDenied", off: "account.pushIsOff", on: "account.pushIsOn" };
+    pushStatus.textContent = t(words[state]);
+    pushStatus.dataset.state = state;
+    pushButton.hidden = state !== "on" && state !== "off";
+    pushButton.textContent = state === "on" ? t("account.pushOff") : t("account.pushOn");
+  }
+  async function togglePush() {
+    notice.hidden = true;
+    pushButton.disabled = true;
+    try {
+      showPush(pushNow === "on" ? await pushOff() : await pushOn());
+    } catch (error) {
+      showError(t("account.pushFailed", { reason: error instanceof Error ? error.message : String(error) }));
+    } finally {
+      pushButton.disabled = false;
+    }
   }
 
   // ---- password ----
@@ -168,6 +198,10 @@ export async function accountView(root) {
       h("thead", {}, h("tr", {},
         h("th", {}, t("account.created")), h("th", {}, t("account.lastUsed")), h("th", {}, ""), h("th", {}, ""))),
       sessions)),
+    h("h2", {}, t("account.pushTitle")),
+    h("p", {}, t("account.pushIntro")),
+    pushStatus,
+    h("div", { class: "row" }, pushButton),
     h("div", { class: "danger" },
       h("h2", {}, t("account.deleteTitle")),
       h("p", {}, t("account.deleteIntro")),
@@ -181,4 +215,9 @@ export async function accountView(root) {
         h("button", { type: "submit", testid: "account-delete-submit" }, t("account.delete")))),
       confirmBox)));
   await loadSessions();
+  try {
+    showPush(await pushState());
+  } catch (error) {
+    showError(error);
+  }
 }
