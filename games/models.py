@@ -14,6 +14,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.utils import timezone
 
 from players.models import Player
 
@@ -506,12 +507,15 @@ class PushSubscription(models.Model):
 
 class PushMessage(models.Model):
     """One notice waiting to be pushed to one subscription (games.push_send): the row goes once
-    it is sent or given up, so a task run twice sends it once."""
+    it is sent or given up, so a task run twice sends it once. `attempts` failed so far;
+    `due`: when games.sweep may send it again (its next try, or a lost task's)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     subscription = models.ForeignKey(PushSubscription, on_delete=models.CASCADE, related_name="+")
     payload = models.JSONField()
+    attempts = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    due = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["created_at", "id"]
@@ -544,13 +548,14 @@ class Webhook(models.Model):
 class WebhookDelivery(models.Model):
     """One notice waiting to be delivered to one webhook (games.webhook_deliver); its id is the
     delivery's (`Pisyedili-Delivery`), the same on every attempt. The row goes once delivered
-    or given up."""
+    or given up. `attempts` and `due` as a PushMessage's."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="+")
     payload = models.JSONField()
     attempts = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    due = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
         ordering = ["created_at", "id"]

@@ -1,8 +1,9 @@
 """Celery tasks of the games app: thin, take ids, re-read state, safe to run twice.
 
 Each task is named after the service it runs (`deal_score` ↔ `games.deal_score`,
-`deal_score_task`); the beat tasks after what they do. Queues: CELERY_TASK_ROUTES; time
-limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for all).
+`deal_score_task`); the beat tasks after what they do. Queues: CELERY_TASK_ROUTES (notify:
+CELERY_NOTIFY_QUEUE, `celery` by default); time limits: CELERY_TASK_SOFT_TIME_LIMIT /
+CELERY_TASK_TIME_LIMIT (settings, once for all).
 
 | task | queue | what |
 | --- | --- | --- |
@@ -13,11 +14,11 @@ limits: CELERY_TASK_SOFT_TIME_LIMIT / CELERY_TASK_TIME_LIMIT (settings, once for
 | `games.deal_luck(match_id, deal_number)` | analysis | a scored deal's luck by seat, once |
 | `games.deal_analyse(match_id, deal_number)` | analysis | a requested deal's move analysis, once |
 | `games.match_luck_count(match_id)` | analysis | a settled match's luck on the boards, once |
-| `games.sweep()` | scoring | beat: re-send stuck work; expire what waited too long |
+| `games.sweep()` | scoring | beat: re-send stuck work and due notices; expire old waits |
 | `games.expire_turns()` | scoring | beat: send `match_play_overdue_turn` for turns overdue |
 | `games.queue_pair()` | scoring | beat: pair the quick-play queue; end the waits that ended |
-| `games.push_send(message_id)` | notify | push a notice to a browser, once, if its player is away |
-| `games.webhook_deliver(delivery_id)` | notify | POST a notice to a webhook, once delivered |
+| `games.push_send(message_id)` | notify | push a notice to a browser if its player is away |
+| `games.webhook_deliver(delivery_id)` | notify | POST a notice to a webhook until delivered |
 | `games.noop()` | scoring | does nothing (bench/bot_latency.py measures the broker round trip) |
 
 Every task that changes something is idempotent (a moved version, `Deal.scored_at`,
@@ -29,13 +30,11 @@ gives it acks_late, reject_on_worker_lost and bounded retries of transient error
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
-from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.utils import timezone
 
@@ -137,6 +136,10 @@ def sweep() -> dict[str, int]:
     cancelled = services.matches_waiting_expire()
     if cancelled:
         logger.info("sweep cancelled %d matches waiting past MATCH_WAITING_TTL", cancelled)
+    # Notices waiting past their next try (embedded default) or lost (bounded batches).
+    resent = services.notices_resend(eager=bool(sweep.request.is_eager))
+    if resent:
+        logger.info("sweep sent %d waiting notices again", resent)
     # Private tables' invitations past PRIVATE_INVITATION_SECONDS (bounded batches).
     expired_invitations = services.invitations_expire()
     if expired_invitations:
@@ -167,48 +170,28 @@ def noop() -> None:
     """Nothing: the broker and worker round trip that bench/bot_latency.py compares against."""
 
 
-def _retried(task: Any, work: Callable[[], bool], give_up: Callable[[], None]) -> bool:
-    """`work()`; on RetryLater, Celery's retry with backoff (a worker), or the same backoff
-    here in the embedded default (an eagerly applied task's retry would not wait); given up
-    after the task's max_retries."""
-    attempt = task.request.retries or 0
-    while True:
-        try:
-            return work()
-        except RetryLater:
-            if attempt >= task.max_retries:
-                give_up()
-                return False
-            if not task.request.is_eager:
-                raise
-            time.sleep(
-                get_exponential_backoff_interval(
-                    factor=task.retry_backoff,
-                    retries=attempt,
-                    maximum=task.retry_backoff_max,
-                    full_jitter=task.retry_jitter,
-                )
-            )
-            attempt += 1
+def _tried(task: Any, work: Callable[[], bool]) -> bool:
+    """`work()`; on RetryLater (the row holds its next try), Celery's retry with backoff on a
+    worker; in the embedded default (applied eagerly, where Celery's retry would not wait and
+    would hold the one background thread) games.sweep sends it again once due."""
+    try:
+        return work()
+    except RetryLater:
+        if task.request.is_eager:
+            return False
+        raise
 
 
 @idempotent_task(name="games.push_send", retry_later=True)
 def push_send_task(message_id: str) -> bool:
     """Push a waiting notice to its browser subscription (dropped if its player is streaming);
-    a push service that answers 5xx or not at all is retried, then the notice given up."""
-    return _retried(
-        push_send_task,
-        lambda: services.push_send(message_id=message_id),
-        lambda: services.push_give_up(message_id=message_id),
-    )
+    a push service that answers 5xx or not at all is tried again with backoff, then the notice
+    given up."""
+    return _tried(push_send_task, lambda: services.push_send(message_id=message_id))
 
 
 @idempotent_task(name="games.webhook_deliver", retry_later=True)
 def webhook_deliver_task(delivery_id: str) -> bool:
-    """POST a waiting notice to its webhook; a failure is retried with backoff, then given up
-    (the webhook is turned off after WEBHOOK_MAX_FAILURES failures in a row)."""
-    return _retried(
-        webhook_deliver_task,
-        lambda: services.webhook_deliver(delivery_id=delivery_id),
-        lambda: services.webhook_give_up(delivery_id=delivery_id),
-    )
+    """POST a waiting notice to its webhook; a failure is tried again with backoff, then given
+    up (the webhook is turned off after WEBHOOK_MAX_FAILURES failures in a row)."""
+    return _tried(webhook_deliver_task, lambda: services.webhook_deliver(delivery_id=delivery_id))

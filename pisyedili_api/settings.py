@@ -577,5 +577,7 @@ WEB_PUSH_TTL_SECONDS = int(os.environ.get("WEB_PUSH_TTL_SECONDS", "3600"))
 WEBHOOK_MAX_PER_PLAYER = int(os.environ.get("WEBHOOK_MAX_PER_PLAYER", "5"))
 WEBHOOK_MAX_FAILURES = int(os.environ.get("WEBHOOK_MAX_FAILURES", "20"))
 NOTIFY_TIMEOUT_SECONDS = float(os.environ.get("NOTIFY_TIMEOUT_SECONDS", "5"))
+# A failed push or webhook POST is tried again after this, doubled each time (at most 30 s).
+NOTIFY_RETRY_SECONDS = float(os.environ.get("NOTIFY_RETRY_SECONDS", "1"))
 NOTIFY_ALLOW_HTTP = env_bool("NOTIFY_ALLOW_HTTP", False)
 NOTIFY_ALLOWED_NETWORKS = env_list("NOTIFY_ALLOWED_NETWORKS", "")

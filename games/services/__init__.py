@@ -56,9 +56,9 @@ from .notify import (
     NOTICE_TEXTS,
     notice,
     notices_delete,
+    notices_resend,
     notices_send,
     push_enabled,
-    push_give_up,
     push_send,
     push_subscribe,
     push_unsubscribe,
@@ -66,7 +66,6 @@ from .notify import (
     webhook_create,
     webhook_delete,
     webhook_deliver,
-    webhook_give_up,
 )
 from .queue import PRESETS, presets, queue_get, queue_join, queue_leave, queue_pair
 from .resign import match_resign
@@ -77,9 +76,9 @@ __all__ = [
     "NOTICE_TEXTS",
     "notice",
     "notices_delete",
+    "notices_resend",
     "notices_send",
     "push_enabled",
-    "push_give_up",
     "push_send",
     "push_subscribe",
     "push_unsubscribe",
@@ -87,7 +86,6 @@ __all__ = [
     "webhook_create",
     "webhook_delete",
     "webhook_deliver",
-    "webhook_give_up",
     "INVITATION_EXPIRE_BATCH",
     "invitation_accept",
     "invitation_decline",

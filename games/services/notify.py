@@ -5,7 +5,10 @@ pywebpush) and webhooks (a POST signed with HMAC-SHA256, as Stripe signs its own
 The `me` events `your_turn`, `challenge` and `tournament_round` (games.events) become notices
 once published: `notices_send` writes one PushMessage per push subscription and one
 WebhookDelivery per active webhook of the people they concern, and sends `games.push_send` /
-`games.webhook_deliver` for each (a worker's work, on CELERY_NOTIFY_QUEUE). A push goes only
+`games.webhook_deliver` for each (a worker's work, on CELERY_NOTIFY_QUEUE). A failed try is
+retried with backoff (Celery's retry on a worker; games.sweep in the embedded default, which
+has no worker to wait), NOTIFY_TRIES tries in all; games.sweep also sends again what a lost
+task left waiting. A push goes only
 to a player with no open stream (they see the event live otherwise); a webhook gets every
 notice. A notice holds its kind, the match or tournament id and a short text: never a card
 (`notice`, which copies what it names and nothing else).
@@ -27,6 +30,7 @@ import logging
 import secrets
 import socket
 import time
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -60,6 +64,14 @@ _NOTICE_FIELDS = {
     "challenge": ("match",),
     "tournament_round": ("tournament", "round"),
 }
+# Tries of one notice: the first and 5 retries (as idempotent_task retries a transient error),
+# the n-th retry NOTIFY_RETRY_SECONDS × 2^(n-1) after the failure before it (at most 30 s).
+NOTIFY_TRIES = 6
+RETRY_MAX_SECONDS = 30.0
+# A notice still waiting this long past its due time lost its task (the broker down when it was
+# sent, a worker killed): games.sweep sends it again (NOTIFY_SWEEP_BATCH at a time per kind).
+NOTIFY_LOST_SECONDS = 60.0
+NOTIFY_SWEEP_BATCH = 500
 SIGNATURE_HEADER = "Pisyedili-Signature"
 DELIVERY_HEADER = "Pisyedili-Delivery"
 PUSH_DISABLED = gettext_noop("Web Push is off on this server: it has no VAPID key.")
@@ -212,18 +224,31 @@ def push_send(*, message_id: str) -> bool:
             subscription.delete()  # the browser unsubscribed: the push service forgot it
             return False
         if status is None or status == 429 or status >= 500:
-            raise RetryLater(f"push service answered {status}") from exc
+            _failed(PushMessage, row.id, f"push service answered {status}")
+            return False
         logger.warning("push service refused a message (%s); dropped", status)
         row.delete()
         return False
-    except requests.RequestException as exc:
-        raise RetryLater("push service did not answer") from exc
+    except requests.RequestException:
+        _failed(PushMessage, row.id, "push service did not answer")
+        return False
     row.delete()
     return True
 
 
-def push_give_up(*, message_id: str) -> None:
-    PushMessage.objects.filter(id=message_id).delete()
+def _failed(model: type[PushMessage] | type[WebhookDelivery], row_id: Any, why: str) -> None:
+    """A failed try of a waiting notice: RetryLater, its next try due after the backoff; after
+    NOTIFY_TRIES tries it is given up (the row goes) and this returns."""
+    attempts = (model.objects.filter(id=row_id).values_list("attempts", flat=True).first() or 0) + 1
+    if attempts >= NOTIFY_TRIES:
+        model.objects.filter(id=row_id).delete()
+        logger.warning("notice %s given up after %d tries: %s", row_id, attempts, why)
+        return
+    wait = min(RETRY_MAX_SECONDS, settings.NOTIFY_RETRY_SECONDS * 2 ** (attempts - 1))
+    model.objects.filter(id=row_id).update(
+        attempts=attempts, due=timezone.now() + timedelta(seconds=wait)
+    )
+    raise RetryLater(why)
 
 
 # ---- webhooks ----
@@ -300,7 +325,6 @@ def webhook_deliver(*, delivery_id: str) -> bool:
         row.delete()
         Webhook.objects.filter(id=hook.id, failures__gt=0).update(failures=0)
         return True
-    WebhookDelivery.objects.filter(id=row.id).update(attempts=F("attempts") + 1)
     Webhook.objects.filter(id=hook.id).update(failures=F("failures") + 1)
     failures = Webhook.objects.filter(id=hook.id).values_list("failures", flat=True).first()
     if failures is not None and failures >= settings.WEBHOOK_MAX_FAILURES:
@@ -310,11 +334,31 @@ def webhook_deliver(*, delivery_id: str) -> bool:
         WebhookDelivery.objects.filter(webhook_id=hook.id).delete()
         logger.warning("webhook %s turned off after %d failures", hook.id, failures)
         return False
-    raise RetryLater(f"webhook {hook.id} {why}")
+    _failed(WebhookDelivery, row.id, f"webhook {hook.id} {why}")
+    return False
 
 
-def webhook_give_up(*, delivery_id: str) -> None:
-    WebhookDelivery.objects.filter(id=delivery_id).delete()
+def notices_resend(*, eager: bool) -> int:
+    """games.sweep: send again each waiting notice that is due: in the embedded default (no
+    worker to retry it later) as soon as its next try is due; with a worker only once it is
+    NOTIFY_LOST_SECONDS overdue (its task was lost). Each is due again NOTIFY_LOST_SECONDS
+    later, so a slow try is not doubled by the next sweep. How many were sent."""
+    now = timezone.now()
+    cutoff = now if eager else now - timedelta(seconds=NOTIFY_LOST_SECONDS)
+    later = now + timedelta(seconds=NOTIFY_LOST_SECONDS)
+    sent = 0
+    kinds = ((PushMessage, "games.push_send"), (WebhookDelivery, "games.webhook_deliver"))
+    for model, task in kinds:
+        ids = list(
+            model.objects.filter(due__lte=cutoff)
+            .order_by("due")
+            .values_list("id", flat=True)[:NOTIFY_SWEEP_BATCH]
+        )
+        model.objects.filter(id__in=ids).update(due=later)
+        for row_id in ids:
+            send(task, str(row_id))
+        sent += len(ids)
+    return sent
 
 
 # ---- from events to notices ----

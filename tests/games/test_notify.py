@@ -26,7 +26,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from games import events
 from games.models import PushMessage, PushSubscription, Webhook, WebhookDelivery
 from games.services import notice
-from games.tasks import webhook_deliver_task
+from games.tasks import sweep, webhook_deliver_task
 from pisyedili_api.tasks import background_wait
 from tests.helpers import create_match
 from tests.leakscan import CARD_RE
@@ -91,9 +91,17 @@ def receiver() -> Iterator[Callable[[list[int]], Receiver]]:
 
 @pytest.fixture
 def local_urls(settings: Any) -> None:
-    """What only a test allows: http, and this machine's own addresses."""
+    """What only a test allows: http, and this machine's own addresses; a failed try is due
+    again at once (the sweep sends it)."""
     settings.NOTIFY_ALLOW_HTTP = True
     settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    settings.NOTIFY_RETRY_SECONDS = 0
+
+
+def _sweep() -> None:
+    """games.sweep as the embedded default's beat runs it: it sends the notices that are due."""
+    sweep.apply()
+    assert background_wait(20)
 
 
 @pytest.fixture
@@ -310,6 +318,24 @@ def test_a_push_service_that_forgot_the_subscription_deletes_it(
     assert not PushSubscription.objects.filter(player=bob).exists()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_push_service_that_keeps_failing_is_tried_six_times_then_given_up(
+    make_player, client_for, receiver, local_urls, vapid
+):
+    push = receiver([503])
+    bob, token = make_player()
+    _, _, keys = _browser_keys()
+    body = {"endpoint": f"{push.url}/push/busy", "keys": keys}
+    assert client_for(token).post("/api/v1/me/push-subscriptions", body, format="json")
+    _challenge(make_player, client_for, bob.username)
+    assert background_wait(20)
+    for tries in range(2, 8):
+        _sweep()
+        assert len(push.got) == min(tries, 6)
+    assert not PushMessage.objects.exists()  # given up
+    assert PushSubscription.objects.filter(player=bob).exists()  # the subscription stays
+
+
 # ---- webhooks ----
 
 
@@ -411,7 +437,12 @@ def test_a_webhook_is_signed_retried_after_a_500_and_sees_each_event_once(
     secret = made.json()["secret"]
     match = _challenge(make_player, client_for, bob.username)
     assert background_wait(30)
+    assert [code for _, _, _, code in hook.got] == [500]
+    (waiting,) = WebhookDelivery.objects.all()
+    assert waiting.attempts == 1
+    _sweep()  # its next try
     assert [code for _, _, _, code in hook.got] == [500, 200]
+    assert not WebhookDelivery.objects.exists()
     seen: dict[str, dict[str, Any]] = {}
     for _, headers, body, code in hook.got:
         assert _verify(secret, headers, body)
@@ -445,12 +476,15 @@ def test_a_webhook_that_keeps_failing_is_turned_off(
     made = client_for(token).post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
     _challenge(make_player, client_for, bob.username)
     assert background_wait(30)
+    for _ in range(4):
+        _sweep()
     assert len(hook.got) == 3
     webhook = Webhook.objects.get(id=made.json()["id"])
     assert not webhook.active and webhook.disabled_at is not None and webhook.failures == 3
     assert not WebhookDelivery.objects.exists()
     _challenge(make_player, client_for, bob.username)  # nothing more is sent to it
     assert background_wait(30)
+    _sweep()
     assert len(hook.got) == 3
     listed = client_for(token).get("/api/v1/me/webhooks").json()
     assert listed[0]["active"] is False
