@@ -16,7 +16,9 @@ notice. A notice holds its kind, the match or tournament id and a short text: ne
 Both POST to URLs a player gave, so each is checked when it is given and again before each
 POST (`url_check`): https, and every address its host resolves to outside the server's own
 networks (loopback, private, link-local, shared, reserved), unless NOTIFY_ALLOW_HTTP and
-NOTIFY_ALLOWED_NETWORKS say otherwise. No redirect is followed.
+NOTIFY_ALLOWED_NETWORKS say otherwise; and the address each connection reaches is checked the
+same way before a byte is sent (outbound_session), so a name that resolves elsewhere meanwhile
+reaches nothing more. No redirect is followed, no proxy of the environment is used.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import NewConnectionError
 
 from pisyedili_api.errors import ApplicationError, invalid
 from pisyedili_api.tasks import RetryLater, in_background, send
@@ -123,6 +129,49 @@ def url_check(url: str, field: str) -> None:
         raise invalid(field, _("its host does not resolve")) from None
     if not found or not all(address_allowed(str(info[4][0])) for info in found):
         raise invalid(field, _("its host is in a private or local network"))
+
+
+class _Guarded:
+    """A connection of the notices' session: the address it reached is checked before a byte
+    is sent (address_allowed), so a host that resolves elsewhere between url_check and the
+    POST (DNS rebinding) reaches nothing of the server's own networks."""
+
+    def _new_conn(self) -> socket.socket:
+        sock: socket.socket = super()._new_conn()  # type: ignore[misc]
+        address = str(sock.getpeername()[0])
+        if not address_allowed(address):
+            sock.close()
+            raise NewConnectionError(self, f"{address} is not an address to POST to")  # type: ignore[arg-type]
+        return sock
+
+
+class _GuardedHTTPConnection(_Guarded, HTTPConnection):
+    pass
+
+
+class _GuardedHTTPSConnection(_Guarded, HTTPSConnection):
+    pass
+
+
+class _GuardedAdapter(HTTPAdapter):
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {
+            "http": type("Pool", (HTTPConnectionPool,), {"ConnectionCls": _GuardedHTTPConnection}),
+            "https": type(
+                "Pool", (HTTPSConnectionPool,), {"ConnectionCls": _GuardedHTTPSConnection}
+            ),
+        }
+
+
+def outbound_session() -> requests.Session:
+    """The requests session of every push and webhook POST: guarded connections (_Guarded),
+    and no proxy from the environment (the address reached must be the URL's own)."""
+    session = requests.Session()
+    session.trust_env = False
+    for scheme in ("http://", "https://"):
+        session.mount(scheme, _GuardedAdapter())
+    return session
 
 
 # ---- Web Push ----
@@ -217,6 +266,7 @@ def push_send(*, message_id: str) -> bool:
             vapid_claims={"sub": settings.WEB_PUSH_VAPID_SUBJECT},
             ttl=settings.WEB_PUSH_TTL_SECONDS,
             timeout=settings.NOTIFY_TIMEOUT_SECONDS,
+            requests_session=outbound_session(),
         )
     except WebPushException as exc:
         status = exc.response.status_code if exc.response is not None else None
@@ -310,7 +360,7 @@ def webhook_deliver(*, delivery_id: str) -> bool:
     }
     try:
         url_check(hook.url, "url")
-        answer = requests.post(
+        answer = outbound_session().post(
             hook.url,
             data=body,
             headers=headers,

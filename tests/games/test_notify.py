@@ -384,6 +384,23 @@ def test_a_webhook_url_into_the_server_s_own_networks_is_refused(make_player, cl
     assert not Webhook.objects.filter(player=player).exists()
 
 
+def test_a_connection_into_the_server_s_own_network_is_cut_before_a_byte(receiver, settings):
+    """Whatever the name resolved to when it was checked, the address a POST reaches is checked
+    again at connect time (a name that resolves elsewhere meanwhile: DNS rebinding)."""
+    import requests
+
+    from games.services.notify import outbound_session
+
+    settings.NOTIFY_ALLOWED_NETWORKS = []
+    target = receiver([200])
+    with pytest.raises(requests.ConnectionError, match="not an address to POST to"):
+        outbound_session().post(f"{target.url}/in", data=b"{}", timeout=5)
+    assert target.got == []
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    assert outbound_session().post(f"{target.url}/in", data=b"{}", timeout=5).status_code == 200
+    assert len(target.got) == 1
+
+
 @pytest.mark.django_db
 def test_webhooks_list_bound_delete_and_go_with_the_account(
     make_player, client_for, settings, vapid
