@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import APIException, NotAuthenticated, Throttled
@@ -956,11 +956,15 @@ class QueueApi(APIView):
     @extend_schema(
         responses={
             200: QueueEntrySerializer,
-            **error_responses("not_authenticated", "not_found"),
+            204: OpenApiResponse(description="The caller never queued: no body."),
+            **error_responses("not_authenticated"),
         },
     )
     def get(self, request: AuthenticatedRequest) -> Response:
-        return no_store(Response(queue_entry(queue_get(player=request.user.player))))
+        entry = queue_get(player=request.user.player)
+        if entry is None:
+            return no_store(Response(status=status.HTTP_204_NO_CONTENT))
+        return no_store(Response(queue_entry(entry)))
 
     @schema.queue_join
     @extend_schema(

@@ -630,7 +630,8 @@ queue_get = extend_schema(
     summary="The caller's quick-play entry",
     description=(
         "The caller's entry: `waiting`, or how their last wait ended (`seated` at `match`, "
-        "`expired`, `left`) until they queue again. 404 when they never queued."
+        "`expired`, `left`) until they queue again. 204 with no body when they never queued "
+        "(nothing to show, and nothing for a browser to log as a failed load)."
     ),
     examples=[
         OpenApiExample(

@@ -131,12 +131,10 @@ def queue_join(
     return entry
 
 
-def queue_get(*, player: Player) -> QueueEntry:
-    """The player's entry (waiting, or how their last wait ended); 404 when they never queued."""
-    entry = QueueEntry.objects.filter(player=player).first()
-    if entry is None:
-        raise ApplicationError("not_found", _("You are not in the queue."))
-    return entry
+def queue_get(*, player: Player) -> QueueEntry | None:
+    """The player's entry (waiting, or how their last wait ended); None when they never
+    queued."""
+    return QueueEntry.objects.filter(player=player).first()
 
 
 def queue_leave(*, player: Player) -> QueueEntry:

@@ -53,7 +53,8 @@ def test_presets_are_public_with_their_full_rules(api):
 def test_one_entry_per_player_and_leaving(make_player, client_for):
     player, token = make_player()
     client = client_for(token)
-    _refused(client.get("/api/v1/queue"), "not_found", 404)
+    never = client.get("/api/v1/queue")  # never queued: no content
+    assert never.status_code == 204 and never.content == b"", never.content
     _refused(client.post("/api/v1/queue/leave"), "not_found", 404)
     entry = _ok(_join(client, bots_allowed=True), 201)
     assert entry["status"] == "waiting" and entry["preset"] == "classic" and entry["match"] is None

@@ -769,7 +769,7 @@ export interface paths {
         };
         /**
          * The caller's quick-play entry
-         * @description The caller's entry: `waiting`, or how their last wait ended (`seated` at `match`, `expired`, `left`) until they queue again. 404 when they never queued.
+         * @description The caller's entry: `waiting`, or how their last wait ended (`seated` at `match`, `expired`, `left`) until they queue again. 204 with no body when they never queued (nothing to show, and nothing for a browser to log as a failed load).
          */
         get: operations["queue_get"];
         put?: never;
@@ -4516,17 +4516,15 @@ export interface operations {
                     "application/json": components["schemas"]["QueueEntry"];
                 };
             };
-            /** @description `not_authenticated` */
-            401: {
+            /** @description The caller never queued: no body. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description `not_found` */
-            404: {
+            /** @description `not_authenticated` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -341,7 +341,8 @@ export const rulePresets = () =>
   /** @type {Promise<Schemas["RulePreset"][]>} */ (typed("GET", "/rules/presets"));
 /** @param {Schemas["QueueJoinRequest"]} body */
 export const joinQueue = (body) => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue", { body }));
-export const queue = () => /** @type {Promise<QueueEntry>} */ (typed("GET", "/queue"));
+/** The caller's quick-play entry, null when they never queued (204). */
+export const queue = () => /** @type {Promise<QueueEntry | null>} */ (typed("GET", "/queue"));
 export const leaveQueue = () => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue/leave"));
 
 // ---- leaderboards and tournaments ----

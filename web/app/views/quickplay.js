@@ -117,10 +117,13 @@ export async function quickPlayPanel() {
     }
   }
 
-  /** What the entry says: wait, go to the table, or the form again. @param {api.QueueEntry} entry */
+  /** What the entry says: wait, go to the table, or the form again (none: never queued).
+   * @param {api.QueueEntry | null} entry */
   function follow(entry) {
     if (stopped) return;
-    if (entry.status === "seated" && entry.match) {
+    if (entry === null) {
+      showForm();
+    } else if (entry.status === "seated" && entry.match) {
       quiet();
       location.hash = `#/match/${entry.match}`;
     } else if (entry.status === "waiting") {
@@ -170,8 +173,8 @@ export async function quickPlayPanel() {
   showForm();
   try {
     const entry = await api.queue();
-    if (entry.status === "waiting") follow(entry);
-    else if (entry.status === "seated" && entry.match && entry.ended_at
+    if (entry?.status === "waiting") follow(entry);
+    else if (entry?.status === "seated" && entry.match && entry.ended_at
              && Date.now() - Date.parse(entry.ended_at) < RECENT_MS
              && (await api.match(entry.match)).status === "active") {
       // Seated while away from the lobby: the way to that table.
@@ -179,7 +182,7 @@ export async function quickPlayPanel() {
         h("a", { href: `#/match/${entry.match}`, testid: "quick-seated-link" }, t("quick.toTable"))));
     }
   } catch {
-    // Never queued (404): the form.
+    // The entry could not be read: the form.
   }
   return {
     element: panel,
