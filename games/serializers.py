@@ -239,6 +239,11 @@ class MoveReplySerializer(StateSerializer):
     )
 
 
+class CardLeftSerializer(serializers.Serializer):
+    card = serializers.CharField()
+    points = serializers.IntegerField(help_text="The card's penalty (R-29).")
+
+
 class MoveAfterSerializer(serializers.Serializer):
     dealer = serializers.IntegerField()
     phase = serializers.ChoiceField(choices=["opening", "play", "ace_followup", "deal_over"])
@@ -372,6 +377,10 @@ class DealLuckSerializer(serializers.Serializer):
                         },
                     }
                 ],
+                "cards_left": [
+                    [],
+                    [{"card": "JD", "points": 25}, {"card": "8C", "points": 8}],
+                ],
                 "luck": {
                     "samples": 256,
                     "bot": "greedy",
@@ -417,6 +426,12 @@ class DealRevealSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField()), allow_null=True
     )
     moves = MoveEntrySerializer(many=True, allow_null=True)
+    cards_left = serializers.ListField(
+        child=serializers.ListField(child=CardLeftSerializer()),
+        allow_null=True,
+        help_text="Each seat's cards at the deal's end with each card's penalty (R-29), once"
+        " the deal may be shown: `result.hand_penalties` card by card.",
+    )
     luck = DealLuckSerializer(
         allow_null=True, help_text="Each seat's luck, once the deal is shown and analysed."
     )
@@ -661,12 +676,16 @@ def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
         "seed": None,
         "hands_at_start": None,
         "moves": None,
+        "cards_left": None,
     }
     if moves is not None:
         body["result"] = _deal_result(deal.result or {})
         body["seed"] = bytes(deal.seed).hex()
         body["hands_at_start"] = deal.hands_at_start
         body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
+        if deal.final_state:
+            hands = engine.State.from_json(deal.final_state).hands
+            body["cards_left"] = [[{"card": c.code, "points": c.penalty} for c in h] for h in hands]
     return body
 
 

@@ -665,6 +665,11 @@ class PlayerHistoryApi(APIView):
         boards = BoardRatingSerializer(
             many=True, help_text="All-time rating on each board the match moved, after it."
         )
+        change = serializers.FloatField(
+            allow_null=True,
+            help_text="How the match moved the global rating's ordinal: `rating.ordinal` minus"
+            " the ordinal before it (the previous entry's, or the starting rating's).",
+        )
 
     @schema.players_history
     @extend_schema(

@@ -158,4 +158,7 @@ def history_entry(row: RatingHistory, *, hidden: bool = False) -> dict[str, Any]
             "ordinal": row.rating_ordinal,
         },
         "boards": row.boards,
+        "change": round(row.rating_ordinal - row.ordinal_before, 4)  # type: ignore[attr-defined]
+        if hasattr(row, "ordinal_before")
+        else None,
     }

@@ -46,9 +46,15 @@ def seen_cards(page: Page) -> set[tuple[str, str]]:
 
 
 def played_cards(viewer: Person, match_id: str) -> set[str]:
-    """Every card that was public at some point: played (the log) or turned as the pile top."""
+    """Every card that was public at some point: played (the log) or turned as the pile top,
+    or left in a hand at the end of a deal that is over (its result shows them card by card)."""
     moves = viewer.get(f"/api/v1/matches/{match_id}/moves")
-    return {m["card"] for m in moves if m["card"]}
+    public = {m["card"] for m in moves if m["card"]}
+    for deal in viewer.get(f"/api/v1/matches/{match_id}")["deals"]:
+        if deal["status"] == "over":
+            reveal = viewer.get(f"/api/v1/matches/{match_id}/deals/{deal['number']}")
+            public |= {c["card"] for hand in reveal["cards_left"] or [] for c in hand}
+    return public
 
 
 class Audit:

@@ -397,6 +397,14 @@ def test_deal_reveal_hides_seed_until_the_deal_is_over_then_replays(two_humans, 
     final = engine.replay(rules, 2, over["opener"], seed, moves)
     assert list(final.result.penalties) == over["result"]["penalties"]
     assert all(m["drawn"] is not None for m in over["moves"])
+    # The cards left card by card: each seat's final hand, its penalties summing to the hand's.
+    assert body["cards_left"] is None
+    assert [[c["card"] for c in hand] for hand in over["cards_left"]] == [
+        [c.code for c in h] for h in final.hands
+    ]
+    assert [sum(c["points"] for c in hand) for hand in over["cards_left"]] == over["result"][
+        "hand_penalties"
+    ]
     assert api.get(f"/api/v1/matches/{mid}/deals/99").status_code == 404
 
 

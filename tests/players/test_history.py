@@ -60,6 +60,12 @@ def test_history_after_two_matches(api, make_player):
     assert all(b["mu"] != pytest.approx(after_second.rating_mu) for b in newest["boards"])
     profile = api.get(f"/api/v1/players/{ana.id}").json()
     assert profile["rating"]["mu"] == pytest.approx(newest["rating"]["mu"])
+    # What each match moved: from the starting ordinal (0), then from the match before.
+    assert oldest["change"] == pytest.approx(after_first.rating_ordinal - 0.0, abs=1e-3)
+    assert oldest["change"] > 0
+    assert newest["change"] == pytest.approx(
+        after_second.rating_ordinal - after_first.rating_ordinal, abs=1e-3
+    )
 
 
 def test_history_pages_both_ways(api, make_player):

@@ -1182,6 +1182,11 @@ export interface components {
          * @enum {string}
          */
         CancelReasonEnum: "cancelled" | "expired";
+        CardLeft: {
+            card: string;
+            /** @description The card's penalty (R-29). */
+            points: number;
+        };
         DealAnalysis: {
             status: components["schemas"]["DealAnalysisStatusEnum"];
             /** @description Why it failed (`failed` only): it is never computed again. */
@@ -1273,6 +1278,8 @@ export interface components {
             seed: string | null;
             hands_at_start: string[][] | null;
             moves: components["schemas"]["MoveEntry"][] | null;
+            /** @description Each seat's cards at the deal's end with each card's penalty (R-29), once the deal may be shown: `result.hand_penalties` card by card. */
+            cards_left: components["schemas"]["CardLeft"][][] | null;
             /** @description Each seat's luck, once the deal is shown and analysed. */
             luck: components["schemas"]["DealLuck"] | null;
         };
@@ -1683,6 +1690,11 @@ export interface components {
             rating: components["schemas"]["Rating"];
             /** @description All-time rating on each board the match moved, after it. */
             boards: components["schemas"]["BoardRating"][];
+            /**
+             * Format: double
+             * @description How the match moved the global rating's ordinal: `rating.ordinal` minus the ordinal before it (the previous entry's, or the starting rating's).
+             */
+            change: number | null;
         };
         PlayerHistoryPageResponse: {
             results: components["schemas"]["PlayerHistoryEntry"][];

@@ -225,6 +225,13 @@ export const streamTicket = (path) =>
 export const me = () => /** @type {Promise<Player>} */ (typed("GET", "/players/me"));
 /** @param {string} id */
 export const player = (id) => /** @type {Promise<Player>} */ (typed("GET", `/players/${id}`));
+/**
+ * A player's rating after each settled match, newest first.
+ * @param {string} id
+ * @param {{ limit?: number }} [params]
+ */
+export const history = (id, params) =>
+  /** @type {Promise<Schemas["PlayerHistoryPageResponse"]>} */ (typed("GET", `/players/${id}/history${query(params ?? {})}`));
 export const bots = () => /** @type {Promise<Bot[]>} */ (typed("GET", "/bots"));
 export const rules = () => /** @type {Promise<Schemas["RuleOption"][]>} */ (typed("GET", "/rules"));
 

@@ -18,6 +18,7 @@ import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.
 import { announcer, keepFocus, tableKeys } from "./table-keys.js";
 import { privatePanel } from "./private.js";
 import { Playback } from "./table-play.js";
+import { dealScreen, matchScreen, ratingChanges } from "./table-results.js";
 
 const SUITS = ["C", "D", "H", "S"];
 /** Table talk's preset phrases (POST …/talk), shown in the page's language. */
@@ -122,6 +123,12 @@ export async function tableView(root, matchId) {
   let jack = null;
   /** @type {Map<number, api.DealResult>} */
   const results = new Map();
+  /** @type {Map<number, api.DealReveal>} each deal's reveal once over (its cards left) */
+  const reveals = new Map();
+  /** @type {Map<number, number | null> | null} each seat's rating change, once the match is over */
+  let ratings = null;
+  /** the deal whose result screen was put away (Continue) */
+  let dismissed = 0;
   let stopped = false;
   /** the confirm step of "Resign" is open */
   let confirming = false;
@@ -141,6 +148,8 @@ export async function tableView(root, matchId) {
   let spoken = { deal: 0, seq: -1 };
   let wasYourTurn = false;
   const endBox = h("div", { class: "end" });
+  // The match's result screen comes first on the page once it is over.
+  const resultTop = h("div", { class: "result-top" });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   const privateBox = h("div", { class: "private-box" });
   const talkLines = h("ul", { class: "talk-lines", testid: "talk-lines" });
@@ -159,6 +168,7 @@ export async function tableView(root, matchId) {
     noticeBox,
     speech.region,
     privateBox,
+    resultTop,
     board,
     endBox,
     talkPanel,
@@ -217,7 +227,11 @@ export async function tableView(root, matchId) {
         showError(error);
       }
       await loadResults();
-      if (real) draw();
+      if ((match.status === "finished" || match.status === "abandoned") && ratings === null) {
+        ratings = new Map();
+        loadRatings();
+      }
+      draw();
     }
     await built;
   }
@@ -394,6 +408,7 @@ export async function tableView(root, matchId) {
       try {
         const reveal = await api.deal(matchId, d.number);
         if (reveal.result) results.set(d.number, reveal.result);
+        reveals.set(d.number, reveal);
       } catch {
         // The summary of the match still tells the winners and penalties.
       }
@@ -497,7 +512,7 @@ export async function tableView(root, matchId) {
     // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
     talkPanel.hidden = v.status === "waiting" || v.status === "cancelled";
     fill(privateBox, privatePanel(match, () => reload()));
-    table.dataset.status = real && match.status === "finished" ? "finished" : v.status;
+    table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
     const n = match.seats.length;
     const you = v.you;
     const yourTurn = you !== null && v.turn === you && v.status === "active";
@@ -687,57 +702,56 @@ export async function tableView(root, matchId) {
     return /** @type {Record<string, unknown>} */ (match.rules).seven_chain_growth === "doubling" ? 3 * 2 ** (k - 1) : 3 * k;
   }
 
+  /** Each player's rating change by the match: its settlement may follow its end by a moment. */
+  async function loadRatings() {
+    for (let attempt = 0; attempt < 6 && !stopped; attempt++) {
+      ratings = await ratingChanges(match);
+      if (real) draw();
+      if (![...ratings.values()].some((c) => c === null)) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * (attempt + 1)));
+    }
+  }
+
+  /** The frame on screen is the newest view the server sent (nothing is being played out). */
+  function newest() {
+    return real && view !== null && latest !== null && view.version === latest.version;
+  }
+
+  /** The match is over and its end is on screen. */
+  function newestOver() {
+    return newest() && (match.status === "finished" || match.status === "abandoned");
+  }
+
   function drawEnd() {
     const v = view;
     if (!v) return;
     const over = match.deals.filter((d) => d.status === "over");
     const last = over[over.length - 1];
+    // A deal that has just ended (its last move on screen): its result over the table.
+    const ending = v.phase === "deal_over" && v.deal !== null && v.status === "active" && !newestOver();
     /** @type {HTMLElement | null} */
     let dealBox = null;
-    if (last || v.result) {
-      const number = v.result && v.phase === "deal_over" ? v.deal ?? last?.number ?? 0 : last.number;
-      const result = (v.result && v.phase === "deal_over" ? v.result : results.get(number)) ?? null;
-      const winners = result?.winners ?? last?.winners ?? [];
-      const penalties = result?.penalties ?? last?.penalties ?? [];
-      const names = winners.map((w) => (match.seats[w] ? seatName(match.seats[w]) : String(w))).join(", ");
-      const reason = result?.reason ?? last?.reason;
-      dealBox = h("section", { class: "card-panel deal-result", testid: "deal-result", "data-deal": number,
-        "data-multiplier": result?.multiplier ?? "" },
-        h("h2", {}, t("result.title", { n: number })),
-        h("p", {}, reason === "stock_exhausted"
-          ? t("result.stock", { names })
-          : t("result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
-          result && result.multiplier > 1 ? ` · ${t("result.multiplier", { m: result.multiplier })}` : ""),
-        h("ul", { class: "penalties" },
-          penalties.map((points, seat) => h("li", { "data-seat": seat, "data-penalty": points },
-            t("result.penalty", { name: match.seats[seat] ? seatName(match.seats[seat]) : seat, points })))),
-        h("a", { href: `#/replay/${matchId}/${number}`, testid: "replay-link" }, t("table.replay", { n: number })));
+    const number = ending ? /** @type {number} */ (v.deal) : last?.number ?? 0;
+    if (number && (ending || last)) {
+      const result = (ending && v.result ? v.result : results.get(number)) ?? null;
+      const overlay = ending && dismissed !== number;
+      dealBox = dealScreen({
+        match, number, result, summary: match.deals.find((d) => d.number === number),
+        reveal: reveals.get(number) ?? null,
+        totals: real && !ending ? v.totals : null,
+        you: v.you, overlay,
+        onContinue: () => { dismissed = number; playback.skip(); draw(); },
+      });
     }
     /** @type {HTMLElement | null} */
     let matchBox = null;
-    if (real && (match.status === "finished" || match.status === "abandoned")) {
-      const ranked = match.seats.slice().sort((a, b) => (a.place ?? 99) - (b.place ?? 99));
-      /** @type {Record<string, unknown>} */
-      const places = {};
-      for (const seat of match.seats) places[`data-place-${seat.seat}`] = seat.place ?? "";
-      const abandoned = match.status === "abandoned";
-      matchBox = h("section", { class: "card-panel match-result", testid: "match-result",
-        "data-status": match.status, ...places },
-        h("h2", {}, abandoned ? t("table.abandoned") : t("table.matchResult")),
-        h("ul", { class: "places" }, ranked.map((seat) => h("li", { "data-seat": seat.seat },
-          t("table.place", { place: seat.place ?? "–", name: seatName(seat), total: seat.total }),
-          seat.resigned ? ` · ${t("table.resigned")}` : ""))),
-        h("div", { class: "row" },
-          role === "seat" && !abandoned ? h("button", { type: "button", class: "primary", testid: "rematch-button",
-            onclick: rematch }, t("table.rematch")) : null,
-          role === "seat" ? h("a", { href: "#/lobby", class: "button", testid: "new-match-link" },
-            t("table.newMatch")) : null,
-          // An abandoned match's deal that was being played is never over: no replay.
-          match.deals.filter((d) => d.status === "over").map((d) =>
-            h("a", { href: `#/replay/${matchId}/${d.number}`, class: "button" },
-              t("table.replay", { n: d.number })))));
+    if (v.status === "finished" || v.status === "abandoned" ||
+        (newest() && (match.status === "finished" || match.status === "abandoned"))) {
+      matchBox = matchScreen({ match, role, you: v.you, ratings: ratings ?? new Map(), onRematch: rematch });
     }
-    fill(endBox, matchBox, dealBox);
+    const overlaid = dealBox?.classList.contains("overlay") ?? false;
+    fill(resultTop, matchBox, overlaid ? dealBox : null);
+    fill(endBox, overlaid ? null : dealBox);
   }
 
   async function rematch() {
@@ -773,7 +787,7 @@ export async function tableView(root, matchId) {
       }
       return { from: board.querySelector(".stock"), to: seat, card: null };
     },
-    hold: (frame) => !frame.real && frame.view.phase === "deal_over",
+    hold: (frame) => frame.view.phase === "deal_over" && frame.view.status === "active",
   });
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();

@@ -1,0 +1,95 @@
+"""The deal's and the match's result screens, by clicks: a deal's result comes over the table
+as it ends (the winner, each seat's cards left card by card with their penalties, the ×3 / ×2
+explained, the deal scores), the match's first on the page once it is over (the winner, places,
+totals and each player's rating change), with rematch, replay and lobby, each clicked."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .harness import Person, by_testid, sign_in, take_turn
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240), pytest.mark.xdist_group("results")]
+
+
+def test_deal_and_match_results_by_clicks(web_client: str, pages: Any) -> None:
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], deals=2, rules={"hand_size": 3})
+    # Two pages of the person: the wide one plays, the phone follows; a pace a person follows
+    # (a deal's result stays five moves' time over the table).
+    wide, phone = pages.new(pace=600), pages.new(375, 800, pace=600)
+    for page in (wide, phone):
+        sign_in(page, web_client, person, route=f"#/match/{match_id}")
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+
+    overlay = by_testid(phone, "deal-result").and_(phone.locator(".overlay"))
+    shot = False
+
+    def step() -> None:
+        nonlocal shot
+        if shot or not overlay.count():
+            return
+        shot = True
+        for page in (wide, phone):
+            pages.shot(page, "deal-result")
+        # Seat by seat: the cards left, each with its penalty, summing to the hand's.
+        number = int(overlay.get_attribute("data-deal") or 0)
+        reveal = person.get(f"/api/v1/matches/{match_id}/deals/{number}")
+        for seat, hand in enumerate(reveal["cards_left"]):
+            row = overlay.locator(f'[data-testid="deal-seat"][data-seat="{seat}"]')
+            shown = row.locator('[data-testid="left-card"]')
+            expect(shown).to_have_count(len(hand))
+            for i, card in enumerate(hand):
+                expect(shown.nth(i)).to_have_attribute("data-card", card["card"])
+                expect(shown.nth(i)).to_have_attribute("data-points", str(card["points"]))
+            expect(row).to_have_attribute("data-penalty", str(reveal["result"]["penalties"][seat]))
+        expect(by_testid(overlay, "deal-why")).to_have_attribute(
+            "data-multiplier", str(reveal["result"]["multiplier"])
+        )
+        by_testid(phone, "deal-continue").click()
+        expect(overlay).to_have_count(0)
+
+    deadline = time.monotonic() + 180
+    while by_testid(wide, "table").get_attribute("data-status") != "finished":
+        assert time.monotonic() < deadline, "the match did not finish in time"
+        step()
+        if not take_turn(wide):
+            wide.wait_for_timeout(100)
+    assert shot, "no deal's result was seen over the table"
+
+    match = person.get(f"/api/v1/matches/{match_id}")
+    for page in (wide, phone):
+        result = by_testid(page, "match-result")
+        expect(result).to_be_visible()
+        winner = by_testid(result, "match-winner")
+        firsts = [s["seat"] for s in match["seats"] if s["place"] == 1]
+        expect(winner).to_have_attribute("data-winners", " ".join(map(str, firsts)))
+        if firsts == [0]:
+            expect(winner).to_have_text("You won the match!")
+        # Each player's rating change, as its history tells it.
+        changes = by_testid(result, "rating-change")
+        expect(changes).to_have_count(2)
+        expect(changes.first).to_have_attribute("data-change", re.compile(r"^-?\d"))
+        pages.shot(page, "match-result")
+    history = person.get(f"/api/v1/players/{person.id}/history?limit=1")["results"][0]
+    mine = by_testid(wide, "match-result").locator('li[data-seat="0"] [data-testid="rating-change"]')
+    assert float(mine.get_attribute("data-change") or "nan") == pytest.approx(
+        history["change"], abs=1e-6
+    )
+
+    # Replay, and back to the match; the lobby; a rematch.
+    by_testid(phone, "match-replay-link").first.click()
+    phone.wait_for_url(re.compile(rf"#/replay/{match_id}/1$"))
+    by_testid(phone, "replay-to-match").click()
+    phone.wait_for_url(re.compile(rf"#/match/{match_id}$"))
+    by_testid(phone, "lobby-link").click()
+    phone.wait_for_url(re.compile(r"#/lobby$"))
+    by_testid(wide, "rematch-button").click()
+    wide.wait_for_url(re.compile(r"#/match/(?!" + match_id + r")[0-9a-f-]{36}$"))
+    expect(by_testid(wide, "table")).to_have_attribute("data-status", "active")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

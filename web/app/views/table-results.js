@@ -1,0 +1,156 @@
+// @ts-check
+/**
+ * The table's result screens. A deal's: who won and how, each seat's cards left card by card
+ * with their penalties (the deal reveal's `cards_left`), the ×3 / ×2 of a last 7 or Jack
+ * explained (docs/rules.md R-30, R-31), each deal score and total. The match's: the winner,
+ * the places and totals, each player's rating change (their rating history's `change`), and
+ * rematch, replay and lobby. Every fact is the server's: nothing here is scored.
+ */
+
+import * as api from "../api.js";
+import { cardFace, cardText } from "../cards.js";
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { seatName } from "../ui.js";
+
+/**
+ * @param {api.Match} match
+ * @param {number} seat
+ */
+function nameOf(match, seat) {
+  return match.seats[seat] ? seatName(match.seats[seat]) : String(seat);
+}
+
+/** @param {api.DealResult} result */
+function why(result) {
+  if (result.reason === "stock_exhausted") return t("result.whyStock");
+  if (result.multiplier === 3) return t("result.why7", { card: result.last_card ? cardText(result.last_card) : "7" });
+  if (result.multiplier === 2) return t("result.whyJ", { card: result.last_card ? cardText(result.last_card) : "J" });
+  return t("result.why1");
+}
+
+/**
+ * A deal's result screen.
+ * @param {{ match: api.Match, number: number, result: api.DealResult | null,
+ *   summary: api.Match["deals"][number] | undefined, reveal: api.DealReveal | null,
+ *   totals: number[] | null, you: number | null, overlay: boolean, onContinue?: () => void }} args
+ */
+export function dealScreen({ match, number, result, summary, reveal, totals, you, overlay, onContinue }) {
+  const winners = result?.winners ?? summary?.winners ?? [];
+  const penalties = result?.penalties ?? summary?.penalties ?? [];
+  const names = winners.map((w) => (w === you ? t("table.you") : nameOf(match, w))).join(", ");
+  const reason = result?.reason ?? summary?.reason;
+  const cardsLeft = reveal?.cards_left ?? null;
+  const multiplier = result?.multiplier ?? 1;
+  return h("section", {
+    class: `card-panel deal-result result-screen${overlay ? " overlay" : ""}`,
+    testid: "deal-result", "data-deal": number, "data-multiplier": result?.multiplier ?? "",
+    role: overlay ? "dialog" : "region", "aria-label": t("result.title", { n: number }),
+  },
+  h("h2", {}, t("result.title", { n: number })),
+  h("p", { class: "result-headline", testid: "deal-winners" }, reason === "stock_exhausted"
+    ? t("result.stock", { names })
+    : t("result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
+  result && result.multiplier > 1 ? ` · ${t("result.multiplier", { m: result.multiplier })}` : ""),
+  result ? h("p", { class: "result-why", testid: "deal-why", "data-multiplier": multiplier }, why(result)) : null,
+  h("table", { class: "result-table" },
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col" }, t("result.player")),
+      h("th", { scope: "col" }, t("result.cards")),
+      h("th", { scope: "col" }, t("result.score")),
+      totals ? h("th", { scope: "col" }, t("result.total")) : null)),
+    h("tbody", {}, penalties.map((points, seat) => {
+      const cards = cardsLeft?.[seat] ?? null;
+      const hand = result?.hand_penalties?.[seat];
+      const won = winners.includes(seat);
+      return h("tr", { testid: "deal-seat", "data-seat": seat, "data-penalty": points, class: won ? "won" : "" },
+        h("th", { scope: "row" }, nameOf(match, seat), seat === you ? ` (${t("table.you")})` : "",
+          won ? ` ★` : ""),
+        h("td", { class: "left" },
+          cards === null ? "…" : cards.length === 0 ? t("result.noCards") :
+            h("ul", { class: "left-cards" }, cards.map((c) => h("li", {
+              testid: "left-card", "data-card": c.card, "data-points": c.points,
+            }, cardFace(c.card), h("span", { class: "points" }, `${c.points}`)))),
+          hand !== undefined && cards && cards.length
+            ? h("div", { class: "sum" }, result && result.multiplier > 1 && !won
+              ? `${hand} × ${result.multiplier} = ${points}` : `= ${hand}`)
+            : null),
+        h("td", { class: "score", "data-score": points }, String(points)),
+        totals ? h("td", { class: "total" }, String(totals[seat] ?? "")) : null);
+    }))),
+  h("div", { class: "row" },
+    h("a", { href: `#/replay/${match.id}/${number}`, class: "button", testid: "replay-link" },
+      t("table.replay", { n: number })),
+    overlay && onContinue
+      ? h("button", { type: "button", class: "primary", testid: "deal-continue", onclick: onContinue },
+        t("result.continue"))
+      : null));
+}
+
+/**
+ * The match's result screen.
+ * @param {{ match: api.Match, role: string, you: number | null,
+ *   ratings: Map<number, number | null>, onRematch: () => void }} args
+ */
+export function matchScreen({ match, role, you, ratings, onRematch }) {
+  const ranked = match.seats.slice().sort((a, b) => (a.place ?? 99) - (b.place ?? 99));
+  /** @type {Record<string, unknown>} */
+  const places = {};
+  for (const seat of match.seats) places[`data-place-${seat.seat}`] = seat.place ?? "";
+  const abandoned = match.status === "abandoned";
+  const firsts = match.seats.filter((s) => s.place === 1);
+  const youWon = you !== null && firsts.some((s) => s.seat === you);
+  const headline = abandoned ? t("table.abandoned")
+    : youWon ? t("match.youWon")
+      : t("match.winner", { names: firsts.map((s) => seatName(s)).join(", ") });
+  return h("section", { class: "card-panel match-result result-screen", testid: "match-result",
+    "data-status": match.status, ...places, role: "region", "aria-label": t("table.matchResult") },
+  h("h2", {}, t("table.matchResult")),
+  h("p", { class: `result-headline${youWon ? " you-won" : ""}`, testid: "match-winner",
+    "data-winners": firsts.map((s) => s.seat).join(" ") }, headline),
+  h("ol", { class: "places" }, ranked.map((seat) => {
+    const change = ratings.get(seat.seat);
+    return h("li", { "data-seat": seat.seat, testid: "match-place" },
+      h("span", { class: "place-name" },
+        t("table.place", { place: seat.place ?? "–", name: seatName(seat), total: seat.total }),
+        seat.seat === you ? ` (${t("table.you")})` : "",
+        seat.resigned ? ` · ${t("table.resigned")}` : ""),
+      abandoned || change === undefined ? null : h("span", {
+        class: `rating-change${change !== null && change < 0 ? " down" : " up"}`, testid: "rating-change",
+        "data-change": change ?? "",
+      }, change === null ? t("match.ratingPending")
+        : t("match.rating", { change: `${change >= 0 ? "+" : "−"}${Math.abs(change).toFixed(2)}` })));
+  })),
+  h("div", { class: "row result-actions" },
+    role === "seat" && !abandoned ? h("button", { type: "button", class: "primary", testid: "rematch-button",
+      onclick: onRematch }, t("table.rematch")) : null,
+    // An abandoned match's deal that was being played is never over: no replay.
+    match.deals.filter((d) => d.status === "over").map((d) =>
+      h("a", { href: `#/replay/${match.id}/${d.number}`, class: "button", testid: "match-replay-link",
+        "data-deal": d.number }, t("table.replay", { n: d.number }))),
+    h("a", { href: "#/lobby", class: "button", testid: "lobby-link" }, t("match.lobby")),
+    role === "seat" ? h("a", { href: "#/lobby", class: "button", testid: "new-match-link" },
+      t("table.newMatch")) : null));
+}
+
+/**
+ * Each seat's rating change by the match (its player's rating history, newest first): null
+ * while the match is not settled yet.
+ * @param {api.Match} match
+ * @returns {Promise<Map<number, number | null>>}
+ */
+export async function ratingChanges(match) {
+  /** @type {Map<number, number | null>} */
+  const changes = new Map();
+  await Promise.all(match.seats.map(async (seat) => {
+    if (!seat.player) return;
+    try {
+      const page = await api.history(seat.player.id, { limit: 1 });
+      const row = page.results[0];
+      changes.set(seat.seat, row && row.match === match.id ? row.change ?? null : null);
+    } catch {
+      // The places stand without it.
+    }
+  }));
+  return changes;
+}
