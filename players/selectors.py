@@ -322,7 +322,7 @@ def player_history_page(
         return [], None, None
     first, last = page[0], page[-1]
     return (
-        page,
+        list[RatingHistory](page),
         HistoryKeyset(last.finished_at, last.match_id, True) if has_next else None,
         HistoryKeyset(first.finished_at, first.match_id, False) if has_previous else None,
     )

@@ -143,6 +143,12 @@ def leaderboard_summary(
     }
 
 
+def _change(row: RatingHistory) -> float | None:
+    """How the row's match moved the ordinal (players.selectors annotates `ordinal_before`)."""
+    before = getattr(row, "ordinal_before", None)
+    return None if before is None else round(row.rating_ordinal - before, 4)
+
+
 def history_entry(row: RatingHistory, *, hidden: bool = False) -> dict[str, Any]:
     """One row of a player's rating history; `hidden`: its match is a private one the caller
     may not see, and is not named."""
@@ -158,7 +164,5 @@ def history_entry(row: RatingHistory, *, hidden: bool = False) -> dict[str, Any]
             "ordinal": row.rating_ordinal,
         },
         "boards": row.boards,
-        "change": round(row.rating_ordinal - row.ordinal_before, 4)  # type: ignore[attr-defined]
-        if hasattr(row, "ordinal_before")
-        else None,
+        "change": _change(row),
     }

@@ -77,7 +77,9 @@ def test_deal_and_match_results_by_clicks(web_client: str, pages: Any) -> None:
         expect(changes.first).to_have_attribute("data-change", re.compile(r"^-?\d"))
         pages.shot(page, "match-result")
     history = person.get(f"/api/v1/players/{person.id}/history?limit=1")["results"][0]
-    mine = by_testid(wide, "match-result").locator('li[data-seat="0"] [data-testid="rating-change"]')
+    mine = by_testid(wide, "match-result").locator(
+        'li[data-seat="0"] [data-testid="rating-change"]'
+    )
     assert float(mine.get_attribute("data-change") or "nan") == pytest.approx(
         history["change"], abs=1e-6
     )
