@@ -244,6 +244,9 @@ REST_FRAMEWORK = {
         # Per user: private tables' POST …/invite, …/invitations/accept|decline and a join
         # that brings a join code (games.apis).
         "match_invite": os.environ.get("THROTTLE_MATCH_INVITE", "30/min"),
+        # Per user: the tournament writes, POST /tournaments, …/start, …/cancel and
+        # …/invitations/accept|decline (tournaments.apis).
+        "tournament": os.environ.get("THROTTLE_TOURNAMENT", "30/min"),
         # Per user: the notification routes, push subscriptions and webhooks (games.notify_apis).
         "notify": os.environ.get("THROTTLE_NOTIFY", "30/min"),
         # Per API token: the moves, POST …/moves and a match WebSocket's `move` on one count

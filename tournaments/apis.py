@@ -112,6 +112,13 @@ class TournamentListCreateApi(APIView):
     def get_permissions(self) -> list[Any]:
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
+    def get_throttles(self) -> list[Any]:
+        """A create counts towards THROTTLE_TOURNAMENT; reading the list does not."""
+        if self.request is not None and self.request.method == "POST":
+            self.throttle_scope = "tournament"
+            return super().get_throttles()
+        return []
+
     class FilterSerializer(serializers.Serializer):
         class Meta:
             ref_name = "TournamentFilter"
@@ -203,7 +210,7 @@ class TournamentListCreateApi(APIView):
         request=InputSerializer,
         responses={
             201: TournamentSerializer,
-            **error_responses("invalid", "not_authenticated", "too_many_tournaments"),
+            **error_responses("invalid", "not_authenticated", "too_many_tournaments", "throttled"),
         },
     )
     def post(self, request: AuthenticatedRequest) -> Response:
@@ -231,6 +238,8 @@ class TournamentDetailApi(APIView):
 
 
 class TournamentStartApi(APIView):
+    throttle_scope = "tournament"
+
     @schema.tournaments_start
     @extend_schema(
         request=None,
@@ -244,6 +253,7 @@ class TournamentStartApi(APIView):
                 "tournament_over",
                 "invitations_pending",
                 "not_enough_entrants",
+                "throttled",
             ),
         },
     )
@@ -254,12 +264,16 @@ class TournamentStartApi(APIView):
 
 
 class TournamentCancelApi(APIView):
+    throttle_scope = "tournament"
+
     @schema.tournaments_cancel
     @extend_schema(
         request=None,
         responses={
             200: TournamentSerializer,
-            **error_responses("not_authenticated", "not_organizer", "not_found", "tournament_over"),
+            **error_responses(
+                "not_authenticated", "not_organizer", "not_found", "tournament_over", "throttled"
+            ),
         },
     )
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
@@ -270,6 +284,8 @@ class TournamentCancelApi(APIView):
 
 class TournamentInvitationAcceptApi(APIView):
     """The caller accepts their invitation (again: no change)."""
+
+    throttle_scope = "tournament"
 
     @schema.tournaments_invitation_accept
     @extend_schema(
@@ -282,6 +298,7 @@ class TournamentInvitationAcceptApi(APIView):
                 "not_found",
                 "tournament_started",
                 "tournament_over",
+                "throttled",
             ),
         },
     )
@@ -294,6 +311,8 @@ class TournamentInvitationAcceptApi(APIView):
 class TournamentInvitationDeclineApi(APIView):
     """The caller declines (or withdraws before the start): they leave the tournament."""
 
+    throttle_scope = "tournament"
+
     @schema.tournaments_invitation_decline
     @extend_schema(
         request=None,
@@ -305,6 +324,7 @@ class TournamentInvitationDeclineApi(APIView):
                 "not_found",
                 "tournament_started",
                 "tournament_over",
+                "throttled",
             ),
         },
     )

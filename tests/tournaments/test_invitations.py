@@ -214,3 +214,28 @@ def test_the_service_refuses_a_tournament_without_a_clock(cast):
         )
     assert refused.value.code == "invalid" and "turn_seconds" in refused.value.detail
     assert not Tournament.objects.exists()
+
+
+def test_the_tournament_writes_are_throttled_per_user_on_one_count(cast, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**SimpleRateThrottle.THROTTLE_RATES, "tournament": "3/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    tournament = create(cast, count=2)  # 1
+    path = f"/api/v1/tournaments/{tournament['id']}"
+    invitee = cast["clients"][0]
+    assert invitee.post(f"{path}/invitations/accept").status_code == 200  # the invitee's own count
+    assert cast["organizer"].post(f"{path}/cancel").status_code == 200  # 2
+    create(cast, count=2)  # 3
+    refused = cast["organizer"].post(
+        "/api/v1/tournaments",
+        {"name": "One more", "players": [str(cast["people"][0].id)], "format": "swiss",
+         "table_size": 2, "bots": ["greedy"], "deals": 1},
+        format="json",
+    )  # fmt: skip
+    error(refused, 429, "throttled")
+    assert int(refused["Retry-After"]) > 0
+    assert Tournament.objects.filter(name="One more").count() == 0  # refused, nothing made
+    # Reading is never counted.
+    assert cast["organizer"].get("/api/v1/tournaments").status_code == 200
+    assert cast["organizer"].get(path).status_code == 200

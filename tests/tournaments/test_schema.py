@@ -38,12 +38,15 @@ def test_new_error_codes_have_examples(schema):
     assert examples(cancel, "409") == {"tournament_over"}
     create = paths["/api/v1/tournaments"]["post"]
     assert examples(create, "400") == {"invalid"}
-    assert examples(create, "429") == {"too_many_tournaments"}
+    assert examples(create, "429") == {"too_many_tournaments", "throttled"}
+    for write in (create, start, cancel):
+        assert "throttled" in examples(write, "429")
     for answer in ("accept", "decline"):
         route = paths[f"/api/v1/tournaments/{{tournament_id}}/invitations/{answer}"]["post"]
         assert examples(route, "403") == {"not_invited"}
         assert examples(route, "409") == {"tournament_started", "tournament_over"}
         assert examples(route, "401") == {"not_authenticated"}
+        assert examples(route, "429") == {"throttled"}
 
 
 def test_invitations_and_the_clock_are_in_the_tournament_schema(schema):

@@ -4817,7 +4817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_many_tournaments` */
+            /** @description `too_many_tournaments`, `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4924,6 +4924,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     tournaments_invitation_accept: {
@@ -4982,6 +4991,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     tournaments_invitation_decline: {
@@ -5033,6 +5051,15 @@ export interface operations {
             };
             /** @description `tournament_started`, `tournament_over` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5176,6 +5203,15 @@ export interface operations {
             };
             /** @description `tournament_started`, `tournament_over`, `invitations_pending`, `not_enough_entrants` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
