@@ -52,7 +52,7 @@ def site(web_client: str) -> Site:
     person.play_out(finished)
     tournament = person.post(
         "/api/v1/tournaments",
-        {"name": "Browser cup", "bots": ["random", "greedy", "random", "greedy"],
+        {"name": "Yedili kupası", "bots": ["random", "greedy", "random", "greedy"],
          "format": "round_robin", "table_size": 2, "deals": 1},
         status=201,
     ).json()["id"]  # fmt: skip
