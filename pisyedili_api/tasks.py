@@ -269,10 +269,26 @@ def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
     future.add_done_callback(done)
 
 
+def _exit_with_parent(every: float = 0.5) -> None:
+    """In a spawned process: a thread that ends the process once its parent is gone. A server
+    killed without its exit (SIGKILL, or past its graceful timeout) would otherwise leave the
+    process behind for good, holding database sessions: its job queue's pipe never closes,
+    since the process holds the writing end too. What it was doing is re-sent by the sweeper."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def _analysis_process_start(databases: dict[str, str]) -> None:
-    """In the analysis process, once: the lowest CPU priority, Django on the server's
-    databases."""
+    """In the analysis process, once: gone with the server, the lowest CPU priority, Django on
+    the server's databases."""
     global _in_analysis_process
+    _exit_with_parent()
     os.nice(ANALYSIS_NICENESS)
     _in_analysis_process = True
     for alias, name in databases.items():

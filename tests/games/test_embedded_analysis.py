@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -135,3 +138,51 @@ def test_switched_off_the_luck_is_estimated_in_the_request(
     match_id, _ = play_one_deal(client_for(token))
     assert ran_on == [threading.current_thread().name]
     assert DealLuck.objects.filter(deal__match_id=match_id).count() == 2
+
+
+def test_the_analysis_process_ends_when_its_server_is_killed(tmp_path):
+    """A server killed without its exit (SIGKILL) takes its analysis process with it: the
+    process's own watch (pisyedili_api.tasks._exit_with_parent) ends it within a second or
+    two, instead of leaving it behind for good with its database sessions."""
+    script = (
+        "import multiprocessing, os, sys, time\n"
+        "from concurrent import futures\n"
+        "from pisyedili_api.tasks import _exit_with_parent\n"
+        "pool = futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'),"
+        " initializer=_exit_with_parent)\n"
+        "print(pool.submit(os.getpid).result(), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "DJANGO_SECRET_KEY": "insecure-test-key"},
+    )
+    try:
+        child = int(server.stdout.readline())
+        os.kill(child, 0)  # alive
+        server.kill()
+        server.wait(10)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                os.kill(child, 0)
+            except ProcessLookupError:
+                break
+            # Reaped by init once it exits; until then it may show as a zombie.
+            if _zombie(child):
+                break
+            assert time.monotonic() < deadline, "the analysis process outlived its server"
+            time.sleep(0.1)
+    finally:
+        server.kill()
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return False
