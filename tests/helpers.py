@@ -76,6 +76,35 @@ def commits_run_in_place() -> Iterator[None]:
             connection.run_on_commit.clear()
 
 
+def race(*calls: Any) -> list[str | None]:
+    """Run `calls` in threads released at once, each on its own database connection (closed
+    after); each one's outcome: "ok" or the code of the ApplicationError it raised."""
+    import threading
+
+    from django.db import connection
+
+    from pisyedili_api.errors import ApplicationError
+
+    start, results = threading.Barrier(len(calls)), [None] * len(calls)
+
+    def run(index: int, call: Any) -> None:
+        try:
+            start.wait()
+            call()
+            results[index] = "ok"
+        except ApplicationError as exc:
+            results[index] = exc.code
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
 def create_match(client: Any, **body: Any) -> dict[str, Any]:
     response = client.post("/api/v1/matches", {"seats": 2, **body}, format="json")
     assert response.status_code == 201, response.content

@@ -4,18 +4,15 @@ the move reply's `pending_bot_turns`."""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import events, tasks
 from games.models import Match, Seat
 from games.services import match_cancel, match_join, match_leave
-from pisyedili_api.errors import ApplicationError
-from tests.helpers import create_match, post_move, state
+from tests.helpers import create_match, post_move, race, state
 
 pytestmark = pytest.mark.django_db
 
@@ -226,28 +223,6 @@ def test_the_move_reply_says_whether_a_bot_moves_next(make_player, client_for):
     assert reply["pending_bot_turns"] is False
 
 
-def _race(*calls):
-    """Run `calls` in threads released at once; each one's outcome: "ok" or the error code."""
-    start, results = threading.Barrier(len(calls)), [None] * len(calls)
-
-    def run(index, call):
-        try:
-            start.wait()
-            call()
-            results[index] = "ok"
-        except ApplicationError as exc:
-            results[index] = exc.code
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=item) for item in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_join_racing_a_cancel_is_one_or_the_other(make_player):
     """join, leave and cancel lock the match row: of a join of the last seat and a cancel at
@@ -255,7 +230,7 @@ def test_a_join_racing_a_cancel_is_one_or_the_other(make_player):
     (ana, _), (bob, _) = make_player(), make_player()
     for _ in range(6):
         match_id = _match_of(ana)
-        joined, cancelled = _race(
+        joined, cancelled = race(
             lambda m=match_id: match_join(match_id=m, player=bob),
             lambda m=match_id: match_cancel(match_id=m, player=ana),
         )
@@ -279,7 +254,7 @@ def test_leaves_and_joins_at_once_keep_seats_and_rows_in_step(make_player):
     match_id = _match_of(ana, seats=6)
     for player in people[:2]:
         match_join(match_id=match_id, player=player)
-    outcomes = _race(
+    outcomes = race(
         lambda: match_leave(match_id=match_id, player=people[0]),
         lambda: match_leave(match_id=match_id, player=people[1]),
         lambda: match_join(match_id=match_id, player=people[2]),

@@ -14,7 +14,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from games import events, tasks
 from games.models import Invitation, Match, Seat
-from tests.helpers import create_match, play_until
+from tests.helpers import create_match, play_until, race
 
 pytestmark = pytest.mark.django_db
 
@@ -435,13 +435,12 @@ def test_a_held_seat_is_never_taken_twice_under_races(make_player):
     invitee keeps their seat, one code holder gets the free one, the other is refused; nobody
     sits twice and the seat rows follow the match row."""
     from games.services import invitation_accept, match_create, match_join
-    from tests.games.test_lobby import _race
 
     for _ in range(4):
         ana = make_player()[0]
         bora, cem, dilek = (make_player()[0] for _ in range(3))
         match = match_create(player=ana, seats=3, private=True, invite=[bora.username])
-        outcomes = _race(
+        outcomes = race(
             lambda m=match, p=bora: invitation_accept(match_id=m.id, player=p),
             lambda m=match, p=cem: match_join(match_id=m.id, player=p, code=m.join_code),
             lambda m=match, p=dilek: match_join(match_id=m.id, player=p, code=m.join_code),

@@ -5,11 +5,9 @@ PostgreSQL seat nobody twice (docs/api.md "Quick play")."""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
@@ -19,8 +17,8 @@ from games.events import me_log
 from games.models import Match, QueueEntry, Seat
 from games.services import queue_join, queue_pair
 from games.services.queue import tables_pick
-from pisyedili_api.errors import ApplicationError
 from players.models import Player
+from tests.helpers import race
 
 pytestmark = pytest.mark.django_db
 
@@ -234,33 +232,10 @@ def test_queue_writes_are_throttled_per_user(make_player, client_for, monkeypatc
     assert _join(client_for(tb), seats=5).status_code == 201  # counts of her own
 
 
-def _race(*calls):
-    """Run `calls` in threads released at once, each on its own connection; each one's
-    outcome: "ok" or the error code."""
-    start, results = threading.Barrier(len(calls)), [None] * len(calls)
-
-    def run(index, call):
-        try:
-            start.wait()
-            call()
-            results[index] = "ok"
-        except ApplicationError as exc:
-            results[index] = exc.code
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=item) for item in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 @pytest.mark.django_db(transaction=True)
 def test_one_player_joining_many_times_at_once_has_one_entry(make_player):
     player, _ = make_player()
-    outcomes = _race(
+    outcomes = race(
         *(lambda s=s: queue_join(player=player, seats=s, wait_seconds=60) for s in (2, 3, 4, 5))
     )
     assert sorted(outcomes) == ["already_queued"] * 3 + ["ok"]
@@ -274,7 +249,7 @@ def test_parallel_joins_and_pairings_seat_everyone_once_and_never_alone(make_pla
     twice, and each entry's match is the one they sit at."""
     people = [make_player()[0] for _ in range(12)]
     for _ in range(2):
-        outcomes = _race(
+        outcomes = race(
             *(
                 lambda p=p: queue_join(player=p, seats=2, wait_seconds=60, bots_allowed=True)
                 for p in people
