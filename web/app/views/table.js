@@ -18,6 +18,7 @@ import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.
 import { announcer, keepFocus, tableKeys } from "./table-keys.js";
 import { privatePanel } from "./private.js";
 import { Playback } from "./table-play.js";
+import { turnCue } from "./table-cue.js";
 import { dealScreen, matchScreen, ratingChanges } from "./table-results.js";
 
 const SUITS = ["C", "D", "H", "S"];
@@ -147,6 +148,7 @@ export async function tableView(root, matchId) {
   /** the last move read out: its deal and seq (what the page showed first is not read) */
   let spoken = { deal: 0, seq: -1 };
   let wasYourTurn = false;
+  const cue = turnCue();
   const endBox = h("div", { class: "end" });
   // The match's result screen comes first on the page once it is over.
   const resultTop = h("div", { class: "result-top" });
@@ -164,7 +166,7 @@ export async function tableView(root, matchId) {
   table.append(
     h("h1", { class: "visually-hidden" }, t("table.title")),
     h("div", { class: "table-head" },
-      h("a", { href: "#/lobby" }, t("table.back")), status),
+      h("a", { href: "#/lobby" }, t("table.back")), role === "seat" ? cue.controls : null, status),
     noticeBox,
     speech.region,
     privateBox,
@@ -518,6 +520,7 @@ export async function tableView(root, matchId) {
     const yourTurn = you !== null && v.turn === you && v.status === "active";
     if (yourTurn && !wasYourTurn) speech.say(t("table.yourTurn"));
     wasYourTurn = yourTurn;
+    if (role === "seat") cue.turn(yourTurn && newest());
     const turnSeat = v.turn === null ? null : match.seats[v.turn];
     const seatRow = h("div", { class: "seats" },
       match.seats.map((seat) => {
@@ -532,7 +535,10 @@ export async function tableView(root, matchId) {
           i === you ? ` (${t("table.you")})` : "",
           seat.player?.is_bot ? ` · ${t("table.bot")}` : "",
           v.resigned.includes(i) ? ` · ${t("table.resigned")}` : "",
-          v.dealer === i ? ` · ${t("table.dealer")}` : ""),
+          v.dealer === i ? h("span", { class: "dealer-chip", testid: "dealer-chip", title: t("table.dealer") },
+            ` · ${t("table.dealer")}`) : ""),
+        i === you ? null : h("div", { class: "backs", "aria-hidden": "true", "data-count": v.hand_counts[i] ?? 0 },
+          Array.from({ length: Math.min(v.hand_counts[i] ?? 0, 12) }, () => cardBack())),
         h("div", { class: "seat-facts" }, t("table.cards", { n: v.hand_counts[i] ?? 0 }), " · ",
           t("table.total", { n: v.totals[i] ?? seat.total })));
       }));
@@ -540,7 +546,9 @@ export async function tableView(root, matchId) {
     const suit = v.active_suit;
     const middle = h("div", { class: "middle" },
       h("div", { class: "pile", testid: "pile-top", "data-card": top ?? "" },
-        h("div", { class: "label" }, t("table.pile")), top ? cardFace(top) : h("div", { class: "slot" })),
+        h("div", { class: "label" }, t("table.pile")), top ? cardFace(top) : h("div", { class: "slot" }),
+        top && rankOf(top) === "J" && suit ? h("div", { class: "named-suit", testid: "named-suit", "data-suit": suit },
+          t("table.named", { suit: SUIT_SYMBOL[suit] })) : null),
       h("div", { class: "stock" }, cardBack(),
         h("div", { testid: "stock-count", "data-count": v.stock_count }, t("table.stock", { n: v.stock_count }))),
       h("dl", { class: "facts" },
@@ -548,9 +556,12 @@ export async function tableView(root, matchId) {
         h("dd", { testid: "active-suit", "data-suit": suit ?? "", style: suit ? `color:${SUIT_COLOUR[suit]}` : "" },
           suit ? SUIT_SYMBOL[suit] : "–"),
         h("dt", {}, t("table.pending", { n: "" }).replace(/[:\s]+$/, "")),
-        h("dd", { testid: "pending-sevens", "data-count": v.pending_sevens }, String(v.pending_sevens)),
+        h("dd", { testid: "pending-sevens", "data-count": v.pending_sevens }, String(v.pending_sevens),
+          v.pending_sevens > 0 ? h("span", { class: "sevens-stack", "aria-hidden": "true" },
+            Array.from({ length: v.pending_sevens }, () => h("span", { class: "seven-chip" }, "7"))) : null),
         h("dt", {}, t("table.direction")),
-        h("dd", { testid: "direction", "data-direction": v.direction }, v.direction === 1 ? t("dir.cw") : t("dir.ccw")),
+        h("dd", { testid: "direction", "data-direction": v.direction, class: "direction" },
+          v.direction === 1 ? t("dir.cw") : t("dir.ccw")),
         h("dt", {}, t("table.deal", { n: v.deal ?? 0, m: v.deals_total }).split(" ")[0]),
         h("dd", {}, t("table.deal", { n: v.deal ?? "–", m: v.deals_total })),
       ),
@@ -813,6 +824,7 @@ export async function tableView(root, matchId) {
   return () => {
     stopped = true;
     playback.stop();
+    cue.stop();
     stopKeys();
     for (const name of ["offline", "online", "pisyedili:reachable"]) window.removeEventListener(name, connectionChanged);
     clearInterval(clock);

@@ -1,0 +1,56 @@
+"""A table, not a form: the others' card backs fanned by their count, the dealer, the direction,
+the named suit after a Jack; the turn's cue: the seat highlighted and the tab's title "● Your
+turn" (in the page's language) while it is the page's turn, and the sound, off unless turned
+on, remembered across visits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .harness import Person, by_testid, sign_in, take_turn, wait_synced
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180), pytest.mark.xdist_group("turn_cue")]
+
+
+@pytest.mark.parametrize(
+    ("locale", "cue"), [("en-US", "● Your turn"), ("tr-TR", "● Sıra sende")], ids=["en", "tr"]
+)
+def test_the_table_and_its_turn_cue(web_client: str, pages: Any, locale: str, cue: str) -> None:
+    person = Person(web_client)
+    match_id = person.create(3, ["greedy", "random"])
+    for width, height in ((1280, 900), (375, 800)):
+        page = pages.new(width, height, locale=locale)
+        sign_in(page, web_client, person, route=f"#/match/{match_id}")
+        state = wait_synced(page, person, match_id)
+        # The others' backs, as many as they hold; the dealer; the direction.
+        for seat in (1, 2):
+            backs = by_testid(page, f"seat-{seat}").locator(".backs svg")
+            expect(backs).to_have_count(min(state["hand_counts"][seat], 12))
+        expect(
+            by_testid(page, f"seat-{state['dealer']}").locator('[data-testid="dealer-chip"]')
+        ).to_have_count(1)
+        expect(by_testid(page, "direction")).to_have_attribute(
+            "data-direction", str(state["direction"])
+        )
+        if state["turn"] == state["you"]:
+            expect(page).to_have_title(f"{cue} · Pis Yedili")
+            expect(by_testid(page, "seat-0")).to_have_class("seat on-turn mine")
+        pages.shot(page, "table")
+        # The sound is off until turned on, and stays on.
+        sound = by_testid(page, "sound-toggle")
+        expect(sound).to_have_attribute("aria-pressed", "false")
+        sound.click()
+        expect(sound).to_have_attribute("aria-pressed", "true")
+        page.reload()
+        expect(by_testid(page, "sound-toggle")).to_have_attribute("aria-pressed", "true")
+        # Once the page has moved, the title is the page's own again until its next turn.
+        wait_synced(page, person, match_id)
+        if width == 1280:
+            assert take_turn(page)
+            state = wait_synced(page, person, match_id)
+            if state["turn"] != state["you"] and state["status"] == "active":
+                expect(page).not_to_have_title(f"{cue} · Pis Yedili")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
