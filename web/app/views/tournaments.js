@@ -350,10 +350,12 @@ export async function tournamentView(root, id) {
       h("section", { class: "card-panel" }, h("h2", {}, t("tournaments.entrants")), entrants),
       h("section", { class: "card-panel", testid: "tournament-standings" },
         h("h2", {}, t("t.standings")),
-        h("div", { class: "scroll" }, h("table", { class: "grid" },
-          h("thead", {}, h("tr", {}, ["rank", "player", "matches", "byes", "deals_played", "deals_won", "penalty", "h2h"]
-            .map((c) => h("th", {}, t(`col.${c}`))))),
-          body)),
+        // A region that scrolls on a phone: focusable, so a keyboard scrolls it too.
+        h("div", { class: "scroll", tabIndex: 0, role: "region", "aria-label": t("t.standings") },
+          h("table", { class: "grid" },
+            h("thead", {}, h("tr", {}, ["rank", "player", "matches", "byes", "deals_played", "deals_won", "penalty", "h2h"]
+              .map((c) => h("th", {}, t(`col.${c}`))))),
+            body)),
         h("a", { href: api.standingsCsvUrl(id), testid: "tournament-csv", class: "button", download: `standings-${id}.csv` },
           t("t.csv"))),
       tables.rounds.length ? tablesBox : null);
