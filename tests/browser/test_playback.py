@@ -1,6 +1,7 @@
 """Every move is seen: the moves of the bots are played out one by one on the table (the card
 travels from the seat to the pile), so the table's `data-version` takes every version of the
-match from the first shown to the last, none skipped, and the move log grows with it."""
+match from the first shown to the last, none skipped, and the move log grows with it; with
+`prefers-reduced-motion` nothing travels, each version is still shown."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .harness import Person, by_testid, play_to_end, sign_in
+from .harness import Person, by_testid, move_by_click, play_to_end, sign_in, wait_synced
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240), pytest.mark.xdist_group("playback")]
 
@@ -69,3 +70,25 @@ def test_each_version_is_shown_while_a_person_plays_two_bots(web_client: str, pa
             by_bot += 1
     assert by_bot > 3
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_with_reduced_motion_nothing_travels_and_no_version_is_skipped(
+    web_client: str, pages: Any
+) -> None:
+    person = Person(web_client)
+    page = pages.new(375, 800, pace=400)
+    page.emulate_media(reduced_motion="reduce")
+    match_id = person.create(3, ["greedy", "greedy"])
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    table = by_testid(page, "table")
+    expect(table).to_have_attribute("data-status", "active")
+    page.evaluate(RECORD)
+    start = int(table.get_attribute("data-version") or -1)
+    for _ in range(4):
+        move_by_click(page)
+        wait_synced(page, person, match_id)
+    end = person.state(match_id)["version"]
+    shown = [int(v) for v in page.evaluate("window.__versions")]
+    deduped = [v for i, v in enumerate(shown) if i == 0 or v != shown[i - 1]]
+    assert deduped == list(range(start, end + 1)), deduped
+    assert page.evaluate("window.__flights") == 0
