@@ -745,7 +745,8 @@ push_subscriptions_create = extend_schema(
     summary="Subscribe a browser to Web Push",
     description=(
         "The body is the browser's PushSubscription as `toJSON()` gives it. From then on the"
-        " notices `your_turn`, `challenge` and `tournament_round` are pushed to it while the"
+        " notices `your_turn`, `challenge`, `tournament_round` and `tournament_invitation` are"
+        " pushed to it while the"
         " caller has no open stream; each holds its kind, the match or tournament id and a"
         " short text, never a card. The same endpoint again replaces its keys (200). The"
         " endpoint must be https and outside the server's own networks; at most"
@@ -793,7 +794,8 @@ webhooks_create = extend_schema(
     summary="Register a webhook",
     description=(
         "A URL (a mobile app's backend) that is POSTed each of the caller's notices"
-        " (`your_turn`, `challenge`, `tournament_round`), signed: header `Pisyedili-Signature:"
+        " (`your_turn`, `challenge`, `tournament_round`, `tournament_invitation`), signed:"
+        " header `Pisyedili-Signature:"
         ' t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`, and'
         " `Pisyedili-Delivery: <id>` (the body's `id`, the same on every retry). The secret is"
         " in this answer only. The URL must be https and outside the server's own networks"

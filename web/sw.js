@@ -9,6 +9,7 @@ const KEYS = {
   your_turn: "notice.yourTurn",
   challenge: "notice.challenge",
   tournament_round: "notice.tournamentRound",
+  tournament_invitation: "notice.tournamentInvitation",
 };
 
 /** @param {{ type?: string, match?: string, tournament?: string, round?: number, text?: string }} notice */
@@ -16,7 +17,7 @@ function shown(notice) {
   const languages = self.navigator.languages?.length ? self.navigator.languages : ["en"];
   const words = strings(preferredLang(languages));
   const text = (words[KEYS[notice.type]] ?? notice.text ?? "").replace("{round}", String(notice.round ?? ""));
-  const tournament = notice.type === "tournament_round";
+  const tournament = notice.type === "tournament_round" || notice.type === "tournament_invitation";
   return {
     title: words["app.title"],
     body: text,

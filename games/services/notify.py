@@ -63,12 +63,14 @@ NOTICE_TEXTS = {
     "your_turn": "Your turn",
     "challenge": "You are challenged to a match",
     "tournament_round": "A tournament round is dealt",
+    "tournament_invitation": "You are invited to a tournament",
 }
 # What a notice copies of its event, by kind: ids and numbers, nothing else.
 _NOTICE_FIELDS = {
     "your_turn": ("match",),
     "challenge": ("match",),
     "tournament_round": ("tournament", "round"),
+    "tournament_invitation": ("tournament",),
 }
 # Tries of one notice: the first and 5 retries (as idempotent_task retries a transient error),
 # the n-th retry NOTIFY_RETRY_SECONDS × 2^(n-1) after the failure before it (at most 30 s).

@@ -141,7 +141,13 @@ def test_a_notice_copies_ids_and_a_short_text_only():
     }
     round_ = notice({"type": "tournament_round", "tournament": "t", "round": 2, **leaky})
     assert set(round_) == {"type", "tournament", "round", "text"} and round_["round"] == 2
-    assert all(_no_card(n) for n in (turn, challenge, round_))
+    invited = notice({"type": "tournament_invitation", "tournament": "t", "by": "p", **leaky})
+    assert invited == {
+        "type": "tournament_invitation",
+        "tournament": "t",
+        "text": "You are invited to a tournament",
+    }
+    assert all(_no_card(n) for n in (turn, challenge, round_, invited))
 
 
 # ---- Web Push ----
@@ -505,3 +511,27 @@ def test_a_webhook_that_keeps_failing_is_turned_off(
     assert len(hook.got) == 3
     listed = client_for(token).get("/api/v1/me/webhooks").json()
     assert listed[0]["active"] is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tournament_invitation_reaches_the_invitees_webhook(
+    make_player, client_for, receiver, local_urls
+):
+    hook = receiver([200])
+    bob, token = make_player()
+    made = client_for(token).post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
+    assert made.status_code == 201, made.content
+    _, organizer = make_player()
+    body = {"name": "cup", "players": [str(bob.id)], "bots": ["random"], "format": "swiss"}
+    body |= {"table_size": 2, "deals": 1}
+    created = client_for(organizer).post("/api/v1/tournaments", body, format="json")
+    assert created.status_code == 201, created.content
+    assert background_wait(30)
+    ((_, headers, raw, code),) = hook.got
+    event = json.loads(raw)
+    assert code == 200 and _verify(made.json()["secret"], headers, raw) and _no_card(event)
+    assert {k: event[k] for k in ("type", "tournament", "player")} == {
+        "type": "tournament_invitation",
+        "tournament": created.json()["id"],
+        "player": str(bob.id),
+    }

@@ -587,7 +587,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a browser to Web Push
-         * @description The body is the browser's PushSubscription as `toJSON()` gives it. From then on the notices `your_turn`, `challenge` and `tournament_round` are pushed to it while the caller has no open stream; each holds its kind, the match or tournament id and a short text, never a card. The same endpoint again replaces its keys (200). The endpoint must be https and outside the server's own networks; at most WEB_PUSH_MAX_PER_PLAYER per player (400 naming `endpoint`). 409 `push_disabled` without a VAPID key. Throttled per user (THROTTLE_NOTIFY).
+         * @description The body is the browser's PushSubscription as `toJSON()` gives it. From then on the notices `your_turn`, `challenge`, `tournament_round` and `tournament_invitation` are pushed to it while the caller has no open stream; each holds its kind, the match or tournament id and a short text, never a card. The same endpoint again replaces its keys (200). The endpoint must be https and outside the server's own networks; at most WEB_PUSH_MAX_PER_PLAYER per player (400 naming `endpoint`). 409 `push_disabled` without a VAPID key. Throttled per user (THROTTLE_NOTIFY).
          */
         post: operations["push_subscriptions_create"];
         delete?: never;
@@ -631,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description A URL (a mobile app's backend) that is POSTed each of the caller's notices (`your_turn`, `challenge`, `tournament_round`), signed: header `Pisyedili-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`, and `Pisyedili-Delivery: <id>` (the body's `id`, the same on every retry). The secret is in this answer only. The URL must be https and outside the server's own networks (400 naming `url`), at most WEBHOOK_MAX_PER_PLAYER per player. Throttled per user (THROTTLE_NOTIFY).
+         * @description A URL (a mobile app's backend) that is POSTed each of the caller's notices (`your_turn`, `challenge`, `tournament_round`, `tournament_invitation`), signed: header `Pisyedili-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed by the secret>`, and `Pisyedili-Delivery: <id>` (the body's `id`, the same on every retry). The secret is in this answer only. The URL must be https and outside the server's own networks (400 naming `url`), at most WEBHOOK_MAX_PER_PLAYER per player. Throttled per user (THROTTLE_NOTIFY).
          */
         post: operations["webhooks_create"];
         delete?: never;
