@@ -632,8 +632,21 @@ export async function tableView(root, matchId) {
           t("table.commitment", { c: v.commitment }))
       : null;
     keepFocus(board, () => fill(board, seatRow, middle, handBox, commitment));
+    placePicker();
     drawEnd();
     drawClock();
+  }
+
+  /** The Jack's suit picker on the Jack itself, kept inside the hand's panel. */
+  function placePicker() {
+    const picker = board.querySelector('[data-testid="suit-picker"]');
+    const chosen = board.querySelector(".hand .card.chosen");
+    const panel = picker?.parentElement;
+    if (!(picker instanceof HTMLElement) || !(chosen instanceof HTMLElement) || !panel) return;
+    picker.classList.add("on-card");
+    const room = panel.clientWidth - picker.offsetWidth;
+    picker.style.left = `${Math.max(0, Math.min(room, chosen.offsetLeft + chosen.offsetWidth / 2 - picker.offsetWidth / 2))}px`;
+    picker.style.top = `${chosen.offsetTop + chosen.offsetHeight - 8}px`;
   }
 
   /**
