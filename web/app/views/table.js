@@ -528,6 +528,8 @@ export async function tableView(root, matchId) {
         return h("div", {
           class: `seat${v.turn === i ? " on-turn" : ""}${i === you ? " mine" : ""}`,
           testid: `seat-${i}`,
+          // In turn order from the player's next seat round the table, the player's own last.
+          style: you === null ? "" : `order:${i === you ? n : (i - you + n) % n}`,
           "data-count": v.hand_counts[i] ?? 0,
           "data-total": v.totals[i] ?? seat.total,
         },
