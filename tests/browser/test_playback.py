@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from .harness import Person, by_testid, move_by_click, play_to_end, sign_in, wait_synced
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(240), pytest.mark.xdist_group("playback")]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 # Every value the table's data-version takes (a MutationObserver's old values, then the last).
 RECORD = """() => {

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from .harness import Person, by_testid, sign_in, take_turn
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(240), pytest.mark.xdist_group("results")]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
 
 def test_deal_and_match_results_by_clicks(web_client: str, pages: Any) -> None:

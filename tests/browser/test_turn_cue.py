@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from .harness import Person, by_testid, sign_in, take_turn, wait_synced
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(180), pytest.mark.xdist_group("turn_cue")]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 
 @pytest.mark.parametrize(
