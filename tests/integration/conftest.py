@@ -5,6 +5,7 @@ the test database, in place of pytest-django's WSGI server."""
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -150,6 +151,8 @@ def live_server(
         # processes of its own that would outlive the server on the test database.
         "EMBEDDED_ANALYSIS_IN_BACKGROUND": "0",
         "DATABASE_POOL_MAX": "8",
+        # Throttle counters of its own, as each test's in the test process (conftest).
+        "CACHE_KEY_PREFIX": f"test-live-{uuid.uuid4().hex}",
         "PYTHONUNBUFFERED": "1",
     }
     server = WebServer(Servers(env, 1, tmp_path_factory.mktemp("uvicorn")))

@@ -382,7 +382,15 @@ def test_waiting_clients_hold_no_thread_and_no_database_connection(live: Any) ->
     a, b, match_id = _table(one)
     extra = [Player(one) for _ in range(3)]
     server = live.procs[1].pid
-    a.get(two, f"/api/v1/matches/{match_id}/state")  # warm: the pool and the hub's threads
+    # Warm: the pool and the hub's threads, and what the first stream and the first waiting
+    # long-poll make once for every later one (the hub's subscriber, the loop's executor).
+    a.get(two, f"/api/v1/matches/{match_id}/state")
+    first = a.stream(two, "/api/v1/me/events")
+    version = a.get(two, f"/api/v1/matches/{match_id}/state").json()["version"]
+    waited = a.get(two, f"/api/v1/matches/{match_id}/state?after_version={version}&wait=0.5")
+    assert first.status == 200 and waited.status_code == 200
+    first.close()
+    time.sleep(0.5)
     threads, connections = _threads(server), _connections()
     streams = [
         p.stream(two, "/api/v1/me/events") for p in [a, b, *extra] for _ in range(3)
