@@ -147,6 +147,8 @@ def test_a_stale_move_from_another_tab_shows_the_banner_and_recovers(
     by_testid(page, "table").wait_for()
     turn = by_testid(page, "turn-indicator")
     expect(turn).to_have_attribute("data-your-turn", "true")
+    # The socket open (the move goes on it, through the relay; before, by the route).
+    expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "live")
     before = version(page)
     take_turn(page)
     wait_until(page, lambda: answers or errors)
