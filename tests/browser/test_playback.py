@@ -14,22 +14,26 @@ from .harness import Person, by_testid, move_by_click, play_to_end, sign_in, wai
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
-# Every value the table's data-version takes (a MutationObserver's old values, then the last).
+# Every value the table's data-version takes, in order. Several changes may come before the
+# observer is called (frames shown at once): each change's value is the next record's old value,
+# the last one's is the value now. The log's last entry is read for the value now only.
 RECORD = """() => {
   const table = document.querySelector('[data-testid=table]');
   window.__versions = [table.dataset.version];
   window.__logs = [];
   window.__flights = 0;
   new MutationObserver((records) => {
-    for (const r of records) {
-      if (r.attributeName === 'data-version') {
-        window.__versions.push(r.target.getAttribute('data-version'));
-        const entries = document.querySelectorAll('[data-testid=move-log-entry]');
-        const last = entries.length ? Number(entries[entries.length - 1].dataset.seq) : 0;
-        window.__logs.push([Number(r.target.getAttribute('data-version')), last]);
-      }
-    }
-  }).observe(table, { attributes: true, attributeFilter: ['data-version'] });
+    const changes = records.filter((r) => r.attributeName === 'data-version');
+    if (!changes.length) return;
+    for (const r of changes.slice(1)) window.__versions.push(r.oldValue);
+    const now = table.getAttribute('data-version');
+    window.__versions.push(now);
+    const entries = document.querySelectorAll('[data-testid=move-log-entry]');
+    const last = entries.length ? Number(entries[entries.length - 1].dataset.seq) : 0;
+    window.__logs.push([Number(now), last]);
+  }).observe(table, {
+    attributes: true, attributeOldValue: true, attributeFilter: ['data-version'],
+  });
   new MutationObserver((records) => {
     for (const r of records) for (const n of r.addedNodes) {
       if (n.dataset && n.dataset.testid === 'flying-card') window.__flights += 1;
@@ -92,3 +96,47 @@ def test_with_reduced_motion_nothing_travels_and_no_version_is_skipped(
     deduped = [v for i, v in enumerate(shown) if i == 0 or v != shown[i - 1]]
     assert deduped == list(range(start, end + 1)), deduped
     assert page.evaluate("window.__flights") == 0
+
+
+# The playback itself, on frames of its own: what a skip shows at once and what it leaves.
+PLAYBACK = """async () => {
+  const { Playback } = await import('/app/views/table-play.js');
+  const table = document.createElement('div');
+  document.body.append(table);
+  const shown = [];
+  const started = performance.now();
+  const playback = new Playback(table, {
+    show: (frame) => shown.push([frame, Math.round(performance.now() - started)]),
+    travel: () => null,
+  });
+  localStorage.setItem('pisyedili.pace', '300');
+  playback.push([1, 2, 3]);
+  await new Promise((r) => setTimeout(r, 50));
+  playback.skip();
+  playback.push([4, 5]);
+  await new Promise((r) => setTimeout(r, 50));
+  const afterSkip = shown.map(([f]) => f);
+  playback.push([6], true);
+  playback.push([7, 8]);
+  await new Promise((r) => setTimeout(r, 1200));
+  playback.stop();
+  return { afterSkip, shown };
+}"""
+
+
+def test_a_skip_shows_at_once_only_the_frames_waiting_then(web_client: str, pages: Any) -> None:
+    page = pages.new()
+    page.goto(web_client)
+    result = page.evaluate(PLAYBACK)
+    # 1 was on screen, 2 and 3 waiting: the skip showed them at once; 4, pushed after it, too
+    # soon after to have waited its turn? No: it is shown as the next frame, then 5 waits.
+    # 1 was on screen and 2, 3 waiting: the skip showed those two at once, and 4, pushed after
+    # it, is shown next and has its time: 5 waited it (pace 300 ms).
+    assert result["afterSkip"] == [1, 2, 3, 4], result
+    assert [frame for frame, _ in result["shown"]] == [1, 2, 3, 4, 5, 6, 7, 8], result
+    times = dict((frame, ms) for frame, ms in result["shown"])
+    assert times[5] - times[4] >= 200, result
+    # 6 was pushed to be shown at once (as the page's own move is): 5, waiting then, and 6 were
+    # shown without a wait; 7, pushed after, was next and had its time before 8.
+    assert times[6] - times[5] < 100 and times[7] - times[6] < 100, result
+    assert times[8] - times[7] >= 200, result

@@ -5,8 +5,8 @@
  * move log, whose entries carry the match's `version` after each move and the table's public
  * facts then (`after`). Each version is shown in turn: the card travels from the seat to the
  * pile (or a card's back from the stock to the seat) at the page's pace, faster while several
- * wait; a click on the table finishes the queue at once (each version still drawn, without
- * travel). With `prefers-reduced-motion` nothing travels and each version is shown briefly.
+ * wait; a click on the table finishes the frames queued by then at once (each version still
+ * drawn, without travel), and those queued after it are played out as usual. With `prefers-reduced-motion` nothing travels and each version is shown briefly.
  *
  * The pace is `localStorage["pisyedili.pace"]`: the milliseconds of one move (default 400).
  */
@@ -54,7 +54,8 @@ export class Playback {
     /** @type {F[]} */
     this.queue = [];
     this.running = false;
-    this.skipping = false;
+    /** how many frames at the head of the queue are shown at once, without travel or wait */
+    this.atOnce = 0;
     /** @type {(() => void) | null} ends the current wait early */
     this.wake = null;
     /** @type {Animation[]} */
@@ -71,15 +72,19 @@ export class Playback {
     return this.queue.length;
   }
 
-  /** @param {F[]} frames shown in order after those queued */
-  push(frames) {
+  /**
+   * @param {F[]} frames shown in order after those queued
+   * @param {boolean} [now] these too are shown at once (after those waiting), without travel
+   */
+  push(frames, now = false) {
     this.queue.push(...frames);
+    if (now) this.atOnce = this.queue.length;
     if (!this.running) this.run();
   }
 
-  /** Every frame waiting is shown now, without travel. */
+  /** Every frame waiting now is shown at once, without travel (not those pushed later). */
   skip() {
-    this.skipping = true;
+    this.atOnce = this.queue.length;
     for (const animation of this.flying) animation.finish();
     this.wake?.();
   }
@@ -90,7 +95,10 @@ export class Playback {
       while (this.queue.length && !this.stopped) {
         const frame = /** @type {F} */ (this.queue.shift());
         this.hooks.show(frame);
-        if (this.skipping) continue;
+        if (this.atOnce > 0) {
+          this.atOnce -= 1;
+          continue;
+        }
         const base = pace();
         const hold = this.hooks.hold?.(frame) ?? false;
         // Faster while several wait: 400 ms alone, 280 ms with two behind, 130 ms with nine.
@@ -103,7 +111,7 @@ export class Playback {
       }
     } finally {
       this.running = false;
-      this.skipping = false;
+      this.atOnce = 0;
     }
   }
 

@@ -272,7 +272,7 @@ export async function tableView(root, matchId) {
     frames.push({ view: next, entry: entryAt(next.version), real: true });
     queued = next;
     if (own) playback.skip();
-    playback.push(frames);
+    playback.push(frames, own);
     if (!entryAt(next.version)) {
       // The move that made this version (the page's own, told by its answer): read after.
       await readMoves();
