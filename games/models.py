@@ -274,6 +274,9 @@ class Move(models.Model):
     # stock), so that a client plays each move out as it was; null for older moves.
     version = models.PositiveIntegerField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
+    # What the move did by the rules (engine.move_effect: a skip, a reverse, a penalty, …), so
+    # that no client works a rule out; null for older moves.
+    effect = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["match_id", "seq"]

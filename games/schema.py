@@ -228,6 +228,7 @@ matches_state = extend_schema(
                 "top_card": "9D",
                 "active_suit": "D",
                 "pending_sevens": 0,
+                "penalty_cards": 0,
                 "draws_this_turn": 0,
                 "stock_count": 30,
                 "totals": [0, 0],
@@ -480,6 +481,7 @@ matches_deals_replay = extend_schema(
                             "card": "4C",
                             "suit": None,
                             "drawn": [],
+                            "effect": {"kind": "opening", "seat": None, "suit": None, "cards": 0},
                         },
                         "seat": 0,
                         "state": {

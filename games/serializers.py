@@ -192,6 +192,12 @@ class DealResultSerializer(serializers.Serializer):
     hand_penalties = serializers.ListField(child=serializers.IntegerField())
 
 
+PENALTY_CARDS_HELP = (
+    "The cards a draw takes now while sevens are pending (R-22: 3·k, or 3·2^(k−1) under"
+    " `seven_chain_growth` doubling); 0 when none are."
+)
+
+
 class StateSerializer(serializers.Serializer):
     match = serializers.UUIDField()
     version = serializers.IntegerField()
@@ -212,6 +218,7 @@ class StateSerializer(serializers.Serializer):
     top_card = serializers.CharField(allow_null=True)
     active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
     pending_sevens = serializers.IntegerField()
+    penalty_cards = serializers.IntegerField(help_text=PENALTY_CARDS_HELP)
     draws_this_turn = serializers.IntegerField()
     stock_count = serializers.IntegerField()
     totals = serializers.ListField(child=serializers.IntegerField())
@@ -253,8 +260,33 @@ class MoveAfterSerializer(serializers.Serializer):
     top_card = serializers.CharField(allow_null=True)
     active_suit = serializers.ChoiceField(choices=["C", "D", "H", "S"], allow_null=True)
     pending_sevens = serializers.IntegerField()
+    penalty_cards = serializers.IntegerField(
+        required=False, help_text=PENALTY_CARDS_HELP + " Absent from older moves."
+    )
     draws_this_turn = serializers.IntegerField()
     stock_count = serializers.IntegerField()
+
+
+class MoveEffectSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=list(engine.EFFECT_KINDS),
+        help_text="What the move did by the rules: `none`; `opening`, an opening club (no"
+        " effect, R-11, R-12); `shed`, the player's last card (the deal is over, no effect,"
+        " R-28); `seven`, the next player answers with a 7 or draws `cards` (R-21, R-22);"
+        " `skip`, `seat` misses a turn (R-24, the options of R-25 and R-26); `reverse`, the"
+        " direction flips (R-26); `suit`, a Jack asked for `suit` (R-19); `again`, an Ace's"
+        " player plays once more (R-25); `penalty`, a draw that took the sevens' penalty of"
+        " `cards` cards (R-22, R-23).",
+    )
+    seat = serializers.IntegerField(allow_null=True, help_text="`skip`: the seat skipped.")
+    suit = serializers.ChoiceField(
+        choices=["C", "D", "H", "S"], allow_null=True, help_text="`suit`: the suit asked for."
+    )
+    cards = serializers.IntegerField(
+        help_text="`seven`: the cards the next player draws unless they answer with a 7;"
+        " `penalty`: the penalty's cards (the stock may have held fewer: `drawn_count`); 0"
+        " otherwise."
+    )
 
 
 class MoveEntrySerializer(serializers.Serializer):
@@ -279,6 +311,9 @@ class MoveEntrySerializer(serializers.Serializer):
         allow_null=True,
         help_text="The table's public facts once the move was applied (no card of a hand or"
         " of the stock): what a client shows for `version`.",
+    )
+    effect = MoveEffectSerializer(
+        allow_null=True, help_text="What the move did by the rules (null for older moves)."
     )
 
 
@@ -372,9 +407,11 @@ class DealLuckSerializer(serializers.Serializer):
                             "top_card": "KS",
                             "active_suit": "S",
                             "pending_sevens": 0,
+                            "penalty_cards": 0,
                             "draws_this_turn": 0,
                             "stock_count": 37,
                         },
+                        "effect": {"kind": "none", "seat": None, "suit": None, "cards": 0},
                     }
                 ],
                 "cards_left": [
@@ -599,6 +636,7 @@ def _view(match: Match, seat: int | None, state: engine.State | None) -> dict[st
         "top_card": None,
         "active_suit": None,
         "pending_sevens": 0,
+        "penalty_cards": 0,
         "draws_this_turn": 0,
         "stock_count": 0,
         "totals": list(match.totals),
@@ -659,6 +697,7 @@ def move_entry(move: Move, *, reveal_drawn: bool) -> dict[str, Any]:
         "at": move.at,
         "version": move.version,
         "after": move.after,
+        "effect": move.effect,
     }
 
 
@@ -720,6 +759,7 @@ class ReplayMoveSerializer(serializers.Serializer):
     card = serializers.CharField(allow_null=True)
     suit = serializers.CharField(allow_null=True)
     drawn = serializers.ListField(child=serializers.CharField())
+    effect = MoveEffectSerializer(help_text="What the move did by the rules.")
 
 
 class ReplayPositionSerializer(serializers.Serializer):
@@ -775,6 +815,8 @@ def deal_replay(
     for index, (row, state) in enumerate(steps):
         move = None
         if row is not None:
+            body = {"action": row.action, "card": row.card, "suit": row.suit}
+            played = engine.Move.from_json({k: v for k, v in body.items() if v is not None})
             move = {
                 "seq": row.seq,
                 "seat": row.seat,
@@ -782,6 +824,7 @@ def deal_replay(
                 "card": row.card,
                 "suit": row.suit,
                 "drawn": list(row.drawn),
+                "effect": engine.move_effect(steps[index - 1][1], played, state).to_json(),
             }
         positions.append(
             {

@@ -14,6 +14,7 @@ result's `penalties`. State is an immutable value; randomness comes only from th
 """
 
 from .cards import PACK, RANKS, SUITS, Card, cards, hand_penalty
+from .effects import EFFECT_KINDS, MoveEffect, move_effect
 from .errors import EngineError, IllegalMove, InvalidMove, NotYourTurn, RulesError
 from .legal import legal_moves
 from .moves import DRAW_MOVE, PASS_MOVE, Move
@@ -35,6 +36,7 @@ from .transitions import apply, apply_legal, replay
 __all__ = [
     "DEFAULT_RULES",
     "DRAW_MOVE",
+    "EFFECT_KINDS",
     "PACK",
     "PASS_MOVE",
     "RANKS",
@@ -45,6 +47,7 @@ __all__ = [
     "IllegalMove",
     "InvalidMove",
     "Move",
+    "MoveEffect",
     "NotYourTurn",
     "Observation",
     "PublicObservation",
@@ -63,6 +66,7 @@ __all__ = [
     "match_is_over",
     "match_needs_extra_deal",
     "match_places",
+    "move_effect",
     "match_totals",
     "new_deal",
     "new_seed",

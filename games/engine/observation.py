@@ -28,6 +28,7 @@ class Observation:
     top_card: Card | None
     active_suit: str | None
     pending_sevens: int
+    penalty_cards: int
     draws_this_turn: int
     stock_count: int
     legal_moves: tuple[Move, ...]
@@ -48,10 +49,17 @@ class Observation:
             "top_card": self.top_card.code if self.top_card is not None else None,
             "active_suit": self.active_suit,
             "pending_sevens": self.pending_sevens,
+            "penalty_cards": self.penalty_cards,
             "draws_this_turn": self.draws_this_turn,
             "stock_count": self.stock_count,
             "legal_moves": [m.to_json() for m in self.legal_moves],
         }
+
+
+def penalty_cards(state: State) -> int:
+    """R-22: the cards a draw takes now while sevens are pending; 0 when none are."""
+    k = state.pending_sevens
+    return state.rules.seven_penalty(k) if k else 0
 
 
 def observe(state: State, seat: int) -> Observation:
@@ -68,6 +76,7 @@ def observe(state: State, seat: int) -> Observation:
         top_card=state.top_card,
         active_suit=state.active_suit,
         pending_sevens=state.pending_sevens,
+        penalty_cards=penalty_cards(state),
         draws_this_turn=state.draws_this_turn,
         stock_count=len(state.stock),
         legal_moves=legal_moves(state) if state.turn == seat else (),
@@ -89,6 +98,7 @@ class PublicObservation:
     top_card: Card | None
     active_suit: str | None
     pending_sevens: int
+    penalty_cards: int
     draws_this_turn: int
     stock_count: int
 
@@ -106,6 +116,7 @@ class PublicObservation:
             "top_card": self.top_card.code if self.top_card is not None else None,
             "active_suit": self.active_suit,
             "pending_sevens": self.pending_sevens,
+            "penalty_cards": self.penalty_cards,
             "draws_this_turn": self.draws_this_turn,
             "stock_count": self.stock_count,
             "legal_moves": [],
@@ -122,6 +133,7 @@ def observe_public(state: State) -> PublicObservation:
         top_card=state.top_card,
         active_suit=state.active_suit,
         pending_sevens=state.pending_sevens,
+        penalty_cards=penalty_cards(state),
         draws_this_turn=state.draws_this_turn,
         stock_count=len(state.stock),
     )

@@ -242,6 +242,7 @@ def _move_write(
         at=timezone.now(),
         version=match.version,
         after=public_facts(after),
+        effect=engine.move_effect(state, move, after).to_json(),
     )
     match.move_count = seq
     if after.is_over:

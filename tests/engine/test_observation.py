@@ -31,6 +31,7 @@ API_STATE_KEYS = {
     "top_card",
     "active_suit",
     "pending_sevens",
+    "penalty_cards",
     "draws_this_turn",
     "stock_count",
     "legal_moves",
@@ -128,6 +129,7 @@ def test_observation_has_exactly_the_api_state_fields() -> None:
         "top_card": "6C",
         "active_suit": "C",
         "pending_sevens": 0,
+        "penalty_cards": 0,
         "draws_this_turn": 0,
         "stock_count": 2,
         # §10 order: plays by card index, a Jack once per suit, then draw.

@@ -90,6 +90,7 @@ def test_public_observation_is_the_api_state_without_a_seat() -> None:
         "top_card": "6C",
         "active_suit": "C",
         "pending_sevens": 0,
+        "penalty_cards": 0,
         "draws_this_turn": 0,
         "stock_count": 2,
         "legal_moves": [],

@@ -334,9 +334,54 @@ def test_each_logged_move_tells_its_version_and_the_public_table_after_it(two_hu
         assert entry["after"] == seen[entry["version"]], entry["seq"]
 
 
+@pytest.mark.usefixtures("commits_in_place")  # deals are scored on commit
+def test_each_logged_move_tells_what_it_did_by_the_rules(two_humans, api):
+    """The move log's `effect` (and the replay's, rebuilt from the seed) says what each move did,
+    and every view says what a draw takes now (`penalty_cards`): a client works no rule out."""
+    mid = two_humans["id"]
+    clients = {0: two_humans[0], 1: two_humans[1]}
+    views: list[dict] = []
+    play_until(clients, mid, lambda v: views.append(v) or False)
+    for view in views:
+        assert view["penalty_cards"] == 3 * view["pending_sevens"], view["version"]
+    entries = two_humans[0].get(f"/api/v1/matches/{mid}/moves").json()
+    kinds = set()
+    for deal in sorted({e["deal"] for e in entries}):
+        log = [e for e in entries if e["deal"] == deal]
+        replay = api.get(f"/api/v1/matches/{mid}/deals/{deal}/replay").json()
+        assert [p["move"]["effect"] for p in replay["positions"][1:]] == [e["effect"] for e in log]
+        assert log[0]["effect"]["kind"] == "opening"
+        before = None
+        for entry in log:
+            effect, after, seat = entry["effect"], entry["after"], entry["seat"]
+            kinds.add(effect["kind"])
+            assert after["penalty_cards"] == 3 * after["pending_sevens"]
+            if effect["kind"] == "seven":
+                assert entry["card"][:-1] == "7" and effect["cards"] == after["penalty_cards"] > 0
+            elif effect["kind"] == "penalty":
+                assert entry["action"] == "draw" and effect["cards"] == before["penalty_cards"] > 0
+            elif effect["kind"] == "skip":  # R-24 between two: the 8's player moves again
+                assert entry["card"][:-1] == "8" and effect["seat"] == 1 - seat
+                assert after["turn"] == seat
+            elif effect["kind"] == "suit":
+                assert entry["card"][:-1] == "J" and effect["suit"] == after["active_suit"]
+            elif effect["kind"] == "again":
+                assert entry["card"][:-1] == "A" and after["turn"] == seat
+            elif effect["kind"] == "shed":
+                assert entry is log[-1] and after["hand_counts"][seat] == 0
+            else:
+                assert effect == {"kind": "none", "seat": None, "suit": None, "cards": 0} or (
+                    effect["kind"] == "opening" and entry is log[0]
+                )
+                if entry["action"] == "play" and entry is not log[0]:
+                    assert entry["card"][:-1] not in ("7", "8", "J", "A"), entry
+            before = after
+    assert {"opening", "none"} <= kinds
+
+
 PUBLIC_FACTS = (
     "dealer", "phase", "turn", "direction", "hand_counts", "top_card", "active_suit",
-    "pending_sevens", "draws_this_turn", "stock_count",
+    "pending_sevens", "penalty_cards", "draws_this_turn", "stock_count",
 )  # fmt: skip
 
 

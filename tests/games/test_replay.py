@@ -64,7 +64,9 @@ def test_replay_gives_every_position_from_the_deal_to_its_end(finished, api):
     assert first["state"]["hands"] == reveal["hands_at_start"]
     assert first["state"]["phase"] == "opening" and first["state"]["discard_count"] == 0
     for position, logged in zip(positions[1:], reveal["moves"], strict=True):
-        expected = {k: logged[k] for k in ("seq", "seat", "action", "card", "suit", "drawn")}
+        expected = {
+            k: logged[k] for k in ("seq", "seat", "action", "card", "suit", "drawn", "effect")
+        }
         assert position["move"] == expected and position["seat"] == logged["seat"]
     last = positions[-1]["state"]
     assert last["phase"] == "deal_over" and last["turn"] is None

@@ -1356,6 +1356,19 @@ export interface components {
             username: string;
             display_name: string;
         };
+        /**
+         * @description * `none` - none
+         *     * `opening` - opening
+         *     * `shed` - shed
+         *     * `seven` - seven
+         *     * `skip` - skip
+         *     * `reverse` - reverse
+         *     * `suit` - suit
+         *     * `again` - again
+         *     * `penalty` - penalty
+         * @enum {string}
+         */
+        KindEnum: "none" | "opening" | "shed" | "seven" | "skip" | "reverse" | "suit" | "again" | "penalty";
         Leaderboard: {
             /** @description Table size; null for the board of every table size. */
             seats: number | null;
@@ -1557,6 +1570,8 @@ export interface components {
             top_card: string | null;
             active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
+            /** @description The cards a draw takes now while sevens are pending (R-22: 3·k, or 3·2^(k−1) under `seven_chain_growth` doubling); 0 when none are. Absent from older moves. */
+            penalty_cards?: number;
             draws_this_turn: number;
             stock_count: number;
         };
@@ -1568,6 +1583,35 @@ export interface components {
             action: components["schemas"]["MoveActionEnum"];
             card?: string | null;
             suit?: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
+        };
+        MoveEffect: {
+            /**
+             * @description What the move did by the rules: `none`; `opening`, an opening club (no effect, R-11, R-12); `shed`, the player's last card (the deal is over, no effect, R-28); `seven`, the next player answers with a 7 or draws `cards` (R-21, R-22); `skip`, `seat` misses a turn (R-24, the options of R-25 and R-26); `reverse`, the direction flips (R-26); `suit`, a Jack asked for `suit` (R-19); `again`, an Ace's player plays once more (R-25); `penalty`, a draw that took the sevens' penalty of `cards` cards (R-22, R-23).
+             *
+             *     * `none` - none
+             *     * `opening` - opening
+             *     * `shed` - shed
+             *     * `seven` - seven
+             *     * `skip` - skip
+             *     * `reverse` - reverse
+             *     * `suit` - suit
+             *     * `again` - again
+             *     * `penalty` - penalty
+             */
+            kind: components["schemas"]["KindEnum"];
+            /** @description `skip`: the seat skipped. */
+            seat: number | null;
+            /**
+             * @description `suit`: the suit asked for.
+             *
+             *     * `C` - C
+             *     * `D` - D
+             *     * `H` - H
+             *     * `S` - S
+             */
+            suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
+            /** @description `seven`: the cards the next player draws unless they answer with a 7; `penalty`: the penalty's cards (the stock may have held fewer: `drawn_count`); 0 otherwise. */
+            cards: number;
         };
         MoveEntry: {
             seq: number;
@@ -1586,6 +1630,8 @@ export interface components {
             version: number | null;
             /** @description The table's public facts once the move was applied (no card of a hand or of the stock): what a client shows for `version`. */
             after: components["schemas"]["MoveAfter"] | null;
+            /** @description What the move did by the rules (null for older moves). */
+            effect: components["schemas"]["MoveEffect"] | null;
         };
         /** @description The body of `POST …/moves`: a move and the match `version` it was chosen at. */
         MovePostRequest: {
@@ -1612,6 +1658,8 @@ export interface components {
             top_card: string | null;
             active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
+            /** @description The cards a draw takes now while sevens are pending (R-22: 3·k, or 3·2^(k−1) under `seven_chain_growth` doubling); 0 when none are. */
+            penalty_cards: number;
             draws_this_turn: number;
             stock_count: number;
             totals: number[];
@@ -1881,6 +1929,8 @@ export interface components {
             card: string | null;
             suit: string | null;
             drawn: string[];
+            /** @description What the move did by the rules. */
+            effect: components["schemas"]["MoveEffect"];
         };
         ReplayPosition: {
             /** @description 0: the deal as dealt; i: after move i. */
@@ -2038,6 +2088,8 @@ export interface components {
             top_card: string | null;
             active_suit: components["schemas"]["SuitEnum"] | components["schemas"]["NullEnum"];
             pending_sevens: number;
+            /** @description The cards a draw takes now while sevens are pending (R-22: 3·k, or 3·2^(k−1) under `seven_chain_growth` doubling); 0 when none are. */
+            penalty_cards: number;
             draws_this_turn: number;
             stock_count: number;
             totals: number[];
