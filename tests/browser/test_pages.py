@@ -5,6 +5,7 @@ visit, and every page in Turkish without an untranslated key or an English-only 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -102,13 +103,44 @@ def visit_every_page(
         by_testid(page, shown).first.wait_for()
         page.wait_for_load_state("networkidle")
         each(page, name)
+    # The new match's every option (Custom), and a deal's result over the table as it ends.
+    page.goto(f"{base}/#/lobby")
+    by_testid(page, "preset-custom").click()
+    by_testid(page, "create-rule-ace_mode").wait_for()
+    each(page, "lobby-custom")
+    each(deal_result_over_the_table(base, pages, site, width, locale), "deal-result")
+    visited = 3 + len(site.views)
     if site.spectator_route is None:
-        return 1 + len(site.views)
+        return visited
     watching = pages.new(width, locale=locale)
     sign_in(watching, base, site.watcher, route=site.spectator_route)
     expect(by_testid(watching, "table")).to_have_attribute("data-role", "spectator")
     each(watching, "spectator")
-    return 2 + len(site.views)
+    return visited + 1
+
+
+def deal_result_over_the_table(
+    base: str, pages: Any, site: Site, width: int, locale: str | None
+) -> Page:
+    """A page of a new person's at a new two-seat table whose first deal the person plays to
+    its end through the API: the deal's result comes over the table (held a while at this
+    pace)."""
+    person = Person(base)
+    match_id = person.create(2, ["random"], deals=2, rules={"hand_size": 2})
+    page = pages.new(width, locale=locale, pace=1500)
+    sign_in(page, base, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    for _ in range(400):
+        state = person.state(match_id)
+        if state["deal"] != 1 or state["phase"] == "deal_over":
+            break
+        if state["turn"] == state["you"] and state["legal_moves"]:
+            person.move(match_id)
+        else:
+            time.sleep(0.05)
+    overlay = page.locator('.overlay[data-testid="deal-result"]')
+    overlay.wait_for(timeout=30_000)
+    return page
 
 
 def test_screenshots_of_every_page_at_phone_and_desktop_widths(

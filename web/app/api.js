@@ -24,71 +24,14 @@ import { getLang } from "./i18n.js";
 /** @typedef {Schemas["PlayerSearchResult"]} FoundPlayer */
 /** @typedef {Schemas["QueueEntry"]} QueueEntry */
 
+/** @typedef {Schemas["Match"]} Match A match as the lobby, spectators and rematches show it. */
+/** @typedef {Schemas["State"]} State A seat's view, or a spectator's public view (`you` null). */
+/** @typedef {Schemas["MoveReply"]} MoveReply The answer to a move: the mover's view after it. */
+/** @typedef {Schemas["DealReplay"]} Replay `GET /matches/{id}/deals/{n}/replay`. */
 /**
- * A match as the lobby, spectators and rematches show it (docs/api.md `<match>`).
- * @typedef {Schemas["Match"] & {
- *   open_seats?: number,
- *   spectators?: string,
- *   cancel_reason?: string | null,
- *   rematch_of?: string | null,
- *   next_match?: string | null,
- * }} Match
- */
-
-/**
- * A seat's view, or a spectator's public view (`you` null, no hand, no legal moves).
- * @typedef {Omit<Schemas["State"], "you"> & { you: number | null }} State
- */
-
-/**
- * One house rule of `GET /api/v1/rules`.
- * @typedef {object} RuleOption
- * @property {string} name
- * @property {string | number | boolean} default
- * @property {string} [type] "choice" | "boolean" | "integer"
- * @property {(string | boolean)[]} [choices]
- * @property {number} [min]
- * @property {number} [max]
- * @property {string} [description]
- */
-
-/**
- * A position of a replay: the state after the move, every hand open.
- * @typedef {object} ReplayState
- * @property {string[][]} hands
- * @property {number | null} turn
- * @property {number} direction
- * @property {string | null} top_card
- * @property {string | null} active_suit
- * @property {number} pending_sevens
- * @property {number} stock_count
- * @property {string | null} phase
- * @property {number} discard_count
- */
-
-/**
- * @typedef {object} ReplayPosition
- * @property {number} index
- * @property {{ seq: number, seat: number, action: string, card: string | null,
- *              suit: string | null, drawn: string[] | null } | null} move
- * @property {number | null} seat
- * @property {ReplayState} state
- */
-
-/**
- * `GET /matches/{id}/deals/{n}/replay`.
- * @typedef {object} Replay
- * @property {string} match
- * @property {number} number
- * @property {number} dealer
- * @property {number} opener
- * @property {string} commitment
- * @property {string} seed
- * @property {Record<string, unknown>} rules
- * @property {number} seat_count
- * @property {string[][]} hands_at_start
- * @property {ReplayPosition[]} positions
- * @property {DealResult | null} result
+ * One house rule of `GET /api/v1/rules`, with the words the lobby shows beside it.
+ * @typedef {Pick<Schemas["RuleOption"], "name" | "default" | "choices" | "min" | "max">
+ *   & { description?: string }} RuleOption
  */
 
 export const TOKEN_KEY = "pisyedili.token";
@@ -267,7 +210,7 @@ export const searchPlayers = (params) =>
 
 /** @param {{ status?: string, player?: string, limit?: number, cursor?: string }} params */
 export const matches = (params) =>
-  /** @type {Promise<{ next: string | null, previous: string | null, results: Match[] }>} */ (
+  /** @type {Promise<Schemas["PaginatedMatch"]>} */ (
     typed("GET", `/matches${query(params)}`)
   );
 /** @param {Schemas["MatchCreateRequest"]} body */
@@ -295,7 +238,7 @@ export const declineInvitation = (id) =>
   /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/invitations/decline`));
 /** The caller's pending challenges: the waiting private matches that invite them. */
 export const challenges = () =>
-  /** @type {Promise<{ next: string | null, previous: string | null, results: Match[] }>} */ (
+  /** @type {Promise<Schemas["PaginatedMatch"]>} */ (
     typed("GET", `/matches${query({ invited: true, limit: 50 })}`)
   );
 /** @param {string} id */
@@ -320,7 +263,7 @@ export const state = (id) => /** @type {Promise<State>} */ (typed("GET", `/match
  * @param {string} key Idempotency-Key: a retry of the same move is applied once
  */
 export const move = (id, body, key) =>
-  /** @type {Promise<State & { pending_bot_turns?: boolean }>} */ (
+  /** @type {Promise<MoveReply>} */ (
     typed("POST", `/matches/${id}/moves`, { body, headers: { "Idempotency-Key": key } })
   );
 /**

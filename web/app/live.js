@@ -172,7 +172,7 @@ export class LiveStream {
    * @param {api.MoveBody & { version: number }} body
    * @param {string} key the move's Idempotency-Key
    * @param {number} [wait]
-   * @returns {Promise<api.State & { pending_bot_turns?: boolean }>}
+   * @returns {Promise<api.MoveReply>}
    */
   move(body, key, wait = 8000) {
     const socket = this.socket;

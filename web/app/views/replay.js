@@ -13,7 +13,7 @@ import { h, fill } from "../dom.js";
 import { checkReplay } from "../fairness.js";
 import { t } from "../i18n.js";
 import { seatName, shortTime } from "../ui.js";
-import { describeMoves } from "./table.js";
+import { describeMoves } from "./table-log.js";
 
 /**
  * @param {HTMLElement} root
@@ -37,8 +37,11 @@ export async function replayView(root, matchId, dealNumber) {
     drawn_count: p.move?.drawn?.length ?? 0,
     by_bot: false,
     at: "",
+    version: null,
+    after: null,
+    effect: p.move?.effect ?? null,
   })));
-  const words = describeMoves(moves, { ...match, rules: replay.rules ?? match.rules }, null);
+  const words = describeMoves(moves, match, null);
 
   const fairness = h("p", { class: "fairness", testid: "fairness-status", "data-result": "" },
     t("fairness.checking"));
@@ -63,8 +66,8 @@ export async function replayView(root, matchId, dealNumber) {
           h("dd", { class: "suit-badge", style: s.active_suit ? `color:${SUIT_COLOUR[s.active_suit]}` : "" },
             s.active_suit ? SUIT_SYMBOL[s.active_suit] : "–"),
           h("dt", {}, t("table.direction")), h("dd", {}, s.direction === 1 ? t("dir.cw") : t("dir.ccw")),
-          h("dt", {}, t("table.stock", { n: "" }).replace(/[:\s]+$/, "")), h("dd", {}, String(s.stock_count)),
-          h("dt", {}, t("table.pending", { n: "" }).replace(/[:\s]+$/, "")), h("dd", {}, String(s.pending_sevens)))),
+          h("dt", {}, t("table.stockLabel")), h("dd", {}, String(s.stock_count)),
+          h("dt", {}, t("table.pendingLabel")), h("dd", {}, String(s.pending_sevens)))),
       s.hands.map((hand, seat) => h("div", {
         class: `seat replay-seat${s.turn === seat ? " on-turn" : ""}`,
       },

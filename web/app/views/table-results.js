@@ -24,8 +24,10 @@ function nameOf(match, seat) {
 /** @param {api.DealResult} result */
 function why(result) {
   if (result.reason === "stock_exhausted") return t("result.whyStock");
-  if (result.multiplier === 3) return t("result.why7", { card: result.last_card ? cardText(result.last_card) : "7" });
-  if (result.multiplier === 2) return t("result.whyJ", { card: result.last_card ? cardText(result.last_card) : "J" });
+  // The multiplier is the server's: the words only name it and the card that made it.
+  if (result.multiplier > 1 && result.last_card) {
+    return t("result.whyMultiplier", { card: cardText(result.last_card), m: result.multiplier });
+  }
   return t("result.why1");
 }
 

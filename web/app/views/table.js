@@ -9,7 +9,6 @@
  */
 
 import * as api from "../api.js";
-import { cardFace, cardBack, cardText, rankOf, suitOf, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
 import { h, fill } from "../dom.js";
 import { recordCommitment, recordHand } from "../fairness.js";
 import { t } from "../i18n.js";
@@ -20,77 +19,17 @@ import { privatePanel } from "./private.js";
 import { Playback } from "./table-play.js";
 import { turnCue } from "./table-cue.js";
 import { dealScreen, matchScreen, ratingChanges } from "./table-results.js";
-
-const SUITS = ["C", "D", "H", "S"];
-/** Table talk's preset phrases (POST …/talk), shown in the page's language. */
-const PHRASES = /** @type {const} */ (["good_game", "well_played", "oops", "your_turn"]);
-/** Phrases heard, at most this many shown (the newest last). */
-const TALK_SHOWN = 6;
+import { handPanel, placePicker } from "./table-hand.js";
+import { movesPanel } from "./table-log.js";
+import { MoveBook } from "./table-moves.js";
+import { tableMiddle } from "./table-pile.js";
+import { seatRing } from "./table-seats.js";
+import { talkPanel } from "./table-talk.js";
 
 function newKey() {
   return typeof crypto.randomUUID === "function"
     ? crypto.randomUUID()
     : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
-}
-
-/**
- * The move log in words: "Ayşe played 7♠ — you draw 3 or answer with a 7".
- * @param {api.MoveEntry[]} entries one deal's entries, in order
- * @param {api.Match} match
- * @param {api.State | null} view
- * @returns {string[]}
- */
-export function describeMoves(entries, match, view) {
-  const rules = /** @type {Record<string, unknown>} */ (match.rules ?? {});
-  const seats = match.seats.length;
-  const suppressed = rules.opening === "club_round" ? seats : 1; // R-11, R-12: no effect
-  let plays = 0;
-  let sevens = 0;
-  return entries.map((entry, i) => {
-    const seat = match.seats[entry.seat];
-    const name = entry.seat === view?.you ? t("table.you") : seat ? seatName(seat) : String(entry.seat);
-    let text;
-    if (entry.action === "play" && entry.card) {
-      plays += 1;
-      text = t("log.played", { name, card: cardText(entry.card) });
-      const rank = rankOf(entry.card);
-      if (plays > suppressed) {
-        if (rank === "7") {
-          sevens += 1;
-          const cards = rules.seven_chain_growth === "doubling" ? 3 * 2 ** (sevens - 1) : 3 * sevens;
-          const last = i === entries.length - 1;
-          const you = last && view !== null && view.you !== null && view.turn === view.you &&
-            view.pending_sevens > 0;
-          text += t(you ? "log.sevenYou" : "log.sevenNext", { n: cards });
-        } else if (rank === "J" && entry.suit) {
-          text += t("log.jack", { suit: SUIT_SYMBOL[entry.suit] ?? entry.suit });
-        } else if (rank === "8" || (rank === "A" && rules.ace_mode === "skip_next") ||
-                   (rank === "10" && seats === 2 && rules.two_player_reverse === "skip")) {
-          text += t("log.eight");
-        } else if (rank === "10" && seats > 2) {
-          text += t("log.ten");
-        } else if (rank === "A") {
-          text += t("log.ace");
-        }
-      } else if (rank === "J" && entry.suit) {
-        text += t("log.jack", { suit: SUIT_SYMBOL[entry.suit] ?? entry.suit });
-      }
-    } else if (entry.action === "draw") {
-      sevens = 0;
-      text = entry.drawn_count === 1 ? t("log.drew", { name }) : t("log.drewN", { name, n: entry.drawn_count });
-      // A player's own drawn cards only: another seat's never reach the page (R-3).
-      if (entry.seat === view?.you && entry.drawn && entry.drawn.length) {
-        text += ` (${entry.drawn.map(cardText).join(", ")})`;
-      }
-    } else {
-      text = t("log.passed", { name });
-    }
-    if (entry.by_bot && seat?.player && !seat.player.is_bot) {
-      // A person's seat: the turn clock's move, or the bot's once they resigned.
-      text += seat.resigned ? t("log.resigned") : t("log.clock");
-    }
-    return text;
-  });
 }
 
 /**
@@ -107,14 +46,8 @@ export async function tableView(root, matchId) {
   let latest = null;
   /** @type {api.State | null} the view of the last frame queued, and its version */
   let queued = null;
-  /** @type {api.MoveEntry[]} the shown deal's moves, as far as shown */
-  let log = [];
-  let logDeal = 0;
-  /** @type {Map<number, api.MoveEntry>} every move read, by seq */
-  const known = new Map();
-  /** the highest seq read (0: none); moves of deals before `floorDeal` are not wanted */
-  let lastSeq = 0;
-  let floorDeal = 0;
+  /** the moves read, and the shown deal's log as far as shown */
+  const book = new MoveBook(matchId);
   /** the frame on screen is the newest view (not a move being played out) */
   let real = true;
   /** @type {Promise<unknown>} frames are built one view after another */
@@ -133,8 +66,6 @@ export async function tableView(root, matchId) {
   let stopped = false;
   /** the confirm step of "Resign" is open */
   let confirming = false;
-  /** @type {{ seat: number, phrase: string }[]} table talk heard on the stream, oldest first */
-  const heard = [];
   /** @type {LiveStream | null} the match's stream, a WebSocket that takes the moves */
   let stream = null;
 
@@ -142,11 +73,9 @@ export async function tableView(root, matchId) {
   const status = h("span", { class: "connection", testid: "connection-status", "data-state": "reconnecting" },
     t("table.reconnecting"));
   const board = h("div", { class: "board" });
-  const logList = h("ol", { class: "move-log", testid: "move-log" });
   // Moves read out as they come (screen readers), and the table's keys (table-keys.js).
   const speech = announcer();
-  /** the last move read out: its deal and seq (what the page showed first is not read) */
-  let spoken = { deal: 0, seq: -1 };
+  const logPanel = movesPanel(speech);
   let wasYourTurn = false;
   const cue = turnCue();
   const endBox = h("div", { class: "end" });
@@ -154,15 +83,7 @@ export async function tableView(root, matchId) {
   const resultTop = h("div", { class: "result-top" });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   const privateBox = h("div", { class: "private-box" });
-  const talkLines = h("ul", { class: "talk-lines", testid: "talk-lines" });
-  const talkPanel = h("section", { class: "card-panel talk-panel", testid: "talk" },
-    h("h2", {}, t("talk.title")),
-    role === "seat"
-      ? h("div", { class: "row talk-buttons" }, PHRASES.map((phrase) => h("button", {
-        type: "button", testid: `talk-${phrase}`, onclick: () => say(phrase),
-      }, t(`talk.${phrase}`))))
-      : null,
-    talkLines);
+  const talk = talkPanel({ matchId, seated: role === "seat", names: () => ({ match, you: view?.you ?? null }) });
   table.append(
     h("h1", { class: "visually-hidden" }, t("table.title")),
     h("div", { class: "table-head" },
@@ -173,8 +94,8 @@ export async function tableView(root, matchId) {
     resultTop,
     board,
     endBox,
-    talkPanel,
-    h("section", { class: "card-panel log-panel" }, h("h2", {}, t("table.log")), logList),
+    talk.panel,
+    logPanel.panel,
   );
   // Shown once drawn with its state and log (nothing then moves under the player's eyes), or
   // after a while without them (a server that does not answer yet).
@@ -251,7 +172,7 @@ export async function tableView(root, matchId) {
       playback.queue = [];
       playback.skip();
       queued = next;
-      await loadDealLog(next);
+      await book.loadDeal(next);
       playback.push([{ view: next, entry: null, real: true }]);
       noteHand(next);
       return;
@@ -259,69 +180,28 @@ export async function tableView(root, matchId) {
     if (next.version <= queued.version) return;
     const from = queued;
     // Another's move is shown with its log entry; the page's own at once (its entry after).
-    if (!own && !entryAt(next.version)) await readMoves();
+    if (!own && !book.entryAt(next.version)) await book.readMoves();
     /** @type {Frame[]} */
     const frames = [];
     let previous = from;
     for (let v = from.version + 1; v < next.version; v++) {
-      const entry = entryAt(v);
-      const shown = entry?.after ? moveView(entry, previous, next) : { ...previous, version: v, legal_moves: [] };
+      const entry = book.entryAt(v);
+      const shown = entry?.after
+        ? book.moveView(entry, previous, next, results.get(entry.deal) ?? null)
+        : { ...previous, version: v, legal_moves: [] };
       frames.push({ view: shown, entry, real: false });
       previous = shown;
     }
-    frames.push({ view: next, entry: entryAt(next.version), real: true });
+    frames.push({ view: next, entry: book.entryAt(next.version), real: true });
     queued = next;
     if (own) playback.skip();
     playback.push(frames, own);
-    if (!entryAt(next.version)) {
+    if (!book.entryAt(next.version)) {
       // The move that made this version (the page's own, told by its answer): read after.
-      await readMoves();
+      await book.readMoves();
       if (real) showLog();
     }
     noteHand(next);
-  }
-
-  /** @param {number} version @returns {api.MoveEntry | null} */
-  function entryAt(version) {
-    for (const entry of known.values()) if (entry.version === version) return entry;
-    return null;
-  }
-
-  /**
-   * The table as a move left it: its public facts (`after`), the page's own hand followed
-   * card by card (back from the newest view within its deal, forward from the previous frame).
-   * @param {api.MoveEntry} entry
-   * @param {api.State} previous
-   * @param {api.State} next
-   * @returns {api.State}
-   */
-  function moveView(entry, previous, next) {
-    const after = /** @type {NonNullable<api.MoveEntry["after"]>} */ (entry.after);
-    const you = next.you;
-    let hand = previous.deal === entry.deal ? previous.hand.slice() : [];
-    if (you !== null && entry.deal === next.deal && next.deal !== null) {
-      hand = next.hand.slice();
-      for (const later of known.values()) {
-        if (later.seat !== you || later.deal !== entry.deal || (later.version ?? 0) <= (entry.version ?? 0) ||
-            (later.version ?? 0) > next.version) continue;
-        if (later.action === "play" && later.card) hand.push(later.card);
-        for (const card of later.drawn ?? []) hand.splice(hand.indexOf(card), 1);
-      }
-    } else if (you !== null && entry.seat === you && previous.deal === entry.deal) {
-      if (entry.action === "play" && entry.card) hand.splice(hand.indexOf(entry.card), 1);
-      hand.push(...(entry.drawn ?? []));
-    }
-    return {
-      ...previous,
-      ...after,
-      version: /** @type {number} */ (entry.version),
-      status: "active",
-      deal: entry.deal,
-      hand,
-      legal_moves: [],
-      result: after.phase === "deal_over" ? results.get(entry.deal) ?? null : null,
-      turn_deadline: null,
-    };
   }
 
   /** @param {Frame} frame */
@@ -337,57 +217,8 @@ export async function tableView(root, matchId) {
   /** The log as far as the frame on screen: each move appended as it is shown. */
   function showLog() {
     if (!view) return;
-    const upTo = view.version;
-    const entries = Array.from(known.values()).sort((a, b) => a.seq - b.seq);
-    const last = log.length ? log[log.length - 1].seq : 0;
-    for (const entry of entries) {
-      if (entry.seq <= last || entry.deal < logDeal) continue;
-      if (!real && (entry.version === null || entry.version > upTo)) break;
-      if (real && entry.version !== null && entry.version > upTo) break;
-      if (entry.deal !== logDeal) {
-        log = [];
-        logDeal = entry.deal;
-      }
-      log.push(entry);
-    }
-    if (view.deal !== null && view.deal > logDeal && !entries.some((e) => e.deal === view?.deal)) {
-      log = [];
-      logDeal = view.deal;
-    }
+    book.showUpTo(view, real);
     drawLog();
-  }
-
-  /** The moves after the last one read (of this deal or a later one). */
-  async function readMoves() {
-    try {
-      const entries = await api.moveLog(matchId, { after_seq: lastSeq });
-      for (const entry of entries) {
-        if (entry.deal < floorDeal) continue;
-        known.set(entry.seq, entry);
-        lastSeq = Math.max(lastSeq, entry.seq);
-      }
-    } catch {
-      // A move log this caller may not read (an older server's spectator): the table stands.
-    }
-  }
-
-  /** @param {api.State} shown the view shown at once: its deal's log from its first move */
-  async function loadDealLog(shown) {
-    known.clear();
-    log = [];
-    logDeal = shown.deal ?? 0;
-    floorDeal = logDeal;
-    lastSeq = 0;
-    if (shown.deal === null) return;
-    try {
-      const entries = await api.moveLog(matchId, { deal: shown.deal });
-      for (const entry of entries) {
-        known.set(entry.seq, entry);
-        lastSeq = Math.max(lastSeq, entry.seq);
-      }
-    } catch {
-      // as readMoves
-    }
   }
 
   /**
@@ -399,7 +230,7 @@ export async function tableView(root, matchId) {
     const seat = shown.you;
     if (seat !== null && shown.deal !== null && shown.commitment && shown.status === "active" &&
         shown.phase !== "deal_over" && shown.phase !== "match_over" &&
-        !Array.from(known.values()).some((e) => e.seat === seat && e.deal === shown.deal)) {
+        !book.moved(seat, shown.deal)) {
       recordHand(matchId, shown.deal, shown.commitment, seat, shown.hand);
     }
   }
@@ -418,21 +249,7 @@ export async function tableView(root, matchId) {
   }
 
   function drawLog() {
-    const words = describeMoves(log, match, view);
-    const first = spoken.seq < 0;
-    if (spoken.deal !== logDeal) {
-      if (!first) speech.say(t("log.newDeal", { n: logDeal }));
-      spoken = { deal: logDeal, seq: 0 };
-    }
-    log.forEach((entry, i) => {
-      if (entry.seq <= spoken.seq) return;
-      if (!first) speech.say(words[i]);
-      spoken.seq = entry.seq;
-    });
-    fill(logList,
-      h("li", { class: "log-deal" }, t("log.newDeal", { n: logDeal })),
-      words.map((text, i) => h("li", { testid: "move-log-entry", "data-seq": log[i].seq, value: i + 1 }, text)));
-    logList.scrollTop = logList.scrollHeight;
+    logPanel.draw(book.log, book.logDeal, match, view);
   }
 
   /** @param {string} action @param {string} [card] @param {string} [suit] */
@@ -480,7 +297,8 @@ export async function tableView(root, matchId) {
   function clickCard(card) {
     if (!view || !legal("play", card)) return;
     const moves = view.legal_moves.filter((m) => m.action === "play" && m.card === card);
-    if (rankOf(card) === "J" && moves.some((m) => m.suit)) {
+    // A play that names a suit (a Jack's, by the legal moves): the suit is asked first.
+    if (moves.some((m) => m.suit)) {
       jack = card;
       draw();
       return;
@@ -507,174 +325,51 @@ export async function tableView(root, matchId) {
     }
   }
 
+  /** @type {import("./table-hand.js").HandActions} */
+  const handActions = {
+    legal,
+    play: clickCard,
+    playJack: (card, suit) => {
+      jack = null;
+      send({ action: "play", card, suit });
+    },
+    cancelJack: () => { jack = null; draw(); },
+    send,
+    askResign: () => { confirming = true; draw(); },
+    keepPlaying: () => { confirming = false; draw(); },
+    resign,
+  };
+
   function draw() {
     if (!view) return;
     const v = view;
     table.dataset.version = String(v.version);
     // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
-    talkPanel.hidden = v.status === "waiting" || v.status === "cancelled";
+    talk.panel.hidden = v.status === "waiting" || v.status === "cancelled";
     fill(privateBox, privatePanel(match, () => reload()));
     table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
-    const n = match.seats.length;
     const you = v.you;
     const yourTurn = you !== null && v.turn === you && v.status === "active";
     if (yourTurn && !wasYourTurn) speech.say(t("table.yourTurn"));
     wasYourTurn = yourTurn;
     if (role === "seat") cue.turn(yourTurn && newest());
-    const turnSeat = v.turn === null ? null : match.seats[v.turn];
-    const seatRow = h("div", { class: "seats" },
-      match.seats.map((seat) => {
-        const i = seat.seat;
-        return h("div", {
-          class: `seat${v.turn === i ? " on-turn" : ""}${i === you ? " mine" : ""}`,
-          testid: `seat-${i}`,
-          // In turn order from the player's next seat round the table, the player's own last.
-          style: you === null ? "" : `order:${i === you ? n : (i - you + n) % n}`,
-          "data-count": v.hand_counts[i] ?? 0,
-          "data-total": v.totals[i] ?? seat.total,
-        },
-        h("div", { class: "seat-name" }, seat.player ? seatName(seat) : t("table.open"),
-          i === you ? ` (${t("table.you")})` : "",
-          seat.player?.is_bot ? ` · ${t("table.bot")}` : "",
-          v.resigned.includes(i) ? ` · ${t("table.resigned")}` : "",
-          v.dealer === i ? h("span", { class: "dealer-chip", testid: "dealer-chip", title: t("table.dealer") },
-            ` · ${t("table.dealer")}`) : ""),
-        i === you ? null : h("div", { class: "backs", "aria-hidden": "true", "data-count": v.hand_counts[i] ?? 0 },
-          Array.from({ length: Math.min(v.hand_counts[i] ?? 0, 12) }, () => cardBack())),
-        h("div", { class: "seat-facts" }, t("table.cards", { n: v.hand_counts[i] ?? 0 }), " · ",
-          t("table.total", { n: v.totals[i] ?? seat.total })));
-      }));
-    const top = v.top_card;
-    const suit = v.active_suit;
-    const middle = h("div", { class: "middle" },
-      h("div", { class: "pile", testid: "pile-top", "data-card": top ?? "" },
-        h("div", { class: "label" }, t("table.pile")), top ? cardFace(top) : h("div", { class: "slot" }),
-        top && rankOf(top) === "J" && suit ? h("div", { class: "named-suit", testid: "named-suit", "data-suit": suit },
-          t("table.named", { suit: SUIT_SYMBOL[suit] })) : null),
-      h("div", { class: "stock" }, cardBack(),
-        h("div", { testid: "stock-count", "data-count": v.stock_count }, t("table.stock", { n: v.stock_count }))),
-      h("dl", { class: "facts" },
-        h("dt", {}, t("table.activeSuit")),
-        h("dd", { testid: "active-suit", "data-suit": suit ?? "", style: suit ? `color:${SUIT_COLOUR[suit]}` : "" },
-          suit ? SUIT_SYMBOL[suit] : "–"),
-        h("dt", {}, t("table.pending", { n: "" }).replace(/[:\s]+$/, "")),
-        h("dd", { testid: "pending-sevens", "data-count": v.pending_sevens }, String(v.pending_sevens),
-          v.pending_sevens > 0 ? h("span", { class: "sevens-stack", "aria-hidden": "true" },
-            Array.from({ length: v.pending_sevens }, () => h("span", { class: "seven-chip" }, "7"))) : null),
-        h("dt", {}, t("table.direction")),
-        h("dd", { testid: "direction", "data-direction": v.direction, class: "direction" },
-          v.direction === 1 ? t("dir.cw") : t("dir.ccw")),
-        h("dt", {}, t("table.deal", { n: v.deal ?? 0, m: v.deals_total }).split(" ")[0]),
-        h("dd", {}, t("table.deal", { n: v.deal ?? "–", m: v.deals_total })),
-      ),
-      h("div", { class: "turn-box" },
-        h("div", {
-          testid: "turn-indicator",
-          class: yourTurn ? "your-turn" : "",
-          "data-turn-seat": v.turn ?? "",
-          "data-your-turn": yourTurn ? "true" : "false",
-        },
-        v.status === "waiting" ? t(match.private ? "private.waiting" : "table.waiting")
-          : yourTurn ? t("table.yourTurn")
-            : turnSeat ? t("table.turn", { name: seatName(turnSeat) }) : t("table.noTurn")),
-        h("div", { testid: "turn-clock" }, t("table.noClock"))),
-    );
-    /** @type {HTMLElement} */
-    let handBox;
-    if (role === "seat") {
-      const penalty = v.pending_sevens > 0;
-      handBox = h("section", { class: "hand-panel" },
-        h("h2", {}, t("table.hand")),
-        h("div", { class: "hand", testid: "hand", tabindex: -1, "aria-label": t("table.hand") },
-          v.hand.map((card) => {
-            const ok = legal("play", card);
-            return h("button", {
-              type: "button",
-              class: `card${ok ? " legal" : ""}${jack === card ? " chosen" : ""}`,
-              testid: "card",
-              "data-card": card,
-              "data-legal": ok ? "true" : "false",
-              disabled: !ok,
-              onclick: () => clickCard(card),
-            }, cardFace(card));
-          })),
-        jack ? h("div", { class: "suit-picker", testid: "suit-picker" },
-          h("span", {}, t("table.pickSuit")),
-          SUITS.map((s) => h("button", {
-            type: "button",
-            testid: `suit-${s}`,
-            style: `color:${SUIT_COLOUR[s]}`,
-            disabled: !legal("play", jack ?? "", s),
-            onclick: () => {
-              const card = jack;
-              jack = null;
-              if (card) send({ action: "play", card, suit: /** @type {"C"|"D"|"H"|"S"} */ (s) });
-            },
-          }, SUIT_SYMBOL[s])),
-          h("button", { type: "button", onclick: () => { jack = null; draw(); } }, t("table.cancelSuit")))
-          : null,
-        h("div", { class: "actions" },
-          h("button", {
-            type: "button", testid: "draw-button", class: "primary", "aria-keyshortcuts": "D",
-            disabled: !legal("draw"),
-            onclick: () => send({ action: "draw" }),
-          }, penalty ? t("table.drawPenalty", { n: penaltyCards(v.pending_sevens) }) : t("table.draw")),
-          h("button", {
-            type: "button", testid: "pass-button", "aria-keyshortcuts": "P",
-            disabled: !legal("pass"),
-            onclick: () => send({ action: "pass" }),
-          }, t("table.pass"))),
-        h("p", { class: "keys-help", testid: "keys-help" }, t("table.keys")),
-        resignControls(v));
-    } else {
-      handBox = h("p", { class: "spectating", testid: "spectating" }, t("table.spectating"));
-    }
+    const ring = seatRing(match, v);
+    // The newest move on screen asked for a suit (a Jack's `effect`).
+    const shownLast = book.log.length ? book.log[book.log.length - 1] : null;
+    const asked = shownLast?.effect?.kind === "suit" && shownLast.version === v.version;
+    const felt = h("div", { class: "felt", "data-seats": match.seats.length },
+      ring.top, ring.left, tableMiddle({ match, view: v, yourTurn, asked }), ring.right, ring.bottom);
+    const handBox = role === "seat"
+      ? handPanel({ view: v, jack, confirming, act: handActions })
+      : h("p", { class: "spectating", testid: "spectating" }, t("table.spectating"));
     const commitment = v.commitment
       ? h("p", { class: "commitment", testid: "commitment", "data-commitment": v.commitment },
           t("table.commitment", { c: v.commitment }))
       : null;
-    keepFocus(board, () => fill(board, seatRow, middle, handBox, commitment));
-    placePicker();
+    keepFocus(board, () => fill(board, felt, handBox, commitment));
+    placePicker(board);
     drawEnd();
     drawClock();
-  }
-
-  /** The Jack's suit picker on the Jack itself, kept inside the hand's panel. */
-  function placePicker() {
-    const picker = board.querySelector('[data-testid="suit-picker"]');
-    const chosen = board.querySelector(".hand .card.chosen");
-    const panel = picker?.parentElement;
-    if (!(picker instanceof HTMLElement) || !(chosen instanceof HTMLElement) || !panel) return;
-    picker.classList.add("on-card");
-    const room = panel.clientWidth - picker.offsetWidth;
-    picker.style.left = `${Math.max(0, Math.min(room, chosen.offsetLeft + chosen.offsetWidth / 2 - picker.offsetWidth / 2))}px`;
-    picker.style.top = `${chosen.offsetTop + chosen.offsetHeight - 8}px`;
-  }
-
-  /**
-   * "Resign" with its confirm step while the seat plays; once it has resigned, a note.
-   * @param {api.State} v
-   */
-  function resignControls(v) {
-    const you = v.you;
-    if (you === null) return null;
-    if (v.resigned.includes(you)) {
-      return v.status === "active"
-        ? h("p", { class: "notice", testid: "resigned-note" }, t("table.youResigned"))
-        : null;
-    }
-    if (v.status !== "active") return null;
-    if (!confirming) {
-      return h("div", { class: "resign" },
-        h("button", { type: "button", testid: "resign-button", onclick: () => { confirming = true; draw(); } },
-          t("table.resign")));
-    }
-    return h("div", { class: "resign confirm", testid: "resign-confirm", role: "alertdialog" },
-      h("p", {}, t("table.resignAsk")),
-      h("div", { class: "row" },
-        h("button", { type: "button", class: "danger", testid: "resign-yes", onclick: resign }, t("table.resignYes")),
-        h("button", { type: "button", testid: "resign-no", onclick: () => { confirming = false; draw(); } },
-          t("table.resignNo"))));
   }
 
   async function resign() {
@@ -699,33 +394,6 @@ export async function tableView(root, matchId) {
     noticeBox.textContent = t("table.someoneResigned", { name: seat ? seatName(seat) : String(data.seat) });
     noticeBox.hidden = false;
     noticeBox.dataset.seat = String(data.seat);
-  }
-
-  /** @param {typeof PHRASES[number]} phrase */
-  async function say(phrase) {
-    try {
-      await api.talk(matchId, phrase);
-      hideError();
-    } catch (error) {
-      showError(error);
-    }
-  }
-
-  /** @param {{ seat: number, phrase: string }} data the stream's `talk` event */
-  function hear(data) {
-    heard.push({ seat: data.seat, phrase: data.phrase });
-    heard.splice(0, Math.max(0, heard.length - TALK_SHOWN));
-    fill(talkLines, heard.map(({ seat, phrase }) => {
-      const who = seat === view?.you ? t("table.you") : match.seats[seat] ? seatName(match.seats[seat]) : String(seat);
-      const words = PHRASES.includes(/** @type {any} */ (phrase)) ? t(`talk.${phrase}`) : "…";
-      return h("li", { testid: "talk-line", "data-seat": seat, "data-phrase": phrase },
-        t("talk.line", { name: who, phrase: words }));
-    }));
-  }
-
-  /** @param {number} k */
-  function penaltyCards(k) {
-    return /** @type {Record<string, unknown>} */ (match.rules).seven_chain_growth === "doubling" ? 3 * 2 ** (k - 1) : 3 * k;
   }
 
   /** Each player's rating change by the match: its settlement may follow its end by a moment. */
@@ -823,7 +491,7 @@ export async function tableView(root, matchId) {
     onEvent: (name, data) => {
       if (name === "state") apply(data);
       else if (name === "resigned") resigned(data);
-      else if (name === "talk") hear(data);
+      else if (name === "talk") talk.hear(data);
       else if (name === "close") {
         setStatus("live");
         api.match(matchId).then((m) => { match = m; draw(); }).catch(() => {});

@@ -1,0 +1,113 @@
+// @ts-check
+/**
+ * The player's hand panel: the cards (the legal ones raised and clickable), the Jack's suit
+ * picker on the Jack, Draw (the penalty's cards while sevens are pending, the server's
+ * `penalty_cards`) and Pass, the keys' help, and Resign with its confirm step.
+ */
+
+import * as api from "../api.js";
+import { cardFace, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+
+const SUITS = /** @type {const} */ (["C", "D", "H", "S"]);
+
+/**
+ * @typedef {object} HandActions
+ * @property {(action: string, card?: string, suit?: string) => boolean} legal
+ * @property {(card: string) => void} play a click on a card
+ * @property {(card: string, suit: "C" | "D" | "H" | "S") => void} playJack the Jack with its suit
+ * @property {() => void} cancelJack
+ * @property {(move: api.MoveBody) => void} send
+ * @property {() => void} askResign
+ * @property {() => void} keepPlaying
+ * @property {() => void} resign
+ */
+
+/**
+ * "Resign" with its confirm step while the seat plays; once it has resigned, a note.
+ * @param {api.State} v
+ * @param {boolean} confirming
+ * @param {HandActions} act
+ */
+function resignControls(v, confirming, act) {
+  const you = v.you;
+  if (you === null) return null;
+  if (v.resigned.includes(you)) {
+    return v.status === "active"
+      ? h("p", { class: "notice", testid: "resigned-note" }, t("table.youResigned"))
+      : null;
+  }
+  if (v.status !== "active") return null;
+  if (!confirming) {
+    return h("div", { class: "resign" },
+      h("button", { type: "button", testid: "resign-button", onclick: act.askResign }, t("table.resign")));
+  }
+  return h("div", { class: "resign confirm", testid: "resign-confirm", role: "alertdialog" },
+    h("p", {}, t("table.resignAsk")),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "danger", testid: "resign-yes", onclick: act.resign }, t("table.resignYes")),
+      h("button", { type: "button", testid: "resign-no", onclick: act.keepPlaying }, t("table.resignNo"))));
+}
+
+/**
+ * @param {{ view: api.State, jack: string | null, confirming: boolean, act: HandActions }} args
+ *   `jack`: the Jack waiting for its suit
+ */
+export function handPanel({ view: v, jack, confirming, act }) {
+  const legal = act.legal;
+  return h("section", { class: "hand-panel" },
+    h("h2", {}, t("table.hand")),
+    h("div", { class: "hand", testid: "hand", tabindex: -1, "aria-label": t("table.hand") },
+      v.hand.map((card) => {
+        const ok = legal("play", card);
+        return h("button", {
+          type: "button",
+          class: `card${ok ? " legal" : ""}${jack === card ? " chosen" : ""}`,
+          testid: "card",
+          "data-card": card,
+          "data-legal": ok ? "true" : "false",
+          disabled: !ok,
+          onclick: () => act.play(card),
+        }, cardFace(card));
+      })),
+    jack ? h("div", { class: "suit-picker", testid: "suit-picker" },
+      h("span", {}, t("table.pickSuit")),
+      SUITS.map((s) => h("button", {
+        type: "button",
+        testid: `suit-${s}`,
+        style: `color:${SUIT_COLOUR[s]}`,
+        disabled: !legal("play", jack, s),
+        onclick: () => act.playJack(jack, s),
+      }, SUIT_SYMBOL[s])),
+      h("button", { type: "button", onclick: act.cancelJack }, t("table.cancelSuit")))
+      : null,
+    h("div", { class: "actions" },
+      h("button", {
+        type: "button", testid: "draw-button", class: "primary", "aria-keyshortcuts": "D",
+        disabled: !legal("draw"),
+        onclick: () => act.send({ action: "draw" }),
+      }, v.penalty_cards > 0 ? t("table.drawPenalty", { n: v.penalty_cards }) : t("table.draw")),
+      h("button", {
+        type: "button", testid: "pass-button", "aria-keyshortcuts": "P",
+        disabled: !legal("pass"),
+        onclick: () => act.send({ action: "pass" }),
+      }, t("table.pass"))),
+    h("p", { class: "keys-help", testid: "keys-help" }, t("table.keys")),
+    resignControls(v, confirming, act));
+}
+
+/**
+ * The Jack's suit picker on the Jack itself, kept inside the hand's panel.
+ * @param {HTMLElement} board
+ */
+export function placePicker(board) {
+  const picker = board.querySelector('[data-testid="suit-picker"]');
+  const chosen = board.querySelector(".hand .card.chosen");
+  const panel = picker?.parentElement;
+  if (!(picker instanceof HTMLElement) || !(chosen instanceof HTMLElement) || !panel) return;
+  picker.classList.add("on-card");
+  const room = panel.clientWidth - picker.offsetWidth;
+  picker.style.left = `${Math.max(0, Math.min(room, chosen.offsetLeft + chosen.offsetWidth / 2 - picker.offsetWidth / 2))}px`;
+  picker.style.top = `${chosen.offsetTop + chosen.offsetHeight - 8}px`;
+}
