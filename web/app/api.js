@@ -28,11 +28,7 @@ import { getLang } from "./i18n.js";
 /** @typedef {Schemas["State"]} State A seat's view, or a spectator's public view (`you` null). */
 /** @typedef {Schemas["MoveReply"]} MoveReply The answer to a move: the mover's view after it. */
 /** @typedef {Schemas["DealReplay"]} Replay `GET /matches/{id}/deals/{n}/replay`. */
-/**
- * One house rule of `GET /api/v1/rules`, with the words the lobby shows beside it.
- * @typedef {Pick<Schemas["RuleOption"], "name" | "default" | "choices" | "min" | "max">
- *   & { description?: string }} RuleOption
- */
+/** @typedef {Schemas["RuleOption"]} RuleOption One house rule of `GET /api/v1/rules`. */
 
 export const TOKEN_KEY = "pisyedili.token";
 export const USER_KEY = "pisyedili.user";
@@ -176,7 +172,7 @@ export const player = (id) => /** @type {Promise<Player>} */ (typed("GET", `/pla
 export const history = (id, params) =>
   /** @type {Promise<Schemas["PlayerHistoryPageResponse"]>} */ (typed("GET", `/players/${id}/history${query(params ?? {})}`));
 export const bots = () => /** @type {Promise<Bot[]>} */ (typed("GET", "/bots"));
-export const rules = () => /** @type {Promise<Schemas["RuleOption"][]>} */ (typed("GET", "/rules"));
+export const rules = () => /** @type {Promise<RuleOption[]>} */ (typed("GET", "/rules"));
 
 // ---- account and player search ----
 

@@ -17,64 +17,13 @@ import { challengesPanel, privateChoice } from "./private.js";
 import { tournamentNotice } from "./tournaments.js";
 
 /**
- * The house rules of docs/rules.md, for a server that does not list them (GET /rules).
- * @type {api.RuleOption[]}
- */
-const KNOWN_RULES = [
-  { name: "opening", default: "opener_only", choices: ["opener_only", "club_round"] },
-  { name: "draw_policy", default: "free", choices: ["free", "one_then_pass", "until_playable"] },
-  { name: "jack_nomination", default: "any_suit", choices: ["any_suit", "different_suit"] },
-  { name: "seven_chain_growth", default: "linear", choices: ["linear", "doubling"] },
-  { name: "seven_penalty_ends_turn", default: true, choices: [true, false] },
-  { name: "ace_mode", default: "follow_up", choices: ["follow_up", "extra_turn", "skip_next"] },
-  { name: "two_player_reverse", default: "no_effect", choices: ["no_effect", "skip"] },
-  { name: "stock_exhausted", default: "end_immediately",
-    choices: ["end_immediately", "end_when_draw_needed", "reshuffle"] },
-  { name: "max_actions", default: 1000, min: 10, max: 100000 },
-  { name: "match_tiebreak", default: "shared", choices: ["shared", "extra_deal"] },
-  { name: "max_players", default: 6, min: 2, max: 7 },
-  { name: "hand_size", default: 7, min: 1, max: 25 },
-];
-
-/**
- * GET /rules in whichever shape it lists the options: a list of options, or an object of
- * option name → description; deals_per_match has its own control (create-deals).
- * @param {unknown} answer
+ * The house rules the server lists (GET /rules), as the new match's "Custom" offers them;
+ * deals_per_match has its own control (create-deals). None when the list could not be read.
+ * @param {api.RuleOption[] | null} answer
  * @returns {api.RuleOption[]}
  */
 export function ruleOptions(answer) {
-  /** @type {unknown[]} */
-  let list = [];
-  if (Array.isArray(answer)) list = answer;
-  else if (answer && typeof answer === "object") {
-    const record = /** @type {Record<string, unknown>} */ (answer);
-    const inner = record.options ?? record.rules ?? record.results;
-    if (Array.isArray(inner)) list = inner;
-    else {
-      const source = inner && typeof inner === "object" ? /** @type {Record<string, unknown>} */ (inner) : record;
-      list = Object.entries(source).map(([name, value]) =>
-        value && typeof value === "object" ? { name, ...value } : { name, default: value });
-    }
-  }
-  /** @type {api.RuleOption[]} */
-  const options = [];
-  for (const item of list) {
-    if (!item || typeof item !== "object") continue;
-    const option = /** @type {Record<string, any>} */ (item);
-    const name = String(option.name ?? option.option ?? "");
-    if (!name || name === "deals_per_match") continue;
-    const known = KNOWN_RULES.find((rule) => rule.name === name);
-    const choices = option.choices ?? option.values ?? option.enum ?? known?.choices;
-    options.push({
-      name,
-      default: option.default ?? known?.default ?? "",
-      choices: Array.isArray(choices) ? choices : typeof option.default === "boolean" ? [true, false] : undefined,
-      min: option.min ?? option.minimum ?? known?.min,
-      max: option.max ?? option.maximum ?? known?.max,
-      description: option.description ?? option.summary,
-    });
-  }
-  return options.length ? options : KNOWN_RULES;
+  return (answer ?? []).filter((option) => option.name !== "deals_per_match");
 }
 
 /**
@@ -285,7 +234,7 @@ async function createForm() {
   const ruleBox = h("div", { class: "rules-grid", testid: "custom-rules", hidden: true });
   for (const option of options) {
     const id = `create-rule-${option.name}`;
-    const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : option.description ?? "";
+    const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : "";
     const control = option.choices
       ? select({ testid: id, id, "aria-describedby": `${id}-about` },
           option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`)
