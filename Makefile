@@ -63,8 +63,8 @@ run: $(SERVE) $(SECRET_KEY_FILE) $(VAPID_KEY_FILE)
 	export DJANGO_SECRET_KEY="$${DJANGO_SECRET_KEY:-$$(cat $(SECRET_KEY_FILE))}" && \
 	export WEB_PUSH_VAPID_PRIVATE_KEY="$${WEB_PUSH_VAPID_PRIVATE_KEY-$$(cat $(VAPID_KEY_FILE))}" && \
 	$(PY) manage.py migrate --noinput && \
-	exec $(VENV)/bin/uvicorn pisyedili_api.asgi:application --host 127.0.0.1 --port $(PORT) \
-	  --loop uvloop --http pisyedili_api.asgi:HttpProtocol --no-access-log --no-proxy-headers \
+	exec $(VENV)/bin/uvicorn live.asgi:application --host 127.0.0.1 --port $(PORT) \
+	  --loop uvloop --http live.asgi:HttpProtocol --no-access-log --no-proxy-headers \
 	  --ws-ping-interval 0 --ws-per-message-deflate false --ws-max-size 4096 \
 	  --timeout-graceful-shutdown 10
 

@@ -1,6 +1,6 @@
 """Move endpoint throughput and latency under load, beside a database ceiling on the same server.
 
-Runs the web tier (uvicorn pisyedili_api.asgi, the deployment of docs/operations.md, `--workers`
+Runs the web tier (uvicorn live.asgi, the deployment of docs/operations.md, `--workers`
 processes) against PostgreSQL and loads it from 16 concurrent clients, each playing 2-seat
 matches (both seats, human players, so only the API is measured, not bots):
   1. `POST /api/v1/matches/{id}/moves` while playing many matches (with the `GET …/state` a client
@@ -343,7 +343,7 @@ def main() -> None:
     try:
         for base, _ in servers.values():
             wait_until_up(base)
-        print(f"asgi: uvicorn pisyedili_api.asgi, {args.workers} workers (uvloop)")
+        print(f"asgi: uvicorn live.asgi, {args.workers} workers (uvloop)")
         print(
             f"PostgreSQL {url}; {args.clients} clients, {args.seconds:.0f} s per phase in"
             f" {args.rounds} slices\n"
@@ -411,9 +411,9 @@ def start_server(
     """uvicorn (the deployment of docs/operations.md "Live play") on `--port`."""
     port = args.port
     command = [
-        str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application",
+        str(PY.with_name("uvicorn")), "live.asgi:application",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
-        "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log",
+        "--loop", "uvloop", "--http", "live.asgi:HttpProtocol", "--no-access-log",
         "--no-proxy-headers", "--ws-max-size", "4096", "--timeout-graceful-shutdown", "10",
         "--log-level", "warning",
     ]  # fmt: skip

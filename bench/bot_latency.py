@@ -90,9 +90,9 @@ def main() -> None:
     }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     base = f"http://127.0.0.1:{args.port}"
-    web = [str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application", "--host", "127.0.0.1"]
+    web = [str(PY.with_name("uvicorn")), "live.asgi:application", "--host", "127.0.0.1"]
     web += ["--port", str(args.port), "--workers", "2", "--loop", "uvloop", "--no-access-log"]
-    web += ["--http", "pisyedili_api.asgi:HttpProtocol", "--log-level", "warning"]
+    web += ["--http", "live.asgi:HttpProtocol", "--log-level", "warning"]
     worker = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
     worker += ["-P", args.pool, "-c", str(args.concurrency), "--without-gossip", "--without-mingle"]
     processes = [

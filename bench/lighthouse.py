@@ -99,8 +99,8 @@ def start_server(database: str, port: int, logs: Path) -> subprocess.Popen[bytes
                    check=True, stdout=subprocess.DEVNULL)  # fmt: skip
     log = open(logs / "uvicorn.log", "wb")  # noqa: SIM115
     return subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application", "--host", "127.0.0.1",
-         "--port", str(port), "--loop", "uvloop", "--http", "pisyedili_api.asgi:HttpProtocol",
+        [sys.executable, "-m", "uvicorn", "live.asgi:application", "--host", "127.0.0.1",
+         "--port", str(port), "--loop", "uvloop", "--http", "live.asgi:HttpProtocol",
          "--no-access-log", "--ws-per-message-deflate", "false",
          "--timeout-graceful-shutdown", "2"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -1,7 +1,7 @@
 """Live-play capacity: 16 active clients play while N idle clients wait, on the ASGI deployment.
 
 Starts the production stack of docs/operations.md "Live play" (bench/stack.py) on a private
-PostgreSQL and a private redis-server, on free ports: uvicorn pisyedili_api.asgi with
+PostgreSQL and a private redis-server, on free ports: uvicorn live.asgi with
 `--workers` processes, Celery workers `-Q bots,scoring,celery` and `-Q analysis` (the latter at
 `nice -n 19`, docs/operations.md "Queues and workers"; `--analysis none` starts none). Never the
 shared services.
@@ -57,7 +57,7 @@ from stack import ROOT, Stack
 
 IDLE_MATCHES = 50
 PHASE_GRACE = 30.0  # seconds the active clients get to finish once a phase is over
-# --trace: the stages of a push on the server, between the marks of games.events.trace_sent.
+# --trace: the stages of a push on the server, between the marks of live.hub.trace_sent.
 TRACE_STAGES = [
     ("publish -> hub", "at", "got"),  # Redis PUBLISH to the subscription's message parsed
     ("hub -> stream woken", "got", "woke"),  # the stream's generator runs again
@@ -89,7 +89,7 @@ def stack_start(workers: int, trace: bool, analysis: str) -> Stack:
     stack.env["LIVE_REDIS_URL"] = stack.env["CELERY_BROKER_URL"]  # streams and pushes
     try:
         if trace:
-            stack.env["LIVE_TRACE_FILE"] = str(stack.dir / "trace")  # games.events.trace_sent
+            stack.env["LIVE_TRACE_FILE"] = str(stack.dir / "trace")  # live.hub.trace_sent
         stack.services_start()
         ceiling_tables_create(stack.env)  # the floor's endpoint
         stack.worker("play", "-Q", "bots,scoring,celery")
@@ -930,7 +930,7 @@ def main() -> None:
             match, version = new_match(a, b)
             idle_matches.append((match, version, token_a, token_b))
         print(
-            f"uvicorn pisyedili_api.asgi × {args.workers} workers, Celery workers -Q"
+            f"uvicorn live.asgi × {args.workers} workers, Celery workers -Q"
             " bots,scoring,celery"
             + (" and (nice 19) -Q analysis" if args.analysis == "worker" else "")
             + f", private "

@@ -181,11 +181,11 @@ class Stack:
         )  # fmt: skip
 
     def uvicorn(self, workers: int) -> None:
-        """The web tier: uvicorn pisyedili_api.asgi with its deployed options."""
-        command = [str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application"]
+        """The web tier: uvicorn live.asgi with its deployed options."""
+        command = [str(PY.with_name("uvicorn")), "live.asgi:application"]
         command += ["--host", "127.0.0.1", "--port", str(self.web_port)]
         command += ["--workers", str(workers), "--loop", "uvloop"]
-        command += ["--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log"]
+        command += ["--http", "live.asgi:HttpProtocol", "--no-access-log"]
         command += ["--backlog", "8192", "--ws-ping-interval", "0"]
         command += ["--ws-per-message-deflate", "false", "--ws-max-size", "4096"]
         command += ["--no-proxy-headers", "--timeout-graceful-shutdown", "10"]

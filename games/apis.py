@@ -456,7 +456,7 @@ def move_post(
     caller: DeferredPlayer, match_id: Any, data: Callable[[], Any], key: Any
 ) -> dict[str, Any]:
     """`POST …/moves` once its token is parsed: the route's, and a match WebSocket's `move`
-    message (games.streams), which so answers and refuses exactly as the route does. In order:
+    message (live.streams), which so answers and refuses exactly as the route does. In order:
     the throttle (429), the Idempotency-Key `key` and the body `data()` (parsed then: 400; a
     bad token is 401 first, as on every route), then games.services.match_apply_move (its
     checks, its exactly-once); the mover's view right after the move, or the API's error

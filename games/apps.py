@@ -7,10 +7,10 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import events
+        from live import hub
 
         # Any deletion of an API token (logout, rotation, pruning, a password change, the
-        # account deleted) ends its streams (games.events).
+        # account deleted) ends its streams (live.hub).
         post_delete.connect(
-            events.token_deleted, sender="players.ApiToken", dispatch_uid="games.token_deleted"
+            hub.token_deleted, sender="players.ApiToken", dispatch_uid="games.token_deleted"
         )

@@ -21,7 +21,7 @@ from players.models import Player
 from .models import Deal, DealAnalysis, Invitation, Match, Move, Seat
 
 # A long-poll that waits in a thread (Django's test client: the web processes serve every
-# waiting long-poll from their hub, games.streams.match_state_long_poll) reads the version
+# waiting long-poll from their hub, live.streams.match_state_long_poll) reads the version
 # after 2 ms, then ever less often (×1.5) up to every LONG_POLL_INTERVAL s.
 LONG_POLL_FIRST = 0.002
 LONG_POLL_INTERVAL = 0.05  # seconds between version checks once a long-poll has waited a while

@@ -1,6 +1,8 @@
 from django.urls import path
 
-from . import apis, notify_apis, streams
+from live import streams
+
+from . import apis, notify_apis
 
 urlpatterns = [
     path("rules", apis.RuleListApi.as_view(), name="rule-list"),
@@ -43,7 +45,7 @@ urlpatterns = [
         apis.DealAnalysisApi.as_view(),
         name="deal-analysis",
     ),
-    # Live play (games.streams): Server-Sent Events, served by pisyedili_api.asgi.
+    # Live play (live.streams): Server-Sent Events, served by live.asgi.
     path("matches/<uuid:match_id>/events", streams.match_events, name="match-events"),
     path("me/events", streams.me_events, name="me-events"),
     path("lobby/events", streams.lobby_events, name="lobby-events"),

@@ -9,9 +9,9 @@ ASGI deployment sends a stream's events itself: a Content-Encoding on its header
 lie). So a streamed response (an event stream, a file) is never touched; neither is one that
 says `Cache-Control: no-transform`, one already encoded, or one that compression does not make
 smaller. WebSockets never reach Django's middleware with a body: their events go out as
-messages (pisyedili_api.asgi), uncompressed.
+messages (live.asgi), uncompressed.
 
-Sync and async (pisyedili_api.asgi): compressing a body of a few kilobytes takes
+Sync and async (live.asgi): compressing a body of a few kilobytes takes
 microseconds, so the async form does it on the loop rather than in a thread.
 """
 

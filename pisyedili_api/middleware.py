@@ -17,7 +17,7 @@ from .errors import error_body
 
 
 class SyncAndAsyncMiddleware:
-    """A middleware that runs in the caller's mode: under pisyedili_api.asgi a sync-only one
+    """A middleware that runs in the caller's mode: under live.asgi a sync-only one
     would run every request, a long-poll's whole wait included, in a thread. A subclass's
     `__call__` returns `self._acall(request)` when `iscoroutinefunction(self)`."""
 

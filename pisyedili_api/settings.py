@@ -74,6 +74,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # A waiting long-poll (marked by live.asgi) resolves to its async view (live.urls).
+    "live.middleware.LongPollRouting",
     # Brotli or gzip for whole textual answers over COMPRESS_MIN_BYTES, never a stream
     # (pisyedili_api.compression); outside the ETags, which name the uncompressed body.
     "pisyedili_api.compression.CompressionMiddleware",
@@ -94,9 +96,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "pisyedili_api.urls"
-# Every route is served by the ASGI application under uvicorn (pisyedili_api.asgi); there is
+# Every route is served by the ASGI application under uvicorn (live.asgi); there is
 # no WSGI entry point.
-ASGI_APPLICATION = "pisyedili_api.asgi.application"
+ASGI_APPLICATION = "live.asgi.application"
 APPEND_SLASH = False
 
 TEMPLATES = [
@@ -505,7 +507,7 @@ from corsheaders.defaults import default_headers  # noqa: E402
 # default_headers has Authorization and Content-Type.
 CORS_ALLOW_HEADERS = (*default_headers, "idempotency-key", "last-event-id", "if-none-match")
 CORS_EXPOSE_HEADERS = ("retry-after", "etag")
-# Version changes fan out through one Redis pub/sub channel (games.events); without Redis an
+# Version changes fan out through one Redis pub/sub channel (live.hub); without Redis an
 # in-process hub serves a single process. The prefix names the channel and every key, so two
 # deployments (or test runs) can share one Redis.
 LIVE_REDIS_URL = os.environ.get(
@@ -525,7 +527,7 @@ LIVE_LONG_POLLS_PER_IP = int(os.environ.get("LIVE_LONG_POLLS_PER_IP", "20"))
 LIVE_QUEUE_SIZE = int(os.environ.get("LIVE_QUEUE_SIZE", "64"))
 # Seconds a connection of the ASGI deployment may leave what it was sent unacknowledged (a
 # client that stopped reading, one that vanished) before TCP drops it (TCP_USER_TIMEOUT:
-# pisyedili_api.asgi.HttpProtocol); its stream slot is then given back.
+# live.protocol.HttpProtocol); its stream slot is then given back.
 LIVE_SEND_TIMEOUT = float(os.environ.get("LIVE_SEND_TIMEOUT", "30"))
 # Seconds a client of the ASGI deployment has to send a whole request, line, headers and body
 # (HttpProtocol: 408 past it, the connection closed).
@@ -533,12 +535,12 @@ LIVE_READ_TIMEOUT = float(os.environ.get("LIVE_READ_TIMEOUT", "10"))
 # The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.
 LIVE_ME_LOG = int(os.environ.get("LIVE_ME_LOG", "256"))
 LIVE_ME_TTL = int(os.environ.get("LIVE_ME_TTL", str(7 * 24 * 3600)))
-# Seconds a stream ticket opens its stream (players.tickets): every reconnect of that stream
+# Seconds a stream ticket opens its stream (live.tickets): every reconnect of that stream
 # within them, EventSource's own included.
 STREAM_TICKET_SECONDS = int(os.environ.get("STREAM_TICKET_SECONDS", "300"))
 # Threads (and so database connections) per web process for the streams' reads.
 LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", "4"))
-# DATABASE_POOL=1 (pisyedili_api/asgi.py sets it): psycopg's connection pool instead of
+# DATABASE_POOL=1 (live/asgi.py sets it): psycopg's connection pool instead of
 # persistent connections. Under ASGI a request runs on whichever of the event loop's threads is
 # free, and the hub's threads serve every stream; the pool bounds the connections per process
 # whatever the number of waiting clients.
@@ -552,10 +554,10 @@ if env_bool("DATABASE_POOL", False) and (
         "max_size": int(os.environ.get("DATABASE_POOL_MAX", "16")),
         "timeout": 10,
     }
-# The event streams are not DRF views: games.streams adds them to the served schema.
+# The event streams are not DRF views: live.streams adds them to the served schema.
 SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",
-    "games.streams.openapi_paths",
+    "live.streams.openapi_paths",
     "pisyedili_api.openapi.describe_path_parameters",
     "pisyedili_api.openapi.request_defaults_described",
 ]

@@ -337,7 +337,7 @@ def background_wait(timeout: float) -> bool:
 
 
 # ---- The embedded default's beat ----
-# Without a broker there is no `celery beat`: the server process (pisyedili_api.asgi)
+# Without a broker there is no `celery beat`: the server process (live.asgi)
 # starts this daemon thread instead, which sends each CELERY_BEAT_SCHEDULE entry's task every
 # `schedule` seconds onto the background pool, so the turn clock and the sweepers run as they
 # do on the full stack. Like a beat entry's `expires`, an entry whose last run has not finished

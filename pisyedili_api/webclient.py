@@ -36,7 +36,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
 class WebClientMiddleware(WhiteNoiseMiddleware):
     """WhiteNoise (the static files, as configured) plus the client's folders.
 
-    Sync and async (WhiteNoise is sync only): under pisyedili_api.asgi a sync middleware would
+    Sync and async (WhiteNoise is sync only): under live.asgi a sync middleware would
     run every async view, a long-poll's whole wait included, on one thread of the process.
     """
 

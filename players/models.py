@@ -120,7 +120,7 @@ def token_digest(key: str) -> str:
 
 def token_public_id(digest: str) -> uuid.UUID:
     """The id a token is listed and revoked by (GET /auth/tokens): a UUID made from a hash of
-    its digest, which is never sent (a stream ticket is bound to it, players.tickets)."""
+    its digest, which is never sent (a stream ticket is bound to it, live.tickets)."""
     return uuid.UUID(bytes=hashlib.sha256(f"token-id:{digest}".encode()).digest()[:16], version=4)
 
 

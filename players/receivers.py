@@ -2,7 +2,7 @@
 
 A password change, or the account deactivated, revokes every API token of the user: a token
 is worth what the password was, and an inactive account's tokens authenticate nothing anyway.
-Deleting them ends the tokens' open streams too (games.events, on the rows' post_delete).
+Deleting them ends the tokens' open streams too (live.hub, on the rows' post_delete).
 Within `tokens_kept(digest)` (the player's own password change, POST /auth/password) the token
 of that digest stays: the caller's own."""
 

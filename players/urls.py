@@ -1,7 +1,8 @@
 from django.urls import path
 
+from live.tickets import StreamTicketApi
+
 from . import apis
-from .tickets import StreamTicketApi
 
 urlpatterns = [
     path("auth/register", apis.RegisterApi.as_view(), name="auth-register"),

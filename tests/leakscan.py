@@ -53,7 +53,7 @@ def _viewer_player_id(authorization: str) -> str | None:
 def _ticket_player_id(ticket: str) -> str | None:
     from django.core import signing
 
-    from players.tickets import _SALT
+    from live.tickets import _SALT
 
     try:
         return str(signing.loads(ticket, salt=_SALT)["p"])

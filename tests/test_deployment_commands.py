@@ -119,11 +119,9 @@ def test_docker_compose_publishes_its_ports_on_127_0_0_1_unless_told() -> None:
 
 
 def ws_max_size_bound() -> int:
-    """pisyedili_api.asgi.WS_MAX_SIZE, read from the source (importing the entry point would
+    """live.protocol.WS_MAX_SIZE, read from the source (importing it would
     set the process up as a server)."""
-    found = re.search(
-        r"^WS_MAX_SIZE = (\d+)$", (ROOT / "pisyedili_api" / "asgi.py").read_text(), re.M
-    )
+    found = re.search(r"^WS_MAX_SIZE = (\d+)$", (ROOT / "live" / "protocol.py").read_text(), re.M)
     assert found
     return int(found.group(1))
 
@@ -145,10 +143,10 @@ def documented_uvicorn_commands(tmp_path: Path) -> dict[str, list[str]]:
 
 def test_every_documented_uvicorn_command_has_the_deployments_options(tmp_path: Path) -> None:
     for where, words in documented_uvicorn_commands(tmp_path).items():
-        assert words[0] == "pisyedili_api.asgi:application", (where, words)
+        assert words[0] == "live.asgi:application", (where, words)
         options = " ".join(words)
         # The protocol that times out slow requests and answers malformed ones in JSON.
-        assert "--http pisyedili_api.asgi:HttpProtocol" in options, where
+        assert "--http live.asgi:HttpProtocol" in options, where
         # X-Forwarded-For is the application's (NUM_PROXIES), never uvicorn's.
         assert "--no-proxy-headers" in words and "--proxy-headers" not in words, where
         assert "--forwarded-allow-ips" not in options, where

@@ -173,7 +173,7 @@ def api_routes() -> set[tuple[str, str]]:
                 view = getattr(pattern.callback, "cls", None)
                 path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
                 if route.startswith("/api/v1/") and iscoroutinefunction(pattern.callback):
-                    routes.add(("GET", path))  # an event stream (games.streams), GET only
+                    routes.add(("GET", path))  # an event stream (live.streams), GET only
                     continue
                 if not route.startswith("/api/v1/") or view is None:
                     continue

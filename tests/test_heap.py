@@ -22,7 +22,7 @@ _SCRIPT = r"""
 import asyncio, gc, json, os, sys
 hook = sys.argv[1]
 if hook == "asgi":
-    from pisyedili_api.asgi import application
+    from live.asgi import application
     before = gc.get_freeze_count()
 
     async def lifespan():

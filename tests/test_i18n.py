@@ -37,7 +37,7 @@ def test_the_committed_mo_is_the_po_compiled():
     assert compiled.getvalue() == MO.read_bytes()
 
 
-APPS = ("games", "players", "tournaments", "pisyedili_api")
+APPS = ("games", "players", "tournaments", "pisyedili_api", "live")
 # The calls that take a message: gettext and its kin, and the error types and helpers whose
 # argument (by position) is a message they look up in the catalog themselves.
 KEYWORDS = {

@@ -241,13 +241,13 @@ def push_send(*, message_id: str) -> bool:
     no answer, is RetryLater; any other refusal drops the message."""
     from pywebpush import WebPushException, webpush
 
-    from .. import events
+    from live import hub
 
     row = PushMessage.objects.select_related("subscription").filter(id=message_id).first()
     if row is None:
         return False  # sent already, or given up
     subscription = row.subscription
-    if not push_enabled() or events.player_streaming(str(subscription.player_id)):
+    if not push_enabled() or hub.player_streaming(str(subscription.player_id)):
         row.delete()
         return False
     try:

@@ -95,7 +95,7 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
         player.user = None
         player.deleted_at = timezone.now()
         player.save()
-        # The user's tokens go with it (their streams end once this commits: games.events).
+        # The user's tokens go with it (their streams end once this commits: live.hub).
         User.objects.filter(pk=user.pk).delete()
         _login_records_delete(username)
 

@@ -1,6 +1,6 @@
 """The browser suite (`-m browser`): Debian's Chromium (/usr/bin/chromium, apt package
 `chromium`) driven by Playwright for Python through `executable_path` — Playwright's own browser
-download is never used — against one uvicorn server (pisyedili_api.asgi, which also serves the
+download is never used — against one uvicorn server (live.asgi, which also serves the
 web client of web/) on a database of the suite's own and the shared Redis (as a client only)
 under a channel prefix of this run.
 

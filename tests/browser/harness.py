@@ -37,7 +37,7 @@ def spectators_served() -> bool:
 
 
 class Server:
-    """`uvicorn pisyedili_api.asgi:application` on one port, which it keeps across restarts."""
+    """`uvicorn live.asgi:application` on one port, which it keeps across restarts."""
 
     def __init__(self, env: dict[str, str], port: int, log_dir: Path):
         self.env = env
@@ -51,9 +51,9 @@ class Server:
         self.starts += 1
         log = open(self.log_dir / f"uvicorn{self.starts}.log", "wb")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
+            [sys.executable, "-m", "uvicorn", "live.asgi:application",
              "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
-             "--http", "pisyedili_api.asgi:HttpProtocol", "--timeout-graceful-shutdown", "2"],
+             "--http", "live.asgi:HttpProtocol", "--timeout-graceful-shutdown", "2"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         deadline = time.monotonic() + 30

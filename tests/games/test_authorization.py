@@ -21,7 +21,7 @@ MATRIX = {
     ("POST", "/moves"): (200, 403, 401),
     ("GET", "/deals/1"): (200, 200, 200),  # the seed is absent until the deal is over
     ("GET", "/deals/1/replay"): (409, 409, 409),  # deal 1 is in progress
-    ("GET", "/events"): (200, 200, 200),  # the event stream (games.streams)
+    ("GET", "/events"): (200, 200, 200),  # the event stream (live.streams)
     # The lobby and the rematch, on this started match: not waiting, not finished.
     ("POST", "/leave"): (409, 403, 401),
     ("POST", "/cancel"): (409, 403, 401),

@@ -24,7 +24,7 @@ from pisyedili_api import tasks
 
 assert settings.CELERY_TASK_ALWAYS_EAGER and settings.EMBEDDED_BEAT
 started_before = tasks._beat_thread is not None
-import pisyedili_api.asgi  # what uvicorn (`make run`) loads: starts the beat
+import live.asgi  # what uvicorn (`make run`) loads: starts the beat
 ana, _ = player_register(username="ana", password="s3cret-pass")
 ben, _ = player_register(username="ben", password="s3cret-pass")
 match = match_create(player=ana, seats=2, seated=[ana, ben], deals=1, turn_seconds=1)

@@ -277,9 +277,9 @@ def _match_of(player, seats=2):
 @pytest.mark.django_db(transaction=True)
 def test_a_cancel_tells_the_seated_people_and_closes_the_match_stream(make_player, client_for):
     """The seated people hear `match_cancelled` on their `me` stream, and a match stream ends:
-    a cancelled match can change no more (games.streams)."""
-    from games.events import me_log
-    from games.streams import _seat_event
+    a cancelled match can change no more (live.streams)."""
+    from live.hub import me_log
+    from live.streams import _seat_event
 
     (ana, ta), (bob, tb) = make_player(), make_player()
     match = create_match(client_for(ta), seats=3)
@@ -291,4 +291,4 @@ def test_a_cancel_tells_the_seated_people_and_closes_the_match_stream(make_playe
         cancelled = [e for e in logged if e["type"] == "match_cancelled"]
         assert [e["match"] for e in cancelled] == [match["id"]], logged
     version, over, event = _seat_event(match["id"], 0)
-    assert over is True and event is not None and b"cancelled" in event
+    assert over is True and event is not None and b"cancelled" in event.data

@@ -23,10 +23,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from rest_framework.throttling import SimpleRateThrottle
 
-from games import events
 from games.models import PushMessage, PushSubscription, Webhook, WebhookDelivery
 from games.services import notice
 from games.tasks import sweep, webhook_deliver_task
+from live import hub as events
 from pisyedili_api.tasks import background_wait
 from tests.helpers import create_match
 from tests.leakscan import CARD_RE

@@ -14,6 +14,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from games import events, tasks
 from games.models import Invitation, Match, Seat
+from live import hub
 from tests.helpers import create_match, play_until, race
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +41,7 @@ def _private(client, **body):
 
 
 def _me_events(player, kind):
-    _, logged = events.me_log(str(player.id), 0)
+    _, logged = hub.me_log(str(player.id), 0)
     return [e for e in logged if e["type"] == kind]
 
 
@@ -323,7 +324,7 @@ def test_bad_invitations_are_refused_naming_the_field_and_change_nothing(
     if reason:
         assert reason in refused["detail"][field][0], refused
     assert (Match.objects.count(), Invitation.objects.count(), Seat.objects.count()) == before
-    assert events.me_log(str(bora.id), 0)[1] == []
+    assert hub.me_log(str(bora.id), 0)[1] == []
 
 
 def test_bad_invitations_to_an_existing_match(people):

@@ -13,10 +13,10 @@ from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from games import tasks
-from games.events import me_log
 from games.models import Match, QueueEntry, Seat
 from games.services import queue_join, queue_pair
 from games.services.queue import tables_pick
+from live.hub import me_log
 from players.models import Player
 from tests.helpers import race
 

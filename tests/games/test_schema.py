@@ -46,7 +46,7 @@ def api_routes() -> set[tuple[str, str]]:
                     and route.startswith("/api/v1/")
                     and iscoroutinefunction(p.callback)
                 ):
-                    # The event streams (games.streams): async views, GET only.
+                    # The event streams (live.streams): async views, GET only.
                     routes.add((re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route), "get"))
                     continue
                 if (

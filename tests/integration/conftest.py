@@ -1,5 +1,5 @@
 """Fixtures of the integration tests: `stack`, a real Celery worker and beat on a Redis of
-their own (workers.py); `live_server`, the web tier as deployed (uvicorn pisyedili_api.asgi) on
+their own (workers.py); `live_server`, the web tier as deployed (uvicorn live.asgi) on
 the test database, in place of pytest-django's WSGI server."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ class _NoSettings:
 
 
 class WebServer:
-    """uvicorn pisyedili_api.asgi on a free port, started as the deployment starts it
+    """uvicorn live.asgi on a free port, started as the deployment starts it
     (tests/live/conftest.py Servers); `url` as pytest-django's live server gives it."""
 
     def __init__(self, servers: Any) -> None:

@@ -45,8 +45,8 @@ def test_check_deploy_is_clean_for_the_production_settings(tmp_path):
 
 def test_without_a_secret_key_the_server_refuses_to_start(tmp_path):
     env = {k: v for k, v in PRODUCTION.items() if k != "DJANGO_SECRET_KEY"}
-    # What uvicorn loads (pisyedili_api.asgi), and a management command.
-    for args in (["-c", "import pisyedili_api.asgi"], ["manage.py", "check"]):
+    # What uvicorn loads (live.asgi), and a management command.
+    for args in (["-c", "import live.asgi"], ["manage.py", "check"]):
         done = run(args, env, tmp_path)
         assert done.returncode != 0, done.stdout
         assert "ImproperlyConfigured: DJANGO_SECRET_KEY is not set" in done.stderr, done.stderr

@@ -49,9 +49,9 @@ def embedded_server(tmp_path):
     log = open(tmp_path / "runserver.log", "wb")  # noqa: SIM115
     server = subprocess.Popen(
         [
-            *(sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application"),
+            *(sys.executable, "-m", "uvicorn", "live.asgi:application"),
             *("--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop"),
-            *("--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log"),
+            *("--http", "live.asgi:HttpProtocol", "--no-access-log"),
         ],
         cwd=ROOT,
         env=env,

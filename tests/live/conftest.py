@@ -1,4 +1,4 @@
-"""Two uvicorn processes of pisyedili_api.asgi on the test database and the shared Redis (as a
+"""Two uvicorn processes of live.asgi on the test database and the shared Redis (as a
 client only, under a channel prefix of this run), for the live-play tests."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def reopened_once_a_slot_is_free(open_: Callable[[], _Opened], what: str) -> _Op
 
 
 class Servers:
-    """`count` uvicorn processes of pisyedili_api.asgi on free ports (`start_on`: one more, on a
+    """`count` uvicorn processes of live.asgi on free ports (`start_on`: one more, on a
     given port), started as the deployment's command starts them."""
 
     def __init__(self, env: dict[str, str], count: int, log_dir: Path):
@@ -63,9 +63,9 @@ class Servers:
         log = open(self.log_dir / f"uvicorn{len(self.procs)}.log", "wb")  # noqa: SIM115
         self.procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "pisyedili_api.asgi:application",
+                [sys.executable, "-m", "uvicorn", "live.asgi:application",
                  "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-                 "--http", "pisyedili_api.asgi:HttpProtocol",
+                 "--http", "live.asgi:HttpProtocol",
                  "--timeout-graceful-shutdown", "10"],
                 cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             )

@@ -1,5 +1,5 @@
 """The ASGI deployment's command as docs/operations.md gives it (uvicorn with
-pisyedili_api.asgi.HttpProtocol, its flags), on the embedded default, against raw sockets: what a
+live.protocol.HttpProtocol, its flags), on the embedded default, against raw sockets: what a
 client sends is bounded and answered in the API's JSON, and a forged X-Forwarded-For is nobody's
 address."""
 

@@ -1,4 +1,4 @@
-"""What pisyedili_api.asgi itself sends for a stream, on a real uvicorn process: the headers
+"""What live.asgi itself sends for a stream, on a real uvicorn process: the headers
 Django's middleware put on the response (CORS, cache) and anything but GET refused as JSON.
 (test_streams.py: a stream the client leaves gives its slot back.)"""
 

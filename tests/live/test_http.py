@@ -16,9 +16,10 @@ from django.test import override_settings
 from rest_framework.exceptions import AuthenticationFailed
 
 from games import events
-from players import tickets
+from live import hub as live_hub
+from live import tickets
+from live.tickets import ticket_issue, ticket_redeem
 from players.models import ApiToken, token_digest
-from players.tickets import ticket_issue, ticket_redeem
 from tests.helpers import create_match, state
 
 pytestmark = pytest.mark.django_db
@@ -246,7 +247,7 @@ def test_me_events_of_a_version_change():
 @override_settings(LIVE_REDIS_URL="", LIVE_QUEUE_SIZE=4)
 def test_a_slow_reader_is_dropped_not_buffered():
     async def scenario() -> None:
-        hub = events.Hub()
+        hub = live_hub.Hub()
         async with hub.watch(match="m1") as slow, hub.watch(match="m2") as other:
             for version in range(1, 6):
                 hub.dispatch({"match": "m1", "version": version})
@@ -261,7 +262,7 @@ def test_a_slow_reader_is_dropped_not_buffered():
 @override_settings(LIVE_REDIS_URL="", LIVE_STREAMS_PER_PLAYER=2)
 def test_in_process_stream_slots_per_player():
     async def scenario() -> None:
-        hub = events.Hub()
+        hub = live_hub.Hub()
         first, second = await hub.slot_take("p"), await hub.slot_take("p")
         assert first and second and await hub.slot_take("p") is None
         assert await hub.slot_take("q") is not None  # another player's cap

@@ -1,4 +1,4 @@
-"""Bounds on what a client sends the live tier (games.streams), on two real uvicorn processes:
+"""Bounds on what a client sends the live tier (live.streams), on two real uvicorn processes:
 `Last-Event-ID` is ASCII digits of a sane length or `400 invalid`, on the event streams and
 their WebSocket form; waiting long-polls are capped per player and per anonymous address as
 streams are (`429 throttled`), and give their slots back. Every JSON body is scanned for

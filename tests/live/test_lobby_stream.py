@@ -1,4 +1,4 @@
-"""The lobby's stream, `GET /api/v1/lobby/events` (games.streams.lobby_events), across two web
+"""The lobby's stream, `GET /api/v1/lobby/events` (live.streams.lobby_events), across two web
 processes: a match created, joined, left or cancelled on one is told on the other, a match's
 moves are not. Every event goes through the hidden-information scanner (tests/live/sse.py)."""
 

@@ -1,4 +1,4 @@
-"""Waiting long-polls (`GET …/state?after_version=V&wait=S`) under pisyedili_api.asgi wait on the
+"""Waiting long-polls (`GET …/state?after_version=V&wait=S`) under live.asgi wait on the
 event loop: one that waits holds up no other request of its process, neither another long-poll
 nor a stream being opened. (test_streams.py: a long-poll answers a move on the other process.)
 

@@ -1,4 +1,4 @@
-"""The live tier while its Redis is down (games.streams, games.events), on a uvicorn process of
+"""The live tier while its Redis is down (live.streams, live.hub), on a uvicorn process of
 its own whose LIVE_REDIS_URL is a private Redis that this test starts and stops (never the
 suite's): the process starts without it; a new stream, WebSocket or waiting long-poll answers
 `503 unavailable` with the API's JSON body and `Retry-After`; the rest of the API answers as

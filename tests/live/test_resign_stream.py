@@ -1,4 +1,4 @@
-"""A resignation on the match stream (games.streams): the other seat and the spectators get the
+"""A resignation on the match stream (live.streams): the other seat and the spectators get the
 event `resigned` (public facts only; every event scanned for hidden information as it
 arrives, tests/live/sse.py), then the view that shows it; once no person is left the match is
 abandoned and the streams close."""

@@ -1,4 +1,4 @@
-"""Revocation ends what it revokes (games.events, players.tickets), on two real uvicorn
+"""Revocation ends what it revokes (live.hub, live.tickets), on two real uvicorn
 processes: a token revoked on one process (logout, rotation; a password change or the account
 deactivated or deleted, here by the ORM as the admin does) ends within two seconds every
 stream and WebSocket that came with it on the other, by header or by ticket, each with a

@@ -1,5 +1,5 @@
 """The match streams of one process share one read of the match per version change, and one
-rendering of each seat's view and of the public view (games.streams._SharedReads): a seat's
+rendering of each seat's view and of the public view (live.streams._SharedReads): a seat's
 stream gets its own hand, never another seat's, and a spectator's no hand at all."""
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
-from games import engine, events, streams
+from games import engine
 from games.models import Match
+from live import hub as events
+from live import streams
+from live.events import Event
 from tests.helpers import create_match, post_move, state
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the reads run on the hub's threads
@@ -41,10 +44,9 @@ def _hub_threads_disconnected() -> Iterator[None]:
         done.result(15)
 
 
-def _data(event: bytes | None) -> dict[str, Any]:
-    assert event is not None
-    line = next(x for x in event.split(b"\n") if x.startswith(b"data: "))
-    return dict(orjson.loads(line[len(b"data: ") :]))
+def _data(event: Event | None) -> dict[str, Any]:
+    assert event is not None and event.name == "state"
+    return dict(orjson.loads(event.data))
 
 
 def test_streams_of_a_version_share_one_read_and_see_their_own_seat(

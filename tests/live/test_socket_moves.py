@@ -1,4 +1,4 @@
-"""Moves on a match's WebSocket (games.streams.MatchSocketMoves) across two web processes: a
+"""Moves on a match's WebSocket (live.streams.MatchSocketMoves) across two web processes: a
 `{"type": "move", …, "key"}` message is answered as `POST …/moves` answers the same body and
 Idempotency-Key (the same status and body, its error codes, its exactly-once), by the route's
 own code; a refused move changes nothing. Every message is scanned for hidden information as it

@@ -1,4 +1,4 @@
-"""Spectators of live play across two web processes (games.streams): the public view pushed to
+"""Spectators of live play across two web processes (live.streams): the public view pushed to
 signed-in and anonymous spectators, the ASGI long-poll, and the per-address cap of anonymous
 streams. Every event is scanned for hidden information as it arrives (tests/live/sse.py): a
 spectator may see no card of any hand nor of the stock."""

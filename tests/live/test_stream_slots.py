@@ -1,4 +1,4 @@
-"""Stream slots across web processes (games.events.Hub, LIVE_STREAMS_PER_PLAYER) on the real
+"""Stream slots across web processes (live.hub.Hub, LIVE_STREAMS_PER_PLAYER) on the real
 Redis of CELERY_BROKER_URL, under a key prefix of each test: a slot lives while its process's
 lease lives; the lease is renewed in one command however many slots the process holds; the
 slots of a process whose lease lapsed are not counted, and a process that finds its own lease
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from games import events
+from live import hub as events
 
 REDIS = os.environ.get("CELERY_BROKER_URL", "")
 

@@ -1,4 +1,4 @@
-"""Live play across two web processes: the move on one, the events on the other (games.streams).
+"""Live play across two web processes: the move on one, the events on the other (live.streams).
 
 Every event's data goes through the hidden-information scanner (tests/leakscan.py) as the
 viewer that received it, right after it arrived (the scanner compares with the database now).
@@ -269,7 +269,7 @@ def test_a_client_that_stops_reading_is_dropped_and_its_slot_given_back(
 ) -> None:
     """LIVE_SEND_TIMEOUT is 3 s here: the stream (or its WebSocket form) of a client that reads
     nothing more is dropped by TCP once its window has stayed closed that long
-    (pisyedili_api.asgi.HttpProtocol), and the slot it held (LIVE_STREAMS_PER_PLAYER is 3
+    (live.protocol.HttpProtocol), and the slot it held (LIVE_STREAMS_PER_PLAYER is 3
     here) is free again. The seat that reads goes on getting every event."""
     one, two = live.bases
     a, b = Player(one), Player(one)

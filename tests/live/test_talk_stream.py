@@ -1,4 +1,4 @@
-"""Table talk on the match stream (games.streams): the phrase a seat says reaches the other
+"""Table talk on the match stream (live.streams): the phrase a seat says reaches the other
 seat's stream and a spectator's, as the event `talk` (ids only; every event scanned for hidden
 information as it arrives, tests/live/sse.py and ws.py), without a version change or an event
 id; over the WebSocket form too, with a resignation's event."""

@@ -1,4 +1,4 @@
-"""The streams' WebSocket form (pisyedili_api.asgi `_websocket`) across two web processes: the
+"""The streams' WebSocket form (live.asgi `_websocket`) across two web processes: the
 same paths, views, authentication (header or ticket), resume, stream slots and refusals as the
 event streams, each event one JSON text message `{"event", "id", "data"}`. Every message is
 scanned for hidden information as it arrives (tests/live/ws.py)."""

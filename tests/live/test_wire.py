@@ -1,4 +1,4 @@
-"""Bytes on the wire through a real uvicorn process of pisyedili_api.asgi: whole JSON answers
+"""Bytes on the wire through a real uvicorn process of live.asgi: whole JSON answers
 compressed as Accept-Encoding asks (the sync chain) and long-polls too (the async chain);
 ETag and 304; event streams and WebSockets never compressed, whatever the client offers."""
 
@@ -69,7 +69,7 @@ def low_threshold(live: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def test_a_long_poll_of_a_seat_is_compressed_yet_private(low_threshold: str) -> None:
-    """The waiting long-poll runs the middleware's async form (pisyedili_api.asgi)."""
+    """The waiting long-poll runs the middleware's async form (live.asgi)."""
     base = low_threshold
     seat = Player(base)
     created = seat.post(base, "/api/v1/matches", {"seats": 2, "bots": ["greedy"]})
@@ -87,7 +87,7 @@ def test_a_long_poll_of_a_seat_is_compressed_yet_private(low_threshold: str) -> 
 
 
 def test_websockets_never_negotiate_compression(live: Any) -> None:
-    """uvicorn offers permessage-deflate by default; pisyedili_api.asgi.HttpProtocol turns it
+    """uvicorn offers permessage-deflate by default; live.protocol.HttpProtocol turns it
     off whatever the command says (the test servers do not pass the flag)."""
     base = live.bases[0]
     player = Player(base)

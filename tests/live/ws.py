@@ -1,4 +1,4 @@
-"""A WebSocket reader for the live tests (the streams' WebSocket form, pisyedili_api.asgi).
+"""A WebSocket reader for the live tests (the streams' WebSocket form, live.asgi).
 
 As tests/live/sse.py for event streams: every message is scanned for hidden information
 (tests/leakscan.py) as the viewer that opened the socket, as it arrives; a leak fails the test.

@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from games import engine
-from games.events import me_log
 from games.models import Deal, Match, Move
 from games.serializers import match_view
-from games.streams import _match_read
+from live.hub import me_log
+from live.streams import _match_read
 from tournaments.models import Table
 
 from .helpers import accept_all
@@ -181,7 +181,7 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
             extra = set(cards) - _seen_at_table(match, seat, 1)
             if extra:
                 problems.append(f"{name} {route}: {sorted(extra)} unseen at their table")
-    # Events: the match stream sends each seat's view (games.streams), the me log ids only.
+    # Events: the match stream sends each seat's view (live.streams), the me log ids only.
     for match in (a, b):
         for seat, player in enumerate(match.seat_players):
             row, state = _match_read(match.id)  # what the stream renders (_seat_render)

@@ -13,7 +13,7 @@ and is good only while a live token of the named player gives that binding. The 
 stored in the database alone, never sent, so the signing key and a player id are not enough to
 make a ticket, and a ticket dies with its token (logout, rotation, the account's deletion).
 
-A stream's caller (`StreamCaller`) keeps that token's digest: games.events ends the streams of a
+A stream's caller (`StreamCaller`) keeps that token's digest: live.hub ends the streams of a
 token when it is revoked.
 """
 
@@ -42,9 +42,8 @@ from rest_framework.views import APIView
 
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer
-
-from .auth import AuthenticatedRequest
-from .models import ApiToken, Player
+from players.auth import AuthenticatedRequest
+from players.models import ApiToken, Player
 
 _SALT = "players.stream-ticket"
 

@@ -1,8 +1,8 @@
-"""The URLconf of a waiting long-poll under ASGI (pisyedili_api.asgi): the async view only."""
+"""The URLconf of a waiting long-poll under live.asgi (live.middleware): the async view only."""
 
 from django.urls import path
 
-from games.streams import match_state_long_poll
+from live.streams import match_state_long_poll
 
 urlpatterns = [
     path("api/v1/matches/<uuid:match_id>/state", match_state_long_poll, name="match-state"),

@@ -1,4 +1,4 @@
-"""Server-Sent Events and the long-poll on the process's hub (games.events), under ASGI.
+"""The event streams and the long-poll on the process's hub (live.hub).
 
 `GET /api/v1/matches/{id}/events`: an event `state` whose data is the caller's view (the body
 of `GET …/state`: a seat's own view, or the public view for a spectator, signed in or not, of a
@@ -21,16 +21,19 @@ What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect 
 
 Every LIVE_HEARTBEAT_SECONDS a comment line (`: heartbeat`) keeps proxies from closing an idle
 stream. A stream that falls LIVE_QUEUE_SIZE events behind gets `close` (`slow_reader`) and ends;
-one whose API token is revoked (games.events) gets `close` (`revoked`) and ends. When the
-process is stopping (SIGTERM: games.events, Hub.drain), every stream gets `reconnect` and ends,
+one whose API token is revoked (live.hub) gets `close` (`revoked`) and ends. When the
+process is stopping (SIGTERM: live.hub, Hub.drain), every stream gets `reconnect` and ends,
 and every waiting long-poll answers at once.
 A player may hold LIVE_STREAMS_PER_PLAYER streams at once, an anonymous spectator's address
 LIVE_STREAMS_PER_IP (429 `throttled` beyond); waiting long-polls have slots of their own
 (LIVE_LONG_POLLS_PER_PLAYER, LIVE_LONG_POLLS_PER_IP).
 
-The views are async and do their few blocking steps (authentication, reading the match) on the
-hub's small thread pool (events.run_blocking): a waiting client holds no thread and no
-database connection. pisyedili_api.asgi serves them (Django's test client too, see _is_asgi).
+Each stream is a generator of events (live.events.Event: values), which a transport frames
+(live.transports: SSE or WebSocket). The views are async Django views: under live.asgi a view
+checks the request and hands the stream's generator to the request's Opening (live.asgi sends
+it, once Django has answered); through Django's test client it answers what is new at once.
+Their few blocking steps (authentication, reading the match) run on the hub's small thread pool
+(hub.run_blocking): a waiting client holds no thread and no database connection.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import io
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -48,7 +51,6 @@ from uuid import UUID
 import orjson
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http import (
     HttpRequest,
@@ -70,6 +72,10 @@ from rest_framework.exceptions import (
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from games import engine
+from games.models import Match
+from games.selectors import match_read, match_viewer_get
+from games.serializers import match_view
 from pisyedili_api import rawsql
 from pisyedili_api.errors import (
     ERROR_CODES,
@@ -82,12 +88,11 @@ from pisyedili_api.parsers import BoundedJSONParser
 from pisyedili_api.renderers import JSONRenderer
 from players.auth import DeferredPlayer
 from players.models import Player
-from players.tickets import StreamCaller, stream_caller
 
-from . import engine, events
-from .models import Match
-from .selectors import match_read, match_viewer_get
-from .serializers import match_view
+from . import hub
+from .events import HEARTBEAT, RECONNECT_POLL, RECONNECT_RESTART, RECONNECT_UNAVAILABLE, Event
+from .tickets import StreamCaller, stream_caller
+from .transports import SocketAnswer, sse_body
 
 logger = logging.getLogger(__name__)
 _render = JSONRenderer().render
@@ -118,7 +123,7 @@ def _error(exc: Exception) -> HttpResponse:
 
 
 # A new stream or long-poll while the live tier's Redis is down (or does not answer within
-# events.LIVE_REDIS_TIMEOUT): 503 `unavailable`, with Retry-After.
+# hub.LIVE_REDIS_TIMEOUT): 503 `unavailable`, with Retry-After.
 _UNAVAILABLE = gettext_noop("Live events are unavailable for a moment; retry later.")
 UNAVAILABLE_RETRY_AFTER = 5
 
@@ -128,22 +133,6 @@ def _unavailable() -> HttpResponse:
     response = _error(ApplicationError("unavailable", _(_UNAVAILABLE)))
     response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
     return response
-
-
-def _event(event: str, data: Any, event_id: int | None = None) -> bytes:
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    return head.encode() + f"event: {event}\ndata: ".encode() + _render(data) + b"\n\n"
-
-
-_HEARTBEAT = b": heartbeat\n\n"
-# `reconnect` ends a stream that the client is to open again at once, resuming from the last
-# event id it saw (EventSource does so by itself after `retry` ms; a ticket is good for it):
-# the process is stopping (`restart`), the live tier's Redis is out of reach (`unavailable`),
-# or a stream through Django's test client, which cannot wait, has sent what is new (`poll`).
-_RECONNECT_RESTART = _event("reconnect", {"reason": "restart"})
-_RECONNECT_UNAVAILABLE = _event("reconnect", {"reason": "unavailable"})
-_RECONNECT_POLL = _event("reconnect", {"reason": "poll"})
-_RETRY = b"retry: 2000\n\n"  # EventSource: reconnect after 2 s
 
 
 # An event id: ASCII digits only (str.isdigit also takes "²" and other scripts' digits), at most
@@ -164,39 +153,58 @@ def _last_event_id(request: HttpRequest) -> int | None:
     return int(raw)
 
 
-def _is_asgi(request: HttpRequest) -> bool:
-    """Served by pisyedili_api.asgi. Through Django's test client (WSGI) a stream cannot wait:
-    it sends what is new and closes with `reconnect`, and EventSource would come back after
-    `retry` ms, which makes it a poll every 2 s."""
-    return isinstance(request, ASGIRequest)
+class Opening:
+    """Where a stream's view hands over what it opened, when live.asgi serves it: the stream's
+    events and, for a match's WebSocket, what answers the client's messages. live.asgi puts one
+    in the request's ASGI scope (`OPENING`), calls Django's ASGI application (middleware,
+    authentication, the view's refusals), and then serves the events itself over SSE or the
+    WebSocket, keeping nothing of Django's request and response while the stream waits."""
+
+    __slots__ = ("answer", "events", "poll")
+
+    def __init__(self) -> None:
+        self.events: AsyncGenerator[Event, None] | None = None
+        self.answer: SocketAnswer | None = None
+        # A waiting long-poll's wait (match_state_long_poll), awaited by live.asgi.
+        self.poll: Callable[[], Awaitable[dict[str, Any]]] | None = None
+
+
+# The ASGI scope key of a stream's Opening (an extension key of this application's own).
+OPENING = "pisyedili.live.opening"
+
+
+def _opening(request: HttpRequest) -> Opening | None:
+    """The Opening of a stream served by live.asgi. None through Django's test client (WSGI,
+    or an ASGI request of Django's own handler): there a stream cannot wait; it sends what is
+    new and closes with `reconnect`, and EventSource would come back after `retry` ms, which
+    makes it a poll every 2 s."""
+    scope = getattr(request, "scope", None)
+    return scope.get(OPENING) if isinstance(scope, dict) else None
 
 
 async def _blocking(request: HttpRequest, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """`fn(*args)` on the hub's threads under ASGI; under WSGI in the request's own thread
+    """`fn(*args)` on the hub's threads under live.asgi; otherwise in the request's own thread
     (and database connection), where the rest of that request runs."""
-    if _is_asgi(request):
-        return await events.run_blocking(fn, *args, **kwargs)
+    if _opening(request) is not None:
+        return await hub.run_blocking(fn, *args, **kwargs)
     return await sync_to_async(fn, thread_sensitive=True)(*args, **kwargs)
 
 
-class EventStreamResponse(StreamingHttpResponse):
-    """A `text/event-stream` response of `events`. Under pisyedili_api.asgi the handler sends
-    `events` itself once the headers are out, and lets the request and this response go: an
-    idle stream keeps only its generator and its waiter."""
+async def _nothing() -> AsyncIterator[bytes]:
+    return
+    yield
 
-    def __init__(
-        self, body: AsyncIterator[bytes] | Iterator[bytes], answer: SocketAnswer | None = None
-    ) -> None:
+
+class EventStreamResponse(StreamingHttpResponse):
+    """A `text/event-stream` response: its headers (and under Django's test client its whole
+    body, `events` framed as SSE). Under live.asgi its body is empty: the events go to the
+    stream's Opening, and live.asgi sends them once these headers are out."""
+
+    def __init__(self, events: list[Event] | None = None) -> None:
+        body = sse_body(events) if events is not None else _nothing()
         super().__init__(body, content_type="text/event-stream")
-        self.events = body
-        # What the stream's WebSocket form answers to a message from the client (None: it reads
-        # and ignores them): a match socket's moves (MatchSocketMoves).
-        self.answer = answer
         patch_cache_control(self, no_store=True, private=True)
         self["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
-
-
-_streaming = EventStreamResponse
 
 
 def _get_only(request: HttpRequest) -> HttpResponse | None:
@@ -213,7 +221,7 @@ def _get_only(request: HttpRequest) -> HttpResponse | None:
 _OVER = (Match.Status.FINISHED, Match.Status.ABANDONED, Match.Status.CANCELLED)
 
 _Read = tuple[Match | None, engine.State | None]  # a match and its live deal, parsed once
-_SeatEvent = tuple[int, bool, bytes | None]  # version, over, the `state` event (None: none)
+_SeatEvent = tuple[int, bool, Event | None]  # version, over, the `state` event (None: none)
 
 
 def _match_read(match_id: UUID) -> _Read:
@@ -230,7 +238,7 @@ def _seat_render(read: _Read, seat: int | None) -> _SeatEvent:
     if match is None:
         return -1, True, None
     view = match_view(match, seat, state)
-    return match.version, match.status in _OVER, _event("state", view, match.version)
+    return match.version, match.status in _OVER, Event.of("state", view, match.version)
 
 
 def _seat_event(match_id: UUID, seat: int | None) -> _SeatEvent:
@@ -326,7 +334,7 @@ class _SharedReads:
         except Exception:
             logger.warning("live read connection lost; reading on the hub's threads", exc_info=True)
             await self._disconnect()
-        return await events.run_blocking(_match_read, match_id)  # type: ignore[no-any-return]
+        return await hub.run_blocking(_match_read, match_id)  # type: ignore[no-any-return]
 
     async def _connect(self) -> Any:
         """This loop's connection (None without PostgreSQL), opened on first use."""
@@ -337,7 +345,7 @@ class _SharedReads:
         async with self._connecting:
             if self._connection is None or self._connection.closed:
                 if not self._planned:
-                    self._plan = await events.run_blocking(_async_read_plan)
+                    self._plan = await hub.run_blocking(_async_read_plan)
                     self._planned = True
                 if self._plan is None:
                     return None
@@ -357,7 +365,7 @@ class _SharedReads:
                 logger.debug("live read connection close failed", exc_info=True)
 
     async def close(self) -> None:
-        """At the process's shutdown (pisyedili_api.asgi lifespan)."""
+        """At the process's shutdown (live.asgi lifespan)."""
         await self._disconnect()
 
     def forget(self, match_id: UUID) -> None:
@@ -365,7 +373,7 @@ class _SharedReads:
 
     def forget_unwatched(self, match_id: UUID) -> None:
         """Keep nothing of a match once the process's last stream or long-poll of it left."""
-        if not events.hub().matches.get(str(match_id)):
+        if not hub.hub().matches.get(str(match_id)):
             self.forget(match_id)
 
 
@@ -373,7 +381,7 @@ _shared_reads = _SharedReads()
 
 
 async def shared_reads_close() -> None:
-    """Close the process's own read connection (pisyedili_api.asgi, at shutdown)."""
+    """Close the process's own read connection (live.asgi, at shutdown)."""
     await _shared_reads.close()
 
 
@@ -412,35 +420,38 @@ def _poll_holder(request: HttpRequest, player: Player | None) -> tuple[str, int,
 
 
 async def _with_slot(
+    opening: Opening,
     holder: tuple[str, int, str],
-    body: AsyncGenerator[bytes, None],
+    body: AsyncGenerator[Event, None],
     answer: SocketAnswer | None = None,
 ) -> HttpResponseBase:
-    """Stream `body` in one of the holder's stream slots; 429 when they hold them all."""
+    """Hand `body` to the stream's opening, in one of the holder's stream slots; 429 when they
+    hold them all."""
     key, limit, per = holder
     try:
-        slot = await events.hub().slot_take(key, limit)
-    except events.REDIS_DOWN:
+        slot = await hub.hub().slot_take(key, limit)
+    except hub.REDIS_DOWN:
         await body.aclose()
         return _unavailable()
     if slot is None:
+        await body.aclose()
         return _error(ApplicationError("throttled", _(per) % {"limit": limit}))
-    return EventStreamResponse(_held(key, slot, body), answer)
+    opening.events = _held(key, slot, body)
+    opening.answer = answer
+    return EventStreamResponse()
 
 
-async def _held(player: str, slot: str, body: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+async def _held(
+    player: str, slot: str, body: AsyncGenerator[Event, None]
+) -> AsyncGenerator[Event, None]:
     """`body` while it holds `slot` (the hub keeps it alive; given back at the end)."""
     try:
-        async for chunk in body:
-            yield chunk
+        async for event in body:
+            yield event
     finally:
         await body.aclose()
-        await events.hub().slot_give_back(player, slot)
+        await hub.hub().slot_give_back(player, slot)
 
-
-# What a stream's WebSocket form answers to one message from the client (text or bytes): the
-# text of the message sent back.
-SocketAnswer = Callable[[str | bytes], Awaitable[str]]
 
 _NOT_A_MOVE = gettext_noop('A message on this socket is a JSON object with "type": "move".')
 
@@ -468,7 +479,7 @@ class MatchSocketMoves:
         return answer
 
     def _answer(self, raw: str | bytes) -> str:
-        from .apis import move_post
+        from games.apis import move_post
 
         key: Any = None
         caller = DeferredPlayer(self.digest) if self.digest is not None else None
@@ -520,51 +531,50 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         _match, seat = await _blocking(request, match_viewer_get, match_id, _player(caller))
     except (ApplicationError, APIException) as exc:
         return _error(exc)
-    except events.REDIS_DOWN:
+    except hub.REDIS_DOWN:
         return _unavailable()
-    if not _is_asgi(request):
+    opening = _opening(request)
+    if opening is None:
         version, over, view = await _blocking(request, _seat_event, match_id, seat)
-        chunks = [_RETRY]
-        if view is not None and (after is None or version > after):
-            chunks.append(view)
-        chunks.append(_event("close", {"reason": "match_over"}) if over else _RECONNECT_POLL)
-        return _streaming(iter(chunks))
+        events = [view] if view is not None and (after is None or version > after) else []
+        events.append(Event.of("close", {"reason": "match_over"}) if over else RECONNECT_POLL)
+        return EventStreamResponse(events)
     holder = _slot_holder(request, _player(caller))
     moves = MatchSocketMoves(match_id, _token(caller), translation.get_language())
-    return await _with_slot(holder, _match_stream(match_id, seat, after, _token(caller)), moves)
+    stream = _match_stream(match_id, seat, after, _token(caller))
+    return await _with_slot(opening, holder, stream, moves)
 
 
 async def _match_stream(
     match_id: UUID, seat: int | None, after: int | None, token: str | None
-) -> AsyncGenerator[bytes, None]:
+) -> AsyncGenerator[Event, None]:
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
-    hub = events.hub()
+    current = hub.hub()
     try:
-        async with hub.watch(match=str(match_id), token=token) as waiter:
-            yield _RETRY
+        async with current.watch(match=str(match_id), token=token) as waiter:
             # Read after the waiter is registered: a change committed from here on is queued.
             version, over, view = _seat_render(await _shared_reads.read(match_id), seat)
             traced: tuple[dict[str, Any], float, float] | None = None  # LIVE_TRACE_FILE
             while True:
                 if version < 0:
-                    yield _event("close", {"reason": "not_found"})
+                    yield Event.of("close", {"reason": "not_found"})
                     return
                 if view is not None and version != after:
                     # Not the version sent already (an `after` the match never reached, another
                     # deployment's id, gets the current view too).
                     yield view
                     if traced is not None:
-                        events.trace_sent(*traced, time.time())
+                        hub.trace_sent(*traced, time.time())
                 view = None  # an idle stream keeps no copy of its last view
                 after = version
                 if over:
-                    yield _event("close", {"reason": "match_over", "version": version})
+                    yield Event.of("close", {"reason": "match_over", "version": version})
                     return
                 async for message in _waiting(waiter, heartbeat):
-                    if isinstance(message, bytes):
+                    if isinstance(message, Event):
                         yield message
                     elif "talk" in message:
-                        yield _event("talk", message["talk"])
+                        yield Event.of("talk", message["talk"])
                     elif message.get("resync") or message["version"] > after:
                         if "resigned" in message:
                             yield _resigned_event(message)
@@ -578,18 +588,18 @@ async def _match_stream(
                     version, over, view = await _shared_reads.event(
                         match_id, seat, message["version"]
                     )
-                traced = (message, woke, time.time()) if events.TRACE_FILE else None
+                traced = (message, woke, time.time()) if hub.TRACE_FILE else None
     finally:
         _shared_reads.forget_unwatched(match_id)
 
 
-def _resigned_event(message: dict[str, Any]) -> bytes:
+def _resigned_event(message: dict[str, Any]) -> Event:
     """The event `resigned` of a version in which a seat's person resigned: the match, that
     version, the seat and the match's status then (`abandoned` when no person is left). Public
     facts only, the same for every seat and spectator; no id (the `state` event that follows
     carries the version)."""
     data = {name: message[name] for name in ("match", "version", "status")}
-    return _event("resigned", {**data, "seat": message["resigned"]})
+    return Event.of("resigned", {**data, "seat": message["resigned"]})
 
 
 @csrf_exempt
@@ -602,16 +612,17 @@ async def me_events(request: HttpRequest) -> HttpResponseBase:
         caller = await _blocking(request, stream_caller, request)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
-    except events.REDIS_DOWN:
+    except hub.REDIS_DOWN:
         return _unavailable()
-    if not _is_asgi(request):
-        _last, chunks = await _me_catch_up(str(caller.player.id), after, request)
-        return _streaming(iter([_RETRY, *chunks, _RECONNECT_POLL]))
+    opening = _opening(request)
+    if opening is None:
+        _last, events = await _me_catch_up(str(caller.player.id), after, request)
+        return EventStreamResponse([*events, RECONNECT_POLL])
     stream = _me_stream(str(caller.player.id), after, caller.token)
-    return await _with_slot(_slot_holder(request, caller.player), stream)
+    return await _with_slot(opening, _slot_holder(request, caller.player), stream)
 
 
-_LOBBY_READY = _event("ready", {})
+_LOBBY_READY = Event.of("ready", {})
 _LOBBY_FIELDS = ("match", "version", "status", "open_seats")
 
 
@@ -625,33 +636,33 @@ async def lobby_events(request: HttpRequest) -> HttpResponseBase:
         caller = await _blocking(request, _viewer, request)
     except (ApplicationError, APIException) as exc:
         return _error(exc)
-    except events.REDIS_DOWN:
+    except hub.REDIS_DOWN:
         return _unavailable()
-    if not _is_asgi(request):
-        return _streaming(iter([_RETRY, _LOBBY_READY, _RECONNECT_POLL]))
+    opening = _opening(request)
+    if opening is None:
+        return EventStreamResponse([_LOBBY_READY, RECONNECT_POLL])
     holder = _slot_holder(request, _player(caller))
-    return await _with_slot(holder, _lobby_stream(_token(caller)))
+    return await _with_slot(opening, holder, _lobby_stream(_token(caller)))
 
 
-async def _lobby_stream(token: str | None) -> AsyncGenerator[bytes, None]:
+async def _lobby_stream(token: str | None) -> AsyncGenerator[Event, None]:
     """`ready` once the stream is subscribed (read the lobby from then on: nothing committed
     after it is missed), then `lobby` for every match that entered the lobby, changed in it or
     left it (status not `waiting`), `resync` when messages may have been lost. No ids: a
     reconnect reads the lobby again after its `ready`."""
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
-    async with events.hub().watch_lobby(token=token) as waiter:
-        yield _RETRY
+    async with hub.hub().watch_lobby(token=token) as waiter:
         yield _LOBBY_READY
         async for message in _waiting(waiter, heartbeat):
-            if isinstance(message, bytes):
+            if isinstance(message, Event):
                 yield message
             elif message.get("resync"):
-                yield _event("resync", {})
+                yield Event.of("resync", {})
             else:
-                yield _event("lobby", {name: message[name] for name in _LOBBY_FIELDS})
+                yield Event.of("lobby", {name: message[name] for name in _LOBBY_FIELDS})
 
 
-async def _waiting(waiter: Any, heartbeat: float) -> AsyncIterator[bytes | dict[str, Any]]:
+async def _waiting(waiter: Any, heartbeat: float) -> AsyncIterator[Event | dict[str, Any]]:
     """What a waiting stream gets: each message for it; a heartbeat after each quiet
     `heartbeat` seconds; for a reader too slow to keep its queue, or one whose token was
     revoked, the close, then nothing; when the process is stopping, `reconnect`, then
@@ -659,109 +670,164 @@ async def _waiting(waiter: Any, heartbeat: float) -> AsyncIterator[bytes | dict[
     while True:
         message = await waiter.get(heartbeat)
         if waiter.revoked:
-            yield _event("close", {"reason": "revoked"})
+            yield Event.of("close", {"reason": "revoked"})
             return
         if waiter.restarting:
-            yield _RECONNECT_RESTART
+            yield RECONNECT_RESTART
             return
         if waiter.dropped:
-            yield _event("close", {"reason": "slow_reader"})
+            yield Event.of("close", {"reason": "slow_reader"})
             return
-        yield _HEARTBEAT if message is None else message
+        yield HEARTBEAT if message is None else message
 
 
-async def _me_stream(player: str, after: int | None, token: str) -> AsyncGenerator[bytes, None]:
-    hub = events.hub()
+async def _me_stream(player: str, after: int | None, token: str) -> AsyncGenerator[Event, None]:
+    current = hub.hub()
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
-    async with hub.watch(player=player, token=token) as waiter:
-        yield _RETRY
+    async with current.watch(player=player, token=token) as waiter:
         try:
             sent, chunks = await _me_catch_up(player, after)
-        except events.REDIS_DOWN:  # the log is out of reach: come back
-            yield _RECONNECT_UNAVAILABLE
+        except hub.REDIS_DOWN:  # the log is out of reach: come back
+            yield RECONNECT_UNAVAILABLE
             return
         for chunk in chunks:
             yield chunk
         async for message in _waiting(waiter, heartbeat):
-            if isinstance(message, bytes):
+            if isinstance(message, Event):
                 yield message
             elif message.get("resync") or message["seq"] > sent + 1:
                 # Something was lost on the way: the log has it.
                 try:
                     sent, chunks = await _me_catch_up(player, sent)
-                except events.REDIS_DOWN:
-                    yield _RECONNECT_UNAVAILABLE
+                except hub.REDIS_DOWN:
+                    yield RECONNECT_UNAVAILABLE
                     return
                 for chunk in chunks:
                     yield chunk
             elif message["seq"] == sent + 1:
                 sent = message["seq"]
-                yield _event(message["type"], message, sent)
+                yield Event.of(message["type"], message, sent)
             # seq <= sent: read from the log already
 
 
 async def _me_catch_up(
     player: str, after: int | None, request: HttpRequest | None = None
-) -> tuple[int, list[bytes]]:
+) -> tuple[int, list[Event]]:
     """The events of `player`'s log after sequence `after` (None: none, start from now), and
     the sequence reached; `resync` when the log cannot tell what came after `after`."""
     if request is not None:
-        seq, logged = await _blocking(request, events.me_log, player, after or 0)
+        seq, logged = await _blocking(request, hub.me_log, player, after or 0)
     else:
-        seq, logged = await events.run_blocking(events.me_log, player, after or 0)
+        seq, logged = await hub.run_blocking(hub.me_log, player, after or 0)
     if after is None:
-        return seq, [_event("ready", {"seq": seq}, seq)]
+        return seq, [Event.of("ready", {"seq": seq}, seq)]
     if after > seq or (seq > after and (not logged or logged[0]["seq"] != after + 1)):
-        return seq, [_event("resync", {"seq": seq}, seq)]
+        return seq, [Event.of("resync", {"seq": seq}, seq)]
     return seq if not logged else logged[-1]["seq"], [
-        _event(e["type"], e, e["seq"]) for e in logged
+        Event.of(e["type"], e, e["seq"]) for e in logged
     ]
 
 
+# The ASGI scope key of a waiting long-poll's answer (live.asgi): the view, or the error, that
+# its wait ended with, for the view to answer through Django's middleware.
+POLL_ANSWER = "pisyedili.live.poll_answer"
+
+
 async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
-    """`GET …/state?after_version=N&wait=S` under ASGI (pisyedili_api.asgi routes only waiting
+    """`GET …/state?after_version=N&wait=S` under ASGI (live.asgi routes only waiting
     requests here): the answer of games.apis.MatchStateApi, awaited on the hub instead of in a
     thread that holds a database connection. The version change that ends the wait is read
-    once per process for every stream and long-poll of the match (_SharedReads)."""
-    from .apis import MatchStateApi
+    once per process for every stream and long-poll of the match (_SharedReads).
 
-    hub = events.hub()
-    slot: tuple[str, str] | None = None
+    Under live.asgi it answers in two calls, so that no request of Django's is open while the
+    poll waits (Django keeps a thread for each open request): the first checks the request
+    (its parameters, the caller, the match) and answers at once if the match is past
+    `after_version`, else hands the wait to the Opening (`poll`), which live.asgi awaits; the
+    second answers with what the wait ended with (the scope's POLL_ANSWER)."""
+    from games.apis import MatchStateApi
+
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, dict) and POLL_ANSWER in scope:
+        return _poll_response(scope[POLL_ANSWER])
     try:
         filters = MatchStateApi.FilterSerializer(data=request.GET)
         filters.is_valid(raise_exception=True)
         after = filters.validated_data.get("after_version")
         wait = filters.validated_data.get("wait", 0)
-        caller = await events.run_blocking(_viewer, request, tickets=False)
-        async with hub.watch(match=str(match_id), token=_token(caller)) as waiter:
-            # Registered before the read: a change committed from here on is queued.
-            match, seat, view = await events.run_blocking(
-                _poll_answer, _player(caller), match_id, after, wait
+        caller = await hub.run_blocking(_viewer, request, tickets=False)
+        player = _player(caller)
+        _match, _seat, view = await hub.run_blocking(_poll_answer, player, match_id, after, wait)
+        if view is None:
+            poll = _LongPoll(
+                match_id, player, _token(caller), after, wait, _poll_holder(request, player)
             )
-            if view is None:
-                # It is to wait: in one of the caller's long-poll slots, 429 when all are taken.
-                key, limit, per = _poll_holder(request, _player(caller))
-                taken = await hub.slot_take(key, limit)
+            opening = _opening(request)
+            if opening is not None:
+                opening.poll = poll
+                return HttpResponse(status=202)  # not sent: live.asgi awaits the poll
+            view = await poll()
+    except Exception as exc:
+        return _poll_response(exc)
+    return _poll_response(view)
+
+
+def _poll_response(answer: dict[str, Any] | Exception) -> HttpResponse:
+    if isinstance(answer, (ApplicationError, APIException)):
+        return _error(answer)
+    if isinstance(answer, hub.REDIS_DOWN):
+        return _unavailable()
+    if isinstance(answer, Exception):
+        raise answer
+    response = HttpResponse(_render(answer), content_type="application/json")
+    patch_cache_control(response, no_store=True, private=True)
+    return response
+
+
+@dataclass
+class _LongPoll:
+    """A long-poll that is to wait: for a version of `match_id` past `after`, at most `wait`
+    s, in one of `holder`'s long-poll slots (429 when all are taken)."""
+
+    match_id: UUID
+    player: Player | None
+    token: str | None
+    after: int
+    wait: float
+    holder: tuple[str, int, str]
+    language: str | None = field(default_factory=translation.get_language)
+
+    async def __call__(self) -> dict[str, Any]:
+        """The caller's view once the match is past `after` (or as it is after `wait` s)."""
+        with translation.override(self.language):
+            return await self._wait()
+
+    async def _wait(self) -> dict[str, Any]:
+        current = hub.hub()
+        slot: tuple[str, str] | None = None
+        match_id = self.match_id
+        try:
+            async with current.watch(match=str(match_id), token=self.token) as waiter:
+                # Registered before the read: a change committed from here on is queued.
+                match, seat, view = await hub.run_blocking(
+                    _poll_answer, self.player, match_id, self.after, self.wait
+                )
+                if view is not None:
+                    return dict(view)
+                key, limit, per = self.holder
+                taken = await current.slot_take(key, limit)
                 if taken is None:
                     raise ApplicationError("throttled", _(per) % {"limit": limit})
                 slot = (key, taken)
-                message = await _wait_for_version(waiter, after, wait)
+                message = await _wait_for_version(waiter, self.after, self.wait)
                 if message is not None:
                     found, state = await _shared_reads.match(match_id, message["version"])
-                    view = match_view(found or match, seat, state if found else None)
-                else:  # no change within `wait` (or the hub lost track): as it is now
-                    view = await events.run_blocking(_poll_view, match_id, match, seat)
-    except (ApplicationError, APIException) as exc:
-        return _error(exc)
-    except events.REDIS_DOWN:
-        return _unavailable()
-    finally:
-        _shared_reads.forget_unwatched(match_id)
-        if slot is not None:
-            await hub.slot_give_back(*slot)
-    response = HttpResponse(_render(view), content_type="application/json")
-    patch_cache_control(response, no_store=True, private=True)
-    return response
+                    return match_view(found or match, seat, state if found else None)
+                # No change within `wait` (or the hub lost track): as it is now.
+                return await hub.run_blocking(_poll_view, match_id, match, seat)  # type: ignore[no-any-return]
+        finally:
+            _shared_reads.forget_unwatched(match_id)
+            if slot is not None:
+                await current.slot_give_back(*slot)
 
 
 def _poll_answer(
@@ -782,9 +848,7 @@ def _poll_view(match_id: UUID, match: Match, seat: int | None) -> dict[str, Any]
     return match_view(found or match, seat, state if found else None)
 
 
-async def _wait_for_version(
-    waiter: events.Waiter, after: int, wait: float
-) -> dict[str, Any] | None:
+async def _wait_for_version(waiter: hub.Waiter, after: int, wait: float) -> dict[str, Any] | None:
     """The message of a version past `after`, or None after `wait` s without one (or when the
     hub lost track: a resync, a drop; or at once when the process is stopping); 401 when the
     caller's token is revoked meanwhile."""

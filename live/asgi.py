@@ -1,0 +1,324 @@
+"""The ASGI entry point, the one web tier (docs/operations.md "Live play"):
+
+    uvicorn live.asgi:application --workers 2 --loop uvloop --http live.asgi:HttpProtocol
+
+Composed of documented parts, routed by Starlette's Router:
+- every HTTP route is Django's ASGI application (`django.core.asgi.get_asgi_application()`:
+  middleware, DRF views, errors), with PostgreSQL connections from psycopg's pool
+  (DATABASE_POOL, set here);
+- a stream's path (`…/matches/{id}/events`, `…/me/events`, `…/lobby/events`) over HTTP (SSE)
+  or as a WebSocket: Django's application opens it (middleware, authentication, stream slots,
+  refusals: the view of live.streams), handing the stream's events to the request's Opening
+  (live.streams.OPENING, a key of the ASGI scope); once Django has answered, the headers go
+  out (SSE) or the socket is accepted, and the events are sent from here by their transport
+  (live.transports). Nothing of Django's request and response is kept while a stream waits:
+  an idle stream holds its generator, its waiter and one task that notices the client going
+  away. A refusal is the view's HTTP status and JSON body (on a WebSocket, the handshake's
+  answer); a WebSocket from an origin CORS_ALLOWED_ORIGINS does not allow is 403 `forbidden`,
+  one on any other path 404;
+- a waiting long-poll (`GET …/state?after_version=V&wait=S`) is marked in its scope, and
+  live.middleware resolves it to the async view live.streams.match_state_long_poll, which
+  awaits the hub;
+- the lifespan subscribes the process's hub, so the first stream does not wait for it (a Redis
+  that does not answer delays the start by 10 s, no more: streams are 503 until it does), and
+  freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap).
+
+A request's body reaches Django bounded (`_bounded`): no more than MAX_REQUEST_BODY_BYTES + 1
+bytes of it, so that a longer body is refused (400 `invalid`) by BodySizeLimitMiddleware or
+BoundedJSONParser once that much has come, and the rest is dropped as it arrives
+(HttpProtocol's LIVE_READ_TIMEOUT bounding it), where Django would spool any body, however
+long, to a temporary file first. By hand: Starlette's RequestBodyLimitMiddleware answers 413
+in plain text, not the API's JSON error.
+
+Every middleware must be async-capable: Django runs an async view through a sync-only one on
+ONE thread of the process, so a waiting long-poll would hold that thread for its whole wait and
+every other stream and long-poll of the process would queue behind it (a warning names them).
+HttpProtocol (live.protocol) is uvicorn's httptools protocol with the bounds of what a client
+may send and of a connection left unread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator
+from typing import Any, cast
+from urllib.parse import parse_qs, urlsplit
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pisyedili_api.settings")
+os.environ.setdefault("DATABASE_POOL", "1")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+from starlette.types import ASGIApp  # noqa: E402
+
+# django.setup() first. Typed as the ASGI application it is (the stubs type Django's
+# ASGIHandler's send narrower than ASGI's).
+django_application = cast(ASGIApp, get_asgi_application())
+
+import asyncio  # noqa: E402
+
+import orjson  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.utils import translation  # noqa: E402
+from django.utils.module_loading import import_string  # noqa: E402
+from django.utils.translation import gettext_noop  # noqa: E402
+from starlette.routing import Route, Router, WebSocketRoute  # noqa: E402
+from starlette.types import Message, Receive, Scope, Send  # noqa: E402
+
+from pisyedili_api.errors import error_body  # noqa: E402
+from pisyedili_api.heap import freeze_startup_heap  # noqa: E402
+
+from . import hub  # noqa: E402
+from .middleware import LONG_POLL  # noqa: E402
+from .protocol import WS_MAX_SIZE, HttpProtocol, WebSocketProtocol, language_of  # noqa: E402
+from .streams import OPENING, POLL_ANSWER, Opening, shared_reads_close  # noqa: E402
+from .transports import send_sse, send_ws, ws_refuse  # noqa: E402
+
+__all__ = ["WS_MAX_SIZE", "HttpProtocol", "WebSocketProtocol", "application"]
+
+logger = logging.getLogger(__name__)
+
+# A WebSocket's Origin that the CORS settings do not allow (403 `forbidden`).
+_ORIGIN_REFUSED = gettext_noop("This origin may not open a WebSocket here (CORS_ALLOWED_ORIGINS).")
+
+
+def _bounded(receive: Receive) -> Receive:
+    """`receive` that hands on at most MAX_REQUEST_BODY_BYTES + 1 bytes of the request's body,
+    and past the body only what is not body (`http.disconnect`)."""
+    keep = settings.MAX_REQUEST_BODY_BYTES + 1
+    read = 0
+    done = False
+
+    async def bounded() -> Message:
+        nonlocal read, done
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return message
+            if done:
+                continue  # the rest of a body cut short: dropped as it arrives
+            body = message.get("body", b"")[: keep - read]
+            read += len(body)
+            more = bool(message.get("more_body", False)) and read < keep
+            done = not more
+            return {"type": "http.request", "body": body, "more_body": more}
+
+    return bounded
+
+
+async def django_http(scope: Scope, receive: Receive, send: Send) -> None:
+    """Django's ASGI application, the request's body bounded."""
+    await django_application(scope, _bounded(receive), send)
+
+
+class _Answer:
+    """What Django's application sent for a stream's opening: the response's start and body."""
+
+    __slots__ = ("body", "start")
+
+    def __init__(self) -> None:
+        self.start: Message | None = None
+        self.body: list[bytes] = []
+
+    async def send(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.start = message
+        elif message["type"] == "http.response.body":
+            self.body.append(message.get("body", b""))
+
+    def header(self, name: bytes) -> bytes | None:
+        assert self.start is not None
+        for key, value in self.start.get("headers", ()):
+            if key.lower() == name:
+                return bytes(value)
+        return None
+
+
+async def _open(scope: Scope, receive: Receive) -> tuple[Opening, _Answer]:
+    """Django's answer to a stream's opening, and the stream it opened (the Opening's `events`
+    None: refused, or the client left)."""
+    opening, answer = Opening(), _Answer()
+    await django_application({**scope, OPENING: opening}, _bounded(receive), answer.send)
+    if opening.events is not None and (answer.start is None or answer.start["status"] != 200):
+        await opening.events.aclose()  # the client left, or a middleware answered instead
+        opening.events = None
+    return opening, answer
+
+
+class StreamEndpoint:
+    """A stream's path: its events over SSE (HTTP) or as WebSocket messages."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
+        opening, answer = await _open(scope, receive)
+        if answer.start is None:
+            return  # the client left before the answer
+        if opening.events is None:
+            await send(answer.start)
+            await send({"type": "http.response.body", "body": b"".join(answer.body)})
+            return
+        await send_sse(answer.start, opening.events, receive, send)
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The stream's view answers a WebSocket as a GET of its path (the same query:
+        `ticket`, `last_event_id`; the same headers: `Authorization`, `Last-Event-ID`)."""
+        if (await receive())["type"] != "websocket.connect":
+            return  # the client left before the handshake
+        if not _origin_allowed(scope):
+            await _ws_error(scope, send, 403, "forbidden", _ORIGIN_REFUSED)
+            return
+        http = {**scope, "type": "http", "method": "GET"}
+        http["scheme"] = "https" if scope.get("scheme") == "wss" else "http"
+        opening, answer = await _open(http, _no_body())
+        del http  # a socket may stay open for hours: keep nothing of its request
+        if answer.start is None:
+            return
+        if opening.events is None:
+            headers = [
+                (name, value)
+                for name in (b"www-authenticate", b"retry-after")
+                if (value := answer.header(name)) is not None
+            ]
+            status = answer.start["status"]
+            await ws_refuse(scope, send, status, b"".join(answer.body), headers)
+            return
+        await send_ws(opening.events, receive, send, opening.answer)
+
+
+def _no_body() -> Receive:
+    """The `receive` of a WebSocket's opening as a GET: an empty body, then nothing."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.get_running_loop().create_future()  # never: Django stops listening
+        raise AssertionError("unreachable")
+
+    return receive
+
+
+class StateEndpoint:
+    """`GET …/state`: a waiting long-poll (`after_version` and `wait` given) is marked for
+    live.middleware, which resolves it to live.streams.match_state_long_poll; when that view
+    hands over a wait (the Opening's `poll`), the wait runs here, outside Django's request
+    (which keeps a thread while it is open), and Django is called again to answer with what
+    the wait ended with. Any other request goes to Django as it is."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET":
+            await django_http(scope, receive, send)
+            return
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        if "wait" not in query or "after_version" not in query:
+            await django_http(scope, receive, send)
+            return
+        scope = {**scope, LONG_POLL: True}
+        opening, answer = await _open(scope, receive)
+        if opening.poll is None:
+            if answer.start is not None:
+                await send(answer.start)
+                await send({"type": "http.response.body", "body": b"".join(answer.body)})
+            return
+        waiting = asyncio.ensure_future(opening.poll())
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (waiting, gone):
+                if not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+        if waiting.cancelled():
+            return  # the client left
+        error = waiting.exception()
+        result = error if error is not None else waiting.result()
+        await django_http({**scope, POLL_ANSWER: result}, _no_body(), send)
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Returns once the client has gone away."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _other(scope: Scope, receive: Receive, send: Send) -> None:
+    """Every other route: Django's over HTTP; a WebSocket anywhere else is 404."""
+    if scope["type"] == "websocket":
+        if (await receive())["type"] == "websocket.connect":
+            await _ws_error(scope, send, 404, "not_found", None)
+        return
+    await django_http(scope, receive, send)
+
+
+def _origin_allowed(scope: Scope) -> bool:
+    """A browser's WebSocket (it sends `Origin`) from an origin the CORS settings allow; a
+    client that sends no Origin is no browser page and is not bound by them, as for CORS."""
+    from corsheaders.conf import conf
+    from corsheaders.middleware import CorsMiddleware
+
+    origin = dict(scope.get("headers", ())).get(b"origin", b"").decode("latin-1")
+    if not origin or conf.CORS_ALLOW_ALL_ORIGINS:
+        return True
+    cors = CorsMiddleware(lambda _: None)  # type: ignore[arg-type]
+    return cors.origin_found_in_white_lists(origin, urlsplit(origin))
+
+
+async def _ws_error(scope: Scope, send: Send, status: int, code: str, message: str | None) -> None:
+    """Refuse a WebSocket with the API's error `code`, in the language of its
+    Accept-Language."""
+    with translation.override(language_of(scope.get("headers"))):
+        body = error_body(code, message)
+    await ws_refuse(scope, send, status, orjson.dumps(body))
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Any) -> AsyncIterator[None]:
+    try:
+        await hub.hub().start(timeout=10)
+    except hub.REDIS_DOWN:
+        # Redis is down: the process serves the API all the same, its streams are 503 until
+        # the subscription (tried on meanwhile) is confirmed.
+        logger.warning("live events' Redis does not answer; streams wait for it")
+    freeze_startup_heap()  # what the process loaded is never walked again
+    yield
+    await hub.hub().stop()
+    await shared_reads_close()
+
+
+_STREAM = StreamEndpoint()
+application = Router(
+    routes=[
+        Route("/api/v1/matches/{match_id}/events", _STREAM),
+        WebSocketRoute("/api/v1/matches/{match_id}/events", _STREAM),
+        Route("/api/v1/me/events", _STREAM),
+        WebSocketRoute("/api/v1/me/events", _STREAM),
+        Route("/api/v1/lobby/events", _STREAM),
+        WebSocketRoute("/api/v1/lobby/events", _STREAM),
+        Route("/api/v1/matches/{match_id}/state", StateEndpoint()),
+    ],
+    redirect_slashes=False,
+    default=_other,
+    lifespan=lifespan,
+)
+
+
+if _sync_only := [
+    m for m in settings.MIDDLEWARE if not getattr(import_string(m), "async_capable", False)
+]:
+    logger.warning(
+        "sync-only middleware %s: a waiting long-poll holds the process's one thread for sync "
+        "code, and every other stream opening and long-poll waits for it",
+        ", ".join(_sync_only),
+    )
+
+# No broker (the embedded default): the beat's schedule runs in this process.
+from pisyedili_api.tasks import embedded_beat_start  # noqa: E402
+
+embedded_beat_start()
