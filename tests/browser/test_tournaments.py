@@ -46,12 +46,16 @@ def invite(page: Page, people: list[Person]) -> None:
 
 
 def create(page: Page, name: str, people: list[Person]) -> str:
-    """The form: a Swiss tournament of tables of two, one deal a match, the organizer playing;
-    the tournament's id."""
+    """The form: a Swiss tournament of tables of two, one deal a match of custom rules (hands of
+    four, from Classic), the organizer playing; the tournament's id."""
     by_testid(page, "tournament-name").fill(name)
     by_testid(page, "tournament-format").select_option("swiss")
     by_testid(page, "tournament-size").select_option("2")
-    by_testid(page, "tournament-rules").select_option("classic")
+    expect(by_testid(page, "tournament-preset-classic")).to_be_checked()
+    expect(by_testid(page, "tournament-custom-rules")).to_be_hidden()
+    by_testid(page, "tournament-preset-custom").click()
+    expect(by_testid(page, "tournament-custom-rules")).to_be_visible()
+    by_testid(page, "tournament-rule-hand_size").fill("4")
     by_testid(page, "tournament-deals").fill("1")
     by_testid(page, "tournament-turn-seconds").fill("60")
     invite(page, people)
@@ -94,6 +98,10 @@ def test_an_organizer_runs_a_swiss_tournament_to_its_end(web_client: str, pages:
     )
 
     tournament_id = create(ana_page, "Friday cup", [bo, cem, dil])
+    # The custom option went with it (and the form's one deal a match); nothing else changed.
+    rules = ana.get(f"/api/v1/tournaments/{tournament_id}")["rules"]
+    defaults = {option["name"]: option["default"] for option in ana.get("/api/v1/rules")}
+    assert rules == {**defaults, "hand_size": 4, "deals_per_match": 1}, rules
     # The organizer's page: ana entered at once, the three invited have not answered.
     expect(entrant(ana_page, ana)).to_have_attribute("data-status", "accepted")
     for person in (bo, cem, dil):

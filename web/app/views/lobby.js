@@ -14,17 +14,8 @@ import { LiveStream } from "../live.js";
 import { quickPlayPanel } from "./quickplay.js";
 import { botName, currentPlayer, seatName, showError, shortTime } from "../ui.js";
 import { challengesPanel, privateChoice } from "./private.js";
+import { loadRules, rulesPicker } from "./rules-picker.js";
 import { tournamentNotice } from "./tournaments.js";
-
-/**
- * The house rules the server lists (GET /rules), as the new match's "Custom" offers them;
- * deals_per_match has its own control (create-deals). None when the list could not be read.
- * @param {api.RuleOption[] | null} answer
- * @returns {api.RuleOption[]}
- */
-export function ruleOptions(answer) {
-  return (answer ?? []).filter((option) => option.name !== "deals_per_match");
-}
 
 /**
  * @param {api.Match} match
@@ -197,14 +188,12 @@ export async function lobbyView(root) {
 }
 
 async function createForm() {
-  const [strategies, rulesAnswer, presets] = await Promise.all([
+  const [strategies, offered] = await Promise.all([
     api.bots().catch(() => /** @type {api.Bot[]} */ ([{ strategy: "greedy", description: "" }])),
-    api.rules().catch(() => null),
-    // The named rule sets (the seed rules as "classic" and the house variants), shared with
-    // quick play and any API client; a server without them offers Classic and Custom.
-    api.rulePresets().catch(() => [{ name: "classic", rules: {} }]),
+    loadRules(),
   ]);
-  const options = ruleOptions(rulesAnswer);
+  const picker = rulesPicker(offered,
+    { presets: "create-presets", preset: "preset-", box: "custom-rules", rule: "create-rule-" });
   const seats = select({ testid: "create-seats", id: "create-seats" },
     [2, 3, 4, 5, 6, 7].map((n) => [String(n), String(n)]), "3");
   const deals = /** @type {HTMLInputElement} */ (
@@ -229,46 +218,6 @@ async function createForm() {
   };
   seats.addEventListener("change", drawBots);
   drawBots();
-  /** @type {Map<string, HTMLSelectElement | HTMLInputElement>} */
-  const controls = new Map();
-  const ruleBox = h("div", { class: "rules-grid", testid: "custom-rules", hidden: true });
-  for (const option of options) {
-    const id = `create-rule-${option.name}`;
-    const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : "";
-    const control = option.choices
-      ? select({ testid: id, id, "aria-describedby": `${id}-about` },
-          option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`)
-            : has(`rule.${option.name}.${c}`) ? t(`rule.${option.name}.${c}`) : String(c)]),
-          String(option.default))
-      : /** @type {HTMLInputElement} */ (h("input", { testid: id, id, type: "number", min: option.min,
-          max: option.max, value: String(option.default), "aria-describedby": `${id}-about` }));
-    controls.set(option.name, control);
-    ruleBox.append(h("div", { class: "rule-option" },
-      h("label", { for: id }, has(`rule.${option.name}`) ? t(`rule.${option.name}`) : option.name),
-      control,
-      h("p", { class: "rule-about", id: `${id}-about` }, about)));
-  }
-  /** Set every option to a preset's values (the defaults for what it leaves out). */
-  const applyPreset = (/** @type {string} */ id) => {
-    const preset = presets.find((p) => p.name === id);
-    ruleBox.hidden = id !== "custom";
-    if (!preset) return;
-    const rules = /** @type {Record<string, unknown>} */ (preset.rules);
-    for (const option of options) {
-      const control = controls.get(option.name);
-      if (control) control.value = String(rules[option.name] ?? option.default);
-    }
-  };
-  const presetBox = h("fieldset", { class: "presets", testid: "create-presets" },
-    h("legend", {}, t("lobby.rules")),
-    [...presets.map((p) => p.name), "custom"].map((id, i) =>
-      h("label", { class: "preset" },
-        h("input", { type: "radio", name: "create-preset", value: id, testid: `preset-${id}`,
-          checked: i === 0, onchange: () => applyPreset(id) }),
-        h("span", { class: "preset-text" },
-          h("strong", {}, has(`preset.${id}`) ? t(`preset.${id}`) : id),
-          has(`preset.about.${id}`) ? h("span", { class: "preset-about" }, t(`preset.about.${id}`)) : null))));
-  applyPreset(presets[0]?.name ?? "custom");
   const spectators = select({ testid: "create-spectators", id: "create-spectators" },
     [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");
   const privacy = privateChoice(seats, spectators);
@@ -277,24 +226,13 @@ async function createForm() {
   );
 
   async function submit() {
-    /** @type {Record<string, unknown>} */
-    const rules = {};
-    for (const option of options) {
-      const control = controls.get(option.name);
-      if (!control) continue;
-      /** @type {unknown} */
-      let value = control.value;
-      if (typeof option.default === "boolean") value = control.value === "true";
-      else if (typeof option.default === "number") value = Number(control.value);
-      if (value !== option.default) rules[option.name] = value;
-    }
     const chosen = Array.from(botBox.querySelectorAll("select"), (s) => s.value);
     /** @type {api.Schemas["MatchCreateRequest"] & { spectators?: "public" | "none" }} */
     const body = {
       seats: Number(seats.value),
       bots: chosen.filter((c) => c !== "person"),
       deals: Number(deals.value) || 1,
-      rules,
+      rules: picker.rules(),
       spectators: spectators.value === "none" ? "none" : "public",
     };
     if (clock.value) body.turn_seconds = Number(clock.value);
@@ -315,8 +253,7 @@ async function createForm() {
         h("label", { for: "create-deals" }, t("lobby.deals")), deals),
       botBox,
       privacy.element,
-      presetBox,
-      ruleBox,
+      picker.element,
       h("div", { class: "more-options" },
         h("label", { for: "create-spectators" }, t("lobby.spectators")), spectators,
         h("label", { for: "create-turn-seconds" }, t("lobby.turnSeconds")), clock),

@@ -12,17 +12,13 @@ import { h, fill } from "../dom.js";
 import { has, t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { showError } from "../ui.js";
+import { presetName } from "./rules-picker.js";
 
 const SEATS = [2, 3, 4, 5, 6];
 const WAITS = [10, 30, 60, 120, 300];
 const POLL_MS = 3000;
 /** A table found this recently is offered again on the lobby (the player left it meanwhile). */
 const RECENT_MS = 10 * 60 * 1000;
-
-/** @param {string} name */
-function presetName(name) {
-  return has(`preset.${name}`) ? t(`preset.${name}`) : name;
-}
 
 /** @param {number} seconds */
 function waitLabel(seconds) {

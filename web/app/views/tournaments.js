@@ -13,10 +13,11 @@
 
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
-import { has, t } from "../i18n.js";
+import { t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, playerName, showError, shortTime } from "../ui.js";
 import { inviteePicker } from "./private.js";
+import { loadRules, presetName, rulesPicker } from "./rules-picker.js";
 
 /**
  * Seconds between two reads of a page that may change (draft or running), besides the reads
@@ -27,11 +28,6 @@ const POLL_SECONDS = { draft: 10, running: 8 };
 const EVENTS = ["ready", "tournament_invitation", "tournament_answered", "tournament_round", "match_started",
   "match_finished", "resync"];
 const FORMATS = /** @type {const} */ (["swiss", "round_robin", "duplicate"]);
-
-/** @param {string} name */
-function presetName(name) {
-  return has(`preset.${name}`) ? t(`preset.${name}`) : name;
-}
 
 /**
  * Accept and Decline of the caller's invitation to `tournament`; `done(accepted)` after the answer.
@@ -194,19 +190,18 @@ export async function tournamentsView(root) {
 
 /**
  * The new-tournament form: the organizer plays in it or not, the people they invite are found
- * by player search; the rules are one of the server's named rule sets.
+ * by player search; the rules are a named rule set or every option (rules-picker.js).
  * @param {api.Player} player
  */
 async function createForm(player) {
-  const presets = await api.rulePresets().catch(() => [{ name: "classic", rules: {} }]);
+  const rules = rulesPicker(await loadRules(), { presets: "tournament-presets",
+    preset: "tournament-preset-", box: "tournament-custom-rules", rule: "tournament-rule-" });
   const name = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-name", testid: "tournament-name",
     type: "text", required: true, maxLength: 100 }));
   const format = select({ id: "tournament-format", testid: "tournament-format" },
     FORMATS.map((f) => [f, t(`format.${f}`)]), "swiss");
   const size = select({ id: "tournament-size", testid: "tournament-size" },
     [2, 3, 4].map((n) => [String(n), String(n)]), "2");
-  const rules = select({ id: "tournament-rules", testid: "tournament-rules" },
-    presets.map((p) => [p.name, presetName(p.name)]), presets[0]?.name);
   const deals = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-deals", testid: "tournament-deals",
     type: "number", min: 1, max: 20, value: "1" }));
   const rounds = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-rounds", testid: "tournament-rounds",
@@ -218,7 +213,6 @@ async function createForm(player) {
   const picker = inviteePicker({ id: "tournament-search", prefix: "tournament" });
 
   async function submit() {
-    const preset = presets.find((p) => p.name === rules.value);
     /** @type {api.Schemas["TournamentCreateRequest"]} */
     const body = {
       name: name.value.trim(),
@@ -226,7 +220,7 @@ async function createForm(player) {
       table_size: Number(size.value),
       players: [...(playing.checked ? [player.id] : []), ...picker.picked().map((p) => p.id)],
       deals: Number(deals.value) || 1,
-      rules: /** @type {Record<string, unknown>} */ (preset?.rules ?? {}),
+      rules: rules.rules(),
       turn_seconds: Number(clock.value) || 120,
     };
     if (rounds.value && format.value !== "round_robin") body.rounds = Number(rounds.value);
@@ -246,8 +240,7 @@ async function createForm(player) {
       h("div", { class: "row" },
         h("label", { for: "tournament-format" }, t("tournaments.format")), format,
         h("label", { for: "tournament-size" }, t("lobby.seats")), size),
-      h("div", { class: "row" },
-        h("label", { for: "tournament-rules" }, t("lobby.rules")), rules),
+      rules.element,
       h("div", { class: "row" },
         h("label", { for: "tournament-deals" }, t("lobby.deals")), deals,
         h("label", { for: "tournament-rounds" }, t("tournaments.rounds")), rounds),

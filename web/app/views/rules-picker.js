@@ -1,0 +1,105 @@
+// @ts-check
+/**
+ * The rules of a new match or tournament: one of the server's named rule sets (GET
+ * /rules/presets, "Classic" first) or "Custom", which opens every option of GET /rules with its
+ * translated label and meaning (docs/rules.md). Choosing a preset sets every option to its
+ * values, so "Custom" starts from the preset chosen last. `deals_per_match` has a control of its
+ * own in each form and is left out here.
+ */
+
+import * as api from "../api.js";
+import { h, select } from "../dom.js";
+import { has, t } from "../i18n.js";
+
+/** @typedef {api.RuleOption} RuleOption */
+/** @typedef {api.Schemas["RulePreset"]} RulePreset */
+
+/**
+ * The options and the presets the server offers; a server that does not answer offers Classic
+ * (its defaults) and no custom options.
+ * @returns {Promise<{ options: RuleOption[], presets: RulePreset[] }>}
+ */
+export async function loadRules() {
+  const [options, presets] = await Promise.all([
+    api.rules().catch(() => /** @type {RuleOption[]} */ ([])),
+    api.rulePresets().catch(() => [{ name: "classic", rules: {} }]),
+  ]);
+  return { options: options.filter((o) => o.name !== "deals_per_match"), presets };
+}
+
+/** @param {string} name */
+export function presetName(name) {
+  return has(`preset.${name}`) ? t(`preset.${name}`) : name;
+}
+
+/**
+ * @param {{ options: RuleOption[], presets: RulePreset[] }} offered
+ * @param {{ presets: string, preset: string, box: string, rule: string }} ids test ids: of
+ *   the presets' fieldset, each preset's radio (a prefix of its name), the box of every option,
+ *   each option's control (a prefix of its name, also its id)
+ * @returns {{ element: HTMLElement, rules: () => Record<string, unknown> }} the picker, and the
+ *   chosen rules (the options that differ from the defaults)
+ */
+export function rulesPicker({ options, presets }, ids) {
+  /** @type {Map<string, HTMLSelectElement | HTMLInputElement>} */
+  const controls = new Map();
+  const box = h("div", { class: "rules-grid", testid: ids.box, hidden: true });
+  for (const option of options) {
+    const id = `${ids.rule}${option.name}`;
+    const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : "";
+    const control = option.choices
+      ? select({ testid: id, id, "aria-describedby": `${id}-about` },
+          option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`)
+            : has(`rule.${option.name}.${c}`) ? t(`rule.${option.name}.${c}`) : String(c)]),
+          String(option.default))
+      : /** @type {HTMLInputElement} */ (h("input", { testid: id, id, type: "number", min: option.min,
+          max: option.max, value: String(option.default), "aria-describedby": `${id}-about` }));
+    controls.set(option.name, control);
+    box.append(h("div", { class: "rule-option" },
+      h("label", { for: id }, has(`rule.${option.name}`) ? t(`rule.${option.name}`) : option.name),
+      control,
+      h("p", { class: "rule-about", id: `${id}-about` }, about)));
+  }
+  /** Every option to a preset's values (the defaults for what it leaves out). */
+  const apply = (/** @type {string} */ name) => {
+    box.hidden = name !== "custom";
+    const preset = presets.find((p) => p.name === name);
+    if (!preset) return;
+    for (const option of options) {
+      const control = controls.get(option.name);
+      if (control) control.value = String(preset.rules[option.name] ?? option.default);
+    }
+  };
+  const names = [...presets.map((p) => p.name), ...(options.length ? ["custom"] : [])];
+  const element = h("div", {},
+    h("fieldset", { class: "presets", testid: ids.presets },
+      h("legend", {}, t("lobby.rules")),
+      names.map((name, i) =>
+        h("label", { class: "preset" },
+          h("input", { type: "radio", name: ids.preset, value: name, testid: `${ids.preset}${name}`,
+            checked: i === 0, onchange: () => apply(name) }),
+          h("span", { class: "preset-text" },
+            h("strong", {}, presetName(name)),
+            has(`preset.about.${name}`) ? h("span", { class: "preset-about" }, t(`preset.about.${name}`)) : null)))),
+    box);
+  apply(names[0] ?? "custom");
+
+  function rules() {
+    const chosen = /** @type {HTMLInputElement | null} */ (element.querySelector(`input[name="${ids.preset}"]:checked`));
+    const preset = presets.find((p) => p.name === chosen?.value);
+    if (preset && !options.length) return { ...preset.rules };
+    /** @type {Record<string, unknown>} */
+    const picked = {};
+    for (const option of options) {
+      const control = controls.get(option.name);
+      if (!control) continue;
+      /** @type {unknown} */
+      let value = control.value;
+      if (typeof option.default === "boolean") value = control.value === "true";
+      else if (typeof option.default === "number") value = Number(control.value);
+      if (value !== option.default) picked[option.name] = value;
+    }
+    return picked;
+  }
+  return { element, rules };
+}
