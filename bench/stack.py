@@ -201,11 +201,12 @@ class Stack:
         assert self.web is not None
         return child_pids(self.web.pid)
 
-    def worker(self, node: str, *options: str, nice: int = 0) -> None:
-        """A Celery worker named `node`, one process (`-c 1`), with `options` (e.g. `-Q
-        analysis`) and at CPU priority `nice`."""
+    def worker(self, node: str, *options: str, nice: int = 0, concurrency: int = 1) -> None:
+        """A Celery worker named `node`, `concurrency` processes (`-c`, 1 unless told), with
+        `options` (e.g. `-Q analysis`) and at CPU priority `nice`."""
         command = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
-        command += ["-c", "1", "-n", f"{node}@%h", "--without-gossip", "--without-mingle"]
+        command += ["-c", str(concurrency), "-n", f"{node}@%h"]
+        command += ["--without-gossip", "--without-mingle"]
         command += list(options)
         if nice:
             command = ["nice", "-n", str(nice), *command]
