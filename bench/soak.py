@@ -14,6 +14,11 @@ Clients, each a thread with its own player:
     and then posted twice on purpose (the repeat must answer the first response);
   - hostile clients: malformed and wrongly typed bodies, huge values, forged base64 cursors on
     every list endpoint, bad tokens and headers, and bursts of wrong passwords on /auth/token.
+Each player also holds its own event stream (`GET /me/events`) and the stream of the match it
+plays open throughout, alternately as Server-Sent Events (token header) and as WebSockets (a
+stream ticket, as a browser opens them), reconnecting with `Last-Event-ID` whatever ends a
+connection, and every event is counted (bench/watchers.py: none repeated, out of order,
+skipped or lost; every match watch ends on the match's version; `--no-streams`: none).
 A probe thread plays its own match against a bot throughout; a fault's recovery time is the
 time from the fault until a probe round (GET /bots, GET /players/me, moves until the turn
 passes, and the bot's reply or the next deal, both a worker's) that started after the fault
@@ -26,8 +31,10 @@ counts inside a fault window when the request overlaps [fault start, recovery].
 
 At the end: moves lost (a 2xx answer whose move is not in the move log) and moves applied
 twice (a row in the move log beyond the acknowledged moves), per (match, seat) against the
-database, every acknowledged key's idempotency record, work left unscored or unsettled, and
-`manage.py verify_deals`; then a table of the targets. Exit status 1 if one is missed.
+database, every acknowledged key's idempotency record, every move re-sent on purpose under one
+outcome (the same answer, another, or none within RETRY_SECONDS), work left unscored or
+unsettled, `manage.py verify_deals`, the streams' events against the match versions and the
+players' event logs; then a table of the targets. Exit status 1 if one is missed.
 
     .venv/bin/python bench/soak.py                        # 10 minutes, 16 clients, seed 1
     .venv/bin/python bench/soak.py --minutes 3 --clients 12 --seed 7 --logs /tmp/soak-logs
@@ -53,8 +60,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import redis
 import requests
 from stack import PY, ROOT, Stack
+from watchers import Watchers
 
 API = "/api/v1"
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -237,6 +246,11 @@ class Client:
                 self.stats.unjson_example.setdefault(key, f"{sent}: {response.text[:60]!r}")
         return response
 
+    def connect_counted(self, route: str, status: str, started: float, body: str) -> None:
+        """A stream's or a WebSocket's opening (bench/watchers.py), counted as a request of
+        the role `stream` (`started`: time.monotonic())."""
+        self.stats.add("stream", status, started - T0, "GET", route, body)
+
     def register(self) -> None:
         """A new player with a token; retried until it answers (a fault may be on)."""
         name = f"soak{uuid.uuid4().hex[:12]}"
@@ -278,9 +292,19 @@ def pick(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
 class Player(Client):
     """Plays the matches it is seated in with legal moves, keyed, retried with the same key."""
 
-    def __init__(self, base, role, stats, stop, ledger: Ledger, rng, resend_share: float):
+    def __init__(
+        self, base, role, stats, stop, ledger: Ledger, rng, resend_share: float,
+        watchers: Watchers | None = None,
+    ) -> None:  # fmt: skip
         super().__init__(base, role, stats, stop)
         self.ledger, self.rng, self.resend_share = ledger, rng, resend_share
+        self.watchers = watchers
+
+    def register(self) -> None:
+        """A new player, then its own event stream held open (`--no-streams`: none)."""
+        super().register()
+        if self.watchers is not None:
+            self.watchers.me(self)
 
     def state(self, match: str, after: int | None = None, wait: float = 0) -> dict | None:
         params = {} if after is None else {"after_version": after, "wait": wait}
@@ -302,13 +326,9 @@ class Player(Client):
         with self.ledger.lock:
             self.ledger.seats[(match, seat)] = self.player_id or ""
 
-    def move(self, match: str, view: dict[str, Any]) -> dict | None:
-        """Post one legal move; the view after it, or None (then the caller reads state)."""
-        chosen = pick(view["legal_moves"], self.rng)
-        body = {**chosen, "version": view["version"]}
-        key = uuid.uuid4().hex
-        ack = Ack(match, view["you"], key, view["version"], chosen["action"],
-                  chosen.get("card"), chosen.get("suit"), None)  # fmt: skip
+    def post_move(self, match: str, body: dict[str, Any], key: str) -> tuple[Any, int]:
+        """POST the move with its key until it answers below 500, for RETRY_SECONDS at most:
+        (the answer or None, the tries)."""
         deadline, delay, tries = time.monotonic() + RETRY_SECONDS, 0.2, 0
         while True:
             tries += 1
@@ -316,13 +336,24 @@ class Player(Client):
                 "POST", f"/matches/{match}/moves", json=body, headers={"Idempotency-Key": key}
             )
             if r is not None and r.status_code < 500:
-                break
+                return r, tries
             if time.monotonic() > deadline:
-                self.ledger.add(self.ledger.unanswered, ack)
-                self.stats.count("moves never answered")
-                return None
+                return None, tries
             time.sleep(delay)
             delay = min(delay * 2, 2.0)
+
+    def move(self, match: str, view: dict[str, Any]) -> dict | None:
+        """Post one legal move; the view after it, or None (then the caller reads state)."""
+        chosen = pick(view["legal_moves"], self.rng)
+        body = {**chosen, "version": view["version"]}
+        key = uuid.uuid4().hex
+        ack = Ack(match, view["you"], key, view["version"], chosen["action"],
+                  chosen.get("card"), chosen.get("suit"), None)  # fmt: skip
+        r, tries = self.post_move(match, body, key)
+        if r is None:
+            self.ledger.add(self.ledger.unanswered, ack)
+            self.stats.count("moves never answered")
+            return None
         if tries > 1:
             self.stats.count("moves retried after an error")
         if r.status_code != 200:
@@ -334,13 +365,18 @@ class Player(Client):
         ack.answered_version, ack.at = answer["version"], now()
         self.ledger.add(self.ledger.acks, ack)
         if self.rng.random() < self.resend_share:
-            again = self.call(
-                "POST", f"/matches/{match}/moves", json=body, headers={"Idempotency-Key": key}
-            )
+            # Sent again with its key (retried as a move is after an error): it must answer
+            # what the first answered. Every re-send is counted under one outcome.
             self.stats.count("moves re-sent on purpose")
-            if again is not None and again.status_code == 200:
-                same = again.json() == answer
-                self.stats.count("re-sent: same answer" if same else "re-sent: different answer")
+            again, _ = self.post_move(match, body, key)
+            if again is None:
+                self.stats.count("re-sent: never answered")
+            elif again.status_code == 200 and again.json() == answer:
+                self.stats.count("re-sent: same answer")
+            else:
+                self.stats.count("re-sent: different answer")
+                with self.stats.lock:
+                    self.stats.counts[f"re-sent: answered {again.status_code} {_code(again)}"] += 1
         return answer
 
     def play(self, match: str) -> None:
@@ -348,6 +384,8 @@ class Player(Client):
         view = self.state(match)
         if view is not None:
             self.seated(match, view["you"])
+        if self.watchers is not None:
+            self.watchers.match(self, match)
         progress = time.monotonic()
         while not self.stop.is_set():
             if time.monotonic() - progress > STALL_SECONDS:
@@ -975,13 +1013,67 @@ MOVE_FIGURES = [
 ]
 
 
+def stream_snapshot(
+    stack: Stack, watchers: Watchers
+) -> tuple[dict[str, int], dict[str, dict[int, str]]]:
+    """What the watches are checked against (bench/watchers.py), taken before they stop: each
+    match's version in the database, each watching player's log in the soak's Redis."""
+    with stack.connect() as conn:
+        versions = {str(m): v for m, v in conn.execute("SELECT id, version FROM games_match")}
+    url = stack.env.get("LIVE_REDIS_URL") or stack.env["CELERY_BROKER_URL"]
+    prefix = stack.env.get("LIVE_CHANNEL_PREFIX", "pisyedili")
+    client = redis.Redis.from_url(url)
+    logs: dict[str, dict[int, str]] = {}
+    for watch in watchers.tally.watches:
+        player = watch.owner.player_id
+        if watch.kind == "me" and player and player not in logs:
+            rows = client.zrange(f"{prefix}:me:{player}:log", 0, -1, withscores=True)
+            logs[player] = {int(score): raw.decode() for raw, score in rows}
+    client.close()
+    return versions, logs
+
+
+STREAM_PROBLEMS = [
+    "events repeated",
+    "events out of order",
+    "me events skipped",
+    "me events lost",
+    "me events replaced (another under their id)",
+    "match watches short of the version",
+    "match watches closed off their last id",
+    "state events off their id",
+]
+
+
+def stream_report(watchers: Watchers) -> list[tuple[str, Any, bool]]:
+    """The live clients' figures; their targets."""
+    counts = watchers.tally.counts
+    print("\nevent streams and WebSockets (bench/watchers.py)")
+    for name, value in sorted(counts.items()):
+        if name not in STREAM_PROBLEMS:
+            print(f"  {name:<56}{value:>8}")
+    events = sum(v for k, v in counts.items() if k.startswith("events: "))
+    print(f"  {'events counted in all':<56}{events:>8}")
+    if watchers.tally.examples:
+        print("  what went wrong (first 12):")
+        for text in watchers.tally.examples:
+            print(f"    {text}")
+    watches = len(watchers.tally.watches)
+    crashed = sum(v for k, v in counts.items() if k.startswith("watch crashed"))
+    targets: list[tuple[str, Any, bool]] = [
+        (f"streams: {name}", counts[name], counts[name] == 0) for name in STREAM_PROBLEMS
+    ]
+    targets.append(("watches that crashed (harness)", f"{crashed}/{watches}", crashed == 0))
+    return targets
+
+
 def report(
     args: argparse.Namespace, stack: Stack, stats: Stats, windows: Windows,
     moves: dict[str, Any], left: tuple[int, int], verified: tuple[int, str], end: float,
-    roles: Counter[str],
+    roles: Counter[str], watchers: Watchers | None,
 ) -> bool:  # fmt: skip
     print("\nrequests by status")
-    role_names = ["player", "hostile", "probe"]
+    role_names = ["player", "hostile", "probe", "stream"]
     statuses = sorted({s for _, s in stats.statuses}, key=lambda s: (s == "error", s))
     print(f"  {'status':<8}" + "".join(f"{r:>10}" for r in role_names) + f"{'total':>10}")
     for status in statuses:
@@ -1065,7 +1157,12 @@ def report(
             )
 
     print(f"\nverify_deals (exit {verified[0]}):\n  " + verified[1].replace("\n", "\n  "))
+    stream_targets = stream_report(watchers) if watchers is not None else []
 
+    resent = stats.counts["moves re-sent on purpose"]
+    unaccounted = resent - sum(
+        stats.counts[f"re-sent: {o}"] for o in ("same answer", "different answer", "never answered")
+    )
     recovered_all = all(not f.get("failed") for f in windows.faults)
     worst = max((f["recovered"] - f["start"] for f in windows.faults), default=0.0)
     targets = [
@@ -1074,12 +1171,14 @@ def report(
         ("moves applied twice", moves.get("applied twice", 0), moves.get("applied twice", 0) == 0),
         ("re-sent moves answered differently", stats.counts["re-sent: different answer"],
          stats.counts["re-sent: different answer"] == 0),
+        ("re-sent moves not counted under an outcome", unaccounted, unaccounted == 0),
         (f"faults recovered (worst {worst:.1f} s, limit 120 s)",
          f"{sum(not f.get('failed') for f in windows.faults)}/{len(windows.faults)}",
          recovered_all and len(windows.faults) > 0),
         ("deals over, unscored / matches finished, unsettled", f"{left[0]} / {left[1]}",
          left == (0, 0)),
         ("verify_deals: deals with differences", verified[0], verified[0] == 0),
+        *stream_targets,
     ]  # fmt: skip
     print(
         f"\ntargets ({args.minutes:g} min, {args.clients} clients: {roles['player']} vs bots, "
@@ -1106,6 +1205,9 @@ def main() -> int:
         "--clock-share", type=float, default=0.3, help="pair matches with a turn clock"
     )
     parser.add_argument("--no-faults", action="store_true", help="a baseline without faults")
+    parser.add_argument(
+        "--no-streams", action="store_true", help="no event streams or WebSockets held open"
+    )
     parser.add_argument("--logs", type=Path, help="copy the services' logs here at the end")
     args = parser.parse_args()
     args.clients = max(args.clients, 6)
@@ -1150,6 +1252,8 @@ def interrupt(signum: int, frame: Any) -> None:
 
 def soak(args: argparse.Namespace, stack: Stack, rng: random.Random) -> bool:
     stats, ledger, windows, stop = Stats(), Ledger(), Windows(), threading.Event()
+    halt = threading.Event()  # the watches', set once the stack has caught up
+    watchers = None if args.no_streams else Watchers(halt)
     hostile_n = max(1, args.clients // 8)
     pairs_n = max(1, (args.clients - hostile_n) // 4)
     players_n = args.clients - hostile_n - 2 * pairs_n
@@ -1161,12 +1265,14 @@ def soak(args: argparse.Namespace, stack: Stack, rng: random.Random) -> bool:
     threads: list[threading.Thread] = []
     others: list[str] = []
     for _ in range(players_n):
-        p = Player(stack.base, "player", stats, stop, ledger, seeded(), args.resend_share)
+        p = Player(stack.base, "player", stats, stop, ledger, seeded(), args.resend_share, watchers)
         threads.append(threading.Thread(target=guard(bot_player, p), daemon=True))
     for _ in range(pairs_n):
         pair = Pair(args.clock_share)
         for method in (pair.host, pair.guest):
-            p = Player(stack.base, "player", stats, stop, ledger, seeded(), args.resend_share)
+            p = Player(
+                stack.base, "player", stats, stop, ledger, seeded(), args.resend_share, watchers
+            )
             threads.append(threading.Thread(target=guard(method, p), daemon=True))
         others_source = pair  # hostile clients poke at the pairs' matches
     for _ in range(hostile_n):
@@ -1201,9 +1307,15 @@ def soak(args: argparse.Namespace, stack: Stack, rng: random.Random) -> bool:
     end = now()
     print(f"clients stopped at {end:.1f} s; waiting for scoring and settlement ...", flush=True)
     left = drain(stack, 60)
+    if watchers is not None:
+        versions, logs = stream_snapshot(stack, watchers)
+        time.sleep(5)  # the last events on their way
+        halt.set()
+        watchers.join(timeout=10 if INTERRUPTED.is_set() else 60)
+        watchers.check(versions, logs)
     moves = compare(stack, ledger)
     verified = verify_deals(stack)
-    return report(args, stack, stats, windows, moves, left, verified, end, roles)
+    return report(args, stack, stats, windows, moves, left, verified, end, roles, watchers)
 
 
 def guard(target: Any, client: Client) -> Any:
