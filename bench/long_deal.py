@@ -175,9 +175,9 @@ class Embedded:
             [str(PY), "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env,
             check=True,
         )  # fmt: skip
-        command = [str(PY.with_name("uvicorn")), "pisyedili_api.asgi:application"]
+        command = [str(PY.with_name("uvicorn")), "live.asgi:application"]
         command += ["--host", "127.0.0.1", "--port", str(self.port), "--loop", "uvloop"]
-        command += ["--http", "pisyedili_api.asgi:HttpProtocol", "--no-access-log"]
+        command += ["--http", "live.asgi:HttpProtocol", "--no-access-log"]
         command += ["--no-proxy-headers", "--ws-ping-interval", "0"]
         command += ["--ws-per-message-deflate", "false", "--ws-max-size", "4096"]
         command += ["--timeout-graceful-shutdown", "10"]
