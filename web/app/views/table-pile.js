@@ -37,14 +37,15 @@ export function tableMiddle({ match, view: v, yourTurn, asked }) {
         h("div", { class: "label" }, t("table.pile")), top ? cardFace(top) : h("div", { class: "slot" }),
         named && suit ? h("div", {
           class: "named-suit", testid: "named-suit", "data-suit": suit, style: `color:${SUIT_COLOUR[suit]}`,
-        }, t("table.named", { suit: SUIT_SYMBOL[suit] })) : null),
-      sevens > 0 ? h("div", {
-        class: "sevens-stack", testid: "sevens-stack", "data-count": sevens, "data-cards": v.penalty_cards,
-      },
-      h("div", { class: "sevens-cards", "aria-hidden": "true" },
-        Array.from({ length: Math.min(sevens, SEVENS_SHOWN) }, (_, k) =>
-          h("span", { class: "seven-card", style: `--k:${k}` }, "7"))),
-      h("div", { class: "sevens-cost" }, t("table.sevensCost", { n: v.penalty_cards }))) : null,
+        }, t("table.named", { suit: SUIT_SYMBOL[suit] })) : null,
+        // Over the pile's corner, so that nothing moves as the sevens come and go.
+        sevens > 0 ? h("div", {
+          class: "sevens-stack", testid: "sevens-stack", "data-count": sevens, "data-cards": v.penalty_cards,
+        },
+        h("div", { class: "sevens-cards", "aria-hidden": "true" },
+          Array.from({ length: Math.min(sevens, SEVENS_SHOWN) }, (_, k) =>
+            h("span", { class: "seven-card", style: `--k:${k}` }, "7"))),
+        h("div", { class: "sevens-cost" }, t("table.sevensCost", { n: v.penalty_cards }))) : null),
       h("div", { class: "stock" }, cardBack(),
         h("div", { testid: "stock-count", "data-count": v.stock_count }, t("table.stock", { n: v.stock_count })))),
     h("dl", { class: "facts" },
