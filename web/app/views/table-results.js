@@ -4,14 +4,15 @@
  * with their penalties (the deal reveal's `cards_left`), the ×3 / ×2 of a last 7 or Jack
  * explained (docs/rules.md R-30, R-31), each deal score and total. The match's: the winner,
  * the places and totals, each player's rating change (their rating history's `change`), and
- * rematch, replay and lobby. Every fact is the server's: nothing here is scored.
+ * rematch, replay and lobby. Every fact is the server's: nothing here is scored. `MatchEnd`
+ * reads them for the table and puts each screen in its place.
  */
 
 import * as api from "../api.js";
 import { cardFace, cardText } from "../cards.js";
-import { h } from "../dom.js";
+import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { seatName } from "../ui.js";
+import { seatName, showError } from "../ui.js";
 
 /**
  * @param {api.Match} match
@@ -155,4 +156,118 @@ export async function ratingChanges(match) {
     }
   }));
   return changes;
+}
+
+/**
+ * The table's end screens: each deal's result read once it is over (its reveal: the cards
+ * left), the players' rating changes once the match is, and where the screens go: the match's
+ * first on the page, a deal's that has just ended over the table, the last deal's below it.
+ */
+export class MatchEnd {
+  /**
+   * @param {string} matchId
+   * @param {"seat" | "spectator"} role
+   * @param {{ redraw: () => void, skip: () => void, stopped: () => boolean }} table
+   */
+  constructor(matchId, role, table) {
+    this.matchId = matchId;
+    this.role = role;
+    this.table = table;
+    /** @type {Map<number, api.DealResult>} */
+    this.results = new Map();
+    /** @type {Map<number, api.DealReveal>} each deal's reveal once over (its cards left) */
+    this.reveals = new Map();
+    /** @type {Map<number, number | null> | null} each seat's rating change, once the match is over */
+    this.ratings = null;
+    /** the deal whose result screen was put away (Continue) */
+    this.dismissed = 0;
+    // The match's result screen comes first on the page once it is over.
+    this.top = h("div", { class: "result-top" });
+    this.below = h("div", { class: "end" });
+  }
+
+  /** @param {number} deal @returns {api.DealResult | null} */
+  resultOf(deal) {
+    return this.results.get(deal) ?? null;
+  }
+
+  /**
+   * The newest deal over's reveal, and once the match is over its ratings.
+   * @param {() => api.Match} match the match's summary as the table has it now
+   */
+  async load(match) {
+    const summary = match();
+    const over = summary.deals.filter((d) => d.status === "over" && !this.results.has(d.number));
+    for (const d of over.slice(-1)) {
+      try {
+        const reveal = await api.deal(this.matchId, d.number);
+        if (reveal.result) this.results.set(d.number, reveal.result);
+        this.reveals.set(d.number, reveal);
+      } catch {
+        // The summary of the match still tells the winners and penalties.
+      }
+    }
+    if ((summary.status === "finished" || summary.status === "abandoned") && this.ratings === null) {
+      this.ratings = new Map();
+      this.loadRatings(match);
+    }
+  }
+
+  /**
+   * Each player's rating change by the match: its settlement may follow its end by a moment.
+   * @param {() => api.Match} match
+   */
+  async loadRatings(match) {
+    for (let attempt = 0; attempt < 6 && !this.table.stopped(); attempt++) {
+      this.ratings = await ratingChanges(match());
+      this.table.redraw();
+      if (![...this.ratings.values()].some((c) => c === null)) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * (attempt + 1)));
+    }
+  }
+
+  /**
+   * The screens for the frame on screen.
+   * @param {{ match: api.Match, view: api.State, real: boolean, newest: boolean }} args
+   *   `real`: the frame is a view the server sent; `newest`: the newest one
+   */
+  draw({ match, view: v, real, newest }) {
+    const over = match.deals.filter((d) => d.status === "over");
+    const last = over[over.length - 1];
+    const matchOver = match.status === "finished" || match.status === "abandoned";
+    // A deal that has just ended (its last move on screen): its result over the table.
+    const ending = v.phase === "deal_over" && v.deal !== null && v.status === "active" && !(newest && matchOver);
+    /** @type {HTMLElement | null} */
+    let dealBox = null;
+    const number = ending ? /** @type {number} */ (v.deal) : last?.number ?? 0;
+    if (number && (ending || last)) {
+      const result = (ending && v.result ? v.result : this.results.get(number)) ?? null;
+      dealBox = dealScreen({
+        match, number, result, summary: match.deals.find((d) => d.number === number),
+        reveal: this.reveals.get(number) ?? null,
+        totals: real && !ending ? v.totals : null,
+        you: v.you, overlay: ending && this.dismissed !== number,
+        onContinue: () => { this.dismissed = number; this.table.skip(); this.table.redraw(); },
+      });
+    }
+    /** @type {HTMLElement | null} */
+    let matchBox = null;
+    if (v.status === "finished" || v.status === "abandoned" || (newest && matchOver)) {
+      matchBox = matchScreen({
+        match, role: this.role, you: v.you, ratings: this.ratings ?? new Map(), onRematch: () => this.rematch(),
+      });
+    }
+    const overlaid = dealBox?.classList.contains("overlay") ?? false;
+    fill(this.top, matchBox, overlaid ? dealBox : null);
+    fill(this.below, overlaid ? null : dealBox);
+  }
+
+  async rematch() {
+    try {
+      const next = await api.rematch(this.matchId);
+      location.hash = `#/match/${next.id}`;
+    } catch (error) {
+      showError(error);
+    }
+  }
 }

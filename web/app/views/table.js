@@ -18,7 +18,7 @@ import { announcer, keepFocus, tableKeys } from "./table-keys.js";
 import { privatePanel } from "./private.js";
 import { Playback } from "./table-play.js";
 import { turnCue } from "./table-cue.js";
-import { dealScreen, matchScreen, ratingChanges } from "./table-results.js";
+import { MatchEnd } from "./table-results.js";
 import { handPanel, placePicker } from "./table-hand.js";
 import { movesPanel } from "./table-log.js";
 import { MoveBook } from "./table-moves.js";
@@ -55,14 +55,6 @@ export async function tableView(root, matchId) {
   let busy = false;
   /** @type {string | null} the Jack waiting for its suit */
   let jack = null;
-  /** @type {Map<number, api.DealResult>} */
-  const results = new Map();
-  /** @type {Map<number, api.DealReveal>} each deal's reveal once over (its cards left) */
-  const reveals = new Map();
-  /** @type {Map<number, number | null> | null} each seat's rating change, once the match is over */
-  let ratings = null;
-  /** the deal whose result screen was put away (Continue) */
-  let dismissed = 0;
   let stopped = false;
   /** the confirm step of "Resign" is open */
   let confirming = false;
@@ -78,9 +70,12 @@ export async function tableView(root, matchId) {
   const logPanel = movesPanel(speech);
   let wasYourTurn = false;
   const cue = turnCue();
-  const endBox = h("div", { class: "end" });
-  // The match's result screen comes first on the page once it is over.
-  const resultTop = h("div", { class: "result-top" });
+  // The deals' and the match's result screens (table-results.js).
+  const end = new MatchEnd(matchId, role, {
+    redraw: () => { if (real) draw(); },
+    skip: () => playback.skip(),
+    stopped: () => stopped,
+  });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   const privateBox = h("div", { class: "private-box" });
   const talk = talkPanel({ matchId, seated: role === "seat", names: () => ({ match, you: view?.you ?? null }) });
@@ -91,9 +86,9 @@ export async function tableView(root, matchId) {
     noticeBox,
     speech.region,
     privateBox,
-    resultTop,
+    end.top,
     board,
-    endBox,
+    end.below,
     talk.panel,
     logPanel.panel,
   );
@@ -149,11 +144,7 @@ export async function tableView(root, matchId) {
       } catch (error) {
         showError(error);
       }
-      await loadResults();
-      if ((match.status === "finished" || match.status === "abandoned") && ratings === null) {
-        ratings = new Map();
-        loadRatings();
-      }
+      await end.load(() => match);
       draw();
     }
     await built;
@@ -187,7 +178,7 @@ export async function tableView(root, matchId) {
     for (let v = from.version + 1; v < next.version; v++) {
       const entry = book.entryAt(v);
       const shown = entry?.after
-        ? book.moveView(entry, previous, next, results.get(entry.deal) ?? null)
+        ? book.moveView(entry, previous, next, end.resultOf(entry.deal))
         : { ...previous, version: v, legal_moves: [] };
       frames.push({ view: shown, entry, real: false });
       previous = shown;
@@ -232,19 +223,6 @@ export async function tableView(root, matchId) {
         shown.phase !== "deal_over" && shown.phase !== "match_over" &&
         !book.moved(seat, shown.deal)) {
       recordHand(matchId, shown.deal, shown.commitment, seat, shown.hand);
-    }
-  }
-
-  async function loadResults() {
-    const over = match.deals.filter((d) => d.status === "over" && !results.has(d.number));
-    for (const d of over.slice(-1)) {
-      try {
-        const reveal = await api.deal(matchId, d.number);
-        if (reveal.result) results.set(d.number, reveal.result);
-        reveals.set(d.number, reveal);
-      } catch {
-        // The summary of the match still tells the winners and penalties.
-      }
     }
   }
 
@@ -396,65 +374,13 @@ export async function tableView(root, matchId) {
     noticeBox.dataset.seat = String(data.seat);
   }
 
-  /** Each player's rating change by the match: its settlement may follow its end by a moment. */
-  async function loadRatings() {
-    for (let attempt = 0; attempt < 6 && !stopped; attempt++) {
-      ratings = await ratingChanges(match);
-      if (real) draw();
-      if (![...ratings.values()].some((c) => c === null)) return;
-      await new Promise((resolve) => setTimeout(resolve, 1000 * (attempt + 1)));
-    }
-  }
-
   /** The frame on screen is the newest view the server sent (nothing is being played out). */
   function newest() {
     return real && view !== null && latest !== null && view.version === latest.version;
   }
 
-  /** The match is over and its end is on screen. */
-  function newestOver() {
-    return newest() && (match.status === "finished" || match.status === "abandoned");
-  }
-
   function drawEnd() {
-    const v = view;
-    if (!v) return;
-    const over = match.deals.filter((d) => d.status === "over");
-    const last = over[over.length - 1];
-    // A deal that has just ended (its last move on screen): its result over the table.
-    const ending = v.phase === "deal_over" && v.deal !== null && v.status === "active" && !newestOver();
-    /** @type {HTMLElement | null} */
-    let dealBox = null;
-    const number = ending ? /** @type {number} */ (v.deal) : last?.number ?? 0;
-    if (number && (ending || last)) {
-      const result = (ending && v.result ? v.result : results.get(number)) ?? null;
-      const overlay = ending && dismissed !== number;
-      dealBox = dealScreen({
-        match, number, result, summary: match.deals.find((d) => d.number === number),
-        reveal: reveals.get(number) ?? null,
-        totals: real && !ending ? v.totals : null,
-        you: v.you, overlay,
-        onContinue: () => { dismissed = number; playback.skip(); draw(); },
-      });
-    }
-    /** @type {HTMLElement | null} */
-    let matchBox = null;
-    if (v.status === "finished" || v.status === "abandoned" ||
-        (newest() && (match.status === "finished" || match.status === "abandoned"))) {
-      matchBox = matchScreen({ match, role, you: v.you, ratings: ratings ?? new Map(), onRematch: rematch });
-    }
-    const overlaid = dealBox?.classList.contains("overlay") ?? false;
-    fill(resultTop, matchBox, overlaid ? dealBox : null);
-    fill(endBox, overlaid ? null : dealBox);
-  }
-
-  async function rematch() {
-    try {
-      const next = await api.rematch(matchId);
-      location.hash = `#/match/${next.id}`;
-    } catch (error) {
-      showError(error);
-    }
+    if (view) end.draw({ match, view, real, newest: newest() });
   }
 
   /** @type {"live" | "reconnecting"} */
