@@ -126,11 +126,12 @@ def deal_result_over_the_table(
     its end through the API: the deal's result comes over the table (held a while at this
     pace)."""
     person = Person(base)
-    match_id = person.create(2, ["random"], deals=2, rules={"hand_size": 2})
+    match_id = person.create(2, ["random"], deals=2, rules={"hand_size": 1})
     page = pages.new(width, locale=locale, pace=1500)
     sign_in(page, base, person, route=f"#/match/{match_id}")
     expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
-    for _ in range(400):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         state = person.state(match_id)
         if state["deal"] != 1 or state["phase"] == "deal_over":
             break
@@ -139,7 +140,7 @@ def deal_result_over_the_table(
         else:
             time.sleep(0.05)
     overlay = page.locator('.overlay[data-testid="deal-result"]')
-    overlay.wait_for(timeout=30_000)
+    overlay.wait_for(timeout=60_000)
     return page
 
 
