@@ -4,6 +4,7 @@ the bot levels; the expert's targets.
     .venv/bin/python bench/bots.py --a expert --b greedy --seeds 200 --seed 1 [--seats 4]
     .venv/bin/python bench/bots.py --levels --seed 1 [--write]
     .venv/bin/python bench/bots.py --targets --seeds 200 --seeds4 150 --seed 1
+    .venv/bin/python bench/bots.py --targets --parts expert,ismcts --seeds 100 --seed 1
 
 Deals are paired: each seed is dealt once per seat of the table, bot `a` in that seat and bot
 `b` in every other (with two seats: the same deal with the seats swapped); the opener is seat 0.
@@ -22,13 +23,14 @@ every level by openskill's Plackett-Luce model (one two-seat game per deal, rank
 score, in a fixed order); `--write` stores the ratings, the CPU per decision and each step in
 games/engine/bots/levels.json with the command.
 
-`--targets` measures the `expert` level against issue 31's targets on the same seeds: its win
+`--targets` measures the `expert` level against its targets on the same seeds: its win
 rate against greedy with two seats (target ≥ 70%, interval above 65%) and with four (against
 three greedy; ≥ 40%), its lead over the previous `ismcts` (paired, on the same two-seat seeds;
 ≥ 10 points), its CPU per decision (median ≤ 100 ms; p95 printed), and the same search given
 the true deal (`perfect:expert`: every hand and the stock's order) and given the true hands
 only (`hands:expert`, the stock re-dealt), with the expert's share of the gap from greedy
-(half the deals) to those ceilings.
+(half the deals) to those ceilings. `--parts` plays some of those duels only (a long run in
+pieces, on the same seeds): each row is printed when its duels were played.
 """
 
 from __future__ import annotations
@@ -403,52 +405,69 @@ def argv_of(args: argparse.Namespace) -> list[str]:
 # --- the expert's targets -------------------------------------------------------------------
 
 
+PARTS = ("expert", "ismcts", "perfect", "hands", "four")
+
+
 def targets(args: argparse.Namespace) -> None:
+    """The target rows of the duels in `--parts` (all by default; a run may take a few at a
+    time, on the same seeds): a row needs its duels."""
     started = time.perf_counter()
     seeds, seeds4 = args.seeds, args.seeds4
-    print(f"issue 31's targets, seed {args.seed}, rules {args.rules}", flush=True)
-    expert = duel(args, "expert", "greedy", 2, seeds)
-    previous = duel(args, "ismcts", "greedy", 2, seeds)
-    perfect = duel(args, "perfect:expert", "greedy", 2, seeds)
-    hands = duel(args, "hands:expert", "greedy", 2, seeds)
-    four = duel(args, "expert", "greedy", 4, seeds4) if seeds4 else None
-    share, low, _ = mean_interval(expert.shares)
-    lead = [e - p for e, p in zip(expert.shares, previous.shares, strict=True)]
-    gain, gain_low, gain_high = mean_interval(lead)
-    cpu = expert.cpu(0) + (four.cpu(0) if four else [])
-    median, p95 = ms(expert.cpu(0), 0.5), ms(expert.cpu(0), 0.95)
+    parts = args.parts.split(",")
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        raise SystemExit(f"unknown parts {', '.join(sorted(unknown))}; known: {', '.join(PARTS)}")
+    print(f"the expert's targets, seed {args.seed}, rules {args.rules}", flush=True)
+    expert = duel(args, "expert", "greedy", 2, seeds) if "expert" in parts else None
+    previous = duel(args, "ismcts", "greedy", 2, seeds) if "ismcts" in parts else None
+    perfect = duel(args, "perfect:expert", "greedy", 2, seeds) if "perfect" in parts else None
+    hands = duel(args, "hands:expert", "greedy", 2, seeds) if "hands" in parts else None
+    four = duel(args, "expert", "greedy", 4, seeds4) if seeds4 and "four" in parts else None
 
     def mark(ok: bool) -> str:
         return "met" if ok else "NOT MET"
 
-    high = mean_interval(expert.shares)[2]
-    rows = [
-        (
-            "expert vs greedy, 2 seats: >= 70%, low end > 65%",
-            f"{share:.1%} [{low:.1%}, {high:.1%}]",
-            mark(share >= 0.7 and low > 0.65),
-        ),
-        (
-            "lead over the previous ismcts, paired: >= 10 pt",
-            f"{100 * gain:+.1f} pt [{100 * gain_low:+.1f}, {100 * gain_high:+.1f}]",
-            mark(gain >= 0.10),
-        ),
-        (
-            "CPU per decision, 2 seats: median <= 100 ms",
-            f"median {median:.1f} ms, p95 {p95:.1f} ms",
-            mark(median <= 100),
-        ),
-    ]
+    rows = []
+    share = 0.5
+    if expert is not None:
+        share, low, high = mean_interval(expert.shares)
+        median, p95 = ms(expert.cpu(0), 0.5), ms(expert.cpu(0), 0.95)
+        rows.append(
+            (
+                "expert vs greedy, 2 seats: >= 70%, low end > 65%",
+                f"{share:.1%} [{low:.1%}, {high:.1%}]",
+                mark(share >= 0.7 and low > 0.65),
+            )
+        )
     if four is not None:
         share4, low4, high4 = mean_interval(four.shares)
-        rows.insert(
-            1,
+        rows.append(
             (
                 "expert vs 3 greedy, 4 seats: >= 40%",
                 f"{share4:.1%} [{low4:.1%}, {high4:.1%}]",
                 mark(share4 >= 0.4),
-            ),
+            )
         )
+    if expert is not None and previous is not None:
+        lead = [e - p for e, p in zip(expert.shares, previous.shares, strict=True)]
+        gain, gain_low, gain_high = mean_interval(lead)
+        rows.append(
+            (
+                "lead over the previous ismcts, paired: >= 10 pt",
+                f"{100 * gain:+.1f} pt [{100 * gain_low:+.1f}, {100 * gain_high:+.1f}]",
+                mark(gain >= 0.10),
+            )
+        )
+    if expert is not None:
+        rows.append(
+            (
+                "CPU per decision, 2 seats: median <= 100 ms",
+                f"median {median:.1f} ms, p95 {p95:.1f} ms",
+                mark(median <= 100),
+            )
+        )
+    if four is not None:
+        cpu = (expert.cpu(0) if expert else []) + four.cpu(0)
         rows.append(
             (
                 "CPU per decision, 4 seats (and all)",
@@ -458,8 +477,10 @@ def targets(args: argparse.Namespace) -> None:
             )
         )
     for ceiling in (perfect, hands):
+        if ceiling is None:
+            continue
         top = statistics.fmean(ceiling.shares)
-        part = (share - 0.5) / (top - 0.5) if top > 0.5 else float("nan")
+        part = (share - 0.5) / (top - 0.5) if top > 0.5 and expert else float("nan")
         rows.append(
             (
                 f"ceiling {ceiling.a} vs greedy, 2 seats",
@@ -486,6 +507,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seats", type=int, default=2, help="table size (a in each seat in turn)")
     parser.add_argument("--seeds", type=int, default=200, help="seeds (deals: seeds × seats)")
     parser.add_argument("--seeds4", type=int, default=150, help="--targets: seeds at four seats")
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help="--targets: the duels to play (of expert, ismcts, perfect, hands, four; all by"
+        " default)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(

@@ -445,13 +445,13 @@ class BotListApi(APIView):
         responses={200: OutputSerializer(many=True), **error_responses("not_authenticated")},
     )
     def get(self, request: Request) -> Response:
-        from games.engine.bots import BOTS, ISMCTS_ALIAS, LEVELS, level_ratings
+        from games.engine.bots import BOTS, LEVEL_OF, LEVELS, level_ratings
 
         measured = level_ratings()
         ratings = measured.get("levels", {})
 
         def bot_out(name: str) -> dict[str, Any]:
-            level = ISMCTS_ALIAS if name == "ismcts" else name if name in LEVELS else None
+            level = LEVEL_OF.get(name)
             rating = ratings.get(level) if level is not None else None
             return {
                 "strategy": name,

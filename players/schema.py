@@ -65,9 +65,10 @@ bots_list = extend_schema(
     summary="List the bot strategies",
     description=(
         "Public. Every strategy name that `bots` and `fill_bots` take, with a description;"
-        " the levels players choose from (random, greedy, ismcts-1 … ismcts-4, weakest"
-        " first) with their rating measured by self-play (bench/bots.py) and the command"
-        " that measured it. `ismcts` plays the level ismcts-4."
+        " the levels players choose from (random, beginner, casual, strong, expert, weakest"
+        " first, each beating the one below in paired deals) with their rating measured by"
+        " self-play (bench/bots.py --levels) and the command that measured it. `greedy` plays"
+        " the level casual."
     ),
 )
 

@@ -155,7 +155,18 @@ SMALL_STRONG = make_ismcts_bot(
 SMALL_EXPERT = make_ismcts_bot(
     SearchConfig(iterations=60, min_samples=8, batch=4, facts="play", miss=0.05), name="expert-s"
 )
-LOG_BOTS = (SMALL_STRONG, SMALL_EXPERT)
+SMALL_MODEL = make_ismcts_bot(
+    SearchConfig(
+        iterations=60,
+        min_samples=8,
+        batch=4,
+        facts="greedy",
+        miss=0.05,
+        keep_margin=0.1,
+    ),
+    name="model-s",
+)
+LOG_BOTS = (SMALL_STRONG, SMALL_EXPERT, SMALL_MODEL)
 
 
 def logged_positions(count: int, seed: int) -> list[tuple[State, list[LoggedMove]]]:
@@ -399,6 +410,25 @@ def test_flat_search_finds_the_ace_follow_up_win() -> None:
     assert all(m < 1.0 for i, m in enumerate(means) if i != ace)
 
 
+def test_flat_search_keeps_greedys_move_unless_another_is_ahead_by_the_keep_margin() -> None:
+    """With keep_margin, greedy's move (while in the race) is played unless the best mean is
+    ahead of its by that much: with a margin no reward difference reaches, always greedy's
+    move; without, the search departs from it somewhere."""
+    departs = 0
+    for state in POSITIONS[3::9]:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        if len(observation.legal_moves) < 2:
+            continue
+        greedy = get_bot("greedy").choose(observation, random.Random(0))
+        config = SearchConfig(iterations=120, race_z=1e9, min_samples=8, batch=4)
+        free = flat_search(observation, random.Random(4), config)[0]
+        kept = flat_search(observation, random.Random(4), replace(config, keep_margin=10.0))[0]
+        assert kept == greedy, state
+        departs += free != greedy
+    assert departs > 0
+
+
 def _rollout_move(state: State) -> Move:
     """The move of the fast rollout policy (ismcts.rollout_action) on `state`."""
     legal = FastDeal.from_state(state).legal_actions()
@@ -472,10 +502,12 @@ def test_rollout_policy_is_the_greedy_heuristic_on_constructed_positions() -> No
 
 
 def test_levels_are_registered_weakest_first_and_ismcts_is_an_alias_of_ismcts_4() -> None:
-    from games.engine.bots import ISMCTS_LEVELS, LEVELS
+    from games.engine.bots import ISMCTS_LEVELS, LEVEL_OF, LEVELS
 
-    assert LEVELS == ("random", "greedy", "ismcts-1", "ismcts-2", "ismcts-3", "ismcts-4")
+    assert LEVELS == ("random", "beginner", "casual", "strong", "expert")
     assert set(LEVELS) <= set(BOTS)
+    assert set(LEVEL_OF) <= set(BOTS) and set(LEVEL_OF.values()) == set(LEVELS)
+    assert LEVEL_OF["greedy"] == "casual" and get_bot("greedy").policy is get_bot("casual").policy
     budgets = list(ISMCTS_LEVELS.values())
     assert budgets == sorted(budgets) and len(set(budgets)) == len(budgets)
     assert ISMCTS_LEVELS["ismcts-4"] == SearchConfig().iterations  # the default budget
@@ -503,6 +535,11 @@ def test_level_ratings_cover_every_level_and_record_their_command() -> None:
         assert {"mu", "sigma", "ordinal", "mean_penalty"} <= set(entry)
     ordinal = {name: entry["ordinal"] for name, entry in ratings["levels"].items()}
     assert min(ordinal, key=ordinal.__getitem__) == "random"  # the baseline is rated lowest
+    # The ladder the file was made from: each level against the one below, with what it showed.
+    steps = [(step["lower"], step["upper"]) for step in ratings["steps"]]
+    assert steps == list(zip(LEVELS, LEVELS[1:], strict=False))
+    for step in ratings["steps"]:
+        assert step["separated"] == (step["interval"][0] > 0.5), step
 
 
 def test_the_margin_weight_adds_the_other_seats_mean_score_to_the_reward() -> None:

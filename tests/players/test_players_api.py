@@ -123,8 +123,14 @@ def test_bots_list_shows_each_level_with_its_measured_rating_and_command(api):
 
     measured = level_ratings()
     bots = api.get("/api/v1/bots").json()
-    levels = ["random", "greedy", "ismcts-1", "ismcts-2", "ismcts-3", "ismcts-4"]
-    assert [b["strategy"] for b in bots[: len(levels)]] == levels  # weakest first
+    # The levels come first in the order of the file, weakest first: the order its ladder
+    # showed, each level beating the one below in paired deals.
+    levels = list(measured["levels"])
+    assert levels == ["random", "beginner", "casual", "strong", "expert"]
+    assert [b["strategy"] for b in bots[: len(levels)]] == levels
+    assert [(s["lower"], s["upper"]) for s in measured["steps"]] == list(
+        zip(levels, levels[1:], strict=False)
+    )
     for bot in bots[: len(levels)]:
         assert bot["level"] == bot["strategy"]
         rating = bot["rating"]
@@ -132,12 +138,17 @@ def test_bots_list_shows_each_level_with_its_measured_rating_and_command(api):
         assert rating["measured_by"].startswith("bench/bots.py --levels")
         assert rating["mu"] == measured["levels"][bot["strategy"]]["mu"]
         assert rating["ordinal"] == measured["levels"][bot["strategy"]]["ordinal"]
-    alias = next(b for b in bots if b["strategy"] == "ismcts")
-    assert alias["level"] == "ismcts-4" and alias["rating"] == bots[5]["rating"]
-    # The measured order: random is the weakest, the strongest level beats greedy.
-    by_name = {b["strategy"]: b["rating"]["mu"] for b in bots[: len(levels)]}
-    assert by_name["random"] == min(by_name.values())
-    assert by_name["ismcts-4"] > by_name["greedy"]
+        assert (
+            rating["cpu_ms_per_decision"]
+            == measured["levels"][bot["strategy"]]["cpu_ms_per_decision"]
+        )
+    alias = next(b for b in bots if b["strategy"] == "greedy")
+    assert alias["level"] == "casual" and alias["rating"] == bots[2]["rating"]
+    search = next(b for b in bots if b["strategy"] == "ismcts")
+    assert search["level"] is None and search["rating"] is None
+    # The measured order: the ratings climb with the ladder.
+    mus = [b["rating"]["mu"] for b in bots[: len(levels)]]
+    assert mus == sorted(mus)
 
 
 def test_auth_routes_are_throttled_with_retry_after(api, monkeypatch):

@@ -15,11 +15,13 @@ for the others). Strategies:
 - the search reading the move log (`inference`): its samples agree with every fact the play
   showed, and weigh each other seat's choices as greedy's (`opponent`).
 
-Levels players choose from (weakest first, `LEVELS`), each beating the one below in paired deals
-(bench/bots.py --levels): `random`; `beginner`, greedy that plays a random legal move a third
-of the time; `casual`, greedy itself (`greedy` plays it too); `strong`, the search with the
-facts of the log; `expert`, the search with the facts and the opponent model. Each level's
-rating and CPU per decision, measured by bench/bots.py --levels, are in `levels.json`
+Levels players choose from (weakest first, `LEVELS`), each measured against the one below in
+paired deals (bench/bots.py --levels; levels.json says which steps the deals showed):
+`random`; `beginner`, greedy that plays a random legal move a third of the time; `casual`,
+greedy itself (`greedy` plays it too); `strong`, a small search with the facts of the log and
+the opponent model that keeps greedy's move unless another is surely better; `expert`, the same
+reading with a larger search free to leave greedy's move. Each level's rating and CPU per
+decision, measured by bench/bots.py --levels, are in `levels.json`
 (`level_ratings()`); `LEVEL_OF` names the level each strategy plays.
 """
 
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..history import LoggedMove
-from ..moves import PLAY, Move
+from ..moves import Move
 from ..observation import Observation
 from .base import Bot, Policy
 from .greedy import choose_greedy
@@ -53,14 +55,22 @@ ISMCTS_LEVELS: dict[str, int] = {
 ISMCTS_ALIAS = "ismcts-4"  # what the name `ismcts` plays
 
 BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
-# The search levels' settings (bench/bots.py measured them; see levels.json): a race stops on
+# The search levels' settings (bench/bots.py measured them; see levels.json): strong plays
+# greedy's move unless another's mean is ahead by a tenth of a win (keep_margin); a race stops on
 # candidates within a penalty point or two (race_margin), and a point of deal score counts
 # 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert keeps its
 # rollouts at any table size (its decisions at four seats take about as long as at two: most
 # races end well before the budget).
-STRONG_CONFIG = SearchConfig(iterations=200, facts=PLAY, race_margin=0.02, penalty_scale=200)
+STRONG_CONFIG = SearchConfig(
+    iterations=200,
+    facts=GREEDY,
+    miss=0.05,
+    race_margin=0.02,
+    penalty_scale=200,
+    keep_margin=0.1,
+)
 EXPERT_CONFIG = SearchConfig(
-    iterations=1500,
+    iterations=600,
     seat_scaled=False,
     facts=GREEDY,
     miss=0.05,
@@ -68,10 +78,11 @@ EXPERT_CONFIG = SearchConfig(
     penalty_scale=200,
 )
 
-LEVELS: tuple[str, ...] = ("random", "greedy", *ISMCTS_LEVELS)
+LEVELS: tuple[str, ...] = ("random", "beginner", "casual", "strong", "expert")
 LEVEL_CONFIGS: dict[str, SearchConfig] = {"strong": STRONG_CONFIG, "expert": EXPERT_CONFIG}
-# The level each strategy plays (a level plays itself).
-LEVEL_OF: dict[str, str] = {**{name: name for name in LEVELS}, "ismcts": ISMCTS_ALIAS}
+# The level each strategy plays (a level plays itself; greedy plays casual; the uninformed
+# searches `ismcts`, `ismcts-1` … `ismcts-4` are no level).
+LEVEL_OF: dict[str, str] = {**{name: name for name in LEVELS}, "greedy": "casual"}
 LEVELS_FILE = Path(__file__).with_name("levels.json")
 
 
@@ -113,7 +124,9 @@ BOTS: dict[str, Bot] = {
         Bot("casual", f"{GREEDY_DESCRIPTION} Same as greedy.", choose_greedy),
         Bot(
             "strong",
-            f"{INFERENCE_DESCRIPTION} Budget: {STRONG_CONFIG.iterations} rollouts per decision.",
+            f"{INFERENCE_DESCRIPTION} It weighs each player's choices as a careful player makes"
+            " them, and leaves the plain heuristic's move only when another is clearly better."
+            f" Budget: {STRONG_CONFIG.iterations} rollouts per decision.",
             ismcts_policy(STRONG_CONFIG),
             reads_history=True,
         ),

@@ -67,6 +67,7 @@ class SearchConfig:
     batch: int = 8  # flat: samples between two race checks
     race_z: float = 2.5  # flat: standard errors of the paired difference to leave the race
     race_margin: float = 0.0  # flat: a candidate leaves once surely not better by this much
+    keep_margin: float = 0.0  # flat: greedy's move stays unless another's mean is this much more
 
 
 NO_FACTS = "none"
@@ -265,7 +266,9 @@ def flat_search(
     when its paired difference to the leader is below `race_margin` with `race_z` standard
     errors to spare (an indifference zone: near-equal moves need not be told apart). The race
     stops when one candidate is left or `config.iterations` rollouts are spent; the best total
-    reward wins, ties going to the greedy heuristic's move, then to legal order.
+    reward wins, ties going to the greedy heuristic's move, then to legal order. With
+    `keep_margin`, greedy's move still in the race wins unless the best mean is ahead of its
+    by that much (a player who departs from the plain heuristic only when sure).
     """
     if sampler is None:
         sampler = Sampler(observation, rng, history, config.facts, config.miss)
@@ -338,6 +341,12 @@ def flat_search(
             kept.append(index)
         active = sorted(kept)
     best = min(active, key=rank)
+    keep = config.keep_margin
+    if keep and n:
+        # Greedy's move, while still in the race, unless the best is ahead by `keep_margin`.
+        kept_move = next((i for i in active if actions[i] == preferred), best)
+        if totals[best] - totals[kept_move] < keep * n:
+            best = kept_move
     return legal_moves[best], [sum(r) / len(r) if r else -math.inf for r in rewards]
 
 
