@@ -57,8 +57,10 @@ from starlette.types import ASGIApp  # noqa: E402
 django_application = cast(ASGIApp, get_asgi_application())
 
 import asyncio  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import orjson  # noqa: E402
+from asgiref.sync import ThreadSensitiveContext  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.utils import translation  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
@@ -107,9 +109,46 @@ def _bounded(receive: Receive) -> Receive:
     return bounded
 
 
+class RequestThreads:
+    """The threads Django's sync code runs on, one leased to each request for its whole life.
+
+    Django's ASGI application runs a request's sync parts (the sync middleware hooks, the
+    signals, a sync view) on one thread per request, in asgiref's ThreadSensitiveContext: by
+    default a thread made for the request and joined (by one more thread) when it ends. Here
+    each request is called inside a ThreadSensitiveContext of one of LIVE_REQUEST_THREADS
+    single-thread executors made at startup (asgiref's documented `executor=`; Django's own
+    context then leaves it in place), so no thread is made per request, a process holds a
+    fixed number of them however many requests come, and a request's sync code still runs on
+    one thread (its database connection is that thread's). A request waits for a free one."""
+
+    def __init__(self) -> None:
+        self._free: asyncio.Queue[ThreadPoolExecutor] | None = None
+
+    def start(self) -> None:
+        self._free = asyncio.Queue()
+        for number in range(settings.LIVE_REQUEST_THREADS):
+            executor = ThreadPoolExecutor(1, thread_name_prefix=f"request-{number}")
+            executor.submit(lambda: None)  # its thread, now: counted from the start
+            self._free.put_nowait(executor)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._free is None:
+            self.start()
+        assert self._free is not None
+        executor = await self._free.get()
+        try:
+            async with ThreadSensitiveContext(executor=executor):
+                await django_application(scope, receive, send)
+        finally:
+            self._free.put_nowait(executor)
+
+
+_request_threads = RequestThreads()
+
+
 async def django_http(scope: Scope, receive: Receive, send: Send) -> None:
-    """Django's ASGI application, the request's body bounded."""
-    await django_application(scope, _bounded(receive), send)
+    """Django's ASGI application on a leased thread, the request's body bounded."""
+    await _request_threads(scope, _bounded(receive), send)
 
 
 class _Answer:
@@ -139,7 +178,7 @@ async def _open(scope: Scope, receive: Receive) -> tuple[Opening, _Answer]:
     """Django's answer to a stream's opening, and the stream it opened (the Opening's `events`
     None: refused, or the client left)."""
     opening, answer = Opening(), _Answer()
-    await django_application({**scope, OPENING: opening}, _bounded(receive), answer.send)
+    await _request_threads({**scope, OPENING: opening}, _bounded(receive), answer.send)
     if opening.events is not None and (answer.start is None or answer.start["status"] != 200):
         await opening.events.aclose()  # the client left, or a middleware answered instead
         opening.events = None
@@ -286,6 +325,7 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
         # Redis is down: the process serves the API all the same, its streams are 503 until
         # the subscription (tried on meanwhile) is confirmed.
         logger.warning("live events' Redis does not answer; streams wait for it")
+    _request_threads.start()
     freeze_startup_heap()  # what the process loaded is never walked again
     yield
     await hub.hub().stop()
