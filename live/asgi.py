@@ -3,9 +3,9 @@
     uvicorn live.asgi:application --workers 2 --loop uvloop --http live.asgi:HttpProtocol
 
 Composed of documented parts, routed by Starlette's Router:
-- every HTTP route is Django's ASGI application (`django.core.asgi.get_asgi_application()`:
-  middleware, DRF views, errors), with PostgreSQL connections from psycopg's pool
-  (DATABASE_POOL, set here);
+- every plain HTTP route is Django's WSGI application (`django.core.wsgi`: middleware, DRF
+  views, errors) under a2wsgi's WSGIMiddleware, each request one call on a thread of its pool,
+  with PostgreSQL connections from psycopg's pool (DATABASE_POOL, set here);
 - a stream's path (`…/matches/{id}/events`, `…/me/events`, `…/lobby/events`) over HTTP (SSE)
   or as a WebSocket: Django's application opens it (middleware, authentication, stream slots,
   refusals: the view of live.streams), handing the stream's events to the request's Opening
@@ -50,6 +50,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pisyedili_api.settings")
 os.environ.setdefault("DATABASE_POOL", "1")
 
 from django.core.asgi import get_asgi_application  # noqa: E402
+from django.core.wsgi import get_wsgi_application  # noqa: E402
 from starlette.types import ASGIApp  # noqa: E402
 
 # django.setup() first. Typed as the ASGI application it is (the stubs type Django's
@@ -60,6 +61,7 @@ import asyncio  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import orjson  # noqa: E402
+from a2wsgi import WSGIMiddleware  # noqa: E402
 from asgiref.sync import ThreadSensitiveContext  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.utils import translation  # noqa: E402
@@ -147,8 +149,27 @@ _request_threads = RequestThreads()
 
 
 async def django_http(scope: Scope, receive: Receive, send: Send) -> None:
-    """Django's ASGI application on a leased thread, the request's body bounded."""
+    """Django's ASGI application on a leased thread, the request's body bounded: a stream's
+    opening and a long-poll's answer, which Django hands over through the scope."""
     await _request_threads(scope, _bounded(receive), send)
+
+
+# Every other HTTP request: Django's WSGI application, each request one call on one of
+# LIVE_REQUEST_THREADS threads (a2wsgi), the request's body bounded. Django's ASGI application
+# runs each of the sync middleware hooks and the sync view on a thread and back, one switch a
+# hook: bench/api.py measured 4.9-6.4 ms of CPU a request that way against 0.7-1.0 ms in one
+# call (docs/benchmarks.md).
+# Typed as the WSGI and ASGI applications they are (the stubs type Django's WSGIHandler's
+# answer as its response, and a2wsgi's messages narrower than Starlette's).
+_wsgi = cast(
+    ASGIApp,
+    WSGIMiddleware(cast(Any, get_wsgi_application()), workers=settings.LIVE_REQUEST_THREADS),
+)
+
+
+async def plain_http(scope: Scope, receive: Receive, send: Send) -> None:
+    """A request that is neither a stream's opening nor a waiting long-poll."""
+    await _wsgi(scope, _bounded(receive), send)
 
 
 class _Answer:
@@ -251,11 +272,11 @@ class StateEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET":
-            await django_http(scope, receive, send)
+            await plain_http(scope, receive, send)
             return
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         if "wait" not in query or "after_version" not in query:
-            await django_http(scope, receive, send)
+            await plain_http(scope, receive, send)
             return
         scope = {**scope, LONG_POLL: True}
         opening, answer = await _open(scope, receive)
@@ -293,7 +314,7 @@ async def _other(scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] == "websocket.connect":
             await _ws_error(scope, send, 404, "not_found", None)
         return
-    await django_http(scope, receive, send)
+    await plain_http(scope, receive, send)
 
 
 def _origin_allowed(scope: Scope) -> bool:
