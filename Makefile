@@ -107,17 +107,20 @@ services:
 	  pg_isready -h 127.0.0.1 -p 5432 && redis-cli -h 127.0.0.1 -p 6379 ping; \
 	fi
 
-# The browser suite (tests/browser/) drives Debian's Chromium at /usr/bin/chromium (package
-# `chromium`), installed here with apt-get when missing and apt can (as root); never a browser
-# download. Without it those tests are skipped, or fail under CI=true (.ci/run).
+# The browser suite (tests/browser/) drives Debian's Chromium in its headless shell
+# (/usr/bin/chromium-headless-shell, package `chromium-headless-shell`), and Lighthouse its full
+# browser (/usr/bin/chromium, package `chromium`): installed here with apt-get when missing and
+# apt can (as root); never a browser download. Without them those tests are skipped, or fail
+# under CI=true (.ci/run).
+CHROMIUM_PACKAGES := chromium chromium-headless-shell
 chromium:
-	@if [ -x /usr/bin/chromium ]; then \
-	  echo "make test: Chromium at /usr/bin/chromium"; \
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromium-headless-shell ]; then \
+	  echo "make test: Chromium at /usr/bin/chromium and /usr/bin/chromium-headless-shell"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "make test: installing Debian's Chromium (apt-get install -y chromium)"; \
-	  apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }; \
+	  echo "make test: installing Debian's Chromium (apt-get install -y $(CHROMIUM_PACKAGES))"; \
+	  apt-get install -y $(CHROMIUM_PACKAGES) || { apt-get update && apt-get install -y $(CHROMIUM_PACKAGES); }; \
 	else \
-	  echo "make test: no /usr/bin/chromium, and apt-get needs root: the browser tests are skipped (sudo apt-get install -y chromium)"; \
+	  echo "make test: no Chromium headless shell, and apt-get needs root: the browser tests use /usr/bin/chromium if there, else are skipped (sudo apt-get install -y $(CHROMIUM_PACKAGES))"; \
 	fi
 
 # The pinned Node tools, where npm is (without it the web client's tests skip; CI needs them).

@@ -1,12 +1,14 @@
-"""The browser suite (`-m browser`): Debian's Chromium (/usr/bin/chromium, apt package
-`chromium`) driven by Playwright for Python through `executable_path` — Playwright's own browser
-download is never used — against one uvicorn server (live.asgi, which also serves the
-web client of web/) on a database of the suite's own and the shared Redis (as a client only)
-under a channel prefix of this run.
+"""The browser suite (`-m browser`): Debian's Chromium in its headless shell
+(/usr/bin/chromium-headless-shell, apt package `chromium-headless-shell`: the same build without
+the full browser's own interface processes, much less CPU a page), else its full browser
+(/usr/bin/chromium) in headless mode, driven by Playwright for Python through
+`executable_path` (Playwright's own browser download is never used) against one uvicorn server
+(live.asgi, which also serves the web client of web/) on a database of the suite's own and the
+shared Redis (as a client only) under a channel prefix of this run.
 
-Without Chromium ($CHROMIUM, default /usr/bin/chromium) the suite is skipped, except under
-CI=true where that is a failure. Without the web client (web/index.html) the tests of the
-client are skipped.
+Without Chromium ($CHROMIUM, default the first of those two that is there) the suite is skipped,
+except under CI=true where that is a failure. Without the web client (web/index.html) the tests
+of the client are skipped.
 Screenshots go to $BROWSER_ARTIFACTS (default tests/browser/artifacts/, git-ignored).
 """
 
@@ -22,11 +24,19 @@ from typing import Any
 
 import pytest
 
+from tests.httpclient import http
 from tests.live.conftest import free_port
 
 from .harness import ROOT, Server, spectators_served
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("CHROMIUM") or next(
+    (
+        path
+        for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
+        if os.access(path, os.X_OK)
+    ),
+    "/usr/bin/chromium",
+)
 # The flags of a headless Chromium on a machine without outside network (no background fetches).
 CHROMIUM_ARGS = [
     "--headless",
@@ -56,7 +66,7 @@ def artifacts() -> Path:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not os.access(CHROMIUM, os.X_OK):
-        _missing(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+        _missing(f"no Chromium at {CHROMIUM} (apt-get install -y chromium-headless-shell)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -156,9 +166,7 @@ def web_client(server: Server) -> str:
     other-origin page's needs it."""
     if not (ROOT / "web" / "index.html").exists():
         pytest.skip("the web client (web/index.html) is not in this checkout")
-    import httpx
-
-    index = httpx.get(f"{server.base}/", timeout=10)
+    index = http.get(f"{server.base}/", timeout=10)
     assert index.status_code == 200 and "text/html" in index.headers["content-type"], index.text
     return server.base
 

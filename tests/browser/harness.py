@@ -18,6 +18,8 @@ import httpx
 from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.httpclient import http
+
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "s3cret-pass"
 WIDTHS = {"phone": 375, "desktop": 1280}
@@ -60,7 +62,7 @@ class Server:
         while True:
             assert self.proc.poll() is None, f"uvicorn exited, see {log.name}"
             try:
-                httpx.get(f"{self.base}/api/v1/bots", timeout=2)
+                http.get(f"{self.base}/api/v1/bots", timeout=2)
                 return
             except httpx.HTTPError:
                 assert time.monotonic() < deadline, f"uvicorn did not start, see {log.name}"
@@ -95,7 +97,7 @@ class Person:
     def __init__(self, base: str, prefix: str = "br"):
         self.base = base
         self.name = f"{prefix}{uuid.uuid4().hex[:10]}"
-        response = httpx.post(
+        response = http.post(
             f"{base}/api/v1/auth/register", json={"username": self.name, "password": PASSWORD}
         )
         assert response.status_code == 201, response.text
@@ -104,12 +106,12 @@ class Person:
         self.headers = {"Authorization": f"Token {self.token}"}
 
     def get(self, path: str) -> Any:
-        response = httpx.get(f"{self.base}{path}", headers=self.headers, timeout=30)
+        response = http.get(f"{self.base}{path}", headers=self.headers, timeout=30)
         assert response.status_code == 200, f"GET {path}: {response.status_code} {response.text}"
         return response.json()
 
     def post(self, path: str, body: Any = None, status: int | None = None) -> httpx.Response:
-        response = httpx.post(f"{self.base}{path}", json=body, headers=self.headers, timeout=30)
+        response = http.post(f"{self.base}{path}", json=body, headers=self.headers, timeout=30)
         if status is not None:
             assert response.status_code == status, f"POST {path}: {response.text}"
         return response

@@ -12,6 +12,8 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.httpclient import http
+
 from .harness import PASSWORD, Person, by_testid, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -36,18 +38,18 @@ WORDS = {
 
 
 def login(base: str, name: str, password: str = PASSWORD) -> httpx.Response:
-    return httpx.post(f"{base}/api/v1/auth/token", json={"username": name, "password": password})
+    return http.post(f"{base}/api/v1/auth/token", json={"username": name, "password": password})
 
 
 def me(base: str, token: str) -> int:
     headers = {"Authorization": f"Token {token}"}
-    return httpx.get(f"{base}/api/v1/players/me", headers=headers).status_code
+    return http.get(f"{base}/api/v1/players/me", headers=headers).status_code
 
 
 @pytest.mark.parametrize("lang", ["en", "tr"])
 def test_find_a_player_by_the_start_of_a_name(web_client: str, pages: Any, lang: str) -> None:
     tag = Person(web_client).name[-6:]
-    found = httpx.post(
+    found = http.post(
         f"{web_client}/api/v1/auth/register",
         json={"username": f"omer{tag}", "password": PASSWORD, "display_name": f"Ömer Şahin {tag}"},
     ).json()
@@ -128,7 +130,7 @@ def test_deleting_the_account_from_the_account_page(web_client: str, pages: Any,
     key = login(web_client, name).json()["token"]
     headers = {"Authorization": f"Token {key}"}
     body = {"seats": 2, "bots": ["greedy"], "deals": 2}
-    match = httpx.post(f"{web_client}/api/v1/matches", json=body, headers=headers).json()
+    match = http.post(f"{web_client}/api/v1/matches", json=body, headers=headers).json()
     by_testid(page, "whoami").click()
     # Without the tick: refused, nothing happens.
     by_testid(page, "account-delete-password").fill(PASSWORD)
@@ -154,7 +156,7 @@ def test_deleting_the_account_from_the_account_page(web_client: str, pages: Any,
     by_testid(page, "auth-username").wait_for()
     assert me(web_client, key) == 401
     assert login(web_client, name).status_code == 401
-    played = httpx.get(f"{web_client}/api/v1/matches/{match['id']}").json()
+    played = http.get(f"{web_client}/api/v1/matches/{match['id']}").json()
     assert played["status"] == "abandoned"
     assert played["seats"][0]["player"]["display_name"] == "Deleted player"
     # The match page names the seat in the page's language.

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.httpclient import http
 
 from .harness import Person, by_testid, play_to_end, sign_in
 
@@ -22,7 +23,7 @@ document.addEventListener("securitypolicyviolation", (e) =>
 
 
 def policy_of(base: str) -> dict[str, list[str]]:
-    header = httpx.get(f"{base}/", timeout=10).headers["Content-Security-Policy"]
+    header = http.get(f"{base}/", timeout=10).headers["Content-Security-Policy"]
     return {name: sources for name, *sources in (d.split() for d in header.split(";"))}
 
 

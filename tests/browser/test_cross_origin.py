@@ -10,8 +10,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.httpclient import http
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -60,7 +61,7 @@ def test_a_page_on_another_origin_registers_moves_and_gets_its_event(
     assert result["moveVersion"] > turn["version"]
     assert after["you"] == 0 and len(after["hand"]) == after["handCount"]
     # What the server holds agrees with what the page was told.
-    match = httpx.get(f"{server.base}/api/v1/matches/{result['match']}").json()
+    match = http.get(f"{server.base}/api/v1/matches/{result['match']}").json()
     assert match["version"] >= after["version"]
     assert match["seats"][0]["player"]["display_name"] == result["username"]
     blocked = [line for line in pages.console if "CORS" in line]

@@ -7,9 +7,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import expect
+
+from tests.httpclient import http
 
 from .harness import PASSWORD, Person, by_testid, sign_in
 
@@ -18,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 def refusal(base: str, path: str, body: dict[str, str], lang: str = "en") -> dict[str, Any]:
     """The server's own refusal of `body`, as another client reads it."""
-    answer = httpx.post(f"{base}/api/v1{path}", json=body, headers={"Accept-Language": lang})
+    answer = http.post(f"{base}/api/v1{path}", json=body, headers={"Accept-Language": lang})
     assert answer.status_code in (400, 401), answer.text
     return dict(answer.json())
 

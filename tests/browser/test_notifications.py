@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import expect
+
+from tests.httpclient import http
 
 from .harness import PASSWORD, Person, by_testid, sign_up
 
@@ -26,18 +27,18 @@ WORDS = {
 
 
 def _kept(base: str, name: str) -> list[dict[str, Any]]:
-    token = httpx.post(
+    token = http.post(
         f"{base}/api/v1/auth/token", json={"username": name, "password": PASSWORD}
     ).json()["token"]
     headers = {"Authorization": f"Token {token}"}
-    return httpx.get(f"{base}/api/v1/me/push-subscriptions", headers=headers).json()
+    return http.get(f"{base}/api/v1/me/push-subscriptions", headers=headers).json()
 
 
 @pytest.mark.parametrize(("lang", "width"), [("en", 1280), ("tr", 375)])
 def test_notifications_are_turned_on_from_the_account_page(
     web_client: str, pages: Any, lang: str, width: int
 ) -> None:
-    assert httpx.get(f"{web_client}/api/v1/push/vapid-public-key").json()["enabled"]
+    assert http.get(f"{web_client}/api/v1/push/vapid-public-key").json()["enabled"]
     name = f"push{lang}{Person(web_client).name[-8:]}"
     page = pages.new(width, locale=LOCALES[lang])
     page.context.grant_permissions(["notifications"], origin=web_client)

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Page, expect
+
+from tests.httpclient import http
 
 from .harness import WIDTHS, Person, by_testid, sign_in, spectators_served
 
@@ -258,10 +259,10 @@ def english_only_words(page: Page, base: str) -> set[str]:
     turkish = set().union(*(words_of(v) for v in catalog["tr"].values()))
     names = {"waiting", "active", "finished", "cancelled", "draft", "running"}
     names |= {"round_robin", "swiss", "duplicate"}
-    for option in httpx.get(f"{base}/api/v1/rules").json():
+    for option in http.get(f"{base}/api/v1/rules").json():
         names.add(option["name"])
         names |= {c for c in option.get("choices") or [] if isinstance(c, str)}
-    names |= {bot["strategy"] for bot in httpx.get(f"{base}/api/v1/bots").json()}
+    names |= {bot["strategy"] for bot in http.get(f"{base}/api/v1/bots").json()}
     return (english - turkish - _BOTH) | {name.lower() for name in names}
 
 

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from tests.httpclient import http
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -80,7 +82,7 @@ class Servers:
             while True:
                 assert proc.poll() is None, f"uvicorn for {base} exited"
                 try:
-                    httpx.get(f"{base}/api/v1/bots", timeout=2)
+                    http.get(f"{base}/api/v1/bots", timeout=2)
                     break
                 except httpx.HTTPError:
                     assert time.monotonic() < deadline, f"uvicorn for {base} did not start"

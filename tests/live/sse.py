@@ -15,6 +15,7 @@ import httpx
 import orjson
 
 from tests import leakscan
+from tests.httpclient import http
 
 _OPEN: list[Stream] = []
 
@@ -48,7 +49,7 @@ class Stream:
     def _run(self) -> None:
         try:
             timeout = httpx.Timeout(30, read=60)
-            with httpx.stream("GET", self.url, headers=self.headers, timeout=timeout) as response:
+            with http.stream("GET", self.url, headers=self.headers, timeout=timeout) as response:
                 self.status = response.status_code
                 if response.status_code != 200:
                     self.body = response.read()

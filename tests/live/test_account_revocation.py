@@ -9,8 +9,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.httpclient import http
 
 from .sse import Stream
 from .test_revocation import _closed_revoked, _first, _ws
@@ -22,8 +23,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 def _login(base: str, player: Player) -> Player:
     """Another token of `player` (a second device)."""
-    username = httpx.get(f"{base}/api/v1/players/me", headers=player.headers).json()["username"]
-    response = httpx.post(
+    username = http.get(f"{base}/api/v1/players/me", headers=player.headers).json()["username"]
+    response = http.post(
         f"{base}/api/v1/auth/token", json={"username": username, "password": "s3cret-pass"}
     )
     assert response.status_code == 200, response.text

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.httpclient import http
 
 from .test_streams import Player
 
@@ -17,7 +18,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 def test_stream_headers_come_from_the_middleware(live: Any) -> None:
     base = live.bases[0]
     a = Player(base)
-    with httpx.stream(
+    with http.stream(
         "GET",
         f"{base}/api/v1/me/events",
         headers={**a.headers, "Origin": "https://app.example"},
@@ -39,7 +40,7 @@ def test_anything_but_get_is_405_json(live: Any, method: str) -> None:
         "/api/v1/me/events",
         "/api/v1/matches/00000000-0000-0000-0000-000000000000/events",
     ):
-        response = httpx.request(method, f"{base}{path}", headers=a.headers, timeout=20)
+        response = http.request(method, f"{base}{path}", headers=a.headers, timeout=20)
         assert response.status_code == 405, (path, response.text)
         assert response.headers["allow"] == "GET"
         assert response.json()["code"] == "method_not_allowed"

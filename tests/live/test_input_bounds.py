@@ -16,6 +16,7 @@ import httpx
 import pytest
 from django.conf import settings
 
+from tests.httpclient import http
 from tests.leakscan import scan_body
 
 from .test_streams import Player, _move, _table
@@ -54,10 +55,10 @@ def test_last_event_id_is_ascii_digits_of_a_sane_length(live: Any) -> None:
             # As a header (latin-1 on the wire, where HTTP allows it) and as the query parameter.
             if bad == bad.strip() and (bad.isascii() or bad == "\u00b2"):
                 raw = {"Last-Event-ID": bad.encode("latin-1")}
-                response = httpx.get(f"{two}{path}", headers={**a.headers, **raw}, timeout=20)
+                response = http.get(f"{two}{path}", headers={**a.headers, **raw}, timeout=20)
                 _refused_400(response, a)
             query = f"{two}{path}?last_event_id={quote(bad)}"
-            _refused_400(httpx.get(query, headers=a.headers, timeout=20), a)
+            _refused_400(http.get(query, headers=a.headers, timeout=20), a)
             socket = Socket(f"{query.replace('http://', 'ws://', 1)}", a.headers)
             assert socket.status == 400 and socket.body["code"] == "invalid", socket.body
             assert not scan_body(path, socket.body, json.dumps(socket.body), a.id)
@@ -70,7 +71,7 @@ def test_last_event_id_is_ascii_digits_of_a_sane_length(live: Any) -> None:
 def _poll(player: Player | None, base: str, match_id: str, after: int, out: list[Any]) -> None:
     headers = player.headers if player else {}
     url = f"{base}/api/v1/matches/{match_id}/state?after_version={after}&wait=20"
-    response = httpx.get(url, headers=headers, timeout=40)
+    response = http.get(url, headers=headers, timeout=40)
     out.append((response, player))
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.httpclient import http
 
 from .sse import Event, Stream
 from .test_streams import Player, _move
@@ -93,10 +94,10 @@ def test_a_full_table_never_enters_the_lobby_and_bad_requests_are_refused(live: 
     told = _lobby(watcher, waiting, never=with_bots.json()["id"])
     assert told.data["status"] == "waiting"
     for method in ("POST", "DELETE"):
-        refused = httpx.request(method, f"{two}/api/v1/lobby/events", timeout=20)
+        refused = http.request(method, f"{two}/api/v1/lobby/events", timeout=20)
         assert refused.status_code == 405 and refused.headers["allow"] == "GET"
         assert refused.json()["code"] == "method_not_allowed"
-    bad = httpx.get(f"{two}/api/v1/lobby/events", headers={"Authorization": "Token nope"})
+    bad = http.get(f"{two}/api/v1/lobby/events", headers={"Authorization": "Token nope"})
     assert bad.status_code == 401 and bad.json()["code"] == "not_authenticated"
 
 

@@ -27,6 +27,7 @@ import orjson
 import pytest
 
 from tests import leakscan
+from tests.httpclient import http
 
 from .conftest import ROOT, Servers, free_port
 from .sse import Event, Stream
@@ -74,7 +75,7 @@ class Nginx:
         while True:
             assert self.proc.poll() is None, self.log.read_text()
             try:
-                httpx.get(f"{self.base}/api/v1/bots", timeout=2)
+                http.get(f"{self.base}/api/v1/bots", timeout=2)
                 return
             except httpx.HTTPError:
                 assert time.monotonic() < deadline, "nginx did not start"
@@ -167,7 +168,7 @@ class Follower:
             viewer = leakscan.viewer_of(url, headers)
             try:
                 timeout = httpx.Timeout(10, read=30)
-                with httpx.stream("GET", url, headers=headers, timeout=timeout) as response:
+                with http.stream("GET", url, headers=headers, timeout=timeout) as response:
                     if response.status_code != 200:
                         self.refusals.append(response.status_code)
                         if response.status_code == 401:
@@ -225,7 +226,7 @@ def _post_move(player: Player, base: str, match_id: str, body: dict[str, Any]) -
     url = f"{base}/api/v1/matches/{match_id}/moves"
     for tries in range(1, 21):
         try:
-            response = httpx.post(url, json=body, headers=headers, timeout=20)
+            response = http.post(url, json=body, headers=headers, timeout=20)
         except httpx.HTTPError:
             time.sleep(0.3)
             continue

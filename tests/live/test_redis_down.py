@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from tests.backing_services import PrivateRedis
+from tests.httpclient import http
 from tests.leakscan import scan_body
 
 from .conftest import Servers
@@ -63,9 +64,9 @@ def _every_opening_is_503(base: str, a: Player, match_id: str, version: int) -> 
     assert ticket.status_code == 200, ticket.text  # issuing one needs no Redis
     for path in (f"/api/v1/matches/{match_id}/events", "/api/v1/me/events"):
         _unavailable(a.get(base, path), a)
-    _unavailable(httpx.get(f"{base}/api/v1/lobby/events", timeout=20), None)
+    _unavailable(http.get(f"{base}/api/v1/lobby/events", timeout=20), None)
     by_ticket = f"{base}/api/v1/me/events?ticket={ticket.json()['ticket']}"
-    _unavailable(httpx.get(by_ticket, timeout=20), a)
+    _unavailable(http.get(by_ticket, timeout=20), a)
     query = f"?after_version={version}&wait=10"
     _unavailable(a.get(base, f"/api/v1/matches/{match_id}/state{query}"), a)
     socket = Socket(f"{ws}/api/v1/me/events", a.headers)

@@ -16,6 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.httpclient import http
+
 from .conftest import Servers
 from .sse import Event, Stream
 from .test_streams import _move, _table
@@ -93,7 +95,7 @@ def test_a_stopped_process_tells_every_client_to_reconnect_and_exits(
         assert answer.status_code == 200, answer.text
         assert answer.json()["version"] == first.data["version"]  # as it is, at once
         with pytest.raises(httpx.ConnectError):
-            httpx.get(f"{base}/api/v1/bots", timeout=2)  # no longer accepting
+            http.get(f"{base}/api/v1/bots", timeout=2)  # no longer accepting
 
         # The same ticket and Last-Event-ID on the other process: nothing repeated ...
         again = Stream(f"{one}{path}?ticket={ticket}", {"Last-Event-ID": first.id or ""})
@@ -129,7 +131,7 @@ def test_a_ticket_reopens_its_stream_after_its_process_restarted(live: Any, tmp_
         assert resumed.status == 200
         event = resumed.next()
         assert isinstance(event, Event) and int(event.id or 0) == moved["version"]
-        refused = httpx.get(f"{base}/api/v1/me/events?ticket={ticket}")
+        refused = http.get(f"{base}/api/v1/me/events?ticket={ticket}")
         assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"
     finally:
         again.stop()

@@ -12,11 +12,11 @@ import threading
 import time
 from typing import Any
 
-import httpx
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
+from tests.httpclient import http
 from tests.leakscan import scan_body
 
 from .sse import Event, Stream
@@ -70,7 +70,7 @@ def _open_everything(a: Player, bases: list[str], match_id: str) -> list[Stream 
 
 def _poll(a: Player, base: str, match_id: str, version: int, out: list[Any]) -> None:
     url = f"{base}/api/v1/matches/{match_id}/state?after_version={version}&wait=20"
-    out.append(httpx.get(url, headers=a.headers, timeout=40))
+    out.append(http.get(url, headers=a.headers, timeout=40))
 
 
 @pytest.mark.parametrize("revoke", ["logout", "rotate"])
@@ -100,7 +100,7 @@ def test_logout_and_rotation_end_the_tokens_streams_sockets_and_long_polls(
     assert polled[0].json()["code"] == "not_authenticated"
     assert not scan_body("/api/v1/matches/x/state", polled[0].json(), polled[0].text, None)
     # The token and its tickets open nothing more; the other token's stream goes on.
-    refused = httpx.get(f"{two}/api/v1/me/events?ticket={spare}", timeout=20)
+    refused = http.get(f"{two}/api/v1/me/events?ticket={spare}", timeout=20)
     assert refused.status_code == 401 and refused.json()["code"] == "not_authenticated"
     assert a.get(two, "/api/v1/me/events").status_code == 401
     assert others.next(timeout=3, heartbeats=True) == ": heartbeat"

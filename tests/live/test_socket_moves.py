@@ -12,6 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.httpclient import http
+
 from .conftest import Servers
 from .test_streams import Player, _table
 from .ws import Message, Socket
@@ -34,7 +36,7 @@ def _on_turn(base: str, players: list[Player], match_id: str) -> tuple[Player, P
 
 def _rest(base: str, player: Player, match_id: str, body: Any, key: str | None) -> httpx.Response:
     headers = {**player.headers, **({"Idempotency-Key": key} if key is not None else {})}
-    return httpx.post(
+    return http.post(
         f"{base}/api/v1/matches/{match_id}/moves", json=body, headers=headers, timeout=40
     )
 
@@ -111,7 +113,7 @@ def test_refused_socket_moves_get_the_routes_error_and_change_nothing(live: Any)
         answer = socket.answer()
         assert answer.key == key
         if player is None:
-            route = httpx.post(f"{one}/api/v1/matches/{match_id}/moves", json=body)
+            route = http.post(f"{one}/api/v1/matches/{match_id}/moves", json=body)
         else:
             route = _rest(one, player, match_id, body, key)
         assert (answer.status, answer.data) == (route.status_code, route.json())

@@ -9,9 +9,9 @@ import threading
 import time
 from typing import Any
 
-import httpx
 import pytest
 
+from tests.httpclient import http
 from tests.leakscan import scan_body
 
 from .sse import Event, Stream
@@ -76,7 +76,7 @@ def test_a_spectator_long_polls_on_the_hub(live: Any) -> None:
 
     def poll() -> None:
         url = f"{two}/api/v1/matches/{match_id}/state?after_version={version}&wait=20"
-        answer["response"] = httpx.get(url, timeout=40)
+        answer["response"] = http.get(url, timeout=40)
 
     waiting = threading.Thread(target=poll)
     waiting.start()
@@ -113,7 +113,7 @@ def test_anonymous_spectators_are_capped_per_address(live: Any) -> None:
     path = f"/api/v1/matches/{match_id}/events"
     # LIVE_STREAMS_PER_IP=3 over both processes (the slots are in Redis).
     held = _anonymous_streams(one, path, 2) + _anonymous_streams(two, path, 1)
-    over = httpx.get(f"{two}{path}", timeout=10)
+    over = http.get(f"{two}{path}", timeout=10)
     assert over.status_code == 429 and over.json()["code"] == "throttled"
     assert "address" in over.json()["message"]
     # A signed-in spectator counts on their own player's slots, not the address's.

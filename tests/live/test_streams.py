@@ -17,6 +17,7 @@ from unittest import mock
 import httpx
 import pytest
 
+from tests.httpclient import http
 from tests.leakscan import scan_body
 
 from .conftest import reopened_once_a_slot_is_free
@@ -28,7 +29,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 class Player:
     def __init__(self, base: str):
         name = f"lv{uuid.uuid4().hex[:10]}"
-        response = httpx.post(
+        response = http.post(
             f"{base}/api/v1/auth/register", json={"username": name, "password": "s3cret-pass"}
         )
         assert response.status_code == 201, response.text
@@ -37,10 +38,10 @@ class Player:
         self.headers = {"Authorization": f"Token {self.token}"}
 
     def get(self, base: str, path: str, headers: dict[str, str] | None = None) -> httpx.Response:
-        return httpx.get(f"{base}{path}", headers={**self.headers, **(headers or {})}, timeout=40)
+        return http.get(f"{base}{path}", headers={**self.headers, **(headers or {})}, timeout=40)
 
     def post(self, base: str, path: str, body: Any = None) -> httpx.Response:
-        return httpx.post(f"{base}{path}", json=body, headers=self.headers, timeout=40)
+        return http.post(f"{base}{path}", json=body, headers=self.headers, timeout=40)
 
     def stream(self, base: str, path: str, **headers: str) -> Stream:
         return Stream(f"{base}{path}", {**self.headers, **headers})
@@ -142,13 +143,13 @@ def test_streams_of_a_match_you_may_not_see(live: Any) -> None:
     assert refused.status_code == 403 and refused.json()["code"] == "spectators_not_allowed"
     missing = outsider.get(two, f"/api/v1/matches/{uuid.uuid4()}/events")
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
-    anonymous = httpx.get(f"{two}/api/v1/matches/{match_id}/events")
+    anonymous = http.get(f"{two}/api/v1/matches/{match_id}/events")
     assert anonymous.status_code == 403 and anonymous.json()["code"] == "spectators_not_allowed"
-    bad_token = httpx.get(
+    bad_token = http.get(
         f"{two}/api/v1/matches/{match_id}/events", headers={"Authorization": "Token nope"}
     )
     assert bad_token.status_code == 401 and bad_token.json()["code"] == "not_authenticated"
-    wrong = httpx.get(f"{two}/api/v1/me/events", headers={"Authorization": "Token nope"})
+    wrong = http.get(f"{two}/api/v1/me/events", headers={"Authorization": "Token nope"})
     assert wrong.status_code == 401 and wrong.json()["code"] == "not_authenticated"
 
 
@@ -177,16 +178,16 @@ def test_a_stream_ticket_reopens_its_own_stream_on_any_process_and_no_other(live
         "/api/v1/lobby/events",
         f"/api/v1/matches/{uuid.uuid4()}/events",
     ):
-        refused = httpx.get(f"{two}{other}?ticket={ticket}")
+        refused = http.get(f"{two}{other}?ticket={ticket}")
         assert refused.status_code == 401, (other, refused.text)
         assert refused.json()["code"] == "not_authenticated"
     # A ticket signed 301 s ago (the servers share this SECRET_KEY) has expired.
     body = signing.loads(ticket, salt="players.stream-ticket")
     with mock.patch("time.time", return_value=time.time() - 301):
         old = signing.dumps(body, salt="players.stream-ticket")
-    expired = httpx.get(f"{two}{path}?ticket={old}")
+    expired = http.get(f"{two}{path}?ticket={old}")
     assert expired.status_code == 401 and "expired" in expired.json()["message"]
-    forged = httpx.get(f"{two}{path}?ticket={ticket[:-2]}xx")
+    forged = http.get(f"{two}{path}?ticket={ticket[:-2]}xx")
     assert forged.status_code == 401
 
 

@@ -12,6 +12,8 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from tests.httpclient import http
+
 from .conftest import Servers
 from .test_streams import Player
 
@@ -20,7 +22,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
 def raw_get(url: str, headers: dict[str, str]) -> tuple[httpx.Response, bytes]:
     """The answer and its body as sent (not decoded)."""
-    with httpx.stream("GET", url, headers=headers, timeout=30) as response:
+    with http.stream("GET", url, headers=headers, timeout=30) as response:
         return response, b"".join(response.iter_raw())
 
 
@@ -48,7 +50,7 @@ def test_event_streams_are_never_compressed(live: Any) -> None:
     player = Player(base)
     for path in ("/api/v1/me/events", "/api/v1/lobby/events"):
         headers = {**player.headers, "Accept-Encoding": "br, gzip, deflate"}
-        with httpx.stream("GET", f"{base}{path}", headers=headers, timeout=20) as response:
+        with http.stream("GET", f"{base}{path}", headers=headers, timeout=20) as response:
             assert response.status_code == 200
             assert response.headers["content-type"] == "text/event-stream"
             assert "content-encoding" not in response.headers
