@@ -53,10 +53,26 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
+# A player's `me` sequence starts, when its key is missing (the first event, or Redis lost its
+# data), at the Redis clock in microseconds (16 digits, under 2**53 for JavaScript), not at 0: a
+# sequence started again is past every id of the one before, so a client that resumes with an
+# old id is told `resync` (live.streams) instead of being sent the new numbering's later events
+# as if it had seen the earlier ones. The sequences stay below 18 digits (the Last-Event-ID bound).
+_SEQ_START_LUA = """
+local function seq_start(seq_key, ttl)
+  if redis.call('EXISTS', seq_key) == 0 then
+    local now = redis.call('TIME')
+    redis.call('SET', seq_key, now[1] .. string.format('%06d', tonumber(now[2])), 'EX', ttl)
+  end
+end
+"""
+
 # Publish one match message and append the players' "me" events to their logs, atomically.
 # ARGV: prefix, match message, log length, ttl, then (player id, event json) pairs. The event
 # json starts with "{" and gets its sequence spliced in as the first member.
-_PUBLISH_LUA = """
+_PUBLISH_LUA = (
+    _SEQ_START_LUA
+    + """
 local prefix = ARGV[1]
 local channel = prefix .. ':events'
 if ARGV[2] ~= '' then redis.call('PUBLISH', channel, ARGV[2]) end
@@ -64,7 +80,8 @@ for i = 5, #ARGV, 2 do
   local player = ARGV[i]
   local seq_key = prefix .. ':me:' .. player .. ':seq'
   local log_key = prefix .. ':me:' .. player .. ':log'
-  local seq = redis.call('INCR', seq_key)
+  seq_start(seq_key, ARGV[4])
+  local seq = string.format('%d', redis.call('INCR', seq_key))
   local event = '{"seq":' .. seq .. ',' .. string.sub(ARGV[i + 1], 2)
   redis.call('ZADD', log_key, seq, event)
   redis.call('ZREMRANGEBYRANK', log_key, 0, -(tonumber(ARGV[3]) + 1))
@@ -74,6 +91,19 @@ for i = 5, #ARGV, 2 do
 end
 return 1
 """
+)
+
+# A player's current `me` sequence (started as above when missing) and their logged events after
+# ARGV[2]. ARGV: the player's key prefix, after, ttl.
+_ME_LOG_LUA = (
+    _SEQ_START_LUA
+    + """
+local seq_key = ARGV[1] .. ':seq'
+seq_start(seq_key, ARGV[3])
+local logged = redis.call('ZRANGEBYSCORE', ARGV[1] .. ':log', '(' .. ARGV[2], '+inf')
+return {redis.call('GET', seq_key), logged}
+"""
+)
 
 # A stream slot per open stream, per holder (a player, or an anonymous spectator's address): a
 # member `<process>|<n>` of the holder's set. A slot lives while its process's lease lives
@@ -144,7 +174,7 @@ def token_revoked(digest: str) -> None:
     message = {"revoked": token_tag(digest)}
     try:
         if settings.LIVE_REDIS_URL:
-            client, _ = _redis()
+            client = _redis()[0]
             client.publish(f"{_prefix()}:events", orjson.dumps(message))
         else:
             local_publish(message, [])
@@ -175,7 +205,7 @@ def player_streaming(player: str) -> bool:
         slots = _hub.slots if _hub is not None else {}
         return slots.get(player, 0) + slots.get(f"poll:{player}", 0) > 0
     try:
-        client, _ = _redis()
+        client = _redis()[0]
         members: set[bytes] = set()
         for key in (player, f"poll:{player}"):
             members |= client.smembers(f"{_prefix()}:stream-slots:{key}")
@@ -200,14 +230,18 @@ def _redis() -> Any:
                 client = redis.Redis.from_url(
                     settings.LIVE_REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5
                 )
-                _sync_client = (client, client.register_script(_PUBLISH_LUA))
+                _sync_client = (
+                    client,
+                    client.register_script(_PUBLISH_LUA),
+                    client.register_script(_ME_LOG_LUA),
+                )
     return _sync_client
 
 
 def _redis_publish(
     message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    _, script = _redis()
+    _, script, _ = _redis()
     match = orjson.dumps(message) if message else b""
     args: list[Any] = [_prefix(), match, settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
     for player, event in people:
@@ -218,7 +252,7 @@ def _redis_publish(
 # ---- the in-process hub's publishing side (no Redis) ----
 
 _local_lock = threading.Lock()
-_local_seq: dict[str, int] = defaultdict(int)
+_local_seq: dict[str, int] = {}
 _local_log: dict[str, deque[dict[str, Any]]] = {}
 
 
@@ -228,7 +262,7 @@ def local_publish(message: dict[str, Any] | None, people: list[tuple[str, dict[s
     out = [message] if message else []
     with _local_lock:
         for player, event in people:
-            _local_seq[player] += 1
+            _local_seq[player] = _local_seq_start(player) + 1
             logged = {"seq": _local_seq[player], **event}
             _local_log.setdefault(player, deque(maxlen=settings.LIVE_ME_LOG)).append(logged)
             out.append({"player": player, "event": logged})
@@ -238,11 +272,15 @@ def local_publish(message: dict[str, Any] | None, people: list[tuple[str, dict[s
             hub.loop.call_soon_threadsafe(hub.dispatch, item)
 
 
+def _local_seq_start(player: str) -> int:
+    """The player's sequence, started at the clock in microseconds when new (as _SEQ_START_LUA:
+    a process started again numbers past the one before). Called with _local_lock held."""
+    return _local_seq.setdefault(player, time.time_ns() // 1000)
+
+
 def _local_me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
     with _local_lock:
-        return _local_seq.get(player, 0), [
-            e for e in _local_log.get(player, ()) if e["seq"] > after
-        ]
+        return _local_seq_start(player), [e for e in _local_log.get(player, ()) if e["seq"] > after]
 
 
 def tokens_live(digests: list[str]) -> set[str]:
@@ -634,13 +672,9 @@ def me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
     run it with run_blocking)."""
     if not settings.LIVE_REDIS_URL:
         return _local_me_log(player, after)
-    client, _ = _redis()
-    key = f"{_prefix()}:me:{player}"
-    with client.pipeline(transaction=True) as pipe:
-        pipe.get(f"{key}:seq")
-        pipe.zrangebyscore(f"{key}:log", f"({after}", "+inf")
-        seq, rows = pipe.execute()
-    return int(seq or 0), [orjson.loads(row) for row in rows]
+    _, _, script = _redis()
+    seq, rows = script(args=[f"{_prefix()}:me:{player}", after, settings.LIVE_ME_TTL])
+    return int(seq), [orjson.loads(row) for row in rows]
 
 
 _hub: Hub | None = None

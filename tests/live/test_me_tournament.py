@@ -32,12 +32,26 @@ def _sse(response: Any) -> list[tuple[int | None, str, Any]]:
     return found
 
 
-def _rounds(client: Any) -> list[dict[str, Any]]:
-    response = client.get("/api/v1/me/events", HTTP_LAST_EVENT_ID="0")
+def _seq(client: Any) -> int:
+    """The caller's `me` sequence now: the `ready` of a fresh connect, as a client gets it."""
+    response = client.get("/api/v1/me/events")
+    assert response.status_code == 200
+    ((seq, event, data), *_) = _sse(response)
+    assert event == "ready" and seq == data["seq"]
+    return int(seq)
+
+
+def _after(client: Any, after: int, name: str) -> list[dict[str, Any]]:
+    """The `name` events of the caller's log after sequence `after` (each once, in order)."""
+    response = client.get("/api/v1/me/events", HTTP_LAST_EVENT_ID=str(after))
     assert response.status_code == 200
     events = _sse(response)
-    assert [seq for seq, _, _ in events[:-1]] == list(range(1, len(events)))  # each once, in order
-    return [data for _, event, data in events if event == "tournament_round"]
+    assert [seq for seq, _, _ in events[:-1]] == list(range(after + 1, after + len(events)))
+    return [data for _, event, data in events if event == name]
+
+
+def _rounds(client: Any, after: int) -> list[dict[str, Any]]:
+    return _after(client, after, "tournament_round")
 
 
 @override_settings(LIVE_REDIS_URL="")
@@ -56,6 +70,7 @@ def test_each_person_hears_of_each_round_dealt_with_their_tables_match(
         deals=1,
     )
     accept_all(tournament.id)
+    start = {token: _seq(client_for(token)) for _, token in [*people, (organizer, organizer_token)]}
     with django_capture_on_commit_callbacks(execute=True):
         tournament_start(tournament_id=tournament.id, player=organizer)
     first = Round.objects.get(tournament=tournament, number=1)
@@ -65,7 +80,7 @@ def test_each_person_hears_of_each_round_dealt_with_their_tables_match(
         for p in m.seat_players
     }
     for player, token in people:
-        (event,) = _rounds(client_for(token))
+        (event,) = _rounds(client_for(token), start[token])
         expected = [tables[str(player.id)]] if str(player.id) in tables else []
         assert event == {
             "seq": event["seq"],
@@ -81,8 +96,9 @@ def test_each_person_hears_of_each_round_dealt_with_their_tables_match(
     with django_capture_on_commit_callbacks(execute=True):
         assert tournament_advance(tournament_id=tournament.id) is True
     second = Round.objects.get(tournament=tournament, number=2)
-    assert {e["round"] for e in _rounds(client_for(people[0][1]))} == {1, second.number}
-    assert _rounds(client_for(organizer_token)) == []  # the organizer does not play
+    token = people[0][1]
+    assert {e["round"] for e in _rounds(client_for(token), start[token])} == {1, second.number}
+    assert _rounds(client_for(organizer_token), start[organizer_token]) == []  # does not play
 
 
 @override_settings(LIVE_REDIS_URL="")
@@ -98,18 +114,17 @@ def test_a_bye_is_told_with_no_match(make_player, client_for, django_capture_on_
         deals=1,
     )
     accept_all(tournament.id)
+    start = {token: _seq(client_for(token)) for _, token in people}
     with django_capture_on_commit_callbacks(execute=True):
         tournament_start(tournament_id=tournament.id, player=organizer)
     (bye,) = Round.objects.get(tournament=tournament, number=1).byes
-    heard = {str(p.id): _rounds(client_for(token)) for p, token in people}
+    heard = {str(p.id): _rounds(client_for(token), start[token]) for p, token in people}
     assert heard[bye][0]["matches"] == []
     assert all(len(events[0]["matches"]) == 1 for pid, events in heard.items() if pid != bye)
 
 
-def _invitations(client: Any) -> list[dict[str, Any]]:
-    response = client.get("/api/v1/me/events", HTTP_LAST_EVENT_ID="0")
-    assert response.status_code == 200
-    return [data for _, event, data in _sse(response) if event == "tournament_invitation"]
+def _invitations(client: Any, after: int) -> list[dict[str, Any]]:
+    return _after(client, after, "tournament_invitation")
 
 
 @override_settings(LIVE_REDIS_URL="")
@@ -118,6 +133,7 @@ def test_each_invited_person_hears_of_the_invitation_once_it_commits(
 ):
     organizer, organizer_token = make_player()
     people = [make_player() for _ in range(2)]
+    start = {token: _seq(client_for(token)) for _, token in [*people, (organizer, organizer_token)]}
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         tournament = tournament_create(
             organizer=organizer,
@@ -129,11 +145,11 @@ def test_each_invited_person_hears_of_the_invitation_once_it_commits(
             deals=1,
         )
         # Nothing is told before the tournament is committed.
-        assert _invitations(client_for(people[0][1])) == []
+        assert _invitations(client_for(people[0][1]), start[people[0][1]]) == []
     for callback in callbacks:
         callback()
     for _, token in people:
-        (event,) = _invitations(client_for(token))
+        (event,) = _invitations(client_for(token), start[token])
         assert event == {
             "seq": event["seq"],
             "type": "tournament_invitation",
@@ -141,13 +157,11 @@ def test_each_invited_person_hears_of_the_invitation_once_it_commits(
             "by": str(organizer.id),
         }
     # The organizer entering themselves accepts at once: no invitation to answer.
-    assert _invitations(client_for(organizer_token)) == []
+    assert _invitations(client_for(organizer_token), start[organizer_token]) == []
 
 
-def _answers(client: Any) -> list[dict[str, Any]]:
-    response = client.get("/api/v1/me/events", HTTP_LAST_EVENT_ID="0")
-    assert response.status_code == 200
-    return [data for _, event, data in _sse(response) if event == "tournament_answered"]
+def _answers(client: Any, after: int) -> list[dict[str, Any]]:
+    return _after(client, after, "tournament_answered")
 
 
 @override_settings(LIVE_REDIS_URL="")
@@ -165,19 +179,21 @@ def test_the_organizer_hears_each_answer_once(
         deals=1,
     )
     path = f"/api/v1/tournaments/{tournament.id}/invitations"
+    start = {t: _seq(client_for(t)) for t in (organizer_token, ada_token, bo_token)}
     with django_capture_on_commit_callbacks(execute=True):
         for _ in range(2):  # accepting again changes nothing and tells nothing
             assert client_for(ada_token).post(f"{path}/accept").status_code == 200
         assert client_for(bo_token).post(f"{path}/decline").status_code == 200
         # The organizer withdrawing their own entry is not news to them.
         assert client_for(organizer_token).post(f"{path}/decline").status_code == 200
-    heard = _answers(client_for(organizer_token))
+    heard = _answers(client_for(organizer_token), start[organizer_token])
     assert [(e["player"], e["answer"]) for e in heard] == [
         (str(ada.id), "accepted"),
         (str(bo.id), "declined"),
     ]
     assert all(e["tournament"] == str(tournament.id) for e in heard)
-    assert _answers(client_for(ada_token)) == [] == _answers(client_for(bo_token))
+    assert _answers(client_for(ada_token), start[ada_token]) == []
+    assert _answers(client_for(bo_token), start[bo_token]) == []
 
 
 @override_settings(LIVE_REDIS_URL="")
@@ -186,6 +202,7 @@ def test_a_refused_creation_tells_nobody(
 ):
     organizer, _ = make_player()
     person, token = make_player()
+    start = _seq(client_for(token))
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(ApplicationError):
         tournament_create(
             organizer=organizer,
@@ -197,7 +214,7 @@ def test_a_refused_creation_tells_nobody(
             deals=1,
             turn_seconds=0,
         )
-    assert _invitations(client_for(token)) == []
+    assert _invitations(client_for(token), start) == []
 
 
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
