@@ -29,13 +29,14 @@ from tests.live.conftest import free_port
 
 from .harness import ROOT, Server, spectators_served
 
+FULL_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM = os.environ.get("CHROMIUM") or next(
     (
         path
-        for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
+        for path in ("/usr/bin/chromium-headless-shell", FULL_CHROMIUM)
         if os.access(path, os.X_OK)
     ),
-    "/usr/bin/chromium",
+    FULL_CHROMIUM,
 )
 # The flags of a headless Chromium on a machine without outside network (no background fetches).
 CHROMIUM_ARGS = [
@@ -64,17 +65,35 @@ def artifacts() -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        _missing(f"no Chromium at {CHROMIUM} (apt-get install -y chromium-headless-shell)")
+def playwright() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _missing("Playwright for Python is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with sync_playwright() as driver:
+        yield driver
+
+
+def _launch(playwright: Any, path: str, package: str) -> Any:
+    if not os.access(path, os.X_OK):
+        _missing(f"no Chromium at {path} (apt-get install -y {package})")
+    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Any) -> Iterator[Any]:
+    chromium = _launch(playwright, CHROMIUM, "chromium-headless-shell")
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture(scope="session")
+def full_browser(playwright: Any) -> Iterator[Any]:
+    """Chromium's full browser, for the tests marked `full_chromium`: what the headless shell
+    does not offer (its notification permission is always "denied")."""
+    chromium = _launch(playwright, FULL_CHROMIUM, "chromium")
+    yield chromium
+    chromium.close()
 
 
 @pytest.fixture(scope="session")
@@ -231,7 +250,9 @@ class Pages:
 
 
 @pytest.fixture
-def pages(browser: Any, artifacts: Path, request: pytest.FixtureRequest) -> Iterator[Pages]:
+def pages(artifacts: Path, request: pytest.FixtureRequest) -> Iterator[Pages]:
+    full = request.node.get_closest_marker("full_chromium") is not None
+    browser = request.getfixturevalue("full_browser" if full else "browser")
     opened = Pages(browser, artifacts, request.node.name.removeprefix("test_"))
     try:
         yield opened

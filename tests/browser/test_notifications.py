@@ -17,7 +17,8 @@ from tests.httpclient import http
 
 from .harness import PASSWORD, Person, by_testid, sign_up
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+# The headless shell keeps the notification permission "denied" whatever is granted.
+pytestmark = [pytest.mark.browser, pytest.mark.full_chromium, pytest.mark.timeout(180)]
 
 LOCALES = {"en": "en-US", "tr": "tr-TR"}
 WORDS = {

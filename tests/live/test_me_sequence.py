@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -34,7 +35,9 @@ def _lose(player: str) -> None:
 
 
 def _resume(player: str, after: int) -> list[tuple[str, int | None]]:
-    _, events = asyncio.run(_me_catch_up(player, after))
+    # On a thread of its own: a browser test before this one may leave this thread's loop running.
+    with ThreadPoolExecutor(1) as thread:
+        _, events = thread.submit(asyncio.run, _me_catch_up(player, after)).result()
     return [(e.name, e.id) for e in events]
 
 
