@@ -39,6 +39,7 @@ Their few blocking steps (authentication, reading the match) run on the hub's sm
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import re
@@ -214,6 +215,25 @@ def _get_only(request: HttpRequest) -> HttpResponse | None:
     response = _error(ApplicationError("method_not_allowed", "Only GET opens a stream."))
     response["Allow"] = "GET"
     return response
+
+
+def _stream_view(view: Callable[..., Awaitable[HttpResponseBase]]) -> Any:
+    """A stream route's view (CSRF exempt: a header token or a ticket, never a cookie, as the
+    DRF views): 405 unless a GET; a refusal (a bad `Last-Event-ID`, the caller, the match) as
+    the API's JSON error; 503 `unavailable` while the live tier's Redis is down."""
+
+    @functools.wraps(view)
+    async def refusing(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if (refusal := _get_only(request)) is not None:
+            return refusal
+        try:
+            return await view(request, *args, **kwargs)
+        except (ApplicationError, APIException) as exc:
+            return _error(exc)
+        except hub.REDIS_DOWN:
+            return _unavailable()
+
+    return csrf_exempt(refusing)
 
 
 # A match stream closes once its match can change no more: finished, abandoned by its people,
@@ -519,20 +539,13 @@ def _socket_reply(key: Any, status: int, body: bytes, retry_after: str | None = 
     return (head + b',"data":' + body + b"}").decode()
 
 
-@csrf_exempt  # a header token or a ticket, never a cookie (as the DRF views)
+@_stream_view
 async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase:
     """`GET /api/v1/matches/{id}/events`: the caller's view (a seat's, or the public view of a
     spectator) after every version change."""
-    if (refusal := _get_only(request)) is not None:
-        return refusal
-    try:
-        after = _last_event_id(request)
-        caller = await _blocking(request, _viewer, request)
-        _match, seat = await _blocking(request, match_viewer_get, match_id, _player(caller))
-    except (ApplicationError, APIException) as exc:
-        return _error(exc)
-    except hub.REDIS_DOWN:
-        return _unavailable()
+    after = _last_event_id(request)
+    caller = await _blocking(request, _viewer, request)
+    _match, seat = await _blocking(request, match_viewer_get, match_id, _player(caller))
     opening = _opening(request)
     if opening is None:
         version, over, view = await _blocking(request, _seat_event, match_id, seat)
@@ -602,18 +615,11 @@ def _resigned_event(message: dict[str, Any]) -> Event:
     return Event.of("resigned", {**data, "seat": message["resigned"]})
 
 
-@csrf_exempt
+@_stream_view
 async def me_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/me/events`: the caller's turns and matches started or finished."""
-    if (refusal := _get_only(request)) is not None:
-        return refusal
-    try:
-        after = _last_event_id(request)
-        caller = await _blocking(request, stream_caller, request)
-    except (ApplicationError, APIException) as exc:
-        return _error(exc)
-    except hub.REDIS_DOWN:
-        return _unavailable()
+    after = _last_event_id(request)
+    caller = await _blocking(request, stream_caller, request)
     opening = _opening(request)
     if opening is None:
         _last, events = await _me_catch_up(str(caller.player.id), after, request)
@@ -626,18 +632,11 @@ _LOBBY_READY = Event.of("ready", {})
 _LOBBY_FIELDS = ("match", "version", "status", "open_seats")
 
 
-@csrf_exempt
+@_stream_view
 async def lobby_events(request: HttpRequest) -> HttpResponseBase:
     """`GET /api/v1/lobby/events`: each change of the lobby, the waiting matches of
     `GET /matches?status=waiting` (public: signed in or not)."""
-    if (refusal := _get_only(request)) is not None:
-        return refusal
-    try:
-        caller = await _blocking(request, _viewer, request)
-    except (ApplicationError, APIException) as exc:
-        return _error(exc)
-    except hub.REDIS_DOWN:
-        return _unavailable()
+    caller = await _blocking(request, _viewer, request)
     opening = _opening(request)
     if opening is None:
         return EventStreamResponse([_LOBBY_READY, RECONNECT_POLL])
