@@ -108,20 +108,23 @@ services:
 	fi
 
 # The browser suite (tests/browser/) drives Debian's Chromium in its headless shell
-# (/usr/bin/chromium-headless-shell, package `chromium-headless-shell`), and Lighthouse its full
-# browser (/usr/bin/chromium, package `chromium`): installed here with apt-get when missing and
-# apt can (as root); never a browser download. Without them those tests are skipped, or fail
-# under CI=true (.ci/run).
-CHROMIUM_PACKAGES := chromium chromium-headless-shell
+# (/usr/bin/chromium-headless-shell, package `chromium-headless-shell`; without it the full
+# browser), and Lighthouse and a few browser tests its full browser (/usr/bin/chromium, package
+# `chromium`): each installed here with apt-get when missing and apt can (as root); never a browser
+# download. Without Chromium those tests are skipped, or fail under CI=true (.ci/run).
+APT_GET := DEBIAN_FRONTEND=noninteractive apt-get install -y
 chromium:
-	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromium-headless-shell ]; then \
-	  echo "make test: Chromium at /usr/bin/chromium and /usr/bin/chromium-headless-shell"; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "make test: installing Debian's Chromium (apt-get install -y $(CHROMIUM_PACKAGES))"; \
-	  apt-get install -y $(CHROMIUM_PACKAGES) || { apt-get update && apt-get install -y $(CHROMIUM_PACKAGES); }; \
-	else \
-	  echo "make test: no Chromium headless shell, and apt-get needs root: the browser tests use /usr/bin/chromium if there, else are skipped (sudo apt-get install -y $(CHROMIUM_PACKAGES))"; \
-	fi
+	@for package in chromium chromium-headless-shell; do \
+	  if [ -x /usr/bin/$$package ]; then \
+	    echo "make test: $$package at /usr/bin/$$package"; \
+	  elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make test: installing Debian's $$package (apt-get install -y $$package)"; \
+	    $(APT_GET) $$package || { apt-get update && $(APT_GET) $$package; } || \
+	      echo "make test: $$package could not be installed"; \
+	  else \
+	    echo "make test: no /usr/bin/$$package, and apt-get needs root (sudo apt-get install -y $$package)"; \
+	  fi; \
+	done
 
 # The pinned Node tools, where npm is (without it the web client's tests skip; CI needs them).
 node-tools:
