@@ -3,7 +3,9 @@
 A cursor is a small JSON object the server wrote; clients pass back `next` and `previous`
 links. Signing it means a forged or tampered cursor never reaches a query (where a garbage
 position or an integer past 64 bits answered 500), and a cursor of one endpoint is refused by
-another. A bad cursor is 400 `invalid` with `detail.cursor`. One helper for every paged list:
+another. A cursor carries no time (django.core.signing's `dumps` would add one): the same page
+read a second later has the same links, so its body and ETag are those of its rows alone. A
+bad cursor is 400 `invalid` with `detail.cursor`. One helper for every paged list:
 matches, tournaments (SignedCursorPagination), leaderboards and rating history (players'
 keysets).
 """
@@ -41,14 +43,14 @@ def invalid_cursor(message: str = INVALID_CURSOR) -> ApplicationError:
 
 def cursor_encode(body: dict[str, Any], *, salt: str) -> str:
     """`body` as an opaque cursor of the endpoint `salt` (URL-safe text)."""
-    return signing.dumps(body, salt=f"pisyedili.cursor.{salt}", compress=False)
+    return signing.Signer(salt=f"pisyedili.cursor.{salt}").sign_object(body)
 
 
 def cursor_decode(cursor: str, *, salt: str, message: str = INVALID_CURSOR) -> dict[str, Any]:
     """The body of a cursor this server wrote for the endpoint `salt`; 400 `invalid` for any
     other text (forged, tampered, of another endpoint, or signed with an old secret key)."""
     try:
-        body = signing.loads(cursor, salt=f"pisyedili.cursor.{salt}")
+        body = signing.Signer(salt=f"pisyedili.cursor.{salt}").unsign_object(cursor)
     except (signing.BadSignature, ValueError, TypeError, UnicodeError):
         raise invalid_cursor(message) from None
     if not isinstance(body, dict):

@@ -146,3 +146,16 @@ def test_keysets_round_trip():
     assert HistoryKeyset.from_cursor(history.cursor()) == history
     with pytest.raises(ApplicationError):
         cursor_decode(key.cursor(), salt="history")
+
+
+def test_a_cursor_is_the_same_whenever_it_is_made(monkeypatch):
+    """A page read again a second later has the same links: its body, and so its ETag, is
+    that of its rows alone (a timestamped signature changed both every second)."""
+    import time
+
+    body = {"o": 1, "r": False, "p": "x"}
+    now = cursor_encode(body, salt="matches")
+    later = time.time() + 5
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert cursor_encode(body, salt="matches") == now
+    assert cursor_decode(now, salt="matches") == body
