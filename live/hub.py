@@ -42,7 +42,7 @@ import uuid
 from collections import defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from django.conf import settings
@@ -174,7 +174,7 @@ def token_revoked(digest: str) -> None:
     message = {"revoked": token_tag(digest)}
     try:
         if settings.LIVE_REDIS_URL:
-            client = _redis()[0]
+            client = _redis().client
             client.publish(f"{_prefix()}:events", orjson.dumps(message))
         else:
             local_publish(message, [])
@@ -205,7 +205,7 @@ def player_streaming(player: str) -> bool:
         slots = _hub.slots if _hub is not None else {}
         return slots.get(player, 0) + slots.get(f"poll:{player}", 0) > 0
     try:
-        client = _redis()[0]
+        client = _redis().client
         members: set[bytes] = set()
         for key in (player, f"poll:{player}"):
             members |= client.smembers(f"{_prefix()}:stream-slots:{key}")
@@ -216,11 +216,19 @@ def player_streaming(player: str) -> bool:
         return False
 
 
-_sync_client: Any = None
+class _SyncRedis(NamedTuple):
+    """The publishers' Redis client (blocking) and its two scripts."""
+
+    client: Any
+    publish: Any  # _PUBLISH_LUA
+    me_log: Any  # _ME_LOG_LUA
+
+
+_sync_client: _SyncRedis | None = None
 _sync_lock = threading.Lock()
 
 
-def _redis() -> Any:
+def _redis() -> _SyncRedis:
     global _sync_client
     if _sync_client is None:
         import redis
@@ -230,7 +238,7 @@ def _redis() -> Any:
                 client = redis.Redis.from_url(
                     settings.LIVE_REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5
                 )
-                _sync_client = (
+                _sync_client = _SyncRedis(
                     client,
                     client.register_script(_PUBLISH_LUA),
                     client.register_script(_ME_LOG_LUA),
@@ -241,12 +249,11 @@ def _redis() -> Any:
 def _redis_publish(
     message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    _, script, _ = _redis()
     match = orjson.dumps(message) if message else b""
     args: list[Any] = [_prefix(), match, settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
     for player, event in people:
         args += [player, orjson.dumps(event)]
-    script(args=args)
+    _redis().publish(args=args)
 
 
 # ---- the in-process hub's publishing side (no Redis) ----
@@ -672,8 +679,7 @@ def me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
     run it with run_blocking)."""
     if not settings.LIVE_REDIS_URL:
         return _local_me_log(player, after)
-    _, _, script = _redis()
-    seq, rows = script(args=[f"{_prefix()}:me:{player}", after, settings.LIVE_ME_TTL])
+    seq, rows = _redis().me_log(args=[f"{_prefix()}:me:{player}", after, settings.LIVE_ME_TTL])
     return int(seq), [orjson.loads(row) for row in rows]
 
 

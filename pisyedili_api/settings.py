@@ -540,8 +540,9 @@ LIVE_ME_TTL = int(os.environ.get("LIVE_ME_TTL", str(7 * 24 * 3600)))
 STREAM_TICKET_SECONDS = int(os.environ.get("STREAM_TICKET_SECONDS", "300"))
 # Threads (and so database connections) per web process for the streams' reads.
 LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", "4"))
-# Threads per web process for Django's sync code (middleware hooks, signals, sync views), one
-# leased to each request while it runs (live.asgi.RequestThreads): a request waits for one.
+# Threads per web process for Django's code, a request holding one while it runs (it waits for a
+# free one): that many for plain requests (a2wsgi's pool in live.asgi), and as many for stream
+# openings and long-poll answers (live.asgi.RequestThreads).
 LIVE_REQUEST_THREADS = int(os.environ.get("LIVE_REQUEST_THREADS", "8"))
 # DATABASE_POOL=1 (live/asgi.py sets it): psycopg's connection pool instead of
 # persistent connections. Under ASGI a request runs on whichever of the event loop's threads is

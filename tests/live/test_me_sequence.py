@@ -27,7 +27,7 @@ def _lose(player: str) -> None:
     """What a Redis restarted empty does to this player's keys (only theirs: the suite's Redis
     is shared), or a restart to the in-process hub's."""
     if django_settings.LIVE_REDIS_URL:
-        hub._redis()[0].delete(*(f"{hub._prefix()}:me:{player}:{k}" for k in ("seq", "log")))
+        hub._redis().client.delete(*(f"{hub._prefix()}:me:{player}:{k}" for k in ("seq", "log")))
     else:
         with hub._local_lock:
             hub._local_seq.pop(player, None)

@@ -193,7 +193,7 @@ export interface paths {
         };
         /**
          * List the bot strategies
-         * @description Public. Every strategy name that `bots` and `fill_bots` take, with a description; the levels players choose from (random, beginner, casual, strong, expert, weakest first, each beating the one below in paired deals) with their rating measured by self-play (bench/bots.py --levels) and the command that measured it. `greedy` plays the level casual.
+         * @description Public. Every strategy name that `bots` and `fill_bots` take, with a description; the levels players choose from (random, beginner, casual, strong, expert, weakest first, each measured against the one below in paired deals) with their rating measured by self-play (bench/bots.py --levels) and the command that measured it. `greedy` plays the level casual.
          */
         get: operations["bots_list"];
         put?: never;
