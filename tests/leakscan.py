@@ -11,6 +11,10 @@ database at scan time:
   match_guest), and its join code only in its creator's.
 Violations are collected and fail the test that produced them (autouse fixture). The live
 tests' event reader (tests/live/sse.py) scans every event it receives with `scan_event`.
+
+The database is read only for what a body could hold: the live seeds where it has a run of hex
+digits as long as a seed's, the live deal's hidden cards where it has a card-like string, the
+private matches where it names an id, and the viewer where one of those needs it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,11 @@ MATCH_PATH_RE = re.compile(r"^/api/v1/matches/([0-9a-fA-F-]{36})(/.*)?$")
 DEAL_PATH_RE = re.compile(r"^/deals/(\d+)(?:/replay|/analysis)?$")
 SSE_DATA_RE = re.compile(r"^data: ?(.*)$", re.MULTILINE)
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# A seed in hex: 64 digits (engine.new_seed, HMAC-SHA256 of a shared source); a body with no run
+# of 16 can hold no seed of 8 bytes or more.
+SEED_HEX_RE = re.compile(r"[0-9a-f]{16}")
+# Who made a request: a player id, None (anonymous), or a function that reads it when needed.
+Viewer = str | None | Callable[[], str | None]
 
 VIOLATIONS: list[str] = []
 # While DEFER is set (query-count pins), bodies are kept and scanned by `scan_deferred()` later,
@@ -95,20 +104,31 @@ def _strings_in_deal(body: Any, live_deal: int, context: int | None) -> Iterator
         yield body
 
 
-def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
+def _has_card(body: Any) -> bool:
+    """Whether `body` holds a card-like string anywhere."""
+    if isinstance(body, dict):
+        return any(_has_card(value) for value in body.values())
+    if isinstance(body, list):
+        return any(_has_card(value) for value in body)
+    return isinstance(body, str) and CARD_RE.match(body) is not None
+
+
+def scan_body(path: str, body: Any, raw: str, viewer: Viewer) -> list[str]:
     """Violations in one response body; empty when it leaks nothing."""
     from games import engine
     from games.models import Deal, Match
     from games.selectors import deal_revealable, seat_of
 
+    viewer = _once(viewer)
     found: list[str] = []
-    for seed in Deal.objects.filter(status=Deal.Status.ACTIVE).values_list("seed", flat=True):
-        if bytes(seed).hex() in raw:
-            found.append(f"{path}: seed of a deal in progress")
+    if SEED_HEX_RE.search(raw):
+        for seed in Deal.objects.filter(status=Deal.Status.ACTIVE).values_list("seed", flat=True):
+            if bytes(seed).hex() in raw:
+                found.append(f"{path}: seed of a deal in progress")
     found.extend(_private_leaks(path, raw, viewer))
     matched = MATCH_PATH_RE.match(path)
-    if not matched:
-        return found
+    if not matched or not _has_card(body):
+        return found  # not a match's route, or no card in the body at all
     match = Match.objects.filter(id=matched.group(1)).first()
     if match is None or match.status != Match.Status.ACTIVE or not match.state:
         return found
@@ -116,7 +136,7 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     if live is not None and deal_revealable(live):
         return found  # the deal is over (and scored next): everything about it may be shown
     state = engine.State.from_json(match.state)
-    seat = seat_of(match, viewer)
+    seat = seat_of(match, viewer())
     hidden = {c.code for c in state.stock}
     for other, hand in enumerate(state.hands):
         if other != seat:
@@ -131,7 +151,21 @@ def scan_body(path: str, body: Any, raw: str, viewer: str | None) -> list[str]:
     return found
 
 
-def _private_leaks(path: str, raw: str, viewer: str | None) -> list[str]:
+def _once(viewer: Viewer) -> Callable[[], str | None]:
+    """`viewer` as a function that reads it at most once."""
+    if not callable(viewer):
+        return lambda: viewer
+    read: list[str | None] = []
+
+    def get() -> str | None:
+        if not read:
+            read.append(viewer())
+        return read[0]
+
+    return get
+
+
+def _private_leaks(path: str, raw: str, viewer: Callable[[], str | None]) -> list[str]:
     """A private match named to a viewer it is hidden from, or its join code to anyone but its
     creator. The answer to a leave is the match just left: its caller was a guest a moment ago."""
     from games.models import Match
@@ -142,9 +176,9 @@ def _private_leaks(path: str, raw: str, viewer: str | None) -> list[str]:
         return []
     found = []
     for match in Match.objects.filter(id__in=ids, private=True):
-        if not match_guest(match, viewer):
+        if not match_guest(match, viewer()):
             found.append(f"{path}: private match {match.id} shown to a viewer it is hidden from")
-        elif match.join_code and match.join_code in raw and str(match.created_by_id) != viewer:
+        elif match.join_code and match.join_code in raw and str(match.created_by_id) != viewer():
             found.append(f"{path}: the join code of {match.id} shown to another than its creator")
     return found
 
@@ -207,7 +241,7 @@ class LeakScanMiddleware:
 def _scan(path: str, raw: str, authorization: str) -> None:
     try:
         body = json.loads(raw) if raw else None
-        VIOLATIONS.extend(scan_body(path, body, raw, _viewer_player_id(authorization)))
+        VIOLATIONS.extend(scan_body(path, body, raw, lambda: _viewer_player_id(authorization)))
     except Exception as exc:  # the scanner must never pass silently
         VIOLATIONS.append(f"{path}: scanner failed: {exc!r}")
 

@@ -7,7 +7,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from games.models import Move
-from tests.helpers import create_match, state
+from tests.helpers import client_with, create_match, state
 
 pytestmark = pytest.mark.django_db
 
@@ -90,20 +90,37 @@ PRIVATE_TABLE_SEATED = {
 }
 
 
+@pytest.fixture(scope="module")
+def _tables_once(module_rows):
+    """The three kinds of table, made once for the module (conftest.module_rows): each test
+    runs in a savepoint of it, so what one test changes is undone for the next. Per kind: the
+    match's id and the tokens of its creator, its second seat and an outsider."""
+    from players.services import player_register
+
+    tables = {}
+    for kind in ("public", "none", "private"):
+        (_, ta), (second_player, tb), (_, tc) = (
+            player_register(username=f"auth-{kind}-{who}", password="s3cret-pass")
+            for who in ("seated", "second", "other")
+        )
+        seated, second = client_with(ta), client_with(tb)
+        if kind == "private":
+            match = create_match(seated, private=True, invite=[second_player.username])
+            second.post(f"/api/v1/matches/{match['id']}/invitations/accept")
+        else:
+            match = create_match(seated, spectators=kind)
+            second.post(f"/api/v1/matches/{match['id']}/join")
+        tables[kind] = (match["id"], ta, tc)
+    return tables
+
+
 @pytest.fixture(params=["public", "none", "private"])
-def table(request, make_player, client_for, api):
-    (_, ta), (second_player, tb), (_, tc) = make_player(), make_player(), make_player()
-    seated, second, other = client_for(ta), client_for(tb), client_for(tc)
-    if request.param == "private":
-        match = create_match(seated, private=True, invite=[second_player.username])
-        second.post(f"/api/v1/matches/{match['id']}/invitations/accept")
-    else:
-        match = create_match(seated, spectators=request.param)
-        second.post(f"/api/v1/matches/{match['id']}/join")
+def table(request, _tables_once, db, api):
+    match_id, seated_token, other_token = _tables_once[request.param]
     return {
-        "id": match["id"],
-        "seated": seated,
-        "other": other,
+        "id": match_id,
+        "seated": client_with(seated_token),
+        "other": client_with(other_token),
         "anonymous": api,
         "spectators": "none" if request.param == "private" else request.param,
         "private": request.param == "private",
