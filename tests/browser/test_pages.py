@@ -123,26 +123,42 @@ def visit_every_page(
 def deal_result_over_the_table(
     base: str, pages: Any, site: Site, width: int, locale: str | None
 ) -> Page:
-    """A page of a new person's at a new two-seat table whose first deal the person plays to
-    its end through the API: the deal's result comes over the table (held a while at this
-    pace)."""
-    person = Person(base)
-    match_id = person.create(2, ["random"], deals=2, rules={"hand_size": 1})
-    page = pages.new(width, locale=locale, pace=1500)
-    sign_in(page, base, person, route=f"#/match/{match_id}")
-    expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    """A page of a new person's, opened at a two-seat table (hands of one card) when the
+    person's next play is its last card, which it then plays through the API: the first deal's
+    result comes over the table (held a while at this pace). Where the bot ends the deal first,
+    again at a new table."""
+    for _ in range(30):
+        person = Person(base)
+        match_id = person.create(2, ["random"], deals=2, rules={"hand_size": 1})
+        before = last_card_on_turn(person, match_id)
+        if before is None:
+            continue
+        page = pages.new(width, locale=locale, pace=1500)
+        sign_in(page, base, person, route=f"#/match/{match_id}")
+        table = by_testid(page, "table")
+        expect(table).to_have_attribute("data-version", str(before["version"]))
+        after = person.move(match_id)  # its first legal play: the last card
+        assert after["deal"] != 1 or after["phase"] == "deal_over", after
+        page.locator('.overlay[data-testid="deal-result"]').wait_for(timeout=60_000)
+        return page
+    raise AssertionError("the bot ended the first deal at every table")
+
+
+def last_card_on_turn(person: Person, match_id: str) -> dict[str, Any] | None:
+    """The person's moves (Person.move) until it is on turn holding one card that it may play;
+    that state, or None where the first deal ended first."""
+    for _ in range(2000):
         state = person.state(match_id)
         if state["deal"] != 1 or state["phase"] == "deal_over":
-            break
+            return None
         if state["turn"] == state["you"] and state["legal_moves"]:
+            plays = [m for m in state["legal_moves"] if m["action"] == "play"]
+            if len(state["hand"]) == 1 and plays:
+                return state
             person.move(match_id)
         else:
             time.sleep(0.05)
-    overlay = page.locator('.overlay[data-testid="deal-result"]')
-    overlay.wait_for(timeout=60_000)
-    return page
+    raise AssertionError(f"the first deal of {match_id} did not end")
 
 
 def test_screenshots_of_every_page_at_phone_and_desktop_widths(
