@@ -187,6 +187,13 @@ class _Answer:
         elif message["type"] == "http.response.body":
             self.body.append(message.get("body", b""))
 
+    def take_start(self) -> Message:
+        """The response's start, no longer kept here: a stream may stay open for hours, and
+        its sender drops the headers once they are sent."""
+        start, self.start = self.start, None
+        assert start is not None
+        return start
+
     def header(self, name: bytes) -> bytes | None:
         assert self.start is not None
         for key, value in self.start.get("headers", ()):
@@ -220,7 +227,7 @@ class StreamEndpoint:
             await send(answer.start)
             await send({"type": "http.response.body", "body": b"".join(answer.body)})
             return
-        await send_sse(answer.start, opening.events, receive, send)
+        await send_sse(answer.take_start(), opening.events, receive, send)
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The stream's view answers a WebSocket as a GET of its path (the same query:
@@ -245,6 +252,7 @@ class StreamEndpoint:
             status = answer.start["status"]
             await ws_refuse(scope, send, status, b"".join(answer.body), headers)
             return
+        del answer  # its headers: the socket keeps nothing of its opening's answer
         await send_ws(opening.events, receive, send, opening.answer)
 
 

@@ -69,11 +69,14 @@ async def send_sse(
     start: Any, events: AsyncGenerator[Event, None], receive: Receive, send: Send
 ) -> None:
     """Send `start` (the response's status and headers), then `events` as text/event-stream
-    until they end or the client goes away (uvicorn's `receive` answers `http.disconnect`)."""
+    until they end or the client goes away (uvicorn's `receive` answers `http.disconnect`).
+    The headers are not kept once sent: a stream may wait for hours."""
+    first = [start, {"type": "http.response.body", "body": SSE_RETRY, "more_body": True}]
+    del start
 
     async def messages() -> AsyncIterator[Any]:
-        yield start
-        yield {"type": "http.response.body", "body": SSE_RETRY, "more_body": True}
+        while first:
+            yield first.pop(0)
         async for event in events:
             yield {"type": "http.response.body", "body": sse_frame(event), "more_body": True}
         yield {"type": "http.response.body", "body": b"", "more_body": False}

@@ -26,7 +26,8 @@ from typing import Any, TypeVar, cast
 from uuid import UUID
 
 import orjson
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, JSONField, Model
 from psycopg.types.json import Jsonb
 
@@ -84,7 +85,8 @@ def _converters(vendor: str, model: type[Model], names: tuple[str, ...]) -> tupl
     for name in names:
         field = next(f for f in model._meta.concrete_fields if f.attname == name)
         col = field.get_col(model._meta.db_table)
-        converters = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+        wrapper = _converting()
+        converters = wrapper.ops.get_db_converters(col) + col.get_db_converters(wrapper)
         if _plain_json(field):
             converters = [_json_from_db]
         plan.append((col, converters))
@@ -113,18 +115,28 @@ def _json_to_db(value: Any) -> Any:
     return _json_dumps(value).decode()
 
 
+@cache
+def _converting() -> BaseDatabaseWrapper:
+    """A wrapper of the default database, never opened, whose vendor and operations convert
+    the rows read by hand. `connection` is one wrapper per thread and per asyncio context: a
+    live stream's read through it would make one for each stream (kilobytes, kept as long as
+    the stream waits)."""
+    return connections.create_connection(DEFAULT_DB_ALIAS)
+
+
 def from_row(model: type[_M], names: Sequence[str], row: Sequence[Any]) -> _M:
     """A `model` instance from database values of the columns `names`, converted as the ORM
     would (e.g. JSON text parsed, UUIDs stored as text on SQLite)."""
     names = tuple(names)
     values = []
+    wrapper = _converting()
     for (col, converters), value in zip(
-        _converters(connection.vendor, model, names), row, strict=True
+        _converters(wrapper.vendor, model, names), row, strict=True
     ):
         for converter in converters:
-            value = converter(value, col, connection)
+            value = converter(value, col, wrapper)
         values.append(value)
-    return model.from_db(connection.alias, list(names), values)
+    return model.from_db(wrapper.alias, list(names), values)
 
 
 def fetch_by_pk(
