@@ -35,11 +35,12 @@ import time
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
+from uuid import UUID
 
 import orjson
 import requests
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -49,10 +50,12 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import NewConnectionError
 
+from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError, invalid
 from pisyedili_api.tasks import RetryLater, in_background, send
 from players.models import Player
 
+from .. import sql
 from ..models import PushMessage, PushSubscription, Webhook, WebhookDelivery
 
 logger = logging.getLogger(__name__)
@@ -424,11 +427,11 @@ def notices_send(people: list[tuple[str, dict[str, Any]]]) -> None:
     picked = [(player, notice(event)) for player, event in people if event["type"] in NOTICE_TEXTS]
     if not picked:
         return
-    players = {player for player, _notice in picked}
-    pushed = PushSubscription.objects.filter(player_id__in=players).order_by()
-    hooked = Webhook.objects.filter(player_id__in=players, active=True).order_by()
-    targets = pushed.values_list("player_id").union(hooked.values_list("player_id"))
-    concerned = {str(player) for (player,) in targets}
+    players = sorted({player for player, _notice in picked})
+    params = [rawsql.prepared(PushSubscription, player=player)[0] for player in players]
+    with connection.cursor() as cursor:
+        cursor.execute(sql.notice_targets(len(params)), params + params)
+        concerned = {str(UUID(str(player))) for (player,) in cursor.fetchall()}
     if not concerned:
         return
     pushes: list[PushMessage] = []
