@@ -4,10 +4,12 @@ Only the move route keeps hand-written SQL (docs/architecture.md "A move, end to
 match row lock that also looks the mover up (pisyedili_api.rawsql.fetch_by_pk with
 players.auth.DeferredPlayer.lookup_sql), and the Move insert riding in a data-modifying CTE of
 the match update (one round trip). Its INSERT and UPDATE are built by the generic helpers of
-pisyedili_api.rawsql from the models' metadata; this module writes what joins them. Also the
-question each move's notices ask first (games.services.notify.notices_send): which of the
-people told has a push subscription or an active webhook; the ORM spent a tenth of a move's
-web CPU composing that UNION (bench/live.py, py-spy), the database almost none.
+pisyedili_api.rawsql from the models' metadata; this module writes what joins them.
+
+Two more questions every move asks, where the ORM spent more of a move's web CPU composing the
+statement than the database spent answering it (bench/live.py under py-spy): a keyed move's
+idempotency record (a seventh of it), and which of the people its notices tell has a push
+subscription or an active webhook (a tenth; games.services.notify.notices_send).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.db import connection
 
 from pisyedili_api import rawsql
 
-from .models import PushSubscription, Webhook
+from .models import IdempotencyRecord, PushSubscription, Webhook
 
 
 def move_then_match_update(move_insert: str, match_update: str) -> str:
@@ -44,3 +46,18 @@ def notice_targets(count: int) -> str:
     """The ids of the players, among `count` given as parameters (the list twice: the push
     subscriptions' then the webhooks'), who have a push subscription or an active webhook."""
     return _notice_targets(connection.vendor, count)
+
+
+@cache
+def _idempotency_record(vendor: str) -> str:
+    return rawsql.statement(
+        "SELECT {record.request_hash}, {record.response} FROM {record}"
+        " WHERE {record.player} = %s AND {record.match} = %s AND {record.key} = %s",
+        record=IdempotencyRecord,
+    )
+
+
+def idempotency_record() -> str:
+    """The request hash and the stored response of the idempotency record of the parameters
+    (player, match, key): at most one row (IDEMPOTENCY_KEY_CONSTRAINT)."""
+    return _idempotency_record(connection.vendor)

@@ -102,12 +102,10 @@ def match_apply_move(
         # back; answer as the winner decided.
         if not isinstance(player_id, UUID | str):
             player_id = player_id.verify()
-        record = IdempotencyRecord.objects.filter(
-            player_id=player_id, match_id=match_id, key=idempotency_key
-        ).first()
-        if record is not None:
-            if record.request_hash == digest:
-                return _stored_reply(record)
+        stored = _idempotency_record(player_id, match_id, idempotency_key)
+        if stored is not None:
+            if stored[0] == digest:
+                return _stored_reply(stored[1])
             raise ApplicationError("idempotency_mismatch") from None
         current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
@@ -137,13 +135,11 @@ def _apply_locked(
         match_hidden_check(match, player_id)
         raise ApplicationError("not_seated")
     if idempotency_key:
-        record = IdempotencyRecord.objects.filter(
-            player_id=player_id, match_id=match.id, key=idempotency_key
-        ).first()
-        if record is not None:
-            if record.request_hash != digest:
+        stored = _idempotency_record(player_id, match.id, idempotency_key)
+        if stored is not None:
+            if stored[0] != digest:
                 raise ApplicationError("idempotency_mismatch")
-            return _stored_reply(record)
+            return _stored_reply(stored[1])
     if match.status != Match.Status.ACTIVE:
         raise ApplicationError("match_not_active")
     if seat in match.resigned:
@@ -154,12 +150,16 @@ def _apply_locked(
     after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
     view = reply(match, seat, after)
     if idempotency_key:
-        IdempotencyRecord.objects.create(
-            player_id=player_id,
-            key=idempotency_key,
-            request_hash=digest,
-            match=match,
-            response=_response_text(view),
+        rawsql.execute(
+            *rawsql.insert_sql(
+                IdempotencyRecord,
+                player=player_id,
+                key=idempotency_key,
+                request_hash=digest,
+                match=match.id,
+                response=_response_text(view),
+                created_at=timezone.now(),
+            )
         )
     return view
 
@@ -190,9 +190,18 @@ def idempotency_records_expire(*, now: datetime | None = None) -> int:
     return deleted
 
 
-def _stored_reply(record: IdempotencyRecord) -> dict[str, Any]:
+def _idempotency_record(
+    player_id: UUID | str, match_id: UUID | str, key: str
+) -> tuple[str, str] | None:
+    """The request hash and the stored response of the record of (player, match, key)."""
+    params = rawsql.prepared(IdempotencyRecord, player=player_id, match=match_id, key=key)
+    row = rawsql.fetch_one(sql.idempotency_record(), params)
+    return None if row is None else (row[0], row[1])
+
+
+def _stored_reply(response: str) -> dict[str, Any]:
     """The first response to a replayed Idempotency-Key, as it was rendered (_response_text)."""
-    reply: dict[str, Any] = json.loads(record.response)
+    reply: dict[str, Any] = json.loads(response)
     return reply
 
 
