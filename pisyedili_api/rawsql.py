@@ -82,10 +82,10 @@ def _select_sql(model: type[Model], where: str, suffix: str = "", extra: str = "
 @cache
 def _converters(vendor: str, model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]:
     plan = []
+    wrapper = _converting()
     for name in names:
         field = next(f for f in model._meta.concrete_fields if f.attname == name)
         col = field.get_col(model._meta.db_table)
-        wrapper = _converting()
         converters = wrapper.ops.get_db_converters(col) + col.get_db_converters(wrapper)
         if _plain_json(field):
             converters = [_json_from_db]
@@ -312,3 +312,9 @@ def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
         cursor.execute(sql, params)
         row: tuple[Any, ...] | None = cursor.fetchone()
         return row
+
+
+def fetch_all(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())

@@ -89,8 +89,9 @@ def scan_event(url: str, data: Any, viewer: str | None) -> list[str]:
     return scan_body(urlsplit(url).path, data, json.dumps(data), viewer)
 
 
-def _strings_in_deal(body: Any, live_deal: int, context: int | None) -> Iterator[str]:
-    """Card-like strings of `body` in a context that is (or may be) the live deal."""
+def _strings_in_deal(body: Any, live_deal: int | None, context: int | None) -> Iterator[str]:
+    """Card-like strings of `body` in a context that is (or may be) the live deal; with
+    `live_deal` None, in every context."""
     if isinstance(body, dict):
         deal = body.get("deal")
         if isinstance(deal, int) and not isinstance(deal, bool):
@@ -100,17 +101,12 @@ def _strings_in_deal(body: Any, live_deal: int, context: int | None) -> Iterator
     elif isinstance(body, list):
         for value in body:
             yield from _strings_in_deal(value, live_deal, context)
-    elif isinstance(body, str) and CARD_RE.match(body) and context in (None, live_deal):
+    elif (
+        isinstance(body, str)
+        and CARD_RE.match(body)
+        and (live_deal is None or context in (None, live_deal))
+    ):
         yield body
-
-
-def _has_card(body: Any) -> bool:
-    """Whether `body` holds a card-like string anywhere."""
-    if isinstance(body, dict):
-        return any(_has_card(value) for value in body.values())
-    if isinstance(body, list):
-        return any(_has_card(value) for value in body)
-    return isinstance(body, str) and CARD_RE.match(body) is not None
 
 
 def scan_body(path: str, body: Any, raw: str, viewer: Viewer) -> list[str]:
@@ -127,7 +123,7 @@ def scan_body(path: str, body: Any, raw: str, viewer: Viewer) -> list[str]:
                 found.append(f"{path}: seed of a deal in progress")
     found.extend(_private_leaks(path, raw, viewer))
     matched = MATCH_PATH_RE.match(path)
-    if not matched or not _has_card(body):
+    if not matched or next(_strings_in_deal(body, None, None), None) is None:
         return found  # not a match's route, or no card in the body at all
     match = Match.objects.filter(id=matched.group(1)).first()
     if match is None or match.status != Match.Status.ACTIVE or not match.state:

@@ -40,7 +40,7 @@ from uuid import UUID
 import orjson
 import requests
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -429,9 +429,8 @@ def notices_send(people: list[tuple[str, dict[str, Any]]]) -> None:
         return
     players = sorted({player for player, _notice in picked})
     params = [rawsql.prepared(PushSubscription, player=player)[0] for player in players]
-    with connection.cursor() as cursor:
-        cursor.execute(sql.notice_targets(len(params)), params + params)
-        concerned = {str(UUID(str(player))) for (player,) in cursor.fetchall()}
+    targets = rawsql.fetch_all(sql.notice_targets(len(params)), params + params)
+    concerned = {str(UUID(str(player))) for (player,) in targets}
     if not concerned:
         return
     pushes: list[PushMessage] = []
