@@ -50,14 +50,22 @@ class Servers:
         self.log_dir = log_dir
         self.bases: list[str] = []
         self.procs: list[subprocess.Popen[bytes]] = []
-        for _ in range(count):
-            self._launch(free_port())
-        self._wait_started()
+        try:
+            for _ in range(count):
+                self._launch(free_port())
+            self._wait_started()
+        except BaseException:
+            self.stop()  # none left running once a start fails
+            raise
 
     def start_on(self, port: int) -> str:
         """One more process, on `port`; its base URL once it answers."""
         self._launch(port)
-        self._wait_started()
+        try:
+            self._wait_started()
+        except BaseException:
+            self.stop()
+            raise
         return self.bases[-1]
 
     def _launch(self, port: int) -> None:
