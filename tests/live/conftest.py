@@ -50,22 +50,14 @@ class Servers:
         self.log_dir = log_dir
         self.bases: list[str] = []
         self.procs: list[subprocess.Popen[bytes]] = []
-        try:
-            for _ in range(count):
-                self._launch(free_port())
-            self._wait_started()
-        except BaseException:
-            self.stop()  # none left running once a start fails
-            raise
+        for _ in range(count):
+            self._launch(free_port())
+        self._wait_started()
 
     def start_on(self, port: int) -> str:
         """One more process, on `port`; its base URL once it answers."""
         self._launch(port)
-        try:
-            self._wait_started()
-        except BaseException:
-            self.stop()
-            raise
+        self._wait_started()
         return self.bases[-1]
 
     def _launch(self, port: int) -> None:
@@ -83,6 +75,15 @@ class Servers:
         self.bases.append(f"http://127.0.0.1:{port}")
 
     def _wait_started(self) -> None:
+        """Until every process answers; a start that fails stops them all, so none outlives
+        the test."""
+        try:
+            self._wait_answering()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_answering(self) -> None:
         for base, proc in zip(self.bases, self.procs, strict=True):
             if proc.poll() is not None:
                 continue  # stopped by the test already
