@@ -24,6 +24,7 @@ _counter = itertools.count()
 _DIRECTORY_MARKERS = {"browser": "browser", "live": "live", "integration": "integration"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups, whatever the arguments
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         parts = item.path.relative_to(config.rootpath).parts
@@ -34,6 +35,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # that worker's server); the modules spread over the workers, each worker with its
             # own Chromium, server and database (tests/browser/conftest.py).
             item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+        elif len(parts) > 2 and parts[1] in ("live", "integration"):
+            # So do the modules of the live and integration tests: their module fixtures start
+            # servers, Celery workers or migrate a database, once for the module, not once on
+            # every worker that one of its tests lands on.
+            item.add_marker(pytest.mark.xdist_group(f"{parts[1]}-{item.path.stem}"))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -117,10 +117,12 @@ def _streams_closed() -> Iterator[None]:
     close_all()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
-    """Two web processes (a move on one, its events on the other); the test database's rows
-    are committed by the servers, so the tests use `transactional_db`."""
+    """Two web processes (a move on one, its events on the other), one pair per test process
+    (xdist worker) for all its live modules: no test stops them (a test that stops or restarts
+    a server starts its own, `Servers(live.env, …)`). The test database's rows are committed by
+    the servers, so the tests use `transactional_db`."""
     from django.conf import settings
     from django.db import connection
 
