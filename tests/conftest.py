@@ -35,11 +35,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # that worker's server); the modules spread over the workers, each worker with its
             # own Chromium, server and database (tests/browser/conftest.py).
             item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
-        elif len(parts) > 2 and parts[1] in ("live", "integration"):
-            # So do the modules of the live and integration tests: their module fixtures start
-            # servers, Celery workers or migrate a database, once for the module, not once on
-            # every worker that one of its tests lands on.
-            item.add_marker(pytest.mark.xdist_group(f"{parts[1]}-{item.path.stem}"))
+        elif _has_module_fixture(item):
+            # So do the tests of a module fixture of the suite's own (servers, Celery workers, a
+            # migrated database, rows): it is set up once, not once on every worker that one of
+            # the module's tests lands on.
+            item.add_marker(pytest.mark.xdist_group(f"module-{item.nodeid.split('::')[0]}"))
+
+
+def _has_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(
+        definitions[-1].scope == "module" and definitions[-1].baseid.startswith("tests")
+        for definitions in info.name2fixturedefs.values()
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """A test that is not a browser test runs with no event loop set as running in its thread,
+    as it would alone, even after a browser test on the same worker: Playwright's sync API
+    (tests/browser) leaves its loop set as running for as long as its session's browser lives,
+    and Django refuses synchronous queries under a running loop (asyncio.run refuses to start)."""
+    import asyncio
+
+    playwright_loop = asyncio.events._get_running_loop()
+    if playwright_loop is None or item.get_closest_marker("browser"):
+        return (yield)
+    asyncio.events._set_running_loop(None)
+    try:
+        return (yield)
+    finally:
+        asyncio.events._set_running_loop(playwright_loop)
 
 
 @pytest.fixture(scope="session", autouse=True)
