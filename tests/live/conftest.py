@@ -118,11 +118,9 @@ def _streams_closed() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
-    """Two web processes (a move on one, its events on the other), one pair per test process
-    (xdist worker) for all its live modules: no test stops them (a test that stops or restarts
-    a server starts its own, `Servers(live.env, …)`). The test database's rows are committed by
-    the servers, so the tests use `transactional_db`."""
+def live_env(django_db_setup: Any) -> Iterator[dict[str, str]]:
+    """The environment of the live tests' web processes: the test database, the shared Redis
+    (as a client only) under a channel prefix of this test process, small stream caps."""
     from django.conf import settings
     from django.db import connection
 
@@ -133,7 +131,7 @@ def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iter
     if not redis_url.startswith("redis://"):
         pytest.skip("needs CELERY_BROKER_URL=redis://…")
     prefix = f"test-live-{uuid.uuid4().hex[:12]}"
-    env = {
+    yield {
         **os.environ,
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "CELERY_BROKER_URL": "",
@@ -148,15 +146,61 @@ def live(django_db_setup: Any, tmp_path_factory: pytest.TempPathFactory) -> Iter
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "PYTHONUNBUFFERED": "1",
     }
-    servers = Servers(env, 2, tmp_path_factory.mktemp("uvicorn"))
-    servers.prefix = prefix  # type: ignore[attr-defined]
-    try:
-        yield servers
-    finally:
-        servers.stop()
-        import redis
+    import redis
 
-        client = redis.Redis.from_url(redis_url)
-        keys = list(client.scan_iter(f"{prefix}:*"))
-        if keys:
-            client.delete(*keys)
+    client = redis.Redis.from_url(redis_url)
+    keys = list(client.scan_iter(f"{prefix}:*"))
+    if keys:
+        client.delete(*keys)
+
+
+# The running pair of `live`, kept from one test to the next while the worker's next test needs
+# it too, stopped before any other test (pytest_runtest_teardown below): at most one pair of
+# each worker holds PostgreSQL connections, and only while its live tests run.
+_kept: dict[str, Servers] = {}
+
+
+@pytest.fixture
+def live(live_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Servers:
+    """Two web processes (a move on one, its events on the other), started once for a run of a
+    worker's live tests one after another; no test stops them (a test that stops or restarts a
+    server starts its own on `live_env`). The test database's rows are committed by the
+    servers, so the tests use `transactional_db`."""
+    prefix = live_env["LIVE_CHANNEL_PREFIX"]
+    if "servers" in _kept and not _slots_given_back(live_env["LIVE_REDIS_URL"], prefix):
+        _kept.pop("servers").stop()  # as a new pair would, none held
+    if "servers" not in _kept:
+        servers = Servers(live_env, 2, tmp_path_factory.mktemp("uvicorn"))
+        servers.prefix = prefix  # type: ignore[attr-defined]
+        _kept["servers"] = servers
+    return _kept["servers"]
+
+
+def _slots_given_back(redis_url: str, prefix: str, seconds: float = 10) -> bool:
+    """Whether every stream slot of a living process (live.hub) is given back within `seconds`:
+    the last test's streams, closed by the client, end once their server writes to them (its
+    heartbeat, every second), so that a test starts with every cap free, as on new servers."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    deadline = time.monotonic() + seconds
+    while True:
+        held = [
+            member
+            for key in client.scan_iter(f"{prefix}:stream-slots:*")
+            for member in client.smembers(key)
+            if client.exists(f"{prefix}:stream-lease:{member.rsplit('|', 1)[0]}")
+        ]
+        if not held:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the session's fixtures (the test database) go
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if "servers" in _kept and (
+        nextitem is None or "live" not in getattr(nextitem, "fixturenames", ())
+    ):
+        _kept.pop("servers").stop()

@@ -91,13 +91,13 @@ class Nginx:
 
 
 @pytest.fixture
-def front(live: Any, tmp_path: Path) -> Iterator[tuple[Nginx, Servers]]:
+def front(live_env: dict[str, str], tmp_path: Path) -> Iterator[tuple[Nginx, Servers]]:
     """Two uvicorn processes of their own (a test restarts them) and nginx in front."""
     if not os.access(NGINX, os.X_OK) or shutil.which(NGINX) is None:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"no nginx at {NGINX} (CI=true: apt-get install -y nginx)")
         pytest.skip(f"no nginx at {NGINX} (apt-get install -y nginx)")
-    servers = Servers({**live.env, "NUM_PROXIES": "1"}, 2, tmp_path / "uvicorn")
+    servers = Servers({**live_env, "NUM_PROXIES": "1"}, 2, tmp_path / "uvicorn")
     nginx = Nginx([b.removeprefix("http://") for b in servers.bases], tmp_path / "nginx")
     try:
         yield nginx, servers

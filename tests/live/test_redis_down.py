@@ -13,7 +13,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -32,11 +31,13 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
 
 
 @pytest.fixture
-def redis_and_server(live: Any, tmp_path: Path) -> Iterator[tuple[PrivateRedis, str, Path]]:
+def redis_and_server(
+    live_env: dict[str, str], tmp_path: Path
+) -> Iterator[tuple[PrivateRedis, str, Path]]:
     """A private Redis, not started, and one web process whose live tier uses it."""
     redis = PrivateRedis()
     env = {
-        **live.env,
+        **live_env,
         "LIVE_REDIS_URL": redis.url,
         "LIVE_CHANNEL_PREFIX": f"test-down-{uuid.uuid4().hex[:12]}",
     }

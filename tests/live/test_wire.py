@@ -60,10 +60,10 @@ def test_event_streams_are_never_compressed(live: Any) -> None:
 
 
 @pytest.fixture(scope="module")
-def low_threshold(live: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+def low_threshold(live_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Any:
     """One more web process, compressing answers over 200 bytes: a seat's view is smaller
     than 1 KB."""
-    servers = Servers({**live.env, "COMPRESS_MIN_BYTES": "200"}, 1, tmp_path_factory.mktemp("low"))
+    servers = Servers({**live_env, "COMPRESS_MIN_BYTES": "200"}, 1, tmp_path_factory.mktemp("low"))
     try:
         yield servers.bases[0]
     finally:
