@@ -159,12 +159,19 @@ def _publish(name: str, args: tuple[Any, ...]) -> None:
     app.send_task(name, args=args)
 
 
+_importing_tasks = threading.Lock()
+
+
 def _task(name: str) -> Task[Any, Any]:
     """The registered task `name`, importing the apps' tasks modules the first time (a web
-    process that only sends by name has not imported them)."""
+    process that only sends by name has not imported them). One thread imports them while the
+    others wait: Celery marks them imported before it has registered their tasks, so a thread
+    that asked during another's import found none (NotRegistered)."""
     tasks = app.tasks
     if name not in tasks:
-        app.loader.import_default_modules()
+        with _importing_tasks:
+            if name not in tasks:
+                app.loader.import_default_modules()
     return tasks[name]
 
 

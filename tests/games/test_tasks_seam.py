@@ -116,20 +116,14 @@ def test_a_send_with_the_broker_down_is_logged_and_the_commit_stands(broker_down
     assert "could not send games.deal_score('m', 1)" in caplog.text
 
 
-def test_a_process_that_only_sends_by_name_finds_the_task_in_the_embedded_default():
-    """A web process imports no tasks module of its own accord: the first in-process send by
-    name imports them (else every bot turn would fail with an unknown task)."""
+def _embedded_process(script: str) -> str:
+    """`script` in a fresh process of the embedded default (no broker, no database setting);
+    what it printed."""
     import os
     import subprocess
     import sys
     from pathlib import Path
 
-    script = (
-        "import django, sys; django.setup()\n"
-        "assert 'games.tasks' not in sys.modules\n"
-        "from pisyedili_api import tasks\n"
-        "print(tasks._task('tournaments.tournament_advance').name)\n"
-    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DATABASE_"))}
     env |= {"DJANGO_SETTINGS_MODULE": "pisyedili_api.settings", "DJANGO_DEBUG": "1"}
     completed = subprocess.run(
@@ -142,4 +136,39 @@ def test_a_process_that_only_sends_by_name_finds_the_task_in_the_embedded_defaul
         check=False,
     )
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.strip() == "tournaments.tournament_advance"
+    return completed.stdout.strip()
+
+
+def test_a_process_that_only_sends_by_name_finds_the_task_in_the_embedded_default():
+    """A web process imports no tasks module of its own accord: the first in-process send by
+    name imports them (else every bot turn would fail with an unknown task)."""
+    printed = _embedded_process(
+        "import django, sys; django.setup()\n"
+        "assert 'games.tasks' not in sys.modules\n"
+        "from pisyedili_api import tasks\n"
+        "print(tasks._task('tournaments.tournament_advance').name)\n"
+    )
+    assert printed == "tournaments.tournament_advance"
+
+
+def test_threads_that_send_by_name_at_once_all_find_the_task():
+    """Request threads of a fresh web process send a bot turn at about the same moment (two
+    people's moves, a bot's answer): one starts, seven more come while it imports the tasks;
+    each finds the task."""
+    printed = _embedded_process(
+        "import django, threading, time; django.setup()\n"
+        "from pisyedili_api import tasks\n"
+        "found = []\n"
+        "def send():\n"
+        "    try:\n"
+        "        found.append(tasks._task('games.match_play_bot_turn').name)\n"
+        "    except Exception as error:\n"
+        "        found.append(repr(error))\n"
+        "threads = [threading.Thread(target=send) for _ in range(8)]\n"
+        "threads[0].start()\n"
+        "time.sleep(0.02)\n"
+        "[thread.start() for thread in threads[1:]]\n"
+        "[thread.join() for thread in threads]\n"
+        "print('\\n'.join(found))\n"
+    )
+    assert printed.splitlines() == ["games.match_play_bot_turn"] * 8, printed
