@@ -50,24 +50,6 @@ def _has_module_fixture(item: pytest.Item) -> bool:
     )
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    """A test that is not a browser test runs with no event loop set as running in its thread,
-    as it would alone, even after a browser test on the same worker: Playwright's sync API
-    (tests/browser) leaves its loop set as running for as long as its session's browser lives,
-    and Django refuses synchronous queries under a running loop (asyncio.run refuses to start)."""
-    import asyncio
-
-    playwright_loop = asyncio.events._get_running_loop()
-    if playwright_loop is None or item.get_closest_marker("browser"):
-        return (yield)
-    asyncio.events._set_running_loop(None)
-    try:
-        return (yield)
-    finally:
-        asyncio.events._set_running_loop(playwright_loop)
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _session_setup() -> Iterator[None]:
     _empty_tables_by_delete()

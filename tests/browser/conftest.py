@@ -64,36 +64,59 @@ def artifacts() -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
-def playwright() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright for Python is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as driver:
-        yield driver
+# Playwright's driver and the Chromium it launched, kept from one browser test to the next on a
+# worker and stopped after the last of a run of them (the `browser` fixture's teardown, told the
+# next test by pytest_runtest_teardown below): while Playwright's sync API runs, an event loop is
+# set as running in the test process's thread, under which Django refuses synchronous queries and
+# asyncio.run refuses to start, as the worker's other tests need.
+_driver: dict[str, Any] = {}
+_next: dict[str, pytest.Item | None] = {}
 
 
-def _launch(playwright: Any, path: str, package: str) -> Any:
-    if not os.access(path, os.X_OK):
-        _missing(f"no Chromium at {path} (apt-get install -y {package})")
-    return playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+def _chromium(path: str, package: str) -> Any:
+    if path not in _driver:
+        if not os.access(path, os.X_OK):
+            _missing(f"no Chromium at {path} (apt-get install -y {package})")
+        if "playwright" not in _driver:
+            try:
+                from playwright.sync_api import sync_playwright
+            except ImportError:
+                _missing("Playwright for Python is not installed (pip install -e '.[dev]')")
+            _driver["playwright"] = sync_playwright().start()
+        _driver[path] = _driver["playwright"].chromium.launch(
+            executable_path=path, args=CHROMIUM_ARGS
+        )
+    return _driver[path]
 
 
-@pytest.fixture(scope="session")
-def browser(playwright: Any) -> Iterator[Any]:
-    chromium = _launch(playwright, CHROMIUM, "chromium-headless-shell")
-    yield chromium
-    chromium.close()
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    _next["item"] = nextitem
 
 
-@pytest.fixture(scope="session")
-def full_browser(playwright: Any) -> Iterator[Any]:
+def _stopped_unless_a_browser_test_follows() -> None:
+    following = _next.get("item")
+    if following is not None and following.get_closest_marker("browser") is not None:
+        return
+    playwright = _driver.pop("playwright", None)
+    for chromium in _driver.values():
+        chromium.close()
+    _driver.clear()
+    if playwright is not None:
+        playwright.stop()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    yield _chromium(CHROMIUM, "chromium-headless-shell")
+    _stopped_unless_a_browser_test_follows()
+
+
+@pytest.fixture
+def full_browser(browser: Any) -> Any:
     """Chromium's full browser, for the tests marked `full_chromium`: what the headless shell
-    does not offer (its notification permission is always "denied")."""
-    chromium = _launch(playwright, FULL_CHROMIUM, "chromium")
-    yield chromium
-    chromium.close()
+    does not offer (its notification permission is always "denied"); stopped with `browser`."""
+    return _chromium(FULL_CHROMIUM, "chromium")
 
 
 @pytest.fixture(scope="session")
@@ -139,11 +162,12 @@ def _vapid_key() -> str:
 
 
 @pytest.fixture(scope="session")
-def server(
-    database: str, tmp_path_factory: pytest.TempPathFactory, browser: Any
-) -> Iterator[Server]:
+def server(database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """One web process for the suite (the restart test stops and starts it on its port)."""
     from django.conf import settings
+
+    if not os.access(CHROMIUM, os.X_OK):
+        _missing(f"no Chromium at {CHROMIUM} (apt-get install -y chromium-headless-shell)")
 
     redis_url = os.environ.get("CELERY_BROKER_URL", "")
     if not redis_url.startswith("redis://"):
