@@ -259,7 +259,7 @@ def move_by_click(page: Page, tries: int = 3) -> None:
 
 def play_to_end(pages: list[Page], timeout: float = 150, each_step: Any = None) -> None:
     """Clicks on whichever page is on turn until every table shows the match finished;
-    `each_step()` after every version change seen."""
+    `each_step(page)` after each move of a page, given that page."""
     deadline = time.monotonic() + timeout
     while True:
         if all(by_testid(p, "table").get_attribute("data-status") == "finished" for p in pages):
@@ -270,7 +270,7 @@ def play_to_end(pages: list[Page], timeout: float = 150, each_step: Any = None) 
             if take_turn(page):
                 moved = True
                 if each_step is not None:
-                    each_step()
+                    each_step(page)
         if not moved:
             pages[0].wait_for_timeout(100)
 

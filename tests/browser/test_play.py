@@ -70,7 +70,7 @@ def test_one_person_plays_a_whole_match_against_two_bots_by_clicking(
     expect(table).to_have_attribute("data-status", "active")
     pages.shot(page, "table")
 
-    def step() -> None:
+    def step(_: Any) -> None:
         assert_playable(page)
         assert by_testid(page, "stock-count").count() == 1
 
@@ -114,7 +114,7 @@ def test_two_people_each_see_only_their_own_hand(web_client: str, pages: Any) ->
     audit.step()
     pages.shot(ana_page, "seat")
     pages.shot(can_page, "seat")
-    play_to_end([ana_page, can_page], each_step=audit.step)
+    play_to_end([ana_page, can_page], each_step=lambda _: audit.step())
     audit.step()
     assert audit.steps > 3
     audit.finish(pages.logs)

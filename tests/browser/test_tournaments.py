@@ -170,11 +170,14 @@ def test_an_organizer_runs_a_swiss_tournament_to_its_end(web_client: str, pages:
             audits.append(Audit(table["match"], at_table, [(seated[p.id], p) for p in at_table]))
         assert len(audits) == 2
 
-        def step(audits: list[Audit] = audits) -> None:
+        def step(moved: Page, audits: list[Audit] = audits) -> None:
+            """After a move, its table's pages (the other table's are as they were)."""
             for audit in audits:
-                audit.step()
+                if any(page is moved for page, _ in audit.viewers):
+                    audit.step()
 
-        step()
+        for audit in audits:
+            audit.step()
         play_to_end(list(seated.values()), timeout=240, each_step=step)
         for audit in audits:
             audit.finish(pages.logs)
