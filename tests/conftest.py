@@ -13,7 +13,6 @@ import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,6 +68,8 @@ def django_db_setup(
     from django.db import connection
     from django.test.utils import setup_databases, teardown_databases
 
+    from tests.helpers import template_database, template_database_lock
+
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None or connection.vendor != "postgresql":
         with django_db_blocker.unblock():
@@ -79,9 +80,8 @@ def django_db_setup(
         return
     original = connection.settings_dict["NAME"]
     name = connection.settings_dict["TEST"]["NAME"]  # the worker's (pytest-django's suffix)
-    template = f"{name.removesuffix(f'_{worker}')}_template"
-    lock = tmp_path_factory.getbasetemp().parent / "test-database-template.lock"
-    with django_db_blocker.unblock(), _file_lock(lock):
+    template = template_database(name.removesuffix(f"_{worker}"))
+    with django_db_blocker.unblock(), template_database_lock(tmp_path_factory):
         with connection._nodb_cursor() as cursor:
             cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [template])
             missing = cursor.fetchone() is None
@@ -100,18 +100,8 @@ def django_db_setup(
             connection.creation.destroy_test_db(original, verbosity=0)
         except Exception as error:  # as pytest-django: a warning, the run's outcome stands
             request.node.warn(pytest.PytestWarning(f"test database not dropped: {error!r}"))
-        with _file_lock(lock), connection._nodb_cursor() as cursor:
+        with template_database_lock(tmp_path_factory), connection._nodb_cursor() as cursor:
             cursor.execute(f'DROP DATABASE IF EXISTS "{template}"')  # made again if still needed
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock shared by the run's workers (processes of one machine)."""
-    import fcntl
-
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
 
 
 @pytest.fixture(scope="session", autouse=True)

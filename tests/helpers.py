@@ -216,3 +216,21 @@ def play_to_the_end(client: Any, match_id: Any, limit: int = 2000) -> dict[str, 
         assert response.status_code == 200, response.content
         view = state(client, match_id)
     raise AssertionError("the match did not finish")
+
+
+def template_database(test_database: str) -> str:
+    """The run's migrated template of the worker databases (tests/conftest.py
+    `django_db_setup`), named from the test database's name before pytest-django's suffix."""
+    return f"{test_database}_template"
+
+
+@contextlib.contextmanager
+def template_database_lock(tmp_path_factory: Any) -> Iterator[None]:
+    """Held by a worker that makes, copies or drops the template (an exclusive lock of the
+    run's workers, processes of one machine, in the run's temporary directory)."""
+    import fcntl
+
+    path = tmp_path_factory.getbasetemp().parent / "test-database-template.lock"
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import template_database, template_database_lock
 from tests.httpclient import http
 from tests.live.conftest import free_port
 
@@ -120,8 +121,9 @@ def full_browser(browser: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
-def database() -> Iterator[str]:
-    """A database of the suite's own, migrated by `manage.py migrate` and dropped at the end.
+def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A database of the suite's own, migrated (a copy of the run's template, or by
+    `manage.py migrate`) and dropped at the end.
     The tests never use the ORM: under Playwright's sync API the test process runs an event
     loop, where Django refuses synchronous queries (pytest-django's test database included)."""
     import dj_database_url
@@ -136,16 +138,26 @@ def database() -> Iterator[str]:
     server_url = f"postgres://{config['USER']}@{config['HOST']}:{config['PORT']}"
     admin = psycopg.connect(f"{server_url}/postgres", autocommit=True)
     admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    admin.execute(f'CREATE DATABASE "{name}"')
+    template = template_database(base)
+    # A copy of the run's migrated template where a worker has made it (tests/conftest.py),
+    # else migrated here.
+    with template_database_lock(tmp_path_factory):
+        copied = admin.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [template]
+        ).fetchone()
+        if copied:
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     try:
-        migrate = subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput"],
-            cwd=ROOT,
-            env={**os.environ, "DATABASE_URL": f"{server_url}/{name}", "CELERY_BROKER_URL": ""},
-            capture_output=True,
-            text=True,
-        )
-        assert migrate.returncode == 0, migrate.stdout + migrate.stderr
+        if not copied:
+            admin.execute(f'CREATE DATABASE "{name}"')
+            migrate = subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput"],
+                cwd=ROOT,
+                env={**os.environ, "DATABASE_URL": f"{server_url}/{name}", "CELERY_BROKER_URL": ""},
+                capture_output=True,
+                text=True,
+            )
+            assert migrate.returncode == 0, migrate.stdout + migrate.stderr
         yield f"{server_url}/{name}"
     finally:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
