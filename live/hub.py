@@ -39,7 +39,7 @@ import os
 import threading
 import time
 import uuid
-from collections import defaultdict, deque
+from collections import OrderedDict, defaultdict, deque
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any, NamedTuple
@@ -261,6 +261,10 @@ def _redis_publish(
 _local_lock = threading.Lock()
 _local_seq: dict[str, int] = {}
 _local_log: dict[str, deque[dict[str, Any]]] = {}
+# When each player's sequence and log were last written (time.monotonic()), oldest first: they
+# go LIVE_ME_TTL seconds after it, as the Redis keys expire, so that a long-running process
+# keeps the players of the last LIVE_ME_TTL seconds only.
+_local_written: OrderedDict[str, float] = OrderedDict()
 
 
 def local_publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
@@ -268,10 +272,12 @@ def local_publish(message: dict[str, Any] | None, people: list[tuple[str, dict[s
     messages to the hub's loop."""
     out = [message] if message else []
     with _local_lock:
+        _local_forget_expired()
         for player, event in people:
             _local_seq[player] = _local_seq_start(player) + 1
             logged = {"seq": _local_seq[player], **event}
             _local_log.setdefault(player, deque(maxlen=settings.LIVE_ME_LOG)).append(logged)
+            _local_keep(player)
             out.append({"player": player, "event": logged})
     hub = _hub
     if hub is not None and hub.loop is not None and not hub.loop.is_closed():
@@ -281,12 +287,35 @@ def local_publish(message: dict[str, Any] | None, people: list[tuple[str, dict[s
 
 def _local_seq_start(player: str) -> int:
     """The player's sequence, started at the clock in microseconds when new (as _SEQ_START_LUA:
-    a process started again numbers past the one before). Called with _local_lock held."""
-    return _local_seq.setdefault(player, time.time_ns() // 1000)
+    a process started again, or a sequence expired, numbers past the one before). Called with
+    _local_lock held."""
+    if player not in _local_seq:
+        _local_seq[player] = time.time_ns() // 1000
+        _local_keep(player)
+    return _local_seq[player]
+
+
+def _local_keep(player: str) -> None:
+    """The player's sequence and log live LIVE_ME_TTL seconds from now (with _local_lock)."""
+    _local_written[player] = time.monotonic()
+    _local_written.move_to_end(player)
+
+
+def _local_forget_expired() -> None:
+    """Drop the sequences and logs past their time (with _local_lock)."""
+    before = time.monotonic() - settings.LIVE_ME_TTL
+    while _local_written:
+        player, written = next(iter(_local_written.items()))
+        if written > before:
+            return
+        del _local_written[player]
+        _local_seq.pop(player, None)
+        _local_log.pop(player, None)
 
 
 def _local_me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
     with _local_lock:
+        _local_forget_expired()
         return _local_seq_start(player), [e for e in _local_log.get(player, ()) if e["seq"] > after]
 
 

@@ -7,6 +7,7 @@ client that resumes within the new numbering gets every event after its id, each
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -32,6 +33,7 @@ def _lose(player: str) -> None:
         with hub._local_lock:
             hub._local_seq.pop(player, None)
             hub._local_log.pop(player, None)
+            hub._local_written.pop(player, None)
 
 
 def _resume(player: str, after: int) -> list[tuple[str, int | None]]:
@@ -63,3 +65,27 @@ def test_a_sequence_lost_starts_again_past_every_old_id(store: str, settings: An
     # Within the new numbering: every event after the id, each once, in order.
     first = logged[0]["seq"]
     assert _resume(player, first + 6) == [("your_turn", first + n) for n in range(7, 10)]
+
+
+@pytest.mark.parametrize("store", ["redis", "in-process"])
+def test_a_sequence_and_its_log_go_once_their_ttl_has_passed(store: str, settings: Any) -> None:
+    """LIVE_ME_TTL after a player's last event, their sequence and log are gone, in Redis (the
+    keys expire) and in the in-process hub (dropped at its next publish or read: a process that
+    serves for months keeps the players of the last week only); a resume is then a `resync`."""
+    if store == "in-process":
+        settings.LIVE_REDIS_URL = ""
+    elif not settings.LIVE_REDIS_URL:
+        pytest.skip("needs LIVE_REDIS_URL (make test gives the suite's Redis)")
+    settings.LIVE_ME_TTL = 1
+    player, other = str(uuid.uuid4()), str(uuid.uuid4())
+    _tell(player, 3)
+    old, logged = hub.me_log(player, 0)
+    assert len(logged) == 3
+    time.sleep(1.5)
+    _tell(other, 1)  # any player's event, after the first player's time
+    if store == "in-process":
+        with hub._local_lock:
+            assert player not in hub._local_seq and player not in hub._local_log
+    new, logged = hub.me_log(player, 0)
+    assert logged == [] and new > old
+    assert _resume(player, old) == [("resync", new)]
