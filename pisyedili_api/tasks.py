@@ -165,8 +165,8 @@ _importing_tasks = threading.Lock()
 def _task(name: str) -> Task[Any, Any]:
     """The registered task `name`, importing the apps' tasks modules the first time (a web
     process that only sends by name has not imported them). One thread imports them while the
-    others wait: Celery marks them imported before it has registered their tasks, so a thread
-    that asked during another's import found none (NotRegistered)."""
+    others wait: a thread that asked while another was importing them found no task
+    (NotRegistered)."""
     tasks = app.tasks
     if name not in tasks:
         with _importing_tasks:

@@ -51,9 +51,15 @@ def _has_module_fixture(item: pytest.Item) -> bool:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before the test's fixtures are torn down
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    from tests.helpers import record_next_test
+
+    record_next_test(nextitem)
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(
-    request: pytest.FixtureRequest,
     django_test_environment: None,
     django_db_blocker: Any,
     django_db_modify_db_settings: None,
@@ -95,13 +101,18 @@ def django_db_setup(
             cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     settings.DATABASES["default"]["NAME"] = connection.settings_dict["NAME"] = name
     yield
-    with django_db_blocker.unblock():
-        try:
-            connection.creation.destroy_test_db(original, verbosity=0)
-        except Exception as error:  # as pytest-django: a warning, the run's outcome stands
-            request.node.warn(pytest.PytestWarning(f"test database not dropped: {error!r}"))
-        with template_database_lock(tmp_path_factory), connection._nodb_cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{template}"')  # made again if still needed
+    # Every test of the worker has run: its database goes even while a server it started is
+    # still letting go of its connections (FORCE), and the template with it (made again by a
+    # worker that still needs it).
+    connection.close()
+    with (
+        django_db_blocker.unblock(),
+        template_database_lock(tmp_path_factory),
+        connection._nodb_cursor() as cursor,
+    ):
+        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        cursor.execute(f'DROP DATABASE IF EXISTS "{template}"')
+    settings.DATABASES["default"]["NAME"] = connection.settings_dict["NAME"] = original
 
 
 @pytest.fixture(scope="session", autouse=True)

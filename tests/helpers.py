@@ -234,3 +234,18 @@ def template_database_lock(tmp_path_factory: Any) -> Iterator[None]:
     with open(path, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
+
+
+# The test this worker runs after the one being torn down (None: none follows), recorded by
+# tests/conftest.py's pytest_runtest_teardown: what a fixture keeps across consecutive tests
+# (the live servers, Playwright's Chromium) it stops in its teardown unless the next one needs it.
+_following: dict[str, Any] = {}
+
+
+def record_next_test(item: Any) -> None:
+    _following["item"] = item
+
+
+def next_test() -> Any:
+    """The test this worker runs next (a pytest Item), or None."""
+    return _following.get("item")

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import template_database, template_database_lock
+from tests.helpers import next_test, template_database, template_database_lock
 from tests.httpclient import http
 from tests.live.conftest import free_port
 
@@ -66,12 +66,11 @@ def artifacts() -> Path:
 
 
 # Playwright's driver and the Chromium it launched, kept from one browser test to the next on a
-# worker and stopped after the last of a run of them (the `browser` fixture's teardown, told the
-# next test by pytest_runtest_teardown below): while Playwright's sync API runs, an event loop is
-# set as running in the test process's thread, under which Django refuses synchronous queries and
-# asyncio.run refuses to start, as the worker's other tests need.
+# worker and stopped after the last of a run of them (the `browser` fixture's teardown,
+# tests.helpers.next_test): while Playwright's sync API runs, an event loop is set as running in
+# the test process's thread, under which Django refuses synchronous queries and asyncio.run
+# refuses to start, as the worker's other tests need.
 _driver: dict[str, Any] = {}
-_next: dict[str, pytest.Item | None] = {}
 
 
 def _chromium(path: str, package: str) -> Any:
@@ -90,13 +89,8 @@ def _chromium(path: str, package: str) -> Any:
     return _driver[path]
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    _next["item"] = nextitem
-
-
 def _stopped_unless_a_browser_test_follows() -> None:
-    following = _next.get("item")
+    following = next_test()
     if following is not None and following.get_closest_marker("browser") is not None:
         return
     playwright = _driver.pop("playwright", None)

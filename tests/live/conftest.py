@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from tests.helpers import next_test
 from tests.httpclient import http
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,13 +156,13 @@ def live_env(django_db_setup: Any) -> Iterator[dict[str, str]]:
 
 
 # The running pair of `live`, kept from one test to the next while the worker's next test needs
-# it too, stopped before any other test (pytest_runtest_teardown below): at most one pair of
-# each worker holds PostgreSQL connections, and only while its live tests run.
+# it too, stopped before any other (tests.helpers.next_test): at most one pair of each worker
+# holds PostgreSQL connections, and only while its live tests run.
 _kept: dict[str, Servers] = {}
 
 
 @pytest.fixture
-def live(live_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Servers:
+def live(live_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     """Two web processes (a move on one, its events on the other), started once for a run of a
     worker's live tests one after another; no test stops them (a test that stops or restarts a
     server starts its own on `live_env`). The test database's rows are committed by the
@@ -173,7 +174,10 @@ def live(live_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> 
         servers = Servers(live_env, 2, tmp_path_factory.mktemp("uvicorn"))
         servers.prefix = prefix  # type: ignore[attr-defined]
         _kept["servers"] = servers
-    return _kept["servers"]
+    yield _kept["servers"]
+    following = next_test()
+    if following is None or "live" not in getattr(following, "fixturenames", ()):
+        _kept.pop("servers").stop()
 
 
 def _slots_given_back(redis_url: str, prefix: str, seconds: float = 10) -> bool:
@@ -196,11 +200,3 @@ def _slots_given_back(redis_url: str, prefix: str, seconds: float = 10) -> bool:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.2)
-
-
-@pytest.hookimpl(tryfirst=True)  # before the session's fixtures (the test database) go
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    if "servers" in _kept and (
-        nextitem is None or "live" not in getattr(nextitem, "fixturenames", ())
-    ):
-        _kept.pop("servers").stop()
