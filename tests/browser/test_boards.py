@@ -4,6 +4,7 @@ with a line saying what it measures, and every row's skill as the API ranks it."
 from __future__ import annotations
 
 import time
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
@@ -12,6 +13,12 @@ from playwright.sync_api import expect
 from .harness import Person, by_testid, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+def to_fixed(value: float, digits: int) -> str:
+    """JavaScript's Number.prototype.toFixed: the float's exact value, a tie rounded away from zero
+    (Python's format rounds it to even: -16.625 is "-16.62" there and "-16.63" in the page)."""
+    return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
 def test_the_skill_board_beside_rating_wins_and_points(web_client: str, pages: Any) -> None:
@@ -55,6 +62,6 @@ def test_the_skill_board_beside_rating_wins_and_points(web_client: str, pages: A
         cell = by_testid(page, "board-skill").nth(ranked.index(person.id))
         expect(cell).to_have_attribute("data-skill-deals", str(mine["skill_deals"]))
         assert float(cell.get_attribute("data-skill") or "nan") == pytest.approx(mine["skill"])
-        expect(cell).to_contain_text(f"{mine['skill']:.2f}")
+        expect(cell).to_contain_text(to_fixed(mine["skill"], 2))
         pages.shot(page, "skill-board")
     assert not pages.console, pages.console
