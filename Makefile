@@ -10,6 +10,8 @@ TEST_BROKER_URL ?= redis://127.0.0.1:6379/0
 # live channel prefix (tests/backing_services.py). Most tests wait on servers and subprocesses
 # more than they compute, so more workers than cores pays.
 TEST_WORKERS ?= 4
+# `make test-fast` computes more than it waits: one worker per core.
+FAST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 # SERVICES=system (.ci/run): the system PostgreSQL 127.0.0.1:5432 and Redis 6379 must answer
 # (started with the commands of docs/architecture.md "Tests" if not), with no throwaway fallback.
 SERVICES ?= any
@@ -134,8 +136,10 @@ node-tools:
 	  cd web && npm ci --no-audit --no-fund; \
 	fi
 
+# PYTHONDONTWRITEBYTECODE cleared: pytest keeps its rewritten test modules in __pycache__ only
+# where bytecode may be written; without them each worker rewrites all of them again (~3 s).
 TEST_ENV = DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	DJANGO_TEST_DATABASE_NAME=test_pisyedili_$$$$
+	DJANGO_TEST_DATABASE_NAME=test_pisyedili_$$$$ PYTHONDONTWRITEBYTECODE=
 
 # The whole suite on PostgreSQL and Redis, browser and live servers included, in parallel
 # workers; at the end, the ten slowest tests and the wall time.
@@ -150,7 +154,7 @@ test: $(DEV) services chromium node-tools
 # integration stack, no linters), the long property runs at a twentieth of their size.
 test-fast: $(DEV) services
 	@start=$$(date +%s); \
-	$(TEST_ENV) PISYEDILI_TEST_SCALE=0.05 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=5 \
+	$(TEST_ENV) PISYEDILI_TEST_SCALE=0.05 $(PY) -m pytest -n $(FAST_WORKERS) --dist loadgroup --durations=5 \
 	  -m "not browser and not live and not integration and not tools" $(PYTEST_ARGS); status=$$?; \
 	echo "make test-fast: wall time $$(( $$(date +%s) - start )) s"; exit $$status
 
