@@ -15,11 +15,14 @@ A version change that concerns the lobby (`in_lobby_news`) is marked so, with th
 seat count, and goes to the lobby's streams too.
 
 Messages carry ids, versions, statuses, seat numbers, seat counts and table talk's phrase ids
-(`match_talk`) only, never a card: each stream reads its own view (live.streams).
+(`match_talk`) only, never a card: each stream reads its own view (live.streams), or, in the
+process that wrote a move, renders it from the match as written (`match_version_on_commit`'s
+`state`), which never leaves that process.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 from typing import Any
 
@@ -64,14 +67,22 @@ def in_lobby_news(match: Any, *, status_changed: bool) -> bool:
 
 
 def match_version_on_commit(
-    match: Any, *, status_changed: bool = False, lobby: bool = True, resigned: int | None = None
+    match: Any,
+    *,
+    status_changed: bool = False,
+    lobby: bool = True,
+    resigned: int | None = None,
+    state: Any = None,
 ) -> None:
     """Once the current transaction commits, tell every stream of `match` (and its players'
     `me` streams, and the lobby's streams when it concerns the lobby) that it is now at
     `match.version`; `lobby` False for a match that never waited (seated full at its
     creation); `resigned`: the seat whose person resigned in this version (the match streams
-    tell it as an event of its own). Never fails the write: a lost message costs a stream a
-    late update (streams re-read on reconnect), not the move."""
+    tell it as an event of its own); `state`: the live deal `match` holds as written (a move),
+    handed with a copy of `match` to this process's streams, which then render the version
+    without reading it back (live.hub.publish's `local`; it never leaves the process). Never
+    fails the write: a lost message costs a stream a late update (streams re-read on
+    reconnect), not the move."""
     message: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,
@@ -83,7 +94,8 @@ def match_version_on_commit(
         message["lobby"] = True
         message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
-    transaction.on_commit(lambda: publish(message, people), robust=True)
+    written = (copy.copy(match), state) if state is not None else None
+    transaction.on_commit(lambda: publish(message, people, written), robust=True)
 
 
 def match_talk(match: Any, said: dict[str, Any]) -> None:
@@ -176,10 +188,15 @@ def challenge_answered_on_commit(match: Any, player: str, answer: str) -> None:
     transaction.on_commit(lambda: publish(None, [(creator, event)]), robust=True)
 
 
-def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
+def publish(
+    message: dict[str, Any] | None,
+    people: list[tuple[str, dict[str, Any]]],
+    written: tuple[Any, Any] | None = None,
+) -> None:
     """Send `message` (a match's new version; None: only `people`'s `me` events) to every web
-    process (live.hub.publish), then the notices of `people`'s events. Never fails."""
-    live_hub.publish(message, people)
+    process (live.hub.publish), then the notices of `people`'s events; `written` (the match as
+    committed and its live deal) first to this process's streams. Never fails."""
+    live_hub.publish(message, people, local=written)
     if people:
         _notices_send(people)
 

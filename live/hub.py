@@ -40,6 +40,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, defaultdict, deque
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any, NamedTuple
@@ -182,9 +183,28 @@ def token_revoked(digest: str) -> None:
         logger.warning("revocation of a token not published", exc_info=True)
 
 
-def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
-    """Send `message` (a match's new version; None: only `people`'s `me` events). Never
-    fails: a lost message costs a stream a late update (streams re-read on reconnect)."""
+# What a writer hands this process's own streams beside its message (`publish`'s `local`): a
+# value the hub does not read, given to the consumer the streams register (live.streams).
+_local_consumer: Callable[[Any], None] | None = None
+
+
+def local_consumer_set(consumer: Callable[[Any], None]) -> None:
+    """`consumer` gets each `local` value published in this process (while it has a hub)."""
+    global _local_consumer
+    _local_consumer = consumer
+
+
+def publish(
+    message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]], local: Any = None
+) -> None:
+    """Send `message` (a match's new version; None: only `people`'s `me` events); `local`
+    first to this process's streams (`local_consumer_set`), never sent anywhere. Never fails:
+    a lost message costs a stream a late update (streams re-read on reconnect)."""
+    if local is not None and _local_consumer is not None and current() is not None:
+        try:
+            _local_consumer(local)
+        except Exception:  # the streams read the version instead
+            logger.warning("local hand-over not taken", exc_info=True)
     if TRACE_FILE and message:
         message = {**message, "at": time.time()}
     try:
@@ -713,6 +733,14 @@ def me_log(player: str, after: int) -> tuple[int, list[dict[str, Any]]]:
 
 
 _hub: Hub | None = None
+
+
+def current() -> Hub | None:
+    """This process's hub if it has one on a running loop (any thread may ask), else None."""
+    found = _hub
+    if found is None or found.loop is None or found.loop.is_closed():
+        return None
+    return found
 
 
 def hub() -> Hub:

@@ -295,7 +295,9 @@ class _SharedReads:
     """One database read per match per version change per process, shared by every stream of
     that match that woke for it, and one rendering of each seat's view (and of the public view,
     for every spectator). A stream that woke for version V joins a read started after V's
-    message arrived (so it sees V or later), or starts one; never another seat's rendering.
+    message arrived (so it sees V or later), or starts one; never another seat's rendering. A
+    move written by this process is no read at all: its writer hands over the match as
+    committed (`prime`, from `match_written`).
 
     The read goes over one PostgreSQL connection of the process's own, in autocommit, on the
     event loop (psycopg's async connection): no wait for a thread to take it and hand it back,
@@ -388,6 +390,20 @@ class _SharedReads:
         """At the process's shutdown (live.asgi lifespan)."""
         await self._disconnect()
 
+    def prime(self, match_id: UUID, read: _Read) -> None:
+        """`read`, a match and its live deal as a writer of this process committed them, is
+        this process's read of that version (on the loop; see `match_written`). Kept only while
+        a stream or long-poll of the match waits here, and never over a read of a later one."""
+        match = read[0]
+        if match is None or not hub.hub().matches.get(str(match_id)):
+            return
+        shared = self.matches.get(match_id)
+        if shared is not None and shared.wanted >= match.version:
+            return
+        done: asyncio.Future[_Read] = asyncio.get_running_loop().create_future()
+        done.set_result(read)
+        self.matches[match_id] = _Shared(match.version, done)
+
     def forget(self, match_id: UUID) -> None:
         self.matches.pop(match_id, None)
 
@@ -398,6 +414,23 @@ class _SharedReads:
 
 
 _shared_reads = _SharedReads()
+
+
+def match_written(written: tuple[Match, engine.State]) -> None:
+    """A match just committed at its version and its live deal, by this process (the writer's
+    thread: games.events hands a copy the writer no longer touches as live.hub.publish's
+    `local`): this process's streams of the match render that version from them instead of
+    reading it back (the move's own process reads nothing for it). A no-op where the process
+    has no hub on a loop or no stream of the match."""
+    current = hub.current()
+    match = written[0]
+    if current is None or not current.matches.get(str(match.id)):
+        return
+    assert current.loop is not None
+    current.loop.call_soon_threadsafe(_shared_reads.prime, match.id, written)
+
+
+hub.local_consumer_set(match_written)
 
 
 async def shared_reads_close() -> None:

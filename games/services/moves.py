@@ -279,7 +279,7 @@ def _move_write(
         else:
             rawsql.execute(*move_row)
             rawsql.execute(*match_row)
-        events.match_version_on_commit(match)
+        events.match_version_on_commit(match, state=after)
     _after_commit_bot_turn(match)
     return after
 

@@ -14,6 +14,7 @@ import orjson
 import pytest
 from django.conf import settings
 from django.db import connections
+from django.test import override_settings
 
 from games import engine
 from games.models import Match
@@ -118,3 +119,65 @@ def test_the_read_on_the_event_loop_gives_the_match_the_orm_gives(
     names = [f.attname for f in Match._meta.concrete_fields]
     assert {n: getattr(match, n) for n in names} == {n: getattr(orm, n) for n in names}
     assert deal == engine.State.from_json(orm.state)
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_a_move_written_by_this_process_is_its_streams_read(
+    make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process that commits a move hands its streams of that match the match as written
+    and its deal (live.streams.match_written): they render the move's version from it with no
+    read of their own, each seat its own view as GET state gives it, and the match as written
+    is the ORM's row. A match this process has no stream of is not kept."""
+    (_, ta), (_, tb) = make_player(), make_player()
+    clients = [client_for(ta), client_for(tb)]
+    match_id = create_match(clients[0], seats=2)["id"]
+    assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    key = UUID(match_id)
+    shared = streams._shared_reads
+    reads: list[UUID] = []
+    real_read = shared.read
+
+    async def counted(match: UUID) -> Any:
+        reads.append(match)
+        return await real_read(match)
+
+    monkeypatch.setattr(shared, "read", counted)
+
+    names = [f.attname for f in Match._meta.concrete_fields]
+
+    def move() -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
+        """One move by the seat on turn (on the caller's thread); the version, each seat's GET
+        state and the match's row after it."""
+        turn = state(clients[0], match_id)["turn"]
+        seen = state(clients[turn], match_id)
+        response = post_move(clients[turn], match_id, seen["legal_moves"][0], seen["version"])
+        assert response.status_code == 200, response.content
+        row = Match.objects.get(id=match_id)
+        views = [state(c, match_id) for c in clients]
+        connections.close_all()  # this thread's, before the test database is dropped
+        return response.json()["version"], views, {n: getattr(row, n) for n in names}
+
+    async def scenario() -> tuple[Any, list[Any], list[dict[str, Any]], dict[str, Any], bool]:
+        current = events.hub()
+        try:
+            async with current.watch(match=match_id) as waiter:
+                version, views, row = await asyncio.to_thread(move)  # a writer's thread
+                message = await waiter.get(5)  # dispatched after the hand-over
+                assert message is not None and message["version"] == version
+                written = await shared.match(key, version)
+                rendered = [await shared.event(key, seat, version) for seat in (0, 1)]
+            shared.forget_unwatched(key)
+            await asyncio.to_thread(move)  # no stream of the match here now
+            await asyncio.sleep(0.1)
+            return written, rendered, views, row, key in shared.matches
+        finally:
+            await shared.close()
+
+    (match, deal), rendered, views, row, kept = asyncio.run(scenario())
+    assert reads == []  # rendered from the write, none read back
+    assert [_data(event) for _, _, event in rendered] == views  # each seat its own view
+    assert rendered[0][0] == views[0]["version"] == row["version"] and not rendered[0][1]
+    assert {n: getattr(match, n) for n in names} == row  # the match as written is the row
+    assert deal == engine.State.from_json(row["state"])
+    assert not kept  # the second move, with no stream of it here, was not kept
