@@ -80,7 +80,7 @@ def match_version_on_commit(
     creation); `resigned`: the seat whose person resigned in this version (the match streams
     tell it as an event of its own); `state`: the live deal `match` holds as written (a move),
     handed with a copy of `match` to this process's streams, which then render the version
-    without reading it back (live.hub.publish's `local`; it never leaves the process). Never
+    without reading it back (live.hub.hand_over; it never leaves the process). Never
     fails the write: a lost message costs a stream a late update (streams re-read on
     reconnect), not the move."""
     message: dict[str, Any] = {
@@ -95,7 +95,13 @@ def match_version_on_commit(
         message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
     written = (copy.copy(match), state) if state is not None else None
-    transaction.on_commit(lambda: publish(message, people, written), robust=True)
+
+    def committed() -> None:
+        if written is not None:
+            live_hub.hand_over(written)  # before the message, which wakes the streams
+        publish(message, people)
+
+    transaction.on_commit(committed, robust=True)
 
 
 def match_talk(match: Any, said: dict[str, Any]) -> None:
@@ -188,15 +194,10 @@ def challenge_answered_on_commit(match: Any, player: str, answer: str) -> None:
     transaction.on_commit(lambda: publish(None, [(creator, event)]), robust=True)
 
 
-def publish(
-    message: dict[str, Any] | None,
-    people: list[tuple[str, dict[str, Any]]],
-    written: tuple[Any, Any] | None = None,
-) -> None:
+def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
     """Send `message` (a match's new version; None: only `people`'s `me` events) to every web
-    process (live.hub.publish), then the notices of `people`'s events; `written` (the match as
-    committed and its live deal) first to this process's streams. Never fails."""
-    live_hub.publish(message, people, local=written)
+    process (live.hub.publish), then the notices of `people`'s events. Never fails."""
+    live_hub.publish(message, people)
     if people:
         _notices_send(people)
 

@@ -183,28 +183,31 @@ def token_revoked(digest: str) -> None:
         logger.warning("revocation of a token not published", exc_info=True)
 
 
-# What a writer hands this process's own streams beside its message (`publish`'s `local`): a
-# value the hub does not read, given to the consumer the streams register (live.streams).
+# What a writer hands this process's own streams before its message (`hand_over`): a value
+# the hub does not read, given to the consumer the streams register (live.streams).
 _local_consumer: Callable[[Any], None] | None = None
 
 
 def local_consumer_set(consumer: Callable[[Any], None]) -> None:
-    """`consumer` gets each `local` value published in this process (while it has a hub)."""
+    """`consumer` gets each value handed over in this process (`hand_over`)."""
     global _local_consumer
     _local_consumer = consumer
 
 
-def publish(
-    message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]], local: Any = None
-) -> None:
-    """Send `message` (a match's new version; None: only `people`'s `me` events); `local`
-    first to this process's streams (`local_consumer_set`), never sent anywhere. Never fails:
-    a lost message costs a stream a late update (streams re-read on reconnect)."""
-    if local is not None and _local_consumer is not None and current() is not None:
-        try:
-            _local_consumer(local)
-        except Exception:  # the streams read the version instead
-            logger.warning("local hand-over not taken", exc_info=True)
+def hand_over(local: Any) -> None:
+    """Give `local` to this process's streams (the consumer of `local_consumer_set`), where the
+    process has a hub on a loop; never sent anywhere. Never fails: the streams read instead."""
+    if _local_consumer is None or current() is None:
+        return
+    try:
+        _local_consumer(local)
+    except Exception:
+        logger.warning("local hand-over not taken", exc_info=True)
+
+
+def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send `message` (a match's new version; None: only `people`'s `me` events). Never
+    fails: a lost message costs a stream a late update (streams re-read on reconnect)."""
     if TRACE_FILE and message:
         message = {**message, "at": time.time()}
     try:

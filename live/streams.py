@@ -418,8 +418,8 @@ _shared_reads = _SharedReads()
 
 def match_written(written: tuple[Match, engine.State]) -> None:
     """A match just committed at its version and its live deal, by this process (the writer's
-    thread: games.events hands a copy the writer no longer touches as live.hub.publish's
-    `local`): this process's streams of the match render that version from them instead of
+    thread: games.events hands over a copy the writer no longer touches, live.hub.hand_over):
+    this process's streams of the match render that version from them instead of
     reading it back (the move's own process reads nothing for it). A no-op where the process
     has no hub on a loop or no stream of the match."""
     current = hub.current()
