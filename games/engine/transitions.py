@@ -4,8 +4,6 @@ The private helpers below trust their caller: the move is legal in the state."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .cards import ACE, EIGHT, JACK, SEVEN, TEN, Card, hand_penalty
 from .errors import IllegalMove, NotYourTurn
 from .legal import legal_moves
@@ -20,6 +18,7 @@ from .state import (
     PLAY_PHASE,
     DealResult,
     State,
+    evolve,
     new_deal,
 )
 
@@ -43,9 +42,9 @@ def apply_legal(state: State, move: Move) -> State:
     else:
         assert move.card is not None
         after = _play(state, move.card, move.suit)
-    after = replace(after, actions=state.actions + 1)
+    after = evolve(after, actions=state.actions + 1)
     if move.action != DRAW and after.last_drawn:
-        after = replace(after, last_drawn=())
+        after = evolve(after, last_drawn=())
     limit = state.rules.action_limit
     if limit is not None and after.actions >= limit and not after.is_over:
         after = _stock_exhausted(after)  # §9: the max_actions bound ends the deal
@@ -67,7 +66,7 @@ def _next_seat(state: State, seat: int | None, steps: int = 1, direction: int | 
 
 
 def _end_turn(state: State, turn: int, **changes: object) -> State:
-    return replace(state, turn=turn, phase=PLAY_PHASE, draws_this_turn=0, **changes)  # type: ignore[arg-type]
+    return evolve(state, turn=turn, phase=PLAY_PHASE, draws_this_turn=0, **changes)
 
 
 def _take_cards(state: State, count: int) -> tuple[State, tuple[Card, ...], bool]:
@@ -102,14 +101,14 @@ def _take_cards(state: State, count: int) -> tuple[State, tuple[Card, ...], bool
             continue
         exhausted = True  # end_immediately, or nothing to reshuffle
         break
-    after = replace(state, stock=tuple(stock), pile=pile, reshuffles=reshuffles)
+    after = evolve(state, stock=tuple(stock), pile=pile, reshuffles=reshuffles)
     return after, tuple(taken), exhausted
 
 
 def _add_to_hand(state: State, seat: int, new_cards: tuple[Card, ...]) -> State:
     hands = list(state.hands)
     hands[seat] = tuple(sorted(hands[seat] + new_cards))
-    return replace(state, hands=tuple(hands), last_drawn=new_cards)
+    return evolve(state, hands=tuple(hands), last_drawn=new_cards)
 
 
 def _draw(state: State) -> State:
@@ -122,11 +121,11 @@ def _draw(state: State) -> State:
     if exhausted:
         return _stock_exhausted(after)
     if k:
-        after = replace(after, pending_sevens=0)
+        after = evolve(after, pending_sevens=0)
         if state.rules.seven_penalty_ends_turn:
             return _end_turn(after, _next_seat(after, seat))  # R-23
-        return replace(after, draws_this_turn=0)  # R-23 option: a normal turn on the spent 7
-    return replace(after, draws_this_turn=state.draws_this_turn + 1)
+        return evolve(after, draws_this_turn=0)  # R-23 option: a normal turn on the spent 7
+    return evolve(after, draws_this_turn=state.draws_this_turn + 1)
 
 
 def _skip(state: State, seat: int) -> int:
@@ -139,13 +138,13 @@ def _play(state: State, card: Card, suit: str | None) -> State:
     assert seat is not None
     hands = list(state.hands)
     hands[seat] = tuple(c for c in hands[seat] if c != card)
-    after = replace(state, hands=tuple(hands), pile=state.pile + (card,), last_drawn=())
+    after = evolve(state, hands=tuple(hands), pile=state.pile + (card,), last_drawn=())
     if not hands[seat]:
         return _shed_win(after, seat, card)  # R-28: no effect of the winning card applies
     if state.phase == OPENING:
         return _opening_play(after, seat)
     active = suit if card.rank == JACK and suit is not None else card.suit
-    after = replace(after, active_suit=active)
+    after = evolve(after, active_suit=active)
     rank = card.rank
     rules = state.rules
     if rank == SEVEN:
@@ -162,7 +161,7 @@ def _play(state: State, card: Card, suit: str | None) -> State:
         return _end_turn(after, _next_seat(after, seat, direction=direction), direction=direction)
     if rank == ACE:
         if rules.ace_mode == "follow_up":
-            return replace(after, phase=ACE_FOLLOWUP, draws_this_turn=0)  # R-25
+            return evolve(after, phase=ACE_FOLLOWUP, draws_this_turn=0)  # R-25
         if rules.ace_mode == "extra_turn":
             return _end_turn(after, seat)
         return _end_turn(after, _skip(after, seat))  # skip_next: as an 8
@@ -174,7 +173,7 @@ def _opening_play(state: State, seat: int) -> State:
     opened = list(state.opened)
     opened[seat] = True
     phase = PLAY_PHASE if state.rules.opening == "opener_only" or all(opened) else OPENING
-    return replace(
+    return evolve(
         state,
         opened=tuple(opened),
         active_suit="C",
@@ -197,12 +196,12 @@ def _stock_exhausted(state: State) -> State:
 
 
 def _over(state: State, result: DealResult, **changes: object) -> State:
-    return replace(
+    return evolve(
         state,
         phase=DEAL_OVER,
         turn=None,
         pending_sevens=0,
         draws_this_turn=0,
         result=result,
-        **changes,  # type: ignore[arg-type]
+        **changes,
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from dataclasses import fields, replace
 from itertools import chain
 
 import pytest
@@ -56,6 +57,7 @@ from games.engine import (
 )
 from games.engine.cards import ACE, SEVEN
 from games.engine.rules import _BOOLEANS, _CHOICES
+from games.engine.state import evolve
 from tests.scale import scaled
 
 DEALS = scaled(10_000, least=500)
@@ -368,3 +370,19 @@ def test_from_json_accepts_a_move_or_raises_invalid_move(body: object) -> None:
     assert move in WELL_FORMED_MOVES
     assert Move.from_json(move.to_json()) == move
     assert move.action == body["action"]
+
+
+def test_evolve_is_dataclasses_replace() -> None:
+    """The moves' path copies a state with `state.evolve`: the same state as
+    dataclasses.replace for any fields changed, none changed included; an unknown name fails."""
+    rng = random.Random(7)
+    state = new_deal(Rules(), 3, 1, bytes(32))
+    names = [f.name for f in fields(State)]
+    others = new_deal(Rules(hand_size=5), 4, 2, bytes(range(32)))
+    for _ in range(200):
+        chosen = rng.sample(names, rng.randint(0, len(names)))
+        changes = {name: getattr(others, name) for name in chosen}
+        assert evolve(state, **changes) == replace(state, **changes)
+    assert evolve(state) == state and evolve(state) is not state
+    with pytest.raises(KeyError):
+        evolve(state, no_such_field=1)
