@@ -131,7 +131,7 @@ def test_a_move_written_by_this_process_is_its_streams_read(
     is the ORM's row. A match this process has no stream of is not kept."""
     (_, ta), (_, tb) = make_player(), make_player()
     clients = [client_for(ta), client_for(tb)]
-    match_id = create_match(clients[0], seats=2)["id"]
+    match_id = create_match(clients[0], seats=2, turn_seconds=60)["id"]  # a turn clock too
     assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
     key = UUID(match_id)
     shared = streams._shared_reads
@@ -177,6 +177,7 @@ def test_a_move_written_by_this_process_is_its_streams_read(
     (match, deal), rendered, views, row, kept = asyncio.run(scenario())
     assert reads == []  # rendered from the write, none read back
     assert [_data(event) for _, _, event in rendered] == views  # each seat its own view
+    assert views[0]["turn_deadline"]  # the clock's deadline as written, as read
     assert rendered[0][0] == views[0]["version"] == row["version"] and not rendered[0][1]
     assert {n: getattr(match, n) for n in names} == row  # the match as written is the row
     assert deal == engine.State.from_json(row["state"])
