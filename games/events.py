@@ -94,7 +94,8 @@ def match_version_on_commit(
         message["lobby"] = True
         message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
-    written = (copy.copy(match), state) if state is not None else None
+    # Copied only where this process has streams to hand it to (not in a worker).
+    written = (copy.copy(match), state) if state is not None and live_hub.current() else None
 
     def committed() -> None:
         if written is not None:

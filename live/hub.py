@@ -195,9 +195,9 @@ def local_consumer_set(consumer: Callable[[Any], None]) -> None:
 
 
 def hand_over(local: Any) -> None:
-    """Give `local` to this process's streams (the consumer of `local_consumer_set`), where the
-    process has a hub on a loop; never sent anywhere. Never fails: the streams read instead."""
-    if _local_consumer is None or current() is None:
+    """Give `local` to this process's streams (the consumer of `local_consumer_set`); never
+    sent anywhere. Never fails: the streams read instead."""
+    if _local_consumer is None:
         return
     try:
         _local_consumer(local)
