@@ -14,7 +14,10 @@ tests' event reader (tests/live/sse.py) scans every event it receives with `scan
 
 The database is read only for what a body could hold: the live seeds where it has a run of hex
 digits as long as a seed's, the live deal's hidden cards where it has a card-like string, the
-private matches where it names an id, and the viewer where one of those needs it.
+private matches where it names an id, and the viewer where one of those needs it. The scanner
+runs on every response of the suite, in its servers too: those reads are single statements
+(pisyedili_api.rawsql) rather than the ORM's, which cost more CPU to compile than the rest of
+the scan, and a token's player (which never changes) is read once per process.
 """
 
 from __future__ import annotations
@@ -23,9 +26,12 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
+from uuid import UUID
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.http import HttpRequest, HttpResponse
+
+from pisyedili_api import rawsql
 
 CARD_RE = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
 MATCH_PATH_RE = re.compile(r"^/api/v1/matches/([0-9a-fA-F-]{36})(/.*)?$")
@@ -46,17 +52,49 @@ DEFER = False
 DEFERRED: list[tuple[str, str, str]] = []
 
 
+# A token's player by the token's digest, as read once (a token never changes hands).
+_PLAYER_OF_TOKEN: dict[str, str] = {}
+
+
 def _viewer_player_id(authorization: str) -> str | None:
-    from players.models import ApiToken, token_digest
+    from players.models import Player, token_digest
 
     parts = authorization.split()
     if len(parts) != 2 or parts[0] != "Token":
         return None
     digest = token_digest(parts[1])
-    token = ApiToken.objects.select_related("user__player").filter(digest=digest).first()
-    if token is None or not hasattr(token.user, "player"):
-        return None
-    return str(token.user.player.id)
+    if digest not in _PLAYER_OF_TOKEN:
+        row = rawsql.fetch_one(_sql("token_player"), [digest])
+        if row is None:
+            return None  # no such token, or no player (a token of an admin user)
+        _PLAYER_OF_TOKEN[digest] = str(rawsql.from_row(Player, ["id"], row).id)
+    return _PLAYER_OF_TOKEN[digest]
+
+
+def _sql(name: str, ids: int = 0) -> str:
+    """The scanner's statements, by name (pisyedili_api.rawsql.statement); `ids`: how many
+    ids the `private_among` statement takes."""
+    from games.models import Deal, Match
+    from players.models import ApiToken, Player
+
+    if name == "token_player":
+        return rawsql.statement(
+            "SELECT p.{player.pk} FROM {token} t"
+            " JOIN {player} p ON p.{player.user} = t.{token.user} WHERE t.{token.digest} = %s",
+            token=ApiToken,
+            player=Player,
+        )
+    if name == "live_seeds":
+        return rawsql.statement(
+            "SELECT {deal.seed} FROM {deal} WHERE {deal.status} = %s", deal=Deal
+        )
+    if name == "private_among":
+        return rawsql.statement(
+            "SELECT {match.pk} FROM {match} WHERE {match.private} AND {match.pk} IN ({ids})",
+            match=Match,
+            ids=", ".join(["%s"] * ids),
+        )
+    raise KeyError(name)
 
 
 def _ticket_player_id(ticket: str) -> str | None:
@@ -118,17 +156,19 @@ def scan_body(path: str, body: Any, raw: str, viewer: Viewer) -> list[str]:
     viewer = _once(viewer)
     found: list[str] = []
     if SEED_HEX_RE.search(raw):
-        for seed in Deal.objects.filter(status=Deal.Status.ACTIVE).values_list("seed", flat=True):
+        for (seed,) in rawsql.fetch_all(_sql("live_seeds"), [Deal.Status.ACTIVE.value]):
             if bytes(seed).hex() in raw:
                 found.append(f"{path}: seed of a deal in progress")
     found.extend(_private_leaks(path, raw, viewer))
     matched = MATCH_PATH_RE.match(path)
     if not matched or next(_strings_in_deal(body, None, None), None) is None:
         return found  # not a match's route, or no card in the body at all
-    match = Match.objects.filter(id=matched.group(1)).first()
+    _, match = rawsql.fetch_by_pk(Match, matched.group(1))
     if match is None or match.status != Match.Status.ACTIVE or not match.state:
         return found
-    live = Deal.objects.filter(id=match.live_deal_id).first()
+    live = None
+    if match.live_deal_id is not None:
+        _, live = rawsql.fetch_by_pk(Deal, match.live_deal_id)
     if live is not None and deal_revealable(live):
         return found  # the deal is over (and scored next): everything about it may be shown
     state = engine.State.from_json(match.state)
@@ -170,13 +210,27 @@ def _private_leaks(path: str, raw: str, viewer: Callable[[], str | None]) -> lis
     ids = set(UUID_RE.findall(raw))
     if not ids or path.endswith("/leave"):
         return []
+    private = _private_among(ids)
+    if not private:
+        return []
     found = []
-    for match in Match.objects.filter(id__in=ids, private=True):
+    for match in Match.objects.filter(id__in=private):
         if not match_guest(match, viewer()):
             found.append(f"{path}: private match {match.id} shown to a viewer it is hidden from")
         elif match.join_code and match.join_code in raw and str(match.created_by_id) != viewer():
             found.append(f"{path}: the join code of {match.id} shown to another than its creator")
     return found
+
+
+def _private_among(ids: set[str]) -> list[Any]:
+    """The ids of private matches among `ids` (UUIDs in text)."""
+    from django.db import connection
+
+    from games.models import Match
+
+    pk = Match._meta.pk
+    prepared = [pk.get_db_prep_value(UUID(i), connection) for i in ids]
+    return [row[0] for row in rawsql.fetch_all(_sql("private_among", len(ids)), prepared)]
 
 
 class LeakScanMiddleware:

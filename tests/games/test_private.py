@@ -470,3 +470,22 @@ def test_a_deleted_account_declines_its_pending_invitations(people, client_for, 
         f"/api/v1/matches/{match['id']}/join", {"code": match["join_code"]}, format="json"
     )
     assert joined.status_code == 200 and joined.json()["status"] == "active"
+
+
+def test_the_scanner_flags_a_private_match_named_to_an_outsider(people):
+    """Control: a body naming a private match to a viewer it is hidden from, or its join code to
+    anyone but its creator, is a leak (so the scanner does check every response of the suite)."""
+    import json
+
+    from tests.leakscan import scan_body
+
+    (ana, a), (bora, _), _, (dilek, _) = people
+    match = _private(a, seats=3, invite=["bora"])
+    named = {"id": match["id"]}
+    coded = {"id": match["id"], "join_code": match["join_code"]}
+    path = "/api/v1/matches"
+    assert scan_body(path, named, json.dumps(named), str(bora.id)) == []  # invited
+    assert scan_body(path, coded, json.dumps(coded), str(ana.id)) == []  # its creator
+    assert scan_body(path, named, json.dumps(named), str(dilek.id))
+    assert scan_body(path, named, json.dumps(named), None)
+    assert scan_body(path, coded, json.dumps(coded), str(bora.id))
