@@ -31,16 +31,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         parts = item.path.relative_to(config.rootpath).parts
         if len(parts) > 2 and parts[0] == "tests" and parts[1] in _DIRECTORY_MARKERS:
             item.add_marker(_DIRECTORY_MARKERS[parts[1]])
+    browser_modules = sorted({item.path for item in items if item.get_closest_marker("browser")})
+    for item in items:
         if item.get_closest_marker("browser"):
-            # A module's browser tests run on one worker, one after another (some stop and start
-            # that worker's server); the modules spread over the workers, each worker with its
-            # own Chromium, server and database (tests/browser/conftest.py).
-            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+            # The browser modules in two halves, each run on one worker, one module after
+            # another: a worker's Chromium, Playwright, server and database (tests/browser/
+            # conftest.py) start once for its half, not again after every other test it runs.
+            half = browser_modules.index(item.path) % 2
+            item.add_marker(pytest.mark.xdist_group(f"browser-{'ab'[half]}"))
         elif _has_module_fixture(item):
             # So do the tests of a module fixture of the suite's own (servers, Celery workers, a
             # migrated database, rows): it is set up once, not once on every worker that one of
             # the module's tests lands on.
             item.add_marker(pytest.mark.xdist_group(f"module-{item.nodeid.split('::')[0]}"))
+        elif "live" in getattr(item, "fixturenames", ()):
+            # The tests on the kept pair of servers (tests/live/conftest.py `live`) run on one
+            # worker, one after another: one pair serves them all.
+            item.add_marker(pytest.mark.xdist_group("live-pair"))
 
 
 def _has_module_fixture(item: pytest.Item) -> bool:
