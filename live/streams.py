@@ -497,10 +497,12 @@ async def _with_slot(
 async def _held(
     player: str, slot: str, body: AsyncGenerator[Event, None]
 ) -> AsyncGenerator[Event, None]:
-    """`body` while it holds `slot` (the hub keeps it alive; given back at the end)."""
+    """`body` while it holds `slot` (the hub keeps it alive; given back at the end). Each event
+    is let go once sent: a waiting stream holds no copy of what it sent last."""
     try:
         async for event in body:
             yield event
+            del event
     finally:
         await body.aclose()
         await hub.hub().slot_give_back(player, slot)

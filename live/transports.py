@@ -78,7 +78,10 @@ async def send_sse(
         while first:
             yield first.pop(0)
         async for event in events:
-            yield {"type": "http.response.body", "body": sse_frame(event), "more_body": True}
+            message = {"type": "http.response.body", "body": sse_frame(event), "more_body": True}
+            del event  # not held while the stream waits for the next
+            yield message
+            del message
         yield {"type": "http.response.body", "body": b"", "more_body": False}
 
     await send_until_gone(events, messages(), receive(), send)
@@ -114,7 +117,10 @@ async def send_ws(
             if event.name == "reconnect":
                 close = 1012 if event is RECONNECT_RESTART else 1013
                 break
-            yield {"type": "websocket.send", "text": ws_frame(event)}
+            message = {"type": "websocket.send", "text": ws_frame(event)}
+            del event  # not held while the socket waits for the next
+            yield message
+            del message
         await answering.acquire()  # never given back: nothing is answered after the close
         yield {"type": "websocket.close", "code": close}
 
@@ -142,6 +148,7 @@ async def send_until_gone(
     try:
         async for message in messages:
             await send(message)
+            del message  # not held while the stream waits for the next
     except asyncio.CancelledError:
         if not left.done() or left.cancelled():
             raise  # not the client: the server is stopping
