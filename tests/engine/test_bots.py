@@ -429,6 +429,25 @@ def test_flat_search_keeps_greedys_move_unless_another_is_ahead_by_the_keep_marg
     assert departs > 0
 
 
+def test_flat_search_keeps_greedys_move_unless_another_leads_by_keep_z_standard_errors() -> None:
+    """With keep_z, greedy's move (while in the race) is played unless the best leads it by that
+    many standard errors of their paired difference: with a z no lead reaches, always greedy's
+    move; with a small one, the search still departs from it somewhere."""
+    departs = 0
+    for state in POSITIONS[3::9]:
+        assert state.turn is not None
+        observation = observe(state, state.turn)
+        if len(observation.legal_moves) < 2:
+            continue
+        greedy = get_bot("greedy").choose(observation, random.Random(0))
+        config = SearchConfig(iterations=120, race_z=1e9, min_samples=8, batch=4)
+        kept = flat_search(observation, random.Random(4), replace(config, keep_z=1e9))[0]
+        assert kept == greedy, state
+        loose = flat_search(observation, random.Random(4), replace(config, keep_z=0.5))[0]
+        departs += loose != greedy
+    assert departs > 0
+
+
 def _rollout_move(state: State) -> Move:
     """The move of the fast rollout policy (ismcts.rollout_action) on `state`."""
     legal = FastDeal.from_state(state).legal_actions()

@@ -39,6 +39,7 @@ from games.engine.history import LoggedMove, deal_log, logged_move, seen_by
 from games.engine.legal import can_play_on
 from games.engine.moves import DRAW, PASS
 from games.engine.state import ACE_FOLLOWUP, OPENING
+from games.engine.tables import SUIT_MASKS
 from tests.scale import SCALE, scaled
 
 # --- deals with their logs ------------------------------------------------------------------
@@ -334,6 +335,29 @@ def test_greedy_facts_hold_in_greedy_deals_and_in_every_sample() -> None:
             assert contradictions(deal, time, hands, mine, observer) == []
             checked += 1
     assert read > 2000 * SCALE and checked > 400 * SCALE
+
+
+def test_the_gibbs_chain_keeps_every_fact_at_three_seats_and_more() -> None:
+    """The chain that redraws one seat at a time given the others' hands (`gibbs`, the expert's
+    sampler at three seats or more) keeps every fact in every state it visits."""
+    rng = random.Random(12)
+    checked = 0
+    for deal, time in POSITIONS[::2]:
+        if deal.seats < 3:
+            continue
+        observer = deal.log[time].seat
+        facts = [f for f in facts_of(deal) + as_seen(greedy_facts(deal.log, deal.rules, -1))]
+        seen = seen_by(deal.log[:time], observer)
+        hidden = HiddenCards(
+            observe(deal.states[time], observer), seen, greedy=True, miss=0.05, gibbs=1
+        )
+        if not hidden.informed or hidden.dropped:
+            continue
+        mine = [f for f in facts if f.seat != observer]
+        for _ in range(3):
+            assert contradictions(deal, time, hidden.sample(rng), mine, observer) == []
+            checked += 1
+    assert checked > 300 * SCALE
 
 
 def test_uniform_samples_contradict_the_facts() -> None:
@@ -674,3 +698,40 @@ def test_the_expert_sampler_draws_from_the_exact_distribution_of_its_model() -> 
     plain = HiddenCards(observation, seen_by(deal.log[:time], 0), greedy=True)
     tally = Counter(plain.sample(sample)[1] for _ in range(n))
     assert chi_square_p([tally[k] for k in keys], [exact[k] * n for k in keys]) < 1e-6
+
+
+def suit_counts(hand: int) -> tuple[int, ...]:
+    return tuple((hand & SUIT_MASKS[suit]).bit_count() for suit in range(4))
+
+
+def test_the_gibbs_chain_draws_from_the_exact_distribution_of_its_model() -> None:
+    """At three seats the two other hands are coupled (they share the unseen cards): the exact
+    joint weighs each pair of disjoint hands by the product of each seat's weight under the facts
+    and the opponent model (counted by brute force). Chi-square of the Gibbs chain's hands (every
+    fifth state, fixed seed) over the suits of each other hand against that joint's marginals."""
+    rng = random.Random(2)
+    deal = play_deal(MODEL_RULES, 3, rng.randbytes(32), ["greedy"] * 3, rng)
+    time = 26
+    assert deal.log[time].seat == 0
+    first, second = (exact_hands_with_model(deal, time, seat, 0.05) for seat in (1, 2))
+    marginals: list[Counter[tuple[int, ...]]] = [Counter(), Counter()]
+    for h1, w1 in first.items():
+        for h2, w2 in second.items():
+            if not h1 & h2:
+                marginals[0][suit_counts(h1)] += w1 * w2
+                marginals[1][suit_counts(h2)] += w1 * w2
+    observation = observe(deal.states[time], 0)
+    hidden = HiddenCards(observation, seen_by(deal.log[:time], 0), greedy=True, miss=0.05, gibbs=1)
+    sample = random.Random(7)
+    n = scaled(3000, 1000)
+    tallies: list[Counter[tuple[int, ...]]] = [Counter(), Counter()]
+    for index in range(5 * n):
+        hands = hidden.sample(sample)
+        if index % 5 == 4:
+            tallies[0][suit_counts(hands[1])] += 1
+            tallies[1][suit_counts(hands[2])] += 1
+    for tally, exact in zip(tallies, marginals, strict=True):
+        total = sum(exact.values())
+        keys = sorted(exact)
+        assert set(tally) <= set(keys)
+        assert chi_square_p([tally[k] for k in keys], [exact[k] / total * n for k in keys]) > 0.001

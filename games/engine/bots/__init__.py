@@ -20,8 +20,9 @@ paired deals (bench/bots.py --levels; levels.json says which steps the deals sho
 `random`; `beginner`, greedy that plays a random legal move a third of the time; `casual`,
 greedy itself (`greedy` plays it too); `strong`, a small search with the facts of the log and
 the opponent model that keeps greedy's move unless another is surely better; `expert`, the same
-reading with a larger search free to leave greedy's move. Each level's rating and CPU per
-decision, measured by bench/bots.py --levels, are in `levels.json`
+reading with a larger search that leaves greedy's move when another leads it by two standard
+errors, and at larger tables a sampler that redraws one hand at a time. Each level's rating
+and CPU per decision, measured by bench/bots.py --levels, are in `levels.json`
 (`level_ratings()`); `LEVEL_OF` names the level each strategy plays.
 """
 
@@ -60,7 +61,10 @@ BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
 # candidates within a penalty point or two (race_margin), and a point of deal score counts
 # 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert keeps its
 # rollouts at any table size (its decisions at four seats take about as long as at two: most
-# races end well before the budget).
+# races end well before the budget), keeps greedy's move unless another leads it by two standard
+# errors of their paired difference (keep_z), and at three seats or more samples the hidden
+# hands by a Gibbs chain over the seats (two steps a seat a sample), which mixes where the one
+# chain over all hands does not.
 STRONG_CONFIG = SearchConfig(
     iterations=200,
     facts=GREEDY,
@@ -76,6 +80,8 @@ EXPERT_CONFIG = SearchConfig(
     miss=0.05,
     race_margin=0.02,
     penalty_scale=200,
+    keep_z=2.0,
+    gibbs=2,
 )
 
 LEVELS: tuple[str, ...] = ("random", "beginner", "casual", "strong", "expert")
@@ -133,7 +139,8 @@ BOTS: dict[str, Bot] = {
         Bot(
             "expert",
             f"{INFERENCE_DESCRIPTION} It also weighs each player's choices as a careful player"
-            " makes them (one who sheds a low heart holds no dearer one). Budget:"
+            " makes them (one who sheds a low heart holds no dearer one), and leaves the plain"
+            " heuristic's move when another is ahead by more than the noise of its samples. Budget:"
             f" {EXPERT_CONFIG.iterations} rollouts per decision.",
             ismcts_policy(EXPERT_CONFIG),
             reads_history=True,

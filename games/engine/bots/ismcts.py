@@ -68,6 +68,8 @@ class SearchConfig:
     race_z: float = 2.5  # flat: standard errors of the paired difference to leave the race
     race_margin: float = 0.0  # flat: a candidate leaves once surely not better by this much
     keep_margin: float = 0.0  # flat: greedy's move stays unless another's mean is this much more
+    keep_z: float = 0.0  # flat: greedy's move stays unless another leads by this many std. errors
+    gibbs: int = 0  # three seats or more: Gibbs sweeps over the seats (steps a seat), not one chain
 
 
 NO_FACTS = "none"
@@ -87,6 +89,7 @@ class Sampler:
         history: Sequence[LoggedMove] = (),
         facts: str = NO_FACTS,
         miss: float | None = None,
+        gibbs: int = 0,
     ) -> None:
         self.template = FastDeal.from_state(determinize(observation, rng))
         self.unseen = [int(c) for c in unseen_cards(observation)]
@@ -107,6 +110,7 @@ class Sampler:
                 play_facts=facts != RULES,
                 greedy=facts == GREEDY,
                 miss=miss,
+                gibbs=gibbs,
             )
 
     def sample(self, rng: random.Random) -> FastDeal:
@@ -180,7 +184,7 @@ def tree_search(
 ) -> tuple[Move, dict[Move, int]]:
     """SO-ISMCTS: the most visited root move after `config.iterations` iterations, and the
     visits of every root move."""
-    sampler = Sampler(observation, rng, history, config.facts, config.miss)
+    sampler = Sampler(observation, rng, history, config.facts, config.miss, config.gibbs)
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     epsilon = config.rollout_epsilon
     c = config.exploration
@@ -268,10 +272,11 @@ def flat_search(
     stops when one candidate is left or `config.iterations` rollouts are spent; the best total
     reward wins, ties going to the greedy heuristic's move, then to legal order. With
     `keep_margin`, greedy's move still in the race wins unless the best mean is ahead of its
-    by that much (a player who departs from the plain heuristic only when sure).
+    by that much (a player who departs from the plain heuristic only when sure); with `keep_z`,
+    unless it leads by that many standard errors of their paired difference.
     """
     if sampler is None:
-        sampler = Sampler(observation, rng, history, config.facts, config.miss)
+        sampler = Sampler(observation, rng, history, config.facts, config.miss, config.gibbs)
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     legal_moves = observation.legal_moves
     actions = [move_to_action(m) for m in legal_moves]
@@ -347,6 +352,17 @@ def flat_search(
         kept_move = next((i for i in active if actions[i] == preferred), best)
         if totals[best] - totals[kept_move] < keep * n:
             best = kept_move
+    if config.keep_z and n > 1 and actions[best] != preferred and preferred in actions:
+        # Greedy's move, while still in the race, unless the best leads it by `keep_z` standard
+        # errors of their paired difference (the best of several means is flattered by the
+        # samples that happened to favour it).
+        kept_move = actions.index(preferred)
+        if len(rewards[kept_move]) == n:
+            gaps = [a - b for a, b in zip(rewards[best], rewards[kept_move], strict=True)]
+            mean = sum(gaps) / n
+            var = sum((g - mean) ** 2 for g in gaps) / (n - 1)
+            if mean <= config.keep_z * math.sqrt(var / n):
+                best = kept_move
     return legal_moves[best], [sum(r) / len(r) if r else -math.inf for r in rewards]
 
 
