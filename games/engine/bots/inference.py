@@ -85,8 +85,8 @@ NO_TIME = -(1 << 30)  # before anything: the time of "no fact names this card"
 INNER_LIMIT = (
     12  # played cards tracked one by one at a slot of a seat's table; more: its play facts go
 )
-JOINT_TRIES = 200
-GIBBS_BURN_IN = 10  # proposals of all the other hands before the play facts are given up
+JOINT_TRIES = 200  # proposals of all the other hands before the play facts are given up
+GIBBS_BURN_IN = 10  # `gibbs`: sweeps over the seats before a chain's first sample
 
 
 @dataclass(frozen=True, slots=True)
