@@ -64,37 +64,41 @@ def _viewer_player_id(authorization: str) -> str | None:
         return None
     digest = token_digest(parts[1])
     if digest not in _PLAYER_OF_TOKEN:
-        row = rawsql.fetch_one(_sql("token_player"), [digest])
+        row = rawsql.fetch_one(_token_player_sql(), [digest])
         if row is None:
             return None  # no such token, or no player (a token of an admin user)
         _PLAYER_OF_TOKEN[digest] = str(rawsql.from_row(Player, ["id"], row).id)
     return _PLAYER_OF_TOKEN[digest]
 
 
-def _sql(name: str, ids: int = 0) -> str:
-    """The scanner's statements, by name (pisyedili_api.rawsql.statement); `ids`: how many
-    ids the `private_among` statement takes."""
-    from games.models import Deal, Match
+def _token_player_sql() -> str:
+    """The player id of the token whose digest is the parameter (live or not: who asked)."""
     from players.models import ApiToken, Player
 
-    if name == "token_player":
-        return rawsql.statement(
-            "SELECT p.{player.pk} FROM {token} t"
-            " JOIN {player} p ON p.{player.user} = t.{token.user} WHERE t.{token.digest} = %s",
-            token=ApiToken,
-            player=Player,
-        )
-    if name == "live_seeds":
-        return rawsql.statement(
-            "SELECT {deal.seed} FROM {deal} WHERE {deal.status} = %s", deal=Deal
-        )
-    if name == "private_among":
-        return rawsql.statement(
-            "SELECT {match.pk} FROM {match} WHERE {match.private} AND {match.pk} IN ({ids})",
-            match=Match,
-            ids=", ".join(["%s"] * ids),
-        )
-    raise KeyError(name)
+    return rawsql.statement(
+        "SELECT p.{player.pk} FROM {token} t"
+        " JOIN {player} p ON p.{player.user} = t.{token.user} WHERE t.{token.digest} = %s",
+        token=ApiToken,
+        player=Player,
+    )
+
+
+def _live_seeds_sql() -> str:
+    """The seed of every deal whose status is the parameter (active)."""
+    from games.models import Deal
+
+    return rawsql.statement("SELECT {deal.seed} FROM {deal} WHERE {deal.status} = %s", deal=Deal)
+
+
+def _private_among_sql(ids: int) -> str:
+    """The ids of the private matches among `ids` parameters."""
+    from games.models import Match
+
+    return rawsql.statement(
+        "SELECT {match.pk} FROM {match} WHERE {match.private} AND {match.pk} IN ({ids})",
+        match=Match,
+        ids=", ".join(["%s"] * ids),
+    )
 
 
 def _ticket_player_id(ticket: str) -> str | None:
@@ -156,7 +160,7 @@ def scan_body(path: str, body: Any, raw: str, viewer: Viewer) -> list[str]:
     viewer = _once(viewer)
     found: list[str] = []
     if SEED_HEX_RE.search(raw):
-        for (seed,) in rawsql.fetch_all(_sql("live_seeds"), [Deal.Status.ACTIVE.value]):
+        for (seed,) in rawsql.fetch_all(_live_seeds_sql(), [Deal.Status.ACTIVE.value]):
             if bytes(seed).hex() in raw:
                 found.append(f"{path}: seed of a deal in progress")
     found.extend(_private_leaks(path, raw, viewer))
@@ -230,7 +234,7 @@ def _private_among(ids: set[str]) -> list[Any]:
 
     pk = Match._meta.pk
     prepared = [pk.get_db_prep_value(UUID(i), connection) for i in ids]
-    return [row[0] for row in rawsql.fetch_all(_sql("private_among", len(ids)), prepared)]
+    return [row[0] for row in rawsql.fetch_all(_private_among_sql(len(ids)), prepared)]
 
 
 class LeakScanMiddleware:

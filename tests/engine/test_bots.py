@@ -410,10 +410,16 @@ def test_flat_search_finds_the_ace_follow_up_win() -> None:
     assert all(m < 1.0 for i, m in enumerate(means) if i != ace)
 
 
-def test_flat_search_keeps_greedys_move_unless_another_is_ahead_by_the_keep_margin() -> None:
+@pytest.mark.parametrize(
+    ("rule", "unreachable", "loose"), [("keep_margin", 10.0, 0.0), ("keep_z", 1e9, 0.5)]
+)
+def test_flat_search_keeps_greedys_move_unless_another_is_surely_ahead(
+    rule: str, unreachable: float, loose: float
+) -> None:
     """With keep_margin, greedy's move (while in the race) is played unless the best mean is
-    ahead of its by that much: with a margin no reward difference reaches, always greedy's
-    move; without, the search departs from it somewhere."""
+    ahead of its by that much; with keep_z, unless the best leads it by that many standard
+    errors of their paired difference. With a margin or z no lead reaches, always greedy's
+    move; with none (or a small z), the search departs from it somewhere."""
     departs = 0
     for state in POSITIONS[3::9]:
         assert state.turn is not None
@@ -422,29 +428,10 @@ def test_flat_search_keeps_greedys_move_unless_another_is_ahead_by_the_keep_marg
             continue
         greedy = get_bot("greedy").choose(observation, random.Random(0))
         config = SearchConfig(iterations=120, race_z=1e9, min_samples=8, batch=4)
-        free = flat_search(observation, random.Random(4), config)[0]
-        kept = flat_search(observation, random.Random(4), replace(config, keep_margin=10.0))[0]
-        assert kept == greedy, state
-        departs += free != greedy
-    assert departs > 0
-
-
-def test_flat_search_keeps_greedys_move_unless_another_leads_by_keep_z_standard_errors() -> None:
-    """With keep_z, greedy's move (while in the race) is played unless the best leads it by that
-    many standard errors of their paired difference: with a z no lead reaches, always greedy's
-    move; with a small one, the search still departs from it somewhere."""
-    departs = 0
-    for state in POSITIONS[3::9]:
-        assert state.turn is not None
-        observation = observe(state, state.turn)
-        if len(observation.legal_moves) < 2:
-            continue
-        greedy = get_bot("greedy").choose(observation, random.Random(0))
-        config = SearchConfig(iterations=120, race_z=1e9, min_samples=8, batch=4)
-        kept = flat_search(observation, random.Random(4), replace(config, keep_z=1e9))[0]
-        assert kept == greedy, state
-        loose = flat_search(observation, random.Random(4), replace(config, keep_z=0.5))[0]
-        departs += loose != greedy
+        kept = flat_search(observation, random.Random(4), replace(config, **{rule: unreachable}))
+        assert kept[0] == greedy, state
+        free = flat_search(observation, random.Random(4), replace(config, **{rule: loose}))
+        departs += free[0] != greedy
     assert departs > 0
 
 

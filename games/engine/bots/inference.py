@@ -577,7 +577,6 @@ class HiddenCards:
         you = observation.you
         self.seats = len(observation.hand_counts)
         self.gibbs = gibbs
-        self.arrangement: list[list[tuple[int, int]]] = []  # gibbs: each other seat's slots
         self.likelihood: list[float] = []  # gibbs: each other seat's opponent-model weight
         self.you = you
         self.unseen = sum(1 << int(c) for c in unseen_cards(observation))
@@ -745,7 +744,6 @@ class HiddenCards:
                 weight = self._seat_likelihood(seat, slots)
                 self.proposed += 1
                 if rng.random() * self.likelihood[index] < weight:
-                    self.arrangement[index] = slots
                     self.likelihood[index] = weight
                     hands[seat] = held_now(slots, self.played[seat])
                     self.accepted += 1
@@ -765,7 +763,6 @@ class HiddenCards:
                 pool &= ~hands[seat]
             else:
                 self.current = hands
-                self.arrangement = arrangement
                 self.likelihood = [
                     self._seat_likelihood(seat, slots)
                     for seat, slots in zip(self.others, arrangement, strict=True)
