@@ -25,11 +25,15 @@ Last, the floor: as many clients as there are moves in flight (one per match: 8)
 inserts one, in a plain Django view: no DRF, no rules, no push) in a closed loop on the same
 stack, no idle client. Its p99 is the least a durable write takes here at that concurrency,
 under any move path this stack serves; a delivery is a move and its push, so it cannot be below.
+With `--rounds R`, the phases and the floor take turns R times: each figure is over all of its
+rounds, and the ratios the targets judge are also printed round by round, beside that round's
+floor (a drift in the machine's speed then falls on both).
 
     .venv/bin/python bench/live.py                                # N = 0, 1000, 5000, 10000
     .venv/bin/python bench/live.py --idle 0,500 --seconds 8       # a quick look
     .venv/bin/python bench/live.py --idle 1000 --modes streams --think 0.2   # not saturated
     .venv/bin/python bench/live.py --idle 0,1000 --modes streams --moves socket,rest --seconds 10
+    .venv/bin/python bench/live.py --idle 0,1000 --modes streams --moves socket,rest --rounds 3
 
 The idle clients share `--idle-players` players (the per-player stream cap is raised for the
 bench: it limits one person, and these are not people). The file-descriptor limit is raised to
@@ -44,6 +48,7 @@ import base64
 import os
 import resource
 import signal
+import statistics
 import sys
 import time
 import uuid
@@ -649,22 +654,59 @@ async def run_phase(
         "held": idle.held - idle.errors,
         "idle_errors": lost,
         "behind": idle.behind,
-        "moves": len(play.moves),
-        "moves_per_s": len(play.moves) / seconds,
-        "move_p50": percentile(play.moves, 0.5) * 1000,
-        "move_p99": percentile(play.moves, 0.99) * 1000,
-        "delivery_p50": percentile(play.delivery, 0.5) * 1000,
-        "delivery_p99": percentile(play.delivery, 0.99) * 1000,
-        "push_p50": percentile(play.push(), 0.5) * 1000,
-        "push_p99": percentile(play.push(), 0.99) * 1000,
+        "seconds": seconds,
+        "moves": play.moves,
+        "delivery": play.delivery,
+        "push": play.push(),
         "errors": play.errors,
-        "rss_per_1000": (rss_after - rss_before) / n * 1000 if n else float("nan"),
+        "rss_growth": rss_after - rss_before,
         "rss": rss_after,
-        "cpu_per_move": {
-            tier: (cpu_after[tier] - cpu_before[tier]) / max(len(play.moves), 1) * 1000
-            for tier in cpu_after
-        },
+        "cpu": {tier: cpu_after[tier] - cpu_before[tier] for tier in cpu_after},
         "pg": pg,
+    }
+
+
+def pooled(slices: list[dict[str, Any]]) -> dict[str, Any]:
+    """One phase's figures over its slices (one a round): the moves, latencies and CPU of all
+    of them together; the fewest streams held, the most memory per 1,000 streams."""
+    first = slices[0]
+    moves = [t for s in slices for t in s["moves"]]
+    delivery = [t for s in slices for t in s["delivery"]]
+    push = [t for s in slices for t in s["push"]]
+    seconds = sum(s["seconds"] for s in slices)
+    n = first["n"]
+    return {
+        "stages": {k: [v for s in slices for v in s["stages"][k]] for k in first["stages"]},
+        "gc": {
+            tier: {
+                g: [ms for s in slices for ms in s["gc"][tier].get(g, [])]
+                for g in {g for s in slices for g in s["gc"][tier]}
+            }
+            for tier in first["gc"]
+        },
+        "mode": first["mode"],
+        "via": first["via"],
+        "n": n,
+        "think": first["think"],
+        "held": min(s["held"] for s in slices),
+        "idle_errors": sum(s["idle_errors"] for s in slices),
+        "behind": sum(s["behind"] for s in slices),
+        "moves": len(moves),
+        "moves_per_s": len(moves) / seconds,
+        "move_p50": percentile(moves, 0.5) * 1000,
+        "move_p99": percentile(moves, 0.99) * 1000,
+        "delivery_p50": percentile(delivery, 0.5) * 1000,
+        "delivery_p99": percentile(delivery, 0.99) * 1000,
+        "push_p50": percentile(push, 0.5) * 1000,
+        "push_p99": percentile(push, 0.99) * 1000,
+        "errors": sum(s["errors"] for s in slices),
+        "rss_per_1000": max(s["rss_growth"] for s in slices) / n * 1000 if n else float("nan"),
+        "rss": slices[-1]["rss"],
+        "cpu_per_move": {
+            tier: sum(s["cpu"][tier] for s in slices) / max(len(moves), 1) * 1000
+            for tier in first["cpu"]
+        },
+        "pg": [s["pg"] for s in slices],
     }
 
 
@@ -697,11 +739,24 @@ async def floor_phase(stack: Stack, clients: int, seconds: float) -> dict[str, A
     await asyncio.gather(*tasks)
     return {
         "clients": clients,
-        "per_s": count / seconds,
-        "p50": percentile(latencies[:count], 0.5) * 1000,
-        "p99": percentile(latencies[:count], 0.99) * 1000,
-        "cpu": sum(cpu_after[t] - cpu_before[t] for t in cpu_after) / max(count, 1) * 1000,
-        "cpu_tiers": {t: (cpu_after[t] - cpu_before[t]) / max(count, 1) * 1000 for t in cpu_after},
+        "seconds": seconds,
+        "latencies": latencies[:count],
+        "cpu": {t: cpu_after[t] - cpu_before[t] for t in cpu_after},
+    }
+
+
+def floor_pooled(slices: list[dict[str, Any]]) -> dict[str, Any]:
+    """The floor's figures over its slices (one a round)."""
+    latencies = [t for s in slices for t in s["latencies"]]
+    count = max(len(latencies), 1)
+    cpu = {t: sum(s["cpu"][t] for s in slices) for t in slices[0]["cpu"]}
+    return {
+        "clients": slices[0]["clients"],
+        "per_s": len(latencies) / sum(s["seconds"] for s in slices),
+        "p50": percentile(latencies, 0.5) * 1000,
+        "p99": percentile(latencies, 0.99) * 1000,
+        "cpu": sum(cpu.values()) / count * 1000,
+        "cpu_tiers": {t: c / count * 1000 for t, c in cpu.items()},
     }
 
 
@@ -728,7 +783,7 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
             f" {r['move_p50']:>8.1f}ms {r['move_p99']:>5.1f}ms {r['delivery_p50']:>8.1f}ms"
             f" {r['delivery_p99']:>5.1f}ms {r['push_p50']:>8.1f}ms {r['push_p99']:>5.1f}ms"
             f" {r['errors'] + r['idle_errors']:>7}"
-            f" {r['rss_per_1000']:>8.1f} {r['rss']:>7.0f} {r['pg']:>4}"
+            f" {r['rss_per_1000']:>8.1f} {r['rss']:>7.0f} {max(r['pg']):>4}"
         )
     if any(r["behind"] for r in results):
         print("* long-polls sent, but not all taken by the server within 60 s: beyond capacity")
@@ -856,11 +911,44 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
         "server memory ≤ 20 MB per 1,000 idle streams: "
         + ", ".join(f"{r['rss_per_1000']:.1f} MB at {r['n']}" for r in sized),
     )
-    pgs = [r["pg"] for r in results]
+    pgs = [pg for r in results for pg in r["pg"]]
     line(
         max(pgs) - min(pgs) <= 4,
         f"PostgreSQL connections independent of N: {min(pgs)}..{max(pgs)} over every phase",
     )
+
+
+def by_round(
+    slices: dict[tuple[str, int, str], list[dict[str, Any]]], floors: list[dict[str, Any]]
+) -> None:
+    """With more than one round: the ratios the targets judge (moves on the socket, or the
+    route where no phase moved on it, at the first N of 1,000 or more) in each round, beside
+    that round's floor."""
+    if len(floors) < 2:
+        return
+    keys = [k for k in slices if k[0] == "streams" and k[1] >= 1000]
+    key = next((k for k in keys if k[2] == "socket"), next(iter(keys), None))
+    if key is None:
+        return
+    print(f"\nBy round, streams/{key[2]} at N={key[1]} against that round's floor:")
+    cpu_ratios, delivery_ratios = [], []
+    for number, (phase, floor) in enumerate(zip(slices[key], floors, strict=True), 1):
+        cpu = sum(phase["cpu"][t] for t in SERVER_TIERS) / max(len(phase["moves"]), 1)
+        floor_cpu = sum(floor["cpu"][t] for t in SERVER_TIERS) / max(len(floor["latencies"]), 1)
+        delivery = percentile(phase["delivery"], 0.99)
+        floor_p99 = percentile(floor["latencies"], 0.99)
+        cpu_ratios.append(cpu / floor_cpu)
+        delivery_ratios.append(delivery / floor_p99)
+        print(
+            f"  round {number}: CPU a move {cpu * 1000:.2f} ms, floor {floor_cpu * 1000:.2f} ms"
+            f" ({cpu_ratios[-1]:.2f}×); delivery p99 {delivery * 1000:.1f} ms, floor p99"
+            f" {floor_p99 * 1000:.1f} ms ({delivery_ratios[-1]:.2f}×)"
+        )
+    for name, ratios in (("CPU", cpu_ratios), ("delivery p99", delivery_ratios)):
+        print(
+            f"  {name} ratio: min {min(ratios):.2f}×, median {statistics.median(ratios):.2f}×,"
+            f" max {max(ratios):.2f}×"
+        )
 
 
 def main() -> None:
@@ -878,7 +966,15 @@ def main() -> None:
         help="how the active clients move: socket (on the match's WebSocket, their event stream"
         " too), rest (POST …/moves beside an event stream); each phase is run for each",
     )
-    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--seconds", type=float, default=10, help="per phase and round")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="times every phase and the floor are run, in turn (the figures are over all of"
+        " them; the ratios to the floor are also printed for each round): a drift in the"
+        " machine's speed then falls on the phases and the floor alike",
+    )
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--active", type=int, default=16)
     parser.add_argument("--idle-players", type=int, default=100)
@@ -942,26 +1038,32 @@ def main() -> None:
         )
         # Not counted: the first requests of each web process import what a move needs and fill
         # its connection pool, which would weigh on the first phase only (N = 0, the baseline).
-        results = []
+        slices: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+        floors: list[dict[str, Any]] = []
         # uvloop, as the server: the load generator shares the server's 2 cores.
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             runner.run(run_phase(stack, "streams", 0, args.warmup, active, idle_matches))
-            for mode in args.modes.split(","):
-                for n in counts:
-                    for via in args.moves.split(","):
-                        phase = run_phase(
-                            stack, mode, n, args.seconds, active, idle_matches, args.think, via
-                        )
-                        result = runner.run(phase)
-                        print(
-                            f"  {mode}/{via} N={n}: held {result['held']}, {result['moves']}"
-                            f" moves, errors {result['errors'] + result['idle_errors']}",
-                            flush=True,
-                        )
-                        results.append(result)
-            floor = runner.run(floor_phase(stack, args.active // 2, args.seconds))
+            for round_number in range(1, args.rounds + 1):
+                for mode in args.modes.split(","):
+                    for n in counts:
+                        for via in args.moves.split(","):
+                            phase = run_phase(
+                                stack, mode, n, args.seconds, active, idle_matches, args.think, via
+                            )
+                            result = runner.run(phase)
+                            print(
+                                f"  round {round_number} {mode}/{via} N={n}: held"
+                                f" {result['held']}, {len(result['moves'])} moves, errors"
+                                f" {result['errors'] + result['idle_errors']}",
+                                flush=True,
+                            )
+                            slices.setdefault((mode, n, via), []).append(result)
+                floors.append(runner.run(floor_phase(stack, args.active // 2, args.seconds)))
+        results = [pooled(phase_slices) for phase_slices in slices.values()]
+        floor = floor_pooled(floors)
         print()
         report(results, floor)
+        by_round(slices, floors)
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     finally:
         stack.stop()
