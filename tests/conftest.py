@@ -81,7 +81,7 @@ def django_db_setup(
     from django.db import connection
     from django.test.utils import setup_databases, teardown_databases
 
-    from tests.helpers import template_database, template_database_lock
+    from tests.helpers import database_exists, template_database, template_database_lock
 
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None or connection.vendor != "postgresql":
@@ -96,8 +96,7 @@ def django_db_setup(
     template = template_database(name.removesuffix(f"_{worker}"))
     with django_db_blocker.unblock(), template_database_lock(tmp_path_factory):
         with connection._nodb_cursor() as cursor:
-            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [template])
-            missing = cursor.fetchone() is None
+            missing = not database_exists(cursor, template)
         if missing:
             connection.settings_dict["TEST"]["NAME"] = template
             connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)

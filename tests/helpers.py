@@ -224,6 +224,13 @@ def template_database(test_database: str) -> str:
     return f"{test_database}_template"
 
 
+def database_exists(cursor: Any, name: str) -> bool:
+    """Whether the PostgreSQL server of `cursor` (any DB-API cursor on any of its databases)
+    has a database `name`: the template check of tests/conftest.py and tests/browser/conftest.py."""
+    cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+    return cursor.fetchone() is not None
+
+
 @contextlib.contextmanager
 def template_database_lock(tmp_path_factory: Any) -> Iterator[None]:
     """Held by a worker that makes, copies or drops the template (an exclusive lock of the

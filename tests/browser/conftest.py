@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import next_test, template_database, template_database_lock
+from tests.helpers import database_exists, next_test, template_database, template_database_lock
 from tests.httpclient import http
 from tests.live.conftest import free_port
 
@@ -136,9 +136,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # A copy of the run's migrated template where a worker has made it (tests/conftest.py),
     # else migrated here.
     with template_database_lock(tmp_path_factory):
-        copied = admin.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [template]
-        ).fetchone()
+        copied = database_exists(admin.cursor(), template)
         if copied:
             admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     try:
