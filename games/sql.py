@@ -23,10 +23,12 @@ from pisyedili_api import rawsql
 from .models import IdempotencyRecord, PushSubscription, Webhook
 
 
-def move_then_match_update(move_insert: str, match_update: str) -> str:
-    """The Move INSERT and the match UPDATE as one statement: the insert rides in a
-    data-modifying CTE (PostgreSQL)."""
-    return f"WITH new_move AS ({move_insert}) {match_update}"
+def inserts_then_update(inserts: list[str], update: str) -> str:
+    """INSERTs (a move's row, its idempotency record) and an UPDATE (its match's) as one
+    statement: each insert rides in a data-modifying CTE (PostgreSQL). The parameters: the
+    inserts', in order, then the update's."""
+    ctes = ", ".join(f"inserted_{n} AS ({insert})" for n, insert in enumerate(inserts))
+    return f"WITH {ctes} {update}"
 
 
 @cache

@@ -147,21 +147,24 @@ def _apply_locked(
     if version != match.version:
         raise ApplicationError("stale_version", detail={"current_version": match.version})
     state = _live_state(match)
-    after = _move_write(match, state, seat, player_id, move, by_bot=by_bot)
-    view = reply(match, seat, after)
-    if idempotency_key:
-        rawsql.execute(
-            *rawsql.insert_sql(
-                IdempotencyRecord,
-                player=player_id,
-                key=idempotency_key,
-                request_hash=digest,
-                match=match.id,
-                response=_response_text(view),
-                created_at=timezone.now(),
-            )
+    if not idempotency_key:
+        return reply(match, seat, _move_write(match, state, seat, player_id, move, by_bot=by_bot))
+    replied: list[dict[str, Any]] = []
+
+    def record(after: engine.State) -> tuple[str, list[Any]]:
+        replied.append(reply(match, seat, after))
+        return rawsql.insert_sql(
+            IdempotencyRecord,
+            player=player_id,
+            key=idempotency_key,
+            request_hash=digest,
+            match=match.id,
+            response=_response_text(replied[0]),
+            created_at=timezone.now(),
         )
-    return view
+
+    _move_write(match, state, seat, player_id, move, by_bot=by_bot, record=record)
+    return replied[0]
 
 
 # Expired idempotency records are deleted this many per statement, at most this many
@@ -225,11 +228,14 @@ def _move_write(
     move: engine.Move,
     *,
     by_bot: bool,
+    record: Callable[[engine.State], tuple[str, list[Any]]] | None = None,
 ) -> engine.State:
     """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
     match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
-    on turn next is enqueued on commit. The state after it; 409/422 if it is not this seat's
-    turn or not legal (the engine's errors)."""
+    on turn next is enqueued on commit. `record(after)`, called once `match` holds what the
+    move made of it, gives a row to write with the move (a keyed move's idempotency record, its
+    reply in it), in the same statement where the move's is one. The state after it; 409/422
+    if it is not this seat's turn or not legal (the engine's errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
 
@@ -258,6 +264,8 @@ def _move_write(
         rawsql.execute(*move_row)
         _deal_close(match, after)
         _match_write(match, "version", "move_count", *_CLOSE_FIELDS)
+        if record is not None:
+            rawsql.execute(*record(after))
     else:
         match.state = after.to_json()
         clocked = {}
@@ -272,13 +280,14 @@ def _move_write(
             move_count=seq,
             **clocked,
         )
+        rows = [move_row] if record is None else [move_row, record(after)]
         if connection.vendor == "postgresql":
-            # One round trip: the Move insert rides in a data-modifying CTE of the match update.
-            both = sql.move_then_match_update(move_row[0], match_row[0])
-            rawsql.execute(both, move_row[1] + match_row[1])
+            # One round trip: the inserts ride in data-modifying CTEs of the match update.
+            statement = sql.inserts_then_update([row[0] for row in rows], match_row[0])
+            rawsql.execute(statement, [p for row in (*rows, match_row) for p in row[1]])
         else:
-            rawsql.execute(*move_row)
-            rawsql.execute(*match_row)
+            for row in (*rows, match_row):
+                rawsql.execute(*row)
         events.match_version_on_commit(match, state=after)
     _after_commit_bot_turn(match)
     return after
