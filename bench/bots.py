@@ -2,6 +2,7 @@
 the bot levels; the expert's targets.
 
     .venv/bin/python bench/bots.py --a expert --b greedy --seeds 200 --seed 1 [--seats 4]
+    .venv/bin/python bench/bots.py --a expert@iterations=1200 --paired expert --b greedy
     .venv/bin/python bench/bots.py --levels --seed 1 [--write]
     .venv/bin/python bench/bots.py --targets --seeds 200 --seeds4 150 --seed 1
     .venv/bin/python bench/bots.py --targets --parts expert,ismcts --seeds 100 --seed 1
@@ -13,6 +14,11 @@ score is `a`'s mean win share over its deals; intervals are over seeds (the deal
 are not independent), 95% normal. Each bot sees its observation and, if it reads it, the deal's
 move log as its seat sees it (`history.seen_by`), as the server gives them. CPU: process time
 of each `choose` call with two or more legal moves (a decision), median and 95th percentile.
+
+A search level's settings may be varied in the bench: `expert@iterations=1200,keep_z=0` plays
+`expert` with those fields of its `SearchConfig` replaced. `--paired c` also plays c against b
+on the same seeds and prints a's lead over c, paired by seed (the same deals, the same
+opponent), which tells two settings apart on far fewer seeds than two separate runs.
 
 `--levels` climbs the ladder of `games.engine.bots.LEVELS` (weakest first): each level against
 the one below, paired, in looks of 16, 32, 64 … seeds (at most `--max-seeds`), until the lower
@@ -36,6 +42,7 @@ pieces, on the same seeds): each row is printed when its duels were played.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import math
@@ -47,6 +54,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -60,7 +68,12 @@ from games.engine import (  # noqa: E402
     observe,
 )
 from games.engine.bots import BOTS, LEVEL_CONFIGS, LEVELS, LEVELS_FILE, get_bot  # noqa: E402
-from games.engine.bots.ismcts import Sampler, SearchConfig, flat_search  # noqa: E402
+from games.engine.bots.ismcts import (  # noqa: E402
+    Sampler,
+    SearchConfig,
+    flat_search,
+    make_ismcts_bot,
+)
 from games.engine.fast import FastDeal  # noqa: E402
 from games.engine.history import LoggedMove, logged_move, seen_by  # noqa: E402
 
@@ -131,9 +144,33 @@ class CeilingPlayer(Player):
         return flat_search(observation, rng, self.config, sampler=sampler)[0]
 
 
+class VariantPlayer(BotPlayer):
+    """`<level>@field=value,...`: the search level with those fields of its config replaced."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        level, _, changes = name.partition("@")
+        if level not in LEVEL_CONFIGS:
+            raise SystemExit(f"{level} is not a search level ({', '.join(LEVEL_CONFIGS)})")
+        config = LEVEL_CONFIGS[level]
+        fields = [f.name for f in dataclasses.fields(config)]
+        values: dict[str, Any] = {}
+        for change in filter(None, changes.split(",")):
+            key, _, text = change.partition("=")
+            if key not in fields:
+                raise SystemExit(f"{key!r} is no field of SearchConfig ({', '.join(fields)})")
+            try:
+                values[key] = json.loads(text)  # a number, true, false or null
+            except ValueError:
+                values[key] = text  # a word, e.g. facts=play
+        self.bot = make_ismcts_bot(dataclasses.replace(config, **values), name)
+
+
 def player(name: str) -> Player:
     if name.startswith(("perfect:", "hands:")):
         return CeilingPlayer(name)
+    if "@" in name:
+        return VariantPlayer(name)
     if name not in BOTS:
         raise SystemExit(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
     return BotPlayer(name)
@@ -276,6 +313,7 @@ class Summary:
 
 
 def duel(args: argparse.Namespace, a: str, b: str, seats: int, seeds: int) -> Summary:
+    player(a), player(b)  # an unknown name stops here, not in a worker
     started = time.perf_counter()
     results = run(a, b, seats, args.seed, range(seeds), args.rules, args.jobs)
     summary = Summary(a, b, seats, results, time.perf_counter() - started)
@@ -504,6 +542,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--a", default="greedy", help="first bot (default greedy)")
     parser.add_argument("--b", default="random", help="second bot (default random)")
+    parser.add_argument(
+        "--paired", help="also play this bot against b on the same seeds: a's lead over it"
+    )
     parser.add_argument("--seats", type=int, default=2, help="table size (a in each seat in turn)")
     parser.add_argument("--seeds", type=int, default=200, help="seeds (deals: seeds × seats)")
     parser.add_argument("--seeds4", type=int, default=150, help="--targets: seeds at four seats")
@@ -524,7 +565,16 @@ def main(argv: list[str] | None = None) -> None:
     elif args.targets:
         targets(args)
     else:
-        duel(args, args.a, args.b, args.seats, args.seeds)
+        first = duel(args, args.a, args.b, args.seats, args.seeds)
+        if args.paired:
+            second = duel(args, args.paired, args.b, args.seats, args.seeds)
+            lead = [x - y for x, y in zip(first.shares, second.shares, strict=True)]
+            gain, low, high = mean_interval(lead)
+            print(
+                f"{args.a} over {args.paired} against {args.b}, paired on {len(lead)} seeds:"
+                f" {100 * gain:+.1f} pt [{100 * low:+.1f}, {100 * high:+.1f}]",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
