@@ -560,6 +560,8 @@ def main(argv: list[str] | None = None) -> None:
         "--rules", default="{}", help='rule options as JSON, e.g. \'{"ace_mode": "skip_next"}\''
     )
     args = parser.parse_args(argv)
+    if args.paired and (args.levels or args.targets):
+        parser.error("--paired goes with a duel (--a, --b), not --levels or --targets")
     if args.levels:
         climb(args)
     elif args.targets:

@@ -765,6 +765,11 @@ def floor_pooled(slices: list[dict[str, Any]]) -> dict[str, Any]:
 SERVER_TIERS = ("web", "postgres", "redis")
 
 
+def server_cpu(tiers: dict[str, float]) -> float:
+    """The CPU of the tiers a move is judged on (SERVER_TIERS), from ms by tier."""
+    return sum(tiers.get(t, 0.0) for t in SERVER_TIERS)
+
+
 def label(r: dict[str, Any]) -> str:
     """A phase's name: what the idle clients hold, and how the active ones move."""
     return f"{r['mode']}/{r['via']}"
@@ -890,9 +895,9 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
                 else ""
             ),
         )
-        cpu = sum(at_1000["cpu_per_move"].get(t, 0.0) for t in SERVER_TIERS)
-        floor_cpu = sum(floor["cpu_tiers"].get(t, 0.0) for t in SERVER_TIERS)
-        rest_cpu = sum(rest["cpu_per_move"].get(t, 0.0) for t in SERVER_TIERS) if rest else None
+        cpu = server_cpu(at_1000["cpu_per_move"])
+        floor_cpu = server_cpu(floor["cpu_tiers"])
+        rest_cpu = server_cpu(rest["cpu_per_move"]) if rest else None
         background = at_1000["cpu_per_move"].get("workers", 0.0)
         line(
             None if not at_1000["moves"] else cpu <= 2 * floor_cpu,
@@ -933,16 +938,14 @@ def by_round(
     print(f"\nBy round, streams/{key[2]} at N={key[1]} against that round's floor:")
     cpu_ratios, delivery_ratios = [], []
     for number, (phase, floor) in enumerate(zip(slices[key], floors, strict=True), 1):
-        cpu = sum(phase["cpu"][t] for t in SERVER_TIERS) / max(len(phase["moves"]), 1)
-        floor_cpu = sum(floor["cpu"][t] for t in SERVER_TIERS) / max(len(floor["latencies"]), 1)
-        delivery = percentile(phase["delivery"], 0.99)
-        floor_p99 = percentile(floor["latencies"], 0.99)
+        one, base = pooled([phase]), floor_pooled([floor])
+        cpu, floor_cpu = server_cpu(one["cpu_per_move"]), server_cpu(base["cpu_tiers"])
         cpu_ratios.append(cpu / floor_cpu)
-        delivery_ratios.append(delivery / floor_p99)
+        delivery_ratios.append(one["delivery_p99"] / base["p99"])
         print(
-            f"  round {number}: CPU a move {cpu * 1000:.2f} ms, floor {floor_cpu * 1000:.2f} ms"
-            f" ({cpu_ratios[-1]:.2f}×); delivery p99 {delivery * 1000:.1f} ms, floor p99"
-            f" {floor_p99 * 1000:.1f} ms ({delivery_ratios[-1]:.2f}×)"
+            f"  round {number}: CPU a move {cpu:.2f} ms, floor {floor_cpu:.2f} ms"
+            f" ({cpu_ratios[-1]:.2f}×); delivery p99 {one['delivery_p99']:.1f} ms, floor p99"
+            f" {base['p99']:.1f} ms ({delivery_ratios[-1]:.2f}×)"
         )
     for name, ratios in (("CPU", cpu_ratios), ("delivery p99", delivery_ratios)):
         print(

@@ -149,22 +149,23 @@ def _apply_locked(
     state = _live_state(match)
     if not idempotency_key:
         return reply(match, seat, _move_write(match, state, seat, player_id, move, by_bot=by_bot))
-    replied: list[dict[str, Any]] = []
+    view: dict[str, Any] = {}
 
     def record(after: engine.State) -> tuple[str, list[Any]]:
-        replied.append(reply(match, seat, after))
+        nonlocal view
+        view = reply(match, seat, after)
         return rawsql.insert_sql(
             IdempotencyRecord,
             player=player_id,
             key=idempotency_key,
             request_hash=digest,
             match=match.id,
-            response=_response_text(replied[0]),
+            response=_response_text(view),
             created_at=timezone.now(),
         )
 
     _move_write(match, state, seat, player_id, move, by_bot=by_bot, record=record)
-    return replied[0]
+    return view
 
 
 # Expired idempotency records are deleted this many per statement, at most this many
