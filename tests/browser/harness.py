@@ -247,11 +247,18 @@ def take_turn(page: Page, wait_ms: float = 8000) -> bool:
     return True
 
 
-def move_by_click(page: Page, tries: int = 3) -> None:
-    """One move of this page's seat, on its turn, by clicks (clicked again if swallowed)."""
+def move_by_click(page: Page, tries: int = 3, wait_ms: float = 20_000) -> None:
+    """One move of this page's seat by clicks (clicked again if swallowed), once the table shows
+    its turn: the bots' replies may still be arriving when the caller last saw the table."""
     before = version(page)
     for _ in range(tries):
-        assert take_turn(page), "not this page's turn"
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=turn-indicator]')"
+                "?.dataset.yourTurn === 'true'",
+                timeout=wait_ms,
+            )
+        assert take_turn(page), f"not this page's turn at version {version(page)}"
         if version(page) > before:
             return
     raise AssertionError(f"no move after {tries} clicks at version {before}")
