@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import signal
 import statistics
 import subprocess
@@ -87,6 +88,7 @@ def main() -> None:
         # Moves are counted (the throttle's cost is measured) but never refused.
         "THROTTLE_MATCH_MOVE": "100000/sec",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
     }
     subprocess.run([str(PY), "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     base = f"http://127.0.0.1:{args.port}"
