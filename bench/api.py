@@ -397,10 +397,16 @@ def main() -> None:
             summary(name, phases[name], draw_shares[name], args.clients)
     finally:
         # The web servers first, then the workers (each finishes its task), Redis last: a
-        # process whose Redis went away first logs its reconnecting, or its lost task.
-        for procs in ([proc for _, proc in servers.values()], helpers[:0:-1], helpers[:1]):
+        # process whose Redis went away first logs its reconnecting, or its lost task. A
+        # worker's SIGTERM goes to its main process only, which stops its pool once the task
+        # at hand is done (a pool process sent SIGTERM itself dies mid-task: WorkerLostError).
+        stages = ([proc for _, proc in servers.values()], helpers[:0:-1], helpers[:1])
+        for stage, procs in enumerate(stages):
             for proc in procs:
-                os.killpg(proc.pid, signal.SIGTERM)
+                if stage == 1:
+                    proc.terminate()
+                else:
+                    os.killpg(proc.pid, signal.SIGTERM)
             for proc in procs:
                 proc.wait(timeout=60)
 
