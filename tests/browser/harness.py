@@ -173,6 +173,11 @@ def sign_up(page: Page, base: str, name: str) -> None:
     by_testid(page, "whoami").filter(has_text=name).wait_for()
 
 
+# How often a wait below checks the page: on a timer, not on every animation frame (Playwright's
+# default), which kept Chromium drawing frames for as long as a test waited.
+POLL_MS = 50
+
+
 def version(page: Page) -> int:
     return int(by_testid(page, "table").get_attribute("data-version") or -1)
 
@@ -182,6 +187,7 @@ def wait_version(page: Page, above: int, timeout: float = 20_000) -> None:
         "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) > v",
         arg=above,
         timeout=timeout,
+        polling=POLL_MS,
     )
 
 
@@ -197,6 +203,7 @@ def wait_synced(page: Page, person: Person, match_id: str, timeout: float = 15) 
                 "v => Number(document.querySelector('[data-testid=table]')?.dataset.version) === v",
                 arg=state["version"],
                 timeout=1000,
+                polling=POLL_MS,
             )
             return state
         except PlaywrightTimeout:
@@ -257,6 +264,7 @@ def move_by_click(page: Page, tries: int = 3, wait_ms: float = 20_000) -> None:
                 "() => document.querySelector('[data-testid=turn-indicator]')"
                 "?.dataset.yourTurn === 'true'",
                 timeout=wait_ms,
+                polling=POLL_MS,
             )
         assert take_turn(page), f"not this page's turn at version {version(page)}"
         if version(page) > before:
