@@ -9,7 +9,7 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-from .harness import Person, card_text
+from .harness import POLL_MS, Person, card_text
 
 # Every element carrying data-card, as it appears: "hand:7S", "pile:10H", "other:QC".
 WATCH_CARDS = """
@@ -80,6 +80,7 @@ class Audit:
             page.wait_for_function(
                 "v => Number(document.querySelector('[data-testid=table]').dataset.version) >= v",
                 arg=current,
+                polling=POLL_MS,
             )
             own = None if person is None else set(self.hands.held_now[person.id])
             assert_shows_no_secret(page, self.hands.secret_from(person, public), own)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .harness import Person, by_testid, sign_in, version, wait_version
+from .harness import POLL_MS, Person, by_testid, sign_in, version, wait_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -23,7 +23,8 @@ def your_turn(page: Page) -> bool:
     page.wait_for_function(
         """() => document.querySelector('[data-testid=table]')?.dataset.status !== 'active' ||
            (document.querySelector('[data-testid=turn-indicator]')?.dataset.yourTurn === 'true' &&
-            document.querySelector('[data-testid=table]').dataset.busy !== 'true')"""
+            document.querySelector('[data-testid=table]').dataset.busy !== 'true')""",
+        polling=POLL_MS,
     )
     return by_testid(page, "table").get_attribute("data-status") == "active"
 
@@ -48,6 +49,7 @@ def move_by_keys(page: Page) -> str:
                 """v => document.querySelector('[data-testid=suit-picker]') ||
                    Number(document.querySelector('[data-testid=table]').dataset.version) > v""",
                 arg=before,
+                polling=POLL_MS,
             )
             if picker.count():
                 assert (page.evaluate(FOCUSED)["testid"] or "").startswith("suit-")
