@@ -400,13 +400,16 @@ def main() -> None:
         # process whose Redis went away first logs its reconnecting, or its lost task. A
         # worker's SIGTERM goes to its main process only, which stops its pool once the task
         # at hand is done (a pool process sent SIGTERM itself dies mid-task: WorkerLostError).
-        stages = ([proc for _, proc in servers.values()], helpers[:0:-1], helpers[:1])
-        for stage, procs in enumerate(stages):
+        def group(proc: subprocess.Popen[bytes]) -> None:
+            os.killpg(proc.pid, signal.SIGTERM)
+
+        def main_only(proc: subprocess.Popen[bytes]) -> None:
+            proc.terminate()
+
+        web = [proc for _, proc in servers.values()]
+        for procs, stop in ((web, group), (helpers[:0:-1], main_only), (helpers[:1], group)):
             for proc in procs:
-                if stage == 1:
-                    proc.terminate()
-                else:
-                    os.killpg(proc.pid, signal.SIGTERM)
+                stop(proc)
             for proc in procs:
                 proc.wait(timeout=60)
 

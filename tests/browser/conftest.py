@@ -187,7 +187,6 @@ def server(database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         "LIVE_CHANNEL_PREFIX": prefix,
         "LIVE_HEARTBEAT_SECONDS": "2",
         "DATABASE_POOL_MAX": "8",
-        "THROTTLE_AUTH": "1000/min",
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         # Web Push on (a key of this run's own): the account page's notifications.
         "WEB_PUSH_VAPID_PRIVATE_KEY": _vapid_key(),

@@ -144,9 +144,6 @@ def live_env(django_db_setup: Any) -> Iterator[dict[str, str]]:
         "LIVE_STREAMS_PER_IP": "3",
         "LIVE_SEND_TIMEOUT": "3",
         "DATABASE_POOL_MAX": "6",
-        # The pair is kept for a worker's live tests one after another: their registrations,
-        # all from 127.0.0.1, would meet the default 60/min on a fast machine.
-        "THROTTLE_AUTH": "1000/min",
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "PYTHONUNBUFFERED": "1",
     }
