@@ -530,7 +530,9 @@ class MatchSocketMoves:
         self.language = language
 
     async def __call__(self, raw: str | bytes) -> str:
-        answer: str = await sync_to_async(self._answer, thread_sensitive=False)(raw)
+        # The loop's default executor, as sync_to_async(thread_sensitive=False) would pick, with
+        # none of its wrapping: _answer sets its own language and gives its connection back.
+        answer: str = await asyncio.get_running_loop().run_in_executor(None, self._answer, raw)
         return answer
 
     def _answer(self, raw: str | bytes) -> str:
