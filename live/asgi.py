@@ -4,7 +4,7 @@
 
 Composed of documented parts, routed by Starlette's Router:
 - every plain HTTP route is Django's WSGI application (`django.core.wsgi`: middleware, DRF
-  views, errors) under a2wsgi's WSGIMiddleware, each request one call on a thread of its pool,
+  views, errors), each request one call on a thread of a pool (WholeWSGI),
   with PostgreSQL connections from psycopg's pool (DATABASE_POOL, set here);
 - a stream's path (`…/matches/{id}/events`, `…/me/events`, `…/lobby/events`) over HTTP (SSE)
   or as a WebSocket: Django's application opens it (middleware, authentication, stream slots,
@@ -58,10 +58,12 @@ from starlette.types import ASGIApp  # noqa: E402
 django_application = cast(ASGIApp, get_asgi_application())
 
 import asyncio  # noqa: E402
+import contextvars  # noqa: E402
+import io  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import orjson  # noqa: E402
-from a2wsgi import WSGIMiddleware  # noqa: E402
+from a2wsgi.wsgi import build_environ  # noqa: E402
 from asgiref.sync import ThreadSensitiveContext  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.utils import translation  # noqa: E402
@@ -154,17 +156,82 @@ async def django_http(scope: Scope, receive: Receive, send: Send) -> None:
     await _request_threads(scope, _bounded(receive), send)
 
 
-# Every other HTTP request: Django's WSGI application, each request one call on one of
-# LIVE_REQUEST_THREADS threads (a2wsgi), the request's body bounded. Django's ASGI application
-# runs each of the sync middleware hooks and the sync view on a thread and back, one switch a
-# hook: bench/api.py measured 4.9-6.4 ms of CPU a request that way against 0.7-1.0 ms in one
-# call (docs/benchmarks.md).
-# Typed as the WSGI and ASGI applications they are (the stubs type Django's WSGIHandler's
-# answer as its response, and a2wsgi's messages narrower than Starlette's).
-_wsgi = cast(
-    ASGIApp,
-    WSGIMiddleware(cast(Any, get_wsgi_application()), workers=settings.LIVE_REQUEST_THREADS),
-)
+class WholeWSGI:
+    """Django's WSGI application for every plain HTTP request, each request one call on one of
+    `workers` threads and no other hand-over between that thread and the loop: the (bounded)
+    body is read in the loop first, the environ is a2wsgi's (`build_environ`), and the thread
+    returns the whole response, which the loop then sends. A streaming response (a file, a
+    StreamingHttpResponse) is sent from the thread as it is iterated, each part awaited on the
+    loop, so that it is never held whole.
+
+    By hand, not a2wsgi's WSGIMiddleware: its responder reads the body and sends the response's
+    start, each part and its end from the thread, each a blocking round trip to the loop (four
+    a request), and a wake-up of one thread by another costs here about what the database's
+    round trip does (docs/benchmarks.md "Live play")."""
+
+    def __init__(self, app: Any, workers: int) -> None:
+        self.app = app
+        self.executor = ThreadPoolExecutor(workers, thread_name_prefix="wsgi")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left before its request was whole: no one to answer
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
+        loop = asyncio.get_running_loop()
+        context = contextvars.copy_context()
+        whole = await loop.run_in_executor(
+            self.executor, context.run, self._call, environ, loop, send
+        )
+        if whole is not None:
+            start, content = whole
+            await send(start)
+            await send({"type": "http.response.body", "body": content})
+
+    def _call(
+        self, environ: dict[str, Any], loop: asyncio.AbstractEventLoop, send: Send
+    ) -> tuple[Message, bytes] | None:
+        """The response's start and content; None when it was streamed from here."""
+        start: Message = {}
+
+        def start_response(status: str, headers: list[tuple[str, str]], *_exc_info: Any) -> Any:
+            start.update(
+                type="http.response.start",
+                status=int(status.split(" ", 1)[0]),
+                headers=[(k.lower().encode("latin1"), v.encode("latin1")) for k, v in headers],
+            )
+            return None  # the `write` callable: Django never uses it
+
+        async def relay(message: Message) -> None:
+            await send(message)
+
+        def sent(message: Message) -> None:
+            asyncio.run_coroutine_threadsafe(relay(message), loop).result()
+
+        response = self.app(environ, start_response)
+        try:
+            if not getattr(response, "streaming", False):
+                return start, b"".join(response)
+            sent(start)
+            for part in response:
+                if part:
+                    sent({"type": "http.response.body", "body": part, "more_body": True})
+            sent({"type": "http.response.body", "body": b""})
+            return None
+        finally:
+            response.close()  # request_finished: the connection goes back to the pool
+
+
+# Every other HTTP request, on LIVE_REQUEST_THREADS threads, its body bounded. Django's ASGI
+# application runs each of the sync middleware hooks and the sync view on a thread and back,
+# one switch a hook: bench/api.py measured 4.9-6.4 ms of CPU a request that way against
+# 0.7-1.0 ms in one call (docs/benchmarks.md).
+_wsgi = WholeWSGI(get_wsgi_application(), settings.LIVE_REQUEST_THREADS)
 
 
 async def plain_http(scope: Scope, receive: Receive, send: Send) -> None:

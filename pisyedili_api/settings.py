@@ -541,7 +541,7 @@ STREAM_TICKET_SECONDS = int(os.environ.get("STREAM_TICKET_SECONDS", "300"))
 # Threads (and so database connections) per web process for the streams' reads.
 LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", "4"))
 # Threads per web process for Django's code, a request holding one while it runs (it waits for a
-# free one): that many for plain requests (a2wsgi's pool in live.asgi), and as many for stream
+# free one): that many for plain requests (live.asgi.WholeWSGI's pool), and as many for stream
 # openings and long-poll answers (live.asgi.RequestThreads).
 LIVE_REQUEST_THREADS = int(os.environ.get("LIVE_REQUEST_THREADS", "8"))
 # DATABASE_POOL=1 (live/asgi.py sets it): psycopg's connection pool instead of
