@@ -224,7 +224,9 @@ class WholeWSGI:
             sent({"type": "http.response.body", "body": b""})
             return None
         finally:
-            response.close()  # request_finished: the connection goes back to the pool
+            close = getattr(response, "close", None)  # PEP 3333: an iterable may have none
+            if close is not None:
+                close()  # Django's: request_finished, its connection back to the pool
 
 
 # Every other HTTP request, on LIVE_REQUEST_THREADS threads, its body bounded. Django's ASGI
