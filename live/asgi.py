@@ -60,12 +60,14 @@ django_application = cast(ASGIApp, get_asgi_application())
 import asyncio  # noqa: E402
 import contextvars  # noqa: E402
 import io  # noqa: E402
+import threading  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import orjson  # noqa: E402
 from a2wsgi.wsgi import build_environ  # noqa: E402
 from asgiref.sync import ThreadSensitiveContext  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.core.cache import caches  # noqa: E402
 from django.utils import translation  # noqa: E402
 from django.utils.module_loading import import_string  # noqa: E402
 from django.utils.translation import gettext_noop  # noqa: E402
@@ -172,6 +174,7 @@ class WholeWSGI:
     def __init__(self, app: Any, workers: int) -> None:
         self.app = app
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="wsgi")
+        self._threads = threading.local()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = bytearray()
@@ -184,14 +187,23 @@ class WholeWSGI:
                 break
         environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
         loop = asyncio.get_running_loop()
-        context = contextvars.copy_context()
-        whole = await loop.run_in_executor(
-            self.executor, context.run, self._call, environ, loop, send
-        )
+        whole = await loop.run_in_executor(self.executor, self._in_context, environ, loop, send)
         if whole is not None:
             start, content = whole
             await send(start)
             await send({"type": "http.response.body", "body": content})
+
+    def _in_context(
+        self, environ: dict[str, Any], loop: asyncio.AbstractEventLoop, send: Send
+    ) -> tuple[Message, bytes] | None:
+        """`_call` in a copy of a context of its thread's own: what a request sets there (its
+        language) ends with it, and what Django keeps per context (the cache clients, which
+        the move throttle asks on every move) is made once a thread, not once a request."""
+        base: contextvars.Context | None = getattr(self._threads, "context", None)
+        if base is None:
+            base = self._threads.context = contextvars.copy_context()
+            base.run(lambda: [caches[alias] for alias in settings.CACHES])
+        return base.copy().run(self._call, environ, loop, send)
 
     def _call(
         self, environ: dict[str, Any], loop: asyncio.AbstractEventLoop, send: Send

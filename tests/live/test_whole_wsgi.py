@@ -126,3 +126,26 @@ def test_a_client_that_leaves_mid_body_calls_nothing(whole_wsgi: Any) -> None:
     ]
     assert run(whole_wsgi(app, 1), parts) == []
     assert called == []
+
+
+def test_a_request_sets_nothing_for_the_next_and_the_cache_client_is_made_once(
+    whole_wsgi: Any,
+) -> None:
+    from django.core.cache import caches
+    from django.utils import translation
+
+    seen: list[tuple[str, int]] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.append((translation.get_language(), id(caches["default"])))
+        translation.activate("tr")  # as LocaleMiddleware does for `Accept-Language: tr`
+        start_response("200 OK", [])
+        return [b""]
+
+    wsgi = whole_wsgi(app, 1)  # one thread: both requests run on it
+    request = [{"type": "http.request", "body": b"", "more_body": False}]
+    run(wsgi, list(request))
+    run(wsgi, list(request))
+    (first_language, first_cache), (second_language, second_cache) = seen
+    assert second_language == first_language != "tr"
+    assert second_cache == first_cache
