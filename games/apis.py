@@ -3,13 +3,21 @@ the served schema says of each (summary, description, examples) is in games/sche
 
 from __future__ import annotations
 
+import functools
+import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from django.conf import settings
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from limits import RateLimitItemPerSecond
+from limits.errors import StorageError
+from limits.storage import MemoryStorage, RedisStorage
+from limits.strategies import MovingWindowRateLimiter
 from rest_framework import serializers, status
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import APIException, NotAuthenticated, Throttled
@@ -431,25 +439,70 @@ class MatchStateApi(APIView):
         return no_store(Response(match_view(match, seat)))
 
 
+logger = logging.getLogger(__name__)
+
 # One instance validates every move POST (run_validation keeps no state): a serializer built per
 # request costs the hottest route more than the validation itself.
 _MOVE_POST = MovePostSerializer()
+
+
+def _move_counts() -> tuple[MovingWindowRateLimiter, str]:
+    """Where the moves are counted, and the prefix of their keys there: the throttle cache's
+    Redis (CACHES), which every web process sees, under the cache's KEY_PREFIX, or this
+    process's memory where the cache is the process's own (the embedded default)."""
+    cache: dict[str, Any] = settings.CACHES["default"]
+    return _counter(cache["BACKEND"], cache.get("LOCATION", "")), cache.get("KEY_PREFIX", "")
+
+
+@functools.cache
+def _counter(backend: str, location: str) -> MovingWindowRateLimiter:
+    if backend != "django_redis.cache.RedisCache":
+        return MovingWindowRateLimiter(MemoryStorage())
+    storage = RedisStorage(
+        location,
+        wrap_exceptions=True,
+        socket_timeout=1,  # as the cache's own
+        socket_connect_timeout=1,
+    )
+    return MovingWindowRateLimiter(storage)
 
 
 class MoveRateThrottle(SimpleRateThrottle):
     """Moves, scope `match_move` (THROTTLE_MATCH_MOVE), per API token: `POST …/moves` and a
     match socket's `move` messages on one count. The move's caller is its token's, looked up by
     the statement that locks the match (DeferredPlayer), so the count is named after the token
-    (a hash of its digest) with no query of its own."""
+    (a hash of its digest) with no query of its own.
+
+    Counted by `limits`' moving window (DRF's rate and its parsing, another counter): in Redis
+    one script a move, where DRF's cache throttle reads the history and writes it back, two
+    round trips between which a move at the same moment also sees the last place free. A Redis
+    that does not answer counts nothing, as for the cache's other throttles."""
 
     scope = "match_move"
 
     def __init__(self, caller: DeferredPlayer) -> None:
         super().__init__()
         self.ident = caller.throttle_ident
+        self.retry = 0.0
 
-    def get_cache_key(self, request: Request | None, view: APIView | None) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.ident}
+    def allow_request(self, request: Request | None, view: APIView | None) -> bool:
+        allowed, seconds = self.parse_rate(self.rate)
+        if allowed is None or seconds is None:
+            return True
+        rate = RateLimitItemPerSecond(allowed, seconds)
+        counts, prefix = _move_counts()
+        try:
+            if counts.hit(rate, prefix, self.scope, self.ident):
+                return True
+            reset, _left = counts.get_window_stats(rate, prefix, self.scope, self.ident)
+        except StorageError:
+            logger.warning("move throttle not counted: its Redis did not answer", exc_info=True)
+            return True
+        self.retry = max(reset - time.time(), 0.0)
+        return False
+
+    def wait(self) -> float:
+        return self.retry
 
 
 def move_post(
@@ -462,7 +515,7 @@ def move_post(
     checks, its exactly-once); the mover's view right after the move, or the API's error
     raised."""
     throttle = MoveRateThrottle(caller)
-    if not throttle.allow_request(None, None):  # type: ignore[arg-type]
+    if not throttle.allow_request(None, None):
         raise Throttled(throttle.wait())
     try:
         if key is not None and not (
