@@ -92,6 +92,8 @@ if TYPE_CHECKING:
     # What APIView.get_permissions answers in the DRF stubs: objects with has_permission.
     from rest_framework.permissions import _SupportsHasPermission
 
+logger = logging.getLogger(__name__)
+
 MAX_WAIT_SECONDS = 25
 
 
@@ -438,8 +440,6 @@ class MatchStateApi(APIView):
         )
         return no_store(Response(match_view(match, seat)))
 
-
-logger = logging.getLogger(__name__)
 
 # One instance validates every move POST (run_validation keeps no state): a serializer built per
 # request costs the hottest route more than the validation itself.
