@@ -168,8 +168,8 @@ class WholeWSGI:
 
     By hand, not a2wsgi's WSGIMiddleware: its responder reads the body and sends the response's
     start, each part and its end from the thread, each a blocking round trip to the loop (four
-    a request), and a wake-up of one thread by another costs here about what the database's
-    round trip does (docs/benchmarks.md "Live play")."""
+    a request), on which a request's thread waited for about half of its time
+    (docs/benchmarks.md "Live play")."""
 
     def __init__(self, app: Any, workers: int) -> None:
         self.app = app
