@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from django.conf import settings
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext as _
+from django_redis import get_redis_connection
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from limits import RateLimitItemPerSecond
@@ -458,13 +459,9 @@ def _move_counts() -> tuple[MovingWindowRateLimiter, str]:
 def _counter(backend: str, location: str) -> MovingWindowRateLimiter:
     if backend != "django_redis.cache.RedisCache":
         return MovingWindowRateLimiter(MemoryStorage())
-    storage = RedisStorage(
-        location,
-        wrap_exceptions=True,
-        socket_timeout=1,  # as the cache's own
-        socket_connect_timeout=1,
-    )
-    return MovingWindowRateLimiter(storage)
+    # The cache's own connection pool: its connections, its timeouts.
+    pool = get_redis_connection("default").connection_pool
+    return MovingWindowRateLimiter(RedisStorage(location, pool, wrap_exceptions=True))
 
 
 class MoveRateThrottle(SimpleRateThrottle):

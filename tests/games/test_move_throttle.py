@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from games.apis import MoveRateThrottle, _counter
@@ -76,7 +77,7 @@ def test_a_redis_that_does_not_answer_counts_nothing(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     cache = {**settings.CACHES["default"], "LOCATION": f"redis://127.0.0.1:{port}/0"}
-    monkeypatch.setattr(settings, "CACHES", {**settings.CACHES, "default": cache})
-    caller = _token()
-    assert all(MoveRateThrottle(caller).allow_request(None, None) for _ in range(8))
+    with override_settings(CACHES={**settings.CACHES, "default": cache}):
+        caller = _token()
+        assert all(MoveRateThrottle(caller).allow_request(None, None) for _ in range(8))
     _counter.cache_clear()  # its connections to the port
