@@ -241,7 +241,9 @@ def test_a_rolling_restart_under_play_loses_and_repeats_nothing(front: Any) -> N
     nginx, servers = front
     base = nginx.base
     a, b = Player(base), Player(base)
-    created = a.post(base, "/api/v1/matches", {"seats": 2, "deals": 2, "spectators": "public"})
+    # As many deals as a match may have: play outlasts both restarts however fast it goes, and
+    # the people end the match by resigning once both processes were restarted under play.
+    created = a.post(base, "/api/v1/matches", {"seats": 2, "deals": 20, "spectators": "public"})
     assert created.status_code == 201, created.text
     match_id = created.json()["id"]
     assert b.post(base, f"/api/v1/matches/{match_id}/join").status_code == 200
@@ -251,6 +253,9 @@ def test_a_rolling_restart_under_play_loses_and_repeats_nothing(front: Any) -> N
     restarted: list[float] = []  # seconds from SIGTERM to the exit
     windows: list[tuple[float, float]] = []  # from SIGTERM to the process answering again
     answered: list[float] = []  # when each move was answered
+
+    def answered_since(since: float) -> int:
+        return sum(1 for t in answered if t > since)
 
     # Servers.start_on adds the new process to its own list; keep it where the old one was.
     def restart_one(i: int) -> None:
@@ -266,22 +271,24 @@ def test_a_rolling_restart_under_play_loses_and_repeats_nothing(front: Any) -> N
         windows.append((started, time.monotonic()))
 
     def roll() -> None:
+        # Each process is stopped once play is under way (three moves answered since the last
+        # restart ended), so every restart happens mid-match at any pace of play.
+        since = 0.0
         for i in range(len(servers.procs)):
-            time.sleep(1.5)
+            deadline = time.monotonic() + 60
+            while answered_since(since) < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
             restart_one(i)
+            since = windows[-1][1]
 
     roller = threading.Thread(target=roll)
     roller.start()
     moves = tries = 0
     made: list[int] = []
     try:
-        while True:
+        while roller.is_alive() or (windows and answered_since(windows[-1][1]) < 3):
             state = a.get(base, f"/api/v1/matches/{match_id}/state").json()
-            if state["status"] != "active" and not roller.is_alive():
-                break
-            if state["status"] != "active":
-                time.sleep(0.2)
-                continue
+            assert state["status"] == "active", state["status"]  # 20 deals outlast the restarts
             mover = a if state["turn"] == 0 else b
             view = mover.get(base, f"/api/v1/matches/{match_id}/state").json()
             if not view["legal_moves"]:  # a deal is over: the next one is being dealt
@@ -296,23 +303,23 @@ def test_a_rolling_restart_under_play_loses_and_repeats_nothing(front: Any) -> N
                 # A deal's last move is followed at once by its scoring (and the next deal): a
                 # stream may show that later version for both (docs/api.md).
                 made.append(answer.json()["version"])
-            # Every follower shows this version before the next move (or the match's end).
+            # Every follower shows this version before the next move.
             deadline = time.monotonic() + 15
-            while not all(
-                f.shown() >= answer.json()["version"] or f.done.is_set() for f in followers
-            ):
+            while not all(f.shown() >= answer.json()["version"] for f in followers):
                 assert time.monotonic() < deadline, [f.events[-1:] for f in followers]
                 time.sleep(0.02)
-            if answer.json()["status"] != "active" and not roller.is_alive():
-                break
     finally:
         roller.join(60)
     assert len(restarted) == 2 and all(s < 5 for s in restarted), restarted
     for down, up in windows:  # play went on through each restart, on the other process
         assert any(down <= t <= up for t in answered), (windows, answered[-3:])
-    final = a.get(base, f"/api/v1/matches/{match_id}/state").json()
     log = a.get(base, f"/api/v1/matches/{match_id}/moves").json()
     assert len(log) == moves, (len(log), moves)  # each move once, retries included
+    # Both people resign: the match is abandoned, and every stream shows it to its end.
+    assert a.post(base, f"/api/v1/matches/{match_id}/resign").status_code == 200
+    assert b.post(base, f"/api/v1/matches/{match_id}/resign").status_code == 200
+    final = a.get(base, f"/api/v1/matches/{match_id}/state").json()
+    assert final["status"] == "abandoned", final["status"]
     for follower in followers:
         assert follower.done.wait(15), "no close after the match"
         follower.stop()
