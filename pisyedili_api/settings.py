@@ -163,6 +163,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "players.validators.NotBlankPasswordValidator"},
 ]
+# How passwords are hashed (Django's PASSWORD_HASHERS, the first for new hashes): Django's own
+# list (PBKDF2 first) unless DJANGO_PASSWORD_HASHERS names others, comma-separated.
+if os.environ.get("DJANGO_PASSWORD_HASHERS"):
+    PASSWORD_HASHERS = [
+        name.strip() for name in os.environ["DJANGO_PASSWORD_HASHERS"].split(",") if name.strip()
+    ]
 # API tokens (players.auth): stored as SHA-256 digests; a token unused this long is refused.
 # last_used moves on at most once per TOKEN_TOUCH_SECONDS; a login keeps a user's newest
 # TOKEN_MAX_PER_USER tokens.

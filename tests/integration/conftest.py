@@ -153,6 +153,10 @@ def live_server(
         "DATABASE_POOL_MAX": "8",
         # Throttle counters of its own, as each test's in the test process (conftest).
         "CACHE_KEY_PREFIX": f"test-live-{uuid.uuid4().hex}",
+        # Passwords hashed as the suite's own settings hash them (settings_test): PBKDF2 takes
+        # about 0.36 s of CPU a hash, and a registration or a login (schemathesis sends many)
+        # is one.
+        "DJANGO_PASSWORD_HASHERS": ",".join(settings.PASSWORD_HASHERS),
         "PYTHONUNBUFFERED": "1",
     }
     server = WebServer(Servers(env, 1, tmp_path_factory.mktemp("uvicorn")))
