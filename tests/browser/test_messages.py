@@ -82,13 +82,19 @@ def test_offline_the_banner_stays_and_the_badge_says_reconnecting(
     match_id = ana.create(2, ["random"])
     for width in (1280, 375):
         page = pages.new(width)
+        sockets: list[Any] = []
+        page.on("websocket", lambda socket, opened=sockets: opened.append(socket))
         sign_in(page, web_client, ana, route=f"#/match/{match_id}")
         badge = by_testid(page, "connection-status")
         banner = by_testid(page, "error-banner")
         expect(badge).to_have_attribute("data-state", "live")
         expect(banner).to_be_hidden()
+        assert sockets and not sockets[-1].is_closed()  # the table's moves go on its socket
         page.context.set_offline(True)
         expect(badge).to_have_attribute("data-state", "reconnecting")
+        # The socket is closed at once: a move is never sent into a connection that is gone.
+        if not sockets[-1].is_closed():
+            sockets[-1].wait_for_event("close", timeout=5_000)
         expect(badge).to_have_text("reconnecting…")
         expect(banner).to_be_visible()
         expect(banner).to_have_attribute("data-code", "network")
@@ -101,7 +107,9 @@ def test_offline_the_banner_stays_and_the_badge_says_reconnecting(
         expect(banner).to_have_attribute("data-code", "network")
         expect(badge).to_have_attribute("data-state", "reconnecting")
         pages.shot(page, "offline")
-        page.context.set_offline(False)
+        # Back online, the table connects again at once, not at the end of a back-off.
+        with page.expect_websocket(timeout=5_000):
+            page.context.set_offline(False)
         expect(banner).to_be_hidden(timeout=20_000)
         expect(badge).to_have_attribute("data-state", "live", timeout=30_000)
         expect(badge).to_have_text("live")

@@ -54,10 +54,18 @@ export class LiveStream {
     this.socket = null;
     /** @type {Map<string, { resolve: (data: any) => void, reject: (error: api.ApiError) => void, timer: ReturnType<typeof setTimeout> }>} moves sent, by key */
     this.pending = new Map();
+    // The browser knows when it loses the network: the stream closes at once (a socket left
+    // open would take moves that never arrive) and opens again as soon as it is back, not at
+    // the end of a back-off.
+    this.wentOffline = () => this.offline();
+    this.cameOnline = () => this.online();
+    window.addEventListener("offline", this.wentOffline);
+    window.addEventListener("online", this.cameOnline);
     this.connect();
   }
 
   async connect() {
+    this.timer = null;
     if (this.stopped) return;
     const params = new URLSearchParams();
     if (api.token()) {
@@ -72,7 +80,8 @@ export class LiveStream {
         return;
       }
     }
-    if (this.stopped) return;
+    // Stopped, or a retry was scheduled while the ticket came (the browser went offline).
+    if (this.stopped || this.timer !== null) return;
     if (this.lastId !== null) params.set("last_event_id", String(this.lastId));
     if (this.useSocket) {
       this.openSocket(params);
@@ -220,11 +229,32 @@ export class LiveStream {
     this.handlers.onStatus("reconnecting");
     this.failures += 1;
     const delay = Math.min(10000, 500 * 2 ** Math.min(this.failures, 5));
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** The browser went offline: every move waiting is told so, and the stream is closed. */
+  offline() {
+    if (this.stopped) return;
+    const socket = this.socket;
+    this.socket = null;
+    socket?.close();
+    this.unanswered();
+    this.retry();
+  }
+
+  /** The browser is online again: a stream waiting to reconnect does so now. */
+  online() {
+    if (this.stopped || this.timer === null) return;
+    clearTimeout(this.timer);
+    this.failures = 0;
+    this.connect();
   }
 
   stop() {
     this.stopped = true;
+    window.removeEventListener("offline", this.wentOffline);
+    window.removeEventListener("online", this.cameOnline);
     if (this.timer) clearTimeout(this.timer);
     this.source?.close();
     const socket = this.socket;
