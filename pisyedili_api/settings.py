@@ -10,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.conf import global_settings
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
@@ -165,10 +166,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # How passwords are hashed (Django's PASSWORD_HASHERS, the first for new hashes): Django's own
 # list (PBKDF2 first) unless DJANGO_PASSWORD_HASHERS names others, comma-separated.
-if os.environ.get("DJANGO_PASSWORD_HASHERS"):
-    PASSWORD_HASHERS = [
-        name.strip() for name in os.environ["DJANGO_PASSWORD_HASHERS"].split(",") if name.strip()
-    ]
+PASSWORD_HASHERS = env_list("DJANGO_PASSWORD_HASHERS", ",".join(global_settings.PASSWORD_HASHERS))
 # API tokens (players.auth): stored as SHA-256 digests; a token unused this long is refused.
 # last_used moves on at most once per TOKEN_TOUCH_SECONDS; a login keeps a user's newest
 # TOKEN_MAX_PER_USER tokens.
