@@ -541,11 +541,13 @@ def test_level_ratings_cover_every_level_and_record_their_command() -> None:
         assert {"mu", "sigma", "ordinal", "mean_penalty"} <= set(entry)
     ordinal = {name: entry["ordinal"] for name, entry in ratings["levels"].items()}
     assert min(ordinal, key=ordinal.__getitem__) == "random"  # the baseline is rated lowest
-    # The ladder the file was made from: each level against the one below, with what it showed.
+    # The ladder the file was made from: each level beat the one below with 95% confidence.
     steps = [(step["lower"], step["upper"]) for step in ratings["steps"]]
     assert steps == list(zip(LEVELS, LEVELS[1:], strict=False))
     for step in ratings["steps"]:
-        assert step["separated"] == (step["interval"][0] > 0.5), step
+        assert step["separated"] and step["interval"][0] > 0.5, step
+    # and the ratings are in the ladder's order
+    assert [ordinal[name] for name in LEVELS] == sorted(ordinal.values())
 
 
 def test_the_margin_weight_adds_the_other_seats_mean_score_to_the_reward() -> None:

@@ -57,7 +57,8 @@ ISMCTS_ALIAS = "ismcts-4"  # what the name `ismcts` plays
 
 BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
 # The search levels' settings (bench/bots.py measured them; see levels.json): strong plays
-# greedy's move unless another's mean is ahead by a tenth of a win (keep_margin); a race stops on
+# greedy's move unless another's mean is ahead by three tenths of a win (keep_margin: at a tenth
+# it left greedy's move as often as the expert and played as well); a race stops on
 # candidates within a penalty point or two (race_margin), and a point of deal score counts
 # 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert keeps its
 # rollouts at any table size (its decisions at four seats take about as long as at two: most
@@ -71,7 +72,7 @@ STRONG_CONFIG = SearchConfig(
     miss=0.05,
     race_margin=0.02,
     penalty_scale=200,
-    keep_margin=0.1,
+    keep_margin=0.3,
 )
 EXPERT_CONFIG = SearchConfig(
     iterations=600,
