@@ -21,7 +21,7 @@ import pytest
 from strategies import RULE_SETS, seat_counts
 
 from games.engine import PACK, Card, Rules, State, apply_legal, new_deal, observe
-from games.engine.bots import get_bot
+from games.engine.bots import get_bot, inference
 from games.engine.bots.inference import (
     GREEDY,
     PLAY,
@@ -337,9 +337,16 @@ def test_greedy_facts_hold_in_greedy_deals_and_in_every_sample() -> None:
     assert read > 2000 * SCALE and checked > 400 * SCALE
 
 
-def test_the_gibbs_chain_keeps_every_fact_at_three_seats_and_more() -> None:
+@pytest.mark.parametrize("start_tries", [inference.GIBBS_START_TRIES, 0])
+def test_the_gibbs_chain_keeps_every_fact_at_three_seats_and_more(
+    start_tries: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The chain that redraws one seat at a time given the others' hands (`gibbs`, the expert's
-    sampler at three seats or more) keeps every fact in every state it visits."""
+    sampler at three seats or more) keeps every fact in every state it visits; also when it
+    starts from the hands its reading of the log found (0: no deal of the seats one after the
+    other tried, as when they all fail), with its redraws by rejection."""
+    monkeypatch.setattr(inference, "GIBBS_START_TRIES", start_tries)
+    rejection = 0 if start_tries else 4
     rng = random.Random(12)
     checked = 0
     for deal, time in POSITIONS[::2]:
@@ -349,7 +356,12 @@ def test_the_gibbs_chain_keeps_every_fact_at_three_seats_and_more() -> None:
         facts = [f for f in facts_of(deal) + as_seen(greedy_facts(deal.log, deal.rules, -1))]
         seen = seen_by(deal.log[:time], observer)
         hidden = HiddenCards(
-            observe(deal.states[time], observer), seen, greedy=True, miss=0.05, gibbs=1
+            observe(deal.states[time], observer),
+            seen,
+            greedy=True,
+            miss=0.05,
+            gibbs=1,
+            rejection=rejection,
         )
         if not hidden.informed or hidden.dropped:
             continue
@@ -704,11 +716,13 @@ def suit_counts(hand: int) -> tuple[int, ...]:
     return tuple((hand & SUIT_MASKS[suit]).bit_count() for suit in range(4))
 
 
-def test_the_gibbs_chain_draws_from_the_exact_distribution_of_its_model() -> None:
+@pytest.mark.parametrize("rejection", [0, 16])
+def test_the_gibbs_chain_draws_from_the_exact_distribution_of_its_model(rejection: int) -> None:
     """At three seats the two other hands are coupled (they share the unseen cards): the exact
     joint weighs each pair of disjoint hands by the product of each seat's weight under the facts
     and the opponent model (counted by brute force). Chi-square of the Gibbs chain's hands (every
-    fifth state, fixed seed) over the suits of each other hand against that joint's marginals."""
+    fifth state, fixed seed) over the suits of each other hand against that joint's marginals,
+    each seat redrawn by Metropolis steps, or first by rejection."""
     rng = random.Random(2)
     deal = play_deal(MODEL_RULES, 3, rng.randbytes(32), ["greedy"] * 3, rng)
     time = 26
@@ -721,7 +735,14 @@ def test_the_gibbs_chain_draws_from_the_exact_distribution_of_its_model() -> Non
                 marginals[0][suit_counts(h1)] += w1 * w2
                 marginals[1][suit_counts(h2)] += w1 * w2
     observation = observe(deal.states[time], 0)
-    hidden = HiddenCards(observation, seen_by(deal.log[:time], 0), greedy=True, miss=0.05, gibbs=1)
+    hidden = HiddenCards(
+        observation,
+        seen_by(deal.log[:time], 0),
+        greedy=True,
+        miss=0.05,
+        gibbs=1,
+        rejection=rejection,
+    )
     sample = random.Random(7)
     n = scaled(3000, 1000)
     tallies: list[Counter[tuple[int, ...]]] = [Counter(), Counter()]
@@ -735,3 +756,31 @@ def test_the_gibbs_chain_draws_from_the_exact_distribution_of_its_model() -> Non
         keys = sorted(exact)
         assert set(tally) <= set(keys)
         assert chi_square_p([tally[k] for k in keys], [exact[k] / total * n for k in keys]) > 0.001
+
+
+def test_rejection_draws_independent_samples_from_the_exact_distribution_of_its_model() -> None:
+    """With `rejection`, every draw (not every fourth) is from the exact target of the opponent
+    model, and a draw repeats the one before it no more often than independent draws do; the
+    chain alone repeats itself far more often."""
+    rng = random.Random(9)
+    deal = play_deal(MODEL_RULES, 2, rng.randbytes(32), ["greedy", "greedy"], rng)
+    time = 20
+    exact = exact_hands_with_model(deal, time, 1, 0.05)
+    observation = observe(deal.states[time], 0)
+    history = seen_by(deal.log[:time], 0)
+    n = scaled(6000, 1500)
+    keys = sorted(exact)
+    independent = sum(p * p for p in exact.values())  # the chance two independent draws agree
+
+    def draws(hidden: HiddenCards) -> tuple[Counter[int], float]:
+        sample = random.Random(99)
+        hands = [hidden.sample(sample)[1] for _ in range(n)]
+        repeats = sum(a == b for a, b in itertools.pairwise(hands)) / (n - 1)
+        return Counter(hands), repeats
+
+    tally, repeats = draws(HiddenCards(observation, history, greedy=True, miss=0.05, rejection=64))
+    assert set(tally) <= set(exact)
+    assert chi_square_p([tally[k] for k in keys], [exact[k] * n for k in keys]) > 0.001
+    assert repeats < independent + 0.03, (repeats, independent)
+    _, chained = draws(HiddenCards(observation, history, greedy=True, miss=0.05))
+    assert chained > independent + 0.1, (chained, independent)

@@ -45,6 +45,11 @@ from the facts' conditional, so only the opponent model's weight of that seat de
 Metropolis steps a seat, a sweep over the seats a sample; the first sample after
 `GIBBS_BURN_IN` sweeps). Its samples are more diverse and better calibrated against the real
 hands, and it reaches the exact joint distribution where the single chain mixes too slowly.
+With `rejection` = r a draw first tries up to r proposals, each kept with the chance of its
+opponent-model weight (at most 1): with one other seat an exact draw independent of the ones
+before (the chain's draws repeat the one before a fifth of the time or more), in a Gibbs sweep
+an exact draw from the seat's conditional; only when all r are refused does a Metropolis step
+move the chain instead.
 
 If a seat's facts contradict each other or its plays (a player who draws while holding a
 playable card, as the rules allow under `free`), that seat reads one source less (greedy's,
@@ -87,6 +92,7 @@ INNER_LIMIT = (
 )
 JOINT_TRIES = 200  # proposals of all the other hands before the play facts are given up
 GIBBS_BURN_IN = 10  # `gibbs`: sweeps over the seats before a chain's first sample
+GIBBS_START_TRIES = JOINT_TRIES  # `gibbs`: deals of all the other hands tried for its first state
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,10 +579,12 @@ class HiddenCards:
         greedy: bool = False,
         miss: float | None = None,
         gibbs: int = 0,
+        rejection: int = 0,
     ) -> None:
         you = observation.you
         self.seats = len(observation.hand_counts)
         self.gibbs = gibbs
+        self.rejection = rejection
         self.likelihood: list[float] = []  # gibbs: each other seat's opponent-model weight
         self.you = you
         self.unseen = sum(1 << int(c) for c in unseen_cards(observation))
@@ -590,6 +598,8 @@ class HiddenCards:
         self.decisions: list[list[Decision]] = [[] for _ in range(self.seats)]
         self.tables = RolloutTables.build(observation.rules, self.seats)
         self.current: list[int] | None = None
+        # Two other seats or more: hands that agree with the facts (and their weight), from _read.
+        self.witness: tuple[list[int], float] | None = None
         self.weight = 0.0
         self.proposed = self.accepted = 0
         if not self._log_matches(observation, log):
@@ -635,14 +645,17 @@ class HiddenCards:
             )
         self.facts = sorted(kept, key=lambda f: (f.time, f.seat))
         self.samplers = samplers
-        if len(samplers) > 1 and self._first_joint(random.Random(0)) is None:
-            # The seats' facts cannot all hold at once: read one stage less for every seat.
-            self.samplers = None
-            self.facts = []
-            if len(stages) > 1:
-                self.dropped.update(self.others)
-                self._read(observation, log, stages[1:])
-            return
+        if len(samplers) > 1:
+            first = self._first_joint(random.Random(0))
+            if first is None:
+                # The seats' facts cannot all hold at once: read one stage less for every seat.
+                self.samplers = None
+                self.facts = []
+                if len(stages) > 1:
+                    self.dropped.update(self.others)
+                    self._read(observation, log, stages[1:])
+                return
+            self.witness = first
         if self.miss is not None:
             # A seat whose facts contradicted does not play as the model has it: no weights.
             playable = [playable_mask(entry.before) for entry in log]
@@ -728,6 +741,21 @@ class HiddenCards:
                     weight *= miss
         return weight
 
+    def _weight_above(
+        self, seat: int, slots: Sequence[tuple[int, int]], floor: float
+    ) -> float | None:
+        """The opponent model's weight of `seat`'s arrangement `slots` if it is above `floor`,
+        else None: a rejection test that stops at the disagreement that settles it."""
+        miss = self.miss
+        weight = 1.0
+        if miss is not None:
+            for decision in self.decisions[seat]:
+                if not agrees(decision, hand_at(slots, decision), self.seats, self.tables):
+                    weight *= miss
+                    if weight <= floor:
+                        return None
+        return weight if weight > floor else None
+
     def _sweep(self, rng: random.Random) -> None:
         """One Gibbs sweep: each other seat's arrangement redrawn given the others' hands
         (uniformly among its arrangements from the cards they leave: the exact conditional of
@@ -739,6 +767,8 @@ class HiddenCards:
             for other in self.others:
                 if other != seat:
                     pool &= ~hands[other]
+            if self._redraw_by_rejection(index, seat, sampler, pool, rng):
+                continue
             for _ in range(self.gibbs):
                 slots = sampler.sample(pool, rng)
                 weight = self._seat_likelihood(seat, slots)
@@ -748,9 +778,30 @@ class HiddenCards:
                     hands[seat] = held_now(slots, self.played[seat])
                     self.accepted += 1
 
+    def _redraw_by_rejection(
+        self, index: int, seat: int, sampler: SeatSampler, pool: int, rng: random.Random
+    ) -> bool:
+        """`rejection`: the seat's arrangement redrawn from its exact conditional (a proposal kept
+        with the chance of its opponent-model weight, at most 1); False if none of `rejection`
+        proposals was kept (the Metropolis steps then move the chain)."""
+        assert self.current is not None
+        for _ in range(self.rejection):
+            slots = sampler.sample(pool, rng)
+            self.proposed += 1
+            weight = self._weight_above(seat, slots, rng.random())
+            if weight is not None:
+                self.likelihood[index] = weight
+                self.current[seat] = held_now(slots, self.played[seat])
+                self.accepted += 1
+                return True
+        return False
+
     def _start_gibbs(self, rng: random.Random) -> None:
+        """The chain's first state: the seats dealt one after the other (as a proposal), or,
+        where that keeps failing, the hands `_read` found, each seat's weight taken as the
+        highest until its first move; then GIBBS_BURN_IN sweeps."""
         assert self.samplers is not None
-        for _ in range(JOINT_TRIES):
+        for _ in range(GIBBS_START_TRIES):
             pool = self.unseen
             hands = [0] * self.seats
             arrangement = []
@@ -767,10 +818,13 @@ class HiddenCards:
                     self._seat_likelihood(seat, slots)
                     for seat, slots in zip(self.others, arrangement, strict=True)
                 ]
-                for _ in range(GIBBS_BURN_IN):
-                    self._sweep(rng)
-                return
-        raise AssertionError("no joint arrangement")  # _read checked that one exists
+                break
+        else:
+            assert self.witness is not None  # _read found one
+            self.current = self.witness[0][:]
+            self.likelihood = [1.0] * len(self.others)
+        for _ in range(GIBBS_BURN_IN):
+            self._sweep(rng)
 
     def sample(self, rng: random.Random) -> list[int]:
         """The other seats' hands (masks by seat; 0 for the observer)."""
@@ -787,6 +841,21 @@ class HiddenCards:
                 self._sweep(rng)
             assert self.current is not None
             return self.current[:]
+        if len(self.samplers) == 1:
+            # One other seat (its weight is the opponent model's alone, at most 1): rejection
+            # draws exact, independent samples; the chain below moves only when `rejection`
+            # proposals in a row were all refused.
+            seat, sampler = self.others[0], self.samplers[0]
+            for _ in range(self.rejection):
+                slots = sampler.sample(self.unseen, rng)
+                self.proposed += 1
+                weight = self._weight_above(seat, slots, rng.random())
+                if weight is not None:
+                    hands = [0] * self.seats
+                    hands[seat] = held_now(slots, self.played[seat])
+                    self.current, self.weight = hands, weight
+                    self.accepted += 1
+                    return hands[:]
         for _ in range(JOINT_TRIES):
             proposal = self._propose(rng)
             if proposal is None:
@@ -801,9 +870,9 @@ class HiddenCards:
                 self.accepted += 1
             break
         if self.current is None:
-            first = self._first_joint(rng)
-            assert first is not None  # _read checked that one exists
-            self.current, self.weight = first
+            first = self._first_joint(rng) or self.witness
+            assert first is not None  # _read found one
+            self.current, self.weight = first[0][:], first[1]
         return self.current[:]
 
     def _uniform(self, rng: random.Random) -> list[int]:

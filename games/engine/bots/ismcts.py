@@ -70,6 +70,7 @@ class SearchConfig:
     keep_margin: float = 0.0  # flat: greedy's move stays unless another's mean is this much more
     keep_z: float = 0.0  # flat: greedy's move stays unless another leads by this many std. errors
     gibbs: int = 0  # three seats or more: Gibbs sweeps over the seats (steps a seat), not one chain
+    rejection: int = 0  # with `miss`: proposals a draw tries by rejection before a Metropolis step
 
 
 NO_FACTS = "none"
@@ -90,6 +91,7 @@ class Sampler:
         facts: str = NO_FACTS,
         miss: float | None = None,
         gibbs: int = 0,
+        rejection: int = 0,
     ) -> None:
         self.template = FastDeal.from_state(determinize(observation, rng))
         self.unseen = [int(c) for c in unseen_cards(observation)]
@@ -111,6 +113,7 @@ class Sampler:
                 greedy=facts == GREEDY,
                 miss=miss,
                 gibbs=gibbs,
+                rejection=rejection,
             )
 
     def sample(self, rng: random.Random) -> FastDeal:
@@ -184,7 +187,9 @@ def tree_search(
 ) -> tuple[Move, dict[Move, int]]:
     """SO-ISMCTS: the most visited root move after `config.iterations` iterations, and the
     visits of every root move."""
-    sampler = Sampler(observation, rng, history, config.facts, config.miss, config.gibbs)
+    sampler = Sampler(
+        observation, rng, history, config.facts, config.miss, config.gibbs, config.rejection
+    )
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     epsilon = config.rollout_epsilon
     c = config.exploration
@@ -276,7 +281,9 @@ def flat_search(
     unless it leads by that many standard errors of their paired difference.
     """
     if sampler is None:
-        sampler = Sampler(observation, rng, history, config.facts, config.miss, config.gibbs)
+        sampler = Sampler(
+            observation, rng, history, config.facts, config.miss, config.gibbs, config.rejection
+        )
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     legal_moves = observation.legal_moves
     actions = [move_to_action(m) for m in legal_moves]
