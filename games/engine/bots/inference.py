@@ -715,7 +715,6 @@ class HiddenCards:
         pool = self.unseen
         hands = [0] * self.seats
         weight = 1.0
-        miss = self.miss
         for index, (seat, sampler) in enumerate(zip(self.others, self.samplers, strict=True)):
             if index:
                 count = sampler.count(pool)
@@ -724,28 +723,17 @@ class HiddenCards:
                 weight *= count
             slots = sampler.sample(pool, rng)
             hand = held_now(slots, self.played[seat])
-            if miss is not None:
-                for decision in self.decisions[seat]:
-                    if not agrees(decision, hand_at(slots, decision), self.seats, self.tables):
-                        weight *= miss
+            weight *= self._seat_likelihood(seat, slots)
             hands[seat] = hand
             pool &= ~hand
         return hands, weight
 
-    def _seat_likelihood(self, seat: int, slots: Sequence[tuple[int, int]]) -> float:
-        miss = self.miss
-        weight = 1.0
-        if miss is not None:
-            for decision in self.decisions[seat]:
-                if not agrees(decision, hand_at(slots, decision), self.seats, self.tables):
-                    weight *= miss
-        return weight
-
-    def _weight_above(
-        self, seat: int, slots: Sequence[tuple[int, int]], floor: float
-    ) -> float | None:
-        """The opponent model's weight of `seat`'s arrangement `slots` if it is above `floor`,
-        else None: a rejection test that stops at the disagreement that settles it."""
+    def _seat_likelihood(
+        self, seat: int, slots: Sequence[tuple[int, int]], floor: float = -1.0
+    ) -> float:
+        """The opponent model's weight of `seat`'s arrangement `slots` (1 without the model);
+        0 as soon as it is at `floor` or below (a rejection test stops at the disagreement
+        that settles it)."""
         miss = self.miss
         weight = 1.0
         if miss is not None:
@@ -753,8 +741,8 @@ class HiddenCards:
                 if not agrees(decision, hand_at(slots, decision), self.seats, self.tables):
                     weight *= miss
                     if weight <= floor:
-                        return None
-        return weight if weight > floor else None
+                        return 0.0
+        return weight
 
     def _sweep(self, rng: random.Random) -> None:
         """One Gibbs sweep: each other seat's arrangement redrawn given the others' hands
@@ -788,8 +776,9 @@ class HiddenCards:
         for _ in range(self.rejection):
             slots = sampler.sample(pool, rng)
             self.proposed += 1
-            weight = self._weight_above(seat, slots, rng.random())
-            if weight is not None:
+            floor = rng.random()
+            weight = self._seat_likelihood(seat, slots, floor)
+            if weight > floor:
                 self.likelihood[index] = weight
                 self.current[seat] = held_now(slots, self.played[seat])
                 self.accepted += 1
@@ -849,8 +838,9 @@ class HiddenCards:
             for _ in range(self.rejection):
                 slots = sampler.sample(self.unseen, rng)
                 self.proposed += 1
-                weight = self._weight_above(seat, slots, rng.random())
-                if weight is not None:
+                floor = rng.random()
+                weight = self._seat_likelihood(seat, slots, floor)
+                if weight > floor:
                     hands = [0] * self.seats
                     hands[seat] = held_now(slots, self.played[seat])
                     self.current, self.weight = hands, weight
