@@ -60,8 +60,9 @@ def test_a_match_plays_through_three_deploys(web_client: str, server: Any, pages
     expect(by_testid(spectator, "table")).to_have_attribute("data-role", "spectator")
     first = ana.state(match_id)["version"]
     stops: list[float] = []
-    # Early in the deal: a two-seat deal of fewer than ten moves is about one in 2,000 (12: one
-    # in 200), and each deploy is followed by a move made while the pages are away.
+    # Early in the deal (a two-seat deal of fewer than nine moves is about one in 20,000, of
+    # fewer than twelve one in 300); each deploy is followed by a move made while the pages are
+    # away.
     restart_at = [first + 2, first + 5, first + 8]
     while ana.state(match_id)["status"] == "active":
         state = ana.state(match_id)
