@@ -755,7 +755,9 @@ class HiddenCards:
             for other in self.others:
                 if other != seat:
                     pool &= ~hands[other]
-            if self._redraw_by_rejection(index, seat, sampler, pool, rng):
+            drawn = self._by_rejection(seat, sampler, pool, rng)
+            if drawn is not None:
+                hands[seat], self.likelihood[index] = drawn
                 continue
             for _ in range(self.gibbs):
                 slots = sampler.sample(pool, rng)
@@ -766,24 +768,22 @@ class HiddenCards:
                     hands[seat] = held_now(slots, self.played[seat])
                     self.accepted += 1
 
-    def _redraw_by_rejection(
-        self, index: int, seat: int, sampler: SeatSampler, pool: int, rng: random.Random
-    ) -> bool:
-        """`rejection`: the seat's arrangement redrawn from its exact conditional (a proposal kept
-        with the chance of its opponent-model weight, at most 1); False if none of `rejection`
-        proposals was kept (the Metropolis steps then move the chain)."""
-        assert self.current is not None
+    def _by_rejection(
+        self, seat: int, sampler: SeatSampler, pool: int, rng: random.Random
+    ) -> tuple[int, float] | None:
+        """`rejection`: up to that many arrangements of `seat` from `pool`, each kept with the
+        chance of its opponent-model weight (at most 1); the hand and weight of the first kept,
+        an exact draw from the seat's target given `pool`, or None if none was (the chain then
+        moves by a Metropolis step)."""
         for _ in range(self.rejection):
             slots = sampler.sample(pool, rng)
             self.proposed += 1
             floor = rng.random()
             weight = self._seat_likelihood(seat, slots, floor)
             if weight > floor:
-                self.likelihood[index] = weight
-                self.current[seat] = held_now(slots, self.played[seat])
                 self.accepted += 1
-                return True
-        return False
+                return held_now(slots, self.played[seat]), weight
+        return None
 
     def _start_gibbs(self, rng: random.Random) -> None:
         """The chain's first state: the seats dealt one after the other (as a proposal), or,
@@ -834,18 +834,13 @@ class HiddenCards:
             # One other seat (its weight is the opponent model's alone, at most 1): rejection
             # draws exact, independent samples; the chain below moves only when `rejection`
             # proposals in a row were all refused.
-            seat, sampler = self.others[0], self.samplers[0]
-            for _ in range(self.rejection):
-                slots = sampler.sample(self.unseen, rng)
-                self.proposed += 1
-                floor = rng.random()
-                weight = self._seat_likelihood(seat, slots, floor)
-                if weight > floor:
-                    hands = [0] * self.seats
-                    hands[seat] = held_now(slots, self.played[seat])
-                    self.current, self.weight = hands, weight
-                    self.accepted += 1
-                    return hands[:]
+            seat = self.others[0]
+            drawn = self._by_rejection(seat, self.samplers[0], self.unseen, rng)
+            if drawn is not None:
+                hands = [0] * self.seats
+                hands[seat], self.weight = drawn
+                self.current = hands
+                return hands[:]
         for _ in range(JOINT_TRIES):
             proposal = self._propose(rng)
             if proposal is None:
