@@ -73,6 +73,7 @@ def match_version_on_commit(
     lobby: bool = True,
     resigned: int | None = None,
     state: Any = None,
+    notices: bool = True,
 ) -> None:
     """Once the current transaction commits, tell every stream of `match` (and its players'
     `me` streams, and the lobby's streams when it concerns the lobby) that it is now at
@@ -80,7 +81,9 @@ def match_version_on_commit(
     creation); `resigned`: the seat whose person resigned in this version (the match streams
     tell it as an event of its own); `state`: the live deal `match` holds as written (a move),
     handed with a copy of `match` to this process's streams, which then render the version
-    without reading it back (live.hub.hand_over; it never leaves the process). Never
+    without reading it back (live.hub.hand_over; it never leaves the process); `notices`
+    False: no one seated has anywhere to be sent notices (the move's lock statement read it),
+    so none are looked up. Never
     fails the write: a lost message costs a stream a late update (streams re-read on
     reconnect), not the move."""
     message: dict[str, Any] = {
@@ -94,13 +97,14 @@ def match_version_on_commit(
         message["lobby"] = True
         message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
+    noticed = people if notices else []
     # Copied only where this process has streams to hand it to (not in a worker).
     written = (copy.copy(match), state) if state is not None and live_hub.current() else None
 
     def committed() -> None:
         if written is not None:
             live_hub.hand_over(written)  # before the message, which wakes the streams
-        publish(message, people)
+        publish(message, people, noticed)
 
     transaction.on_commit(committed, robust=True)
 
@@ -195,12 +199,18 @@ def challenge_answered_on_commit(match: Any, player: str, answer: str) -> None:
     transaction.on_commit(lambda: publish(None, [(creator, event)]), robust=True)
 
 
-def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
+def publish(
+    message: dict[str, Any] | None,
+    people: list[tuple[str, dict[str, Any]]],
+    noticed: list[tuple[str, dict[str, Any]]] | None = None,
+) -> None:
     """Send `message` (a match's new version; None: only `people`'s `me` events) to every web
-    process (live.hub.publish), then the notices of `people`'s events. Never fails."""
+    process (live.hub.publish), then the notices of the `noticed` events (all of `people`'s
+    unless given). Never fails."""
     live_hub.publish(message, people)
-    if people:
-        _notices_send(people)
+    noticed = people if noticed is None else noticed
+    if noticed:
+        _notices_send(noticed)
 
 
 def _notices_send(people: list[tuple[str, dict[str, Any]]]) -> None:

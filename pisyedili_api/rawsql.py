@@ -70,12 +70,10 @@ def concrete_names(model: type[Model]) -> tuple[str, ...]:
 
 
 @cache
-def _select_sql(model: type[Model], where: str, suffix: str = "", extra: str = "") -> str:
-    """`SELECT [<extra>, ]<every column> FROM <table> WHERE <where><suffix>`; the columns of a
-    row go to `from_row`."""
-    columns = ", ".join(_quote(f.column) for f in model._meta.concrete_fields)
-    if extra:
-        columns = f"{extra}, {columns}"
+def _select_sql(model: type[Model], where: str, suffix: str = "", extra: Sequence[str] = ()) -> str:
+    """`SELECT [<extra>, …, ]<every column> FROM <table> WHERE <where><suffix>`; the columns of
+    a row go to `from_row`."""
+    columns = ", ".join([*extra, *(_quote(f.column) for f in model._meta.concrete_fields)])
     return f"SELECT {columns} FROM {_quote(model._meta.db_table)} WHERE {where}{suffix}"
 
 
@@ -144,21 +142,22 @@ def fetch_by_pk(
     pk: Any,
     *,
     lock: bool = False,
-    extra: str = "",
+    extra: Sequence[str] = (),
     extra_params: Sequence[Any] = (),
-) -> tuple[Any, _M | None]:
+) -> tuple[tuple[Any, ...], _M | None]:
     """The `model` row with primary key `pk` as an instance (None if there is none), locked
-    with FOR UPDATE if asked and the backend can. With `extra` (one SQL expression, e.g. a
-    scalar subquery, taking `extra_params`), also its value from the same statement."""
+    with FOR UPDATE if asked and the backend can. With `extra` (SQL expressions, e.g. scalar
+    subqueries, taking `extra_params` in order), also their values from the same statement
+    (else an empty tuple)."""
     suffix = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
     pk_column = _quote(model._meta.pk.column)
     prepared = model._meta.pk.get_db_prep_value(pk, connection)
-    sql = _select_sql(model, f"{pk_column} = %s", suffix, extra)
+    sql = _select_sql(model, f"{pk_column} = %s", suffix, tuple(extra))
     row = fetch_one(sql, [*extra_params, prepared])
     if row is None:
-        return None, None
-    value, columns = (row[0], row[1:]) if extra else (None, row)
-    return value, from_row(model, concrete_names(model), columns)
+        return (), None
+    count = len(extra)
+    return row[:count], from_row(model, concrete_names(model), row[count:])
 
 
 @cache

@@ -190,7 +190,7 @@ def _deal_luck_store(deal: Deal) -> bool:
     players = [UUID(p) for p in match.seat_players]
     seats = [SeatLuck(*row) for row in zip(players, luck, skill, strict=True)]
     with transaction.atomic():
-        locked, _ = match_lock(match.id)
+        locked = match_lock(match.id)
         if locked is None or DealLuck.objects.filter(deal=deal).exists():
             return False
         DealLuck.objects.bulk_create(
@@ -272,7 +272,7 @@ def deal_skill_backfill(*, match_id: UUID | str, deal_number: int) -> bool:
     match = deal.match
     decided, cpu_seconds = _deal_skill_estimate(match, deal, _deal_start(match, deal))
     with transaction.atomic():
-        locked, _ = match_lock(match.id)
+        locked = match_lock(match.id)
         rows = list(DealLuck.objects.filter(deal=deal, skill__isnull=True).order_by("seat"))
         if locked is None or not rows:
             return False
@@ -303,7 +303,7 @@ def match_luck_count(*, match_id: UUID | str) -> int:
     the number counted (0 for a match not settled). Sent once the settlement commits, and by
     the sweeper for rows left uncounted."""
     with transaction.atomic():
-        match, _ = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None or match.settled_at is None:
             return 0
         return _luck_count_locked(match)

@@ -147,7 +147,7 @@ def match_invite(*, match_id: UUID | str, player: Player, usernames: Sequence[st
     version steps once. 404 `not_found` to anyone the match is hidden from, 403 `not_creator`,
     400 `invalid` (`invite`) on a public match, 409 `match_not_waiting`."""
     with transaction.atomic():
-        match, _lookup = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None or not match_guest(match, player.id):
             raise ApplicationError("not_found", "No such match.")
         if str(match.created_by_id) != str(player.id):
@@ -191,7 +191,7 @@ def invitation_accept(*, match_id: UUID | str, player: Player) -> Match:
     from .lifecycle import seat_take_locked
 
     with transaction.atomic():
-        match, invitation = _invitation_locked(match_lock(match_id)[0], player)
+        match, invitation = _invitation_locked(match_lock(match_id), player)
         if seat_of(match, player.id) is not None:
             return match
         status = invitation_status(invitation, match)
@@ -215,7 +215,7 @@ def invitation_decline(*, match_id: UUID | str, player: Player) -> Match:
     invites; the version steps once and the creator is told. Declining again changes nothing.
     409 `invitation_not_pending` (accepted: leave the match instead; or expired)."""
     with transaction.atomic():
-        match, invitation = _invitation_locked(match_lock(match_id)[0], player)
+        match, invitation = _invitation_locked(match_lock(match_id), player)
         status = invitation_status(invitation, match)
         if status == Invitation.Status.DECLINED:
             return match

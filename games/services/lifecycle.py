@@ -257,7 +257,7 @@ def match_join(*, match_id: UUID, player: Player, code: str | None = None) -> Ma
     join `code` (invitations.private_admit); to anyone else it is 404, as if it did not exist."""
     try:
         with transaction.atomic():
-            match, _lookup = match_lock(match_id)
+            match = match_lock(match_id)
             if match is None:
                 raise ApplicationError("not_found", "No such match.")
             if seat_of(match, player.id) is not None:
@@ -401,7 +401,7 @@ def match_leave(*, match_id: UUID | str, player: Player) -> Match:
     others have joined hands the match to the person in the lowest seat. 403 `not_seated`,
     409 `match_not_waiting`."""
     with transaction.atomic():
-        match, _ = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None:
             raise ApplicationError("not_found", "No such match.")
         seat = seat_of(match, player.id)
@@ -430,7 +430,7 @@ def match_cancel(*, match_id: UUID | str, player: Player) -> Match:
     """Its creator cancels a waiting match (`cancel_reason` "cancelled"). 403 `not_creator`,
     409 `match_not_waiting`."""
     with transaction.atomic():
-        match, _ = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None:
             raise ApplicationError("not_found", "No such match.")
         if str(match.created_by_id) != str(player.id):
@@ -481,7 +481,7 @@ def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]
     409 `match_not_finished`, 409 `too_many_active_matches` (the caller's limits)."""
     try:
         with transaction.atomic():
-            previous, _ = match_lock(match_id)
+            previous = match_lock(match_id)
             if previous is None:
                 raise ApplicationError("not_found", "No such match.")
             seat = seat_of(previous, player.id)

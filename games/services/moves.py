@@ -36,7 +36,7 @@ from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
 from ..models import Move as MoveRow
 from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn, _match_write, _violates
-from .locks import CallerLookup, match_lock
+from .locks import CallerLookup, match_lock, move_lock
 from .scoring import _CLOSE_FIELDS, _deal_close
 
 logger = logging.getLogger(__name__)
@@ -122,10 +122,8 @@ def _apply_locked(
     digest: str,
     by_bot: bool,
 ) -> dict[str, Any]:
-    if isinstance(player_id, UUID | str):
-        match, _ = match_lock(match_id)
-    else:
-        match, found = match_lock(match_id, player_id)
+    match, found, stored, notices = move_lock(match_id, player_id, idempotency_key)
+    if not isinstance(player_id, UUID | str):
         # 401 comes before 404: with no match row, the lookup runs alone.
         player_id = player_id.verify() if match is None else player_id.player_id(found)
     if match is None:
@@ -134,12 +132,10 @@ def _apply_locked(
     if seat is None:
         match_hidden_check(match, player_id)
         raise ApplicationError("not_seated")
-    if idempotency_key:
-        stored = _idempotency_record(player_id, match.id, idempotency_key)
-        if stored is not None:
-            if stored[0] != digest:
-                raise ApplicationError("idempotency_mismatch")
-            return _stored_reply(stored[1])
+    if stored is not None:
+        if stored[0] != digest:
+            raise ApplicationError("idempotency_mismatch")
+        return _stored_reply(stored[1])
     if match.status != Match.Status.ACTIVE:
         raise ApplicationError("match_not_active")
     if seat in match.resigned:
@@ -148,7 +144,8 @@ def _apply_locked(
         raise ApplicationError("stale_version", detail={"current_version": match.version})
     state = _live_state(match)
     if not idempotency_key:
-        return reply(match, seat, _move_write(match, state, seat, player_id, move, by_bot=by_bot))
+        after = _move_write(match, state, seat, player_id, move, by_bot=by_bot, notices=notices)
+        return reply(match, seat, after)
     view: dict[str, Any] = {}
 
     def record(after: engine.State) -> tuple[str, list[Any]]:
@@ -164,7 +161,7 @@ def _apply_locked(
             created_at=timezone.now(),
         )
 
-    _move_write(match, state, seat, player_id, move, by_bot=by_bot, record=record)
+    _move_write(match, state, seat, player_id, move, by_bot=by_bot, record=record, notices=notices)
     return view
 
 
@@ -230,12 +227,15 @@ def _move_write(
     *,
     by_bot: bool,
     record: Callable[[engine.State], tuple[str, list[Any]]] | None = None,
+    notices: bool = True,
 ) -> engine.State:
     """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
     match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
     on turn next is enqueued on commit. `record(after)`, called once `match` holds what the
     move made of it, gives a row to write with the move (a keyed move's idempotency record, its
-    reply in it), in the same statement where the move's is one. The state after it; 409/422
+    reply in it), in the same statement where the move's is one. `notices` False: no one
+    seated has anywhere to be sent notices (`move_lock` read it), so the commit looks none up.
+    The state after it; 409/422
     if it is not this seat's turn or not legal (the engine's errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
@@ -289,7 +289,7 @@ def _move_write(
         else:
             for row in (*rows, match_row):
                 rawsql.execute(*row)
-        events.match_version_on_commit(match, state=after)
+        events.match_version_on_commit(match, state=after, notices=notices)
     _after_commit_bot_turn(match)
     return after
 
@@ -318,7 +318,7 @@ def _play_locked(
     as by_bot. True if it moved. One transaction from the version check to the write, so a
     moved version, a finished match or a person who just moved all mean "done"."""
     with transaction.atomic():
-        match, _ = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None or match.version != version or match.status != Match.Status.ACTIVE:
             return False
         state = _live_state(match)

@@ -34,7 +34,7 @@ def match_resign(*, match_id: UUID | str, player: Player) -> Match:
     nothing. 403 `not_seated`, 409 `match_not_active` (waiting, finished, cancelled, or
     abandoned by others)."""
     with transaction.atomic():
-        match, _ = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None:
             raise ApplicationError("not_found", "No such match.")
         seat = seat_of(match, player.id)

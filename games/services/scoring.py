@@ -55,7 +55,7 @@ def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
     finish the match (places) and have it settled. True if it scored now; False when there is
     nothing to do (no such deal, not over yet, scored already)."""
     with transaction.atomic():
-        match, _ = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None or match.status != Match.Status.ACTIVE:
             return False  # an abandoned match scored its last deal over as it ended
         now = timezone.now()
@@ -165,7 +165,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
     if it settled now, False if the match is not over or was settled already.
     games.signals.match_settled is sent after the settlement commits."""
     with transaction.atomic():
-        match, _ = match_lock(match_id)
+        match = match_lock(match_id)
         if match is None or match.status not in _OVER or match.settled_at is not None:
             return False
         assert match.finished_at is not None  # set with the status

@@ -21,6 +21,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.throttling import SimpleRateThrottle
 
 from games.models import PushMessage, PushSubscription, Webhook, WebhookDelivery
@@ -28,7 +30,7 @@ from games.services import notice
 from games.tasks import sweep, webhook_deliver_task
 from live import hub as events
 from pisyedili_api.tasks import background_wait
-from tests.helpers import create_match
+from tests.helpers import create_match, post_move, state
 from tests.leakscan import CARD_RE
 
 
@@ -535,3 +537,60 @@ def test_a_tournament_invitation_reaches_the_invitees_webhook(
         "tournament": created.json()["id"],
         "player": str(bob.id),
     }
+
+
+def _noticing(statements: list[str]) -> list[str]:
+    return [s for s in statements if '"games_pushsubscription"' in s or '"games_webhook"' in s]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_looks_up_no_notice_target_apart_and_still_tells_the_next_person(
+    make_player, client_for, receiver, local_urls
+):
+    """A person's move reads in its lock statement whether anyone seated has a push
+    subscription or an active webhook (games.sql.notices_wanted): with no one, no other
+    statement of the move or of its commit reads them; once the next person has a webhook,
+    their `your_turn` is delivered to it."""
+    _, ta = make_player()
+    bob, tb = make_player()
+    ca, cb = client_for(ta), client_for(tb)
+    match = create_match(ca)
+    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+
+    def move() -> tuple[int, list[str]]:
+        """The seat on turn plays its first legal move; the seat on turn after it and the
+        statements the request ran (its commit's included)."""
+        mover = (ca, cb)[state(ca, match["id"])["turn"]]
+        view = state(mover, match["id"])
+        key = f"k-{view['version']}"
+        with CaptureQueriesContext(connection) as captured:
+            answer = post_move(
+                mover,
+                match["id"],
+                view["legal_moves"][0],
+                view["version"],
+                HTTP_IDEMPOTENCY_KEY=key,
+            )
+        assert answer.status_code == 200, answer.content
+        return answer.json()["turn"], [q["sql"] for q in captured.captured_queries]
+
+    _, statements = move()
+    (lock,) = _noticing(statements)
+    assert "FOR UPDATE" in lock or not connection.features.has_select_for_update
+    assert not WebhookDelivery.objects.exists()
+
+    hook = receiver([200] * 8)
+    made = cb.post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
+    assert made.status_code == 201, made.content
+    turn, statements = move()
+    while turn != 1:
+        turn, statements = move()
+    assert len(_noticing(statements)) > 1  # now someone has a target: the commit looks it up
+    assert background_wait(30)
+    told = [json.loads(body) for _, _, body, _ in hook.got]
+    assert told and {k: told[-1][k] for k in ("type", "match", "player")} == {
+        "type": "your_turn",
+        "match": match["id"],
+        "player": str(bob.id),
+    }
+    assert all(_no_card(event) for event in told)
