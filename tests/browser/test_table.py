@@ -113,3 +113,38 @@ def test_the_table_round_its_middle(web_client: str, pages: Any) -> None:
     kinds |= check_log(wide, person, match_id, last)
     assert "opening" in kinds or len(kinds) > 1, kinds
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+# The contrast of an element's text with the nearest background colour behind it (WCAG's
+# formula), read as the browser paints it.
+CONTRAST = """(el) => {
+  const rgba = (s) => s.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => (c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  let node = el, back = [255, 255, 255];
+  for (; node; node = node.parentElement) {
+    const colour = rgba(getComputedStyle(node).backgroundColor);
+    if (colour.length < 4 || colour[3] > 0) { back = colour; break; }
+  }
+  const [hi, lo] = [lum(rgba(getComputedStyle(el).color)), lum(back)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+
+
+def test_the_suit_to_play_reads_before_the_first_card(web_client: str, pages: Any) -> None:
+    """Two people, nobody has played: no suit to play yet, said by a dash that can be read
+    (it once sat, in the table's own light colour, on the cream badge a suit is shown on)."""
+    person, other = Person(web_client), Person(web_client)
+    match_id = person.create(2, [])
+    other.post(f"/api/v1/matches/{match_id}/join", status=200)
+    for width, height in ((375, 800), (1280, 900)):
+        page = pages.new(width, height)
+        sign_in(page, web_client, person, route=f"#/match/{match_id}")
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+        suit = by_testid(page, "active-suit")
+        expect(suit).to_have_attribute("data-suit", "")
+        expect(suit).to_have_text("–")
+        assert suit.evaluate(CONTRAST) >= 4.5
+        pages.shot(page, "opening")
