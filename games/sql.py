@@ -6,12 +6,11 @@ players.auth.DeferredPlayer.lookup_sql), and the Move insert riding in a data-mo
 the match update (one round trip). Its INSERT and UPDATE are built by the generic helpers of
 pisyedili_api.rawsql from the models' metadata; this module writes what joins them.
 
-Two more questions every move asks ride in that lock statement as scalar subqueries, each a
-round trip saved (bench/live.py): a keyed move's idempotency record, and whether anyone seated
-at the match has a push subscription or an active webhook (when no one has, the move's notices
-need no lookup). Where the lock statement cannot ask them, they run alone: the record's
-statement, and which of the people a version's notices tell has either
-(games.services.notify.notices_send).
+Two more questions a move may ask: a keyed move's idempotency record (read only where a check
+fails: games.services.moves), and which of the people its notices tell has a push subscription
+or an active webhook (games.services.notify.notices_send). Whether anyone seated at the match
+has either rides in the lock statement (`notices_wanted`): with no one, the move's notices need
+no lookup.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from django.db import connection
 
 from pisyedili_api import rawsql
 
-from .models import IdempotencyRecord, Match, PushSubscription, Seat, Webhook
+from .models import IdempotencyRecord, PushSubscription, Seat, Webhook
 
 
 def inserts_then_update(inserts: list[str], update: str) -> str:
@@ -65,43 +64,6 @@ def idempotency_record() -> str:
     """The request hash and the stored response of the idempotency record of the parameters
     (player, match, key): at most one row (IDEMPOTENCY_KEY_CONSTRAINT)."""
     return _idempotency_record(connection.vendor)
-
-
-@cache
-def _idempotency_columns(vendor: str, player: str) -> tuple[str, str]:
-    hash_, response = (
-        rawsql.statement(
-            "(SELECT r." + column + " FROM {record} r WHERE r.{record.player} = {player}"
-            " AND r.{record.match} = %s AND r.{record.key} = %s)",
-            record=IdempotencyRecord,
-            player=player,
-        )
-        for column in ("{record.request_hash}", "{record.response}")
-    )
-    return hash_, response
-
-
-def idempotency_columns(player: str) -> tuple[str, str]:
-    """Two scalar subqueries for the match lock statement: the request hash and the stored
-    response of the idempotency record of (player, match, key), NULL where there is none.
-    `player` is an SQL expression (`%s`, or a caller's lookup); each subquery's parameters:
-    the player's, then the match id and the key."""
-    return _idempotency_columns(connection.vendor, player)
-
-
-@cache
-def _match_version_seen(vendor: str) -> str:
-    return rawsql.statement(
-        "(SELECT m.{match.version} FROM {match} m WHERE m.{match.pk} = %s)", match=Match
-    )
-
-
-def match_version_seen() -> str:
-    """A scalar subquery for the match lock statement: the version of the match of the
-    parameter in the statement's snapshot. Where the lock waited for another writer, the locked
-    row is read again after it (PostgreSQL's READ COMMITTED) but the subqueries are not: a
-    version here unlike the row's says they may be stale."""
-    return _match_version_seen(connection.vendor)
 
 
 @cache

@@ -10,7 +10,7 @@ from uuid import UUID
 from pisyedili_api import rawsql
 
 from .. import sql
-from ..models import IdempotencyRecord, Match
+from ..models import Match, Seat
 
 
 class CallerLookup(Protocol):
@@ -44,50 +44,21 @@ class MoveLock(NamedTuple):
 
     match: Match | None  # None: no such match
     found: Any  # a caller's lookup value (`CallerLookup.player_id` reads it); else None
-    record: tuple[str, str] | None  # the key's stored (request hash, response), if any
     notices: bool  # anyone seated has a push subscription or an active webhook
 
 
-def move_lock(
-    match_id: UUID | str, mover: UUID | str | CallerLookup, key: str | None = None
-) -> MoveLock:
-    """`match_lock` for a person's move: the same statement also reads the mover's stored
-    idempotency record of `key` (games.sql.idempotency_columns) and whether anyone seated
-    has somewhere to be sent notices (games.sql.notices_wanted): two round trips saved on the
-    hottest route. Read at the lock, before the write: a subscription made while the move
-    runs is a later one."""
+def move_lock(match_id: UUID | str, mover: UUID | str | CallerLookup) -> MoveLock:
+    """`match_lock` for a person's move: the same statement also reads a caller's lookup (the
+    token's player) and whether anyone seated has somewhere to be sent notices
+    (games.sql.notices_wanted), round trips saved on the hottest route. Read at the lock,
+    before the write: a subscription made while the move runs is a later one."""
     extra: list[str] = []
     params: list[Any] = []
-    by_id = isinstance(mover, UUID | str)
-    if isinstance(mover, UUID | str):
-        player, player_params = "%s", rawsql.prepared(IdempotencyRecord, player=mover)
-    else:
-        player, player_params = mover.lookup_sql(), mover.lookup_params()
-        extra, params = [player], list(player_params)
-    match_param = rawsql.prepared(IdempotencyRecord, match=match_id)
+    if not isinstance(mover, UUID | str):
+        extra, params = [mover.lookup_sql()], mover.lookup_params()
     extra.append(sql.notices_wanted())
-    params += match_param
-    columns: list[str] = []
-    record_params: list[Any] = []
-    if key is not None:
-        extra.append(sql.match_version_seen())
-        params += match_param
-        columns = list(sql.idempotency_columns(player))
-        record_params = [*player_params, *match_param, key] * len(columns)
-    values, match = rawsql.fetch_by_pk(
-        Match, match_id, lock=True, extra=[*extra, *columns], extra_params=params + record_params
-    )
+    params = [*params, *rawsql.prepared(Seat, match=match_id)]
+    values, match = rawsql.fetch_by_pk(Match, match_id, lock=True, extra=extra, extra_params=params)
     if match is None:
-        return MoveLock(None, None, None, False)
-    found, values = (None, values) if by_id else (values[0], values[1:])
-    notices, record = bool(values[0]), None
-    if key is not None:
-        seen, request_hash, response = values[1:]
-        if seen != match.version:
-            # Another move committed while this one waited for the lock: its record (if it
-            # had this key) is newer than the statement's snapshot. Read it again, now.
-            again = rawsql.fetch_one("SELECT " + ", ".join(columns), record_params)
-            request_hash, response = again if again is not None else (None, None)
-        if request_hash is not None:
-            record = (request_hash, response)
-    return MoveLock(match, found, record, notices)
+        return MoveLock(None, None, False)
+    return MoveLock(match, values[0] if len(values) > 1 else None, bool(values[-1]))

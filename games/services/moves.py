@@ -122,7 +122,7 @@ def _apply_locked(
     digest: str,
     by_bot: bool,
 ) -> dict[str, Any]:
-    match, found, stored, notices = move_lock(match_id, player_id, idempotency_key)
+    match, found, notices = move_lock(match_id, player_id)
     if not isinstance(player_id, UUID | str):
         # 401 comes before 404: with no match row, the lookup runs alone.
         player_id = player_id.verify() if match is None else player_id.player_id(found)
@@ -132,10 +132,38 @@ def _apply_locked(
     if seat is None:
         match_hidden_check(match, player_id)
         raise ApplicationError("not_seated")
-    if stored is not None:
-        if stored[0] != digest:
-            raise ApplicationError("idempotency_mismatch")
-        return _stored_reply(stored[1])
+    try:
+        return _checked_write(
+            match, seat, player_id, move, version, reply, idempotency_key, digest, by_bot, notices
+        )
+    except (ApplicationError, engine.EngineError):
+        # A stored record of the key comes before every later check. Read only now: a replay
+        # always fails one of them (its move moved the version on), and a key reused for
+        # another move that passes them all trips the record's unique constraint
+        # (match_apply_move answers it), so a first move reads no record at all.
+        if idempotency_key:
+            stored = _idempotency_record(player_id, match.id, idempotency_key)
+            if stored is not None:
+                if stored[0] != digest:
+                    raise ApplicationError("idempotency_mismatch") from None
+                return _stored_reply(stored[1])
+        raise
+
+
+def _checked_write(
+    match: Match,
+    seat: int,
+    player_id: UUID | str,
+    move: engine.Move,
+    version: int,
+    reply: MoveReply,
+    idempotency_key: str | None,
+    digest: str,
+    by_bot: bool,
+    notices: bool,
+) -> dict[str, Any]:
+    """The checks after the seat's, in order, then the move's write (`_move_write`, which
+    raises the engine's 409/422 before it writes anything); the reply."""
     if match.status != Match.Status.ACTIVE:
         raise ApplicationError("match_not_active")
     if seat in match.resigned:

@@ -212,3 +212,37 @@ def test_any_other_integrity_error_is_a_logged_500_that_changes_nothing(
         assert any("unexpected integrity error" in m for m in caplog.messages)
     assert state(client, match["id"]) == view
     assert not IdempotencyRecord.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_first_keyed_move_reads_no_record_and_a_used_key_still_answers_first(
+    make_player, client_for
+):
+    """A keyed move reads its (player, match, key) record only where a check after the seat's
+    fails or its write trips the record's unique constraint: a first move's only statement on
+    the records is the write; a replay reads it and answers the stored text; the key sent
+    again with another move at the current version is 422 and applies nothing."""
+    from django.test.utils import CaptureQueriesContext
+
+    ana, client, (mid, _) = _two_tables(make_player, client_for)
+    table = f'"{IdempotencyRecord._meta.db_table}"'
+
+    def keyed(body: dict, version: int) -> tuple[object, list[str]]:
+        with CaptureQueriesContext(connection) as captured:
+            answer = post_move(client, mid, body, version, HTTP_IDEMPOTENCY_KEY="key-1")
+        return answer, [q["sql"] for q in captured.captured_queries if table in q["sql"]]
+
+    view = state(client, mid)
+    first, read = keyed({"action": "draw"}, view["version"])
+    assert first.status_code == 200, first.content
+    assert len(read) == 1 and "INSERT" in read[0]  # the write: nothing read before it
+    again, read = keyed({"action": "draw"}, view["version"])
+    assert again.status_code == 200 and again.content == first.content
+    assert len(read) == 1 and read[0].lstrip().startswith("SELECT")
+    after = state(client, mid)
+    assert after["turn"] == 1, after  # the draw leaves ana on turn
+    moves = Move.objects.filter(match_id=mid).count()
+    other, _read = keyed(after["legal_moves"][0], after["version"])
+    assert other.status_code == 422 and other.json()["code"] == "idempotency_mismatch"
+    assert Move.objects.filter(match_id=mid).count() == moves
+    assert state(client, mid)["version"] == after["version"]
