@@ -104,9 +104,7 @@ def match_apply_move(
             player_id = player_id.verify()
         stored = _idempotency_record(player_id, match_id, idempotency_key)
         if stored is not None:
-            if stored[0] == digest:
-                return _stored_reply(stored[1])
-            raise ApplicationError("idempotency_mismatch") from None
+            return _stored_answer(stored, digest)
         current = Match.objects.filter(id=match_id).values_list("version", flat=True).first()
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
 
@@ -133,64 +131,54 @@ def _apply_locked(
         match_hidden_check(match, player_id)
         raise ApplicationError("not_seated")
     try:
-        return _checked_write(
-            match, seat, player_id, move, version, reply, idempotency_key, digest, by_bot, notices
+        # The checks after the seat's, in order, then the write (`_move_write` raises the
+        # engine's 409/422 before it writes anything).
+        if match.status != Match.Status.ACTIVE:
+            raise ApplicationError("match_not_active")
+        if seat in match.resigned:
+            raise ApplicationError("resigned")  # the reference bot plays the seat now
+        if version != match.version:
+            raise ApplicationError("stale_version", detail={"current_version": match.version})
+        state = _live_state(match)
+        if not idempotency_key:
+            after = _move_write(match, state, seat, player_id, move, by_bot=by_bot, notices=notices)
+            return reply(match, seat, after)
+        view: dict[str, Any] = {}
+
+        def record(after: engine.State) -> tuple[str, list[Any]]:
+            nonlocal view
+            view = reply(match, seat, after)
+            return rawsql.insert_sql(
+                IdempotencyRecord,
+                player=player_id,
+                key=idempotency_key,
+                request_hash=digest,
+                match=match.id,
+                response=_response_text(view),
+                created_at=timezone.now(),
+            )
+
+        _move_write(
+            match, state, seat, player_id, move, by_bot=by_bot, record=record, notices=notices
         )
+        return view
     except (ApplicationError, engine.EngineError):
-        # A stored record of the key comes before every later check. Read only now: a replay
+        # A stored record of the key comes before every check above. Read only now: a replay
         # always fails one of them (its move moved the version on), and a key reused for
         # another move that passes them all trips the record's unique constraint
         # (match_apply_move answers it), so a first move reads no record at all.
-        if idempotency_key:
-            stored = _idempotency_record(player_id, match.id, idempotency_key)
-            if stored is not None:
-                if stored[0] != digest:
-                    raise ApplicationError("idempotency_mismatch") from None
-                return _stored_reply(stored[1])
+        stored = idempotency_key and _idempotency_record(player_id, match.id, idempotency_key)
+        if stored:
+            return _stored_answer(stored, digest)
         raise
 
 
-def _checked_write(
-    match: Match,
-    seat: int,
-    player_id: UUID | str,
-    move: engine.Move,
-    version: int,
-    reply: MoveReply,
-    idempotency_key: str | None,
-    digest: str,
-    by_bot: bool,
-    notices: bool,
-) -> dict[str, Any]:
-    """The checks after the seat's, in order, then the move's write (`_move_write`, which
-    raises the engine's 409/422 before it writes anything); the reply."""
-    if match.status != Match.Status.ACTIVE:
-        raise ApplicationError("match_not_active")
-    if seat in match.resigned:
-        raise ApplicationError("resigned")  # the reference bot plays the seat now
-    if version != match.version:
-        raise ApplicationError("stale_version", detail={"current_version": match.version})
-    state = _live_state(match)
-    if not idempotency_key:
-        after = _move_write(match, state, seat, player_id, move, by_bot=by_bot, notices=notices)
-        return reply(match, seat, after)
-    view: dict[str, Any] = {}
-
-    def record(after: engine.State) -> tuple[str, list[Any]]:
-        nonlocal view
-        view = reply(match, seat, after)
-        return rawsql.insert_sql(
-            IdempotencyRecord,
-            player=player_id,
-            key=idempotency_key,
-            request_hash=digest,
-            match=match.id,
-            response=_response_text(view),
-            created_at=timezone.now(),
-        )
-
-    _move_write(match, state, seat, player_id, move, by_bot=by_bot, record=record, notices=notices)
-    return view
+def _stored_answer(stored: tuple[str, str], digest: str) -> dict[str, Any]:
+    """The answer of an Idempotency-Key's stored record (request hash, response) to a request
+    of hash `digest`: the first response to the same request, 422 to another."""
+    if stored[0] != digest:
+        raise ApplicationError("idempotency_mismatch") from None
+    return _stored_reply(stored[1])
 
 
 # Expired idempotency records are deleted this many per statement, at most this many
