@@ -97,14 +97,13 @@ def match_version_on_commit(
         message["lobby"] = True
         message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
-    noticed = people if notices else []
     # Copied only where this process has streams to hand it to (not in a worker).
     written = (copy.copy(match), state) if state is not None and live_hub.current() else None
 
     def committed() -> None:
         if written is not None:
             live_hub.hand_over(written)  # before the message, which wakes the streams
-        publish(message, people, noticed)
+        publish(message, people, notices=notices)
 
     transaction.on_commit(committed, robust=True)
 
@@ -202,15 +201,15 @@ def challenge_answered_on_commit(match: Any, player: str, answer: str) -> None:
 def publish(
     message: dict[str, Any] | None,
     people: list[tuple[str, dict[str, Any]]],
-    noticed: list[tuple[str, dict[str, Any]]] | None = None,
+    *,
+    notices: bool = True,
 ) -> None:
     """Send `message` (a match's new version; None: only `people`'s `me` events) to every web
-    process (live.hub.publish), then the notices of the `noticed` events (all of `people`'s
-    unless given). Never fails."""
+    process (live.hub.publish), then the notices of `people`'s events (`notices` False: the
+    caller knows none of them has anywhere to be sent). Never fails."""
     live_hub.publish(message, people)
-    noticed = people if noticed is None else noticed
-    if noticed:
-        _notices_send(noticed)
+    if people and notices:
+        _notices_send(people)
 
 
 def _notices_send(people: list[tuple[str, dict[str, Any]]]) -> None:

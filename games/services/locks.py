@@ -54,6 +54,7 @@ def move_lock(match_id: UUID | str, mover: UUID | str | CallerLookup) -> MoveLoc
     before the write: a subscription made while the move runs is a later one."""
     extra: list[str] = []
     params: list[Any] = []
+    caller = not isinstance(mover, UUID | str)
     if not isinstance(mover, UUID | str):
         extra, params = [mover.lookup_sql()], mover.lookup_params()
     extra.append(sql.notices_wanted())
@@ -61,4 +62,4 @@ def move_lock(match_id: UUID | str, mover: UUID | str | CallerLookup) -> MoveLoc
     values, match = rawsql.fetch_by_pk(Match, match_id, lock=True, extra=extra, extra_params=params)
     if match is None:
         return MoveLock(None, None, False)
-    return MoveLock(match, values[0] if len(values) > 1 else None, bool(values[-1]))
+    return MoveLock(match, values[0] if caller else None, bool(values[-1]))

@@ -136,7 +136,7 @@ def test_each_change_of_the_lobby_is_lobby_news_and_play_is_not(
     """What the lobby's stream is told (games.events, `lobby` marked messages), per change."""
     settings.MATCH_WAITING_TTL = 600
     sent: list[dict] = []
-    monkeypatch.setattr(events, "publish", lambda message, *_people: sent.append(message))
+    monkeypatch.setattr(events, "publish", lambda message, people, **_: sent.append(message))
     (_, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()
     ana, bob, cem = client_for(ta), client_for(tb), client_for(tc)
 

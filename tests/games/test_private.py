@@ -121,9 +121,9 @@ def test_a_private_match_is_never_the_lobby_streams_news(people):
     published = []
     original = events.publish
 
-    def spy(message, *people_events):
+    def spy(message, people_events, **options):
         published.append(message)
-        original(message, *people_events)
+        original(message, people_events, **options)
 
     events.publish = spy
     try:

@@ -4,12 +4,26 @@
  * two corners, the suit's pip in the middle, hearts and diamonds red, clubs and spades dark.
  */
 
+import { h } from "./dom.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 /** @type {Record<string, string>} */
 export const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 /** @type {Record<string, string>} */
 export const SUIT_COLOUR = { C: "#1d5c2f", D: "#c2410c", H: "#c8102e", S: "#111827" };
+
+/**
+ * The suit to play as a `<dd>` of the table's facts: its symbol in the suit's colour on a card
+ * badge, or a dash in the page's colour while there is none (before the first card).
+ * @param {string | null | undefined} suit
+ * @param {Record<string, any>} [attrs]
+ */
+export function suitBadge(suit, attrs = {}) {
+  return h("dd", {
+    class: "suit-badge", "data-suit": suit ?? "", style: suit ? `color:${SUIT_COLOUR[suit]}` : "", ...attrs,
+  }, suit ? SUIT_SYMBOL[suit] : "–");
+}
 
 /** @param {string} card e.g. "10H" */
 export function rankOf(card) {

@@ -8,7 +8,7 @@
  */
 
 import * as api from "../api.js";
-import { cardFace, cardText, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
+import { cardFace, cardText, suitBadge } from "../cards.js";
 import { h, fill } from "../dom.js";
 import { checkReplay } from "../fairness.js";
 import { t } from "../i18n.js";
@@ -63,8 +63,7 @@ export async function replayView(root, matchId, dealNumber) {
           h("div", { class: "label" }, t("table.pile")), s.top_card ? cardFace(s.top_card) : h("div", { class: "slot" })),
         h("dl", { class: "facts" },
           h("dt", {}, t("table.activeSuit")),
-          h("dd", { class: "suit-badge", "data-suit": s.active_suit ?? "", style: s.active_suit ? `color:${SUIT_COLOUR[s.active_suit]}` : "" },
-            s.active_suit ? SUIT_SYMBOL[s.active_suit] : "–"),
+          suitBadge(s.active_suit),
           h("dt", {}, t("table.direction")), h("dd", {}, s.direction === 1 ? t("dir.cw") : t("dir.ccw")),
           h("dt", {}, t("table.stockLabel")), h("dd", {}, String(s.stock_count)),
           h("dt", {}, t("table.pendingLabel")), h("dd", {}, String(s.pending_sevens)))),

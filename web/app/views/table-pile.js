@@ -6,7 +6,7 @@
  */
 
 import * as api from "../api.js";
-import { cardBack, cardFace, suitOf, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
+import { cardBack, cardFace, suitBadge, suitOf, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { seatName } from "../ui.js";
@@ -50,8 +50,7 @@ export function tableMiddle({ match, view: v, yourTurn, asked }) {
         h("div", { testid: "stock-count", "data-count": v.stock_count }, t("table.stock", { n: v.stock_count })))),
     h("dl", { class: "facts" },
       h("dt", {}, t("table.activeSuit")),
-      h("dd", { testid: "active-suit", "data-suit": suit ?? "", style: suit ? `color:${SUIT_COLOUR[suit]}` : "" },
-        suit ? SUIT_SYMBOL[suit] : "–"),
+      suitBadge(suit, { testid: "active-suit" }),
       h("dt", {}, t("table.pendingLabel")),
       h("dd", { testid: "pending-sevens", "data-count": sevens }, String(sevens)),
       h("dt", {}, t("table.direction")),
