@@ -16,9 +16,9 @@ Composed of documented parts, routed by Starlette's Router:
   away. A refusal is the view's HTTP status and JSON body (on a WebSocket, the handshake's
   answer); a WebSocket from an origin CORS_ALLOWED_ORIGINS does not allow is 403 `forbidden`,
   one on any other path 404;
-- a waiting long-poll (`GET …/state?after_version=V&wait=S`) is marked in its scope, and
-  live.middleware resolves it to the async view live.streams.match_state_long_poll, which
-  awaits the hub;
+- a waiting long-poll (`GET …/state?after_version=V&wait=S`) is a plain request marked in
+  its environ, which live.middleware resolves to the view live.streams.match_state_long_poll;
+  a poll that is to wait is handed back and awaits the hub on the event loop;
 - the lifespan subscribes the process's hub, so the first stream does not wait for it (a Redis
   that does not answer delays the start by 10 s, no more: streams are 503 until it does), and
   freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap).
@@ -30,9 +30,8 @@ BoundedJSONParser once that much has come, and the rest is dropped as it arrives
 long, to a temporary file first. By hand: Starlette's RequestBodyLimitMiddleware answers 413
 in plain text, not the API's JSON error.
 
-Every middleware must be async-capable: Django runs an async view through a sync-only one on
-ONE thread of the process, so a waiting long-poll would hold that thread for its whole wait and
-every other stream and long-poll of the process would queue behind it (a warning names them).
+Every middleware is async-capable: Django's ASGI application (a stream's opening) would switch
+to a thread and back around a sync-only one (a warning names them).
 HttpProtocol (live.protocol) is uvicorn's httptools protocol with the bounds of what a client
 may send and of a connection left unread.
 """
@@ -152,12 +151,6 @@ class RequestThreads:
 _request_threads = RequestThreads()
 
 
-async def django_http(scope: Scope, receive: Receive, send: Send) -> None:
-    """Django's ASGI application on a leased thread, the request's body bounded: a stream's
-    opening and a long-poll's answer, which Django hands over through the scope."""
-    await _request_threads(scope, _bounded(receive), send)
-
-
 class WholeWSGI:
     """Django's WSGI application for every plain HTTP request, each request one call on one of
     `workers` threads and no other hand-over between that thread and the loop: the (bounded)
@@ -173,10 +166,23 @@ class WholeWSGI:
 
     def __init__(self, app: Any, workers: int) -> None:
         self.app = app
+        self.workers = workers
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="wsgi")
         self._threads = threading.local()
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def start(self) -> None:
+        """Every thread now, so that a process holds the same number from its start whatever
+        comes (each waits on the others: none is idle to be handed the next)."""
+        everyone = threading.Barrier(self.workers + 1)
+        for _ in range(self.workers):
+            self.executor.submit(everyone.wait)
+        everyone.wait()
+
+    async def __call__(
+        self, scope: Scope, receive: Receive, send: Send, extra: dict[str, Any] | None = None
+    ) -> None:
+        """The request of `scope`; `extra`: entries of this application's own for the environ
+        (a waiting long-poll's)."""
         body = bytearray()
         while True:
             message = await receive()
@@ -186,6 +192,8 @@ class WholeWSGI:
             if not message.get("more_body", False):
                 break
         environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
+        if extra:
+            environ.update(extra)
         loop = asyncio.get_running_loop()
         whole = await loop.run_in_executor(self.executor, self._in_context, environ, loop, send)
         if whole is not None:
@@ -353,11 +361,12 @@ def _no_body() -> Receive:
 
 
 class StateEndpoint:
-    """`GET …/state`: a waiting long-poll (`after_version` and `wait` given) is marked for
-    live.middleware, which resolves it to live.streams.match_state_long_poll; when that view
-    hands over a wait (the Opening's `poll`), the wait runs here, outside Django's request
-    (which keeps a thread while it is open), and Django is called again to answer with what
-    the wait ended with. Any other request goes to Django as it is."""
+    """`GET …/state`: a waiting long-poll (`after_version` and `wait` given) is marked in its
+    environ for live.middleware, which resolves it to live.streams.match_state_long_poll, on
+    a request thread as every plain request (WholeWSGI); when that view hands over a wait (the
+    Opening's `poll`), the wait runs here, on the event loop, outside Django's request, and
+    Django is called again to answer with what the wait ended with. Any other request goes to
+    Django as it is."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET":
@@ -367,8 +376,8 @@ class StateEndpoint:
         if "wait" not in query or "after_version" not in query:
             await plain_http(scope, receive, send)
             return
-        scope = {**scope, LONG_POLL: True}
-        opening, answer = await _open(scope, receive)
+        opening, answer = Opening(), _Answer()
+        await _wsgi(scope, _bounded(receive), answer.send, {LONG_POLL: True, OPENING: opening})
         if opening.poll is None:
             if answer.start is not None:
                 await send(answer.start)
@@ -388,7 +397,7 @@ class StateEndpoint:
             return  # the client left
         error = waiting.exception()
         result = error if error is not None else waiting.result()
-        await django_http({**scope, POLL_ANSWER: result}, _no_body(), send)
+        await _wsgi(scope, _no_body(), send, {LONG_POLL: True, POLL_ANSWER: result})
 
 
 async def _disconnected(receive: Receive) -> None:
@@ -436,6 +445,7 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
         # the subscription (tried on meanwhile) is confirmed.
         logger.warning("live events' Redis does not answer; streams wait for it")
     _request_threads.start()
+    _wsgi.start()
     freeze_startup_heap()  # what the process loaded is never walked again
     yield
     await hub.hub().stop()
@@ -463,8 +473,7 @@ if _sync_only := [
     m for m in settings.MIDDLEWARE if not getattr(import_string(m), "async_capable", False)
 ]:
     logger.warning(
-        "sync-only middleware %s: a waiting long-poll holds the process's one thread for sync "
-        "code, and every other stream opening and long-poll waits for it",
+        "sync-only middleware %s: every stream opening switches to a thread and back for it",
         ", ".join(_sync_only),
     )
 

@@ -764,44 +764,41 @@ async def _me_catch_up(
     ]
 
 
-# The ASGI scope key of a waiting long-poll's answer (live.asgi): the view, or the error, that
+# The WSGI environ key of a waiting long-poll's answer (live.asgi): the view, or the error, that
 # its wait ended with, for the view to answer through Django's middleware.
 POLL_ANSWER = "pisyedili.live.poll_answer"
 
 
-async def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
-    """`GET …/state?after_version=N&wait=S` under ASGI (live.asgi routes only waiting
-    requests here): the answer of games.apis.MatchStateApi, awaited on the hub instead of in a
-    thread that holds a database connection. The version change that ends the wait is read
-    once per process for every stream and long-poll of the match (_SharedReads).
+def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
+    """`GET …/state?after_version=N&wait=S` under live.asgi (it routes only waiting requests
+    here): the answer of games.apis.MatchStateApi, awaited on the hub instead of in a thread
+    that holds a database connection. The version change that ends the wait is read once per
+    process for every stream and long-poll of the match (_SharedReads).
 
-    Under live.asgi it answers in two calls, so that no request of Django's is open while the
-    poll waits (Django keeps a thread for each open request): the first checks the request
-    (its parameters, the caller, the match) and answers at once if the match is past
-    `after_version`, else hands the wait to the Opening (`poll`), which live.asgi awaits; the
-    second answers with what the wait ended with (the scope's POLL_ANSWER)."""
+    It answers in two calls on the request's thread (live.asgi.WholeWSGI, as every plain
+    request), so that no request of Django's is open while the poll waits: the first checks
+    the request (its parameters, the caller, the match) and answers at once if the match is
+    past `after_version`, else hands the wait to the Opening of its environ (`poll`), which
+    live.asgi awaits on the event loop; the second answers with what the wait ended with (the
+    environ's POLL_ANSWER)."""
     from games.apis import MatchStateApi
 
-    scope = getattr(request, "scope", None)
-    if isinstance(scope, dict) and POLL_ANSWER in scope:
-        return _poll_response(scope[POLL_ANSWER])
+    if POLL_ANSWER in request.META:
+        return _poll_response(request.META[POLL_ANSWER])
     try:
         filters = MatchStateApi.FilterSerializer(data=request.GET)
         filters.is_valid(raise_exception=True)
         after = filters.validated_data.get("after_version")
         wait = filters.validated_data.get("wait", 0)
-        caller = await hub.run_blocking(_viewer, request, tickets=False)
+        caller = _viewer(request, tickets=False)
         player = _player(caller)
-        _match, _seat, view = await hub.run_blocking(_poll_answer, player, match_id, after, wait)
+        match, seat, view = _poll_answer(player, match_id, after, wait)
         if view is None:
-            poll = _LongPoll(
-                match_id, player, _token(caller), after, wait, _poll_holder(request, player)
+            opening: Opening = request.META[OPENING]
+            opening.poll = _LongPoll(
+                match, seat, _token(caller), after, wait, _poll_holder(request, player)
             )
-            opening = _opening(request)
-            if opening is not None:
-                opening.poll = poll
-                return HttpResponse(status=202)  # not sent: live.asgi awaits the poll
-            view = await poll()
+            return HttpResponse(status=202)  # not sent: live.asgi awaits the poll
     except Exception as exc:
         return _poll_response(exc)
     return _poll_response(view)
@@ -821,11 +818,12 @@ def _poll_response(answer: dict[str, Any] | Exception) -> HttpResponse:
 
 @dataclass
 class _LongPoll:
-    """A long-poll that is to wait: for a version of `match_id` past `after`, at most `wait`
-    s, in one of `holder`'s long-poll slots (429 when all are taken)."""
+    """A long-poll that is to wait: for a version of `match` past `after`, at most `wait` s, in
+    one of `holder`'s long-poll slots (429 when all are taken); `match` and `seat` as the
+    request's checks read them (games.selectors.match_viewer_get)."""
 
-    match_id: UUID
-    player: Player | None
+    match: Match
+    seat: int | None
     token: str | None
     after: int
     wait: float
@@ -840,15 +838,18 @@ class _LongPoll:
     async def _wait(self) -> dict[str, Any]:
         current = hub.hub()
         slot: tuple[str, str] | None = None
-        match_id = self.match_id
+        match, seat = self.match, self.seat
+        match_id = match.id
         try:
             async with current.watch(match=str(match_id), token=self.token) as waiter:
-                # Registered before the read: a change committed from here on is queued.
-                match, seat, view = await hub.run_blocking(
-                    _poll_answer, self.player, match_id, self.after, self.wait
-                )
-                if view is not None:
-                    return dict(view)
+                # Registered before the read: a change committed from here on is queued. The
+                # read is on the loop (no thread to wait for); the caller was checked by the
+                # request a moment ago.
+                found, state = await _shared_reads.read(match_id)
+                if found is None:
+                    raise ApplicationError("not_found", "No such match.")
+                if found.version > self.after:
+                    return match_view(found, seat, state)
                 key, limit, per = self.holder
                 taken = await current.slot_take(key, limit)
                 if taken is None:
@@ -859,7 +860,8 @@ class _LongPoll:
                     found, state = await _shared_reads.match(match_id, message["version"])
                     return match_view(found or match, seat, state if found else None)
                 # No change within `wait` (or the hub lost track): as it is now.
-                return await hub.run_blocking(_poll_view, match_id, match, seat)  # type: ignore[no-any-return]
+                found, state = await _shared_reads.read(match_id)
+                return match_view(found or match, seat, state if found else None)
         finally:
             _shared_reads.forget_unwatched(match_id)
             if slot is not None:
@@ -869,19 +871,13 @@ class _LongPoll:
 def _poll_answer(
     player: Player | None, match_id: UUID, after: int | None, wait: float
 ) -> tuple[Match, int | None, dict[str, Any] | None]:
-    """In one call on the hub's threads: the match, the seat of `player` (authenticated as the
-    DRF route does: the configured classes only, no stream ticket; None, no credentials at all,
-    is a spectator) and their view, None when the long-poll is to wait for a newer version."""
+    """The match, the seat of `player` (authenticated as the DRF route does: the configured
+    classes only, no stream ticket; None, no credentials at all, is a spectator) and their view,
+    None when the long-poll is to wait for a newer version."""
     match, seat = match_viewer_get(match_id, player)
     if after is not None and wait > 0 and match.version <= after:
         return match, seat, None
     return match, seat, match_view(match, seat)
-
-
-def _poll_view(match_id: UUID, match: Match, seat: int | None) -> dict[str, Any]:
-    """The seat's view of the match read now (`match`, read before the wait, if it is gone)."""
-    found, state = _match_read(match_id)
-    return match_view(found or match, seat, state if found else None)
 
 
 async def _wait_for_version(waiter: hub.Waiter, after: int, wait: float) -> dict[str, Any] | None:

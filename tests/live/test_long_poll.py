@@ -2,9 +2,8 @@
 event loop: one that waits holds up no other request of its process, neither another long-poll
 nor a stream being opened. (test_streams.py: a long-poll answers a move on the other process.)
 
-A middleware that is sync only makes Django run every async view (a long-poll's whole wait
-included) through it on one thread of the process, so every waiting long-poll queued behind
-the one that waited; with 1,000 of them a process answered nothing else for minutes.
+Every middleware is async-capable, so that a stream's opening (Django's ASGI application) runs
+through the chain without a thread switch around each one.
 """
 
 from __future__ import annotations
