@@ -1,8 +1,9 @@
 """Bot reply latency through a real Celery worker, beside the worker's no-op round trip.
 
-Starts uvicorn and a Celery worker (the commands of docs/operations.md) against PostgreSQL and
-Redis, on a database and queues of its own, then plays 2-seat matches, one person against the
-greedy bot:
+Starts uvicorn, a Celery worker for the bots', scoring and default queues and one for the
+analysis queue at the lowest CPU priority (the deployment of docs/operations.md), against
+PostgreSQL and Redis, on a database and queues of its own, then plays 2-seat matches, one person
+against the greedy bot (each deal's luck is estimated meanwhile, as in play):
 
   - bot reply: the person POSTs a move that leaves the bot on turn, then long-polls
     `GET …/state?after_version=<version of the answer>&wait=10` until the bot's move is visible.
@@ -76,6 +77,7 @@ def main() -> None:
     backend = urlunparse(urlparse(broker)._replace(path="/1"))
     suffix = uuid.uuid4().hex[:8]
     bots_queue, scoring_queue = f"bench-bots-{suffix}", f"bench-scoring-{suffix}"
+    default_queue, analysis_queue = f"bench-default-{suffix}", f"bench-analysis-{suffix}"
     env = {
         **os.environ,
         "DATABASE_URL": url,
@@ -83,7 +85,8 @@ def main() -> None:
         "CELERY_RESULT_BACKEND": backend,
         "CELERY_BOT_QUEUE": bots_queue,
         "CELERY_SCORING_QUEUE": scoring_queue,
-        "CELERY_TASK_DEFAULT_QUEUE": f"bench-default-{suffix}",
+        "CELERY_TASK_DEFAULT_QUEUE": default_queue,
+        "CELERY_ANALYSIS_QUEUE": analysis_queue,
         "THROTTLE_AUTH": "100000/min",
         # Moves are counted (the throttle's cost is measured) but never refused.
         "THROTTLE_MATCH_MOVE": "100000/sec",
@@ -95,18 +98,21 @@ def main() -> None:
     web = [str(PY.with_name("uvicorn")), "live.asgi:application", "--host", "127.0.0.1"]
     web += ["--port", str(args.port), "--workers", "2", "--loop", "uvloop", "--no-access-log"]
     web += ["--http", "live.asgi:HttpProtocol", "--log-level", "warning"]
-    worker = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
-    worker += ["-P", args.pool, "-c", str(args.concurrency), "--without-gossip", "--without-mingle"]
+    celery = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
+    celery += ["-P", args.pool, "-c", str(args.concurrency), "--without-gossip", "--without-mingle"]
+    worker = [*celery, "-Q", f"{bots_queue},{scoring_queue},{default_queue}"]
+    analysis = ["nice", "-n", "19", *celery, "-Q", analysis_queue]
     processes = [
         subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
-        for command in (web, worker)
+        for command in (web, worker, analysis)
     ]
     client = Celery(broker=broker, backend=backend)
     try:
         wait_until_up(base)
         client.send_task("games.noop", queue=scoring_queue).get(timeout=60)  # worker is up
         print(
-            f"uvicorn 2 workers, celery worker {args.pool} -c {args.concurrency}; "
+            f"uvicorn 2 workers, celery worker {args.pool} -c {args.concurrency} (bots, scoring, "
+            f"default) and one at nice 19 (analysis); "
             f"PostgreSQL {url}, Redis {broker}; {args.bot} bot, 2 seats\n"
         )
         session = requests.Session()
