@@ -10,5 +10,5 @@
 - `transports`: Server-Sent Events and WebSocket, each framing the events its own way.
 - `asgi`: the ASGI entry point (Starlette's router, Django's ASGI application for HTTP).
 - `protocol`: uvicorn's HTTP and WebSocket protocols with the deployment's bounds.
-- `middleware`, `urls`: a waiting long-poll resolved to its async view.
+- `middleware`, `urls`: a waiting long-poll resolved to its own view.
 """

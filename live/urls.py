@@ -1,4 +1,4 @@
-"""The URLconf of a waiting long-poll under live.asgi (live.middleware): the async view only."""
+"""The URLconf of a waiting long-poll under live.asgi (live.middleware): its view only."""
 
 from django.urls import path
 

@@ -17,8 +17,8 @@ from .errors import error_body
 
 
 class SyncAndAsyncMiddleware:
-    """A middleware that runs in the caller's mode: under live.asgi a sync-only one
-    would run every request, a long-poll's whole wait included, in a thread. A subclass's
+    """A middleware that runs in the caller's mode: under live.asgi a sync-only one would
+    switch a stream's opening (Django's ASGI application) to a thread and back. A subclass's
     `__call__` returns `self._acall(request)` when `iscoroutinefunction(self)`."""
 
     sync_capable = True

@@ -75,7 +75,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # A waiting long-poll (marked by live.asgi) resolves to its async view (live.urls).
+    # A waiting long-poll (marked by live.asgi) resolves to its own view (live.urls).
     "live.middleware.LongPollRouting",
     # Brotli or gzip for whole textual answers over COMPRESS_MIN_BYTES, never a stream
     # (pisyedili_api.compression); outside the ETags, which name the uncompressed body.
@@ -545,8 +545,8 @@ STREAM_TICKET_SECONDS = int(os.environ.get("STREAM_TICKET_SECONDS", "300"))
 # Threads (and so database connections) per web process for the streams' reads.
 LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", "4"))
 # Threads per web process for Django's code, a request holding one while it runs (it waits for a
-# free one): that many for plain requests (live.asgi.WholeWSGI's pool), and as many for stream
-# openings and long-poll answers (live.asgi.RequestThreads).
+# free one): that many for plain requests and long-polls (live.asgi.WholeWSGI's pool), and as
+# many for stream openings (live.asgi.RequestThreads); all made at startup.
 LIVE_REQUEST_THREADS = int(os.environ.get("LIVE_REQUEST_THREADS", "8"))
 # DATABASE_POOL=1 (live/asgi.py sets it): psycopg's connection pool instead of
 # persistent connections. Under ASGI a request runs on whichever of the event loop's threads is

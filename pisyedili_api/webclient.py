@@ -36,8 +36,8 @@ CONTENT_SECURITY_POLICY = "; ".join(
 class WebClientMiddleware(WhiteNoiseMiddleware):
     """WhiteNoise (the static files, as configured) plus the client's folders.
 
-    Sync and async (WhiteNoise is sync only): under live.asgi a sync middleware would
-    run every async view, a long-poll's whole wait included, on one thread of the process.
+    Sync and async (WhiteNoise is sync only): under live.asgi a stream's opening runs the
+    chain's async form, which would switch to a thread and back around a sync-only one.
     """
 
     sync_capable = True

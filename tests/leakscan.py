@@ -238,7 +238,7 @@ def _private_among(ids: set[str]) -> list[Any]:
 
 
 class LeakScanMiddleware:
-    # Async too: a sync middleware would run a long-poll's whole wait on one thread under ASGI.
+    # Async too: under live.asgi a stream's opening runs the chain's async form.
     sync_capable = True
     async_capable = True
 

@@ -1,5 +1,5 @@
 """Bytes on the wire through a real uvicorn process of live.asgi: whole JSON answers
-compressed as Accept-Encoding asks (the sync chain) and long-polls too (the async chain);
+compressed as Accept-Encoding asks, a waiting long-poll's answer too (its second call);
 ETag and 304; event streams and WebSockets never compressed, whatever the client offers."""
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ def low_threshold(live_env: dict[str, str], tmp_path_factory: pytest.TempPathFac
 
 
 def test_a_long_poll_of_a_seat_is_compressed_yet_private(low_threshold: str) -> None:
-    """The waiting long-poll runs the middleware's async form (live.asgi)."""
+    """The answer of a long-poll that waited goes through the middleware (live.asgi calls
+    Django again with what the wait ended with)."""
     base = low_threshold
     seat = Player(base)
     created = seat.post(base, "/api/v1/matches", {"seats": 2, "bots": ["greedy"]})
