@@ -83,9 +83,8 @@ def match_version_on_commit(
     handed with a copy of `match` to this process's streams, which then render the version
     without reading it back (live.hub.hand_over; it never leaves the process); `notices`
     False: no one seated has anywhere to be sent notices (the move's lock statement read it),
-    so none are looked up. Never
-    fails the write: a lost message costs a stream a late update (streams re-read on
-    reconnect), not the move."""
+    so none are looked up. Never fails the write: a lost message costs a stream a late update
+    (streams re-read on reconnect), not the move."""
     message: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,

@@ -52,14 +52,11 @@ def move_lock(match_id: UUID | str, mover: UUID | str | CallerLookup) -> MoveLoc
     token's player) and whether anyone seated has somewhere to be sent notices
     (games.sql.notices_wanted), round trips saved on the hottest route. Read at the lock,
     before the write: a subscription made while the move runs is a later one."""
-    extra: list[str] = []
-    params: list[Any] = []
-    caller = not isinstance(mover, UUID | str)
-    if not isinstance(mover, UUID | str):
-        extra, params = [mover.lookup_sql()], mover.lookup_params()
-    extra.append(sql.notices_wanted())
-    params = [*params, *rawsql.prepared(Seat, match=match_id)]
+    extra = [sql.notices_wanted()]
+    params: list[Any] = [*rawsql.prepared(Seat, match=match_id)]
+    if not isinstance(mover, UUID | str):  # the caller's lookup first
+        extra, params = [mover.lookup_sql(), *extra], [*mover.lookup_params(), *params]
     values, match = rawsql.fetch_by_pk(Match, match_id, lock=True, extra=extra, extra_params=params)
     if match is None:
         return MoveLock(None, None, False)
-    return MoveLock(match, values[0] if caller else None, bool(values[-1]))
+    return MoveLock(match, values[0] if len(values) > 1 else None, bool(values[-1]))

@@ -251,8 +251,8 @@ def _move_write(
     move made of it, gives a row to write with the move (a keyed move's idempotency record, its
     reply in it), in the same statement where the move's is one. `notices` False: no one
     seated has anywhere to be sent notices (`move_lock` read it), so the commit looks none up.
-    The state after it; 409/422
-    if it is not this seat's turn or not legal (the engine's errors)."""
+    The state after it; 409/422 if it is not this seat's turn or not legal (the engine's
+    errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
 
