@@ -73,6 +73,7 @@ def match_version_on_commit(
     lobby: bool = True,
     resigned: int | None = None,
     state: Any = None,
+    replies: dict[int, dict[str, Any]] | None = None,
     notices: bool = True,
 ) -> None:
     """Once the current transaction commits, tell every stream of `match` (and its players'
@@ -81,7 +82,9 @@ def match_version_on_commit(
     creation); `resigned`: the seat whose person resigned in this version (the match streams
     tell it as an event of its own); `state`: the live deal `match` holds as written (a move),
     handed with a copy of `match` to this process's streams, which then render the version
-    without reading it back (live.hub.hand_over; it never leaves the process); `notices`
+    without reading it back (live.hub.hand_over; it never leaves the process), and `replies`
+    with them: seat → the move's reply to that seat (games.serializers.move_reply), whose
+    `state` event is not rendered again; `notices`
     False: no one seated has anywhere to be sent notices (the move's lock statement read it),
     so none are looked up. Never fails the write: a lost message costs a stream a late update
     (streams re-read on reconnect), not the move."""
@@ -97,7 +100,11 @@ def match_version_on_commit(
         message["open_seats"] = match.seat_players.count(None)
     people = me_events(match, status_changed=status_changed)
     # Copied only where this process has streams to hand it to (not in a worker).
-    written = (copy.copy(match), state) if state is not None and live_hub.current() else None
+    written = (
+        (copy.copy(match), state, replies or {})
+        if state is not None and live_hub.current()
+        else None
+    )
 
     def committed() -> None:
         if written is not None:

@@ -610,6 +610,12 @@ def move_reply(match: Match, seat: int, state: engine.State) -> dict[str, Any]:
     return view
 
 
+def move_reply_state(reply: Mapping[str, Any]) -> dict[str, Any]:
+    """The mover's `state_view` inside a `move_reply` answer (every field but
+    `pending_bot_turns`): the `state` event of the mover's seat at that version."""
+    return {name: value for name, value in reply.items() if name != "pending_bot_turns"}
+
+
 def public_view(match: Match, state: engine.State | None = None) -> dict[str, Any]:
     """A spectator's view (docs/api.md `…/state` at no seat): the keys of `state_view` with
     `you` null, no hand and no legal move; the live deal's facts come from

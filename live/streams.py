@@ -76,7 +76,7 @@ from rest_framework.throttling import BaseThrottle
 from games import engine
 from games.models import Match
 from games.selectors import match_read, match_viewer_get
-from games.serializers import match_view
+from games.serializers import match_view, move_reply_state
 from pisyedili_api import rawsql
 from pisyedili_api.errors import (
     ERROR_CODES,
@@ -390,10 +390,13 @@ class _SharedReads:
         """At the process's shutdown (live.asgi lifespan)."""
         await self._disconnect()
 
-    def prime(self, match_id: UUID, read: _Read) -> None:
+    def prime(
+        self, match_id: UUID, read: _Read, replies: dict[int, dict[str, Any]] | None = None
+    ) -> None:
         """`read`, a match and its live deal as a writer of this process committed them, is
-        this process's read of that version (on the loop; see `match_written`). Kept only while
-        a stream or long-poll of the match waits here, and never over a read of a later one."""
+        this process's read of that version (on the loop; see `match_written`), and `replies`
+        (seat → the move's reply to it) that seat's `state` event. Kept only while a stream
+        or long-poll of the match waits here, and never over a read of a later one."""
         match = read[0]
         if match is None or not hub.hub().matches.get(str(match_id)):
             return
@@ -402,7 +405,11 @@ class _SharedReads:
             return
         done: asyncio.Future[_Read] = asyncio.get_running_loop().create_future()
         done.set_result(read)
-        self.matches[match_id] = _Shared(match.version, done)
+        shared = self.matches[match_id] = _Shared(match.version, done)
+        over = match.status in _OVER
+        for seat, reply in (replies or {}).items():
+            event = Event.of("state", move_reply_state(reply), match.version)
+            shared.events[seat] = (match.version, over, event)
 
     def forget(self, match_id: UUID) -> None:
         self.matches.pop(match_id, None)
@@ -416,18 +423,19 @@ class _SharedReads:
 _shared_reads = _SharedReads()
 
 
-def match_written(written: tuple[Match, engine.State]) -> None:
-    """A match just committed at its version and its live deal, by this process (the writer's
-    thread: games.events hands over a copy the writer no longer touches, live.hub.hand_over):
-    this process's streams of the match render that version from them instead of
-    reading it back (the move's own process reads nothing for it). A no-op where the process
-    has no hub on a loop or no stream of the match."""
+def match_written(written: tuple[Match, engine.State, dict[int, dict[str, Any]]]) -> None:
+    """A match just committed at its version, its live deal and the move's replies (seat →
+    its reply), by this process (the writer's thread: games.events hands over a copy the
+    writer no longer touches, live.hub.hand_over): this process's streams of the match render
+    that version from them instead of reading it back (the move's own process reads nothing
+    for it), and send the mover's seat its reply's view. A no-op where the process has no hub
+    on a loop or no stream of the match."""
     current = hub.current()
-    match = written[0]
+    match, state, replies = written
     if current is None or not current.matches.get(str(match.id)):
         return
     assert current.loop is not None
-    current.loop.call_soon_threadsafe(_shared_reads.prime, match.id, written)
+    current.loop.call_soon_threadsafe(_shared_reads.prime, match.id, (match, state), replies)
 
 
 hub.local_consumer_set(match_written)

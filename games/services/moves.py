@@ -140,28 +140,31 @@ def _apply_locked(
         if version != match.version:
             raise ApplicationError("stale_version", detail={"current_version": match.version})
         state = _live_state(match)
-        if not idempotency_key:
-            after = _move_write(match, state, seat, player_id, move, by_bot=by_bot, notices=notices)
-            return reply(match, seat, after)
-        view: dict[str, Any] = {}
+        record = None
+        if idempotency_key:
 
-        def record(after: engine.State) -> tuple[str, list[Any]]:
-            nonlocal view
-            view = reply(match, seat, after)
-            return rawsql.insert_sql(
-                IdempotencyRecord,
-                player=player_id,
-                key=idempotency_key,
-                request_hash=digest,
-                match=match.id,
-                response=_response_text(view),
-                created_at=timezone.now(),
-            )
+            def record(view: dict[str, Any]) -> tuple[str, list[Any]]:
+                return rawsql.insert_sql(
+                    IdempotencyRecord,
+                    player=player_id,
+                    key=idempotency_key,
+                    request_hash=digest,
+                    match=match.id,
+                    response=_response_text(view),
+                    created_at=timezone.now(),
+                )
 
-        _move_write(
-            match, state, seat, player_id, move, by_bot=by_bot, record=record, notices=notices
-        )
-        return view
+        return _move_write(
+            match,
+            state,
+            seat,
+            player_id,
+            move,
+            by_bot=by_bot,
+            reply=reply,
+            record=record,
+            notices=notices,
+        )[1]
     except (ApplicationError, engine.EngineError):
         # A stored record of the key comes before every check above. Read only now: a replay
         # always fails one of them (its move moved the version on), and a key reused for
@@ -242,17 +245,20 @@ def _move_write(
     move: engine.Move,
     *,
     by_bot: bool,
-    record: Callable[[engine.State], tuple[str, list[Any]]] | None = None,
+    reply: MoveReply | None = None,
+    record: Callable[[dict[str, Any]], tuple[str, list[Any]]] | None = None,
     notices: bool = True,
-) -> engine.State:
+) -> tuple[engine.State, dict[str, Any]]:
     """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
     match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
-    on turn next is enqueued on commit. `record(after)`, called once `match` holds what the
-    move made of it, gives a row to write with the move (a keyed move's idempotency record, its
-    reply in it), in the same statement where the move's is one. `notices` False: no one
-    seated has anywhere to be sent notices (`move_lock` read it), so the commit looks none up.
-    The state after it; 409/422 if it is not this seat's turn or not legal (the engine's
-    errors)."""
+    on turn next is enqueued on commit. The state after it and `reply` of it (the mover's view
+    as the caller builds it, once `match` holds what the move made of it; {} without `reply`),
+    which this process's streams of the match are handed with the write (the mover's `state`
+    event is that view, not rendered again). `record(view)` gives a row to write with the move
+    (a keyed move's idempotency record, the reply in it), in the same statement where the
+    move's is one. `notices` False: no one seated has anywhere to be sent notices (`move_lock`
+    read it), so the commit looks none up. 409/422 if it is not this seat's turn or not legal
+    (the engine's errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
 
@@ -277,12 +283,15 @@ def _move_write(
         effect=engine.move_effect(state, move, after).to_json(),
     )
     match.move_count = seq
+    view: dict[str, Any] = {}
     if after.is_over:
         rawsql.execute(*move_row)
         _deal_close(match, after)
         _match_write(match, "version", "move_count", *_CLOSE_FIELDS)
+        if reply is not None:
+            view = reply(match, seat, after)
         if record is not None:
-            rawsql.execute(*record(after))
+            rawsql.execute(*record(view))
     else:
         match.state = after.to_json()
         clocked = {}
@@ -297,7 +306,9 @@ def _move_write(
             move_count=seq,
             **clocked,
         )
-        rows = [move_row] if record is None else [move_row, record(after)]
+        if reply is not None:
+            view = reply(match, seat, after)
+        rows = [move_row] if record is None else [move_row, record(view)]
         if connection.vendor == "postgresql":
             # One round trip: the inserts ride in data-modifying CTEs of the match update.
             statement = sql.inserts_then_update([row[0] for row in rows], match_row[0])
@@ -305,9 +316,11 @@ def _move_write(
         else:
             for row in (*rows, match_row):
                 rawsql.execute(*row)
-        events.match_version_on_commit(match, state=after, notices=notices)
+        events.match_version_on_commit(
+            match, state=after, replies={seat: view} if view else None, notices=notices
+        )
     _after_commit_bot_turn(match)
-    return after
+    return after, view
 
 
 def public_facts(state: engine.State) -> dict[str, Any]:

@@ -67,6 +67,14 @@ def test_streams_of_a_version_share_one_read_and_see_their_own_seat(
         return await real_read(match)
 
     monkeypatch.setattr(shared, "read", counted)
+    renders: list[int | None] = []
+    real_render = streams._seat_render
+
+    def rendered_seat(read: Any, seat: int | None) -> Any:
+        renders.append(seat)
+        return real_render(read, seat)
+
+    monkeypatch.setattr(streams, "_seat_render", rendered_seat)
     key = UUID(match_id)
     version = views[0]["version"]
 
@@ -125,10 +133,11 @@ def test_the_read_on_the_event_loop_gives_the_match_the_orm_gives(
 def test_a_move_written_by_this_process_is_its_streams_read(
     make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The process that commits a move hands its streams of that match the match as written
-    and its deal (live.streams.match_written): they render the move's version from it with no
-    read of their own, each seat its own view as GET state gives it, and the match as written
-    is the ORM's row. A match this process has no stream of is not kept."""
+    """The process that commits a move hands its streams of that match the match as written,
+    its deal and the move's reply (live.streams.match_written): they render the move's version
+    from it with no read of their own, each seat its own view as GET state gives it, the
+    mover's seat its reply's view (not rendered again), and the match as written is the ORM's
+    row. A match this process has no stream of is not kept."""
     (_, ta), (_, tb) = make_player(), make_player()
     clients = [client_for(ta), client_for(tb)]
     match_id = create_match(clients[0], seats=2, turn_seconds=60)["id"]  # a turn clock too
@@ -143,8 +152,18 @@ def test_a_move_written_by_this_process_is_its_streams_read(
         return await real_read(match)
 
     monkeypatch.setattr(shared, "read", counted)
+    renders: list[int | None] = []
+    real_render = streams._seat_render
+
+    def rendered_seat(read: Any, seat: int | None) -> Any:
+        renders.append(seat)
+        return real_render(read, seat)
+
+    monkeypatch.setattr(streams, "_seat_render", rendered_seat)
 
     names = [f.attname for f in Match._meta.concrete_fields]
+
+    movers: list[int] = []
 
     def move() -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
         """One move by the seat on turn (on the caller's thread); the version, each seat's GET
@@ -153,6 +172,7 @@ def test_a_move_written_by_this_process_is_its_streams_read(
         seen = state(clients[turn], match_id)
         response = post_move(clients[turn], match_id, seen["legal_moves"][0], seen["version"])
         assert response.status_code == 200, response.content
+        movers.append(turn)
         row = Match.objects.get(id=match_id)
         views = [state(c, match_id) for c in clients]
         connections.close_all()  # this thread's, before the test database is dropped
@@ -177,6 +197,7 @@ def test_a_move_written_by_this_process_is_its_streams_read(
     (match, deal), rendered, views, row, kept = asyncio.run(scenario())
     assert reads == []  # rendered from the write, none read back
     assert [_data(event) for _, _, event in rendered] == views  # each seat its own view
+    assert renders == [1 - movers[0]]  # the mover's view is its reply's, not rendered again
     assert views[0]["turn_deadline"]  # the clock's deadline as written, as read
     assert rendered[0][0] == views[0]["version"] == row["version"] and not rendered[0][1]
     assert {n: getattr(match, n) for n in names} == row  # the match as written is the row
