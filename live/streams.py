@@ -866,10 +866,11 @@ class _LongPoll:
                 message = await _wait_for_version(waiter, self.after, self.wait)
                 if message is not None:
                     found, state = await _shared_reads.match(match_id, message["version"])
-                    return match_view(found or match, seat, state if found else None)
-                # No change within `wait` (or the hub lost track): as it is now.
-                found, state = await _shared_reads.read(match_id)
-                return match_view(found or match, seat, state if found else None)
+                else:  # no change within `wait` (or the hub lost track): as it is now
+                    found, state = await _shared_reads.read(match_id)
+                if found is None:  # deleted while the poll waited
+                    raise ApplicationError("not_found", "No such match.")
+                return match_view(found, seat, state)
         finally:
             _shared_reads.forget_unwatched(match_id)
             if slot is not None:

@@ -12,9 +12,13 @@ import threading
 import time
 from typing import Any
 
+import orjson
 import pytest
+import redis
 from django.conf import settings
 from django.utils.module_loading import import_string
+
+from games.models import Match
 
 from .test_streams import Event, _move, _table
 
@@ -72,3 +76,37 @@ def test_a_waiting_long_poll_holds_up_no_other_request(live: Any) -> None:
         thread.join(30)
     assert [answers[f"quiet{i}"].status_code for i in range(4)] == [200] * 4
     assert all(answers[f"quiet{i}"].json()["version"] == version for i in range(4))
+
+
+@pytest.mark.parametrize("woken", [False, True], ids=["at its timeout", "by a version"])
+def test_a_long_poll_whose_match_is_gone_when_it_answers_is_not_found(
+    live: Any, live_env: dict[str, str], woken: bool
+) -> None:
+    """A match deleted (by an operator) while a long-poll waits on it: the poll answers 404
+    `not_found`, at its timeout or when a version message wakes it, never the view its checks
+    read before the wait."""
+    one, two = live.bases
+    a, _, match_id = _table(one)
+    version = a.get(two, f"/api/v1/matches/{match_id}/state").json()["version"]
+    answers: list[Any] = []
+    wait = 6
+
+    def poll() -> None:
+        started = time.monotonic()
+        query = f"?after_version={version}&wait={wait}"
+        answers.append(a.get(two, f"/api/v1/matches/{match_id}/state{query}"))
+        answers.append(time.monotonic() - started)
+
+    waiting = threading.Thread(target=poll)
+    waiting.start()
+    time.sleep(1.5)
+    Match.objects.filter(id=match_id).delete()
+    if woken:  # the message of a version committed before the deletion (live.hub's wire)
+        message = {"match": match_id, "version": version + 1, "status": "active"}
+        channel = f"{live_env['LIVE_CHANNEL_PREFIX']}:events"
+        redis.Redis.from_url(live_env["LIVE_REDIS_URL"]).publish(channel, orjson.dumps(message))
+    waiting.join(timeout=wait + 10)
+    response, seconds = answers
+    assert response.status_code == 404, response.text
+    assert response.json()["code"] == "not_found"
+    assert (seconds < wait - 2) if woken else (seconds >= wait - 0.5)
