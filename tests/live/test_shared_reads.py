@@ -67,14 +67,6 @@ def test_streams_of_a_version_share_one_read_and_see_their_own_seat(
         return await real_read(match)
 
     monkeypatch.setattr(shared, "read", counted)
-    renders: list[int | None] = []
-    real_render = streams._seat_render
-
-    def rendered_seat(read: Any, seat: int | None) -> Any:
-        renders.append(seat)
-        return real_render(read, seat)
-
-    monkeypatch.setattr(streams, "_seat_render", rendered_seat)
     key = UUID(match_id)
     version = views[0]["version"]
 
