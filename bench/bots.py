@@ -73,6 +73,7 @@ from games.engine.bots.ismcts import (  # noqa: E402
     SearchConfig,
     flat_search,
     make_ismcts_bot,
+    tree_search,
 )
 from games.engine.fast import FastDeal  # noqa: E402
 from games.engine.history import LoggedMove, logged_move, seen_by  # noqa: E402
@@ -141,7 +142,8 @@ class CeilingPlayer(Player):
         if len(legal) == 1:
             return legal[0]
         sampler = TrueDeal(state, observation, rng, self.stock)
-        return flat_search(observation, rng, self.config, sampler=sampler)[0]
+        search = tree_search if self.config.algorithm == "tree" else flat_search
+        return search(observation, rng, self.config, sampler=sampler)[0]
 
 
 class VariantPlayer(BotPlayer):

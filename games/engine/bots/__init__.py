@@ -20,8 +20,9 @@ paired deals (bench/bots.py --levels; levels.json says which steps the deals sho
 `random`; `beginner`, greedy that plays a random legal move a third of the time; `casual`,
 greedy itself (`greedy` plays it too); `strong`, a small search with the facts of the log and
 the opponent model that keeps greedy's move unless another is surely better; `expert`, the same
-reading with a larger search that leaves greedy's move when another leads it by two standard
-errors, and at larger tables a sampler that redraws one hand at a time. Each level's rating
+reading under a search tree over the whole deal (single-observer ISMCTS, which plans its own
+later moves where the flat search plays them greedily), and at larger tables a sampler that
+redraws one hand at a time. Each level's rating
 and CPU per decision, measured by bench/bots.py --levels, are in `levels.json`
 (`level_ratings()`); `LEVEL_OF` names the level each strategy plays.
 """
@@ -58,14 +59,14 @@ ISMCTS_ALIAS = "ismcts-4"  # what the name `ismcts` plays
 BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
 # The search levels' settings (bench/bots.py measured them; see levels.json): strong plays
 # greedy's move unless another's mean is ahead by three tenths of a win (keep_margin: at a tenth
-# it left greedy's move as often as the expert and played as well); a race stops on
+# it left greedy's move as often as the flat expert and played as well); a race stops on
 # candidates within a penalty point or two (race_margin), and a point of deal score counts
-# 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert keeps its
-# rollouts at any table size (its decisions at four seats take about as long as at two: most
-# races end well before the budget), keeps greedy's move unless another leads it by two standard
-# errors of their paired difference (keep_z), and at three seats or more samples the hidden
-# hands by a Gibbs chain over the seats (two steps a seat a sample), which mixes where the one
-# chain over all hands does not.
+# 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert searches a tree
+# over its samples (algorithm "tree": each iteration deals a sample, walks the moves tried so
+# far by UCB1, each seat's by its own reward, then plays greedy to the end), which plans its own
+# later moves where the flat search plays them as greedy; at three seats or more it samples the
+# hidden hands by a Gibbs chain over the seats (two steps a seat a sample), which mixes where the
+# one chain over all hands does not.
 STRONG_CONFIG = SearchConfig(
     iterations=200,
     facts=GREEDY,
@@ -75,13 +76,11 @@ STRONG_CONFIG = SearchConfig(
     keep_margin=0.3,
 )
 EXPERT_CONFIG = SearchConfig(
-    iterations=600,
-    seat_scaled=False,
+    iterations=700,
+    algorithm="tree",
     facts=GREEDY,
     miss=0.05,
-    race_margin=0.02,
     penalty_scale=200,
-    keep_z=2.0,
     gibbs=2,
 )
 
@@ -140,9 +139,10 @@ BOTS: dict[str, Bot] = {
         Bot(
             "expert",
             f"{INFERENCE_DESCRIPTION} It also weighs each player's choices as a careful player"
-            " makes them (one who sheds a low heart holds no dearer one), and leaves the plain"
-            " heuristic's move when another is ahead by more than the noise of its samples. Budget:"
-            f" {EXPERT_CONFIG.iterations} rollouts per decision.",
+            " makes them (one who sheds a low heart holds no dearer one), and grows a tree of"
+            " the moves to come over its samples, so it plans its own next moves instead of"
+            f" playing them out by the heuristic. Budget: {EXPERT_CONFIG.iterations} samples per"
+            " decision.",
             ismcts_policy(EXPERT_CONFIG),
             reads_history=True,
         ),

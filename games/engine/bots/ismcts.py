@@ -184,12 +184,15 @@ def tree_search(
     rng: random.Random,
     config: SearchConfig,
     history: Sequence[LoggedMove] = (),
+    sampler: Sampler | None = None,
 ) -> tuple[Move, dict[Move, int]]:
     """SO-ISMCTS: the most visited root move after `config.iterations` iterations, and the
-    visits of every root move."""
-    sampler = Sampler(
-        observation, rng, history, config.facts, config.miss, config.gibbs, config.rejection
-    )
+    visits of every root move. Each iteration deals one of `sampler`'s samples (by default
+    the samples of `config`, consistent with `history`)."""
+    if sampler is None:
+        sampler = Sampler(
+            observation, rng, history, config.facts, config.miss, config.gibbs, config.rejection
+        )
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     epsilon = config.rollout_epsilon
     c = config.exploration
