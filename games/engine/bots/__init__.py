@@ -20,11 +20,12 @@ paired deals (bench/bots.py --levels; levels.json says which steps the deals sho
 `random`; `beginner`, greedy that plays a random legal move a third of the time; `casual`,
 greedy itself (`greedy` plays it too); `strong`, a small search with the facts of the log and
 the opponent model that keeps greedy's move unless another is surely better; `expert`, the same
-reading under a search tree over the whole deal (single-observer ISMCTS, which plans its own
-later moves where the flat search plays them greedily), and at larger tables a sampler that
-redraws one hand at a time. Each level's rating
-and CPU per decision, measured by bench/bots.py --levels, are in `levels.json`
-(`level_ratings()`); `LEVEL_OF` names the level each strategy plays.
+reading, heads-up under a search tree over the whole deal (single-observer ISMCTS, which plans
+its own later moves where the flat search plays them greedily), at larger tables a larger flat
+search that leaves greedy's move when another leads it by two standard errors, with a sampler
+that redraws one hand at a time. Each level's rating and CPU per decision, measured by
+bench/bots.py --levels, are in `levels.json` (`level_ratings()`); `LEVEL_OF` names the level
+each strategy plays.
 """
 
 from __future__ import annotations
@@ -61,12 +62,15 @@ BEGINNER_SLIPS = 1 / 3  # the beginner's chance of a uniformly random legal move
 # greedy's move unless another's mean is ahead by three tenths of a win (keep_margin: at a tenth
 # it left greedy's move as often as the flat expert and played as well); a race stops on
 # candidates within a penalty point or two (race_margin), and a point of deal score counts
-# 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert searches a tree
-# over its samples (algorithm "tree": each iteration deals a sample, walks the moves tried so
-# far by UCB1, each seat's by its own reward, then plays greedy to the end), which plans its own
-# later moves where the flat search plays them as greedy; at three seats or more it samples the
-# hidden hands by a Gibbs chain over the seats (two steps a seat a sample), which mixes where the
-# one chain over all hands does not.
+# 1/200 of a deal's win (penalty_scale), as in the search's reward. The expert, at two seats,
+# searches a tree over its samples (algorithm "tree": each iteration deals a sample, walks the
+# moves tried so far by UCB1, each seat's by its own reward, then plays greedy to the end), which
+# plans its own later moves where the flat search plays them as greedy. At three seats or more
+# it searches flat (the tree took three times the CPU there and won no more), keeps its rollouts
+# at any table size (most races end well before the budget), keeps greedy's move unless another
+# leads it by two standard errors of their paired difference (keep_z), and samples the hidden
+# hands by a Gibbs chain over the seats (two steps a seat a sample), which mixes where the one
+# chain over all hands does not.
 STRONG_CONFIG = SearchConfig(
     iterations=200,
     facts=GREEDY,
@@ -75,7 +79,7 @@ STRONG_CONFIG = SearchConfig(
     penalty_scale=200,
     keep_margin=0.3,
 )
-EXPERT_CONFIG = SearchConfig(
+EXPERT_CONFIG = SearchConfig(  # two seats
     iterations=700,
     algorithm="tree",
     facts=GREEDY,
@@ -83,8 +87,19 @@ EXPERT_CONFIG = SearchConfig(
     penalty_scale=200,
     gibbs=2,
 )
+EXPERT_TABLE_CONFIG = SearchConfig(  # three seats or more
+    iterations=600,
+    seat_scaled=False,
+    facts=GREEDY,
+    miss=0.05,
+    race_margin=0.02,
+    penalty_scale=200,
+    keep_z=2.0,
+    gibbs=2,
+)
 
 LEVELS: tuple[str, ...] = ("random", "beginner", "casual", "strong", "expert")
+# The search levels' configs (the expert's heads-up one; EXPERT_TABLE_CONFIG at larger tables).
 LEVEL_CONFIGS: dict[str, SearchConfig] = {"strong": STRONG_CONFIG, "expert": EXPERT_CONFIG}
 # The level each strategy plays (a level plays itself; greedy plays casual; the uninformed
 # searches `ismcts`, `ismcts-1` … `ismcts-4` are no level).
@@ -99,6 +114,19 @@ def choose_beginner(
     if rng.random() < BEGINNER_SLIPS:
         return choose_random(observation, rng, history)
     return choose_greedy(observation, rng, history)
+
+
+_expert_heads_up = ismcts_policy(EXPERT_CONFIG)
+_expert_table = ismcts_policy(EXPERT_TABLE_CONFIG)
+
+
+def choose_expert(
+    observation: Observation, rng: random.Random, history: Sequence[LoggedMove] = ()
+) -> Move:
+    """The expert level: the tree search of EXPERT_CONFIG at two seats, the flat search of
+    EXPERT_TABLE_CONFIG at three or more."""
+    heads_up = len(observation.hand_counts) == 2
+    return (_expert_heads_up if heads_up else _expert_table)(observation, rng, history)
 
 
 def _level_bot(name: str, iterations: int) -> Bot:
@@ -139,11 +167,13 @@ BOTS: dict[str, Bot] = {
         Bot(
             "expert",
             f"{INFERENCE_DESCRIPTION} It also weighs each player's choices as a careful player"
-            " makes them (one who sheds a low heart holds no dearer one), and grows a tree of"
-            " the moves to come over its samples, so it plans its own next moves instead of"
-            f" playing them out by the heuristic. Budget: {EXPERT_CONFIG.iterations} samples per"
-            " decision.",
-            ismcts_policy(EXPERT_CONFIG),
+            " makes them (one who sheds a low heart holds no dearer one). Heads-up it grows a"
+            " tree of the moves to come over its samples, so it plans its own next moves instead"
+            " of playing them out by the heuristic; at larger tables it leaves the heuristic's"
+            " move when another is ahead by more than the noise of its samples. Budget:"
+            f" {EXPERT_CONFIG.iterations} samples per decision heads-up,"
+            f" {EXPERT_TABLE_CONFIG.iterations} rollouts at larger tables.",
+            choose_expert,
             reads_history=True,
         ),
         Bot("greedy", GREEDY_DESCRIPTION, choose_greedy),
@@ -170,6 +200,7 @@ def level_ratings() -> dict[str, Any]:
 __all__ = [
     "BOTS",
     "EXPERT_CONFIG",
+    "EXPERT_TABLE_CONFIG",
     "ISMCTS_LEVELS",
     "LEVELS",
     "LEVEL_CONFIGS",
