@@ -194,6 +194,37 @@ def logged_positions(count: int, seed: int) -> list[tuple[State, list[LoggedMove
 LOGGED = logged_positions(60, seed=12)
 
 
+@pytest.mark.parametrize(("seats", "search"), [(2, "tree_search"), (4, "flat_search")])
+def test_the_expert_plans_with_a_tree_heads_up_and_searches_flat_at_larger_tables(
+    monkeypatch: pytest.MonkeyPatch, seats: int, search: str
+) -> None:
+    """The expert level (docs/benchmarks.md "Bot levels"): its tree search at two seats, its
+    flat search with EXPERT_TABLE_CONFIG at three or more."""
+    from games.engine.bots import EXPERT_CONFIG, EXPERT_TABLE_CONFIG, ismcts
+
+    searched: list[tuple[str, SearchConfig]] = []
+
+    def spying(name: str) -> object:
+        real = getattr(ismcts, name)
+
+        def spy(observation: object, rng: object, config: SearchConfig, *rest: object) -> object:
+            searched.append((name, config))
+            return real(observation, rng, config, *rest)
+
+        return spy
+
+    for name in ("tree_search", "flat_search"):
+        monkeypatch.setattr(ismcts, name, spying(name))
+    rng = random.Random(3)
+    state = new_deal(Rules(), seats, 0, rng.randbytes(32))
+    while len(observe(state, state.turn).legal_moves) < 2:
+        state = apply_legal(state, get_bot("greedy").choose(observe(state, state.turn), rng))
+    move = get_bot("expert").choose(observe(state, state.turn), rng, ())
+    assert move in observe(state, state.turn).legal_moves
+    config = EXPERT_CONFIG if seats == 2 else EXPERT_TABLE_CONFIG
+    assert searched == [(search, config)]
+
+
 def test_the_levels_reading_the_log_are_registered_as_such() -> None:
     assert get_bot("strong").reads_history and get_bot("expert").reads_history
     assert not any(get_bot(name).reads_history for name in ("random", "greedy", "ismcts"))
