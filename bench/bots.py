@@ -15,8 +15,9 @@ are not independent), 95% normal. Each bot sees its observation and, if it reads
 move log as its seat sees it (`history.seen_by`), as the server gives them. CPU: process time
 of each `choose` call with two or more legal moves (a decision), median and 95th percentile.
 
-A search level's settings may be varied in the bench: `expert@iterations=1200,keep_z=0` plays
-`expert` with those fields of its `SearchConfig` replaced. `--paired c` also plays c against b
+A search level's settings may be varied in the bench: `expert@iterations=1000,exploration=1.0`
+plays `expert` with those fields of its `SearchConfig` replaced (the expert's is its heads-up
+one, `EXPERT_CONFIG`, then played at any table size). `--paired c` also plays c against b
 on the same seeds and prints a's lead over c, paired by seed (the same deals, the same
 opponent), which tells two settings apart on far fewer seeds than two separate runs.
 

@@ -257,7 +257,11 @@ def _seat_render(read: _Read, seat: int | None) -> _SeatEvent:
     match, state = read
     if match is None:
         return -1, True, None
-    view = match_view(match, seat, state)
+    return _state_event(match, match_view(match, seat, state))
+
+
+def _state_event(match: Match, view: dict[str, Any]) -> _SeatEvent:
+    """The `state` event of `view`, a view of `match` at its version."""
     return match.version, match.status in _OVER, Event.of("state", view, match.version)
 
 
@@ -406,10 +410,8 @@ class _SharedReads:
         done: asyncio.Future[_Read] = asyncio.get_running_loop().create_future()
         done.set_result(read)
         shared = self.matches[match_id] = _Shared(match.version, done)
-        over = match.status in _OVER
         for seat, reply in (replies or {}).items():
-            event = Event.of("state", move_reply_state(reply), match.version)
-            shared.events[seat] = (match.version, over, event)
+            shared.events[seat] = _state_event(match, move_reply_state(reply))
 
     def forget(self, match_id: UUID) -> None:
         self.matches.pop(match_id, None)
@@ -804,7 +806,7 @@ def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
         if view is None:
             opening: Opening = request.META[OPENING]
             opening.poll = _LongPoll(
-                match, seat, _token(caller), after, wait, _poll_holder(request, player)
+                match.id, seat, _token(caller), after, wait, _poll_holder(request, player)
             )
             return HttpResponse(status=202)  # not sent: live.asgi awaits the poll
     except Exception as exc:
@@ -826,11 +828,12 @@ def _poll_response(answer: dict[str, Any] | Exception) -> HttpResponse:
 
 @dataclass
 class _LongPoll:
-    """A long-poll that is to wait: for a version of `match` past `after`, at most `wait` s, in
-    one of `holder`'s long-poll slots (429 when all are taken); `match` and `seat` as the
-    request's checks read them (games.selectors.match_viewer_get)."""
+    """A long-poll that is to wait: for a version of match `match_id` past `after`, at most
+    `wait` s, in one of `holder`'s long-poll slots (429 when all are taken); `seat` as the
+    request's checks read it (games.selectors.match_viewer_get). It keeps no copy of the match
+    while it waits."""
 
-    match: Match
+    match_id: UUID
     seat: int | None
     token: str | None
     after: int
@@ -846,18 +849,15 @@ class _LongPoll:
     async def _wait(self) -> dict[str, Any]:
         current = hub.hub()
         slot: tuple[str, str] | None = None
-        match, seat = self.match, self.seat
-        match_id = match.id
+        match_id, seat = self.match_id, self.seat
         try:
             async with current.watch(match=str(match_id), token=self.token) as waiter:
                 # Registered before the read: a change committed from here on is queued. The
                 # read is on the loop (no thread to wait for); the caller was checked by the
                 # request a moment ago.
-                found, state = await _shared_reads.read(match_id)
-                if found is None:
-                    raise ApplicationError("not_found", "No such match.")
-                if found.version > self.after:
-                    return match_view(found, seat, state)
+                read = await _shared_reads.read(match_id)
+                if read[0] is None or read[0].version > self.after:
+                    return _poll_view(read, seat)
                 key, limit, per = self.holder
                 taken = await current.slot_take(key, limit)
                 if taken is None:
@@ -865,16 +865,23 @@ class _LongPoll:
                 slot = (key, taken)
                 message = await _wait_for_version(waiter, self.after, self.wait)
                 if message is not None:
-                    found, state = await _shared_reads.match(match_id, message["version"])
+                    read = await _shared_reads.match(match_id, message["version"])
                 else:  # no change within `wait` (or the hub lost track): as it is now
-                    found, state = await _shared_reads.read(match_id)
-                if found is None:  # deleted while the poll waited
-                    raise ApplicationError("not_found", "No such match.")
-                return match_view(found, seat, state)
+                    read = await _shared_reads.read(match_id)
+                return _poll_view(read, seat)
         finally:
             _shared_reads.forget_unwatched(match_id)
             if slot is not None:
                 await current.slot_give_back(*slot)
+
+
+def _poll_view(read: _Read, seat: int | None) -> dict[str, Any]:
+    """The seat's view of a match read by a waiting long-poll; 404 `not_found` when the match
+    is gone (deleted while the poll waited)."""
+    match, state = read
+    if match is None:
+        raise ApplicationError("not_found", "No such match.")
+    return match_view(match, seat, state)
 
 
 def _poll_answer(

@@ -116,6 +116,19 @@ class Sampler:
                 rejection=rejection,
             )
 
+    @classmethod
+    def of(
+        cls,
+        observation: Observation,
+        rng: random.Random,
+        history: Sequence[LoggedMove],
+        config: SearchConfig,
+    ) -> Sampler:
+        """The sampler of a search of `config`: its facts, opponent model and chains."""
+        return cls(
+            observation, rng, history, config.facts, config.miss, config.gibbs, config.rejection
+        )
+
     def sample(self, rng: random.Random) -> FastDeal:
         deal = self.template.copy()
         hands = deal.hands
@@ -190,9 +203,7 @@ def tree_search(
     visits of every root move. Each iteration deals one of `sampler`'s samples (by default
     the samples of `config`, consistent with `history`)."""
     if sampler is None:
-        sampler = Sampler(
-            observation, rng, history, config.facts, config.miss, config.gibbs, config.rejection
-        )
+        sampler = Sampler.of(observation, rng, history, config)
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     epsilon = config.rollout_epsilon
     c = config.exploration
@@ -284,9 +295,7 @@ def flat_search(
     unless it leads by that many standard errors of their paired difference.
     """
     if sampler is None:
-        sampler = Sampler(
-            observation, rng, history, config.facts, config.miss, config.gibbs, config.rejection
-        )
+        sampler = Sampler.of(observation, rng, history, config)
     tables = RolloutTables.build(observation.rules, len(observation.hand_counts))
     legal_moves = observation.legal_moves
     actions = [move_to_action(m) for m in legal_moves]
