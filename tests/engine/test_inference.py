@@ -16,6 +16,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from strategies import RULE_SETS, seat_counts
@@ -784,3 +785,44 @@ def test_rejection_draws_independent_samples_from_the_exact_distribution_of_its_
     assert repeats < independent + 0.03, (repeats, independent)
     _, chained = draws(HiddenCards(observation, history, greedy=True, miss=0.05))
     assert chained > independent + 0.1, (chained, independent)
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_chain_stops_weighing_a_proposal_once_it_is_refused_and_moves_as_before(
+    seats: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Metropolis step weighs a proposal only until its weight falls to the acceptance
+    test's floor: the chain (same seed) is the one that weighs every proposal in full, and
+    fewer of the opponent model's decisions are replayed."""
+    rng = random.Random(9 if seats == 2 else 2)
+    deal = play_deal(MODEL_RULES, seats, rng.randbytes(32), ["greedy"] * seats, rng)
+    time = 20 if seats == 2 else 32
+    observation = observe(deal.states[time], 0)
+    history = seen_by(deal.log[:time], 0)
+    replayed = 0
+    agrees_of = inference.agrees
+
+    def counted(*args: Any) -> bool:
+        nonlocal replayed
+        replayed += 1
+        return agrees_of(*args)
+
+    monkeypatch.setattr(inference, "agrees", counted)
+
+    def chain() -> tuple[list[list[int]], int]:
+        nonlocal replayed
+        replayed = 0
+        hidden = HiddenCards(observation, history, greedy=True, miss=0.05, gibbs=1)
+        sample = random.Random(5)
+        return [hidden.sample(sample) for _ in range(400)], replayed
+
+    stopped, stopped_replays = chain()
+    whole = HiddenCards._seat_likelihood
+    monkeypatch.setattr(
+        HiddenCards,
+        "_seat_likelihood",
+        lambda self, seat, slots, floor=-1.0: whole(self, seat, slots),
+    )
+    full, full_replays = chain()
+    assert stopped == full
+    assert stopped_replays < full_replays

@@ -761,9 +761,12 @@ class HiddenCards:
                 continue
             for _ in range(self.gibbs):
                 slots = sampler.sample(pool, rng)
-                weight = self._seat_likelihood(seat, slots)
+                # Accepted when its weight is above `floor`: the weight's product stops at
+                # the first disagreement that settles it (the same draws, the same chain).
+                floor = rng.random() * self.likelihood[index]
+                weight = self._seat_likelihood(seat, slots, floor)
                 self.proposed += 1
-                if rng.random() * self.likelihood[index] < weight:
+                if floor < weight:
                     self.likelihood[index] = weight
                     hands[seat] = held_now(slots, self.played[seat])
                     self.accepted += 1
@@ -841,6 +844,19 @@ class HiddenCards:
                 hands[seat], self.weight = drawn
                 self.current = hands
                 return hands[:]
+            if self.current is not None:
+                # The independence step below, the proposal weighed only as far as the
+                # acceptance test needs: the same draws, the same chain.
+                slots = self.samplers[0].sample(self.unseen, rng)
+                floor = rng.random() * self.weight
+                weight = self._seat_likelihood(seat, slots, floor)
+                self.proposed += 1
+                if floor < weight:
+                    hands = [0] * self.seats
+                    hands[seat] = held_now(slots, self.played[seat])
+                    self.current, self.weight = hands, weight
+                    self.accepted += 1
+                return self.current[:]
         for _ in range(JOINT_TRIES):
             proposal = self._propose(rng)
             if proposal is None:
