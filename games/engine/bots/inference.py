@@ -67,6 +67,7 @@ reshuffled cards) and reads the facts since the last reshuffle only.
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 from collections.abc import Sequence
@@ -421,6 +422,9 @@ class GroupTable:
         self.inner_cards = tuple(card for (lo, _), card in played if lo > 0)
         self.memo: dict[Node, int] = {}
         self.moves: dict[Node, list[Transition]] = {}
+        # By state: the running totals of its transitions' weights, and the transitions.
+        self.picks: dict[Node, tuple[list[int], list[Transition]]] = {}
+        self.cards: dict[int, list[int]] = {}  # cards_of, by mask (the same pools recur)
         self.total = self._count(0, 0, 0)
 
     def _transitions(self, i: int, placed_prefix: int, placed_inner: int) -> list[Transition]:
@@ -487,26 +491,47 @@ class GroupTable:
         self.memo[key] = total
         return total
 
+    def _picks(self, state: Node) -> tuple[list[int], list[Transition]]:
+        """The transitions of `state` that lead anywhere and the running totals of their
+        weights (the last: the state's count)."""
+        totals: list[int] = []
+        transitions: list[Transition] = []
+        total = 0
+        for step in self._transitions(*state):
+            weight = step[0] * self._count(*step[1])
+            if weight:
+                total += weight
+                totals.append(total)
+                transitions.append(step)
+        return totals, transitions
+
     def fill(self, pool: int, rng: random.Random) -> list[int]:
         """The cards of each slot (held now or played since), drawn uniformly among the
         arrangements (total > 0): the counts by slot with the exact weights, then the held
         cards of each slot among those allowed, the prefix cards backwards."""
         state: Node = (0, 0, 0)
         steps: list[Transition] = []
+        picks = self.picks
         while state[0] < len(self.sizes):
-            pick = rng.randrange(self.memo[state])
-            for step in self._transitions(*state):
-                weight = step[0] * self._count(*step[1])
-                if pick < weight:
-                    steps.append(step)
-                    state = step[1]
-                    break
-                pick -= weight
+            found = picks.get(state)
+            if found is None:
+                found = picks[state] = self._picks(state)
+            totals, transitions = found
+            step = transitions[bisect.bisect_right(totals, rng.randrange(totals[-1]))]
+            steps.append(step)
+            state = step[1]
         slots = [0] * len(self.sizes)
         taken = 0
+        known = self.cards
         for i, (_, _, held, _, chosen) in enumerate(steps):
             if held:
-                for card in rng.sample(cards_of(self.eligible[i] & pool & ~taken), held):
+                mask = self.eligible[i] & pool & ~taken
+                cards = known.get(mask)
+                if cards is None:
+                    if len(known) > 1024:
+                        known.clear()
+                    cards = known[mask] = cards_of(mask)
+                for card in rng.sample(cards, held):
                     taken |= 1 << card
                     slots[i] |= 1 << card
             for j, card in enumerate(self.inner_cards):
