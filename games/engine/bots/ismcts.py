@@ -15,9 +15,11 @@ searches share the rollout policy and the reward:
   heuristic, this is one step of policy improvement over `greedy` at every decision.
 - `tree_search` (`algorithm="tree"`): single-observer information-set MCTS (Cowling, Powley and
   Whitehouse, 2012): one tree shared by all determinizations, UCB1 with availability counts.
-  Against greedy (400 two-seat deals, 300 iterations) it won 48% of deals where the flat
-  search at 300 rollouts won 52% and at its default budget about 62%: its estimates are much
-  noisier without common random numbers, so it is kept as an option, not the default.
+  Uniform samples, against greedy (400 two-seat deals, 300 iterations): it won 48% of deals
+  where the flat search at 300 rollouts won 52% and at its default budget about 62% (its
+  estimates are noisier without common random numbers). Fed the log's facts and the opponent
+  model's samples, it is the expert level's heads-up search (`games.engine.bots`
+  EXPERT_CONFIG; docs/benchmarks.md "Bot levels").
 
 Rollouts use `rollout_action`, the heuristic of `greedy` on bitmasks. Reward of a seat:
 `win_weight` × its share of the deal's win minus its deal score / `penalty_scale`
