@@ -826,3 +826,38 @@ def test_the_chain_stops_weighing_a_proposal_once_it_is_refused_and_moves_as_bef
     full, full_replays = chain()
     assert stopped == full
     assert stopped_replays < full_replays
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_opponent_model_answers_a_decision_and_hand_once_a_search_and_the_chain_is_the_same(
+    seats: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Greedy's choice at a decision is replayed once for each hand the samples give the seat
+    then: the chain (same seed) is the one that replays every time, with fewer replays."""
+    rng = random.Random(9 if seats == 2 else 2)
+    deal = play_deal(MODEL_RULES, seats, rng.randbytes(32), ["greedy"] * seats, rng)
+    time = 20 if seats == 2 else 32
+    observation = observe(deal.states[time], 0)
+    history = seen_by(deal.log[:time], 0)
+    replayed = 0
+    agrees_of = inference.agrees
+
+    def counted(*args: Any) -> bool:
+        nonlocal replayed
+        replayed += 1
+        return agrees_of(*args)
+
+    monkeypatch.setattr(inference, "agrees", counted)
+
+    def chain() -> tuple[list[list[int]], int]:
+        nonlocal replayed
+        replayed = 0
+        hidden = HiddenCards(observation, history, greedy=True, miss=0.05, gibbs=1)
+        sample = random.Random(5)
+        return [hidden.sample(sample) for _ in range(400)], replayed
+
+    kept, kept_replays = chain()
+    monkeypatch.setattr(inference, "AGREED_KEPT", -1)  # cleared before every answer
+    every, every_replays = chain()
+    assert kept == every
+    assert kept_replays < every_replays / 2, (kept_replays, every_replays)

@@ -94,6 +94,7 @@ INNER_LIMIT = (
 JOINT_TRIES = 200  # proposals of all the other hands before the play facts are given up
 GIBBS_BURN_IN = 10  # `gibbs`: sweeps over the seats before a chain's first sample
 GIBBS_START_TRIES = JOINT_TRIES  # `gibbs`: deals of all the other hands tried for its first state
+AGREED_KEPT = 1 << 15  # opponent-model answers kept by (decision, hand) before the memo is cleared
 
 
 @dataclass(frozen=True, slots=True)
@@ -622,6 +623,9 @@ class HiddenCards:
         self.miss = miss
         self.decisions: list[list[Decision]] = [[] for _ in range(self.seats)]
         self.tables = RolloutTables.build(observation.rules, self.seats)
+        # (log index of a decision, hand then) -> whether greedy agrees: the samples of one
+        # search share many hands (the model's weight is what makes them alike).
+        self.agreed: dict[tuple[int, int], bool] = {}
         self.current: list[int] | None = None
         # Two other seats or more: hands that agree with the facts (and their weight), from _read.
         self.witness: tuple[list[int], float] | None = None
@@ -762,8 +766,15 @@ class HiddenCards:
         miss = self.miss
         weight = 1.0
         if miss is not None:
+            agreed = self.agreed
             for decision in self.decisions[seat]:
-                if not agrees(decision, hand_at(slots, decision), self.seats, self.tables):
+                key = (decision.time, hand_at(slots, decision))
+                same = agreed.get(key)
+                if same is None:
+                    if len(agreed) > AGREED_KEPT:
+                        agreed.clear()
+                    same = agreed[key] = agrees(decision, key[1], self.seats, self.tables)
+                if not same:
                     weight *= miss
                     if weight <= floor:
                         return 0.0
