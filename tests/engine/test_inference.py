@@ -861,3 +861,38 @@ def test_the_opponent_model_answers_a_decision_and_hand_once_a_search_and_the_ch
     every, every_replays = chain()
     assert kept == every
     assert kept_replays < every_replays / 2, (kept_replays, every_replays)
+
+
+def test_the_opponent_models_weight_is_miss_to_the_disagreements_of_each_decisions_hand() -> None:
+    """`_seat_likelihood` (the hand at each decision taken in slot by slot) is `miss` to the
+    power of the decisions where greedy, holding `hand_at` then, would have played otherwise:
+    on arrangements of positions of real deals, before and after a reshuffle."""
+    miss = 0.05
+    checked = reshuffled = disagreed = 0
+    rules = Rules(stock_exhausted="reshuffle")  # R-6
+    for seats, seed in itertools.product((2, 3, 4), range(8)):
+        rng = random.Random(seed)
+        deal = play_deal(rules, seats, rng.randbytes(32), ["greedy"] * seats, rng)
+        for time in range(8, len(deal.log), 9):
+            observer = deal.log[time].seat
+            observation = observe(deal.states[time], observer)
+            history = seen_by(deal.log[:time], observer)
+            hidden = HiddenCards(observation, history, greedy=True, miss=miss)
+            if hidden.samplers is None:
+                continue
+            tables = RolloutTables.build(deal.rules, seats)
+            for seat, sampler in zip(hidden.others, hidden.samplers, strict=True):
+                if not sampler.count(hidden.unseen):
+                    continue
+                reshuffled += len(sampler.slots.groups) > 1
+                for _ in range(10):
+                    slots = sampler.sample(hidden.unseen, rng)
+                    disagreements = sum(
+                        not agrees(d, hand_at(slots, d), seats, tables)
+                        for d in hidden.decisions[seat]
+                    )
+                    weight = hidden._seat_likelihood(seat, slots)
+                    assert weight == pytest.approx(miss**disagreements, rel=1e-9)
+                    checked += 1
+                    disagreed += disagreements > 0
+    assert checked > 1000 and reshuffled and disagreed, (checked, reshuffled, disagreed)

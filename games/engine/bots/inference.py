@@ -82,7 +82,7 @@ from ..state import ACE_FOLLOWUP, OPENING
 from ..tables import ALL_CARDS, CARD_PENALTY, CLUBS, JACKS, LEGAL_ON, SEVENS, SUIT_MASKS, cards_of
 from .determinize import unseen_cards
 from .greedy import ACE_BONUS, CLOSE_TO_OUT
-from .opponent import Decision, agrees, decisions_of, hand_at
+from .opponent import Decision, agrees, decisions_of
 from .rollout import RolloutTables
 
 # PLAY (the moves module's "play") names the facts of any sensible player's play.
@@ -767,8 +767,17 @@ class HiddenCards:
         weight = 1.0
         if miss is not None:
             agreed = self.agreed
+            # `opponent.hand_at` of each decision, the slots (in time order) taken in as the
+            # decisions (in time order) pass their times.
+            held = 0
+            taken = 0
+            count = len(slots)
             for decision in self.decisions[seat]:
-                key = (decision.time, hand_at(slots, decision))
+                time = decision.time
+                while taken < count and slots[taken][0] < time:
+                    held |= slots[taken][1]
+                    taken += 1
+                key = (time, held & ~decision.played_before)
                 same = agreed.get(key)
                 if same is None:
                     if len(agreed) > AGREED_KEPT:
