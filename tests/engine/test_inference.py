@@ -787,13 +787,11 @@ def test_rejection_draws_independent_samples_from_the_exact_distribution_of_its_
     assert chained > independent + 0.1, (chained, independent)
 
 
-@pytest.mark.parametrize("seats", [2, 3])
-def test_the_chain_stops_weighing_a_proposal_once_it_is_refused_and_moves_as_before(
+def _counted_chain(
     seats: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A Metropolis step weighs a proposal only until its weight falls to the acceptance
-    test's floor: the chain (same seed) is the one that weighs every proposal in full, and
-    fewer of the opponent model's decisions are replayed."""
+) -> Callable[[], tuple[list[list[int]], int]]:
+    """A run of 400 samples of the opponent model's chain on one position of a greedy deal
+    (same seed each run): the samples and how many of greedy's choices it replayed."""
     rng = random.Random(9 if seats == 2 else 2)
     deal = play_deal(MODEL_RULES, seats, rng.randbytes(32), ["greedy"] * seats, rng)
     time = 20 if seats == 2 else 32
@@ -816,6 +814,17 @@ def test_the_chain_stops_weighing_a_proposal_once_it_is_refused_and_moves_as_bef
         sample = random.Random(5)
         return [hidden.sample(sample) for _ in range(400)], replayed
 
+    return chain
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_the_chain_stops_weighing_a_proposal_once_it_is_refused_and_moves_as_before(
+    seats: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Metropolis step weighs a proposal only until its weight falls to the acceptance
+    test's floor: the chain (same seed) is the one that weighs every proposal in full, and
+    fewer of the opponent model's decisions are replayed."""
+    chain = _counted_chain(seats, monkeypatch)
     stopped, stopped_replays = chain()
     whole = HiddenCards._seat_likelihood
     monkeypatch.setattr(
@@ -834,28 +843,7 @@ def test_the_opponent_model_answers_a_decision_and_hand_once_a_search_and_the_ch
 ) -> None:
     """Greedy's choice at a decision is replayed once for each hand the samples give the seat
     then: the chain (same seed) is the one that replays every time, with fewer replays."""
-    rng = random.Random(9 if seats == 2 else 2)
-    deal = play_deal(MODEL_RULES, seats, rng.randbytes(32), ["greedy"] * seats, rng)
-    time = 20 if seats == 2 else 32
-    observation = observe(deal.states[time], 0)
-    history = seen_by(deal.log[:time], 0)
-    replayed = 0
-    agrees_of = inference.agrees
-
-    def counted(*args: Any) -> bool:
-        nonlocal replayed
-        replayed += 1
-        return agrees_of(*args)
-
-    monkeypatch.setattr(inference, "agrees", counted)
-
-    def chain() -> tuple[list[list[int]], int]:
-        nonlocal replayed
-        replayed = 0
-        hidden = HiddenCards(observation, history, greedy=True, miss=0.05, gibbs=1)
-        sample = random.Random(5)
-        return [hidden.sample(sample) for _ in range(400)], replayed
-
+    chain = _counted_chain(seats, monkeypatch)
     kept, kept_replays = chain()
     monkeypatch.setattr(inference, "AGREED_KEPT", -1)  # cleared before every answer
     every, every_replays = chain()
