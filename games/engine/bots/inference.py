@@ -760,9 +760,9 @@ class HiddenCards:
     def _seat_likelihood(
         self, seat: int, slots: Sequence[tuple[int, int]], floor: float = -1.0
     ) -> float:
-        """The opponent model's weight of `seat`'s arrangement `slots` (1 without the model);
-        0 as soon as it is at `floor` or below (a rejection test stops at the disagreement
-        that settles it)."""
+        """The opponent model's weight of `seat`'s arrangement `slots` (in time order, as
+        `SeatSampler.sample` gives them; 1 without the model); 0 as soon as it is at `floor` or
+        below (a rejection test stops at the disagreement that settles it)."""
         miss = self.miss
         weight = 1.0
         if miss is not None:

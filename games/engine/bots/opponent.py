@@ -156,7 +156,8 @@ def agrees(decision: Decision, hand: int, seats: int, tables: RolloutTables) -> 
 
 def hand_at(slots: Sequence[tuple[int, int]], decision: Decision) -> int:
     """The hand of the decision's seat just before it, in the arrangement `slots` ((time,
-    cards) of each slot of that seat)."""
+    cards) of each slot of that seat): the definition the inference's weight walks slot by
+    slot (`HiddenCards._seat_likelihood`; tests hold the two equal)."""
     hand = 0
     time = decision.time
     for since, cards in slots:
