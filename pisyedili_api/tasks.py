@@ -155,8 +155,11 @@ def _analysis_in_background(name: str) -> bool:
 
 def _publish(name: str, args: tuple[Any, ...]) -> None:
     """To the broker, by name: the router picks the queue; the publish retry policy
-    (CELERY_TASK_PUBLISH_RETRY_POLICY) bounds the wait when the broker is down."""
-    app.send_task(name, args=args)
+    (CELERY_TASK_PUBLISH_RETRY_POLICY) bounds the wait when the broker is down. No one waits
+    for the result (`ignore_result`): with a result backend set (CELERY_RESULT_BACKEND),
+    Celery would otherwise subscribe to the task's result channel before the message goes
+    out, and unsubscribe when the handle is let go: two Redis round trips a send."""
+    app.send_task(name, args=args, ignore_result=True)
 
 
 _importing_tasks = threading.Lock()

@@ -172,3 +172,55 @@ def test_threads_that_send_by_name_at_once_all_find_the_task():
         "print('\\n'.join(found))\n"
     )
     assert printed.splitlines() == ["games.match_play_bot_turn"] * 8, printed
+
+
+def test_a_send_asks_for_no_result_and_subscribes_to_none_with_a_result_backend(settings):
+    """No caller of `send` awaits a result. With a result backend set (CELERY_RESULT_BACKEND,
+    as bench/bot_latency.py runs), the message says so and the sender subscribes to no result
+    channel: Celery's default would subscribe before the message goes out and unsubscribe when
+    the handle is let go, two round trips to Redis on every bot turn and deal sent."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import uuid
+    from pathlib import Path
+
+    import redis
+
+    broker = settings.CELERY_BROKER_URL
+    assert broker.startswith("redis://"), "the suite runs against Redis"
+    queue = f"test-no-result-{uuid.uuid4().hex[:8]}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CELERY_")}
+    env |= {
+        "DJANGO_SETTINGS_MODULE": "pisyedili_api.settings",
+        "CELERY_BROKER_URL": broker,
+        "CELERY_RESULT_BACKEND": broker,
+        "CELERY_SCORING_QUEUE": queue,
+    }
+    script = (
+        "import django; django.setup()\n"
+        "from pisyedili_api import tasks\n"
+        "from pisyedili_api.celery import app\n"
+        "tasks.send('games.deal_score', 'm', 1)\n"
+        "print(type(app.backend).__name__, app.backend.result_consumer._pubsub is None)\n"
+    )
+    client = redis.Redis.from_url(broker)
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert completed.returncode == 0, completed.stderr
+        assert completed.stdout.split() == ["RedisBackend", "True"]  # no result channel
+        message = json.loads(client.rpop(queue))
+        assert message["headers"]["task"] == "games.deal_score"
+        assert message["headers"]["ignore_result"] is True
+        assert client.llen(queue) == 0
+    finally:
+        client.delete(queue)
