@@ -34,27 +34,29 @@ class CallerLookup(Protocol):
 
 def match_lock(match_id: UUID | str) -> Match | None:
     """The match row locked with SELECT … FOR UPDATE (a plain SELECT where the backend has no
-    row locks), None if there is none. Plain SQL: this runs on every move
-    (pisyedili_api.rawsql); a person's move takes it by `move_lock`."""
+    row locks), None if there is none. Plain SQL (pisyedili_api.rawsql); a move takes it by
+    `move_lock`."""
     return rawsql.fetch_by_pk(Match, match_id, lock=True)[1]
 
 
 class MoveLock(NamedTuple):
-    """What a person's move reads under the match row lock, in one statement (`move_lock`)."""
+    """What a move reads under the match row lock, in one statement (`move_lock`)."""
 
     match: Match | None  # None: no such match
     found: Any  # a caller's lookup value (`CallerLookup.player_id` reads it); else None
     notices: bool  # anyone seated has a push subscription or an active webhook
 
 
-def move_lock(match_id: UUID | str, mover: UUID | str | CallerLookup) -> MoveLock:
-    """`match_lock` for a person's move: the same statement also reads a caller's lookup (the
-    token's player) and whether anyone seated has somewhere to be sent notices
-    (games.sql.notices_wanted), round trips saved on the hottest route. Read at the lock,
-    before the write: a subscription made while the move runs is a later one."""
+def move_lock(match_id: UUID | str, mover: UUID | str | CallerLookup | None = None) -> MoveLock:
+    """`match_lock` for a move (a person's; a bot's or the turn clock's, `mover` None, the seat
+    on turn being known only from the row): the same statement also reads a caller's lookup
+    (the token's player) and whether anyone seated has somewhere to be sent notices
+    (games.sql.notices_wanted), so that the commit looks none up when no one has: round trips
+    saved on the hottest routes. Read at the lock, before the write: a subscription made
+    while the move runs is a later one."""
     extra = [sql.notices_wanted()]
     params: list[Any] = [*rawsql.prepared(Seat, match=match_id)]
-    if not isinstance(mover, UUID | str):  # the caller's lookup first
+    if mover is not None and not isinstance(mover, UUID | str):  # the caller's lookup first
         extra, params = [mover.lookup_sql(), *extra], [*mover.lookup_params(), *params]
     values, match = rawsql.fetch_by_pk(Match, match_id, lock=True, extra=extra, extra_params=params)
     if match is None:

@@ -36,7 +36,7 @@ from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
 from ..models import Move as MoveRow
 from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn, _match_write, _violates
-from .locks import CallerLookup, match_lock, move_lock
+from .locks import CallerLookup, move_lock
 from .scoring import _CLOSE_FIELDS, _deal_close
 
 logger = logging.getLogger(__name__)
@@ -347,7 +347,7 @@ def _play_locked(
     as by_bot. True if it moved. One transaction from the version check to the write, so a
     moved version, a finished match or a person who just moved all mean "done"."""
     with transaction.atomic():
-        match = match_lock(match_id)
+        match, _found, notices = move_lock(match_id)
         if match is None or match.version != version or match.status != Match.Status.ACTIVE:
             return False
         state = _live_state(match)
@@ -360,7 +360,9 @@ def _play_locked(
         bot = get_bot(strategy)
         history = _seen_history(match, state, seat) if bot.reads_history else ()
         move = bot.choose(engine.observe(state, seat), random.Random(), history)
-        _move_write(match, state, seat, match.seat_players[seat], move, by_bot=True)
+        _move_write(
+            match, state, seat, match.seat_players[seat], move, by_bot=True, notices=notices
+        )
     return True
 
 

@@ -594,3 +594,54 @@ def test_a_move_looks_up_no_notice_target_apart_and_still_tells_the_next_person(
         "player": str(bob.id),
     }
     assert all(_no_card(event) for event in told)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bot_turn_looks_up_no_notice_target_apart_and_still_tells_the_person(
+    make_player, client_for, receiver, local_urls
+):
+    """A bot's turn (games.match_play_bot_turn, run at the person's move's commit in the
+    embedded default) reads whether anyone seated has somewhere to be sent notices in its own
+    lock statement, as a person's move does: with no one, every statement of the person's
+    move and of the bot turns after it that reads the push subscriptions or the webhooks is a
+    lock; once the person has a webhook, the bot's move that hands them the turn delivers
+    their `your_turn` to it."""
+    alice, ta = make_player()
+    ca = client_for(ta)
+    match = create_match(ca, bots=["greedy"])
+
+    def move() -> list[str]:
+        """The person plays their first legal move once on turn; the statements of the
+        request, the bot turns sent at its commit included."""
+        view = state(ca, match["id"])
+        assert view["turn"] == 0 and view["status"] == "active", view
+        with CaptureQueriesContext(connection) as captured:
+            answer = post_move(ca, match["id"], view["legal_moves"][0], view["version"])
+        assert answer.status_code == 200, answer.content
+        return [q["sql"] for q in captured.captured_queries]
+
+    def bot_moved(statements: list[str]) -> bool:
+        return sum('"games_move"' in s and "INSERT" in s for s in statements) > 1
+
+    statements = move()
+    while not bot_moved(statements):
+        statements = move()
+    noticing = _noticing(statements)
+    assert len(noticing) >= 2  # the person's lock and the bot's
+    if connection.features.has_select_for_update:
+        assert all("FOR UPDATE" in s for s in noticing), noticing
+    assert not WebhookDelivery.objects.exists()
+
+    hook = receiver([200] * 8)
+    made = ca.post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
+    assert made.status_code == 201, made.content
+    while not bot_moved(move()):
+        pass
+    assert background_wait(30)
+    told = [json.loads(body) for _, _, body, _ in hook.got]
+    assert told and {k: told[-1][k] for k in ("type", "match", "player")} == {
+        "type": "your_turn",
+        "match": match["id"],
+        "player": str(alice.id),
+    }
+    assert all(_no_card(event) for event in told)
