@@ -543,6 +543,19 @@ def _noticing(statements: list[str]) -> list[str]:
     return [s for s in statements if '"games_pushsubscription"' in s or '"games_webhook"' in s]
 
 
+def _told_your_turn(hook: Receiver, match_id: str, player: Any) -> None:
+    """Once the background notices are out: the last notice `hook` got is `player`'s
+    `your_turn` in the match, and none it got names a card."""
+    assert background_wait(30)
+    told = [json.loads(body) for _, _, body, _ in hook.got]
+    assert told and {k: told[-1][k] for k in ("type", "match", "player")} == {
+        "type": "your_turn",
+        "match": match_id,
+        "player": str(player),
+    }
+    assert all(_no_card(event) for event in told)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_move_looks_up_no_notice_target_apart_and_still_tells_the_next_person(
     make_player, client_for, receiver, local_urls
@@ -586,14 +599,7 @@ def test_a_move_looks_up_no_notice_target_apart_and_still_tells_the_next_person(
     while turn != 1:
         turn, statements = move()
     assert len(_noticing(statements)) > 1  # now someone has a target: the commit looks it up
-    assert background_wait(30)
-    told = [json.loads(body) for _, _, body, _ in hook.got]
-    assert told and {k: told[-1][k] for k in ("type", "match", "player")} == {
-        "type": "your_turn",
-        "match": match["id"],
-        "player": str(bob.id),
-    }
-    assert all(_no_card(event) for event in told)
+    _told_your_turn(hook, match["id"], bob.id)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -637,11 +643,4 @@ def test_a_bot_turn_looks_up_no_notice_target_apart_and_still_tells_the_person(
     assert made.status_code == 201, made.content
     while not bot_moved(move()):
         pass
-    assert background_wait(30)
-    told = [json.loads(body) for _, _, body, _ in hook.got]
-    assert told and {k: told[-1][k] for k in ("type", "match", "player")} == {
-        "type": "your_turn",
-        "match": match["id"],
-        "player": str(alice.id),
-    }
-    assert all(_no_card(event) for event in told)
+    _told_your_turn(hook, match["id"], alice.id)

@@ -116,20 +116,20 @@ def test_a_send_with_the_broker_down_is_logged_and_the_commit_stands(broker_down
     assert "could not send games.deal_score('m', 1)" in caplog.text
 
 
-def _embedded_process(script: str) -> str:
-    """`script` in a fresh process of the embedded default (no broker, no database setting);
-    what it printed."""
+def _embedded_process(script: str, **env: str) -> str:
+    """`script` in a fresh process of the embedded default (no broker, no database setting;
+    `env`: settings of its own), what it printed."""
     import os
     import subprocess
     import sys
     from pathlib import Path
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DATABASE_"))}
-    env |= {"DJANGO_SETTINGS_MODULE": "pisyedili_api.settings", "DJANGO_DEBUG": "1"}
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DATABASE_"))}
+    environ |= {"DJANGO_SETTINGS_MODULE": "pisyedili_api.settings", "DJANGO_DEBUG": "1", **env}
     completed = subprocess.run(
         [sys.executable, "-c", script],
         cwd=Path(__file__).resolve().parents[2],
-        env=env,
+        env=environ,
         capture_output=True,
         text=True,
         timeout=60,
@@ -180,44 +180,26 @@ def test_a_send_asks_for_no_result_and_subscribes_to_none_with_a_result_backend(
     channel: Celery's default would subscribe before the message goes out and unsubscribe when
     the handle is let go, two round trips to Redis on every bot turn and deal sent."""
     import json
-    import os
-    import subprocess
-    import sys
     import uuid
-    from pathlib import Path
 
     import redis
 
     broker = settings.CELERY_BROKER_URL
     assert broker.startswith("redis://"), "the suite runs against Redis"
     queue = f"test-no-result-{uuid.uuid4().hex[:8]}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CELERY_")}
-    env |= {
-        "DJANGO_SETTINGS_MODULE": "pisyedili_api.settings",
-        "CELERY_BROKER_URL": broker,
-        "CELERY_RESULT_BACKEND": broker,
-        "CELERY_SCORING_QUEUE": queue,
-    }
-    script = (
-        "import django; django.setup()\n"
-        "from pisyedili_api import tasks\n"
-        "from pisyedili_api.celery import app\n"
-        "tasks.send('games.deal_score', 'm', 1)\n"
-        "print(type(app.backend).__name__, app.backend.result_consumer._pubsub is None)\n"
-    )
     client = redis.Redis.from_url(broker)
     try:
-        completed = subprocess.run(
-            [sys.executable, "-c", script],
-            cwd=Path(__file__).resolve().parents[2],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
+        printed = _embedded_process(
+            "import django; django.setup()\n"
+            "from pisyedili_api import tasks\n"
+            "from pisyedili_api.celery import app\n"
+            "tasks.send('games.deal_score', 'm', 1)\n"
+            "print(type(app.backend).__name__, app.backend.result_consumer._pubsub is None)\n",
+            CELERY_BROKER_URL=broker,
+            CELERY_RESULT_BACKEND=broker,
+            CELERY_SCORING_QUEUE=queue,
         )
-        assert completed.returncode == 0, completed.stderr
-        assert completed.stdout.split() == ["RedisBackend", "True"]  # no result channel
+        assert printed.split() == ["RedisBackend", "True"]  # no result channel
         message = json.loads(client.rpop(queue))
         assert message["headers"]["task"] == "games.deal_score"
         assert message["headers"]["ignore_result"] is True
