@@ -178,7 +178,8 @@ def test_a_send_asks_for_no_result_and_subscribes_to_none_with_a_result_backend(
     """No caller of `send` awaits a result. With a result backend set (CELERY_RESULT_BACKEND,
     as bench/bot_latency.py runs), the message says so and the sender subscribes to no result
     channel: Celery's default would subscribe before the message goes out and unsubscribe when
-    the handle is let go, two round trips to Redis on every bot turn and deal sent."""
+    the handle is let go, on every bot turn and deal sent, and the confirmations would pile up
+    unread on the sender's result connection."""
     import json
     import uuid
 
