@@ -94,7 +94,10 @@ INNER_LIMIT = (
 JOINT_TRIES = 200  # proposals of all the other hands before the play facts are given up
 GIBBS_BURN_IN = 10  # `gibbs`: sweeps over the seats before a chain's first sample
 GIBBS_START_TRIES = JOINT_TRIES  # `gibbs`: deals of all the other hands tried for its first state
-AGREED_KEPT = 1 << 15  # opponent-model answers kept by (decision, hand) before the memo is cleared
+# The search-long memos, each cleared once it holds more than this many entries:
+AGREED_KEPT = 1 << 15  # opponent-model answers, by (decision, hand)
+CARD_LISTS_KEPT = 1024  # a group table's card lists, by mask
+SEAT_TABLES_KEPT = 256  # a seat's group tables, by the sizes of its slots' pools
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,7 +532,7 @@ class GroupTable:
                 mask = self.eligible[i] & pool & ~taken
                 cards = known.get(mask)
                 if cards is None:
-                    if len(known) > 1024:
+                    if len(known) > CARD_LISTS_KEPT:
                         known.clear()
                     cards = known[mask] = cards_of(mask)
                 for card in rng.sample(cards, held):
@@ -562,7 +565,7 @@ class SeatSampler:
         found = self.tables.get(key)
         if found is None:
             found = [GroupTable(group, pool) for group in self.slots.groups]
-            if len(self.tables) > 256:
+            if len(self.tables) > SEAT_TABLES_KEPT:
                 self.tables.clear()
             self.tables[key] = found
         return found
