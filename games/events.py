@@ -14,10 +14,12 @@ too (games.services.notify).
 A version change that concerns the lobby (`in_lobby_news`) is marked so, with the match's open
 seat count, and goes to the lobby's streams too.
 
-Messages carry ids, versions, statuses, seat numbers, seat counts and table talk's phrase ids
-(`match_talk`) only, never a card: each stream reads its own view (live.streams), or, in the
-process that wrote a move, renders it from the match as written (`match_version_on_commit`'s
-`state`), which never leaves that process.
+Messages carry ids, versions, statuses, seat numbers, seat counts, table talk's phrase ids
+(`match_talk`) and a move's public facts (its seat, action, the card it played and the suit it
+named, and the turn deadline it set), never a card of a hand or of the stock. Each stream reads
+its own view (live.streams); in the process that wrote a move it renders it from the match as
+written (`match_version_on_commit`'s `state`, which never leaves that process), and in a
+process that holds the version before it, from that version and the move (`played`).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def match_version_on_commit(
     state: Any = None,
     replies: dict[int, dict[str, Any]] | None = None,
     notices: bool = True,
+    played: dict[str, Any] | None = None,
 ) -> None:
     """Once the current transaction commits, tell every stream of `match` (and its players'
     `me` streams, and the lobby's streams when it concerns the lobby) that it is now at
@@ -86,8 +89,10 @@ def match_version_on_commit(
     with them: seat → the move's reply to that seat (games.serializers.move_reply), whose
     `state` event is not rendered again; `notices`
     False: no one seated has anywhere to be sent notices (the move's lock statement read it),
-    so none are looked up. Never fails the write: a lost message costs a stream a late update
-    (streams re-read on reconnect), not the move."""
+    so none are looked up; `played`: the move that made this version of the one before, as
+    public facts (games.services.moves: `seat`, `move`, `turn_deadline`), sent in the message
+    as `move`. Never fails the write: a lost message costs a stream a late update (streams
+    re-read on reconnect), not the move."""
     message: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,
@@ -95,6 +100,8 @@ def match_version_on_commit(
     }
     if resigned is not None:
         message["resigned"] = resigned
+    if played is not None:
+        message["move"] = played
     if lobby and in_lobby_news(match, status_changed=status_changed):
         message["lobby"] = True
         message["open_seats"] = match.seat_players.count(None)

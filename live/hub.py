@@ -194,6 +194,17 @@ def local_consumer_set(consumer: Callable[[Any], None]) -> None:
     _local_consumer = consumer
 
 
+# What the streams do with a match's message before its waiters wake (`Hub.dispatch`): the
+# consumer they register (live.streams), given each message of a match this process waits on.
+_message_consumer: Callable[[dict[str, Any]], None] | None = None
+
+
+def message_consumer_set(consumer: Callable[[dict[str, Any]], None]) -> None:
+    """`consumer` gets each match's message that has waiters here, before they are woken."""
+    global _message_consumer
+    _message_consumer = consumer
+
+
 def hand_over(local: Any) -> None:
     """Give `local` to this process's streams (the consumer of `local_consumer_set`); never
     sent anywhere. Never fails: the streams read instead."""
@@ -535,6 +546,11 @@ class Hub:
         else:
             waiters = self.matches.get(message["match"])
             item = message
+            if waiters and _message_consumer is not None:
+                try:
+                    _message_consumer(message)
+                except Exception:  # the streams read instead
+                    logger.warning("match message not taken", exc_info=True)
         if waiters:
             for waiter in [w for w in waiters if not w.offer(item)]:
                 waiters.discard(waiter)

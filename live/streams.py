@@ -39,6 +39,7 @@ Their few blocking steps (authentication, reading the match) run on the hub's sm
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import io
 import logging
@@ -46,6 +47,7 @@ import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -308,7 +310,13 @@ class _SharedReads:
     two thread wake-ups per event on a busy process. A stream's own reads (its first, after a
     resync: `read`, not shared) take the same way. Without PostgreSQL, or when that connection
     fails, on the hub's threads. The rendering (the engine's observation and JSON, no
-    database) runs on the loop too."""
+    database) runs on the loop too.
+
+    A move another process wrote is no read either where this process holds the version
+    before it: its message carries the move's public facts (games.events), and `advance`
+    applies the move to that version as the writer did (the engine is deterministic: a draw
+    takes the stock's top card, which the version before holds). A move that ends its deal
+    changes more of the match than its deal (scores, the next deal) and is read."""
 
     def __init__(self) -> None:
         self.matches: dict[UUID, _Shared] = {}
@@ -397,10 +405,11 @@ class _SharedReads:
     def prime(
         self, match_id: UUID, read: _Read, replies: dict[int, dict[str, Any]] | None = None
     ) -> None:
-        """`read`, a match and its live deal as a writer of this process committed them, is
-        this process's read of that version (on the loop; see `match_written`), and `replies`
-        (seat → the move's reply to it) that seat's `state` event. Kept only while a stream
-        or long-poll of the match waits here, and never over a read of a later one."""
+        """`read`, a match and its live deal as a writer of this process committed them (on
+        the loop; see `match_written`) or as a waiting long-poll read them, is this process's
+        read of that version, and `replies` (seat → the move's reply to it) that seat's
+        `state` event. Kept only while a stream or long-poll of the match waits here, and
+        never over a read of a later one."""
         match = read[0]
         if match is None or not hub.hub().matches.get(str(match_id)):
             return
@@ -412,6 +421,41 @@ class _SharedReads:
         shared = self.matches[match_id] = _Shared(match.version, done)
         for seat, reply in (replies or {}).items():
             shared.events[seat] = _state_event(match, move_reply_state(reply))
+
+    def advance(self, message: dict[str, Any]) -> None:
+        """Hold the version of a match's `message` (on the loop, before its streams wake),
+        made from the version before it, held here (read or written), and the move the message
+        carries (`move`: the seat, the move, and the turn deadline where the match has a turn
+        clock). Nothing where this process holds no such version, or the message no move: the
+        streams read."""
+        played = message.get("move")
+        if played is None:
+            return
+        match_id = UUID(message["match"])
+        shared = self.matches.get(match_id)
+        version = message["version"]
+        if shared is None or shared.wanted >= version or not shared.read.done():
+            return
+        if shared.read.cancelled() or shared.read.exception() is not None:
+            return
+        match, state = shared.read.result()
+        if match is None or state is None or match.version != version - 1:
+            return
+        try:
+            after = engine.apply(state, engine.Move.from_json(played["move"]), played["seat"])
+        except engine.EngineError:  # not the version it was played on: read it
+            logger.warning("match %s: move of version %d not applied here", match_id, version)
+            return
+        moved = copy.copy(match)
+        moved.version = version
+        moved.move_count += 1
+        moved.state = after.to_json()
+        if "turn_deadline" in played:
+            deadline = played["turn_deadline"]
+            moved.turn_deadline = deadline and datetime.fromisoformat(deadline)
+        done: asyncio.Future[_Read] = asyncio.get_running_loop().create_future()
+        done.set_result((moved, after))
+        self.matches[match_id] = _Shared(version, done)
 
     def forget(self, match_id: UUID) -> None:
         self.matches.pop(match_id, None)
@@ -441,6 +485,7 @@ def match_written(written: tuple[Match, engine.State, dict[int, dict[str, Any]]]
 
 
 hub.local_consumer_set(match_written)
+hub.message_consumer_set(_shared_reads.advance)
 
 
 async def shared_reads_close() -> None:
@@ -831,7 +876,8 @@ class _LongPoll:
     """A long-poll that is to wait: for a version of match `match_id` past `after`, at most
     `wait` s, in one of `holder`'s long-poll slots (429 when all are taken); `seat` as the
     request's checks read it (games.selectors.match_viewer_get). It keeps no copy of the match
-    while it waits."""
+    of its own while it waits; the process holds the version it waits past, once for every
+    stream and long-poll of the match, for the move that ends the wait (_SharedReads)."""
 
     match_id: UUID
     seat: int | None
@@ -858,6 +904,8 @@ class _LongPoll:
                 read = await _shared_reads.read(match_id)
                 if read[0] is None or read[0].version > self.after:
                     return _poll_view(read, seat)
+                # The version it waits past: the move that ends the wait is applied to it.
+                _shared_reads.prime(match_id, read)
                 key, limit, per = self.holder
                 taken = await current.slot_take(key, limit)
                 if taken is None:

@@ -5,6 +5,7 @@ stream gets its own hand, never another seat's, and a spectator's no hand at all
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -195,3 +196,139 @@ def test_a_move_written_by_this_process_is_its_streams_read(
     assert {n: getattr(match, n) for n in names} == row  # the match as written is the row
     assert deal == engine.State.from_json(row["state"])
     assert not kept  # the second move, with no stream of it here, was not kept
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
+    make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where this process holds the version before a move it did not write (no hand-over:
+    another process's), the move's message brings the move's public facts and the streams
+    render its version from them (live.streams._SharedReads.advance) with no read: each seat's
+    view as GET state gives it, the match as the ORM reads its row (the turn clock's deadline
+    too). A move that ends the deal, or a message whose version is not the next, is read."""
+    (_, ta), (_, tb) = make_player(), make_player()
+    clients = [client_for(ta), client_for(tb)]
+    match_id = create_match(clients[0], seats=2, turn_seconds=60)["id"]
+    assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    key = UUID(match_id)
+    monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
+    shared = streams._shared_reads
+    reads: list[UUID] = []
+    real_read = shared.read
+
+    async def counted(match: UUID) -> Any:
+        reads.append(match)
+        return await real_read(match)
+
+    monkeypatch.setattr(shared, "read", counted)
+    names = [f.attname for f in Match._meta.concrete_fields]
+    rng = random.Random(5)
+
+    def move() -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
+        """A random legal move by the seat on turn; the version, each seat's GET state and the
+        match's row after it."""
+        turn = state(clients[0], match_id)["turn"]
+        seen = state(clients[turn], match_id)
+        legal = seen["legal_moves"]
+        draws = [m for m in legal if m["action"] == "draw"]
+        chosen = rng.choice(draws if draws and rng.random() < 0.4 else legal)
+        response = post_move(clients[turn], match_id, chosen, seen["version"])
+        assert response.status_code == 200, response.content
+        row = Match.objects.get(id=match_id)
+        views = [state(c, match_id) for c in clients]
+        connections.close_all()  # this thread's, before the test database is dropped
+        return response.json()["version"], views, {n: getattr(row, n) for n in names}
+
+    first = state(clients[0], match_id)["version"]
+
+    async def scenario() -> tuple[int, list[str]]:
+        applied, kinds = 0, []
+        try:
+            async with events.hub().watch(match=match_id) as waiter:
+                await shared.event(key, 0, first)
+                assert len(reads) == 1
+                while applied < 16:
+                    before = len(reads)
+                    version, views, row = await asyncio.to_thread(move)
+                    message = await waiter.get(5)
+                    assert message is not None and message["version"] == version
+                    rendered = [await shared.event(key, seat, version) for seat in (0, 1)]
+                    assert [_data(event) for _, _, event in rendered] == views
+                    match, deal = await shared.match(key, version)
+                    assert {n: getattr(match, n) for n in names} == row
+                    assert deal == (engine.State.from_json(row["state"]) if row["state"] else None)
+                    if "move" in message:
+                        assert len(reads) == before  # applied, not read
+                        assert set(message["move"]) == {"seat", "move", "turn_deadline"}
+                        kinds.append(message["move"]["move"]["action"])
+                        applied += 1
+                    else:  # the deal ended: read
+                        assert len(reads) == before + 1
+                    if row["status"] != Match.Status.ACTIVE:
+                        break
+                # A message that is not the next version of the one held is read.
+                held = shared.matches[key].wanted
+                shared.advance({**message, "version": held + 2, "move": {"seat": 0}})
+                assert shared.matches[key].wanted == held
+            return applied, kinds
+        finally:
+            await shared.close()
+
+    applied, kinds = asyncio.run(scenario())
+    assert applied == 16 and {"draw", "play"} <= set(kinds)
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
+    make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-poll that waits past version V holds V's read; the move of V + 1 that another
+    process writes (no hand-over here) is applied to it (live.streams._SharedReads.advance),
+    and the poll answers the seat's view as GET state gives it with no read of its own."""
+    (_, ta), (_, tb) = make_player(), make_player()
+    clients = [client_for(ta), client_for(tb)]
+    match_id = create_match(clients[0], seats=2)["id"]
+    assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
+    shared = streams._shared_reads
+    reads: list[UUID] = []
+    real_read = shared.read
+
+    async def counted(match: UUID) -> Any:
+        reads.append(match)
+        return await real_read(match)
+
+    monkeypatch.setattr(shared, "read", counted)
+    seen = state(clients[0], match_id)
+    mover = seen["turn"]
+    waiter = 1 - mover
+    before = state(clients[mover], match_id)
+
+    def move() -> dict[str, Any]:
+        response = post_move(clients[mover], match_id, before["legal_moves"][0], before["version"])
+        assert response.status_code == 200, response.content
+        view = state(clients[waiter], match_id)
+        connections.close_all()  # this thread's, before the test database is dropped
+        return view
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], int]:
+        poll = streams._LongPoll(
+            UUID(match_id), waiter, None, seen["version"], 5, ("poll:test", 4, "%(limit)d")
+        )
+        try:
+            waiting = asyncio.ensure_future(poll())
+            while not reads:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.05)
+            assert not waiting.done()  # it waits past the version it read
+            expected = await asyncio.to_thread(move)
+            answer = await asyncio.wait_for(waiting, 5)
+            return answer, expected, len(reads)
+        finally:
+            await shared.close()
+
+    answer, expected, count = asyncio.run(scenario())
+    assert answer == expected and answer["version"] == seen["version"] + 1
+    assert count == 1  # the version it waited past; the move's was applied to it
+    assert UUID(match_id) not in shared.matches  # none kept once the poll left
