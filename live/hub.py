@@ -68,15 +68,17 @@ local function seq_start(seq_key, ttl)
 end
 """
 
-# Publish one match message and append the players' "me" events to their logs, atomically.
-# ARGV: prefix, match message, log length, ttl, then (player id, event json) pairs. The event
-# json starts with "{" and gets its sequence spliced in as the first member.
+# Append the players' "me" events to their logs and publish them with the match message, as
+# one message (a JSON array: the match's first, then each player's), atomically. ARGV: prefix,
+# match message, log length, ttl, then (player id, event json) pairs. The event json starts
+# with "{" and gets its sequence spliced in as the first member.
 _PUBLISH_LUA = (
     _SEQ_START_LUA
     + """
 local prefix = ARGV[1]
 local channel = prefix .. ':events'
-if ARGV[2] ~= '' then redis.call('PUBLISH', channel, ARGV[2]) end
+local parts = {}
+if ARGV[2] ~= '' then parts[1] = ARGV[2] end
 for i = 5, #ARGV, 2 do
   local player = ARGV[i]
   local seq_key = prefix .. ':me:' .. player .. ':seq'
@@ -88,8 +90,9 @@ for i = 5, #ARGV, 2 do
   redis.call('ZREMRANGEBYRANK', log_key, 0, -(tonumber(ARGV[3]) + 1))
   redis.call('EXPIRE', log_key, ARGV[4])
   redis.call('EXPIRE', seq_key, ARGV[4])
-  redis.call('PUBLISH', channel, '{"player":"' .. player .. '","event":' .. event .. '}')
+  parts[#parts + 1] = '{"player":"' .. player .. '","event":' .. event .. '}'
 end
+if #parts > 0 then redis.call('PUBLISH', channel, '[' .. table.concat(parts, ',') .. ']') end
 return 1
 """
 )
@@ -513,10 +516,12 @@ class Hub:
                 async for raw in pubsub.listen():
                     kind = raw.get("type")
                     if kind == "message":
-                        message = orjson.loads(raw["data"])
-                        if TRACE_FILE:
-                            message["got"] = time.time()
-                        self.dispatch(message)
+                        # A writer's messages come as one array (_PUBLISH_LUA), others alone.
+                        data = orjson.loads(raw["data"])
+                        for message in data if isinstance(data, list) else (data,):
+                            if TRACE_FILE:
+                                message["got"] = time.time()
+                            self.dispatch(message)
                     elif kind == "subscribe":
                         # Confirmed: from here on every published message reaches us.
                         self._ready.set()

@@ -12,6 +12,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import orjson
 import pytest
 from django.conf import settings as django_settings
 
@@ -89,3 +90,34 @@ def test_a_sequence_and_its_log_go_once_their_ttl_has_passed(store: str, setting
     new, logged = hub.me_log(player, 0)
     assert logged == [] and new > old
     assert _resume(player, old) == [("resync", new)]
+
+
+def test_a_match_message_and_its_players_events_are_one_message_the_matchs_first(
+    settings: Any,
+) -> None:
+    """A writer's match message and its players' `me` events reach every web process as one
+    Redis message (live.hub._PUBLISH_LUA: one array, the match's message first), each event
+    with its sequence: one message for the hub to take apart, not one each."""
+    if not settings.LIVE_REDIS_URL:
+        pytest.skip("needs LIVE_REDIS_URL (make test gives the suite's Redis)")
+    match, players = str(uuid.uuid4()), [str(uuid.uuid4()), str(uuid.uuid4())]
+    subscription = hub._redis().client.pubsub()
+    subscription.subscribe(f"{hub._prefix()}:events")
+    try:
+        assert subscription.get_message(timeout=2)["type"] == "subscribe"
+        message = {"match": match, "version": 7, "status": "active"}
+        told = [(p, {"type": "your_turn", "match": match, "version": 7}) for p in players]
+        hub.publish(message, told)
+        hub.publish(None, told[:1])  # events with no match message: an array of their own
+        got: list[Any] = []
+        deadline = time.monotonic() + 5
+        while len(got) < 2 and time.monotonic() < deadline:
+            raw = subscription.get_message(timeout=0.5)
+            if raw and raw["type"] == "message" and match.encode() in raw["data"]:
+                got.append(orjson.loads(raw["data"]))
+    finally:
+        subscription.close()
+    first, second = got
+    assert first[0] == message and [m["player"] for m in first[1:]] == players
+    assert all(m["event"]["type"] == "your_turn" and m["event"]["seq"] for m in first[1:])
+    assert [m["player"] for m in second] == players[:1]
