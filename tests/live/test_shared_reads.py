@@ -51,6 +51,28 @@ def _data(event: Event | None) -> dict[str, Any]:
     return dict(orjson.loads(event.data))
 
 
+def _reads_counted(shared: streams._SharedReads, monkeypatch: pytest.MonkeyPatch) -> list[UUID]:
+    """The matches `shared` reads from the database from here on, one entry a read."""
+    reads: list[UUID] = []
+    real_read = shared.read
+
+    async def counted(match: UUID) -> Any:
+        reads.append(match)
+        return await real_read(match)
+
+    monkeypatch.setattr(shared, "read", counted)
+    return reads
+
+
+def _two_seated(make_player: Any, client_for: Any, **body: Any) -> tuple[list[Any], str]:
+    """Two people's clients and the two-seat match (created with `body`) they sit at."""
+    (_, ta), (_, tb) = make_player(), make_player()
+    clients = [client_for(ta), client_for(tb)]
+    match_id = create_match(clients[0], seats=2, **body)["id"]
+    assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    return clients, match_id
+
+
 def test_streams_of_a_version_share_one_read_and_see_their_own_seat(
     make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -137,14 +159,7 @@ def test_a_move_written_by_this_process_is_its_streams_read(
     assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
     key = UUID(match_id)
     shared = streams._shared_reads
-    reads: list[UUID] = []
-    real_read = shared.read
-
-    async def counted(match: UUID) -> Any:
-        reads.append(match)
-        return await real_read(match)
-
-    monkeypatch.setattr(shared, "read", counted)
+    reads = _reads_counted(shared, monkeypatch)
     renders: list[int | None] = []
     real_render = streams._seat_render
 
@@ -207,21 +222,11 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
     render its version from them (live.streams._SharedReads.advance) with no read: each seat's
     view as GET state gives it, the match as the ORM reads its row (the turn clock's deadline
     too). A move that ends the deal, or a message whose version is not the next, is read."""
-    (_, ta), (_, tb) = make_player(), make_player()
-    clients = [client_for(ta), client_for(tb)]
-    match_id = create_match(clients[0], seats=2, turn_seconds=60)["id"]
-    assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    clients, match_id = _two_seated(make_player, client_for, turn_seconds=60)
     key = UUID(match_id)
     monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
     shared = streams._shared_reads
-    reads: list[UUID] = []
-    real_read = shared.read
-
-    async def counted(match: UUID) -> Any:
-        reads.append(match)
-        return await real_read(match)
-
-    monkeypatch.setattr(shared, "read", counted)
+    reads = _reads_counted(shared, monkeypatch)
     names = [f.attname for f in Match._meta.concrete_fields]
     rng = random.Random(5)
 
@@ -286,20 +291,10 @@ def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
     """A long-poll that waits past version V holds V's read; the move of V + 1 that another
     process writes (no hand-over here) is applied to it (live.streams._SharedReads.advance),
     and the poll answers the seat's view as GET state gives it with no read of its own."""
-    (_, ta), (_, tb) = make_player(), make_player()
-    clients = [client_for(ta), client_for(tb)]
-    match_id = create_match(clients[0], seats=2)["id"]
-    assert clients[1].post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    clients, match_id = _two_seated(make_player, client_for)
     monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
     shared = streams._shared_reads
-    reads: list[UUID] = []
-    real_read = shared.read
-
-    async def counted(match: UUID) -> Any:
-        reads.append(match)
-        return await real_read(match)
-
-    monkeypatch.setattr(shared, "read", counted)
+    reads = _reads_counted(shared, monkeypatch)
     seen = state(clients[0], match_id)
     mover = seen["turn"]
     waiter = 1 - mover
