@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import copy
 import logging
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 
 from live import hub as live_hub
+
+from . import engine
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +71,34 @@ def in_lobby_news(match: Any, *, status_changed: bool) -> bool:
     return match.status == "waiting" or (status_changed and match.status in ("active", "cancelled"))
 
 
+def move_facts(match: Any, seat: int, move: engine.Move) -> dict[str, Any]:
+    """The `move` of the message of a move that does not end its deal (`played`), from the
+    match as written: the seat, the move as the move log shows it (a draw names no card) and,
+    where the match has a turn clock, the turn deadline it set. Public facts only."""
+    played: dict[str, Any] = {"seat": seat, "move": move.to_json()}
+    if match.turn_seconds:
+        deadline = match.turn_deadline
+        played["turn_deadline"] = deadline and deadline.isoformat()
+    return played
+
+
+def version_after_move(match: Any, state: engine.State, played: dict[str, Any]) -> Any:
+    """The match and its live deal one version after `match` at `state`, made by the move of a
+    message (`move_facts`) as games.services.moves._move_write writes a move that does not end
+    its deal: its version, move count, state and turn deadline (`match` itself unchanged; the
+    engine is deterministic, and a draw takes the stock's top card, which `state` holds).
+    engine.EngineError where the move is not one of that version's."""
+    after = engine.apply(state, engine.Move.from_json(played["move"]), played["seat"])
+    moved = copy.copy(match)
+    moved.version += 1
+    moved.move_count += 1
+    moved.state = after.to_json()
+    if "turn_deadline" in played:
+        deadline = played["turn_deadline"]
+        moved.turn_deadline = deadline and datetime.fromisoformat(deadline)
+    return moved, after
+
+
 def match_version_on_commit(
     match: Any,
     *,
@@ -90,9 +121,8 @@ def match_version_on_commit(
     `state` event is not rendered again; `notices`
     False: no one seated has anywhere to be sent notices (the move's lock statement read it),
     so none are looked up; `played`: the move that made this version from the one before, as
-    public facts (games.services.moves: `seat`, `move`, `turn_deadline`), sent in the message
-    as `move`. Never fails the write: a lost message costs a stream a late update (streams
-    re-read on reconnect), not the move."""
+    public facts (`move_facts`), sent in the message as `move`. Never fails the write: a lost
+    message costs a stream a late update (streams re-read on reconnect), not the move."""
     message: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,

@@ -39,7 +39,6 @@ Their few blocking steps (authentication, reading the match) run on the hub's sm
 from __future__ import annotations
 
 import asyncio
-import copy
 import functools
 import io
 import logging
@@ -47,7 +46,6 @@ import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -76,6 +74,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from games import engine
+from games.events import version_after_move
 from games.models import Match
 from games.selectors import match_read, match_viewer_get
 from games.serializers import match_view, move_reply_state
@@ -313,10 +312,9 @@ class _SharedReads:
     database) runs on the loop too.
 
     A move another process wrote is no read either where this process holds the version
-    before it: its message carries the move's public facts (games.events), and `advance`
-    applies the move to that version as the writer did (the engine is deterministic: a draw
-    takes the stock's top card, which the version before holds). A move that ends its deal
-    changes more of the match than its deal (scores, the next deal) and is read."""
+    before it: its message carries the move's public facts, and `advance` applies the move to
+    that version as the writer did (games.events.version_after_move). A move that ends its
+    deal changes more of the match than its deal (scores, the next deal) and is read."""
 
     def __init__(self) -> None:
         self.matches: dict[UUID, _Shared] = {}
@@ -442,19 +440,12 @@ class _SharedReads:
         if match is None or state is None or match.version != version - 1:
             return
         try:
-            after = engine.apply(state, engine.Move.from_json(played["move"]), played["seat"])
+            moved = version_after_move(match, state, played)
         except engine.EngineError:  # not the version it was played on: read it
             logger.warning("match %s: move of version %d not applied here", match_id, version)
             return
-        moved = copy.copy(match)
-        moved.version = version
-        moved.move_count += 1
-        moved.state = after.to_json()
-        if "turn_deadline" in played:
-            deadline = played["turn_deadline"]
-            moved.turn_deadline = deadline and datetime.fromisoformat(deadline)
         done: asyncio.Future[_Read] = asyncio.get_running_loop().create_future()
-        done.set_result((moved, after))
+        done.set_result(moved)
         self.matches[match_id] = _Shared(version, done)
 
     def forget(self, match_id: UUID) -> None:

@@ -316,15 +316,12 @@ def _move_write(
         else:
             for row in (*rows, match_row):
                 rawsql.execute(*row)
-        played: dict[str, Any] = {"seat": seat, "move": move.to_json()}
-        if clocked:
-            played["turn_deadline"] = match.turn_deadline and match.turn_deadline.isoformat()
         events.match_version_on_commit(
             match,
             state=after,
             replies={seat: view} if view else None,
             notices=notices,
-            played=played,
+            played=events.move_facts(match, seat, move),
         )
     _after_commit_bot_turn(match)
     return after, view

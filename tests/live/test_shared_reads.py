@@ -267,6 +267,8 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
                         assert len(reads) == before  # applied, not read
                         assert set(message["move"]) == {"seat", "move", "turn_deadline"}
                         kinds.append(message["move"]["move"]["action"])
+                        if kinds[-1] == "draw":  # the card drawn stays the drawer's
+                            assert message["move"]["move"] == {"action": "draw"}
                         applied += 1
                     else:  # the deal ended: read
                         assert len(reads) == before + 1
