@@ -44,9 +44,10 @@ RECORD = """() => {
 
 def test_each_version_is_shown_while_a_person_plays_two_bots(web_client: str, pages: Any) -> None:
     person = Person(web_client)
-    # A pace a person follows (120 ms a move, less while several wait), short hands.
+    # A pace a person follows (120 ms a move, less while several wait), short hands, two deals:
+    # one deal of four cards may end after a handful of bot moves, several of them passes.
     page = pages.new(pace=120)
-    match_id = person.create(3, ["greedy", "random"], rules={"hand_size": 4})
+    match_id = person.create(3, ["greedy", "random"], deals=2, rules={"hand_size": 4})
     sign_in(page, web_client, person, route=f"#/match/{match_id}")
     table = by_testid(page, "table")
     expect(table).to_have_attribute("data-status", "active")
