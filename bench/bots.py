@@ -35,9 +35,11 @@ rate against greedy with two seats (target ≥ 70%, interval above 65%) and with
 three greedy; ≥ 40%), its lead over the previous `ismcts` (paired, on the same two-seat seeds;
 ≥ 10 points), its CPU per decision (median ≤ 100 ms; p95 printed), and the same search given
 the true deal (`perfect:expert`: every hand and the stock's order) and given the true hands
-only (`hands:expert`, the stock re-dealt), with the expert's share of the gap from greedy
-(half the deals) to those ceilings. `--parts` plays some of those duels only (a long run in
-pieces, on the same seeds): each row is printed when its duels were played.
+only (`hands:expert`, the stock re-dealt), each searching as the level does at that table,
+with the expert's share of the gap from an even share to those ceilings: at two seats (parts
+`perfect`, `hands`) and at four on the four-seat seeds (`perfect4`, `hands4`). `--parts` plays
+some of those duels only (a long run in pieces, on the same seeds): each row is printed when
+its duels were played.
 """
 
 from __future__ import annotations
@@ -68,10 +70,16 @@ from games.engine import (  # noqa: E402
     new_deal,
     observe,
 )
-from games.engine.bots import BOTS, LEVEL_CONFIGS, LEVELS, LEVELS_FILE, get_bot  # noqa: E402
+from games.engine.bots import (  # noqa: E402
+    BOTS,
+    LEVEL_CONFIGS,
+    LEVELS,
+    LEVELS_FILE,
+    get_bot,
+    level_config,
+)
 from games.engine.bots.ismcts import (  # noqa: E402
     Sampler,
-    SearchConfig,
     flat_search,
     make_ismcts_bot,
     tree_search,
@@ -125,8 +133,9 @@ class TrueDeal(Sampler):
 
 
 class CeilingPlayer(Player):
-    """`perfect:<level>` (every card) or `hands:<level>` (every hand): the level's search
-    config given the true deal instead of its samples; bench-only, it reads the state."""
+    """`perfect:<level>` (every card) or `hands:<level>` (every hand): the search the level plays
+    at the table (`level_config`) given the true deal instead of its samples; bench-only, it
+    reads the state."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -134,7 +143,7 @@ class CeilingPlayer(Player):
         self.stock = kind == "perfect"
         if level not in LEVEL_CONFIGS:
             raise SystemExit(f"{level} is not a search level ({', '.join(LEVEL_CONFIGS)})")
-        self.config: SearchConfig = LEVEL_CONFIGS[level]
+        self.level = level
 
     def choose(
         self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
@@ -143,8 +152,10 @@ class CeilingPlayer(Player):
         if len(legal) == 1:
             return legal[0]
         sampler = TrueDeal(state, observation, rng, self.stock)
-        search = tree_search if self.config.algorithm == "tree" else flat_search
-        return search(observation, rng, self.config, sampler=sampler)[0]
+        # The config the level searches with at this table (the expert's flat one at 3+ seats).
+        config = level_config(self.level, len(observation.hand_counts))
+        search = tree_search if config.algorithm == "tree" else flat_search
+        return search(observation, rng, config, sampler=sampler)[0]
 
 
 class VariantPlayer(BotPlayer):
@@ -446,7 +457,7 @@ def argv_of(args: argparse.Namespace) -> list[str]:
 # --- the expert's targets -------------------------------------------------------------------
 
 
-PARTS = ("expert", "ismcts", "perfect", "hands", "four")
+PARTS = ("expert", "ismcts", "perfect", "hands", "four", "perfect4", "hands4")
 
 
 def targets(args: argparse.Namespace) -> None:
@@ -463,13 +474,18 @@ def targets(args: argparse.Namespace) -> None:
     previous = duel(args, "ismcts", "greedy", 2, seeds) if "ismcts" in parts else None
     perfect = duel(args, "perfect:expert", "greedy", 2, seeds) if "perfect" in parts else None
     hands = duel(args, "hands:expert", "greedy", 2, seeds) if "hands" in parts else None
-    four = duel(args, "expert", "greedy", 4, seeds4) if seeds4 and "four" in parts else None
+    if not seeds4:
+        parts = [part for part in parts if part not in ("four", "perfect4", "hands4")]
+    four = duel(args, "expert", "greedy", 4, seeds4) if "four" in parts else None
+    perfect4 = duel(args, "perfect:expert", "greedy", 4, seeds4) if "perfect4" in parts else None
+    hands4 = duel(args, "hands:expert", "greedy", 4, seeds4) if "hands4" in parts else None
 
     def mark(ok: bool) -> str:
         return "met" if ok else "NOT MET"
 
     rows = []
     share = 0.5
+    share4 = 0.25
     if expert is not None:
         share, low, high = mean_interval(expert.shares)
         median, p95 = ms(expert.cpu(0), 0.5), ms(expert.cpu(0), 0.95)
@@ -517,15 +533,23 @@ def targets(args: argparse.Namespace) -> None:
                 "",
             )
         )
-    for ceiling in (perfect, hands):
+    # The ceilings, and the expert's share of the gap from an even share (half the deals at two
+    # seats, a quarter at four) to each.
+    for ceiling, seats, even, got, played in (
+        (perfect, 2, 0.5, share, expert),
+        (hands, 2, 0.5, share, expert),
+        (perfect4, 4, 0.25, share4, four),
+        (hands4, 4, 0.25, share4, four),
+    ):
         if ceiling is None:
             continue
-        top = statistics.fmean(ceiling.shares)
-        part = (share - 0.5) / (top - 0.5) if top > 0.5 and expert else float("nan")
+        top, low, high = mean_interval(ceiling.shares)
+        part = (got - even) / (top - even) if top > even and played else float("nan")
         rows.append(
             (
-                f"ceiling {ceiling.a} vs greedy, 2 seats",
-                f"{top:.1%}; the expert has {part:.0%} of the gap from 50%",
+                f"ceiling {ceiling.a} vs greedy, {seats} seats",
+                f"{top:.1%} [{low:.1%}, {high:.1%}]; the expert has {part:.0%} of the gap"
+                f" from {even:.0%}",
                 "",
             )
         )

@@ -199,8 +199,9 @@ def test_the_expert_plans_with_a_tree_heads_up_and_searches_flat_at_larger_table
     monkeypatch: pytest.MonkeyPatch, seats: int, search: str
 ) -> None:
     """The expert level (docs/benchmarks.md "Bot levels"): its tree search at two seats, its
-    flat search with EXPERT_TABLE_CONFIG at three or more."""
-    from games.engine.bots import EXPERT_CONFIG, EXPERT_TABLE_CONFIG, ismcts
+    flat search with EXPERT_TABLE_CONFIG at three or more, the config `level_config` names (the
+    one bench/bots.py's ceilings search with)."""
+    from games.engine.bots import EXPERT_CONFIG, EXPERT_TABLE_CONFIG, ismcts, level_config
 
     searched: list[tuple[str, SearchConfig]] = []
 
@@ -223,6 +224,7 @@ def test_the_expert_plans_with_a_tree_heads_up_and_searches_flat_at_larger_table
     assert move in observe(state, state.turn).legal_moves
     config = EXPERT_CONFIG if seats == 2 else EXPERT_TABLE_CONFIG
     assert searched == [(search, config)]
+    assert level_config("expert", seats) == config
 
 
 def test_the_levels_reading_the_log_are_registered_as_such() -> None:

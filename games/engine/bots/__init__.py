@@ -116,15 +116,23 @@ def choose_beginner(
     return choose_greedy(observation, rng, history)
 
 
-_expert_heads_up = ismcts_policy(EXPERT_CONFIG)
-_expert_table = ismcts_policy(EXPERT_TABLE_CONFIG)
+def level_config(level: str, seats: int) -> SearchConfig:
+    """The search config the search `level` plays at a table of `seats`: its LEVEL_CONFIGS
+    one, but the expert's EXPERT_TABLE_CONFIG at three seats or more."""
+    if level == "expert" and seats > 2:
+        return EXPERT_TABLE_CONFIG
+    return LEVEL_CONFIGS[level]
+
+
+_expert_heads_up = ismcts_policy(level_config("expert", 2))
+_expert_table = ismcts_policy(level_config("expert", 3))
 
 
 def choose_expert(
     observation: Observation, rng: random.Random, history: Sequence[LoggedMove] = ()
 ) -> Move:
-    """The expert level: the tree search of EXPERT_CONFIG at two seats, the flat search of
-    EXPERT_TABLE_CONFIG at three or more."""
+    """The expert level: the search of `level_config("expert", seats)`, the tree of
+    EXPERT_CONFIG at two seats, the flat search of EXPERT_TABLE_CONFIG at three or more."""
     heads_up = len(observation.hand_counts) == 2
     return (_expert_heads_up if heads_up else _expert_table)(observation, rng, history)
 
@@ -209,5 +217,6 @@ __all__ = [
     "Bot",
     "Policy",
     "get_bot",
+    "level_config",
     "level_ratings",
 ]
