@@ -119,7 +119,7 @@ def match_version_on_commit(
     without reading it back (live.hub.hand_over; it never leaves the process), and `replies`
     with them: seat → the move's reply to that seat (games.serializers.move_reply), whose
     `state` event is not rendered again; `notices`
-    False: no one seated has anywhere to be sent notices (the move's lock statement read it),
+    False: no one seated has anywhere to be sent notices (the move's match read said so),
     so none are looked up; `played`: the move that made this version from the one before, as
     public facts (`move_facts`), sent in the message as `move`. Never fails the write: a lost
     message costs a stream a late update (streams re-read on reconnect), not the move."""

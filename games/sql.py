@@ -1,15 +1,16 @@
 """The statements of games/ that are written by hand, in one place, each whole as it runs.
 
 Only the move route keeps hand-written SQL (docs/architecture.md "A move, end to end"): the
-match row lock that also looks the mover up (pisyedili_api.rawsql.fetch_by_pk with
+match row read (or lock) that also looks the mover up (pisyedili_api.rawsql.fetch_by_pk with
 players.auth.DeferredPlayer.lookup_sql), and the Move insert riding in a data-modifying CTE of
-the match update (one round trip). Its INSERT and UPDATE are built by the generic helpers of
+the match update, guarded by the version read where the row was read without the lock (one
+round trip). Its INSERT and UPDATE are built by the generic helpers of
 pisyedili_api.rawsql from the models' metadata; this module writes what joins them.
 
 Two more questions a move may ask: a keyed move's idempotency record (read only where a check
 fails: games.services.moves), and which of the people its notices tell has a push subscription
 or an active webhook (games.services.notify.notices_send). Whether anyone seated at the match
-has either rides in the lock statement (`notices_wanted`): with no one, the move's notices need
+has either rides in the match read (`notices_wanted`): with no one, the move's notices need
 no lookup.
 """
 
@@ -21,7 +22,7 @@ from django.db import connection
 
 from pisyedili_api import rawsql
 
-from .models import IdempotencyRecord, PushSubscription, Seat, Webhook
+from .models import IdempotencyRecord, Match, PushSubscription, Seat, Webhook
 
 
 def inserts_then_update(inserts: list[str], update: str) -> str:
@@ -30,6 +31,27 @@ def inserts_then_update(inserts: list[str], update: str) -> str:
     inserts', in order, then the update's."""
     ctes = ", ".join(f"inserted_{n} AS ({insert})" for n, insert in enumerate(inserts))
     return f"WITH {ctes} {update}"
+
+
+@cache
+def _version_kept(vendor: str) -> str:
+    return rawsql.statement(" AND {match.version} = %s RETURNING 1", match=Match)
+
+
+def update_if_version_then_inserts(update: str, inserts: list[str]) -> str:
+    """A match's UPDATE (by primary key, rawsql.update_sql) that writes only if the row still
+    holds the version the caller read, and INSERTs (rawsql.insert_from_sql from `updated`)
+    written only with it, as one statement: `WITH updated AS (UPDATE … AND version = %s
+    RETURNING 1), inserted_0 AS (INSERT … SELECT … FROM updated), … SELECT count(*) FROM
+    updated`, whose one value is 1 if it wrote, 0 if another write moved the version on (then
+    nothing is written). The parameters: the update's, the version read, then the inserts', in
+    order. PostgreSQL: a row changed since the statement's snapshot is checked again as it is
+    now (READ COMMITTED), so two such writes of one version never both land."""
+    ctes = "".join(f", inserted_{n} AS ({insert})" for n, insert in enumerate(inserts))
+    return (
+        f"WITH updated AS ({update}{_version_kept(connection.vendor)}){ctes}"
+        " SELECT count(*) FROM updated"
+    )
 
 
 @cache
@@ -80,7 +102,7 @@ def _notices_wanted(vendor: str) -> str:
 
 
 def notices_wanted() -> str:
-    """An expression for the match lock statement: whether anyone seated at the match of the
+    """An expression for the move's match read (or lock): whether anyone seated at the match of the
     parameter has a push subscription or an active webhook (else no notice of its versions
     goes anywhere)."""
     return _notices_wanted(connection.vendor)

@@ -253,6 +253,27 @@ def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
     return _insert_template(model, tuple(values)), _prepared(model, values)
 
 
+@cache
+def _insert_from_template(
+    vendor: str, model: type[Model], names: tuple[str, ...], source: str
+) -> str:
+    fields = _fields(model, names)
+    columns = ", ".join(_quote(f.column) for f in fields)
+    # cast_db_type: the stubs' base Field does not declare it.
+    values = ", ".join(f"%s::{f.cast_db_type(connection)}" for f in fields)  # type: ignore[attr-defined]
+    return f"INSERT INTO {_quote(model._meta.db_table)} ({columns}) SELECT {values} FROM {source}"
+
+
+def insert_from_sql(model: type[Model], source: str, **values: Any) -> tuple[str, list[Any]]:
+    """`insert_sql`, written only if the relation `source` (a CTE of the same statement, e.g.
+    the RETURNING rows of an UPDATE) holds a row: once for each of its rows. Each parameter is
+    cast to its column's type, since a SELECT's parameters have no column to take it from."""
+    for name in _omitted_defaults(model, tuple(values)):
+        values[name] = cast("Field[Any, Any]", model._meta.get_field(name)).get_default()
+    template = _insert_from_template(connection.vendor, model, tuple(values), source)
+    return template, _prepared(model, values)
+
+
 def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[Any]]:
     """An UPDATE of one `model` row by primary key and its prepared parameters."""
     params = _prepared(model, values)

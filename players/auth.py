@@ -70,14 +70,15 @@ def _digest_of(key: str) -> str:
 
 
 class DeferredPlayer:
-    """`request.user` of a route whose service locks a row anyway (the move POST): the player
-    whose token the request carries, looked up by that lock statement instead of a query of
-    its own. The service never sees the token: it puts `lookup_sql()` (a scalar subquery
-    taking `lookup_params()`) beside the row it locks, and `player_id` makes the value it reads
-    the caller's id, or 401. `verify` runs the lookup alone, for a request that stops before
-    the lock (a bad body, no such match): a bad token is 401 first, as on every route."""
+    """`request.user` of a route whose service reads a row anyway (the move POST's match row):
+    the player whose token the request carries, looked up by that statement instead of a
+    query of its own. The service never sees the token: it puts `lookup_sql()` (a scalar
+    subquery taking `lookup_params()`) beside the row it reads, and `player_id` makes the value
+    it reads the caller's id, or 401. `verify` runs the lookup alone, for a request that stops
+    before that read (a bad body, no such match): a bad token is 401 first, as on every
+    route."""
 
-    is_authenticated = True  # a well-formed token; whose it is, the lock statement says
+    is_authenticated = True  # a well-formed token; whose it is, the match read says
     is_anonymous = False
 
     def __init__(self, digest: str) -> None:
@@ -114,7 +115,7 @@ class DeferredPlayer:
 
 class DeferredTokenAuthentication(TokenAuthentication):
     """DRF's parsing of `Authorization: Token <key>` (401 for a malformed header, anonymous
-    without one), leaving the lookup to the service's lock statement (DeferredPlayer)."""
+    without one), leaving the lookup to the service's match read (DeferredPlayer)."""
 
     def authenticate_credentials(self, key: str) -> tuple[DeferredPlayer, None]:
         return DeferredPlayer(_digest_of(key)), None

@@ -4,7 +4,7 @@ statement as it runs, its identifiers in named slots filled from the models
 
 Only where it pays: the token lookup every API request runs (the ORM's select_related over
 three models cost more CPU to compile than the database spent answering it, bench/api.py),
-also as the scalar subquery the move route's lock statement carries; the deal counters (one
+also as the scalar subquery the move route's match read carries; the deal counters (one
 row at a time in player-id order, so concurrent matches never deadlock, all in one round
 trip); the board upserts (INSERT … ON CONFLICT, which the ORM does not write with these
 increments); the leaderboard's keyset pages (row comparisons, which the ORM does not write).
@@ -25,7 +25,7 @@ from .models import ApiToken, BoardEntry, Player
 
 def _idle_cutoff(vendor: str, seconds: int) -> str:
     """SQL for "now minus `seconds`" in the form the backend stores datetimes, with no
-    parameter: the move route's lock statement takes none for it (games.services.moves)."""
+    parameter: the move route's match read takes none for it (games.services.moves)."""
     if vendor == "postgresql":
         return f"CURRENT_TIMESTAMP - INTERVAL '{seconds} seconds'"
     if vendor == "sqlite":

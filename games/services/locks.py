@@ -1,6 +1,9 @@
 """The match row lock: every service that writes a match, or rows whose count it decides (seats,
 scores, luck), takes it first, so two writers of one match run one after the other
-(docs/architecture.md "A move, end to end")."""
+(docs/architecture.md "A move, end to end"). One writer reads without it: a person's move that
+does not end a deal writes in one statement only if the match still holds the version it read
+(games.sql.update_if_version_then_inserts), and every write of a match's play moves the
+version on."""
 
 from __future__ import annotations
 
@@ -47,18 +50,22 @@ class MoveLock(NamedTuple):
     notices: bool  # anyone seated has a push subscription or an active webhook
 
 
-def move_lock(match_id: UUID | str, mover: UUID | str | CallerLookup | None = None) -> MoveLock:
+def move_lock(
+    match_id: UUID | str, mover: UUID | str | CallerLookup | None = None, *, lock: bool = True
+) -> MoveLock:
     """`match_lock` for a move (a person's; a bot's or the turn clock's, `mover` None, the seat
     on turn being known only from the row): the same statement also reads a caller's lookup
     (the token's player) and whether anyone seated has somewhere to be sent notices
     (games.sql.notices_wanted), so that the commit looks none up when no one has: round trips
     saved on the hottest routes. Read at the lock, before the write: a subscription made
-    while the move runs is a later one."""
+    while the move runs is a later one. `lock` False: the same read without the lock, for a
+    write that lands only if the version read is still the row's (a person's move,
+    games.services.moves.match_apply_move)."""
     extra = [sql.notices_wanted()]
     params: list[Any] = [*rawsql.prepared(Seat, match=match_id)]
     if mover is not None and not isinstance(mover, UUID | str):  # the caller's lookup first
         extra, params = [mover.lookup_sql(), *extra], [*mover.lookup_params(), *params]
-    values, match = rawsql.fetch_by_pk(Match, match_id, lock=True, extra=extra, extra_params=params)
+    values, match = rawsql.fetch_by_pk(Match, match_id, lock=lock, extra=extra, extra_params=params)
     if match is None:
         return MoveLock(None, None, False)
     return MoveLock(match, values[0] if len(values) > 1 else None, bool(values[-1]))

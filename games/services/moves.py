@@ -1,8 +1,11 @@
 """Moves: a person's move, a bot's turn, the turn clock's overdue moves.
 
-Exactly-once moves (docs/architecture.md "A move, end to end"): the match row is locked with
-SELECT … FOR UPDATE, the request's version must equal the match's, a repeated Idempotency-Key
-(per player and match) returns the stored first response, and (match, seq) is unique. An
+Exactly-once moves (docs/architecture.md "A move, end to end"): the request's version must
+equal the match's, and the write lands only if the match still holds it (on PostgreSQL a
+person's move that does not end the deal reads without a lock and writes in one statement
+guarded by the version; any other move, or that one after a lost race, runs under the match
+row lock, SELECT … FOR UPDATE), a repeated Idempotency-Key (per player and match) returns the
+stored first response, and (match, seq) is unique. An
 IntegrityError of a race a service knows (a unique constraint it names) becomes a documented
 4xx; any other one is a logged 500. This is the hottest path of the server, so its statements
 are written by hand (games/sql.py, pisyedili_api/rawsql.py).
@@ -15,13 +18,15 @@ import json
 import logging
 import random
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Subquery
+from django.db.models import Model, Subquery
 from django.utils import timezone
 
 from games import engine
@@ -79,18 +84,26 @@ def match_apply_move(
         if idempotency_key
         else ""
     )
+    apply = partial(
+        _apply,
+        match_id=match_id,
+        player_id=player_id,
+        move=move,
+        version=version,
+        reply=reply,
+        idempotency_key=idempotency_key,
+        digest=digest,
+        by_bot=by_bot,
+    )
     try:
+        if connection.vendor == "postgresql":
+            # Two round trips, no transaction: the read, then the write guarded by the version.
+            try:
+                return apply(guarded=True)
+            except _Unguarded:
+                pass  # the move ends the deal, or a write of the match came first: the lock
         with transaction.atomic():
-            return _apply_locked(
-                match_id=match_id,
-                player_id=player_id,
-                move=move,
-                version=version,
-                reply=reply,
-                idempotency_key=idempotency_key,
-                digest=digest,
-                by_bot=by_bot,
-            )
+            return apply(guarded=False)
     except IntegrityError as exc:
         if not idempotency_key or not _violates(exc, IdempotencyRecord, IDEMPOTENCY_KEY_CONSTRAINT):
             # Not a race this service knows: a bug or a row written behind it. A 500 that is
@@ -109,7 +122,12 @@ def match_apply_move(
         raise ApplicationError("stale_version", detail={"current_version": current}) from None
 
 
-def _apply_locked(
+class _Unguarded(Exception):
+    """A guarded move (`_move_write`'s `guarded`) that wrote nothing and must be applied under
+    the match row lock: it ends the deal, or the match no longer held the version read."""
+
+
+def _apply(
     *,
     match_id: UUID | str,
     player_id: UUID | str | CallerLookup,
@@ -119,8 +137,12 @@ def _apply_locked(
     idempotency_key: str | None,
     digest: str,
     by_bot: bool,
+    guarded: bool,
 ) -> dict[str, Any]:
-    match, found, notices = move_lock(match_id, player_id)
+    """match_apply_move's checks and write, under the match row lock (in the caller's
+    transaction), or `guarded`: read without it, written only if the version read is still
+    the match's (else `_Unguarded`, nothing written)."""
+    match, found, notices = move_lock(match_id, player_id, lock=not guarded)
     if not isinstance(player_id, UUID | str):
         # 401 comes before 404: with no match row, the lookup runs alone.
         player_id = player_id.verify() if match is None else player_id.player_id(found)
@@ -143,16 +165,15 @@ def _apply_locked(
         record = None
         if idempotency_key:
 
-            def record(view: dict[str, Any]) -> tuple[str, list[Any]]:
-                return rawsql.insert_sql(
-                    IdempotencyRecord,
-                    player=player_id,
-                    key=idempotency_key,
-                    request_hash=digest,
-                    match=match.id,
-                    response=_response_text(view),
-                    created_at=timezone.now(),
-                )
+            def record(view: dict[str, Any]) -> dict[str, Any]:
+                return {
+                    "player": player_id,
+                    "key": idempotency_key,
+                    "request_hash": digest,
+                    "match": match.id,
+                    "response": _response_text(view),
+                    "created_at": timezone.now(),
+                }
 
         return _move_write(
             match,
@@ -164,6 +185,7 @@ def _apply_locked(
             reply=reply,
             record=record,
             notices=notices,
+            guarded=guarded,
         )[1]
     except (ApplicationError, engine.EngineError):
         # A stored record of the key comes before every check above. Read only now: a replay
@@ -246,8 +268,9 @@ def _move_write(
     *,
     by_bot: bool,
     reply: MoveReply | None = None,
-    record: Callable[[dict[str, Any]], tuple[str, list[Any]]] | None = None,
+    record: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     notices: bool = True,
+    guarded: bool = False,
 ) -> tuple[engine.State, dict[str, Any]]:
     """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
     match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
@@ -255,17 +278,22 @@ def _move_write(
     as the caller builds it, once `match` holds what the move made of it; {} without `reply`),
     which this process's streams of the match are handed with the write (the mover's `state`
     event is that view, not rendered again). `record(view)` gives a row to write with the move
-    (a keyed move's idempotency record, the reply in it), in the same statement where the
-    move's is one. `notices` False: no one seated has anywhere to be sent notices (`move_lock`
-    read it), so the commit looks none up. 409/422 if it is not this seat's turn or not legal
-    (the engine's errors)."""
+    (an IdempotencyRecord's values: a keyed move's, the reply in it), in the same statement
+    where the move's is one. `notices` False: no one seated has anywhere to be sent notices
+    (`move_lock` read it), so the commit looks none up. `guarded` (PostgreSQL, `match` read
+    without the lock): one statement that writes only if the match still holds the version
+    read, outside any transaction of its own; `_Unguarded` and nothing written if it no longer
+    does, or if the move ends the deal (several statements, one transaction under the lock).
+    409/422 if it is not this seat's turn or not legal (the engine's errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
+    if guarded and after.is_over:
+        raise _Unguarded
 
     seq = match.move_count + 1
+    read_version = match.version
     match.version += 1
-    move_row = rawsql.insert_sql(
-        MoveRow,
+    move_values: dict[str, Any] = dict(
         match_id=match.id,
         seq=seq,
         deal_id=match.live_deal_id,
@@ -285,13 +313,13 @@ def _move_write(
     match.move_count = seq
     view: dict[str, Any] = {}
     if after.is_over:
-        rawsql.execute(*move_row)
+        rawsql.execute(*rawsql.insert_sql(MoveRow, **move_values))
         _deal_close(match, after)
         _match_write(match, "version", "move_count", *_CLOSE_FIELDS)
         if reply is not None:
             view = reply(match, seat, after)
         if record is not None:
-            rawsql.execute(*record(view))
+            rawsql.execute(*rawsql.insert_sql(IdempotencyRecord, **record(view)))
     else:
         match.state = after.to_json()
         clocked = {}
@@ -308,14 +336,30 @@ def _move_write(
         )
         if reply is not None:
             view = reply(match, seat, after)
-        rows = [move_row] if record is None else [move_row, record(view)]
-        if connection.vendor == "postgresql":
-            # One round trip: the inserts ride in data-modifying CTEs of the match update.
-            statement = sql.inserts_then_update([row[0] for row in rows], match_row[0])
-            rawsql.execute(statement, [p for row in (*rows, match_row) for p in row[1]])
+        inserted: list[tuple[type[Model], dict[str, Any]]] = [(MoveRow, move_values)]
+        if record is not None:
+            inserted.append((IdempotencyRecord, record(view)))
+        if guarded:
+            # One round trip and no transaction: the inserts ride in data-modifying CTEs of
+            # the match update, which writes only if the version read is still the row's.
+            rows = [rawsql.insert_from_sql(model, "updated", **v) for model, v in inserted]
+            statement = sql.update_if_version_then_inserts(match_row[0], [r[0] for r in rows])
+            params = [*match_row[1], read_version, *(p for row in rows for p in row[1])]
+            # A savepoint only inside a caller's transaction (a test's), which a failed
+            # statement would otherwise leave unusable for the answer's reads.
+            with transaction.atomic() if connection.in_atomic_block else nullcontext():
+                written = rawsql.fetch_one(statement, params)
+            if not (written and written[0]):
+                raise _Unguarded
         else:
-            for row in (*rows, match_row):
-                rawsql.execute(*row)
+            rows = [rawsql.insert_sql(model, **v) for model, v in inserted]
+            if connection.vendor == "postgresql":
+                # One round trip: the inserts ride in data-modifying CTEs of the match update.
+                statement = sql.inserts_then_update([row[0] for row in rows], match_row[0])
+                rawsql.execute(statement, [p for row in (*rows, match_row) for p in row[1]])
+            else:
+                for row in (*rows, match_row):
+                    rawsql.execute(*row)
         events.match_version_on_commit(
             match,
             state=after,

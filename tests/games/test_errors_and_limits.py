@@ -101,12 +101,21 @@ def test_move_endpoint_makes_at_most_8_queries(
                 ca, match["id"], view["legal_moves"][0], view["version"], HTTP_IDEMPOTENCY_KEY="q-1"
             )
         assert response.status_code == 200
-        locked = any("FOR UPDATE" in q["sql"] for q in captured.captured_queries)
-        assert locked == connection.features.has_select_for_update
+        statements = [q["sql"] for q in captured.captured_queries]
+        locked = any("FOR UPDATE" in s for s in statements)
         if connection.vendor == "postgresql":
-            # The keyed move's idempotency record rides in the move's own statement.
-            (write,) = [q["sql"] for q in captured.captured_queries if "INSERT" in q["sql"]]
+            # The match is read without a lock, and written in one statement guarded by the
+            # version read, the keyed move's idempotency record riding in it: two round trips,
+            # no BEGIN nor COMMIT.
+            assert not locked, statements
+            # (The savepoint is the test's: its transaction holds the request's.)
+            read, write = [s for s in statements if not s.startswith(("SAVEPOINT", "RELEASE"))]
+            assert read.startswith("SELECT") and 'FROM "games_match"' in read
             assert '"games_move"' in write and '"games_idempotencyrecord"' in write
+            assert write.startswith('WITH updated AS (UPDATE "games_match"')
+            assert f'AND "version" = {view["version"]} RETURNING 1' in write
+        else:
+            assert locked == connection.features.has_select_for_update
         on_turn = (ca, cb)[response.json()["turn"]]
         view = state(on_turn, match["id"])
         with django_assert_max_num_queries(8):

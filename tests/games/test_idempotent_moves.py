@@ -246,3 +246,59 @@ def test_a_first_keyed_move_reads_no_record_and_a_used_key_still_answers_first(
     assert other.status_code == 422 and other.json()["code"] == "idempotency_mismatch"
     assert Move.objects.filter(match_id=mid).count() == moves
     assert state(client, mid)["version"] == after["version"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the guarded write is PostgreSQL's")
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("same_key", [True, False])
+def test_a_move_overtaken_between_its_read_and_its_write_lands_never(
+    make_player, client_for, monkeypatch, same_key
+):
+    """A person's move reads the match without a lock and writes only if the version it read
+    is still the match's (docs/architecture.md "A move, end to end"). Here another request of
+    the same seat lands between the two: the first request writes nothing and is answered
+    under the lock as it would have been after the other one: the other one's stored reply
+    for the same key, else 409 `stale_version`. One move is applied."""
+    from games.serializers import move_reply
+    from games.services import match_apply_move
+
+    (ana, ta), (_, tb) = make_player(), make_player()
+    client = client_for(ta)
+    match = create_match(client)
+    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
+    view = state(client, match["id"])
+    move = view["legal_moves"][0]
+    overtaken: list[dict] = []
+    calls: list[int] = []
+    apply = engine.apply
+
+    def overtaking(*args, **kwargs):  # the first call only: the overtaking move's is the second
+        calls.append(1)
+        if len(calls) == 1:
+            overtaken.append(
+                match_apply_move(
+                    match_id=match["id"],
+                    player_id=ana.id,
+                    move=engine.Move.from_json(move),
+                    version=view["version"],
+                    reply=move_reply,
+                    idempotency_key="k" if same_key else "other",
+                    request_body={**move, "version": view["version"]},
+                )
+            )
+        return apply(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "apply", overtaking)
+    answer = post_move(client, match["id"], move, view["version"], HTTP_IDEMPOTENCY_KEY="k")
+    monkeypatch.undo()
+    assert len(overtaken) == 1 and overtaken[0]["version"] == view["version"] + 1
+    if same_key:
+        assert answer.status_code == 200, answer.content
+        assert answer.json() == overtaken[0]  # the stored first answer, nothing applied again
+    else:
+        assert answer.status_code == 409 and answer.json()["code"] == "stale_version"
+        assert answer.json()["detail"] == {"current_version": view["version"] + 1}
+    assert Move.objects.filter(match_id=match["id"]).count() == 1
+    after = state(client, match["id"])
+    assert after["version"] == view["version"] + 1
+    assert IdempotencyRecord.objects.filter(match_id=match["id"]).count() == 1
