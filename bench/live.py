@@ -842,7 +842,9 @@ def report(results: list[dict[str, Any]], floor: dict[str, Any] | None = None) -
             f"\nFloor: POST /bench/ceiling, {floor['clients']} in flight, no idle client (a"
             " move's least durable write: no DRF, no rules, no push):"
             f" p50 {floor['p50']:.1f} ms, p99 {floor['p99']:.1f} ms, {floor['per_s']:.0f}/s,"
-            f" {floor['cpu']:.2f} ms CPU each (all tiers).\nA delivery is a move and its push:"
+            f" {floor['cpu']:.2f} ms CPU each (all tiers: "
+            + ", ".join(f"{t} {c:.2f}" for t, c in floor["cpu_tiers"].items())
+            + ").\nA delivery is a move and its push:"
             " no move path this stack serves delivers below this floor here."
         )
     print("\nTargets (docs: issue 'Live play at scale'; moves on the socket where measured):")
