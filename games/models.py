@@ -314,8 +314,8 @@ IDEMPOTENCY_KEY_CONSTRAINT = "idempotency_key_unique_per_player_match"
 
 class IdempotencyRecord(models.Model):
     """The first response to a (player, match, Idempotency-Key): a repeat with the same body
-    gets it. Per match, so a client may number its keys per match; a move locks its match row,
-    which so orders every use of one key."""
+    gets it. Per match, so a client may number its keys per match; a move's write lands only
+    if its match is still at the version the move read, which so orders every use of one key."""
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)

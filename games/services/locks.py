@@ -1,9 +1,9 @@
 """The match row lock: every service that writes a match, or rows whose count it decides (seats,
 scores, luck), takes it first, so two writers of one match run one after the other
-(docs/architecture.md "A move, end to end"). One writer reads without it: a person's move that
-does not end a deal writes in one statement only if the match still holds the version it read
-(games.sql.update_if_version_then_inserts), and every write of a match's play moves the
-version on."""
+(docs/architecture.md "A move, end to end"). One writer reads without it: a move that does not
+end a deal (a person's, a bot's, the clock's) writes in one statement only if the match still
+holds the version it read (games.sql.update_if_version_then_inserts), and every write of a
+match's play moves the version on."""
 
 from __future__ import annotations
 
@@ -59,8 +59,7 @@ def move_lock(
     (games.sql.notices_wanted), so that the commit looks none up when no one has: round trips
     saved on the hottest routes. Read at the lock, before the write: a subscription made
     while the move runs is a later one. `lock` False: the same read without the lock, for a
-    write that lands only if the version read is still the row's (a person's move,
-    games.services.moves.match_apply_move)."""
+    write that lands only if the version read is still the row's (games.services.moves)."""
     extra = [sql.notices_wanted()]
     params: list[Any] = [*rawsql.prepared(Seat, match=match_id)]
     if mover is not None and not isinstance(mover, UUID | str):  # the caller's lookup first

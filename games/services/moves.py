@@ -1,11 +1,11 @@
 """Moves: a person's move, a bot's turn, the turn clock's overdue moves.
 
 Exactly-once moves (docs/architecture.md "A move, end to end"): the request's version must
-equal the match's, and the write lands only if the match still holds it (on PostgreSQL a
-person's move that does not end the deal reads without a lock and writes in one statement
-guarded by the version; any other move, or that one after a lost race, runs under the match
-row lock, SELECT … FOR UPDATE), a repeated Idempotency-Key (per player and match) returns the
-stored first response, and (match, seq) is unique. An
+equal the match's, and the write lands only if the match still holds it (on PostgreSQL a move
+that does not end the deal, a person's, a bot's or the clock's, reads without a lock and
+writes in one statement guarded by the version; a move that ends it, or one that lost the
+race, runs under the match row lock, SELECT … FOR UPDATE), a repeated Idempotency-Key (per
+player and match) returns the stored first response, and (match, seq) is unique. An
 IntegrityError of a race a service knows (a unique constraint it names) becomes a documented
 4xx; any other one is a logged 500. This is the hottest path of the server, so its statements
 are written by hand (games/sql.py, pisyedili_api/rawsql.py).
@@ -124,7 +124,10 @@ def match_apply_move(
 
 class _Unguarded(Exception):
     """A guarded move (`_move_write`'s `guarded`) that wrote nothing and must be applied under
-    the match row lock: it ends the deal, or the match no longer held the version read."""
+    the match row lock: it ends the deal, or the match no longer held the version read. `move`:
+    a bot's move, chosen at that version (`_play`)."""
+
+    move: engine.Move | None = None
 
 
 def _apply(
@@ -384,33 +387,67 @@ def match_play_bot_turn(*, match_id: UUID | str, version: int) -> bool:
     """One bot turn if the match is still at `version` and a bot is on turn; True if it moved.
 
     Safe to run twice: a stale version or a human on turn means "done" (docs/architecture.md)."""
-    return _play_locked(match_id, version, lambda match, seat: match.seat_bots[seat] or None)
+    return _play(match_id, version, lambda match, seat: match.seat_bots[seat] or None)
 
 
-def _play_locked(
+def _play(
     match_id: UUID | str, version: int, strategy_for: Callable[[Match, int], str | None]
 ) -> bool:
-    """Under the match row lock, at `version` only: the seat on turn plays the move that the bot
-    `strategy_for(match, seat)` chooses from its observation (None: nothing to play), applied
-    as by_bot. True if it moved. One transaction from the version check to the write, so a
-    moved version, a finished match or a person who just moved all mean "done"."""
+    """At `version` only: the seat on turn plays the move that the bot `strategy_for(match,
+    seat)` chooses from its observation (None: nothing to play), applied as by_bot. True if
+    it moved; a moved version, a finished match or a person who just moved all mean "done".
+    On PostgreSQL the match is read without the lock and the move written only if the version
+    read is still the match's (as a person's move, match_apply_move): the bot thinks holding
+    no lock. A move that ends the deal, or a write that found the version moved on, is played
+    again under the match row lock, in one transaction from the version check to the write
+    (the move already chosen, where the version is still the one it was chosen at)."""
+    chosen = None
+    if connection.vendor == "postgresql":
+        try:
+            return _play_at(match_id, version, strategy_for, guarded=True)
+        except _Unguarded as unguarded:
+            chosen = unguarded.move
     with transaction.atomic():
-        match, _found, notices = move_lock(match_id)
-        if match is None or match.version != version or match.status != Match.Status.ACTIVE:
-            return False
-        state = _live_state(match)
-        seat = state.turn
-        if seat is None:
-            return False
-        strategy = strategy_for(match, seat)
-        if strategy is None:
-            return False
+        return _play_at(match_id, version, strategy_for, guarded=False, chosen=chosen)
+
+
+def _play_at(
+    match_id: UUID | str,
+    version: int,
+    strategy_for: Callable[[Match, int], str | None],
+    *,
+    guarded: bool,
+    chosen: engine.Move | None = None,
+) -> bool:
+    match, _found, notices = move_lock(match_id, lock=not guarded)
+    if match is None or match.version != version or match.status != Match.Status.ACTIVE:
+        return False
+    state = _live_state(match)
+    seat = state.turn
+    if seat is None:
+        return False
+    strategy = strategy_for(match, seat)
+    if strategy is None:
+        return False
+    move = chosen
+    if move is None:
         bot = get_bot(strategy)
         history = _seen_history(match, state, seat) if bot.reads_history else ()
         move = bot.choose(engine.observe(state, seat), random.Random(), history)
+    try:
         _move_write(
-            match, state, seat, match.seat_players[seat], move, by_bot=True, notices=notices
+            match,
+            state,
+            seat,
+            match.seat_players[seat],
+            move,
+            by_bot=True,
+            notices=notices,
+            guarded=guarded,
         )
+    except _Unguarded as unguarded:
+        unguarded.move = move
+        raise
     return True
 
 
@@ -434,14 +471,14 @@ OVERDUE_MOVES_MAX = 64
 def match_play_overdue_turn(*, match_id: UUID | str, version: int) -> int:
     """The turn clock: the greedy move for the person on turn whose deadline has passed, again
     while that same turn goes on; the number of moves played. Nothing before the deadline, on a
-    moved version or with a bot on turn (all read under the match row lock)."""
+    moved version or with a bot on turn (all read at the version the move is written at)."""
 
     def overdue(match: Match, seat: int) -> str | None:
         late = match.turn_deadline is not None and match.turn_deadline <= timezone.now()
         return clock.DEFAULT_MOVE_STRATEGY if late and not match.seat_bots[seat] else None
 
     played = 0
-    while played < OVERDUE_MOVES_MAX and _play_locked(match_id, version, overdue):
+    while played < OVERDUE_MOVES_MAX and _play(match_id, version, overdue):
         played += 1
         version += 1
     return played

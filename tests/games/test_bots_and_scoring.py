@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from games import engine
 from games.engine.bots import BOTS, Bot
 from games.engine.history import deal_log, seen_by
 from games.models import Deal, Match, Move, ScoreEntry
 from games.services import match_play_bot_turn
+from games.services import moves as moves_service
 from players.models import Player
 from tests.helpers import create_match, post_move, state
 
@@ -192,3 +194,56 @@ def test_a_bot_that_reads_the_log_gets_the_deal_as_its_seat_saw_it(
         counts = list(history[0].before.hand_counts) if history else None
         assert counts is None or counts == [rules.hand_size] * 2
         assert observation.you == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the guarded write is PostgreSQL's")
+@pytest.mark.parametrize("deal_ends", [False, True])
+def test_a_bot_turn_overtaken_between_its_read_and_its_write_writes_nothing(
+    make_player, client_for, monkeypatch, deal_ends
+):
+    """A bot turn reads the match without the lock and thinks holding none; its move is
+    written only if the match is still at the version it read (docs/architecture.md "A move,
+    end to end", step 8). The same turn run again lands between the two: the first writes
+    nothing and answers "done". A move that ends the deal is applied under the lock, as the
+    bot chose it."""
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=2, bots=["greedy"], deals=1)
+    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
+    hands = ["5H 3S 9C", "7D"] if deal_ends else ["5H 3S 9C", "4D 10D KC"]
+    position = engine.deal_from_codes(
+        hands=hands, top="9D", stock=["2C", "4C", "6S"], turn=1, rules=rules, phase="play"
+    )
+    _force_live_state(match["id"], position)
+    version = Match.objects.get(id=match["id"]).version
+    calls: list[bool] = []
+    apply = engine.apply
+    chosen: list[str] = []
+    bot_of = moves_service.get_bot
+
+    def counted(strategy):  # each bot's choice the turns make
+        chosen.append(strategy)
+        return bot_of(strategy)
+
+    monkeypatch.setattr(moves_service, "get_bot", counted)
+
+    def overtaking(*args, **kwargs):  # the first call only: the overtaking turn's is the second
+        calls.append(True)
+        if len(calls) == 1 and not deal_ends:
+            calls.append(match_play_bot_turn(match_id=match["id"], version=version))
+        return apply(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "apply", overtaking)
+    moved = match_play_bot_turn(match_id=match["id"], version=version)
+    monkeypatch.undo()
+    moves = list(Move.objects.filter(match_id=match["id"]).values_list("seat", "card", "by_bot"))
+    if deal_ends:
+        # The guarded attempt chose 7D and wrote nothing; under the lock the same move ends it.
+        assert moved is True and moves == [(1, "7D", True)]
+        assert len(calls) == 2 and chosen == ["greedy"]  # chosen once, applied twice
+        assert Deal.objects.get(match_id=match["id"], number=1).result["reason"] == "shed"
+    else:
+        assert moved is False and calls[1] is True  # the overtaking turn moved; this one not
+        assert chosen == ["greedy", "greedy"]
+        assert len(moves) == 1 and moves[0][0] == 1 and moves[0][2] is True
+        assert Match.objects.get(id=match["id"]).version == version + 1
