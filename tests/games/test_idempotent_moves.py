@@ -83,6 +83,16 @@ def test_keyed_move_replays_identically_in_every_kind_of_match(make_player, clie
     assert IdempotencyRecord.objects.filter(match_id=match["id"]).count() == 1
 
 
+def _one_table(make_player, client_for):
+    """A two-person match just started: ana (seat 0, the opener), her client, the match and her
+    view of it."""
+    (ana, ta), (_, tb) = make_player(), make_player()
+    client = client_for(ta)
+    match = create_match(client)
+    assert client_for(tb).post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+    return ana, client, match, state(client, match["id"])
+
+
 def _two_tables(make_player, client_for):
     """Two matches where the same player (ana, seat 1) is on turn in both."""
     (ana, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()
@@ -160,11 +170,7 @@ def _insert_record_behind_the_lock(player_id, match_id, key, request_hash):
 def test_a_key_raced_behind_the_lock_answers_as_the_winner(make_player, client_for, same_body):
     from games.services import request_hash
 
-    (ana, ta), (_, tb) = make_player(), make_player()
-    client = client_for(ta)
-    match = create_match(client)
-    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
-    view = state(client, match["id"])
+    ana, client, match, view = _one_table(make_player, client_for)
     move = view["legal_moves"][0]
     body = {**move, "version": view["version"]}
     digest = request_hash(match["id"], body if same_body else {**body, "version": 99})
@@ -188,12 +194,8 @@ def test_any_other_integrity_error_is_a_logged_500_that_changes_nothing(
 
     from games.models import Match
 
-    (ana, ta), (_, tb) = make_player(), make_player()
-    client = client_for(ta)
+    ana, client, match, view = _one_table(make_player, client_for)
     client.raise_request_exception = False
-    match = create_match(client)
-    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
-    view = state(client, match["id"])
     row = Match.objects.get(id=match["id"])
     Move.objects.create(
         match=row,
@@ -262,11 +264,7 @@ def test_a_move_overtaken_between_its_read_and_its_write_lands_never(
     from games.serializers import move_reply
     from games.services import match_apply_move
 
-    (ana, ta), (_, tb) = make_player(), make_player()
-    client = client_for(ta)
-    match = create_match(client)
-    client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
-    view = state(client, match["id"])
+    ana, client, match, view = _one_table(make_player, client_for)
     move = view["legal_moves"][0]
     overtaken: list[dict] = []
     calls: list[int] = []
