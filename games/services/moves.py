@@ -275,9 +275,9 @@ def _move_write(
     notices: bool = True,
     guarded: bool = False,
 ) -> tuple[engine.State, dict[str, Any]]:
-    """Apply `move` for `seat` to the locked `match` at `state` and write it: the Move row, the
-    match's state and version (one statement on PostgreSQL), the deal's end if it ends; a bot
-    on turn next is enqueued on commit. The state after it and `reply` of it (the mover's view
+    """Apply `move` for `seat` to `match` (locked, or read without the lock where `guarded`)
+    at `state` and write it: the Move row, the match's state and version (one statement on
+    PostgreSQL), the deal's end if it ends; a bot on turn next is enqueued on commit. The state after it and `reply` of it (the mover's view
     as the caller builds it, once `match` holds what the move made of it; {} without `reply`),
     which this process's streams of the match are handed with the write (the mover's `state`
     event is that view, not rendered again). `record(view)` gives a row to write with the move
