@@ -275,19 +275,20 @@ def _move_write(
     notices: bool = True,
     guarded: bool = False,
 ) -> tuple[engine.State, dict[str, Any]]:
-    """Apply `move` for `seat` to `match` (locked, or read without the lock where `guarded`)
-    at `state` and write it: the Move row, the match's state and version (one statement on
-    PostgreSQL), the deal's end if it ends; a bot on turn next is enqueued on commit. The state after it and `reply` of it (the mover's view
-    as the caller builds it, once `match` holds what the move made of it; {} without `reply`),
-    which this process's streams of the match are handed with the write (the mover's `state`
-    event is that view, not rendered again). `record(view)` gives a row to write with the move
-    (an IdempotencyRecord's values: a keyed move's, the reply in it), in the same statement
-    where the move's is one. `notices` False: no one seated has anywhere to be sent notices
-    (`move_lock` read it), so the commit looks none up. `guarded` (PostgreSQL, `match` read
-    without the lock): one statement that writes only if the match still holds the version
-    read, outside any transaction of its own; `_Unguarded` and nothing written if it no longer
-    does, or if the move ends the deal (several statements, one transaction under the lock).
-    409/422 if it is not this seat's turn or not legal (the engine's errors)."""
+    """Apply `move` for `seat` to `match` (locked, or read without the lock where `guarded`) at
+    `state` and write it: the Move row, the match's state and version (one statement on
+    PostgreSQL), the deal's end if it ends; a bot on turn next is enqueued on commit. The state
+    after it and `reply` of it (the mover's view as the caller builds it, once `match` holds
+    what the move made of it; {} without `reply`), which this process's streams of the match are
+    handed with the write (the mover's `state` event is that view, not rendered again).
+    `record(view)` gives a row to write with the move (an IdempotencyRecord's values: a keyed
+    move's, the reply in it), in the same statement where the move's is one. `notices` False: no
+    one seated has anywhere to be sent notices (`move_lock` read it), so the commit looks none
+    up. `guarded` (PostgreSQL, `match` read without the lock): one statement that writes only if
+    the match still holds the version read, outside any transaction of its own; `_Unguarded` and
+    nothing written if it no longer does, or if the move ends the deal (several statements, one
+    transaction under the lock). 409/422 if it is not this seat's turn or not legal (the
+    engine's errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
     if guarded and after.is_over:
