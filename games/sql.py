@@ -3,9 +3,9 @@
 Only the move route keeps hand-written SQL (docs/architecture.md "A move, end to end"): the
 match row read (or lock) that also looks the mover up (pisyedili_api.rawsql.fetch_by_pk with
 players.auth.DeferredPlayer.lookup_sql), and the Move insert riding in a data-modifying CTE of
-the match update, guarded by the version read where the row was read without the lock (one
-round trip). Its INSERT and UPDATE are built by the generic helpers of
-pisyedili_api.rawsql from the models' metadata; this module writes what joins them.
+the match update guarded by the version read (one round trip). Its INSERT and UPDATE are built
+by the generic helpers of pisyedili_api.rawsql from the models' metadata; this module writes
+what joins them.
 
 Two more questions a move may ask: a keyed move's idempotency record (read only where a check
 fails: games.services.moves), and which of the people its notices tell has a push subscription
@@ -23,14 +23,6 @@ from django.db import connection
 from pisyedili_api import rawsql
 
 from .models import IdempotencyRecord, Match, PushSubscription, Seat, Webhook
-
-
-def inserts_then_update(inserts: list[str], update: str) -> str:
-    """INSERTs (a move's row, its idempotency record) and an UPDATE (its match's) as one
-    statement: each insert rides in a data-modifying CTE (PostgreSQL). The parameters: the
-    inserts', in order, then the update's."""
-    ctes = ", ".join(f"inserted_{n} AS ({insert})" for n, insert in enumerate(inserts))
-    return f"WITH {ctes} {update}"
 
 
 @cache

@@ -244,12 +244,18 @@ def _omitted_defaults(model: type[Model], names: tuple[str, ...]) -> tuple[str, 
     )
 
 
+def _defaults_added(model: type[Model], values: dict[str, Any]) -> dict[str, Any]:
+    """`values` with the default of each field of `model` left out that has one."""
+    for name in _omitted_defaults(model, tuple(values)):
+        values[name] = cast("Field[Any, Any]", model._meta.get_field(name)).get_default()
+    return values
+
+
 def insert_sql(model: type[Model], **values: Any) -> tuple[str, list[Any]]:
     """An INSERT of one `model` row (field name → value) and its prepared parameters. A field
     left out that has a default gets it, as Model.save would give it: a field added to the
     model with a default does not make the hand-written inserts fail on its NOT NULL column."""
-    for name in _omitted_defaults(model, tuple(values)):
-        values[name] = cast("Field[Any, Any]", model._meta.get_field(name)).get_default()
+    values = _defaults_added(model, values)
     return _insert_template(model, tuple(values)), _prepared(model, values)
 
 
@@ -268,8 +274,7 @@ def insert_from_sql(model: type[Model], source: str, **values: Any) -> tuple[str
     """`insert_sql`, written only if the relation `source` (a CTE of the same statement, e.g.
     the RETURNING rows of an UPDATE) holds a row: once for each of its rows. Each parameter is
     cast to its column's type, since a SELECT's parameters have no column to take it from."""
-    for name in _omitted_defaults(model, tuple(values)):
-        values[name] = cast("Field[Any, Any]", model._meta.get_field(name)).get_default()
+    values = _defaults_added(model, values)
     template = _insert_from_template(connection.vendor, model, tuple(values), source)
     return template, _prepared(model, values)
 

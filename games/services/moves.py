@@ -343,27 +343,22 @@ def _move_write(
         inserted: list[tuple[type[Model], dict[str, Any]]] = [(MoveRow, move_values)]
         if record is not None:
             inserted.append((IdempotencyRecord, record(view)))
-        if guarded:
-            # One round trip and no transaction: the inserts ride in data-modifying CTEs of
-            # the match update, which writes only if the version read is still the row's.
+        if connection.vendor == "postgresql":
+            # One round trip: the inserts ride in data-modifying CTEs of the match update, which
+            # writes only if the version read is still the row's (always so under the lock).
             rows = [rawsql.insert_from_sql(model, "updated", **v) for model, v in inserted]
             statement = sql.update_if_version_then_inserts(match_row[0], [r[0] for r in rows])
             params = [*match_row[1], read_version, *(p for row in rows for p in row[1])]
-            # A savepoint only inside a caller's transaction (a test's), which a failed
+            # Guarded inside a caller's transaction (a test's): a savepoint, which a failed
             # statement would otherwise leave unusable for the answer's reads.
-            with transaction.atomic() if connection.in_atomic_block else nullcontext():
+            nested = guarded and connection.in_atomic_block
+            with transaction.atomic() if nested else nullcontext():
                 written = rawsql.fetch_one(statement, params)
             if not (written and written[0]):
-                raise _Unguarded
+                raise _Unguarded  # guarded only: under the lock the version cannot move
         else:
-            rows = [rawsql.insert_sql(model, **v) for model, v in inserted]
-            if connection.vendor == "postgresql":
-                # One round trip: the inserts ride in data-modifying CTEs of the match update.
-                statement = sql.inserts_then_update([row[0] for row in rows], match_row[0])
-                rawsql.execute(statement, [p for row in (*rows, match_row) for p in row[1]])
-            else:
-                for row in (*rows, match_row):
-                    rawsql.execute(*row)
+            for row in (*(rawsql.insert_sql(m, **v) for m, v in inserted), match_row):
+                rawsql.execute(*row)
         events.match_version_on_commit(
             match,
             state=after,
