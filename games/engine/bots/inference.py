@@ -81,6 +81,7 @@ from ..rules import Rules
 from ..state import ACE_FOLLOWUP, OPENING
 from ..tables import ALL_CARDS, CARD_PENALTY, CLUBS, JACKS, LEGAL_ON, SEVENS, SUIT_MASKS, cards_of
 from .determinize import unseen_cards
+from .draws import below, pick, sample, shuffle
 from .greedy import ACE_BONUS, CLOSE_TO_OUT
 from .opponent import Decision, agrees, decisions_of
 from .rollout import RolloutTables
@@ -97,7 +98,7 @@ GIBBS_START_TRIES = JOINT_TRIES  # `gibbs`: deals of all the other hands tried f
 # The search-long memos, each cleared once it holds more than this many entries:
 AGREED_KEPT = 1 << 15  # opponent-model answers, by (decision, hand)
 CARD_LISTS_KEPT = 1024  # a group table's card lists, by mask
-SEAT_TABLES_KEPT = 256  # a seat's group tables, by the sizes of its slots' pools
+SEAT_TABLES_KEPT = 256  # a seat's group tables, by the sizes of its slots' pools (and by pool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -521,7 +522,7 @@ class GroupTable:
             if found is None:
                 found = picks[state] = self._picks(state)
             totals, transitions = found
-            step = transitions[bisect.bisect_right(totals, rng.randrange(totals[-1]))]
+            step = transitions[bisect.bisect_right(totals, below(rng, totals[-1]))]
             steps.append(step)
             state = step[1]
         slots = [0] * len(self.sizes)
@@ -535,9 +536,14 @@ class GroupTable:
                     if len(known) > CARD_LISTS_KEPT:
                         known.clear()
                     cards = known[mask] = cards_of(mask)
-                for card in rng.sample(cards, held):
+                if held == 1:  # a drawn card's slot, the most common: one pick
+                    card = pick(rng, cards)
                     taken |= 1 << card
                     slots[i] |= 1 << card
+                else:
+                    for card in sample(rng, cards, held):
+                        taken |= 1 << card
+                        slots[i] |= 1 << card
             for j, card in enumerate(self.inner_cards):
                 if chosen >> j & 1:
                     slots[i] |= 1 << card
@@ -546,7 +552,7 @@ class GroupTable:
             count = steps[i][3]
             if count:
                 allowed = [k for k, (hi, _) in enumerate(left) if hi >= i]
-                for k in sorted(rng.sample(allowed, count), reverse=True):
+                for k in sorted(sample(rng, allowed, count), reverse=True):
                     slots[i] |= 1 << left.pop(k)[1]
         return slots
 
@@ -557,8 +563,14 @@ class SeatSampler:
     def __init__(self, slots: SeatSlots) -> None:
         self.slots = slots
         self.tables: dict[tuple[int, ...], list[GroupTable]] = {}
+        # By pool as well (one other seat asks the same pool every draw, a Gibbs sweep a few):
+        # a lookup without the counts of the key.
+        self.by_pool: dict[int, list[GroupTable]] = {}
 
     def tables_for(self, pool: int) -> list[GroupTable]:
+        found = self.by_pool.get(pool)
+        if found is not None:
+            return found
         key = tuple(
             (mask & pool).bit_count() for group in self.slots.groups for mask in group.eligible
         )
@@ -568,6 +580,9 @@ class SeatSampler:
             if len(self.tables) > SEAT_TABLES_KEPT:
                 self.tables.clear()
             self.tables[key] = found
+        if len(self.by_pool) > SEAT_TABLES_KEPT:
+            self.by_pool.clear()
+        self.by_pool[pool] = found
         return found
 
     def count(self, pool: int) -> int:
@@ -926,7 +941,7 @@ class HiddenCards:
 
     def _uniform(self, rng: random.Random) -> list[int]:
         cards = cards_of(self.unseen)
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         hands = [0] * self.seats
         position = 0
         for seat in self.others:

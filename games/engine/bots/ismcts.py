@@ -49,6 +49,7 @@ from ..moves import PLAY, Move
 from ..observation import Observation
 from .base import Bot, Policy
 from .determinize import determinize, unseen_cards
+from .draws import pick, shuffle
 from .inference import GREEDY, RULES, HiddenCards
 from .rollout import RolloutTables, rollout_action
 
@@ -141,11 +142,11 @@ class Sampler:
                 hands[seat] = dealt[seat]
                 rest |= dealt[seat]
             stock = [c for c in self.unseen if not rest >> c & 1]
-            rng.shuffle(stock)
+            shuffle(rng, stock)
             deal.stock = stock[: self.stock_count]
         else:
             cards = self.unseen[:]
-            rng.shuffle(cards)
+            shuffle(rng, cards)
             position = 0
             for seat, count in self.others:
                 mask = 0
@@ -223,7 +224,7 @@ def tree_search(
             children = node.children
             untried = [a for a in legal if a not in children]
             if untried:
-                action = untried[0] if len(untried) == 1 else rng.choice(untried)
+                action = untried[0] if len(untried) == 1 else pick(rng, untried)
                 for a in legal:
                     if a in children:
                         children[a].available += 1
