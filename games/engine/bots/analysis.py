@@ -90,6 +90,7 @@ from ..rules import Rules
 from ..state import OPENING, State
 from ..transitions import apply
 from . import get_bot
+from .draws import pick, shuffle
 from .ismcts import RolloutTables, Sampler, rollout_action
 
 INACCURACY = 3.0
@@ -235,7 +236,7 @@ def _play_to_the_end(deal: FastDeal, bot: str, tables: RolloutTables, rng: rando
     elif bot == "random":
         while not deal.is_over:
             legal = legal_actions()
-            apply_action(legal[0] if len(legal) == 1 else legal[rng.randrange(len(legal))])
+            apply_action(legal[0] if len(legal) == 1 else pick(rng, legal))
     else:
         player = get_bot(bot)
         while not deal.is_over:
@@ -258,7 +259,7 @@ def simulated_deals(start: State, *, k: int, seed: str) -> Iterator[FastDeal]:
         rng = random.Random(f"{seed}:{i}")
         deal = template.copy()
         deal.stock = stock[:]
-        rng.shuffle(deal.stock)
+        shuffle(rng, deal.stock)
         if reseed:
             deal.seed = rng.randbytes(32)
         yield deal
@@ -533,11 +534,11 @@ def _draw_luck(
     for j in range(k):
         rng = random.Random(f"{seed}:{j}")
         order = pool[:]
-        rng.shuffle(order)
+        shuffle(rng, order)
         top = order.index(pool[j % len(pool)])
         order[top], order[-1] = order[-1], order[top]
         returned = sorted(left.difference(pool))
-        rng.shuffle(returned)
+        shuffle(rng, returned)
         reshuffle_seed = rng.randbytes(32)
         play_seed = f"{seed}:{j}:play"
 
@@ -746,7 +747,7 @@ def _decision_effect(
         else:
             sample = before.copy()
             sample.stock = stock[:]
-            rng.shuffle(sample.stock)
+            shuffle(rng, sample.stock)
             if reseed:
                 sample.seed = rng.randbytes(32)
         play_seed = rng.getrandbits(64)

@@ -3,11 +3,12 @@
 `random.Random.shuffle`, `randrange(n)` and `sample(items, k)` each call the Random's
 `_randbelow` (Python code) once per element, and `sample` sets up a pool or a set first; a
 search makes hundreds of such draws per decision (a stock shuffled for every sample, a card for
-every slot of an arrangement). These functions draw the same bits in the same order by the same
-algorithm (CPython's `_randbelow_with_getrandbits`: rejection on `n.bit_length()` bits), so a
-seeded search makes the same choices as with the Random's methods, at about half the cost of a
-shuffle or a sample and a tenth of a one-card sample (tests/engine/test_bot_draws.py holds them
-equal).
+every slot of an arrangement, a random action in a rollout), and the luck analysis one shuffle
+for every simulated deal. Draws made once per decision keep the Random's methods. These
+functions draw the same bits in the same order by the same algorithms (CPython's
+`_randbelow_with_getrandbits`: rejection on `n.bit_length()` bits), so a seeded search makes
+the same choices as with the Random's methods, at about half the cost of a shuffle or a sample
+and a tenth of a one-card sample (tests/engine/test_bot_draws.py holds them equal).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def sample(rng: random.Random, items: Sequence[Item], k: int) -> list[Item]:
     the Random's own two methods (a shrinking pool for a short sequence, else redraws of
     indices already taken)."""
     n = len(items)
+    if k == 1:  # both methods take one index below n (a drawn card's slot, the most common)
+        return [items[below(rng, n)]]
     getrandbits = rng.getrandbits
     setsize = 21  # as random.sample picks its method
     if k > 5:

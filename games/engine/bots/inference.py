@@ -81,7 +81,7 @@ from ..rules import Rules
 from ..state import ACE_FOLLOWUP, OPENING
 from ..tables import ALL_CARDS, CARD_PENALTY, CLUBS, JACKS, LEGAL_ON, SEVENS, SUIT_MASKS, cards_of
 from .determinize import unseen_cards
-from .draws import below, pick, sample, shuffle
+from .draws import below, sample, shuffle
 from .greedy import ACE_BONUS, CLOSE_TO_OUT
 from .opponent import Decision, agrees, decisions_of
 from .rollout import RolloutTables
@@ -536,14 +536,9 @@ class GroupTable:
                     if len(known) > CARD_LISTS_KEPT:
                         known.clear()
                     cards = known[mask] = cards_of(mask)
-                if held == 1:  # a drawn card's slot, the most common: one pick
-                    card = pick(rng, cards)
+                for card in sample(rng, cards, held):
                     taken |= 1 << card
                     slots[i] |= 1 << card
-                else:
-                    for card in sample(rng, cards, held):
-                        taken |= 1 << card
-                        slots[i] |= 1 << card
             for j, card in enumerate(self.inner_cards):
                 if chosen >> j & 1:
                     slots[i] |= 1 << card

@@ -272,7 +272,7 @@ def _rollout(
         if len(legal) == 1:
             apply_action(legal[0])
         elif rng is not None and rng.random() < epsilon:
-            apply_action(legal[rng.randrange(len(legal))])
+            apply_action(pick(rng, legal))
         else:
             apply_action(rollout_action(deal, legal, tables))
 
