@@ -6,6 +6,7 @@ the bot levels; the expert's targets.
     .venv/bin/python bench/bots.py --levels --seed 1 [--write]
     .venv/bin/python bench/bots.py --targets --seeds 200 --seeds4 150 --seed 1
     .venv/bin/python bench/bots.py --targets --parts expert,ismcts --seeds 100 --seed 1
+    .venv/bin/python bench/bots.py --agreement --a expert --b greedy --seeds 90 --seed 1
 
 Deals are paired: each seed is dealt once per seat of the table, bot `a` in that seat and bot
 `b` in every other (with two seats: the same deal with the seats swapped); the opener is seat 0.
@@ -40,6 +41,12 @@ with the expert's share of the gap from an even share to those ceilings: at two 
 `perfect`, `hands`) and at four on the four-seat seeds (`perfect4`, `hands4`). `--parts` plays
 some of those duels only (a long run in pieces, on the same seeds): each row is printed when
 its duels were played.
+
+`--agreement` plays the search level `--a` against `--b` and, at each of its decisions, asks it
+again with other random numbers and asks the same search given the true hands (`hands:<a>`):
+how often it chooses the same move as itself and as that search, by the kind of decision. A
+level that often disagrees with itself is choosing between moves its samples cannot tell
+apart; where it disagrees with the true hands' search, what it does not know is what it lacks.
 """
 
 from __future__ import annotations
@@ -86,6 +93,8 @@ from games.engine.bots.ismcts import (  # noqa: E402
 )
 from games.engine.fast import FastDeal  # noqa: E402
 from games.engine.history import LoggedMove, logged_move, seen_by  # noqa: E402
+from games.engine.moves import PLAY  # noqa: E402
+from games.engine.state import PLAY_PHASE  # noqa: E402
 
 Z95 = statistics.NormalDist().inv_cdf(0.975)
 
@@ -335,6 +344,91 @@ def duel(args: argparse.Namespace, a: str, b: str, seats: int, seeds: int) -> Su
     return summary
 
 
+# --- agreement --------------------------------------------------------------------------------
+
+
+def decision_kind(state: State, move: Move) -> str:
+    """A decision's kind in `--agreement`'s table: its phase, and in the play phase what the
+    level chose (a Jack, another card, a draw, a pass)."""
+    if state.pending_sevens:
+        return "answering sevens"
+    if state.phase != PLAY_PHASE:
+        return state.phase.replace("_", " ")
+    if move.action != PLAY:
+        return f"play phase: {move.action}"
+    assert move.card is not None
+    return "play phase: a Jack" if move.card.is_jack else "play phase: another card"
+
+
+class AgreementPlayer(Player):
+    """The level `name`, asked twice at each of its decisions (its first move stands), and the
+    same search given the true hands; `rows` holds (kind, same as itself, same as the true
+    hands' search)."""
+
+    def __init__(self, name: str, seed: str) -> None:
+        self.name = name
+        self.level = player(name)
+        self.ceiling = CeilingPlayer(f"hands:{name.partition('@')[0]}")
+        self.rng = random.Random(f"agreement:{seed}")
+        self.rows: list[tuple[str, bool, bool]] = []
+
+    def choose(
+        self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
+    ) -> Move:
+        move = self.level.choose(state, observation, rng, log)
+        if len(observation.legal_moves) > 1:
+            again = self.level.choose(state, observation, self.rng, log)
+            truth = self.ceiling.choose(state, observation, self.rng, log)
+            self.rows.append((decision_kind(state, move), again == move, truth == move))
+        return move
+
+
+def agree_seeds(
+    a: str, b: str, seats: int, seed: int, indices: Sequence[int], rules_json: str
+) -> list[tuple[str, bool, bool]]:
+    rules = Rules.from_json(json.loads(rules_json))
+    other = player(b)
+    rows = []
+    for index in indices:
+        for seat_a in range(seats):
+            first = AgreementPlayer(a, f"{seed}:{index}:{seat_a}")
+            players: list[Player] = [other] * seats
+            players[seat_a] = first
+            play_deal(players, deal_seed(seed, index), rules, f"{seed}:{index}:{seat_a}")
+            rows += first.rows
+    return rows
+
+
+def agreement(args: argparse.Namespace) -> None:
+    """`--agreement`: the table of the level `--a`'s agreement, by kind of decision."""
+    if args.a.partition("@")[0] not in LEVEL_CONFIGS:
+        raise SystemExit(f"--agreement: {args.a} is not a search level")
+    player(args.a), player(args.b)  # an unknown name stops here, not in a worker
+    started = time.perf_counter()
+    indices = list(range(args.seeds))
+    jobs = max(1, min(args.jobs, len(indices)))
+    chunks = [indices[start::jobs] for start in range(jobs)]
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = [
+            pool.submit(agree_seeds, args.a, args.b, args.seats, args.seed, c, args.rules)
+            for c in chunks
+        ]
+        rows = [row for future in futures for row in future.result()]
+    deals = args.seeds * args.seats
+    print(
+        f"{args.a} against {args.b} ({args.seats} seats): {len(rows)} decisions of {deals} deals"
+        f" ({args.seeds} seeds, seed {args.seed}); {time.perf_counter() - started:.0f} s"
+    )
+    ceiling = f"hands:{args.a.partition('@')[0]}"
+    print(f"{'decision':<26} {'count':>6} {'same as itself':>15} {'same as ' + ceiling:>22}")
+    kinds = sorted({row[0] for row in rows}, key=lambda k: -sum(row[0] == k for row in rows))
+    for kind in [*kinds, "all"]:
+        chosen = [row for row in rows if kind in ("all", row[0])]
+        itself = sum(row[1] for row in chosen) / len(chosen)
+        hands = sum(row[2] for row in chosen) / len(chosen)
+        print(f"{kind:<26} {len(chosen):>6} {itself:>15.1%} {hands:>22.1%}")
+
+
 # --- the ladder of levels -------------------------------------------------------------------
 
 FIRST_LOOK = 16
@@ -563,6 +657,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", action="store_true", help="climb the ladder of the levels")
     parser.add_argument("--targets", action="store_true", help="the expert's targets")
+    parser.add_argument(
+        "--agreement",
+        action="store_true",
+        help="how often the search level a chooses as itself and as the true hands' search",
+    )
     parser.add_argument("--write", action="store_true", help="--levels: write levels.json")
     parser.add_argument(
         "--max-seeds", type=int, default=1024, help="--levels: seeds at most a step"
@@ -587,9 +686,11 @@ def main(argv: list[str] | None = None) -> None:
         "--rules", default="{}", help='rule options as JSON, e.g. \'{"ace_mode": "skip_next"}\''
     )
     args = parser.parse_args(argv)
-    if args.paired and (args.levels or args.targets):
-        parser.error("--paired goes with a duel (--a, --b), not --levels or --targets")
-    if args.levels:
+    if args.paired and (args.levels or args.targets or args.agreement):
+        parser.error("--paired goes with a duel (--a, --b), not --levels, --targets or --agreement")
+    if args.agreement:
+        agreement(args)
+    elif args.levels:
         climb(args)
     elif args.targets:
         targets(args)
