@@ -60,11 +60,11 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -97,6 +97,7 @@ from games.engine.moves import PLAY  # noqa: E402
 from games.engine.state import PLAY_PHASE  # noqa: E402
 
 Z95 = statistics.NormalDist().inv_cdf(0.975)
+Result = TypeVar("Result")
 
 
 # --- players --------------------------------------------------------------------------------
@@ -271,17 +272,32 @@ def play_seeds(
     return out
 
 
+def over_jobs(
+    work: Callable[[str, str, int, int, Sequence[int], str], list[Result]],
+    a: str,
+    b: str,
+    seats: int,
+    seed: int,
+    indices: Sequence[int],
+    rules_json: str,
+    jobs: int,
+) -> list[Result]:
+    """`work` (`play_seeds`, `agree_seeds`) on the seeds `indices`, split over `jobs` processes;
+    the results of every process, one after the other."""
+    jobs = max(1, min(jobs, len(indices)))
+    if jobs == 1:
+        return work(a, b, seats, seed, indices, rules_json)
+    chunks = [list(indices[start::jobs]) for start in range(jobs)]
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = [pool.submit(work, a, b, seats, seed, c, rules_json) for c in chunks]
+        return [r for future in futures for r in future.result()]
+
+
 def run(
     a: str, b: str, seats: int, seed: int, indices: Sequence[int], rules_json: str, jobs: int
 ) -> list[SeedResult]:
     """The seeds `indices` of a against b, over `jobs` processes, in seed order."""
-    jobs = max(1, min(jobs, len(indices)))
-    if jobs == 1:
-        return play_seeds(a, b, seats, seed, indices, rules_json)
-    chunks = [list(indices[start::jobs]) for start in range(jobs)]
-    with ProcessPoolExecutor(jobs) as pool:
-        futures = [pool.submit(play_seeds, a, b, seats, seed, c, rules_json) for c in chunks]
-        results = [r for future in futures for r in future.result()]
+    results = over_jobs(play_seeds, a, b, seats, seed, indices, rules_json, jobs)
     return sorted(results, key=lambda r: r.index)
 
 
@@ -405,15 +421,10 @@ def agreement(args: argparse.Namespace) -> None:
         raise SystemExit(f"--agreement: {args.a} is not a search level")
     player(args.a), player(args.b)  # an unknown name stops here, not in a worker
     started = time.perf_counter()
-    indices = list(range(args.seeds))
-    jobs = max(1, min(args.jobs, len(indices)))
-    chunks = [indices[start::jobs] for start in range(jobs)]
-    with ProcessPoolExecutor(jobs) as pool:
-        futures = [
-            pool.submit(agree_seeds, args.a, args.b, args.seats, args.seed, c, args.rules)
-            for c in chunks
-        ]
-        rows = [row for future in futures for row in future.result()]
+    indices = range(args.seeds)
+    rows = over_jobs(
+        agree_seeds, args.a, args.b, args.seats, args.seed, indices, args.rules, args.jobs
+    )
     deals = args.seeds * args.seats
     print(
         f"{args.a} against {args.b} ({args.seats} seats): {len(rows)} decisions of {deals} deals"
