@@ -44,9 +44,10 @@ its duels were played.
 
 `--agreement` plays the search level `--a` against `--b` and, at each of its decisions, asks it
 again with other random numbers and asks the same search given the true hands (`hands:<a>`):
-how often it chooses the same move as itself and as that search, by the kind of decision. A
-level that often disagrees with itself is choosing between moves its samples cannot tell
-apart; where it disagrees with the true hands' search, what it does not know is what it lacks.
+how often it chooses the same move as itself and as that search, by the kind of decision, and
+what that search chooses where it differs (its kinds, most chosen first). A level that often
+disagrees with itself is choosing between moves its samples cannot tell apart; where it
+disagrees with the true hands' search, what it does not know is what it lacks.
 """
 
 from __future__ import annotations
@@ -60,11 +61,12 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -363,9 +365,19 @@ def duel(args: argparse.Namespace, a: str, b: str, seats: int, seeds: int) -> Su
 # --- agreement --------------------------------------------------------------------------------
 
 
+class Agreement(NamedTuple):
+    """One decision of `--agreement`: its kind, whether the level chose the same move when asked
+    again and the true hands' search chose it too, and the kind of that search's move."""
+
+    kind: str
+    itself: bool
+    hands: bool
+    hands_kind: str
+
+
 def decision_kind(state: State, move: Move) -> str:
-    """A decision's kind in `--agreement`'s table: its phase, and in the play phase what the
-    level chose (a Jack, another card, a draw, a pass)."""
+    """A decision's kind in `--agreement`'s table: its phase, and in the play phase what
+    `move` is (a Jack, another card, a draw, a pass)."""
     if state.pending_sevens:
         return "answering sevens"
     if state.phase != PLAY_PHASE:
@@ -379,14 +391,14 @@ def decision_kind(state: State, move: Move) -> str:
 class AgreementPlayer(Player):
     """The level `name`, asked twice at each of its decisions (its first move stands), and the
     same search given the true hands; `rows` holds (kind, same as itself, same as the true
-    hands' search)."""
+    hands' search, the kind of that search's move)."""
 
     def __init__(self, name: str, seed: str) -> None:
         self.name = name
         self.level = player(name)
         self.ceiling = CeilingPlayer(f"hands:{name.partition('@')[0]}")
         self.rng = random.Random(f"agreement:{seed}")
-        self.rows: list[tuple[str, bool, bool]] = []
+        self.rows: list[Agreement] = []
 
     def choose(
         self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
@@ -395,13 +407,20 @@ class AgreementPlayer(Player):
         if len(observation.legal_moves) > 1:
             again = self.level.choose(state, observation, self.rng, log)
             truth = self.ceiling.choose(state, observation, self.rng, log)
-            self.rows.append((decision_kind(state, move), again == move, truth == move))
+            self.rows.append(
+                Agreement(
+                    decision_kind(state, move),
+                    again == move,
+                    truth == move,
+                    decision_kind(state, truth),
+                )
+            )
         return move
 
 
 def agree_seeds(
     a: str, b: str, seats: int, seed: int, indices: Sequence[int], rules_json: str
-) -> list[tuple[str, bool, bool]]:
+) -> list[Agreement]:
     rules = Rules.from_json(json.loads(rules_json))
     other = player(b)
     rows = []
@@ -431,13 +450,21 @@ def agreement(args: argparse.Namespace) -> None:
         f" ({args.seeds} seeds, seed {args.seed}); {time.perf_counter() - started:.0f} s"
     )
     ceiling = f"hands:{args.a.partition('@')[0]}"
-    print(f"{'decision':<26} {'count':>6} {'same as itself':>15} {'same as ' + ceiling:>22}")
-    kinds = sorted({row[0] for row in rows}, key=lambda k: -sum(row[0] == k for row in rows))
+    print(
+        f"{'decision':<26} {'count':>6} {'same as itself':>15} {'same as ' + ceiling:>22}"
+        f"  {ceiling + ' where it differs'}"
+    )
+    kinds = sorted({row.kind for row in rows}, key=lambda k: -sum(row.kind == k for row in rows))
     for kind in [*kinds, "all"]:
-        chosen = [row for row in rows if kind in ("all", row[0])]
-        itself = sum(row[1] for row in chosen) / len(chosen)
-        hands = sum(row[2] for row in chosen) / len(chosen)
-        print(f"{kind:<26} {len(chosen):>6} {itself:>15.1%} {hands:>22.1%}")
+        chosen = [row for row in rows if kind in ("all", row.kind)]
+        itself = sum(row.itself for row in chosen) / len(chosen)
+        hands = sum(row.hands for row in chosen) / len(chosen)
+        differs = Counter(row.hands_kind for row in chosen if not row.hands)
+        instead = ", ".join(
+            f"{other.removeprefix('play phase: ')} {count / differs.total():.0%}"
+            for other, count in differs.most_common(3)
+        )
+        print(f"{kind:<26} {len(chosen):>6} {itself:>15.1%} {hands:>22.1%}  {instead}")
 
 
 # --- the ladder of levels -------------------------------------------------------------------
