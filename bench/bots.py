@@ -367,7 +367,7 @@ def duel(args: argparse.Namespace, a: str, b: str, seats: int, seeds: int) -> Su
 
 class Agreement(NamedTuple):
     """One decision of `--agreement`: its kind, whether the level chose the same move when asked
-    again and the true hands' search chose it too, and the kind of that search's move."""
+    again and the true hands' search chose it too, and what that search's move is (`move_kind`)."""
 
     kind: str
     itself: bool
@@ -375,23 +375,27 @@ class Agreement(NamedTuple):
     hands_kind: str
 
 
+def move_kind(move: Move) -> str:
+    """What `move` is: a Jack, another card, a draw or a pass."""
+    if move.action != PLAY:
+        return move.action
+    assert move.card is not None
+    return "a Jack" if move.card.is_jack else "another card"
+
+
 def decision_kind(state: State, move: Move) -> str:
-    """A decision's kind in `--agreement`'s table: its phase, and in the play phase what
-    `move` is (a Jack, another card, a draw, a pass)."""
+    """A decision's kind in `--agreement`'s table: its phase, and in the play phase what the
+    level chose (`move_kind`)."""
     if state.pending_sevens:
         return "answering sevens"
     if state.phase != PLAY_PHASE:
         return state.phase.replace("_", " ")
-    if move.action != PLAY:
-        return f"play phase: {move.action}"
-    assert move.card is not None
-    return "play phase: a Jack" if move.card.is_jack else "play phase: another card"
+    return f"play phase: {move_kind(move)}"
 
 
 class AgreementPlayer(Player):
     """The level `name`, asked twice at each of its decisions (its first move stands), and the
-    same search given the true hands; `rows` holds (kind, same as itself, same as the true
-    hands' search, the kind of that search's move)."""
+    same search given the true hands; `rows` holds an `Agreement` a decision."""
 
     def __init__(self, name: str, seed: str) -> None:
         self.name = name
@@ -412,7 +416,7 @@ class AgreementPlayer(Player):
                     decision_kind(state, move),
                     again == move,
                     truth == move,
-                    decision_kind(state, truth),
+                    move_kind(truth),
                 )
             )
         return move
@@ -461,8 +465,7 @@ def agreement(args: argparse.Namespace) -> None:
         hands = sum(row.hands for row in chosen) / len(chosen)
         differs = Counter(row.hands_kind for row in chosen if not row.hands)
         instead = ", ".join(
-            f"{other.removeprefix('play phase: ')} {count / differs.total():.0%}"
-            for other, count in differs.most_common(3)
+            f"{other} {count / differs.total():.0%}" for other, count in differs.most_common(3)
         )
         print(f"{kind:<26} {len(chosen):>6} {itself:>15.1%} {hands:>22.1%}  {instead}")
 
