@@ -17,10 +17,11 @@ move log as its seat sees it (`history.seen_by`), as the server gives them. CPU:
 of each `choose` call with two or more legal moves (a decision), median and 95th percentile.
 
 A search level's settings may be varied in the bench: `expert@iterations=1000,exploration=1.0`
-plays `expert` with those fields of its `SearchConfig` replaced (the expert's is its heads-up
-one, `EXPERT_CONFIG`, then played at any table size). `--paired c` also plays c against b
-on the same seeds and prints a's lead over c, paired by seed (the same deals, the same
-opponent), which tells two settings apart on far fewer seeds than two separate runs.
+plays `expert` with those fields replaced in the `SearchConfig` it plays at each table size
+(`level_config`: the expert's heads-up `EXPERT_CONFIG`, its flat `EXPERT_TABLE_CONFIG` at three
+seats or more). `--paired c` also plays c against b on the same seeds and prints a's lead over
+c, paired by seed (the same deals, the same opponent), which tells two settings apart on far
+fewer seeds than two separate runs.
 
 `--levels` climbs the ladder of `games.engine.bots.LEVELS` (weakest first): each level against
 the one below, paired, in looks of 16, 32, 64 … seeds (at most `--max-seeds`), until the lower
@@ -89,6 +90,7 @@ from games.engine.bots import (  # noqa: E402
 )
 from games.engine.bots.ismcts import (  # noqa: E402
     Sampler,
+    SearchConfig,
     flat_search,
     make_ismcts_bot,
     tree_search,
@@ -171,15 +173,15 @@ class CeilingPlayer(Player):
 
 
 class VariantPlayer(BotPlayer):
-    """`<level>@field=value,...`: the search level with those fields of its config replaced."""
+    """`<level>@field=value,...`: the search level with those fields of its config replaced, of
+    the config it plays at the table (`level_config`: the expert's flat one at 3+ seats)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         level, _, changes = name.partition("@")
         if level not in LEVEL_CONFIGS:
             raise SystemExit(f"{level} is not a search level ({', '.join(LEVEL_CONFIGS)})")
-        config = LEVEL_CONFIGS[level]
-        fields = [f.name for f in dataclasses.fields(config)]
+        fields = [f.name for f in dataclasses.fields(SearchConfig)]
         values: dict[str, Any] = {}
         for change in filter(None, changes.split(",")):
             key, _, text = change.partition("=")
@@ -189,7 +191,17 @@ class VariantPlayer(BotPlayer):
                 values[key] = json.loads(text)  # a number, true, false or null
             except ValueError:
                 values[key] = text  # a word, e.g. facts=play
-        self.bot = make_ismcts_bot(dataclasses.replace(config, **values), name)
+        self.bots = {
+            table: make_ismcts_bot(dataclasses.replace(level_config(level, seats), **values), name)
+            for table, seats in (("heads-up", 2), ("table", 3))
+        }
+        self.bot = self.bots["heads-up"]
+
+    def choose(
+        self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
+    ) -> Move:
+        self.bot = self.bots["heads-up" if len(observation.hand_counts) == 2 else "table"]
+        return super().choose(state, observation, rng, log)
 
 
 def player(name: str) -> Player:
