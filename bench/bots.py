@@ -85,6 +85,7 @@ from games.engine.bots import (  # noqa: E402
     LEVEL_CONFIGS,
     LEVELS,
     LEVELS_FILE,
+    Bot,
     get_bot,
     level_config,
 )
@@ -123,11 +124,16 @@ class BotPlayer(Player):
         self.name = name
         self.bot = get_bot(name)
 
+    def bot_for(self, observation: Observation) -> Bot:
+        """The bot that plays at this observation's table."""
+        return self.bot
+
     def choose(
         self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
     ) -> Move:
-        history = seen_by(log, observation.you) if self.bot.reads_history else ()
-        return self.bot.choose(observation, rng, history)
+        bot = self.bot_for(observation)
+        history = seen_by(log, observation.you) if bot.reads_history else ()
+        return bot.choose(observation, rng, history)
 
 
 class TrueDeal(Sampler):
@@ -191,17 +197,14 @@ class VariantPlayer(BotPlayer):
                 values[key] = json.loads(text)  # a number, true, false or null
             except ValueError:
                 values[key] = text  # a word, e.g. facts=play
-        self.bots = {
-            table: make_ismcts_bot(dataclasses.replace(level_config(level, seats), **values), name)
-            for table, seats in (("heads-up", 2), ("table", 3))
-        }
-        self.bot = self.bots["heads-up"]
+        # level_config tells two seats from three or more.
+        self.heads_up, self.table = (
+            make_ismcts_bot(dataclasses.replace(level_config(level, seats), **values), name)
+            for seats in (2, 3)
+        )
 
-    def choose(
-        self, state: State, observation: Observation, rng: random.Random, log: list[LoggedMove]
-    ) -> Move:
-        self.bot = self.bots["heads-up" if len(observation.hand_counts) == 2 else "table"]
-        return super().choose(state, observation, rng, log)
+    def bot_for(self, observation: Observation) -> Bot:
+        return self.heads_up if len(observation.hand_counts) == 2 else self.table
 
 
 def player(name: str) -> Player:
