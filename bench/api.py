@@ -18,7 +18,7 @@ show where a request's time goes.
 The tasks a move sends (scoring the deal it ends, settling the match, the luck estimate) run as
 in production (`--tasks worker`, the default): on a private redis-server (a free port) to two
 Celery workers, `-Q bots,scoring,celery` and `-Q analysis`, the analysis worker at the lowest
-CPU priority (`nice -n 19`, docs/operations.md "Queues and workers"): background work that takes
+CPU priority (`chrt --idle 0`, docs/operations.md "Queues and workers"): background work that takes
 what play leaves, on one machine with the web tier. Their CPU per deal is printed apart.
 `--tasks eager` runs every task inside the request that sends it instead (the bench's older run
 conditions: the move that ends a deal then pays for the deal's scoring and analysis).
@@ -47,6 +47,7 @@ from pathlib import Path
 
 import requests
 from common import (
+    ANALYSIS_PRIORITY,
     bench_database_url,
     ceiling_tables_create,
     free_port,
@@ -332,11 +333,11 @@ def main() -> None:
                   "-l", "warning", "--without-gossip", "--without-mingle"]  # fmt: skip
         pools = [("bots,scoring,celery", [])]
         if args.analysis == "worker":
-            pools.append(("analysis", ["nice", "-n", "19"]))
-        for queues, nice in pools:
+            pools.append(("analysis", ANALYSIS_PRIORITY))
+        for queues, priority in pools:
             helpers.append(
                 subprocess.Popen(
-                    [*nice, *celery, "-Q", queues, "-n", f"bench-{queues.split(',')[0]}@%h"],
+                    [*priority, *celery, "-Q", queues, "-n", f"bench-{queues.split(',')[0]}@%h"],
                     cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
                 )
             )  # fmt: skip
@@ -359,7 +360,7 @@ def main() -> None:
             "tasks: "
             + (
                 "Celery workers -Q bots,scoring,celery"
-                + (" and (nice 19) -Q analysis" if args.analysis == "worker" else "")
+                + (" and (chrt --idle 0) -Q analysis" if args.analysis == "worker" else "")
                 + ", private Redis"
                 if args.tasks == "worker"
                 else "eager, inside the request that sends them"

@@ -36,7 +36,13 @@ from urllib.parse import urlparse, urlunparse
 
 import requests
 from celery import Celery
-from common import bench_database_url, percentile, reset_database, wait_until_up
+from common import (
+    ANALYSIS_PRIORITY,
+    bench_database_url,
+    percentile,
+    reset_database,
+    wait_until_up,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -101,7 +107,7 @@ def main() -> None:
     celery = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
     celery += ["-P", args.pool, "-c", str(args.concurrency), "--without-gossip", "--without-mingle"]
     worker = [*celery, "-Q", f"{bots_queue},{scoring_queue},{default_queue}"]
-    analysis = ["nice", "-n", "19", *celery, "-Q", analysis_queue]
+    analysis = [*ANALYSIS_PRIORITY, *celery, "-Q", analysis_queue]
     processes = [
         subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
         for command in (web, worker, analysis)
@@ -112,7 +118,7 @@ def main() -> None:
         client.send_task("games.noop", queue=scoring_queue).get(timeout=60)  # worker is up
         print(
             f"uvicorn 2 workers, celery worker {args.pool} -c {args.concurrency} (bots, scoring, "
-            f"default) and one at nice 19 (analysis); "
+            f"default) and one at the idle priority (analysis); "
             f"PostgreSQL {url}, Redis {broker}; {args.bot} bot, 2 seats\n"
         )
         session = requests.Session()

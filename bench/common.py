@@ -15,6 +15,10 @@ from urllib.parse import urlparse, urlunparse
 import psycopg
 import requests
 
+# The analysis worker's command prefix: the lowest CPU priority (docs/operations.md "Queues and
+# workers").
+ANALYSIS_PRIORITY = ["chrt", "--idle", "0"]
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""

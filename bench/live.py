@@ -3,7 +3,7 @@
 Starts the production stack of docs/operations.md "Live play" (bench/stack.py) on a private
 PostgreSQL and a private redis-server, on free ports: uvicorn live.asgi with
 `--workers` processes, Celery workers `-Q bots,scoring,celery` and `-Q analysis` (the latter at
-`nice -n 19`, docs/operations.md "Queues and workers"; `--analysis none` starts none). Never the
+`chrt --idle 0`, docs/operations.md "Queues and workers"; `--analysis none` starts none). Never the
 shared services.
 
 Each phase opens N idle clients, then 16 active clients (8 two-seat matches) play for
@@ -99,7 +99,7 @@ def stack_start(workers: int, trace: bool, analysis: str) -> Stack:
         ceiling_tables_create(stack.env)  # the floor's endpoint
         stack.worker("play", "-Q", "bots,scoring,celery")
         if analysis == "worker":
-            stack.worker("analysis", "-Q", "analysis", nice=19)
+            stack.worker("analysis", "-Q", "analysis", idle=True)
         stack.uvicorn(workers)
         stack.wait_web()
     except BaseException:
@@ -997,8 +997,8 @@ def main() -> None:
         "--analysis",
         choices=["worker", "none"],
         default="worker",
-        help="the analysis queue's worker (nice 19, as docs/operations.md 'Queues and workers' "
-        "scales it apart), or "
+        help="the analysis queue's worker (idle priority, as docs/operations.md 'Queues and "
+        "workers' scales it apart), or "
         "none (its work waits in Redis): what the luck estimates on the same cores cost play",
     )
     parser.add_argument(
@@ -1033,7 +1033,7 @@ def main() -> None:
         print(
             f"uvicorn live.asgi × {args.workers} workers, Celery workers -Q"
             " bots,scoring,celery"
-            + (" and (nice 19) -Q analysis" if args.analysis == "worker" else "")
+            + (" and (chrt --idle 0) -Q analysis" if args.analysis == "worker" else "")
             + f", private "
             f"PostgreSQL :{stack.pg_port} and Redis :{stack.redis_port}; fd limit {hard}; "
             f"{args.active} active clients"

@@ -10,10 +10,10 @@ analysis", Cost; docs/operations.md: the analysis queue on a worker of its own).
 Starts what it measures itself, on free ports, and removes it at exit:
   - the full stack (default): a private PostgreSQL (fsync off) and redis-server (bench/stack.py),
     uvicorn (`--web-workers`), the worker `-Q bots,scoring,celery` and the analysis worker
-    `nice -n 19 … -Q analysis` with the commands of docs/operations.md (each at Celery's default
+    `chrt --idle 0 … -Q analysis` with the commands of docs/operations.md (each at Celery's default
     concurrency, one process per core), and beat (its sweeper re-sends lost background work);
   - `--embedded`: `make run`'s embedded default, one uvicorn process on a SQLite file with the
-    tasks, beat and the analysis in-process (a spawned process at nice 19).
+    tasks, beat and the analysis in-process (a spawned process at the lowest CPU priority).
 
 The person plays 2-seat matches against the `greedy` bot throughout, thinking `--think` seconds
 before each move; a bot reply is the time from the move's POST until the person is on turn
@@ -117,12 +117,12 @@ class Full:
         stack.services_start()
         stack.uvicorn(self.web_workers)
         stack.worker("play", "-Q", "bots,scoring,celery", concurrency=cores)
-        stack.worker("analysis", "-Q", "analysis", nice=19, concurrency=cores)
+        stack.worker("analysis", "-Q", "analysis", idle=True, concurrency=cores)
         stack.beat_start()
         stack.wait_web(seconds=60)
         return (
             f"uvicorn {self.web_workers} workers :{stack.web_port}; celery -Q bots,scoring,celery "
-            f"-c {cores}; nice -n 19 celery -Q analysis -c {cores}; beat; PostgreSQL 15 "
+            f"-c {cores}; chrt --idle 0 celery -Q analysis -c {cores}; beat; PostgreSQL 15 "
             f":{stack.pg_port} (fsync off), Redis :{stack.redis_port}"
         )
 

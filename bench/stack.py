@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import psycopg
-from common import child_pids, free_port, wait_until_up
+from common import ANALYSIS_PRIORITY, child_pids, free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -201,15 +201,16 @@ class Stack:
         assert self.web is not None
         return child_pids(self.web.pid)
 
-    def worker(self, node: str, *options: str, nice: int = 0, concurrency: int = 1) -> None:
+    def worker(self, node: str, *options: str, idle: bool = False, concurrency: int = 1) -> None:
         """A Celery worker named `node`, `concurrency` processes (`-c`, 1 unless told), with
-        `options` (e.g. `-Q analysis`) and at CPU priority `nice`."""
+        `options` (e.g. `-Q analysis`), at the idle CPU priority with `idle` (the analysis
+        worker's)."""
         command = [str(PY.with_name("celery")), "-A", "pisyedili_api", "worker", "-l", "warning"]
         command += ["-c", str(concurrency), "-n", f"{node}@%h"]
         command += ["--without-gossip", "--without-mingle"]
         command += list(options)
-        if nice:
-            command = ["nice", "-n", str(nice), *command]
+        if idle:
+            command = [*ANALYSIS_PRIORITY, *command]
         self.workers[node] = self.spawn(f"worker-{node}", command)
 
     def worker_kill(self, node: str) -> None:

@@ -35,6 +35,7 @@ import contextlib
 import hashlib
 import itertools
 import logging
+import math
 import os
 import threading
 import time
@@ -469,6 +470,8 @@ class Hub:
         self._process = uuid.uuid4().hex
         self._held: dict[str, str] = {}  # slot -> player, of this process's open streams (Redis)
         self._refresher: asyncio.Task[None] | None = None
+        self._giving_back: set[asyncio.Task[None]] = set()  # slot_give_back_soon's
+        self._lease_set_at = -math.inf  # loop time of the last lease renewal
         self._recheck: asyncio.Task[None] | None = None
         self.draining = False  # the process is stopping (drain)
 
@@ -685,7 +688,10 @@ class Hub:
         return slot
 
     async def _slot_claim(self, player: str, limit: int, slot: str) -> bool:
-        if not self._held:  # the first slot, or the first since the lease may have lapsed
+        # The first slot, or the first since the lease may have lapsed: renewed, unless it was
+        # less than a heartbeat ago (it lives three), as for a process whose long-polls come
+        # one after another.
+        if not self._held and self._lease_age() >= settings.LIVE_HEARTBEAT_SECONDS:
             await self._lease_renew()
         taken = await self._slot_script(
             keys=[self._slot_key(player)], args=[self._lease_prefix(), limit, slot]
@@ -710,7 +716,13 @@ class Hub:
     async def _lease_renew(self) -> bool:
         """Set this process's lease for another slot life; whether it was still alive."""
         life = int(self._slot_life() * 1000)
-        return await self._client.set(self._lease_key(), 1, px=life, get=True) is not None
+        started = asyncio.get_running_loop().time()
+        alive = await self._client.set(self._lease_key(), 1, px=life, get=True) is not None
+        self._lease_set_at = started
+        return alive
+
+    def _lease_age(self) -> float:
+        return asyncio.get_running_loop().time() - self._lease_set_at
 
     async def _slots_restore(self, chunk: int = 1000) -> None:
         """Add this process's held slots back, in chunks (each a round trip the loop waits
@@ -731,6 +743,13 @@ class Hub:
         self._held.pop(slot, None)
         with contextlib.suppress(Exception):
             await self._client.srem(self._slot_key(player), slot)
+
+    def slot_give_back_soon(self, player: str, slot: str) -> None:
+        """`slot_give_back`, not awaited: a long-poll answers without waiting for its round
+        trip (the answer leaves by a thread, after the give-back has been sent)."""
+        task = asyncio.ensure_future(self.slot_give_back(player, slot))
+        self._giving_back.add(task)
+        task.add_done_callback(self._giving_back.discard)
 
     def _slot_key(self, player: str) -> str:
         return f"{_prefix()}:stream-slots:{player}"

@@ -911,7 +911,7 @@ class _LongPoll:
         finally:
             _shared_reads.forget_unwatched(match_id)
             if slot is not None:
-                await current.slot_give_back(*slot)
+                current.slot_give_back_soon(*slot)
 
 
 def _poll_view(read: _Read, seat: int | None) -> dict[str, Any]:

@@ -118,7 +118,8 @@ TEMPLATES = [
     },
 ]
 
-# Persistent connections (CONN_MAX_AGE) with health checks, so a request does not pay a connect.
+# Persistent connections (CONN_MAX_AGE) with health checks, so a request does not pay a connect
+# (a worker's tasks go without the check: pisyedili_api.celery).
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",

@@ -45,7 +45,7 @@ def start_worker(settings):
     assert not app.conf.task_always_eager
     processes = []
 
-    def start():
+    def start(**env_extra: str):
         processes.append(
             subprocess.Popen(
                 [
@@ -62,7 +62,7 @@ def start_worker(settings):
                     "-l",
                     "warning",
                 ],
-                env=env,
+                env={**env, **env_extra},
                 cwd=Path(__file__).resolve().parents[2],
             )
         )
@@ -115,3 +115,43 @@ def test_worker_answers_for_the_bots_until_the_match_ends(live_server, start_wor
         Move.objects.filter(match_id=match["id"]).order_by("seq").values_list("seq", flat=True)
     )
     assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_a_worker_whose_connection_was_cut_plays_the_next_bot_turn(live_server, start_worker):
+    """A worker's tasks use its persistent connection unchecked (pisyedili_api.celery): when
+    that connection died meanwhile (its server process ended, as in a restart of PostgreSQL),
+    the bot's task fails on it and is retried on a new one; the bot still answers."""
+    name = f"test-worker-{uuid.uuid4().hex[:8]}"
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}?application_name={name}"
+    start_worker(DATABASE_URL=url, CONN_MAX_AGE="600")
+    _, human = register(live_server.url)
+    match = human.post("/api/v1/matches", {"seats": 2, "bots": ["greedy"], "deals": 5}).json()
+
+    def bot_answers(view: dict) -> dict:
+        """The person moves until the bot is on turn; then the view once the bot has moved."""
+        while view["turn"] == 0 and view["status"] == "active":
+            response = human.post(
+                f"/api/v1/matches/{match['id']}/moves",
+                {**view["legal_moves"][-1], "version": view["version"]},
+            )
+            assert response.status_code == 200, response.text
+            view = response.json()
+        assert view["status"] == "active"
+        version = view["version"]
+        deadline = time.monotonic() + 60
+        while view["version"] == version:
+            assert time.monotonic() < deadline, "the bot did not answer"
+            view = human.state(match["id"], f"?after_version={version}&wait=10")
+        return view
+
+    view = bot_answers(human.state(match["id"]))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
+            [name],
+        )
+        assert cursor.fetchall() == [(True,)]  # the worker kept its one connection open
+    before = Move.objects.filter(match_id=match["id"], by_bot=True).count()
+    bot_answers(view)
+    assert Move.objects.filter(match_id=match["id"], by_bot=True).count() > before

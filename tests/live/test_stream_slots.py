@@ -116,3 +116,34 @@ def test_the_lease_is_renewed_in_one_command_and_restores_what_lapsed() -> None:
         assert await other.slot_take("p0") is None  # the cap of 3 holds again
 
     _run(scenario)
+
+
+def test_slots_taken_one_after_another_renew_the_lease_once_a_heartbeat() -> None:
+    """A process whose long-polls come one at a time holds no slot between them: the next one
+    renews the lease only when the last renewal is a heartbeat old (the lease lives three)."""
+
+    async def scenario(client: Any, hub: events.Hub, _other: events.Hub) -> None:
+        commands: list[tuple[Any, ...]] = []
+
+        async def take_and_give_back() -> None:
+            slot = await hub.slot_take("p")
+            assert slot is not None
+            await hub.slot_give_back("p", slot)
+
+        await take_and_give_back()  # the first: renews
+        execute = hub._client.execute_command
+
+        async def counted(*args: Any, **options: Any) -> Any:
+            commands.append(args)
+            return await execute(*args, **options)
+
+        hub._client.execute_command = counted  # type: ignore[method-assign]
+        for _ in range(3):
+            await take_and_give_back()
+        assert not [c for c in commands if c[0] == "SET"]
+        assert await client.pttl(hub._lease_key()) > 0
+        await asyncio.sleep(0.25)  # a heartbeat (0.2 s) with no slot held: no renewal ran
+        await take_and_give_back()
+        assert [c[1] for c in commands if c[0] == "SET"] == [hub._lease_key()]
+
+    _run(scenario)
