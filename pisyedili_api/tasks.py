@@ -303,7 +303,10 @@ def lowest_cpu_priority() -> None:
     out the time slice of the analysis it finds on the CPU (docs/benchmarks.md "Live play")."""
     os.nice(ANALYSIS_NICENESS)
     if hasattr(os, "sched_setscheduler"):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:  # a sandbox that refuses it: nice 19 alone
+            logger.warning("SCHED_IDLE refused; the analysis process runs at nice 19")
 
 
 def _analysis_process_start(databases: dict[str, str]) -> None:

@@ -84,10 +84,11 @@ def test_a_run_with_no_postgresql_or_redis_starts_throwaway_ones(tmp_path):
         CELERY_BROKER_URL=dead_broker,
         DJANGO_TEST_DATABASE_NAME="test_pisyedili_throwaway",
     )
+    worker_test = "test_worker_answers_for_the_bots_until_the_match_ends"
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         + ["tests/players/test_players_api.py::test_register_returns_player_and_token"]
-        + ["tests/integration/test_celery_worker.py"],
+        + [f"tests/integration/test_celery_worker.py::{worker_test}"],
         cwd=ROOT,
         env=env,
         capture_output=True,
