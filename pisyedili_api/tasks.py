@@ -233,9 +233,9 @@ def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[
 # A CPU-bound task on a thread of the server process would hold the GIL against every request:
 # a move, a bot's turn, the turn clock's beat. So the analysis queue's tasks run in ONE process
 # of their own (spawned: a fork of a threaded server is unsafe), at the lowest CPU priority
-# (`lowest_cpu_priority`), one at a time; the same task sent again while it waits is not queued
-# twice. Each job carries the server's ANALYSIS_* and CELERY_TASK_* settings and the names of its
-# databases (a test's own), which the process applies before it runs the task.
+# (nice 19), one at a time; the same task sent again while it waits is not queued twice. Each
+# job carries the server's ANALYSIS_* and CELERY_TASK_* settings and the names of its databases
+# (a test's own), which the process applies before it runs the task.
 
 _analysis_pool: futures.ProcessPoolExecutor | None = None
 _analysis_queued: set[tuple[str, tuple[Any, ...]]] = set()
@@ -296,25 +296,12 @@ def _exit_with_parent(every: float = 0.5) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def lowest_cpu_priority() -> None:
-    """This process runs only when no other wants a CPU: nice 19 and, on Linux, the SCHED_IDLE
-    policy (as `chrt --idle 0` starts the analysis worker, docs/operations.md). At nice 19
-    alone, a process that wakes (a request's thread, a bot's task, PostgreSQL) may first wait
-    out the time slice of the analysis it finds on the CPU (docs/benchmarks.md "Live play")."""
-    os.nice(ANALYSIS_NICENESS)
-    if hasattr(os, "sched_setscheduler"):
-        try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:  # a sandbox that refuses it: nice 19 alone
-            logger.warning("SCHED_IDLE refused; the analysis process runs at nice 19")
-
-
 def _analysis_process_start(databases: dict[str, str]) -> None:
     """In the analysis process, once: gone with the server, the lowest CPU priority, Django on
     the server's databases."""
     global _in_analysis_process
     _exit_with_parent()
-    lowest_cpu_priority()
+    os.nice(ANALYSIS_NICENESS)
     _in_analysis_process = True
     for alias, name in databases.items():
         settings.DATABASES[alias]["NAME"] = name
