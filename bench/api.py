@@ -360,7 +360,11 @@ def main() -> None:
             "tasks: "
             + (
                 "Celery workers -Q bots,scoring,celery"
-                + (" and (chrt --idle 0) -Q analysis" if args.analysis == "worker" else "")
+                + (
+                    f" and ({' '.join(ANALYSIS_PRIORITY)}) -Q analysis"
+                    if args.analysis == "worker"
+                    else ""
+                )
                 + ", private Redis"
                 if args.tasks == "worker"
                 else "eager, inside the request that sends them"

@@ -118,7 +118,7 @@ def main() -> None:
         client.send_task("games.noop", queue=scoring_queue).get(timeout=60)  # worker is up
         print(
             f"uvicorn 2 workers, celery worker {args.pool} -c {args.concurrency} (bots, scoring, "
-            f"default) and one at the idle priority (analysis); "
+            f"default) and one under {' '.join(ANALYSIS_PRIORITY)} (analysis); "
             f"PostgreSQL {url}, Redis {broker}; {args.bot} bot, 2 seats\n"
         )
         session = requests.Session()

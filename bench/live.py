@@ -57,7 +57,7 @@ from typing import Any
 
 import orjson
 import uvloop
-from common import ceiling_tables_create, percentile
+from common import ANALYSIS_PRIORITY, ceiling_tables_create, percentile
 from stack import ROOT, Stack
 
 IDLE_MATCHES = 50
@@ -1033,7 +1033,11 @@ def main() -> None:
         print(
             f"uvicorn live.asgi × {args.workers} workers, Celery workers -Q"
             " bots,scoring,celery"
-            + (" and (chrt --idle 0) -Q analysis" if args.analysis == "worker" else "")
+            + (
+                f" and ({' '.join(ANALYSIS_PRIORITY)}) -Q analysis"
+                if args.analysis == "worker"
+                else ""
+            )
             + f", private "
             f"PostgreSQL :{stack.pg_port} and Redis :{stack.redis_port}; fd limit {hard}; "
             f"{args.active} active clients"

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from common import child_pids, free_port, percentile, wait_until_up
+from common import ANALYSIS_PRIORITY, child_pids, free_port, percentile, wait_until_up
 from stack import PY, ROOT, Stack
 
 API = "/api/v1"
@@ -122,7 +122,8 @@ class Full:
         stack.wait_web(seconds=60)
         return (
             f"uvicorn {self.web_workers} workers :{stack.web_port}; celery -Q bots,scoring,celery "
-            f"-c {cores}; chrt --idle 0 celery -Q analysis -c {cores}; beat; PostgreSQL 15 "
+            f"-c {cores}; {' '.join(ANALYSIS_PRIORITY)} celery -Q analysis -c {cores}; beat; "
+            f"PostgreSQL 15 "
             f":{stack.pg_port} (fsync off), Redis :{stack.redis_port}"
         )
 
