@@ -79,7 +79,13 @@ from pisyedili_api.heap import freeze_startup_heap  # noqa: E402
 from . import hub  # noqa: E402
 from .middleware import LONG_POLL  # noqa: E402
 from .protocol import WS_MAX_SIZE, HttpProtocol, WebSocketProtocol, language_of  # noqa: E402
-from .streams import OPENING, POLL_ANSWER, Opening, shared_reads_close  # noqa: E402
+from .streams import (  # noqa: E402
+    OPENING,
+    POLL_ANSWER,
+    Opening,
+    poll_watching,
+    shared_reads_close,
+)
 from .transports import send_sse, send_ws, ws_refuse  # noqa: E402
 
 __all__ = ["WS_MAX_SIZE", "HttpProtocol", "WebSocketProtocol", "application"]
@@ -376,23 +382,25 @@ class StateEndpoint:
         if "wait" not in query or "after_version" not in query:
             await plain_http(scope, receive, send)
             return
-        opening, answer = Opening(), _Answer()
-        await _wsgi(scope, _bounded(receive), answer.send, {LONG_POLL: True, OPENING: opening})
-        if opening.poll is None:
-            if answer.start is not None:
-                await send(answer.start)
-                await send({"type": "http.response.body", "body": b"".join(answer.body)})
-            return
-        waiting = asyncio.ensure_future(opening.poll())
-        gone = asyncio.ensure_future(_disconnected(receive))
-        try:
-            await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (waiting, gone):
-                if not task.done():
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await task
+        async with poll_watching(scope["path_params"]["match_id"]) as waiter:
+            opening, answer = Opening(), _Answer()
+            extra = {LONG_POLL: True, OPENING: opening}
+            await _wsgi(scope, _bounded(receive), answer.send, extra)
+            if opening.poll is None:
+                if answer.start is not None:
+                    await send(answer.start)
+                    await send({"type": "http.response.body", "body": b"".join(answer.body)})
+                return
+            waiting = asyncio.ensure_future(opening.poll(waiter))
+            gone = asyncio.ensure_future(_disconnected(receive))
+            try:
+                await asyncio.wait((waiting, gone), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in (waiting, gone):
+                    if not task.done():
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await task
         if waiting.cancelled():
             return  # the client left
         error = waiting.exception()

@@ -41,7 +41,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any, NamedTuple
@@ -665,6 +665,21 @@ class Hub:
                 found.discard(waiter)
                 if not found:
                     del group[key]  # type: ignore[arg-type]
+            self._token_remove(waiter, tag)
+
+    @property
+    def subscribed(self) -> bool:
+        """The process's subscription has been confirmed (`start`): watch registers at once."""
+        return self._ready is not None and self._ready.is_set()
+
+    @contextlib.contextmanager
+    def watch_token(self, waiter: Waiter, token: str | None) -> Iterator[None]:
+        """`token` as watch's, for a waiter registered before its caller was checked (a
+        waiting long-poll's, live.asgi.StateEndpoint): its revocation from then on ends it."""
+        tag = self._token_add(waiter, token)
+        try:
+            yield
+        finally:
             self._token_remove(waiter, tag)
 
     # ---- per-player stream slots (LIVE_STREAMS_PER_PLAYER) ----

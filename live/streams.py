@@ -39,6 +39,7 @@ Their few blocking steps (authentication, reading the match) run on the hub's sm
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import logging
@@ -168,7 +169,8 @@ class Opening:
         self.events: AsyncGenerator[Event, None] | None = None
         self.answer: SocketAnswer | None = None
         # A waiting long-poll's wait (match_state_long_poll), awaited by live.asgi.
-        self.poll: Callable[[], Awaitable[dict[str, Any]]] | None = None
+        # Given the waiter registered before the request's checks (None: none was).
+        self.poll: Callable[[hub.Waiter | None], Awaitable[dict[str, Any]]] | None = None
 
 
 # The ASGI scope key of a stream's Opening (an extension key of this application's own).
@@ -246,7 +248,10 @@ _SeatEvent = tuple[int, bool, Event | None]  # version, over, the `state` event 
 
 
 def _match_read(match_id: UUID) -> _Read:
-    match = match_read(match_id)
+    return _parsed(match_read(match_id))
+
+
+def _parsed(match: Match | None) -> _Read:
     if match is None or not match.state:
         return match, None
     return match, engine.State.from_json(match.state)
@@ -842,7 +847,13 @@ def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
         if view is None:
             opening: Opening = request.META[OPENING]
             opening.poll = _LongPoll(
-                match.id, seat, _token(caller), after, wait, _poll_holder(request, player)
+                match.id,
+                seat,
+                _token(caller),
+                after,
+                wait,
+                _poll_holder(request, player),
+                _parsed(match),
             )
             return HttpResponse(status=202)  # not sent: live.asgi awaits the poll
     except Exception as exc:
@@ -865,10 +876,11 @@ def _poll_response(answer: dict[str, Any] | Exception) -> HttpResponse:
 @dataclass
 class _LongPoll:
     """A long-poll that is to wait: for a version of match `match_id` past `after`, at most
-    `wait` s, in one of `holder`'s long-poll slots (429 when all are taken); `seat` as the
-    request's checks read it (games.selectors.match_viewer_get). It keeps no copy of the match
-    of its own while it waits; the process holds the version it waits past, once for every
-    stream and long-poll of the match, for the move that ends the wait (_SharedReads)."""
+    `wait` s, in one of `holder`'s long-poll slots (429 when all are taken); `seat` and `read`
+    (the match, at `after` or before) as the request's checks read them
+    (games.selectors.match_viewer_get). It keeps no copy of the match of its own while it
+    waits; the process holds the version it waits past, once for every stream and long-poll of
+    the match, for the move that ends the wait (_SharedReads)."""
 
     match_id: UUID
     seat: int | None
@@ -876,27 +888,36 @@ class _LongPoll:
     after: int
     wait: float
     holder: tuple[str, int, str]
+    read: _Read | None
     language: str | None = field(default_factory=translation.get_language)
 
-    async def __call__(self) -> dict[str, Any]:
-        """The caller's view once the match is past `after` (or as it is after `wait` s)."""
+    async def __call__(self, waiter: hub.Waiter | None) -> dict[str, Any]:
+        """The caller's view once the match is past `after` (or as it is after `wait` s).
+        `waiter`: on the match, registered before the request's checks read it (live.asgi);
+        None: none was (the hub was not subscribed yet), and the match is read again once one
+        is."""
+        read, self.read = self.read, None  # the process's copy is _SharedReads'
         with translation.override(self.language):
-            return await self._wait()
+            if waiter is not None and read is not None:
+                return await self._wait(waiter, read)
+            try:
+                async with hub.hub().watch(match=str(self.match_id)) as waiter:
+                    return await self._wait(waiter, await _shared_reads.read(self.match_id))
+            finally:
+                _shared_reads.forget_unwatched(self.match_id)
 
-    async def _wait(self) -> dict[str, Any]:
+    async def _wait(self, waiter: hub.Waiter, read: _Read) -> dict[str, Any]:
         current = hub.hub()
         slot: tuple[str, str] | None = None
         match_id, seat = self.match_id, self.seat
         try:
-            async with current.watch(match=str(match_id), token=self.token) as waiter:
-                # Registered before the read: a change committed from here on is queued. The
-                # read is on the loop (no thread to wait for); the caller was checked by the
-                # request a moment ago.
-                read = await _shared_reads.read(match_id)
+            with current.watch_token(waiter, self.token):
+                # The waiter was registered before `read`: a change committed since is queued.
                 if read[0] is None or read[0].version > self.after:
                     return _poll_view(read, seat)
                 # The version it waits past: the move that ends the wait is applied to it.
                 _shared_reads.prime(match_id, read)
+                del read
                 key, limit, per = self.holder
                 taken = await current.slot_take(key, limit)
                 if taken is None:
@@ -904,14 +925,35 @@ class _LongPoll:
                 slot = (key, taken)
                 message = await _wait_for_version(waiter, self.after, self.wait)
                 if message is not None:
-                    read = await _shared_reads.match(match_id, message["version"])
+                    found = await _shared_reads.match(match_id, message["version"])
                 else:  # no change within `wait` (or the hub lost track): as it is now
-                    read = await _shared_reads.read(match_id)
-                return _poll_view(read, seat)
+                    found = await _shared_reads.read(match_id)
+                return _poll_view(found, seat)
         finally:
-            _shared_reads.forget_unwatched(match_id)
             if slot is not None:
                 current.slot_give_back_soon(*slot)
+
+
+@contextlib.asynccontextmanager
+async def poll_watching(match_id: str) -> AsyncIterator[hub.Waiter | None]:
+    """A waiter on a waiting long-poll's match (`match_id` as its path has it), registered
+    before Django checks the request and reads the match (live.asgi): a change committed after
+    that read is queued on it, so the wait needs no read of its own. None where the process's
+    subscription is not confirmed yet (Redis down: the wait registers its own then, or answers
+    503) or the path holds no match id (404)."""
+    current = hub.hub()
+    try:
+        key = UUID(match_id)
+    except ValueError:
+        key = None
+    if key is None or not current.subscribed:
+        yield None
+        return
+    try:
+        async with current.watch(match=str(key)) as waiter:
+            yield waiter
+    finally:
+        _shared_reads.forget_unwatched(key)
 
 
 def _poll_view(read: _Read, seat: int | None) -> dict[str, Any]:

@@ -314,6 +314,8 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not CELERY_BROKER_URL)
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://"
+elif CELERY_BROKER_URL.startswith("redis://"):
+    CELERY_BROKER_TRANSPORT = "pisyedili_api.broker:Transport"  # one client a channel
 CELERY_TASK_EAGER_PROPAGATES = True
 # No results are kept (tasks write to the database); bench/bot_latency.py sets a backend to
 # time games.noop.

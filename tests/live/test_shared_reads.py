@@ -311,10 +311,10 @@ def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any], int]:
         poll = streams._LongPoll(
-            UUID(match_id), waiter, None, seen["version"], 5, ("poll:test", 4, "%(limit)d")
+            UUID(match_id), waiter, None, seen["version"], 5, ("poll:test", 4, "%(limit)d"), None
         )
         try:
-            waiting = asyncio.ensure_future(poll())
+            waiting = asyncio.ensure_future(poll(None))  # no waiter before the checks: it reads
             while not reads:
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.05)
@@ -328,4 +328,71 @@ def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
     answer, expected, count = asyncio.run(scenario())
     assert answer == expected and answer["version"] == seen["version"] + 1
     assert count == 1  # the version it waited past; the move's was applied to it
+    assert UUID(match_id) not in shared.matches  # none kept once the poll left
+
+
+@pytest.mark.parametrize("committed", ["before the wait", "during the wait"])
+def test_a_long_poll_watching_before_its_checks_read_misses_no_move_committed_meanwhile(
+    make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch, committed: str
+) -> None:
+    """As live.asgi serves a waiting long-poll: its waiter is registered before the request's
+    checks read the match (live.streams.poll_watching), and the wait reads nothing of its own.
+    A move that another process commits after that read, before the wait starts or while it
+    waits, is queued on the waiter and answered at once (not after the poll's `wait`); while
+    it waits, the move is applied to the checks' read (no read at all)."""
+    clients, match_id = _two_seated(make_player, client_for)
+    monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
+    shared = streams._shared_reads
+    reads = _reads_counted(shared, monkeypatch)
+    seen = state(clients[0], match_id)
+    mover = seen["turn"]
+    waiter = 1 - mover
+    before = state(clients[mover], match_id)
+
+    def checks_read() -> Any:
+        read = streams._match_read(UUID(match_id))
+        connections.close_all()
+        return read
+
+    def move() -> dict[str, Any]:
+        response = post_move(clients[mover], match_id, before["legal_moves"][0], before["version"])
+        assert response.status_code == 200, response.content
+        view = state(clients[waiter], match_id)
+        connections.close_all()
+        return view
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        await events.hub().start()
+        try:
+            async with streams.poll_watching(match_id) as watching:
+                assert watching is not None
+                read = await asyncio.to_thread(checks_read)
+                assert read[0].version == seen["version"]
+                poll = streams._LongPoll(
+                    UUID(match_id),
+                    waiter,
+                    None,
+                    seen["version"],
+                    5,
+                    ("poll:t", 4, "%(limit)d"),
+                    read,
+                )
+                if committed == "before the wait":
+                    expected = await asyncio.to_thread(move)
+                    waiting = asyncio.ensure_future(poll(watching))
+                else:
+                    waiting = asyncio.ensure_future(poll(watching))
+                    await asyncio.sleep(0.1)
+                    assert not waiting.done()  # it waits past the version the checks read
+                    expected = await asyncio.to_thread(move)
+                answer = await asyncio.wait_for(waiting, 2)  # not the poll's 5 s
+            return answer, expected
+        finally:
+            await shared.close()
+            await events.hub().stop()
+
+    answer, expected = asyncio.run(scenario())
+    assert answer == expected and answer["version"] == seen["version"] + 1
+    if committed == "during the wait":
+        assert not reads  # the move was applied to the checks' read
     assert UUID(match_id) not in shared.matches  # none kept once the poll left
