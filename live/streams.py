@@ -896,17 +896,21 @@ class _LongPoll:
         `waiter`: on the match, registered before the request's checks read it (live.asgi);
         None: none was (the hub was not subscribed yet), and the match is read again once one
         is."""
-        read, self.read = self.read, None  # the process's copy is _SharedReads'
         with translation.override(self.language):
-            if waiter is not None and read is not None:
-                return await self._wait(waiter, read)
+            if waiter is not None and self.read is not None:
+                return await self._wait(waiter)
             try:
                 async with hub.hub().watch(match=str(self.match_id)) as waiter:
-                    return await self._wait(waiter, await _shared_reads.read(self.match_id))
+                    self.read = await _shared_reads.read(self.match_id)
+                    return await self._wait(waiter)
             finally:
                 _shared_reads.forget_unwatched(self.match_id)
 
-    async def _wait(self, waiter: hub.Waiter, read: _Read) -> dict[str, Any]:
+    async def _wait(self, waiter: hub.Waiter) -> dict[str, Any]:
+        """As __call__, `waiter` registered before `read` was read. Nothing keeps the read of
+        its own while it waits: the process's copy is _SharedReads'."""
+        read, self.read = self.read, None
+        assert read is not None
         current = hub.hub()
         slot: tuple[str, str] | None = None
         match_id, seat = self.match_id, self.seat

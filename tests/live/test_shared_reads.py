@@ -5,8 +5,10 @@ stream gets its own hand, never another seat's, and a spectator's no hand at all
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID, uuid4
@@ -339,7 +341,8 @@ def test_a_long_poll_watching_before_its_checks_read_misses_no_move_committed_me
     checks read the match (live.streams.poll_watching), and the wait reads nothing of its own.
     A move that another process commits after that read, before the wait starts or while it
     waits, is queued on the waiter and answered at once (not after the poll's `wait`); while
-    it waits, the move is applied to the checks' read (no read at all)."""
+    it waits, the move is applied to the version the process holds (no read at all), and the
+    poll keeps no read of its own (here the process held that version before it came)."""
     clients, match_id = _two_seated(make_player, client_for)
     monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
     shared = streams._shared_reads
@@ -381,9 +384,14 @@ def test_a_long_poll_watching_before_its_checks_read_misses_no_move_committed_me
                     expected = await asyncio.to_thread(move)
                     waiting = asyncio.ensure_future(poll(watching))
                 else:
+                    shared.prime(UUID(match_id), await asyncio.to_thread(checks_read))
+                    its_own = weakref.ref(read[0])
+                    del read
                     waiting = asyncio.ensure_future(poll(watching))
                     await asyncio.sleep(0.1)
                     assert not waiting.done()  # it waits past the version the checks read
+                    gc.collect()
+                    assert its_own() is None  # the process's copy is the one it waits on
                     expected = await asyncio.to_thread(move)
                 answer = await asyncio.wait_for(waiting, 2)  # not the poll's 5 s
             return answer, expected
