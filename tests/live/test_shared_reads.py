@@ -9,7 +9,7 @@ import gc
 import random
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -288,17 +288,16 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
     assert applied == 16 and {"draw", "play"} <= set(kinds)
 
 
-@override_settings(LIVE_REDIS_URL="")
-def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
+def _a_move_to_wait_for(
     make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A long-poll that waits past version V holds V's read; the move of V + 1 that another
-    process writes (no hand-over here) is applied to it (live.streams._SharedReads.advance),
-    and the poll answers the seat's view as GET state gives it with no read of its own."""
+) -> tuple[str, list[UUID], dict[str, Any], int, Callable[[], dict[str, Any]]]:
+    """A two-seat match whose moves are written as by another process (no hand-over); the
+    reads of live.streams._shared_reads counted from here on; the view before the move (the
+    mover's opponent's), that opponent's seat, and `move()`: the mover's first legal move
+    posted, then the opponent's view as GET state gives it."""
     clients, match_id = _two_seated(make_player, client_for)
     monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
-    shared = streams._shared_reads
-    reads = _reads_counted(shared, monkeypatch)
+    reads = _reads_counted(streams._shared_reads, monkeypatch)
     seen = state(clients[0], match_id)
     mover = seen["turn"]
     waiter = 1 - mover
@@ -310,6 +309,19 @@ def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
         view = state(clients[waiter], match_id)
         connections.close_all()  # this thread's, before the test database is dropped
         return view
+
+    return match_id, reads, seen, waiter, move
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
+    make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-poll that waits past version V holds V's read; the move of V + 1 that another
+    process writes (no hand-over here) is applied to it (live.streams._SharedReads.advance),
+    and the poll answers the seat's view as GET state gives it with no read of its own."""
+    match_id, reads, seen, waiter, move = _a_move_to_wait_for(make_player, client_for, monkeypatch)
+    shared = streams._shared_reads
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any], int]:
         poll = streams._LongPoll(
@@ -343,26 +355,13 @@ def test_a_long_poll_watching_before_its_checks_read_misses_no_move_committed_me
     waits, is queued on the waiter and answered at once (not after the poll's `wait`); while
     it waits, the move is applied to the version the process holds (no read at all), and the
     poll keeps no read of its own (here the process held that version before it came)."""
-    clients, match_id = _two_seated(make_player, client_for)
-    monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
+    match_id, reads, seen, waiter, move = _a_move_to_wait_for(make_player, client_for, monkeypatch)
     shared = streams._shared_reads
-    reads = _reads_counted(shared, monkeypatch)
-    seen = state(clients[0], match_id)
-    mover = seen["turn"]
-    waiter = 1 - mover
-    before = state(clients[mover], match_id)
 
     def checks_read() -> Any:
         read = streams._match_read(UUID(match_id))
         connections.close_all()
         return read
-
-    def move() -> dict[str, Any]:
-        response = post_move(clients[mover], match_id, before["legal_moves"][0], before["version"])
-        assert response.status_code == 200, response.content
-        view = state(clients[waiter], match_id)
-        connections.close_all()
-        return view
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
         await events.hub().start()
