@@ -3,7 +3,7 @@ client a channel instead of one a command.
 
 kombu's Redis channel builds a new `redis.Redis` over its connection pool for every message it
 sends (`conn_or_acquire`), and redis-py fills each new client's table of about 160 reply
-callbacks: a fifth of a task send's CPU (cProfile of `pisyedili_api.tasks.send`), paid by the
+callbacks: a fifth of a task send's CPU (cProfile of `pisyedili_api.tasks._publish`), paid by the
 move's request before it answers. The client kept here shares the same pool (a command still
 takes a connection from it and gives it back), so nothing else changes; it is made again
 after the pool is (a fork, a reconnect).
