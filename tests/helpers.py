@@ -128,13 +128,20 @@ def post_move(
 def play_until(
     clients: dict[int, Any], match_id: str, done: Any, limit: int = 2000
 ) -> dict[str, Any]:
-    """Seated clients (by seat) play their first legal move until `done(view)` or the match ends."""
+    """Seated clients (by seat) play their first legal move until `done(view)` or the match ends.
+    A deal's end is scored on commit, which then deals the next one: in a test's transaction
+    only with `commits_in_place` (a deal over and not scored by the next read fails at once)."""
     view = state(next(iter(clients.values())), match_id)
     for _ in range(limit):
         if view["status"] != "active" or done(view):
             return view
         if view["turn"] is None:  # deal over: scored on commit, then the next deal is dealt
+            over = view["version"]
             view = state(next(iter(clients.values())), match_id)
+            assert view["version"] != over, (
+                f"deal {view['deal']} is over and was not scored: commits do not run here"
+                " (the commits_in_place fixture runs them)"
+            )
             continue
         if view["you"] != view["turn"]:
             view = state(clients[view["turn"]], match_id)

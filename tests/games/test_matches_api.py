@@ -278,6 +278,7 @@ def test_idempotency_key_replays_first_response(two_humans):
     assert own.status_code == 200 and Move.objects.filter(match_id=mid).count() == before + 1
 
 
+@pytest.mark.usefixtures("commits_in_place")  # a deal with no draw: the next is dealt on commit
 def test_move_log_shows_drawn_cards_only_to_the_drawer_until_the_deal_is_over(two_humans):
     mid = two_humans["id"]
 
