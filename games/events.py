@@ -72,9 +72,9 @@ def in_lobby_news(match: Any, *, status_changed: bool) -> bool:
 
 
 def move_facts(match: Any, seat: int, move: engine.Move) -> dict[str, Any]:
-    """The `move` of the message of a move that does not end its deal (`played`), from the
-    match as written: the seat, the move as the move log shows it (a draw names no card) and,
-    where the match has a turn clock, the turn deadline it set. Public facts only."""
+    """The `move` of the message of a move (`played`), from the match as written: the seat, the
+    move as the move log shows it (a draw names no card) and, where the match has a turn clock,
+    the turn deadline it set (none once the move ends the deal). Public facts only."""
     played: dict[str, Any] = {"seat": seat, "move": move.to_json()}
     if match.turn_seconds:
         deadline = match.turn_deadline
@@ -84,10 +84,10 @@ def move_facts(match: Any, seat: int, move: engine.Move) -> dict[str, Any]:
 
 def version_after_move(match: Any, state: engine.State, played: dict[str, Any]) -> Any:
     """The match and its live deal one version after `match` at `state`, made by the move of a
-    message (`move_facts`) as games.services.moves._move_write writes a move that does not end
-    its deal: its version, move count, state and turn deadline (`match` itself unchanged; the
-    engine is deterministic, and a draw takes the stock's top card, which `state` holds).
-    engine.EngineError where the move is not one of that version's."""
+    message (`move_facts`) as games.services.moves._move_write writes it: its version, move
+    count, state and turn deadline (`match` itself unchanged; the engine is deterministic, and
+    a draw takes the stock's top card, which `state` holds). engine.EngineError where the move
+    is not one of that version's."""
     after = engine.apply(state, engine.Move.from_json(played["move"]), played["seat"])
     moved = copy.copy(match)
     moved.version += 1

@@ -2,10 +2,10 @@
 
 Only the move route keeps hand-written SQL (docs/architecture.md "A move, end to end"): the
 match row read (or lock) that also looks the mover up (pisyedili_api.rawsql.fetch_by_pk with
-players.auth.DeferredPlayer.lookup_sql), and the Move insert riding in a data-modifying CTE of
-the match update guarded by the version read (one round trip). Its INSERT and UPDATE are built
-by the generic helpers of pisyedili_api.rawsql from the models' metadata; this module writes
-what joins them.
+players.auth.DeferredPlayer.lookup_sql), and the Move insert (and the Deal's close, where the
+move ends it) riding in data-modifying CTEs of the match update guarded by the version read
+(one round trip). Its INSERTs and UPDATEs are built by the generic helpers of
+pisyedili_api.rawsql from the models' metadata; this module writes what joins them.
 
 Two more questions a move may ask: a keyed move's idempotency record (read only where a check
 fails: games.services.moves), and which of the people its notices tell has a push subscription
@@ -30,16 +30,17 @@ def _version_kept(vendor: str) -> str:
     return rawsql.statement(" AND {match.version} = %s RETURNING 1", match=Match)
 
 
-def update_if_version_then_inserts(update: str, inserts: list[str]) -> str:
+def update_if_version_then_writes(update: str, writes: list[str]) -> str:
     """A match's UPDATE (by primary key, rawsql.update_sql) that writes only if the row still
-    holds the version the caller read, and INSERTs (rawsql.insert_from_sql from `updated`)
-    written only with it, as one statement: `WITH updated AS (UPDATE … AND version = %s
-    RETURNING 1), inserted_0 AS (INSERT … SELECT … FROM updated), … SELECT count(*) FROM
-    updated`, whose one value is 1 if it wrote, 0 if another write moved the version on (then
-    nothing is written). The parameters: the update's, the version read, then the inserts', in
-    order. PostgreSQL: a row changed since the statement's snapshot is checked again as it is
-    now (READ COMMITTED), so two such writes of one version never both land."""
-    ctes = "".join(f", inserted_{n} AS ({insert})" for n, insert in enumerate(inserts))
+    holds the version the caller read, and the writes that go with it (INSERTs by
+    rawsql.insert_from_sql, UPDATEs by rawsql.update_from_sql, each from `updated`), written
+    only with it, as one statement: `WITH updated AS (UPDATE … AND version = %s RETURNING 1),
+    written_0 AS (INSERT … SELECT … FROM updated), … SELECT count(*) FROM updated`, whose one
+    value is 1 if it wrote, 0 if another write moved the version on (then nothing is written).
+    The parameters: the update's, the version read, then the writes', in order. PostgreSQL: a
+    row changed since the statement's snapshot is checked again as it is now (READ COMMITTED),
+    so two such writes of one version never both land."""
+    ctes = "".join(f", written_{n} AS ({write})" for n, write in enumerate(writes))
     return (
         f"WITH updated AS ({update}{_version_kept(connection.vendor)}){ctes}"
         " SELECT count(*) FROM updated"

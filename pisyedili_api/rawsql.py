@@ -168,10 +168,11 @@ def _insert_template(model: type[Model], names: tuple[str, ...]) -> str:
 
 
 @cache
-def _update_template(model: type[Model], names: tuple[str, ...]) -> str:
+def _update_template(model: type[Model], names: tuple[str, ...], source: str = "") -> str:
     assignments = ", ".join(f"{_quote(f.column)} = %s" for f in _fields(model, names))
     pk = _quote(model._meta.pk.column)
-    return f"UPDATE {_quote(model._meta.db_table)} SET {assignments} WHERE {pk} = %s"
+    joined = f" FROM {source}" if source else ""
+    return f"UPDATE {_quote(model._meta.db_table)} SET {assignments}{joined} WHERE {pk} = %s"
 
 
 _INTEGERS = frozenset(
@@ -284,6 +285,16 @@ def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[An
     params = _prepared(model, values)
     params.append(model._meta.pk.get_db_prep_value(pk, connection))
     return _update_template(model, tuple(values)), params
+
+
+def update_from_sql(
+    model: type[Model], pk: Any, source: str, **values: Any
+) -> tuple[str, list[Any]]:
+    """`update_sql`, written only if the relation `source` (a CTE of the same statement, as
+    for `insert_from_sql`) holds a row."""
+    params = _prepared(model, values)
+    params.append(model._meta.pk.get_db_prep_value(pk, connection))
+    return _update_template(model, tuple(values), source), params
 
 
 class _Slots:

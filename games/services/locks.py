@@ -1,9 +1,9 @@
 """The match row lock: every service that writes a match, or rows whose count it decides (seats,
 scores, luck), takes it first, so two writers of one match run one after the other
-(docs/architecture.md "A move, end to end"). One writer reads without it: a move that does not
-end a deal (a person's, a bot's, the clock's) writes in one statement only if the match still
-holds the version it read (games.sql.update_if_version_then_inserts), and every write of a
-match's play moves the version on."""
+(docs/architecture.md "A move, end to end"). One writer reads without it: a move (a
+person's, a bot's, the clock's) writes in one statement only if the match still holds the
+version it read (games.sql.update_if_version_then_writes), and every write of a match's play
+moves the version on."""
 
 from __future__ import annotations
 

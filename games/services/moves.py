@@ -1,14 +1,13 @@
 """Moves: a person's move, a bot's turn, the turn clock's overdue moves.
 
 Exactly-once moves (docs/architecture.md "A move, end to end"): the request's version must
-equal the match's, and the write lands only if the match still holds it (on PostgreSQL a move
-that does not end the deal, a person's, a bot's or the clock's, reads without a lock and
-writes in one statement guarded by the version; a move that ends it, or one that lost the
-race, runs under the match row lock, SELECT … FOR UPDATE), a repeated Idempotency-Key (per
-player and match) returns the stored first response, and (match, seq) is unique. An
-IntegrityError of a race a service knows (a unique constraint it names) becomes a documented
-4xx; any other one is a logged 500. This is the hottest path of the server, so its statements
-are written by hand (games/sql.py, pisyedili_api/rawsql.py).
+equal the match's, and the write lands only if the match still holds it (on PostgreSQL a move,
+a person's, a bot's or the clock's, reads without a lock and writes in one statement guarded
+by the version; one that lost the race runs again under the match row lock, SELECT … FOR
+UPDATE), a repeated Idempotency-Key (per player and match) returns the stored first response,
+and (match, seq) is unique. An IntegrityError of a race a service knows (a unique constraint
+it names) becomes a documented 4xx; any other one is a logged 500. This is the hottest path of
+the server, so its statements are written by hand (games/sql.py, pisyedili_api/rawsql.py).
 """
 
 from __future__ import annotations
@@ -35,14 +34,15 @@ from games.engine.history import LoggedMove, deal_log, seen_by
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.renderers import JSONRenderer
+from pisyedili_api.tasks import send_on_commit
 
 from .. import clock, events, sql
-from ..models import IDEMPOTENCY_KEY_CONSTRAINT, IdempotencyRecord, Match
+from ..models import IDEMPOTENCY_KEY_CONSTRAINT, Deal, IdempotencyRecord, Match
 from ..models import Move as MoveRow
 from ..selectors import match_hidden_check, seat_of
-from .lifecycle import _after_commit_bot_turn, _match_write, _violates
+from .lifecycle import _after_commit_bot_turn, _violates
 from .locks import CallerLookup, move_lock
-from .scoring import _CLOSE_FIELDS, _deal_close
+from .scoring import _deal_close_values
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def match_apply_move(
             try:
                 return apply(guarded=True)
             except _Unguarded:
-                pass  # the move ends the deal, or a write of the match came first: the lock
+                pass  # a write of the match came first: the lock
         with transaction.atomic():
             return apply(guarded=False)
     except IntegrityError as exc:
@@ -124,8 +124,8 @@ def match_apply_move(
 
 class _Unguarded(Exception):
     """A guarded move (`_move_write`'s `guarded`) that wrote nothing and must be applied under
-    the match row lock: it ends the deal, or the match no longer held the version read. `move`:
-    a bot's move, chosen at that version (`_play`)."""
+    the match row lock: the match no longer held the version read. `move`: a bot's move, chosen
+    at that version (`_play`)."""
 
     move: engine.Move | None = None
 
@@ -276,24 +276,20 @@ def _move_write(
     guarded: bool = False,
 ) -> tuple[engine.State, dict[str, Any]]:
     """Apply `move` for `seat` to `match` (locked, or read without the lock where `guarded`) at
-    `state` and write it: the Move row, the match's state and version (one statement on
-    PostgreSQL), the deal's end if it ends; a bot on turn next is enqueued on commit. The state
-    after it and `reply` of it (the mover's view as the caller builds it, once `match` holds
-    what the move made of it; {} without `reply`), which this process's streams of the match are
-    handed with the write (the mover's `state` event is that view, not rendered again).
-    `record(view)` gives a row to write with the move (an IdempotencyRecord's values: a keyed
-    move's, the reply in it), in the same statement where the move's is one. `notices` False: no
-    one seated has anywhere to be sent notices (`move_lock` read it), so the commit looks none
-    up. `guarded` (PostgreSQL, `match` read without the lock): one statement that writes only if
-    the match still holds the version read, outside any transaction of its own; `_Unguarded` and
-    nothing written if it no longer does, or if the move ends the deal (several statements, one
-    transaction under the lock). 409/422 if it is not this seat's turn or not legal (the
-    engine's errors)."""
+    `state` and write it: the Move row, the match's state and version, and the deal's close
+    if the move ends it (one statement on PostgreSQL); a bot on turn next, or the deal's
+    scoring, is sent on commit. The state after it and `reply` of it (the mover's view as the
+    caller builds it, once `match` holds what the move made of it; {} without `reply`), which
+    this process's streams of the match are handed with the write (the mover's `state` event
+    is that view, not rendered again). `record(view)` gives a row to write with the move (an
+    IdempotencyRecord's values: a keyed move's, the reply in it), in the same statement where
+    the move's is one. `notices` False: no one seated has anywhere to be sent notices
+    (`move_lock` read it), so the commit looks none up. `guarded` (PostgreSQL, `match` read
+    without the lock): the statement writes only if the match still holds the version read,
+    outside any transaction of its own; `_Unguarded` and nothing written if it no longer does.
+    409/422 if it is not this seat's turn or not legal (the engine's errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
-    if guarded and after.is_over:
-        raise _Unguarded
-
     seq = match.move_count + 1
     read_version = match.version
     match.version += 1
@@ -315,57 +311,50 @@ def _move_write(
         effect=engine.move_effect(state, move, after).to_json(),
     )
     match.move_count = seq
-    view: dict[str, Any] = {}
+    match.state = after.to_json()
+    written: dict[str, Any] = {"state": match.state, "version": match.version, "move_count": seq}
     if after.is_over:
-        rawsql.execute(*rawsql.insert_sql(MoveRow, **move_values))
-        _deal_close(match, after)
-        _match_write(match, "version", "move_count", *_CLOSE_FIELDS)
-        if reply is not None:
-            view = reply(match, seat, after)
-        if record is not None:
-            rawsql.execute(*rawsql.insert_sql(IdempotencyRecord, **record(view)))
+        match.turn_deadline = None  # no turn to play until the next deal
+        written["turn_deadline"] = None
+    elif match.turn_seconds:
+        match.turn_deadline = clock.deadline_after_move(match, seat, move, after)
+        written["turn_deadline"] = match.turn_deadline
+    match_row = rawsql.update_sql(Match, match.id, **written)
+    view = reply(match, seat, after) if reply is not None else {}
+    inserted: list[tuple[type[Model], dict[str, Any]]] = [(MoveRow, move_values)]
+    if record is not None:
+        inserted.append((IdempotencyRecord, record(view)))
+    closed = _deal_close_values(after, match.state) if after.is_over else None
+    if connection.vendor == "postgresql":
+        # One round trip: the other writes ride in data-modifying CTEs of the match update,
+        # which writes only if the version read is still the row's (always so under the lock).
+        rows = [rawsql.insert_from_sql(model, "updated", **v) for model, v in inserted]
+        if closed is not None:
+            rows.append(rawsql.update_from_sql(Deal, match.live_deal_id, "updated", **closed))
+        statement = sql.update_if_version_then_writes(match_row[0], [r[0] for r in rows])
+        params = [*match_row[1], read_version, *(p for row in rows for p in row[1])]
+        # Guarded inside a caller's transaction (a test's): a savepoint, which a failed
+        # statement would otherwise leave unusable for the answer's reads.
+        nested = guarded and connection.in_atomic_block
+        with transaction.atomic() if nested else nullcontext():
+            landed = rawsql.fetch_one(statement, params)
+        if not (landed and landed[0]):
+            raise _Unguarded  # guarded only: under the lock the version cannot move
     else:
-        match.state = after.to_json()
-        clocked = {}
-        if match.turn_seconds:
-            match.turn_deadline = clock.deadline_after_move(match, seat, move, after)
-            clocked["turn_deadline"] = match.turn_deadline
-        match_row = rawsql.update_sql(
-            Match,
-            match.id,
-            state=match.state,
-            version=match.version,
-            move_count=seq,
-            **clocked,
-        )
-        if reply is not None:
-            view = reply(match, seat, after)
-        inserted: list[tuple[type[Model], dict[str, Any]]] = [(MoveRow, move_values)]
-        if record is not None:
-            inserted.append((IdempotencyRecord, record(view)))
-        if connection.vendor == "postgresql":
-            # One round trip: the inserts ride in data-modifying CTEs of the match update, which
-            # writes only if the version read is still the row's (always so under the lock).
-            rows = [rawsql.insert_from_sql(model, "updated", **v) for model, v in inserted]
-            statement = sql.update_if_version_then_inserts(match_row[0], [r[0] for r in rows])
-            params = [*match_row[1], read_version, *(p for row in rows for p in row[1])]
-            # Guarded inside a caller's transaction (a test's): a savepoint, which a failed
-            # statement would otherwise leave unusable for the answer's reads.
-            nested = guarded and connection.in_atomic_block
-            with transaction.atomic() if nested else nullcontext():
-                written = rawsql.fetch_one(statement, params)
-            if not (written and written[0]):
-                raise _Unguarded  # guarded only: under the lock the version cannot move
-        else:
-            for row in (*(rawsql.insert_sql(m, **v) for m, v in inserted), match_row):
-                rawsql.execute(*row)
-        events.match_version_on_commit(
-            match,
-            state=after,
-            replies={seat: view} if view else None,
-            notices=notices,
-            played=events.move_facts(match, seat, move),
-        )
+        for row in (*(rawsql.insert_sql(m, **v) for m, v in inserted), match_row):
+            rawsql.execute(*row)
+        if closed is not None:
+            rawsql.execute(*rawsql.update_sql(Deal, match.live_deal_id, **closed))
+    # The streams are told first: on commit the hooks run in this order.
+    events.match_version_on_commit(
+        match,
+        state=after,
+        replies={seat: view} if view else None,
+        notices=notices,
+        played=events.move_facts(match, seat, move),
+    )
+    if after.is_over:
+        send_on_commit("games.deal_score", str(match.id), match.current_deal)  # R-30..R-32
     _after_commit_bot_turn(match)
     return after, view
 
@@ -394,9 +383,9 @@ def _play(
     it moved; a moved version, a finished match or a person who just moved all mean "done".
     On PostgreSQL the match is read without the lock and the move written only if the version
     read is still the match's (as a person's move, match_apply_move): the bot thinks holding
-    no lock. A move that ends the deal, or a write that found the version moved on, is played
-    again under the match row lock, in one transaction from the version check to the write
-    (the move already chosen, where the version is still the one it was chosen at)."""
+    no lock. A write that found the version moved on is played again under the match row lock,
+    in one transaction from the version check to the write (the move already chosen, where the
+    version is still the one it was chosen at)."""
     chosen = None
     if connection.vendor == "postgresql":
         try:

@@ -10,6 +10,7 @@ per deal or per match, so they use the ORM.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from django.db import transaction
@@ -29,24 +30,19 @@ from .locks import match_lock
 # A match that is over: finished, or abandoned by its people (games.services.match_resign).
 _OVER = (Match.Status.FINISHED, Match.Status.ABANDONED)
 
-# The match fields _deal_close sets (the caller writes them).
-_CLOSE_FIELDS = ("state", "turn_deadline")
 
-
-def _deal_close(match: Match, final: engine.State) -> None:
-    """R-28, R-29: the deal is over. Store its result and final state; score it on a worker
-    once the move commits (the caller writes the match's _CLOSE_FIELDS)."""
-    result, deal_id = final.result, match.live_deal_id
-    assert result is not None and deal_id is not None  # a live deal has just ended
-    Deal.objects.filter(id=deal_id).update(
-        status=Deal.Status.OVER,
-        result=result.to_json(),
-        final_state=final.to_json(),
-        finished_at=timezone.now(),
-    )
-    match.state = final.to_json()
-    match.turn_deadline = None
-    send_on_commit("games.deal_score", str(match.id), match.current_deal)
+def _deal_close_values(final: engine.State, final_json: dict[str, Any]) -> dict[str, Any]:
+    """R-28, R-29: the values of the Deal row that the move to `final` (`final_json`: its
+    stored form) ended: status, result, final state. The move writes them with the match
+    (games.services.moves._move_write), whose row then holds the final state until
+    games.deal_score scores the deal on a worker, sent once the move commits."""
+    assert final.result is not None  # the deal has just ended
+    return {
+        "status": Deal.Status.OVER,
+        "result": final.result.to_json(),
+        "final_state": final_json,
+        "finished_at": timezone.now(),
+    }
 
 
 def deal_score(*, match_id: UUID | str, deal_number: int) -> bool:
@@ -90,9 +86,10 @@ def _deal_record(match: Match, deal: Deal) -> None:
     send_on_commit("games.deal_luck", str(match.id), deal.number)  # its own queue
     result = deal.result
     # The next deal is dealt only once this one is scored: until then the match holds the
-    # final state of its live deal (_deal_close), so it need not be read again.
+    # final state of its live deal (the move that ended it wrote it), so it need not be read
+    # again.
     final_json = match.state if deal.id == match.live_deal_id else deal.final_state
-    assert result is not None and final_json is not None  # _deal_close wrote both
+    assert result is not None and final_json is not None  # the deal's last move wrote both
     final = engine.State.from_json(final_json)
     player_ids = [UUID(p) for p in match.seat_players]
     winners = set(result["winners"])

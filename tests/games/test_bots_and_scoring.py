@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from games import engine
 from games.engine.bots import BOTS, Bot
@@ -112,6 +113,46 @@ def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
     )
 
 
+def test_the_move_that_ends_a_deal_closes_it_in_its_one_guarded_write(make_player, client_for):
+    """R-28: the move that ends the deal writes its Move row, the match's final state and the
+    Deal's close (status, result, final state) together; on PostgreSQL in the one statement
+    guarded by the version read, as every move (docs/architecture.md "A move, end to end",
+    step 5), with no lock taken. Its answer shows the deal over; the deal is scored on commit."""
+    _, ta = make_player()
+    _, tb = make_player()
+    ca, cb = client_for(ta), client_for(tb)
+    match = create_match(ca, deals=2)
+    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
+    position = engine.deal_from_codes(
+        hands=["7D", "10C 9H 4S"], top="9D", stock=["2C", "4C", "6S"], turn=0, rules=rules
+    )
+    _force_live_state(match["id"], position)
+    view = state(ca, match["id"])
+    with CaptureQueriesContext(connection) as captured:
+        response = post_move(ca, match["id"], {"action": "play", "card": "7D"}, view["version"])
+    assert response.status_code == 200, response.content
+    assert response.json()["phase"] == "deal_over" and response.json()["deal"] == 1
+    assert response.json()["result"]["reason"] == "shed" and response.json()["result"][
+        "winners"
+    ] == [0]
+    deal1 = Deal.objects.get(match_id=match["id"], number=1)
+    assert deal1.status == Deal.Status.OVER and deal1.result["reason"] == "shed"
+    assert engine.State.from_json(deal1.final_state).hands[1] == position.hands[1]
+    assert deal1.scored_at is not None  # games.deal_score, on commit (in-process here)
+    assert Move.objects.filter(match_id=match["id"], deal_number=1).count() == 1
+    if connection.vendor == "postgresql":
+        statements = [
+            q["sql"]
+            for q in captured.captured_queries
+            if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))
+        ]
+        (at,) = [i for i, s in enumerate(statements) if s.startswith("WITH updated AS (UPDATE")]
+        read, write = statements[at - 1 : at + 1]
+        assert at == 1 and read.startswith("SELECT") and "FOR UPDATE" not in read
+        assert '"games_move"' in write and 'UPDATE "games_deal"' in write
+
+
 def test_shared_tiebreak_ends_with_shared_first_place(make_player, client_for):
     _, ta = make_player()
     _, tb = make_player()
@@ -203,9 +244,8 @@ def test_a_bot_turn_overtaken_between_its_read_and_its_write_writes_nothing(
 ):
     """A bot turn reads the match without the lock and thinks holding none; its move is
     written only if the match is still at the version it read (docs/architecture.md "A move,
-    end to end", step 8). The same turn run again lands between the two: the first writes
-    nothing and answers "done". A move that ends the deal is applied under the lock, as the
-    bot chose it."""
+    end to end", step 8), the deal's close with it where the move ends the deal. The same turn
+    run again lands between the two: the first writes nothing and answers "done"."""
     _, token = make_player()
     client = client_for(token)
     match = create_match(client, seats=2, bots=["greedy"], deals=1)
@@ -229,7 +269,7 @@ def test_a_bot_turn_overtaken_between_its_read_and_its_write_writes_nothing(
 
     def overtaking(*args, **kwargs):  # the first call only: the overtaking turn's is the second
         calls.append(True)
-        if len(calls) == 1 and not deal_ends:
+        if len(calls) == 1:
             calls.append(match_play_bot_turn(match_id=match["id"], version=version))
         return apply(*args, **kwargs)
 
@@ -237,13 +277,17 @@ def test_a_bot_turn_overtaken_between_its_read_and_its_write_writes_nothing(
     moved = match_play_bot_turn(match_id=match["id"], version=version)
     monkeypatch.undo()
     moves = list(Move.objects.filter(match_id=match["id"]).values_list("seat", "card", "by_bot"))
+    assert moved is False and calls[1] is True  # the overtaking turn moved; this one not
+    assert chosen == ["greedy", "greedy"]
+    assert len(moves) == 1 and moves[0][0] == 1 and moves[0][2] is True
+    written = Match.objects.get(id=match["id"])
+    deal = Deal.objects.get(match_id=match["id"], number=1)
     if deal_ends:
-        # The guarded attempt chose 7D and wrote nothing; under the lock the same move ends it.
-        assert moved is True and moves == [(1, "7D", True)]
-        assert len(calls) == 2 and chosen == ["greedy"]  # chosen once, applied twice
-        assert Deal.objects.get(match_id=match["id"], number=1).result["reason"] == "shed"
+        assert moves == [(1, "7D", True)]
+        assert deal.status == Deal.Status.OVER and deal.result["reason"] == "shed"
+        assert deal.final_state == written.state
+        assert engine.State.from_json(written.state).is_over
     else:
-        assert moved is False and calls[1] is True  # the overtaking turn moved; this one not
-        assert chosen == ["greedy", "greedy"]
-        assert len(moves) == 1 and moves[0][0] == 1 and moves[0][2] is True
-        assert Match.objects.get(id=match["id"]).version == version + 1
+        assert deal.status == Deal.Status.ACTIVE and deal.result is None
+    # The move's version; where it ended the deal, games.deal_score's (on commit) after it.
+    assert written.version == version + (2 if deal_ends else 1)
