@@ -61,8 +61,10 @@ PY = Path(sys.executable)
 
 
 def cpu_seconds(match: Callable[[int, str], bool]) -> float:
-    """CPU time (user + system) used so far by the processes `match(pid, comm)` selects (Linux
-    /proc; 0 elsewhere): where the time of a request goes, beside what the clients see."""
+    """CPU time (user + system) used so far by the processes `match(pid, comm)` selects, their
+    ended children's included (a PostgreSQL backend that closed its connection: the postmaster
+    has reaped it; Linux /proc; 0 elsewhere): where the time of a request goes, beside what the
+    clients see."""
     total = 0
     for entry in Path("/proc").glob("[0-9]*"):
         try:
@@ -72,7 +74,7 @@ def cpu_seconds(match: Callable[[int, str], bool]) -> float:
         comm = stat[stat.index("(") + 1 : stat.rindex(")")]
         fields = stat[stat.rindex(")") + 2 :].split()
         if match(int(entry.name), comm):
-            total += int(fields[11]) + int(fields[12])  # utime, stime
+            total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
     return total / os.sysconf("SC_CLK_TCK")
 
 

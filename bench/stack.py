@@ -239,7 +239,9 @@ class Stack:
 
     def cpu_seconds(self) -> dict[str, float]:
         """CPU time (user + system) so far of each tier: the web processes, PostgreSQL's, the
-        Celery workers', Redis's and this bench's own (`load`) (Linux /proc)."""
+        Celery workers', Redis's and this bench's own (`load`), the ended children of each
+        included (a backend that closed its connection, reaped by the postmaster; Linux
+        /proc)."""
         assert self.web is not None and self.redis is not None
         pg = self.pg_pid()
         tiers = {
@@ -259,7 +261,7 @@ class Stack:
                 except OSError:
                     continue
                 fields = stat[stat.rindex(")") + 2 :].split()
-                total += int(fields[11]) + int(fields[12])  # utime, stime
+                total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
             spent[tier] = total / tick
         return spent
 
