@@ -82,19 +82,35 @@ def _force_live_state(match_id, state):
     Match.objects.filter(id=match_id).update(state=state.to_json())
 
 
-def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
+def _two_people_at(make_player, client_for, hands, top, stock, deals, rules=None):
+    """Two people at a new match of `deals` deals (and `rules`) whose live deal is forced to
+    `hands`, `top` and `stock`, seat 0 on turn in phase play: seat 0's client, the match (as
+    created) and the position."""
     _, ta = make_player()
     _, tb = make_player()
     ca, cb = client_for(ta), client_for(tb)
-    match = create_match(ca, deals=1, rules={"match_tiebreak": "extra_deal"})
+    match = create_match(ca, deals=deals, **({"rules": rules} if rules else {}))
     assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
-    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
-    # Seat 0 draws the last stock card: both hands are then worth 28 (R-29, R-30), both win with
-    # 0 each, the lowest total is shared, so another deal follows (R-32 extra_deal).
+    game_rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
     position = engine.deal_from_codes(
-        hands=["5H 3S", "10C 9D 9H"], top="9S", stock=["7D"], turn=0, rules=rules, phase="play"
+        hands=hands, top=top, stock=stock, turn=0, rules=game_rules, phase="play"
     )
     _force_live_state(match["id"], position)
+    return ca, match, position
+
+
+def test_extra_deal_breaks_a_shared_lowest_total(make_player, client_for):
+    # Seat 0 draws the last stock card: both hands are then worth 28 (R-29, R-30), both win with
+    # 0 each, the lowest total is shared, so another deal follows (R-32 extra_deal).
+    ca, match, _ = _two_people_at(
+        make_player,
+        client_for,
+        ["5H 3S", "10C 9D 9H"],
+        "9S",
+        ["7D"],
+        deals=1,
+        rules={"match_tiebreak": "extra_deal"},
+    )
     view = state(ca, match["id"])
     assert {"action": "draw"} in view["legal_moves"]
     response = post_move(ca, match["id"], {"action": "draw"}, view["version"])
@@ -118,24 +134,16 @@ def test_the_move_that_ends_a_deal_closes_it_in_its_one_guarded_write(make_playe
     Deal's close (status, result, final state) together; on PostgreSQL in the one statement
     guarded by the version read, as every move (docs/architecture.md "A move, end to end",
     step 5), with no lock taken. Its answer shows the deal over; the deal is scored on commit."""
-    _, ta = make_player()
-    _, tb = make_player()
-    ca, cb = client_for(ta), client_for(tb)
-    match = create_match(ca, deals=2)
-    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
-    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
-    position = engine.deal_from_codes(
-        hands=["7D", "10C 9H 4S"], top="9D", stock=["2C", "4C", "6S"], turn=0, rules=rules
+    ca, match, position = _two_people_at(
+        make_player, client_for, ["7D", "10C 9H 4S"], "9D", ["2C", "4C", "6S"], deals=2
     )
-    _force_live_state(match["id"], position)
     view = state(ca, match["id"])
     with CaptureQueriesContext(connection) as captured:
         response = post_move(ca, match["id"], {"action": "play", "card": "7D"}, view["version"])
     assert response.status_code == 200, response.content
     assert response.json()["phase"] == "deal_over" and response.json()["deal"] == 1
-    assert response.json()["result"]["reason"] == "shed" and response.json()["result"][
-        "winners"
-    ] == [0]
+    result = response.json()["result"]
+    assert result["reason"] == "shed" and result["winners"] == [0]
     deal1 = Deal.objects.get(match_id=match["id"], number=1)
     assert deal1.status == Deal.Status.OVER and deal1.result["reason"] == "shed"
     assert engine.State.from_json(deal1.final_state).hands[1] == position.hands[1]
@@ -154,16 +162,9 @@ def test_the_move_that_ends_a_deal_closes_it_in_its_one_guarded_write(make_playe
 
 
 def test_shared_tiebreak_ends_with_shared_first_place(make_player, client_for):
-    _, ta = make_player()
-    _, tb = make_player()
-    ca, cb = client_for(ta), client_for(tb)
-    match = create_match(ca, deals=1)
-    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
-    rules = engine.Rules.from_json(Match.objects.get(id=match["id"]).rules)
-    position = engine.deal_from_codes(
-        hands=["5H 3S", "10C 9D 9H"], top="9S", stock=["7D"], turn=0, rules=rules, phase="play"
+    ca, match, _ = _two_people_at(
+        make_player, client_for, ["5H 3S", "10C 9D 9H"], "9S", ["7D"], deals=1
     )
-    _force_live_state(match["id"], position)
     view = state(ca, match["id"])
     assert post_move(ca, match["id"], {"action": "draw"}, view["version"]).status_code == 200
     detail = ca.get(f"/api/v1/matches/{match['id']}").json()
