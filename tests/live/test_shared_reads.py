@@ -21,6 +21,7 @@ from django.test import override_settings
 
 from games import engine
 from games.models import Match
+from games.serializers import move_reply_state
 from live import hub as events
 from live import streams
 from live.events import Event
@@ -223,7 +224,9 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
     another process's), the move's message brings the move's public facts and the streams
     render its version from them (live.streams._SharedReads.advance) with no read: each seat's
     view as GET state gives it, the match as the ORM reads its row (the turn clock's deadline
-    too). A move that ends the deal, or a message whose version is not the next, is read."""
+    too). The move that ends the deal too: each seat sees the deal over with its result, the
+    mover its move's answer. A version no move made (the deal's scoring), or a message whose
+    version is not the next, is read."""
     clients, match_id = _two_seated(make_player, client_for, turn_seconds=60)
     key = UUID(match_id)
     monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
@@ -232,20 +235,21 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
     names = [f.attname for f in Match._meta.concrete_fields]
     rng = random.Random(5)
 
-    def move() -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
-        """A random legal move by the seat on turn; the version, each seat's GET state and the
-        match's row after it."""
+    def move() -> tuple[int, dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+        """A random legal move by the seat on turn (a draw now and then); its answer, then each
+        seat's GET state and the match's row (the deal's scoring ran on the move's commit, in
+        this process, where the move ended the deal)."""
         turn = state(clients[0], match_id)["turn"]
         seen = state(clients[turn], match_id)
         legal = seen["legal_moves"]
         draws = [m for m in legal if m["action"] == "draw"]
-        chosen = rng.choice(draws if draws and rng.random() < 0.4 else legal)
+        chosen = rng.choice(draws if draws and rng.random() < 0.15 else legal)
         response = post_move(clients[turn], match_id, chosen, seen["version"])
         assert response.status_code == 200, response.content
         row = Match.objects.get(id=match_id)
         views = [state(c, match_id) for c in clients]
         connections.close_all()  # this thread's, before the test database is dropped
-        return response.json()["version"], views, {n: getattr(row, n) for n in names}
+        return turn, response.json(), views, {n: getattr(row, n) for n in names}
 
     first = state(clients[0], match_id)["version"]
 
@@ -255,37 +259,51 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
             async with events.hub().watch(match=match_id) as waiter:
                 await shared.event(key, 0, first)
                 assert len(reads) == 1
-                while applied < 16:
+                for _ in range(500):
                     before = len(reads)
-                    version, views, row = await asyncio.to_thread(move)
+                    mover, answer, views, row = await asyncio.to_thread(move)
+                    version = answer["version"]
                     message = await waiter.get(5)
                     assert message is not None and message["version"] == version
-                    rendered = [await shared.event(key, seat, version) for seat in (0, 1)]
-                    assert [_data(event) for _, _, event in rendered] == views
-                    match, deal = await shared.match(key, version)
-                    assert {n: getattr(match, n) for n in names} == row
-                    assert deal == (engine.State.from_json(row["state"]) if row["state"] else None)
-                    if "move" in message:
-                        assert len(reads) == before  # applied, not read
-                        assert set(message["move"]) == {"seat", "move", "turn_deadline"}
-                        kinds.append(message["move"]["move"]["action"])
-                        if kinds[-1] == "draw":  # the card drawn stays the drawer's
-                            assert message["move"]["move"] == {"action": "draw"}
-                        applied += 1
-                    else:  # the deal ended: read
-                        assert len(reads) == before + 1
-                    if row["status"] != Match.Status.ACTIVE:
-                        break
+                    assert set(message["move"]) == {"seat", "move", "turn_deadline"}
+                    kinds.append(message["move"]["move"]["action"])
+                    if kinds[-1] == "draw":  # the card drawn stays the drawer's
+                        assert message["move"]["move"] == {"action": "draw"}
+                    rendered = [_data((await shared.event(key, s, version))[2]) for s in (0, 1)]
+                    assert len(reads) == before  # applied, not read
+                    applied += 1
+                    if answer["phase"] != "deal_over":
+                        assert rendered == views
+                        match, deal = await shared.match(key, version)
+                        assert {n: getattr(match, n) for n in names} == row
+                        assert deal == engine.State.from_json(row["state"])
+                        continue
+                    # The deal's last move: its version as the mover's answer shows it, then
+                    # the scoring's (the next deal, or the match over), which is read.
+                    assert all(v["phase"] == "deal_over" for v in rendered)
+                    assert rendered[0]["result"] == rendered[1]["result"] == answer["result"]
+                    assert rendered[mover] == move_reply_state(answer)
+                    assert rendered[1 - mover]["hand"] != answer["hand"]
+                    scored = await waiter.get(5)
+                    assert scored is not None and scored["version"] == row["version"]
+                    assert "move" not in scored
+                    rendered = [
+                        _data((await shared.event(key, s, scored["version"]))[2]) for s in (0, 1)
+                    ]
+                    assert rendered == views and len(reads) == before + 1
+                    break
+                else:
+                    pytest.fail("no deal ended in 500 moves")
                 # A message that is not the next version of the one held is read.
                 held = shared.matches[key].wanted
-                shared.advance({**message, "version": held + 2, "move": {"seat": 0}})
+                shared.advance({**scored, "version": held + 2, "move": {"seat": 0}})
                 assert shared.matches[key].wanted == held
             return applied, kinds
         finally:
             await shared.close()
 
     applied, kinds = asyncio.run(scenario())
-    assert applied == 16 and {"draw", "play"} <= set(kinds)
+    assert {"draw", "play"} <= set(kinds)
 
 
 def _a_move_to_wait_for(
