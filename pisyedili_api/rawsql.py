@@ -282,16 +282,14 @@ def insert_from_sql(model: type[Model], source: str, **values: Any) -> tuple[str
 
 def update_sql(model: type[Model], pk: Any, **values: Any) -> tuple[str, list[Any]]:
     """An UPDATE of one `model` row by primary key and its prepared parameters."""
-    params = _prepared(model, values)
-    params.append(model._meta.pk.get_db_prep_value(pk, connection))
-    return _update_template(model, tuple(values)), params
+    return update_from_sql(model, pk, "", **values)
 
 
 def update_from_sql(
     model: type[Model], pk: Any, source: str, **values: Any
 ) -> tuple[str, list[Any]]:
     """`update_sql`, written only if the relation `source` (a CTE of the same statement, as
-    for `insert_from_sql`) holds a row."""
+    for `insert_from_sql`) holds a row; "": always."""
     params = _prepared(model, values)
     params.append(model._meta.pk.get_db_prep_value(pk, connection))
     return _update_template(model, tuple(values), source), params
