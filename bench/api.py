@@ -12,7 +12,7 @@ Prints requests/s and p50/p99 latency of each, and the move endpoint as a share 
 After an uncounted warm-up (`--warmup`), the loads (moves in `draw` and `play` mode, and the
 ceiling) take turns in slices (`--rounds`, default 4), so that a drift in the machine's speed
 falls on all of them; each slice's shares are printed, with the lowest, median and highest
-share of the move stream, and the server's and PostgreSQL's CPU time per request (from /proc)
+share of the move stream, and the server's and PostgreSQL's CPU time per request (psutil)
 show where a request's time goes.
 
 The tasks a move sends (scoring the deal it ends, settling the match, the luck estimate) run as
@@ -45,13 +45,16 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import psutil
 import requests
 from common import (
     ANALYSIS_PRIORITY,
     bench_database_url,
     ceiling_tables_create,
+    cpu_seconds,
     free_port,
     percentile,
+    pids_where,
     reset_database,
     wait_until_up,
 )
@@ -60,46 +63,34 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
 
 
-def cpu_seconds(match: Callable[[int, str], bool]) -> float:
-    """CPU time (user + system) used so far by the processes `match(pid, comm)` selects, their
-    ended children's included (a PostgreSQL backend that closed its connection: the postmaster
-    has reaped it; Linux /proc; 0 elsewhere): where the time of a request goes, beside what the
-    clients see."""
-    total = 0
-    for entry in Path("/proc").glob("[0-9]*"):
+def in_groups(pgids: set[int]) -> Callable[[psutil.Process], bool]:
+    def keep(process: psutil.Process) -> bool:
         try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if match(int(entry.name), comm):
-            total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def in_groups(pgids: set[int]) -> Callable[[int, str], bool]:
-    def match(pid: int, comm: str) -> bool:
-        try:
-            return os.getpgid(pid) in pgids
+            return os.getpgid(process.pid) in pgids
         except OSError:
             return False
 
-    return match
+    return keep
+
+
+def is_postgres(process: psutil.Process) -> bool:
+    return process.name() == "postgres"
 
 
 class CpuMeter:
     """CPU seconds of the web server (its process group), of PostgreSQL (local backends) and of
-    the Celery workers (their process groups; none with `--tasks eager`)."""
+    the Celery workers (their process groups; none with `--tasks eager`), their ended children's
+    included (common.cpu_seconds): where the time of a request goes, beside what the clients
+    see."""
 
     def __init__(self, server_pgid: int, worker_pgids: set[int]) -> None:
         self.server, self.workers = in_groups({server_pgid}), in_groups(worker_pgids)
 
     def read(self) -> tuple[float, float, float]:
         return (
-            cpu_seconds(self.server),
-            cpu_seconds(lambda pid, comm: comm == "postgres"),
-            cpu_seconds(self.workers),
+            cpu_seconds(pids_where(self.server)),
+            cpu_seconds(pids_where(is_postgres)),
+            cpu_seconds(pids_where(self.workers)),
         )
 
 

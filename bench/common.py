@@ -1,6 +1,6 @@
 """What the server benchmarks share: a scratch PostgreSQL database of their own, the tables of
-the ceiling endpoint, waiting for the server to answer, and the nearest-rank percentile they
-report."""
+the ceiling endpoint, waiting for the server to answer, the nearest-rank percentile they
+report, and the CPU time and memory of the processes they start (psutil)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
+import psutil
 import psycopg
 import requests
 
@@ -87,14 +89,50 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def child_pids(parent: int) -> list[int]:
-    """The processes whose parent is `parent` (Linux /proc): a server master's workers."""
+def child_pids(parent: int, *, recursive: bool = False) -> list[int]:
+    """The processes whose parent is `parent` (a server master's workers), or with `recursive`
+    every descendant of it; none once it is gone."""
+    try:
+        return [child.pid for child in psutil.Process(parent).children(recursive=recursive)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def pids_where(keep: Callable[[psutil.Process], bool]) -> list[int]:
+    """The processes of the machine that `keep` selects (one that ends meanwhile is left out)."""
     pids = []
-    for entry in Path("/proc").glob("[0-9]*"):
+    for process in psutil.process_iter():
         try:
-            stat = (entry / "stat").read_text()
-        except OSError:
+            if keep(process):
+                pids.append(process.pid)
+        except psutil.NoSuchProcess:
             continue
-        if int(stat[stat.rindex(")") + 2 :].split()[1]) == parent:
-            pids.append(int(entry.name))
     return pids
+
+
+def cpu_seconds(pids: Iterable[int], *, ended_children: bool = True) -> float:
+    """CPU time (user + system) used so far by `pids` (a process gone counts nothing), with
+    `ended_children` the time of their children that have ended and been waited for too (a
+    PostgreSQL backend that closed its connection: the postmaster reaped it), so that a
+    process that ends during a measurement does not take its time out of it."""
+    total = 0.0
+    for pid in set(pids):
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+        if ended_children:
+            total += times.children_user + times.children_system
+    return total
+
+
+def rss_mb(pids: Iterable[int]) -> float:
+    """Resident memory of `pids` together, MB (a process gone counts nothing)."""
+    total = 0
+    for pid in set(pids):
+        try:
+            total += psutil.Process(pid).memory_info().rss
+        except psutil.NoSuchProcess:
+            continue
+    return total / 2**20

@@ -54,7 +54,14 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from common import ANALYSIS_PRIORITY, child_pids, free_port, percentile, wait_until_up
+from common import (
+    ANALYSIS_PRIORITY,
+    child_pids,
+    cpu_seconds,
+    free_port,
+    percentile,
+    wait_until_up,
+)
 from stack import PY, ROOT, Stack
 
 API = "/api/v1"
@@ -65,28 +72,15 @@ def now() -> float:
     return time.monotonic() - T0
 
 
-def cpu_seconds(pids: set[int]) -> float:
-    """User + system CPU of `pids` so far (Linux /proc; a process gone counts nothing)."""
-    tick, total = os.sysconf("SC_CLK_TCK"), 0
-    for pid in pids:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / tick
+def live_cpu(pids: set[int]) -> float:
+    """User + system CPU of `pids` so far, theirs alone: the named processes this bench times
+    (one gone counts nothing, and an ended child's time is not its parent's)."""
+    return cpu_seconds(pids, ended_children=False)
 
 
 def tree(pid: int) -> set[int]:
     """`pid` and its descendants."""
-    found, todo = {pid}, [pid]
-    while todo:
-        for child in child_pids(todo.pop()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    return {pid, *child_pids(pid, recursive=True)}
 
 
 # ---- the two deployments ----
@@ -135,10 +129,10 @@ class Full:
         stack = self.stack
         assert stack.web is not None
         return {
-            "web": cpu_seconds(tree(stack.web.pid)),
-            "worker (bots, scoring)": cpu_seconds(tree(stack.workers["play"].pid)),
-            "analysis worker": cpu_seconds(tree(stack.workers["analysis"].pid)),
-            "postgres": cpu_seconds(tree(stack.pg_pid())),
+            "web": live_cpu(tree(stack.web.pid)),
+            "worker (bots, scoring)": live_cpu(tree(stack.workers["play"].pid)),
+            "analysis worker": live_cpu(tree(stack.workers["analysis"].pid)),
+            "postgres": live_cpu(tree(stack.pg_pid())),
         }
 
     def stop(self, logs: Path | None) -> None:
@@ -199,8 +193,8 @@ class Embedded:
         pids = tree(self.web.pid)
         children = pids - {self.web.pid}
         return {
-            "web (tasks on its threads)": cpu_seconds({self.web.pid}),
-            "analysis process": cpu_seconds(children),
+            "web (tasks on its threads)": live_cpu({self.web.pid}),
+            "analysis process": live_cpu(children),
         }
 
     def stop(self, logs: Path | None) -> None:

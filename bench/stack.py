@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import psycopg
-from common import ANALYSIS_PRIORITY, child_pids, free_port, wait_until_up
+from common import ANALYSIS_PRIORITY, child_pids, cpu_seconds, free_port, rss_mb, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = Path(sys.executable)
@@ -240,8 +240,7 @@ class Stack:
     def cpu_seconds(self) -> dict[str, float]:
         """CPU time (user + system) so far of each tier: the web processes, PostgreSQL's, the
         Celery workers', Redis's and this bench's own (`load`), the ended children of each
-        included (a backend that closed its connection, reaped by the postmaster; Linux
-        /proc)."""
+        included (a backend that closed its connection, reaped by the postmaster)."""
         assert self.web is not None and self.redis is not None
         pg = self.pg_pid()
         tiers = {
@@ -251,32 +250,12 @@ class Stack:
             "redis": {self.redis.pid},
             "load": {os.getpid()},
         }
-        tick = os.sysconf("SC_CLK_TCK")
-        spent = {}
-        for tier, pids in tiers.items():
-            total = 0
-            for pid in pids:
-                try:
-                    stat = Path(f"/proc/{pid}/stat").read_text()
-                except OSError:
-                    continue
-                fields = stat[stat.rindex(")") + 2 :].split()
-                total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
-            spent[tier] = total / tick
-        return spent
+        return {tier: cpu_seconds(pids) for tier, pids in tiers.items()}
 
     def web_rss_mb(self) -> float:
-        """RSS of the web tier's master and its worker processes (Linux /proc)."""
+        """RSS of the web tier's master and its worker processes."""
         assert self.web is not None
-        total = 0
-        for pid in {self.web.pid, *child_pids(self.web.pid)}:
-            try:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-            except OSError:
-                pass
-        return total / 1024
+        return rss_mb({self.web.pid, *child_pids(self.web.pid)})
 
     # ---- the end ----
 
