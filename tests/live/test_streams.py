@@ -15,6 +15,7 @@ from typing import Any
 from unittest import mock
 
 import httpx
+import psutil
 import pytest
 
 from tests.httpclient import http
@@ -365,8 +366,7 @@ def test_the_match_stream_closes_when_the_match_is_over(live: Any) -> None:
 
 
 def _threads(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+    return psutil.Process(pid).num_threads()
 
 
 def _connections() -> int:
