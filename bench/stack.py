@@ -239,8 +239,10 @@ class Stack:
 
     def cpu_seconds(self) -> dict[str, float]:
         """CPU time (user + system) so far of each tier: the web processes, PostgreSQL's, the
-        Celery workers', Redis's and this bench's own (`load`), the ended children of each
-        included (a backend that closed its connection, reaped by the postmaster)."""
+        Celery workers', Redis's, the ended children of each included (a backend that closed
+        its connection, reaped by the postmaster), and this bench's own (`load`), without its
+        ended children: those are the stack's processes, counted in their tiers while they
+        run, whose whole lifetime would otherwise land in the phase that reaps one."""
         assert self.web is not None and self.redis is not None
         pg = self.pg_pid()
         tiers = {
@@ -248,9 +250,10 @@ class Stack:
             "postgres": {pg, *child_pids(pg)},
             "workers": {p for w in self.workers.values() for p in (w.pid, *child_pids(w.pid))},
             "redis": {self.redis.pid},
-            "load": {os.getpid()},
         }
-        return {tier: cpu_seconds(pids) for tier, pids in tiers.items()}
+        spent = {tier: cpu_seconds(pids) for tier, pids in tiers.items()}
+        spent["load"] = cpu_seconds([os.getpid()], ended_children=False)
+        return spent
 
     def web_rss_mb(self) -> float:
         """RSS of the web tier's master and its worker processes."""
