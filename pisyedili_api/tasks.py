@@ -25,12 +25,14 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent import futures
-from contextlib import contextmanager
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from celery import Task, shared_task
@@ -240,6 +242,7 @@ def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[
 _analysis_pool: futures.ProcessPoolExecutor | None = None
 _analysis_queued: set[tuple[str, tuple[Any, ...]]] = set()
 _in_analysis_process = False
+_analysis_ending = False  # the server is ending the process (analysis_process_stop, `abandon`)
 ANALYSIS_NICENESS = 19
 
 
@@ -252,12 +255,13 @@ def _analysis_settings() -> dict[str, Any]:
 
 
 def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
-    global _analysis_pool
+    global _analysis_pool, _analysis_ending
     key = (name, args)
     with _background_lock:
         if key in _analysis_queued:
             return  # sent again (the sweeper) while it waits: once is enough
         if _analysis_pool is None:
+            _analysis_ending = False
             names = {alias: connections[alias].settings_dict["NAME"] for alias in connections}
             _analysis_pool = futures.ProcessPoolExecutor(
                 max_workers=1,
@@ -273,7 +277,11 @@ def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
         with _background_lock:
             _analysis_queued.discard(key)
         _background_jobs.discard(finished)
-        if not finished.cancelled() and finished.exception() is not None:
+        if finished.cancelled():
+            return
+        if _analysis_ending and isinstance(finished.exception(), BrokenProcessPool):
+            return  # its process ended with the server (analysis_process_stop, `abandon`)
+        if finished.exception() is not None:
             logger.error(
                 "%s%s failed in the analysis process", name, args, exc_info=finished.exception()
             )
@@ -300,6 +308,9 @@ def _analysis_process_start(databases: dict[str, str]) -> None:
     """In the analysis process, once: gone with the server, the lowest CPU priority, Django on
     the server's databases."""
     global _in_analysis_process
+    # A terminal's Ctrl-C reaches its whole process group: the server ends this process
+    # (analysis_process_stop), not the interrupt.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent()
     os.nice(ANALYSIS_NICENESS)
     _in_analysis_process = True
@@ -323,20 +334,36 @@ def _analysis_process_run(name: str, args: tuple[Any, ...], values: dict[str, An
         connections.close_all()
 
 
-def analysis_process_stop() -> None:
-    """Stop the analysis process once its jobs are done (tests; a server stops it at exit)."""
-    global _analysis_pool
+def analysis_process_stop(*, abandon: bool = False) -> None:
+    """Stop the analysis process once its jobs are done (tests). `abandon` (the server's
+    shutdown, live.asgi's lifespan): at once, its queued jobs cancelled and the one under way
+    ended with the process (its transaction rolls back); the sweeper sends each again
+    (games.tasks.sweep), as after a server that was killed. The process and the pool's
+    semaphores are gone when this returns, before the server's own exit."""
+    global _analysis_pool, _analysis_ending
     with _background_lock:
         pool, _analysis_pool = _analysis_pool, None
-    if pool is not None:
-        pool.shutdown(wait=True)
+    if pool is None:
+        return
+    if abandon:
+        _analysis_ending = True
+        for pid in _pool_pids(pool):
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+    pool.shutdown(wait=True, cancel_futures=abandon)
+
+
+def _pool_pids(pool: futures.ProcessPoolExecutor) -> list[int]:
+    # concurrent.futures has no public list of a pool's processes (nor a way to end them)
+    # before Python 3.14's terminate_workers().
+    processes = getattr(pool, "_processes", None) or {}
+    return list(processes)
 
 
 def analysis_process_ids() -> list[int]:
     """The analysis process's id (none before the first analysis)."""
     pool = _analysis_pool
-    processes = getattr(pool, "_processes", None) or {}
-    return list(processes)
+    return [] if pool is None else _pool_pids(pool)
 
 
 def background_wait(timeout: float) -> bool:

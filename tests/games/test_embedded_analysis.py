@@ -7,6 +7,7 @@ request, as every other in-process task."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import statistics
@@ -15,15 +16,17 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import psutil
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from games import services
 from games.models import Deal, DealLuck
-from games.tasks import background_wait
+from games.tasks import background_wait, sweep
 from pisyedili_api.tasks import ANALYSIS_NICENESS, analysis_process_ids, analysis_process_stop
 from tests.helpers import create_match, post_move, state
 
@@ -171,6 +174,38 @@ def test_switched_off_the_luck_is_estimated_in_the_request(
     match_id, _ = play_one_deal(client_for(token))
     assert ran_on == [threading.current_thread().name]
     assert DealLuck.objects.filter(deal__match_id=match_id).count() == 2
+
+
+def test_a_stopping_server_ends_the_analysis_process_at_once_and_the_sweeper_sends_its_job_again(
+    settings, make_player, client_for, analysis_process, caplog
+):
+    """The server's shutdown (live.asgi's lifespan: analysis_process_stop, `abandon`) with a
+    deal's luck being estimated: the process ends at once, with no error logged and nothing
+    stored; once the attempt's lease has passed, the sweeper sends the estimate again."""
+    settings.ANALYSIS_LUCK_SAMPLES = 20_000  # a second or more of the analysis process's CPU
+    _, token = make_player()
+    match_id, _ = play_one_deal(client_for(token))
+    deal = Deal.objects.get(match_id=match_id, number=1)
+    deadline = time.monotonic() + 60
+    while not Deal.objects.filter(id=deal.id, luck_attempted_at__isnull=False).exists():
+        assert time.monotonic() < deadline, "the estimate never started"
+        time.sleep(0.02)
+    (pid,) = analysis_process_ids()
+    started = time.monotonic()
+    with caplog.at_level(logging.ERROR):
+        analysis_process_stop(abandon=True)
+    assert time.monotonic() - started < 5
+    assert not psutil.pid_exists(pid) and analysis_process_ids() == []
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert not DealLuck.objects.filter(deal=deal).exists()
+
+    lease = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 1)
+    Deal.objects.filter(id=deal.id).update(luck_attempted_at=timezone.now() - lease)
+    settings.GAMES_STUCK_SECONDS = 0
+    settings.ANALYSIS_LUCK_SAMPLES = 20
+    sweep()
+    assert background_wait(300)
+    assert DealLuck.objects.filter(deal=deal).count() == 2
 
 
 def test_the_analysis_process_ends_when_its_server_is_killed(tmp_path):

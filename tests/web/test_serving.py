@@ -13,8 +13,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
+import psutil
 import pytest
 import requests
 from websockets.sync.client import connect
@@ -109,9 +111,11 @@ def test_no_module_loads_anything_from_another_host() -> None:
         assert 'fetch("http' not in text and "fetch('http" not in text, module
 
 
-@pytest.fixture
-def make_run(tmp_path: Path) -> Iterator[str]:
-    """`make run` itself (migrate, then uvicorn) on a SQLite file of its own."""
+@contextmanager
+def _make_run_started(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path]]:
+    """`make run` itself (migrate, then uvicorn) on a SQLite file of its own, in a process
+    group of its own: the process (make's), the server's address and its log; the group gets
+    SIGTERM at the end."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -119,7 +123,8 @@ def make_run(tmp_path: Path) -> Iterator[str]:
     }
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'db.sqlite3'}"
     port = free_port()
-    log = open(tmp_path / "make-run.log", "wb")  # noqa: SIM115
+    log_path = tmp_path / "make-run.log"
+    log = open(log_path, "wb")  # noqa: SIM115
     server = subprocess.Popen(
         ["make", "run", f"PORT={port}", f"PY={sys.executable}", f"VENV={sys.prefix}"],
         cwd=ROOT,
@@ -132,7 +137,7 @@ def make_run(tmp_path: Path) -> Iterator[str]:
     try:
         deadline = time.monotonic() + 120
         while True:
-            assert server.poll() is None, (tmp_path / "make-run.log").read_text()
+            assert server.poll() is None, log_path.read_text()
             try:
                 if requests.get(f"{base}/api/v1/bots", timeout=2).status_code == 200:
                     break
@@ -140,11 +145,19 @@ def make_run(tmp_path: Path) -> Iterator[str]:
                 pass
             assert time.monotonic() < deadline, "make run did not come up"
             time.sleep(0.3)
-        yield base
+        yield server, base, log_path
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        with suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture
+def make_run(tmp_path: Path) -> Iterator[str]:
+    """`make run`'s address (_make_run_started)."""
+    with _make_run_started(tmp_path) as (_server, base, _log):
+        yield base
 
 
 @pytest.mark.timeout(300)
@@ -211,3 +224,87 @@ def _next_event(lines: Iterator[str]) -> dict[str, str]:
             key, _, value = line.partition(":")
             event[key] = value.strip()
     raise AssertionError("the stream ended")
+
+
+def _play_out(api: str, auth: dict[str, str], match_id: str) -> None:
+    """The person's moves of a match against a bot until it is over: the first legal play,
+    else draw, else pass."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        view = requests.get(f"{api}/matches/{match_id}/state", headers=auth, timeout=30).json()
+        if view["status"] != "active":
+            return
+        if view["turn"] != view["you"]:
+            requests.get(
+                f"{api}/matches/{match_id}/state",
+                params={"after_version": view["version"], "wait": 5},
+                headers=auth,
+                timeout=30,
+            )
+            continue
+        move = next(
+            m for a in ("play", "draw", "pass") for m in view["legal_moves"] if m["action"] == a
+        )
+        answer = requests.post(
+            f"{api}/matches/{match_id}/moves",
+            json={**move, "version": view["version"]},
+            headers=auth,
+            timeout=30,
+        )
+        if answer.status_code == 429:  # THROTTLE_MATCH_MOVE: 10 a second
+            time.sleep(float(answer.headers.get("Retry-After", "1")))
+            continue
+        assert answer.status_code == 200, answer.text
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.live
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+def test_make_run_stops_with_its_analysis_process_and_nothing_left(
+    tmp_path: Path, stop: str
+) -> None:
+    """A deal played under `make run` starts the embedded analysis process (its luck). Stopped
+    as a terminal's Ctrl-C does (SIGINT to the whole process group) or as a process manager
+    does (SIGTERM to the server alone), the server ends that process itself and exits within
+    its graceful timeout, with no traceback and no resource left to the tracker."""
+    with _make_run_started(tmp_path) as (server, base, log_path):
+        api = f"{base}/api/v1"
+        token = requests.post(
+            f"{api}/auth/register",
+            json={"username": "ana", "password": "correct horse battery"},
+            timeout=10,
+        ).json()["token"]
+        auth = {"Authorization": f"Token {token}"}
+        match = requests.post(
+            f"{api}/matches",
+            json={"seats": 2, "bots": ["greedy"], "deals": 1},
+            headers=auth,
+            timeout=30,
+        ).json()
+        _play_out(api, auth, match["id"])
+        (uvicorn,) = [
+            p for p in psutil.Process(server.pid).children() if "uvicorn" in " ".join(p.cmdline())
+        ]
+        # The deal's luck, estimated in the analysis process: it is up and has run a job.
+        deadline = time.monotonic() + 60
+        deal = f"{api}/matches/{match['id']}/deals/1"
+        while requests.get(deal, headers=auth, timeout=10).json()["luck"] is None:
+            assert time.monotonic() < deadline, "the deal's luck was not estimated"
+            time.sleep(0.2)
+        assert any("spawn_main" in " ".join(p.cmdline()) for p in uvicorn.children())
+        helpers = uvicorn.children()  # the analysis process and multiprocessing's tracker
+        started = time.monotonic()
+        if stop == "ctrl-c":
+            os.killpg(server.pid, signal.SIGINT)
+        else:
+            uvicorn.send_signal(signal.SIGTERM)
+        uvicorn.wait(timeout=15)
+        assert time.monotonic() - started < 10
+        _gone, alive = psutil.wait_procs(helpers, timeout=5)
+        assert not alive, alive
+        server.wait(timeout=15)
+    log = log_path.read_text()
+    assert "Application shutdown complete." in log
+    assert "Traceback" not in log, log
+    assert "leaked" not in log, log
