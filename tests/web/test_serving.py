@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -173,15 +174,7 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
     assert key["enabled"] is True and len(key["public_key"]) == 87
 
     api = f"{make_run}/api/v1"
-    token = requests.post(
-        f"{api}/auth/register",
-        json={"username": "ana", "password": "correct horse battery"},
-        timeout=10,
-    ).json()["token"]
-    auth = {"Authorization": f"Token {token}"}
-    match = requests.post(
-        f"{api}/matches", json={"seats": 2, "bots": ["greedy"]}, headers=auth, timeout=30
-    ).json()
+    auth, match = _against_greedy(api)
     # ASGI: the stream sends the view and stays open (under WSGI it would end at once with
     # `reconnect`); a move made meanwhile arrives on it as a newer version.
     with requests.get(
@@ -211,6 +204,24 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
         assert "Sec-WebSocket-Extensions" not in socket.response.headers
         state = json.loads(socket.recv(timeout=10))
         assert state["event"] == "state" and state["id"] >= int(second["id"])
+
+
+def _against_greedy(api: str, **fields: int) -> tuple[dict[str, str], dict[str, Any]]:
+    """A new player's Authorization header and their two-seat match against the greedy bot
+    (`fields`: more of the match's settings)."""
+    token = requests.post(
+        f"{api}/auth/register",
+        json={"username": "ana", "password": "correct horse battery"},
+        timeout=10,
+    ).json()["token"]
+    auth = {"Authorization": f"Token {token}"}
+    match = requests.post(
+        f"{api}/matches",
+        json={"seats": 2, "bots": ["greedy"], **fields},
+        headers=auth,
+        timeout=30,
+    ).json()
+    return auth, match
 
 
 def _next_event(lines: Iterator[str]) -> dict[str, str]:
@@ -270,18 +281,7 @@ def test_make_run_stops_with_its_analysis_process_and_nothing_left(
     its graceful timeout, with no traceback and no resource left to the tracker."""
     with _make_run_started(tmp_path) as (server, base, log_path):
         api = f"{base}/api/v1"
-        token = requests.post(
-            f"{api}/auth/register",
-            json={"username": "ana", "password": "correct horse battery"},
-            timeout=10,
-        ).json()["token"]
-        auth = {"Authorization": f"Token {token}"}
-        match = requests.post(
-            f"{api}/matches",
-            json={"seats": 2, "bots": ["greedy"], "deals": 1},
-            headers=auth,
-            timeout=30,
-        ).json()
+        auth, match = _against_greedy(api, deals=1)
         _play_out(api, auth, match["id"])
         (uvicorn,) = [
             p for p in psutil.Process(server.pid).children() if "uvicorn" in " ".join(p.cmdline())
