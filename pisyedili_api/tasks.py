@@ -269,7 +269,13 @@ def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
                 initializer=_analysis_process_start,
                 initargs=(names,),
             )
-        future = _analysis_pool.submit(_analysis_process_run, name, args, _analysis_settings())
+        # The pool starts its process in `submit`, from this thread: with SIGINT blocked here,
+        # the process starts with it blocked too (a mask survives the spawn), until it ignores it.
+        unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            future = _analysis_pool.submit(_analysis_process_run, name, args, _analysis_settings())
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         _analysis_queued.add(key)
         _background_jobs.add(future)
 
@@ -309,8 +315,10 @@ def _analysis_process_start(databases: dict[str, str]) -> None:
     the server's databases."""
     global _in_analysis_process
     # A terminal's Ctrl-C reaches its whole process group: the server ends this process
-    # (analysis_process_stop), not the interrupt.
+    # (analysis_process_stop), not the interrupt, which was blocked since the spawn
+    # (_analysis_submit).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _exit_with_parent()
     os.nice(ANALYSIS_NICENESS)
     _in_analysis_process = True

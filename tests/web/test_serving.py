@@ -271,14 +271,15 @@ def _play_out(api: str, auth: dict[str, str], match_id: str) -> None:
 
 @pytest.mark.timeout(300)
 @pytest.mark.live
-@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm"])
+@pytest.mark.parametrize("stop", ["ctrl-c", "sigterm", "ctrl-c as it starts"])
 def test_make_run_stops_with_its_analysis_process_and_nothing_left(
     tmp_path: Path, stop: str
 ) -> None:
     """A deal played under `make run` starts the embedded analysis process (its luck). Stopped
     as a terminal's Ctrl-C does (SIGINT to the whole process group) or as a process manager
-    does (SIGTERM to the server alone), the server ends that process itself and exits within
-    its graceful timeout, with no traceback and no resource left to the tracker."""
+    does (SIGTERM to the server alone), once that process has run its job or as soon as it
+    exists (still starting), the server ends it itself and exits within its graceful timeout,
+    with no traceback and no resource left to the tracker."""
     with _make_run_started(tmp_path) as (server, base, log_path):
         api = f"{base}/api/v1"
         auth, match = _against_greedy(api, deals=1)
@@ -286,19 +287,23 @@ def test_make_run_stops_with_its_analysis_process_and_nothing_left(
         (uvicorn,) = [
             p for p in psutil.Process(server.pid).children() if "uvicorn" in " ".join(p.cmdline())
         ]
-        # The deal's luck, estimated in the analysis process: it is up and has run a job.
         deadline = time.monotonic() + 60
-        deal = f"{api}/matches/{match['id']}/deals/1"
-        while requests.get(deal, headers=auth, timeout=10).json()["luck"] is None:
-            assert time.monotonic() < deadline, "the deal's luck was not estimated"
-            time.sleep(0.2)
-        assert any("spawn_main" in " ".join(p.cmdline()) for p in uvicorn.children())
+        if stop == "ctrl-c as it starts":
+            while not any("spawn_main" in " ".join(p.cmdline()) for p in uvicorn.children()):
+                assert time.monotonic() < deadline, "no analysis process started"
+                time.sleep(0.01)
+        else:
+            # The deal's luck, estimated in the analysis process: it is up and has run a job.
+            deal = f"{api}/matches/{match['id']}/deals/1"
+            while requests.get(deal, headers=auth, timeout=10).json()["luck"] is None:
+                assert time.monotonic() < deadline, "the deal's luck was not estimated"
+                time.sleep(0.2)
         helpers = uvicorn.children()  # the analysis process and multiprocessing's tracker
         started = time.monotonic()
-        if stop == "ctrl-c":
-            os.killpg(server.pid, signal.SIGINT)
-        else:
+        if stop == "sigterm":
             uvicorn.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(server.pid, signal.SIGINT)
         uvicorn.wait(timeout=15)
         assert time.monotonic() - started < 10
         _gone, alive = psutil.wait_procs(helpers, timeout=5)
