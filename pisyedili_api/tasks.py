@@ -28,6 +28,7 @@ import os
 import signal
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -242,7 +243,9 @@ def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[
 _analysis_pool: futures.ProcessPoolExecutor | None = None
 _analysis_queued: set[tuple[str, tuple[Any, ...]]] = set()
 _in_analysis_process = False
-_analysis_ending = False  # the server is ending the process (analysis_process_stop, `abandon`)
+# Pools whose process the server ended (analysis_process_stop, `abandon`): their jobs' end is
+# no failure.
+_analysis_abandoned: weakref.WeakSet[futures.ProcessPoolExecutor] = weakref.WeakSet()
 ANALYSIS_NICENESS = 19
 
 
@@ -255,13 +258,12 @@ def _analysis_settings() -> dict[str, Any]:
 
 
 def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
-    global _analysis_pool, _analysis_ending
+    global _analysis_pool
     key = (name, args)
     with _background_lock:
         if key in _analysis_queued:
             return  # sent again (the sweeper) while it waits: once is enough
         if _analysis_pool is None:
-            _analysis_ending = False
             names = {alias: connections[alias].settings_dict["NAME"] for alias in connections}
             _analysis_pool = futures.ProcessPoolExecutor(
                 max_workers=1,
@@ -278,6 +280,7 @@ def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
             signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
         _analysis_queued.add(key)
         _background_jobs.add(future)
+        pool = _analysis_pool
 
     def done(finished: futures.Future[Any]) -> None:
         with _background_lock:
@@ -285,7 +288,7 @@ def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
         _background_jobs.discard(finished)
         if finished.cancelled():
             return
-        if _analysis_ending and isinstance(finished.exception(), BrokenProcessPool):
+        if pool in _analysis_abandoned and isinstance(finished.exception(), BrokenProcessPool):
             return  # its process ended with the server (analysis_process_stop, `abandon`)
         if finished.exception() is not None:
             logger.error(
@@ -348,13 +351,13 @@ def analysis_process_stop(*, abandon: bool = False) -> None:
     ended with the process (its transaction rolls back); the sweeper sends each again
     (games.tasks.sweep), as after a server that was killed. The process and the pool's
     semaphores are gone when this returns, before the server's own exit."""
-    global _analysis_pool, _analysis_ending
+    global _analysis_pool
     with _background_lock:
         pool, _analysis_pool = _analysis_pool, None
     if pool is None:
         return
     if abandon:
-        _analysis_ending = True
+        _analysis_abandoned.add(pool)
         for pid in _pool_pids(pool):
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
