@@ -15,7 +15,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
@@ -23,6 +22,7 @@ import requests
 from websockets.sync.client import connect
 
 from tests.backing_services import free_port
+from tests.browser.harness import Person
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -174,21 +174,22 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
     assert key["enabled"] is True and len(key["public_key"]) == 87
 
     api = f"{make_run}/api/v1"
-    auth, match = _against_greedy(api)
+    person = Person(make_run)
+    auth, match_id = person.headers, person.create(2, ["greedy"])
     # ASGI: the stream sends the view and stays open (under WSGI it would end at once with
     # `reconnect`); a move made meanwhile arrives on it as a newer version.
     with requests.get(
-        f"{api}/matches/{match['id']}/events", headers=auth, stream=True, timeout=30
+        f"{api}/matches/{match_id}/events", headers=auth, stream=True, timeout=30
     ) as stream:
         lines = stream.iter_lines(decode_unicode=True)
         first = _next_event(lines)
         assert first["event"] == "state"
         version = int(first["id"])
-        view = requests.get(f"{api}/matches/{match['id']}/state", headers=auth, timeout=10).json()
+        view = requests.get(f"{api}/matches/{match_id}/state", headers=auth, timeout=10).json()
         assert view["turn"] == view["you"] == 0  # R-8: seat 0 opens deal 1
         move = view["legal_moves"][0]
         answer = requests.post(
-            f"{api}/matches/{match['id']}/moves",
+            f"{api}/matches/{match_id}/moves",
             json={**move, "version": view["version"]},
             headers=auth,
             timeout=30,
@@ -199,29 +200,11 @@ def test_make_run_serves_the_client_and_live_streams(make_run: str) -> None:
         assert int(second["id"]) > version
     # The stream's WebSocket form, as a browser opens it (asking for compression): the same
     # view, uncompressed (docs/operations.md "Live play": compression costs memory per socket).
-    url = make_run.replace("http://", "ws://") + f"/api/v1/matches/{match['id']}/events"
+    url = make_run.replace("http://", "ws://") + f"/api/v1/matches/{match_id}/events"
     with connect(url, additional_headers=auth, compression="deflate", proxy=None) as socket:
         assert "Sec-WebSocket-Extensions" not in socket.response.headers
         state = json.loads(socket.recv(timeout=10))
         assert state["event"] == "state" and state["id"] >= int(second["id"])
-
-
-def _against_greedy(api: str, **fields: int) -> tuple[dict[str, str], dict[str, Any]]:
-    """A new player's Authorization header and their two-seat match against the greedy bot
-    (`fields`: more of the match's settings)."""
-    token = requests.post(
-        f"{api}/auth/register",
-        json={"username": "ana", "password": "correct horse battery"},
-        timeout=10,
-    ).json()["token"]
-    auth = {"Authorization": f"Token {token}"}
-    match = requests.post(
-        f"{api}/matches",
-        json={"seats": 2, "bots": ["greedy"], **fields},
-        headers=auth,
-        timeout=30,
-    ).json()
-    return auth, match
 
 
 def _next_event(lines: Iterator[str]) -> dict[str, str]:
@@ -237,38 +220,6 @@ def _next_event(lines: Iterator[str]) -> dict[str, str]:
     raise AssertionError("the stream ended")
 
 
-def _play_out(api: str, auth: dict[str, str], match_id: str) -> None:
-    """The person's moves of a match against a bot until it is over: the first legal play,
-    else draw, else pass."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        view = requests.get(f"{api}/matches/{match_id}/state", headers=auth, timeout=30).json()
-        if view["status"] != "active":
-            return
-        if view["turn"] != view["you"]:
-            requests.get(
-                f"{api}/matches/{match_id}/state",
-                params={"after_version": view["version"], "wait": 5},
-                headers=auth,
-                timeout=30,
-            )
-            continue
-        move = next(
-            m for a in ("play", "draw", "pass") for m in view["legal_moves"] if m["action"] == a
-        )
-        answer = requests.post(
-            f"{api}/matches/{match_id}/moves",
-            json={**move, "version": view["version"]},
-            headers=auth,
-            timeout=30,
-        )
-        if answer.status_code == 429:  # THROTTLE_MATCH_MOVE: 10 a second
-            time.sleep(float(answer.headers.get("Retry-After", "1")))
-            continue
-        assert answer.status_code == 200, answer.text
-    raise AssertionError("the match did not end")
-
-
 @pytest.mark.timeout(300)
 @pytest.mark.live
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigterm", "ctrl-c as it starts"])
@@ -282,8 +233,9 @@ def test_make_run_stops_with_its_analysis_process_and_nothing_left(
     with no traceback and no resource left to the tracker."""
     with _make_run_started(tmp_path) as (server, base, log_path):
         api = f"{base}/api/v1"
-        auth, match = _against_greedy(api, deals=1)
-        _play_out(api, auth, match["id"])
+        person = Person(base)
+        auth, match_id = person.headers, person.create(2, ["greedy"], deals=1)
+        person.play_out(match_id)
         (uvicorn,) = [
             p for p in psutil.Process(server.pid).children() if "uvicorn" in " ".join(p.cmdline())
         ]
@@ -294,7 +246,7 @@ def test_make_run_stops_with_its_analysis_process_and_nothing_left(
                 time.sleep(0.01)
         else:
             # The deal's luck, estimated in the analysis process: it is up and has run a job.
-            deal = f"{api}/matches/{match['id']}/deals/1"
+            deal = f"{api}/matches/{match_id}/deals/1"
             while requests.get(deal, headers=auth, timeout=10).json()["luck"] is None:
                 assert time.monotonic() < deadline, "the deal's luck was not estimated"
                 time.sleep(0.2)
