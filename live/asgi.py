@@ -21,8 +21,9 @@ Composed of documented parts, routed by Starlette's Router:
   a poll that is to wait is handed back and awaits the hub on the event loop;
 - the lifespan subscribes the process's hub, so the first stream does not wait for it (a Redis
   that does not answer delays the start by 10 s, no more: streams are 503 until it does), and
-  freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap); at
-  the end it ends the embedded default's analysis process (pisyedili_api.tasks).
+  freezes what the process loaded out of the garbage collector's way (pisyedili_api.heap), and
+  starts the embedded default's beat; at the end it ends the beat and the embedded default's
+  analysis process (pisyedili_api.tasks).
 
 A request's body reaches Django bounded (`_bounded`): no more than MAX_REQUEST_BODY_BYTES + 1
 bytes of it, so that a longer body is refused (400 `invalid`) by BodySizeLimitMiddleware or
@@ -76,7 +77,7 @@ from starlette.types import Message, Receive, Scope, Send  # noqa: E402
 
 from pisyedili_api.errors import error_body  # noqa: E402
 from pisyedili_api.heap import freeze_startup_heap  # noqa: E402
-from pisyedili_api.tasks import analysis_process_stop  # noqa: E402
+from pisyedili_api.tasks import embedded_start, embedded_stop  # noqa: E402
 
 from . import hub  # noqa: E402
 from .middleware import LONG_POLL  # noqa: E402
@@ -456,11 +457,12 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
         logger.warning("live events' Redis does not answer; streams wait for it")
     _request_threads.start()
     _wsgi.start()
+    embedded_start()  # no broker (the embedded default): the beat's schedule runs here
     freeze_startup_heap()  # what the process loaded is never walked again
     yield
     await hub.hub().stop()
     await shared_reads_close()
-    await asyncio.to_thread(analysis_process_stop, abandon=True)  # if it was started
+    await asyncio.to_thread(embedded_stop)  # the beat, and the analysis process if it started
 
 
 _STREAM = StreamEndpoint()
@@ -487,8 +489,3 @@ if _sync_only := [
         "sync-only middleware %s: every stream opening switches to a thread and back for it",
         ", ".join(_sync_only),
     )
-
-# No broker (the embedded default): the beat's schedule runs in this process.
-from pisyedili_api.tasks import embedded_beat_start  # noqa: E402
-
-embedded_beat_start()

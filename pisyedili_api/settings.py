@@ -495,7 +495,7 @@ EMBEDDED_TASK_THREADS = max(1, int(os.environ.get("EMBEDDED_TASK_THREADS", "1"))
 # the lowest CPU priority (pisyedili_api.tasks), so they never hold up a move or a bot's turn,
 # and the move that ends a deal answers without waiting for them; off, they run in the request.
 EMBEDDED_ANALYSIS_IN_BACKGROUND = env_bool("EMBEDDED_ANALYSIS_IN_BACKGROUND", True)
-# The embedded default's beat (pisyedili_api.tasks.embedded_beat_start): the server process runs
+# The embedded default's beat (pisyedili_api.tasks.embedded_start): the server process runs
 # CELERY_BEAT_SCHEDULE itself (turn clocks, sweepers), since no `celery beat` runs beside it.
 EMBEDDED_BEAT = env_bool("EMBEDDED_BEAT", True)
 # ---- Live play: push events, stream tickets, CORS ----

@@ -13,8 +13,10 @@
   import the services and a reference back would be an import cycle.
 - `in_background()`, `background_submit`, `background_wait`: the embedded default's thread pool,
   and its analysis process (the analysis queue's tasks, at the lowest CPU priority).
-- `embedded_beat_start()`: the embedded default's beat (the sweepers and the turn clock of
-  CELERY_BEAT_SCHEDULE run in the server process when there is no `celery beat`).
+- `embedded_start()` / `embedded_stop()`: the server's lifespan (live.asgi). The embedded
+  default's beat (the sweepers and the turn clock of CELERY_BEAT_SCHEDULE run in the server
+  process when there is no `celery beat`) runs from one to the other; at the stop no analysis
+  job starts any more and the analysis process ends.
 
 This module imports no app's services or tasks, so the services can send through it while the
 tasks modules import the services (the import-linter contracts in pyproject.toml).
@@ -261,6 +263,11 @@ def _analysis_submit(name: str, args: tuple[Any, ...]) -> None:
     global _analysis_pool
     key = (name, args)
     with _background_lock:
+        if _embedded_stopped.is_set():
+            # The server is stopping (embedded_stop): the sweeper sends it again after the
+            # restart, as it does a job the stop ended.
+            logger.info("%s%s not started: the server is stopping", name, args)
+            return
         if key in _analysis_queued:
             return  # sent again (the sweeper) while it waits: once is enough
         if _analysis_pool is None:
@@ -386,25 +393,28 @@ def background_wait(timeout: float) -> bool:
     return not _background_jobs
 
 
-# ---- The embedded default's beat ----
-# Without a broker there is no `celery beat`: the server process (live.asgi)
-# starts this daemon thread instead, which sends each CELERY_BEAT_SCHEDULE entry's task every
+# ---- The embedded default's beat, and the server's stop ----
+# Without a broker there is no `celery beat`: the server process (live.asgi's lifespan) starts
+# this daemon thread instead, which sends each CELERY_BEAT_SCHEDULE entry's task every
 # `schedule` seconds onto the background pool, so the turn clock and the sweepers run as they
 # do on the full stack. Like a beat entry's `expires`, an entry whose last run has not finished
-# is skipped, not piled up.
+# is skipped, not piled up. The lifespan's shutdown stops it (embedded_stop).
 
 _beat_lock = threading.Lock()
 _beat_thread: threading.Thread | None = None
+_embedded_stopped = threading.Event()
 
 
-def embedded_beat_start() -> bool:
-    """Start the embedded beat once in this process; False where it does not apply (a broker is
+def embedded_start() -> bool:
+    """The server's start (live.asgi's lifespan): analysis jobs may start, and the embedded
+    beat runs in this process (once); False where the beat does not apply (a broker is
     configured: `celery beat` sends the schedule, or EMBEDDED_BEAT is off)."""
     global _beat_thread
-    if not app.conf.task_always_eager or not settings.EMBEDDED_BEAT:
-        return False
     with _beat_lock:
-        if _beat_thread is None:
+        _embedded_stopped.clear()
+        if not app.conf.task_always_eager or not settings.EMBEDDED_BEAT:
+            return False
+        if _beat_thread is None or not _beat_thread.is_alive():
             schedule: dict[str, dict[str, Any]] = settings.CELERY_BEAT_SCHEDULE
             entries = [(entry["task"], float(entry["schedule"])) for entry in schedule.values()]
             _beat_thread = threading.Thread(
@@ -414,10 +424,23 @@ def embedded_beat_start() -> bool:
     return True
 
 
+def embedded_stop(timeout: float = 1.0) -> None:
+    """The server's shutdown (live.asgi's lifespan): the beat sends nothing more (its thread
+    ends within `timeout` s), no analysis job starts from now on (a sweep under way that
+    sends one: the sweeper sends it again after the restart), and the analysis process ends
+    at once (analysis_process_stop, `abandon`)."""
+    with _beat_lock:
+        _embedded_stopped.set()
+        beat = _beat_thread
+    if beat is not None:
+        beat.join(timeout)
+    analysis_process_stop(abandon=True)
+
+
 def _beat_loop(entries: list[tuple[str, float]]) -> None:
     due = {name: time.monotonic() + every for name, every in entries}
     running: dict[str, futures.Future[None]] = {}
-    while True:
+    while not _embedded_stopped.is_set():
         now = time.monotonic()
         for name, every in entries:
             if now < due[name]:
@@ -426,4 +449,4 @@ def _beat_loop(entries: list[tuple[str, float]]) -> None:
             if name in running and not running[name].done():
                 continue
             running[name] = _background_job(send, name)
-        time.sleep(max(0.05, min(due.values()) - time.monotonic()))
+        _embedded_stopped.wait(max(0.05, min(due.values()) - time.monotonic()))
