@@ -20,6 +20,10 @@ SERVICES ?= any
 SERVE := $(VENV)/.installed-serve
 DEV := $(VENV)/.installed-dev
 PIP := $(PY) -m pip install --disable-pip-version-check -q
+# Two makes at once that both install (`make run` beside `make test` after pyproject.toml
+# changed) take turns at pip in the one venv, where flock(1) is (util-linux): pip run twice at
+# once in one venv can leave a package half removed.
+INSTALL_LOCK := $(shell command -v flock >/dev/null 2>&1 && echo flock $(VENV)/.install-lock)
 # The pinned Node tools of web/package-lock.json (tsc, openapi-typescript, Redocly's linter).
 NODE_TOOLS := web/node_modules/.package-lock.json
 
@@ -29,11 +33,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(SERVE): pyproject.toml | $(PY)
-	$(PIP) -e .
+	$(INSTALL_LOCK) $(PIP) -e .
 	touch $@
 
 $(DEV): pyproject.toml | $(PY)
-	$(PIP) -e '.[dev]'
+	$(INSTALL_LOCK) $(PIP) -e '.[dev]'
 	touch $@ $(SERVE)
 
 $(NODE_TOOLS): web/package-lock.json

@@ -81,6 +81,30 @@ def test_make_run_takes_a_random_key_made_once_per_checkout(tmp_path: Path) -> N
     assert (first / ".secret-key").read_text().strip() == keys[0]
 
 
+@pytest.mark.skipif(shutil.which("flock") is None, reason="no flock(1) (util-linux)")
+def test_two_makes_that_install_at_once_take_turns_at_pip(tmp_path: Path) -> None:
+    """`make run` and `make test` started together after pyproject.toml changed: each installs
+    into the one venv, one pip after the other, never both at once."""
+    where = checkout(tmp_path / "checkout")
+    calls = where / "calls"
+    (where / ".venv" / "bin" / "python").write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = -m ] && [ "$2" = pip ]; then\n'
+        f"  echo start >> {calls}; sleep 1; echo end >> {calls}; exit 0\n"
+        "fi\n"
+        f'exec {sys.executable} "$@"\n'
+    )
+    os.utime(where / "pyproject.toml")  # changed since the venv's installs
+    os.utime(where / ".venv" / ".installed-serve", (1, 1))
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    makes = [
+        subprocess.Popen(["make", target], cwd=where, env=clean, stdout=subprocess.DEVNULL)
+        for target in (".venv/.installed-serve", ".venv/.installed-dev")
+    ]
+    assert [make.wait(timeout=60) for make in makes] == [0, 0]
+    assert calls.read_text().split() == ["start", "end", "start", "end"]
+
+
 def test_the_key_file_is_never_committed() -> None:
     done = subprocess.run(
         ["git", "check-ignore", "-q", ".secret-key"], cwd=ROOT, capture_output=True, timeout=30
