@@ -35,9 +35,10 @@ CELERY_TASK_ALWAYS_EAGER = True
 # Registration is not what these tests measure: a fast hasher keeps fixtures cheap.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-# The embedded beat (pisyedili_api.tasks) never runs inside the test process: a test that imports
-# an entry point must not leave a thread sweeping the test database. A server the tests start may
-# ask for it (EMBEDDED_BEAT=1 in its environment: the quick-play browser test's server).
+# The embedded beat (pisyedili_api.tasks) never runs inside the test process: a test that runs
+# the server's lifespan must not leave a thread sweeping the test database. A server the tests
+# start may ask for it (EMBEDDED_BEAT=1 in its environment: the quick-play browser test's
+# server).
 EMBEDDED_BEAT = env_bool("EMBEDDED_BEAT", False)
 
 # A test reads a deal's luck right after the move that ended it: the analysis tasks run in the

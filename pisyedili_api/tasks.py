@@ -354,7 +354,7 @@ def _analysis_process_run(name: str, args: tuple[Any, ...], values: dict[str, An
 
 def analysis_process_stop(*, abandon: bool = False) -> None:
     """Stop the analysis process once its jobs are done (tests). `abandon` (the server's
-    shutdown, live.asgi's lifespan): at once, its queued jobs cancelled and the one under way
+    shutdown, embedded_stop): at once, its queued jobs cancelled and the one under way
     ended with the process (its transaction rolls back); the sweeper sends each again
     (games.tasks.sweep), as after a server that was killed. The process and the pool's
     semaphores are gone when this returns, before the server's own exit."""
@@ -424,16 +424,16 @@ def embedded_start() -> bool:
     return True
 
 
-def embedded_stop(timeout: float = 1.0) -> None:
+def embedded_stop() -> None:
     """The server's shutdown (live.asgi's lifespan): the beat sends nothing more (its thread
-    ends within `timeout` s), no analysis job starts from now on (a sweep under way that
+    ends at once), no analysis job starts from now on (a sweep under way that
     sends one: the sweeper sends it again after the restart), and the analysis process ends
     at once (analysis_process_stop, `abandon`)."""
     with _beat_lock:
         _embedded_stopped.set()
         beat = _beat_thread
     if beat is not None:
-        beat.join(timeout)
+        beat.join(1.0)  # it waits on _embedded_stopped, not in a sleep
     analysis_process_stop(abandon=True)
 
 

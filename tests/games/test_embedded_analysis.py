@@ -27,7 +27,13 @@ from django.utils import timezone
 from games import services
 from games.models import Deal, DealLuck
 from games.tasks import background_wait, sweep
-from pisyedili_api.tasks import ANALYSIS_NICENESS, analysis_process_ids, analysis_process_stop
+from pisyedili_api.tasks import (
+    ANALYSIS_NICENESS,
+    analysis_process_ids,
+    analysis_process_stop,
+    embedded_start,
+    embedded_stop,
+)
 from tests.helpers import create_match, post_move, state
 
 # The tasks run on commit; the analysis in a process of its own (make test-fast leaves it out).
@@ -179,9 +185,10 @@ def test_switched_off_the_luck_is_estimated_in_the_request(
 def test_a_stopping_server_ends_the_analysis_process_at_once_and_the_sweeper_sends_its_job_again(
     settings, make_player, client_for, analysis_process, caplog
 ):
-    """The server's shutdown (live.asgi's lifespan: analysis_process_stop, `abandon`) with a
-    deal's luck being estimated: the process ends at once, with no error logged and nothing
-    stored; once the attempt's lease has passed, the sweeper sends the estimate again."""
+    """The server's shutdown (live.asgi's lifespan: embedded_stop) with a deal's luck being
+    estimated: the process ends at once, with no error logged and nothing stored; started
+    again (embedded_start), once the attempt's lease has passed, the sweeper sends the estimate
+    again."""
     settings.ANALYSIS_LUCK_SAMPLES = 20_000  # a second or more of the analysis process's CPU
     _, token = make_player()
     match_id, _ = play_one_deal(client_for(token))
@@ -192,12 +199,15 @@ def test_a_stopping_server_ends_the_analysis_process_at_once_and_the_sweeper_sen
         time.sleep(0.02)
     (pid,) = analysis_process_ids()
     started = time.monotonic()
-    with caplog.at_level(logging.ERROR):
-        analysis_process_stop(abandon=True)
-    assert time.monotonic() - started < 5
-    assert not psutil.pid_exists(pid) and analysis_process_ids() == []
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
-    assert not DealLuck.objects.filter(deal=deal).exists()
+    try:
+        with caplog.at_level(logging.ERROR):
+            embedded_stop()
+        assert time.monotonic() - started < 5
+        assert not psutil.pid_exists(pid) and analysis_process_ids() == []
+        assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+        assert not DealLuck.objects.filter(deal=deal).exists()
+    finally:
+        embedded_start()  # the restart (no beat here: EMBEDDED_BEAT is off in the tests)
 
     lease = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 1)
     Deal.objects.filter(id=deal.id).update(luck_attempted_at=timezone.now() - lease)
