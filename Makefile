@@ -21,9 +21,10 @@ SERVE := $(VENV)/.installed-serve
 DEV := $(VENV)/.installed-dev
 PIP := $(PY) -m pip install --disable-pip-version-check -q
 # Two makes at once that both install (`make run` beside `make test` after pyproject.toml
-# changed) take turns at pip in the one venv, where flock(1) is (util-linux): pip run twice at
-# once in one venv can leave a package half removed.
-INSTALL_LOCK := $(shell command -v flock >/dev/null 2>&1 && echo flock $(VENV)/.install-lock)
+# changed) take turns at pip in the one venv: pip run twice at once in one venv can leave a
+# package half removed. The lock is flock(2) on .venv/.install-lock through Python's fcntl,
+# so it holds where util-linux's flock(1) is missing (macOS) too.
+INSTALL_LOCK = $(PY) -c 'import fcntl, subprocess, sys; lock = open(sys.argv[1], "a"); fcntl.flock(lock, fcntl.LOCK_EX); sys.exit(subprocess.call(sys.argv[2:]))' $(VENV)/.install-lock
 # The pinned Node tools of web/package-lock.json (tsc, openapi-typescript, Redocly's linter).
 NODE_TOOLS := web/node_modules/.package-lock.json
 

@@ -81,11 +81,17 @@ def test_make_run_takes_a_random_key_made_once_per_checkout(tmp_path: Path) -> N
     assert (first / ".secret-key").read_text().strip() == keys[0]
 
 
-@pytest.mark.skipif(shutil.which("flock") is None, reason="no flock(1) (util-linux)")
 def test_two_makes_that_install_at_once_take_turns_at_pip(tmp_path: Path) -> None:
     """`make run` and `make test` started together after pyproject.toml changed: each installs
-    into the one venv, one pip after the other, never both at once."""
+    into the one venv, one pip after the other, never both at once. On a PATH with no flock(1)
+    (util-linux's; macOS has none): only the programs the two rules run."""
     where = checkout(tmp_path / "checkout")
+    path = tmp_path / "bin"
+    path.mkdir()
+    for program in ("make", "sh", "touch", "sleep"):
+        found = shutil.which(program)
+        assert found is not None, program
+        (path / program).symlink_to(found)
     calls = where / "calls"
     (where / ".venv" / "bin" / "python").write_text(
         "#!/bin/sh\n"
@@ -97,8 +103,9 @@ def test_two_makes_that_install_at_once_take_turns_at_pip(tmp_path: Path) -> Non
     os.utime(where / "pyproject.toml")  # changed since the venv's installs
     os.utime(where / ".venv" / ".installed-serve", (1, 1))
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    clean["PATH"] = str(path)
     makes = [
-        subprocess.Popen(["make", target], cwd=where, env=clean, stdout=subprocess.DEVNULL)
+        subprocess.Popen([path / "make", target], cwd=where, env=clean, stdout=subprocess.DEVNULL)
         for target in (".venv/.installed-serve", ".venv/.installed-dev")
     ]
     assert [make.wait(timeout=60) for make in makes] == [0, 0]
