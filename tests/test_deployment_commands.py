@@ -23,7 +23,8 @@ COMPOSE = ROOT / "docker-compose.yml"
 
 def checkout(where: Path) -> Path:
     """A checkout with the repository's Makefile and a venv whose python runs `manage.py` and
-    whose uvicorn only write down the key and the arguments they were started with."""
+    whose uvicorn only write down the key and the arguments they were started with; its pip
+    writes down `start`, takes a second, then writes down `end`."""
     where.mkdir()
     shutil.copy(ROOT / "Makefile", where / "Makefile")
     (where / "pyproject.toml").touch()
@@ -34,6 +35,9 @@ def checkout(where: Path) -> Path:
         "#!/bin/sh\n"
         f'if [ "$1" = manage.py ]; then echo "manage.py $DJANGO_SECRET_KEY" >> {calls}\n'
         "exit 0; fi\n"
+        'if [ "$1" = -m ] && [ "$2" = pip ]; then\n'
+        f"  echo start >> {calls}; sleep 1; echo end >> {calls}; exit 0\n"
+        "fi\n"
         f'exec {sys.executable} "$@"\n'
     )
     (bin_ / "uvicorn").write_text(f'#!/bin/sh\necho "uvicorn $DJANGO_SECRET_KEY $*" >> {calls}\n')
@@ -92,14 +96,6 @@ def test_two_makes_that_install_at_once_take_turns_at_pip(tmp_path: Path) -> Non
         found = shutil.which(program)
         assert found is not None, program
         (path / program).symlink_to(found)
-    calls = where / "calls"
-    (where / ".venv" / "bin" / "python").write_text(
-        "#!/bin/sh\n"
-        'if [ "$1" = -m ] && [ "$2" = pip ]; then\n'
-        f"  echo start >> {calls}; sleep 1; echo end >> {calls}; exit 0\n"
-        "fi\n"
-        f'exec {sys.executable} "$@"\n'
-    )
     os.utime(where / "pyproject.toml")  # changed since the venv's installs
     os.utime(where / ".venv" / ".installed-serve", (1, 1))
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
@@ -109,7 +105,7 @@ def test_two_makes_that_install_at_once_take_turns_at_pip(tmp_path: Path) -> Non
         for target in (".venv/.installed-serve", ".venv/.installed-dev")
     ]
     assert [make.wait(timeout=60) for make in makes] == [0, 0]
-    assert calls.read_text().split() == ["start", "end", "start", "end"]
+    assert (where / "calls").read_text().split() == ["start", "end", "start", "end"]
 
 
 def test_the_key_file_is_never_committed() -> None:
