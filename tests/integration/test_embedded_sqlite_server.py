@@ -6,6 +6,7 @@ exactly once."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
@@ -14,6 +15,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,20 +30,23 @@ MOVES_PER_PLAYER = 12
 COPIES = 4  # each keyed move is sent this many times at once
 
 
-@pytest.fixture
-def embedded_server(tmp_path):
+@contextlib.contextmanager
+def embedded(tmp_path: Path, **settings: str) -> Iterator[tuple[str, Path, Path]]:
     """`make run`'s commands (migrate, then uvicorn with the ASGI application) on a SQLite file
-    of its own; one process."""
+    of its own; one process, with `make run`'s throttles (none of the test run's raised rates:
+    pisyedili_api.settings_test) and `settings` over them. The API's base URL, the database
+    file, the server's log."""
     database = tmp_path / "db.sqlite3"
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "GAMES_"))
+        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "GAMES_", "THROTTLE_"))
     }
     env.update(
         DJANGO_SETTINGS_MODULE="pisyedili_api.settings",
         DJANGO_SECRET_KEY="insecure-development-key-of-make-run",
         DATABASE_URL=f"sqlite:///{database}",
+        **settings,
     )
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
@@ -60,21 +65,29 @@ def embedded_server(tmp_path):
     )
     base = f"http://127.0.0.1:{port}/api/v1"
     deadline = time.monotonic() + 60
-    while True:
-        assert server.poll() is None, (tmp_path / "runserver.log").read_text()
-        try:
-            if requests.get(f"{base}/bots", timeout=2).status_code == 200:
-                break
-        except requests.ConnectionError:
-            pass
-        assert time.monotonic() < deadline, "runserver did not come up"
-        time.sleep(0.2)
     try:
+        while True:
+            assert server.poll() is None, (tmp_path / "runserver.log").read_text()
+            try:
+                if requests.get(f"{base}/bots", timeout=2).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "runserver did not come up"
+            time.sleep(0.2)
         yield base, database, tmp_path / "runserver.log"
     finally:
         server.terminate()
         server.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture
+def embedded_server(tmp_path):
+    """The embedded server (`embedded`) with the move throttle raised: here each player's keyed
+    moves are sent COPIES times at once, and every copy counts."""
+    with embedded(tmp_path, THROTTLE_MATCH_MOVE="100000/sec") as server:
+        yield server
 
 
 def test_concurrent_players_get_no_5xx_and_keyed_moves_apply_once(embedded_server):
