@@ -43,6 +43,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def wait_serving(server: subprocess.Popen, url: str, log: Path, seconds: float = 60) -> None:
+    """Wait until `server`, a server process a test started (its output in `log`), answers 200
+    to a GET of `url`; fail with its log if it ends first, or after `seconds`."""
+    import requests  # the test's client; not needed by the services' plugin above
+
+    deadline = time.monotonic() + seconds
+    while True:
+        assert server.poll() is None, log.read_text()
+        try:
+            if requests.get(url, timeout=2).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        assert time.monotonic() < deadline, f"{url}: no answer within {seconds:g} s"
+        time.sleep(0.2)
+
+
 def _package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     assert spec is not None and spec.submodule_search_locations, f"{name} is not installed"

@@ -12,7 +12,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.backing_services import free_port
+from tests.backing_services import free_port, wait_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = 6
@@ -64,17 +63,8 @@ def embedded(tmp_path: Path, **settings: str) -> Iterator[tuple[str, Path, Path]
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}/api/v1"
-    deadline = time.monotonic() + 60
     try:
-        while True:
-            assert server.poll() is None, (tmp_path / "runserver.log").read_text()
-            try:
-                if requests.get(f"{base}/bots", timeout=2).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "runserver did not come up"
-            time.sleep(0.2)
+        wait_serving(server, f"{base}/bots", tmp_path / "runserver.log")
         yield base, database, tmp_path / "runserver.log"
     finally:
         server.terminate()

@@ -22,7 +22,7 @@ import requests
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from tests.backing_services import free_port
+from tests.backing_services import free_port, wait_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 READ_TIMEOUT = 2.0
@@ -66,15 +66,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     log = open(tmp / "uvicorn.log", "wb")  # noqa: SIM115
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, (tmp / "uvicorn.log").read_text()
-            try:
-                requests.get(f"http://127.0.0.1:{port}/api/v1/bots", timeout=2)
-                break
-            except requests.ConnectionError:
-                assert time.monotonic() < deadline, "uvicorn did not come up"
-                time.sleep(0.2)
+        wait_serving(server, f"http://127.0.0.1:{port}/api/v1/bots", tmp / "uvicorn.log")
         yield port
     finally:
         server.terminate()

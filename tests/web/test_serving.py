@@ -21,7 +21,7 @@ import pytest
 import requests
 from websockets.sync.client import connect
 
-from tests.backing_services import free_port
+from tests.backing_services import free_port, wait_serving
 from tests.browser.harness import Person
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,16 +136,7 @@ def _make_run_started(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes],
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, log_path.read_text()
-            try:
-                if requests.get(f"{base}/api/v1/bots", timeout=2).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "make run did not come up"
-            time.sleep(0.3)
+        wait_serving(server, f"{base}/api/v1/bots", log_path, seconds=120)
         yield server, base, log_path
     finally:
         with suppress(ProcessLookupError):
