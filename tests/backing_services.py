@@ -34,6 +34,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import requests
 
 
 def free_port() -> int:
@@ -46,8 +47,6 @@ def free_port() -> int:
 def wait_serving(server: subprocess.Popen, url: str, log: Path, seconds: float = 60) -> None:
     """Wait until `server`, a server process a test started (its output in `log`), answers 200
     to a GET of `url`; fail with its log if it ends first, or after `seconds`."""
-    import requests  # the test's client; not needed by the services' plugin above
-
     deadline = time.monotonic() + seconds
     while True:
         assert server.poll() is None, log.read_text()
