@@ -183,10 +183,32 @@ def end_deal_by_last_card(match_id: Any, player_id: Any, seat: int) -> None:
     )
 
 
+# The settings of the test run's environment that `make run` would not have: the services and
+# the keys the suite uses, and its raised rates (pisyedili_api.settings_test).
+NOT_MAKE_RUN = (
+    "DJANGO_",
+    "DATABASE_URL",
+    "CELERY_",
+    "GAMES_",
+    "TOURNAMENT_",
+    "LIVE_",
+    "CACHE_",
+    "THROTTLE_",
+)
+
+
+def make_run_environment(**settings: str) -> dict[str, str]:
+    """The environment of a server or shell the tests start as `make run` (the embedded
+    default): this process's without NOT_MAKE_RUN, and `settings` over it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(NOT_MAKE_RUN)}
+    env.update(settings)
+    return env
+
+
 def embedded_shell(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
     """`script` run by `manage.py shell` on the embedded default (`make run`: SQLite, tasks
-    in-process, its development key), in a fresh process on a copy of the project with no
-    DATABASE_URL, CELERY_*, DJANGO_*, GAMES_* or TOURNAMENT_* setting; migrated first."""
+    in-process, its development key), in a fresh process on a copy of the project with
+    `make_run_environment()`; migrated first."""
     root = Path(__file__).resolve().parents[1]
     project = tmp_path / "project"
     project.mkdir()
@@ -194,11 +216,7 @@ def embedded_shell(tmp_path: Path, script: str) -> subprocess.CompletedProcess[s
     for name in ("pisyedili_api", "games", "players", "tournaments"):
         shutil.copytree(root / name, project / name, ignore=ignore)
     shutil.copy(root / "manage.py", project / "manage.py")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("CELERY_", "DATABASE_URL", "DJANGO_", "GAMES_", "TOURNAMENT_"))
-    }
+    env = make_run_environment()
     env["PYTHONPATH"] = str(project)  # the copy, not the installed checkout
     env["DJANGO_SECRET_KEY"] = "insecure-development-key-of-make-run"  # as `make run` passes
     manage = [sys.executable, str(project / "manage.py")]

@@ -7,7 +7,6 @@ exactly once."""
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import pytest
 import requests
 
 from tests.backing_services import free_port, wait_serving
+from tests.helpers import make_run_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = 6
@@ -32,16 +32,11 @@ COPIES = 4  # each keyed move is sent this many times at once
 @contextlib.contextmanager
 def embedded(tmp_path: Path, **settings: str) -> Iterator[tuple[str, Path, Path]]:
     """`make run`'s commands (migrate, then uvicorn with the ASGI application) on a SQLite file
-    of its own; one process, with `make run`'s throttles (none of the test run's raised rates:
-    pisyedili_api.settings_test) and `settings` over them. The API's base URL, the database
-    file, the server's log."""
+    of its own; one process, in `make run`'s environment (tests.helpers.make_run_environment:
+    its throttles, none of the test run's raised rates) and `settings` over it. The API's base
+    URL, the database file, the server's log."""
     database = tmp_path / "db.sqlite3"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("DJANGO_", "DATABASE_URL", "CELERY_", "GAMES_", "THROTTLE_"))
-    }
-    env.update(
+    env = make_run_environment(
         DJANGO_SETTINGS_MODULE="pisyedili_api.settings",
         DJANGO_SECRET_KEY="insecure-development-key-of-make-run",
         DATABASE_URL=f"sqlite:///{database}",
