@@ -70,6 +70,7 @@ from .serializers import (
 )
 from .services import (
     PRESETS,
+    Held,
     invitation_accept,
     invitation_decline,
     match_apply_move,
@@ -503,14 +504,18 @@ class MoveRateThrottle(SimpleRateThrottle):
 
 
 def move_post(
-    caller: DeferredPlayer, match_id: Any, data: Callable[[], Any], key: Any
+    caller: DeferredPlayer,
+    match_id: Any,
+    data: Callable[[], Any],
+    key: Any,
+    held: Held | None = None,
 ) -> dict[str, Any]:
     """`POST …/moves` once its token is parsed: the route's, and a match WebSocket's `move`
     message (live.streams), which so answers and refuses exactly as the route does. In order:
     the throttle (429), the Idempotency-Key `key` and the body `data()` (parsed then: 400; a
     bad token is 401 first, as on every route), then games.services.match_apply_move (its
     checks, its exactly-once); the mover's view right after the move, or the API's error
-    raised."""
+    raised. `held`: the match as the socket's process holds it (match_apply_move)."""
     throttle = MoveRateThrottle(caller)
     if not throttle.allow_request(None, None):
         raise Throttled(throttle.wait())
@@ -532,6 +537,7 @@ def move_post(
         reply=move_reply,
         idempotency_key=key,
         request_body={**valid["move_body"], "version": valid["version"]},
+        held=held,
     )
 
 

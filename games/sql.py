@@ -7,6 +7,10 @@ move ends it) riding in data-modifying CTEs of the match update guarded by the v
 (one round trip). Its INSERTs and UPDATEs are built by the generic helpers of
 pisyedili_api.rawsql from the models' metadata; this module writes what joins them.
 
+A move sent on a match's WebSocket whose process holds the match at the version it is played
+at (live.streams) is that one statement alone: the caller's lookup guards its update and
+`notices_wanted` rides in its answer.
+
 Two more questions a move may ask: a keyed move's idempotency record (read only where a check
 fails: games.services.moves), and which of the people its notices tell has a push subscription
 or an active webhook (games.services.notify.notices_send). Whether anyone seated at the match
@@ -30,7 +34,7 @@ def _version_kept(vendor: str) -> str:
     return rawsql.statement(" AND {match.version} = %s RETURNING 1", match=Match)
 
 
-def update_if_version_then_writes(update: str, writes: list[str]) -> str:
+def update_if_version_then_writes(update: str, writes: list[str], caller: str | None = None) -> str:
     """A match's UPDATE (by primary key, rawsql.update_sql) that writes only if the row still
     holds the version the caller read, and the writes that go with it (INSERTs by
     rawsql.insert_from_sql, UPDATEs by rawsql.update_from_sql, each from `updated`), written
@@ -39,11 +43,30 @@ def update_if_version_then_writes(update: str, writes: list[str]) -> str:
     value is 1 if it wrote, 0 if another write moved the version on (then nothing is written).
     The parameters: the update's, the version read, then the writes', in order. PostgreSQL: a
     row changed since the statement's snapshot is checked again as it is now (READ COMMITTED),
-    so two such writes of one version never both land."""
+    so two such writes of one version never both land.
+
+    `caller` (a move written from the match as a process holds it, not read:
+    games.services.moves): a caller's lookup (CallerLookup.lookup_sql), which must still name
+    the mover for the row to be written (its parameters, then the mover's id, right after the
+    version read), and a second value, whether anyone seated has somewhere to be sent notices
+    (`notices_wanted`, the match id its last parameter): what the match read would have
+    asked."""
     ctes = "".join(f", written_{n} AS ({write})" for n, write in enumerate(writes))
+    if caller is None:
+        return (
+            f"WITH updated AS ({update}{_version_kept(connection.vendor)}){ctes}"
+            " SELECT count(*) FROM updated"
+        )
     return (
-        f"WITH updated AS ({update}{_version_kept(connection.vendor)}){ctes}"
-        " SELECT count(*) FROM updated"
+        f"WITH updated AS ({update}{_version_and_caller_kept(connection.vendor, caller)}){ctes}"
+        f" SELECT count(*), {notices_wanted()} FROM updated"
+    )
+
+
+@cache
+def _version_and_caller_kept(vendor: str, caller: str) -> str:
+    return rawsql.statement(
+        " AND {match.version} = %s AND ({caller}) = %s RETURNING 1", match=Match, caller=caller
     )
 
 

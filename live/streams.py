@@ -79,6 +79,7 @@ from games.events import version_after_move
 from games.models import Match
 from games.selectors import match_read, match_viewer_get
 from games.serializers import match_view, move_reply_state
+from games.services import Held
 from pisyedili_api import rawsql
 from pisyedili_api.errors import (
     ERROR_CODES,
@@ -453,6 +454,18 @@ class _SharedReads:
         done.set_result(moved)
         self.matches[match_id] = _Shared(version, done)
 
+    def held(self, match_id: UUID) -> tuple[Match, engine.State] | None:
+        """The match and its live deal as this process holds them now (read, written or
+        advanced here), None where it holds none (on the loop): what a move on the match's
+        socket is played against before anything is read (games.services.Held)."""
+        shared = self.matches.get(match_id)
+        if shared is None or not shared.read.done() or shared.read.cancelled():
+            return None
+        if shared.read.exception() is not None:
+            return None
+        match, state = shared.read.result()
+        return None if match is None or state is None else (match, state)
+
     def forget(self, match_id: UUID) -> None:
         self.matches.pop(match_id, None)
 
@@ -571,22 +584,33 @@ class MatchSocketMoves:
     `{"event": "move", "key", "status", "data"}`: the route's status and body (its view, or
     its error body; `retry_after` beside a 429's). A socket answers its messages one at a
     time, in the order they came. The caller is the socket's token, looked up again by each
-    move (a token revoked since is 401); an anonymous spectator's socket is 401."""
+    move (a token revoked since is 401); an anonymous spectator's socket is 401. A move at the
+    version this process holds the match at (_SharedReads, the socket's own stream's) is
+    played against that copy and written without reading the match (games.services.Held)."""
 
-    __slots__ = ("digest", "language", "match_id")
+    __slots__ = ("digest", "language", "match_id", "player_id")
 
-    def __init__(self, match_id: UUID, digest: str | None, language: str | None) -> None:
+    def __init__(
+        self, match_id: UUID, digest: str | None, language: str | None, player_id: UUID | None
+    ) -> None:
         self.match_id = match_id
         self.digest = digest
         self.language = language
+        self.player_id = player_id  # the token's player when the socket opened
 
     async def __call__(self, raw: str | bytes) -> str:
+        held = None
+        if self.player_id is not None:
+            found = _shared_reads.held(self.match_id)  # on the loop, which keeps it
+            if found is not None:
+                held = Held(*found, self.player_id)
         # The loop's default executor, as sync_to_async(thread_sensitive=False) would pick, with
         # none of its wrapping: _answer sets its own language and gives its connection back.
-        answer: str = await asyncio.get_running_loop().run_in_executor(None, self._answer, raw)
+        loop = asyncio.get_running_loop()
+        answer: str = await loop.run_in_executor(None, self._answer, raw, held)
         return answer
 
-    def _answer(self, raw: str | bytes) -> str:
+    def _answer(self, raw: str | bytes, held: Held | None = None) -> str:
         from games.apis import move_post
 
         key: Any = None
@@ -607,7 +631,7 @@ class MatchSocketMoves:
                     raise
                 if caller is None:
                     raise NotAuthenticated()
-                view = move_post(caller, self.match_id, lambda: message, key)
+                view = move_post(caller, self.match_id, lambda: message, key, held)
                 return _socket_reply(key, 200, _render(view))
             except (ApplicationError, APIException, engine.EngineError) as exc:
                 response = _error(exc)
@@ -641,7 +665,10 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         events.append(Event.of("close", {"reason": "match_over"}) if over else RECONNECT_POLL)
         return EventStreamResponse(events)
     holder = _slot_holder(request, _player(caller))
-    moves = MatchSocketMoves(match_id, _token(caller), translation.get_language())
+    player = _player(caller)
+    moves = MatchSocketMoves(
+        match_id, _token(caller), translation.get_language(), player.id if player else None
+    )
     stream = _match_stream(match_id, seat, after, _token(caller))
     return await _with_slot(opening, holder, stream, moves)
 

@@ -12,6 +12,7 @@ the server, so its statements are written by hand (games/sql.py, pisyedili_api/r
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -20,7 +21,7 @@ from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from django.conf import settings
@@ -37,7 +38,7 @@ from pisyedili_api.renderers import JSONRenderer
 from pisyedili_api.tasks import send_on_commit
 
 from .. import clock, events, sql
-from ..models import IDEMPOTENCY_KEY_CONSTRAINT, Deal, IdempotencyRecord, Match
+from ..models import IDEMPOTENCY_KEY_CONSTRAINT, Deal, IdempotencyRecord, Match, Seat
 from ..models import Move as MoveRow
 from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn, _violates
@@ -57,6 +58,16 @@ def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
 MoveReply = Callable[[Match, int, engine.State], dict[str, Any]]
 
 
+class Held(NamedTuple):
+    """A match as a process holds it for its streams (live.streams: read, written or advanced
+    there, at its version), its live deal, and the player whose token opened the stream: a
+    move at that version may be written without reading the match (`match_apply_move`)."""
+
+    match: Match
+    state: engine.State
+    player_id: UUID
+
+
 def match_apply_move(
     *,
     match_id: UUID | str,
@@ -67,6 +78,7 @@ def match_apply_move(
     idempotency_key: str | None = None,
     request_body: Mapping[str, Any] | None = None,
     by_bot: bool = False,
+    held: Held | None = None,
 ) -> dict[str, Any]:
     """Apply one move for the player's seat; return `reply` of it (that seat's view right
     after it, as the caller builds it).
@@ -78,6 +90,10 @@ def match_apply_move(
     Order of checks: (caller) → match exists → seat → idempotent replay → match active →
     seat not resigned → version → turn → legality. A replay returns the stored first response
     and applies nothing.
+
+    `held` (a move on a match's WebSocket, `player_id` the socket's CallerLookup): the match as
+    the socket's process holds it. A move that passes every check on it is written by one
+    statement, without the read (`_apply_held`); any other is answered as below.
     """
     digest = (
         request_hash(match_id, request_body if request_body is not None else move.to_json())
@@ -97,6 +113,13 @@ def match_apply_move(
     )
     try:
         if connection.vendor == "postgresql":
+            if held is not None and not isinstance(player_id, UUID | str):
+                try:
+                    return _apply_held(
+                        held, player_id, move, version, reply, idempotency_key, digest
+                    )
+                except _Unguarded:
+                    pass  # not as held: the read answers it
             # Two round trips, no transaction: the read, then the write guarded by the version.
             try:
                 return apply(guarded=True)
@@ -164,29 +187,15 @@ def _apply(
             raise ApplicationError("resigned")  # the reference bot plays the seat now
         if version != match.version:
             raise ApplicationError("stale_version", detail={"current_version": match.version})
-        state = _live_state(match)
-        record = None
-        if idempotency_key:
-
-            def record(view: dict[str, Any]) -> dict[str, Any]:
-                return {
-                    "player": player_id,
-                    "key": idempotency_key,
-                    "request_hash": digest,
-                    "match": match.id,
-                    "response": _response_text(view),
-                    "created_at": timezone.now(),
-                }
-
         return _move_write(
             match,
-            state,
+            _live_state(match),
             seat,
             player_id,
             move,
             by_bot=by_bot,
             reply=reply,
-            record=record,
+            record=_record(player_id, match.id, idempotency_key, digest),
             notices=notices,
             guarded=guarded,
         )[1]
@@ -199,6 +208,71 @@ def _apply(
         if stored:
             return _stored_answer(stored, digest)
         raise
+
+
+def _apply_held(
+    held: Held,
+    caller: CallerLookup,
+    move: engine.Move,
+    version: int,
+    reply: MoveReply,
+    idempotency_key: str | None,
+    digest: str,
+) -> dict[str, Any]:
+    """A person's move at the version of `held`, written from it without reading the match:
+    only where every check of `_apply` passes on it (the seat the held player sits in, the
+    match active, the seat not resigned, the version, the turn, the move legal), by the
+    guarded statement, which lands only if the match is still at that version and `caller`'s
+    token still names that player (and reads whether notices are wanted, as the read would).
+    Anything else raises `_Unguarded`, nothing written, and the read answers it: every answer
+    but the move's own comes from the match as it is then, with the checks in their order."""
+    match, state, player_id = held
+    seat = seat_of(match, player_id)
+    if (
+        seat is None
+        or match.status != Match.Status.ACTIVE
+        or seat in match.resigned
+        or version != match.version
+        or state.turn != seat
+    ):
+        raise _Unguarded
+    match = copy.copy(match)  # the streams' copy stays as held: the write moves this one on
+    try:
+        return _move_write(
+            match,
+            state,
+            seat,
+            player_id,
+            move,
+            by_bot=False,
+            reply=reply,
+            record=_record(player_id, match.id, idempotency_key, digest),
+            guarded=True,
+            caller=caller,
+        )[1]
+    except engine.EngineError:
+        raise _Unguarded from None  # not legal at the version held: answered at the match's
+
+
+def _record(
+    player_id: Any, match_id: Any, idempotency_key: str | None, digest: str
+) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """With a key, what gives the IdempotencyRecord of a move's reply (`_move_write`'s
+    `record`); None without one."""
+    if not idempotency_key:
+        return None
+
+    def record(view: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "player": player_id,
+            "key": idempotency_key,
+            "request_hash": digest,
+            "match": match_id,
+            "response": _response_text(view),
+            "created_at": timezone.now(),
+        }
+
+    return record
 
 
 def _stored_answer(stored: tuple[str, str], digest: str) -> dict[str, Any]:
@@ -274,6 +348,7 @@ def _move_write(
     record: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     notices: bool = True,
     guarded: bool = False,
+    caller: CallerLookup | None = None,
 ) -> tuple[engine.State, dict[str, Any]]:
     """Apply `move` for `seat` to `match` (locked, or read without the lock where `guarded`) at
     `state` and write it: the Move row, the match's state and version, and the deal's close
@@ -287,6 +362,8 @@ def _move_write(
     (`move_lock` read it), so the commit looks none up. `guarded` (PostgreSQL, `match` read
     without the lock): the statement writes only if the match still holds the version read,
     outside any transaction of its own; `_Unguarded` and nothing written if it no longer does.
+    `caller` (guarded, `match` as a process holds it, not read: `_apply_held`): the statement
+    writes only if the caller's lookup still names `player_id`, and reads `notices` itself.
     409/422 if it is not this seat's turn or not legal (the engine's errors)."""
     # NotYourTurn and IllegalMove carry the API's code (pisyedili_api.errors maps them).
     after = engine.apply(state, move, seat)
@@ -331,8 +408,16 @@ def _move_write(
         rows = [rawsql.insert_from_sql(model, "updated", **v) for model, v in inserted]
         if closed is not None:
             rows.append(rawsql.update_from_sql(Deal, match.live_deal_id, "updated", **closed))
-        statement = sql.update_if_version_then_writes(match_row[0], [r[0] for r in rows])
-        params = [*match_row[1], read_version, *(p for row in rows for p in row[1])]
+        writes = [r[0] for r in rows]
+        params = [*match_row[1], read_version]
+        if caller is None:
+            statement = sql.update_if_version_then_writes(match_row[0], writes)
+        else:
+            statement = sql.update_if_version_then_writes(match_row[0], writes, caller.lookup_sql())
+            params += [*caller.lookup_params(), *rawsql.prepared(MoveRow, player=player_id)]
+        params += [p for row in rows for p in row[1]]
+        if caller is not None:
+            params += rawsql.prepared(Seat, match=match.id)  # notices_wanted's
         # Guarded inside a caller's transaction (a test's): a savepoint, which a failed
         # statement would otherwise leave unusable for the answer's reads.
         nested = guarded and connection.in_atomic_block
@@ -340,6 +425,8 @@ def _move_write(
             landed = rawsql.fetch_one(statement, params)
         if not (landed and landed[0]):
             raise _Unguarded  # guarded only: under the lock the version cannot move
+        if caller is not None:
+            notices = bool(landed[1])
     else:
         for row in (*(rawsql.insert_sql(m, **v) for m, v in inserted), match_row):
             rawsql.execute(*row)

@@ -25,7 +25,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.throttling import SimpleRateThrottle
 
-from games.models import PushMessage, PushSubscription, Webhook, WebhookDelivery
+from games.models import Match, PushMessage, PushSubscription, Webhook, WebhookDelivery
 from games.services import notice
 from games.tasks import sweep, webhook_deliver_task
 from live import hub as events
@@ -649,3 +649,27 @@ def test_a_bot_turn_looks_up_no_notice_target_apart_and_still_tells_the_person(
     while not bot_moved(move()):
         pass
     _told_your_turn(hook, match["id"], alice.id)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="guarded writes: PostgreSQL")
+def test_a_socket_move_written_from_the_held_match_still_tells_the_next_person(
+    make_player, client_for, receiver, local_urls
+):
+    """A socket's move written without reading the match (games.services.Held) asks in its
+    write whether anyone seated has somewhere to be sent notices, as the read would: the next
+    person's webhook is told `your_turn`."""
+    from .test_held_moves import Table, _body
+
+    table = Table(make_player, client_for)
+    seat = table.on_turn()
+    hook = receiver([200] * 8)
+    made = table.clients[1 - seat].post(
+        "/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json"
+    )
+    assert made.status_code == 201, made.content
+    while table.on_turn() == seat:
+        status, data, statements = table.send(seat, _body(table.view(seat)), None, table.held())
+        assert status == 200, data
+        assert not any(_match_read(s) for s in statements), statements
+    _told_your_turn(hook, table.id, Match.objects.get(id=table.id).seat_players[1 - seat])
