@@ -11,7 +11,10 @@ Clients, each a thread with its own player:
   - pairs of people sharing a match (one creates, the other joins; some with a turn clock);
     every move is a legal move from `state`'s legal_moves, posted with an Idempotency-Key and
     retried with the same key after a connection error or a 5xx (an idempotent retry), and now
-    and then posted twice on purpose (the repeat must answer the first response);
+    and then posted twice on purpose (the repeat must answer the first response); every other
+    player (`--socket-share`) sends its moves on the match's WebSocket instead, its token in
+    `Authorization` as a native app sends it (opened again after whatever ends it, a move
+    without an answer sent again with its key), and its repeats on the route;
   - hostile clients: malformed and wrongly typed bodies, huge values, forged base64 cursors on
     every list endpoint, bad tokens and headers, and bursts of wrong passwords on /auth/token.
 Each player also holds its own event stream (`GET /me/events`) and the stream of the match it
@@ -44,7 +47,9 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
+import math
 import os
 import random
 import re
@@ -64,6 +69,8 @@ import redis
 import requests
 from stack import PY, ROOT, Stack
 from watchers import Watchers
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.sync.client import connect
 
 API = "/api/v1"
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -294,11 +301,13 @@ class Player(Client):
 
     def __init__(
         self, base, role, stats, stop, ledger: Ledger, rng, resend_share: float,
-        watchers: Watchers | None = None,
+        watchers: Watchers | None = None, on_socket: bool = False,
     ) -> None:  # fmt: skip
         super().__init__(base, role, stats, stop)
         self.ledger, self.rng, self.resend_share = ledger, rng, resend_share
         self.watchers = watchers
+        # Moves sent on the match's WebSocket (SocketMoves) instead of POST …/moves.
+        self.sockets: SocketMoves | None = SocketMoves(self) if on_socket else None
 
     def register(self) -> None:
         """A new player, then its own event stream held open (`--no-streams`: none)."""
@@ -326,15 +335,21 @@ class Player(Client):
         with self.ledger.lock:
             self.ledger.seats[(match, seat)] = self.player_id or ""
 
-    def post_move(self, match: str, body: dict[str, Any], key: str) -> tuple[Any, int]:
-        """POST the move with its key until it answers below 500, for RETRY_SECONDS at most:
+    def post_move(
+        self, match: str, body: dict[str, Any], key: str, route: bool = False
+    ) -> tuple[Any, int]:
+        """Send the move with its key (on the match's socket for a player that plays there,
+        unless `route`; else POST) until it answers below 500, for RETRY_SECONDS at most:
         (the answer or None, the tries)."""
         deadline, delay, tries = time.monotonic() + RETRY_SECONDS, 0.2, 0
         while True:
             tries += 1
-            r = self.call(
-                "POST", f"/matches/{match}/moves", json=body, headers={"Idempotency-Key": key}
-            )
+            if self.sockets is not None and not route:
+                r: Any = self.sockets.send(match, body, key)
+            else:
+                r = self.call(
+                    "POST", f"/matches/{match}/moves", json=body, headers={"Idempotency-Key": key}
+                )
             if r is not None and r.status_code < 500:
                 return r, tries
             if time.monotonic() > deadline:
@@ -365,10 +380,11 @@ class Player(Client):
         ack.answered_version, ack.at = answer["version"], now()
         self.ledger.add(self.ledger.acks, ack)
         if self.rng.random() < self.resend_share:
-            # Sent again with its key (retried as a move is after an error): it must answer
-            # what the first answered. Every re-send is counted under one outcome.
+            # Sent again with its key (retried as a move is after an error), on the route for a
+            # move sent on the socket: it must answer what the first answered. Every re-send is
+            # counted under one outcome.
             self.stats.count("moves re-sent on purpose")
-            again, _ = self.post_move(match, body, key)
+            again, _ = self.post_move(match, body, key, route=True)
             if again is None:
                 self.stats.count("re-sent: never answered")
             elif again.status_code == 200 and again.json() == answer:
@@ -381,6 +397,13 @@ class Player(Client):
 
     def play(self, match: str) -> None:
         """Until the match is over (or stalls for STALL_SECONDS, counted)."""
+        try:
+            self._play(match)
+        finally:
+            if self.sockets is not None:
+                self.sockets.close()
+
+    def _play(self, match: str) -> None:
         view = self.state(match)
         if view is not None:
             self.seated(match, view["you"])
@@ -413,6 +436,80 @@ class Player(Client):
             view = polled
             if view["version"] != seen:
                 progress = time.monotonic()
+
+
+@dataclass
+class SocketAnswer:
+    """A move's answer on a match's WebSocket (`{"event": "move", "key", "status", "data"}`),
+    read as a response: the route's status and body."""
+
+    status_code: int
+    data: Any
+
+    def json(self) -> Any:
+        return self.data
+
+
+class SocketMoves:
+    """A player's moves on the WebSocket of the match it plays (docs/api.md "Moves on the
+    match's WebSocket"), its token in `Authorization` as a native client sends it: one socket,
+    opened when a move is to be sent and again after whatever ended it (a fault, the server's
+    `reconnect` close); a move whose answer did not come is sent again with its key, as on the
+    route. Each answer is counted as a request (`WS …/moves`), a connection that failed as an
+    error."""
+
+    ROUTE = "/matches/{id}/moves (ws)"
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
+        self.match: str | None = None
+        self.socket: Any = None
+        self.opened = contextlib.ExitStack()
+        self.opened_at = 0.0
+
+    def _open(self, match: str) -> Any:
+        if self.socket is not None and self.match == match:
+            return self.socket
+        self.close()
+        owner = self.player
+        url = owner.base.replace("http://", "ws://") + f"{API}/matches/{match}/events"
+        self.socket = self.opened.enter_context(connect(
+            url, open_timeout=5, close_timeout=2, max_size=2**22,
+            additional_headers={"X-Forwarded-Proto": "https",
+                                "Authorization": f"Token {owner.token}"},
+        ))  # fmt: skip
+        self.match, self.opened_at = match, now()
+        return self.socket
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # already broken
+            self.opened.close()
+        self.socket = None
+
+    def send(self, match: str, body: dict[str, Any], key: str) -> SocketAnswer | None:
+        """The move's answer, or None where the socket could not be opened or broke first
+        (then it is closed: the next send opens another). A socket that broke is counted from
+        its opening: a fault under it ended it, whenever the next move found out."""
+        started = now()
+        since = self.opened_at if self.socket is not None and self.match == match else started
+        try:
+            socket = self._open(match)
+            socket.send(json.dumps({"type": "move", **body, "key": key}))
+            deadline = time.monotonic() + 20
+            while True:
+                message = json.loads(socket.recv(timeout=max(0.1, deadline - time.monotonic())))
+                if message.get("event") == "move" and message.get("key") == key:
+                    break
+        except (OSError, InvalidHandshake, ConnectionClosed, TimeoutError, ValueError) as exc:
+            self.close()
+            self.player.stats.add(self.player.role, "error", since, "WS", self.ROUTE,
+                                  type(exc).__name__)  # fmt: skip
+            return None
+        status = int(message["status"])
+        self.player.stats.add(self.player.role, str(status), started, "WS", self.ROUTE,
+                              json.dumps(message["data"])[:300])  # fmt: skip
+        self.player.stats.count("moves sent on a socket")
+        return SocketAnswer(status, message["data"])
 
 
 def _code(response: requests.Response) -> str:
@@ -1202,6 +1299,10 @@ def main() -> int:
     parser.add_argument("--celery-workers", type=int, default=2, help="workers, -c 1 each")
     parser.add_argument("--resend-share", type=float, default=0.05, help="moves sent twice")
     parser.add_argument(
+        "--socket-share", type=float, default=0.5,
+        help="players that send their moves on the match's WebSocket",
+    )  # fmt: skip
+    parser.add_argument(
         "--clock-share", type=float, default=0.3, help="pair matches with a turn clock"
     )
     parser.add_argument("--no-faults", action="store_true", help="a baseline without faults")
@@ -1264,16 +1365,24 @@ def soak(args: argparse.Namespace, stack: Stack, rng: random.Random) -> bool:
 
     threads: list[threading.Thread] = []
     others: list[str] = []
+    made = Counter[str]()
+
+    def player() -> Player:
+        """The next player; every so many (--socket-share) sends its moves on the socket."""
+        n = made["players"]
+        made["players"] += 1
+        on_socket = math.floor((n + 1) * args.socket_share) > math.floor(n * args.socket_share)
+        return Player(
+            stack.base, "player", stats, stop, ledger, seeded(), args.resend_share, watchers,
+            on_socket,
+        )  # fmt: skip
+
     for _ in range(players_n):
-        p = Player(stack.base, "player", stats, stop, ledger, seeded(), args.resend_share, watchers)
-        threads.append(threading.Thread(target=guard(bot_player, p), daemon=True))
+        threads.append(threading.Thread(target=guard(bot_player, player()), daemon=True))
     for _ in range(pairs_n):
         pair = Pair(args.clock_share)
         for method in (pair.host, pair.guest):
-            p = Player(
-                stack.base, "player", stats, stop, ledger, seeded(), args.resend_share, watchers
-            )
-            threads.append(threading.Thread(target=guard(method, p), daemon=True))
+            threads.append(threading.Thread(target=guard(method, player()), daemon=True))
         others_source = pair  # hostile clients poke at the pairs' matches
     for _ in range(hostile_n):
         h = Hostile(stack.base, "hostile", stats, stop, seeded(), others)
