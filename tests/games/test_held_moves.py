@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from uuid import UUID
 
 import pytest
 from django.db import connection
@@ -50,7 +51,7 @@ class Table:
         assert match is not None and match.state
         live = engine.State.from_json(match.state)
         assert live.turn is not None
-        return Held(match, live, match.seat_players[live.turn])
+        return Held(match, live, UUID(match.seat_players[live.turn]))
 
     def view(self, seat: int) -> dict[str, Any]:
         return state(self.clients[seat], self.id)
@@ -65,11 +66,22 @@ class Table:
     ) -> tuple[int, dict[str, Any], list[str]]:
         """`seat`'s socket sends the move `body`: the answer's status and data, and the
         statements it ran."""
-        moves = MatchSocketMoves(self.id, _digest_of(self.tokens[seat]), None, held and held[2])
+        player = held.player_id if held is not None else None
+        moves = MatchSocketMoves(self.id, _digest_of(self.tokens[seat]), None, player)
         message = json.dumps({"type": "move", **body, **({"key": key} if key else {})})
         with CaptureQueriesContext(connection) as captured:
             answer = json.loads(moves._answer(message, held))
         return answer["status"], answer["data"], [q["sql"] for q in captured.captured_queries]
+
+    def rest(self, seat: int, view: dict[str, Any], key: str) -> Any:
+        """`seat` POSTs the first legal move of `view` with the Idempotency-Key `key`."""
+        return post_move(
+            self.clients[seat],
+            self.id,
+            view["legal_moves"][0],
+            view["version"],
+            HTTP_IDEMPOTENCY_KEY=key,
+        )
 
     def moves(self) -> int:
         return Move.objects.filter(match_id=self.id).count()
@@ -98,16 +110,10 @@ def test_a_move_at_the_version_held_is_one_statement_answered_as_the_route(make_
     assert '"games_idempotencyrecord"' in write and '"games_webhook"' in write
     assert table.moves() == 1
     # The route's replay of the key answers the socket's reply, as stored.
-    again = post_move(
-        table.clients[seat],
-        table.id,
-        view["legal_moves"][0],
-        view["version"],
-        HTTP_IDEMPOTENCY_KEY="h-1",
-    )
+    again = table.rest(seat, view, "h-1")
     assert again.status_code == 200 and again.json() == data
     assert table.moves() == 1
-    # The next seat's move, from the match the first one held and moved on, lands too.
+    # The next seat's move, at the version the first made, is written the same way.
     after = table.view(1 - seat)
     if after["turn"] == 1 - seat:
         status, data, statements = table.send(1 - seat, _body(after, -1), None, table.held())
@@ -119,13 +125,7 @@ def test_a_version_moved_on_since_it_was_held_is_the_read_s_answer(make_player, 
     seat = table.on_turn()
     view = table.view(seat)
     held = table.held()
-    first = post_move(
-        table.clients[seat],
-        table.id,
-        view["legal_moves"][0],
-        view["version"],
-        HTTP_IDEMPOTENCY_KEY="r-1",
-    )
+    first = table.rest(seat, view, "r-1")
     assert first.status_code == 200
     # A replay of the key with the old copy: the stored answer, nothing applied again.
     status, data, statements = table.send(seat, _body(view), "r-1", held)
@@ -157,9 +157,8 @@ def test_a_move_the_held_state_refuses_is_answered_as_the_route_answers_it(make_
     view = table.view(seat)
     held = table.held()
     # Not this seat's turn: the other person sends the seat on turn's move.
-    other = table.send(
-        1 - seat, _body(view), None, Held(held.match, held.state, held.match.seat_players[1 - seat])
-    )
+    theirs = Held(held.match, held.state, UUID(held.match.seat_players[1 - seat]))
+    other = table.send(1 - seat, _body(view), None, theirs)
     route = post_move(table.clients[1 - seat], table.id, view["legal_moves"][0], view["version"])
     assert other[0] == route.status_code == 409
     assert other[1] == route.json() and other[1]["code"] == "not_your_turn"
