@@ -438,13 +438,12 @@ class _SharedReads:
         match_id = UUID(message["match"])
         shared = self.matches.get(match_id)
         version = message["version"]
-        if shared is None or shared.wanted >= version or not shared.read.done():
+        if shared is None or shared.wanted >= version:
             return
-        if shared.read.cancelled() or shared.read.exception() is not None:
+        found = self.held(match_id)
+        if found is None or found[0].version != version - 1:
             return
-        match, state = shared.read.result()
-        if match is None or state is None or match.version != version - 1:
-            return
+        match, state = found
         try:
             moved = version_after_move(match, state, played)
         except engine.EngineError:  # not the version it was played on: read it
@@ -456,7 +455,8 @@ class _SharedReads:
 
     def held(self, match_id: UUID) -> tuple[Match, engine.State] | None:
         """The match and its live deal as this process holds them now (read, written or
-        advanced here), None where it holds none (on the loop): what a move on the match's
+        advanced here), None where it holds none or its read is still on its way (on the
+        loop): what `advance` applies a message's move to, and what a move on the match's
         socket is played against before anything is read (games.services.Held)."""
         shared = self.matches.get(match_id)
         if shared is None or not shared.read.done() or shared.read.cancelled():
