@@ -254,6 +254,41 @@ def take_turn(page: Page, wait_ms: float = 8000) -> bool:
     return True
 
 
+# What a failed wait says: the table as the page shows it beside the match as the server has it
+# (read with the page's own token), so that a stalled server tells apart from a stalled page.
+_TABLE_REPORT = """async () => {
+  const table = document.querySelector('[data-testid=table]');
+  const indicator = document.querySelector('[data-testid=turn-indicator]');
+  const connection = document.querySelector('[data-testid=connection-status]');
+  const shown = {
+    version: table?.dataset.version, status: table?.dataset.status, busy: table?.dataset.busy,
+    yourTurn: indicator?.dataset.yourTurn, connection: connection?.dataset.state,
+  };
+  const match = location.hash.split('/')[2];
+  let server;
+  try {
+    const token = localStorage.getItem('pisyedili.token');
+    const answer = await fetch(`/api/v1/matches/${match}/state`,
+      { headers: { Authorization: `Token ${token}` } });
+    const state = await answer.json();
+    server = { status: answer.status, version: state.version, turn: state.turn, you: state.you,
+      phase: state.phase, match_status: state.status };
+  } catch (error) {
+    server = String(error);
+  }
+  return JSON.stringify({ shown, server });
+}"""
+
+
+def table_report(page: Page) -> str:
+    """The table as the page shows it and the match as the server has it, for a failure's
+    message."""
+    try:
+        return str(page.evaluate(_TABLE_REPORT))
+    except Exception as exc:  # the page itself is gone: say so
+        return f"version {version(page)} (no report: {exc})"
+
+
 def move_by_click(page: Page, tries: int = 3, wait_ms: float = 20_000) -> None:
     """One move of this page's seat by clicks (clicked again if swallowed), once the table shows
     its turn: the bots' replies may still be arriving when the caller last saw the table."""
@@ -266,7 +301,7 @@ def move_by_click(page: Page, tries: int = 3, wait_ms: float = 20_000) -> None:
                 timeout=wait_ms,
                 polling=POLL_MS,
             )
-        assert take_turn(page), f"not this page's turn at version {version(page)}"
+        assert take_turn(page), f"not this page's turn: {table_report(page)}"
         if version(page) > before:
             return
     raise AssertionError(f"no move after {tries} clicks at version {before}")
