@@ -289,6 +289,11 @@ def pages(artifacts: Path, request: pytest.FixtureRequest) -> Iterator[Pages]:
             for i, context in enumerate(opened.contexts):
                 for j, page in enumerate(context.pages):
                     page.screenshot(path=str(artifacts / f"{opened.test}-failed-{i}-{j}.png"))
+                    # In the failure's report (its captured output): what the page said last.
+                    said = opened.logs.get(page, [])[-30:]
+                    print(f"console of page {i}-{j}, last {len(said)}:", *said, sep="\n  ")
+            if opened.console:
+                print("errors and uncaught exceptions:", *opened.console[-30:], sep="\n  ")
         opened.close()
 
 
