@@ -70,17 +70,22 @@ end
 """
 
 # Append the players' "me" events to their logs and publish them with the match message, as
-# one message (a JSON array: the match's first, then each player's), atomically. ARGV: prefix,
-# match message, log length, ttl, then (player id, event json) pairs. The event json starts
-# with "{" and gets its sequence spliced in as the first member.
+# one message (a JSON array: the match's first, then each player's), atomically, once per
+# publish id: a publish tried again (`publish`) whose first try did reach Redis does nothing.
+# ARGV: prefix, match message, log length, ttl, the publish's id, how long its id is kept,
+# then (player id, event json) pairs. The event json starts with "{" and gets its sequence
+# spliced in as the first member.
 _PUBLISH_LUA = (
     _SEQ_START_LUA
     + """
 local prefix = ARGV[1]
+if not redis.call('SET', prefix .. ':published:' .. ARGV[5], '1', 'NX', 'EX', ARGV[6]) then
+  return 0
+end
 local channel = prefix .. ':events'
 local parts = {}
 if ARGV[2] ~= '' then parts[1] = ARGV[2] end
-for i = 5, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   local player = ARGV[i]
   local seq_key = prefix .. ':me:' .. player .. ':seq'
   local log_key = prefix .. ':me:' .. player .. ':log'
@@ -222,16 +227,21 @@ def hand_over(local: Any) -> None:
 
 def publish(message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]) -> None:
     """Send `message` (a match's new version; None: only `people`'s `me` events). Never
-    fails: a lost message costs a stream a late update (streams re-read on reconnect)."""
+    fails and never waits on Redis past its client's timeout: a publish Redis did not take
+    (slow past it, or gone) is tried again on a thread of the process's own (`_Retries`), in
+    the order of the publishes, for LIVE_PUBLISH_RETRY_SECONDS, and lands once however many
+    tries reached Redis; past that it is logged and lost, which costs a stream a late update
+    (streams re-read on reconnect, and every stream of a process whose subscription to Redis
+    broke is told `resync`)."""
     if TRACE_FILE and message:
         message = {**message, "at": time.time()}
+    about = f"match {message.get('match')}" if message else f"{len(people)} players"
     try:
         if settings.LIVE_REDIS_URL:
-            _redis_publish(message, people)
+            _redis_publish(message, people, about)
         else:
             local_publish(message, people)
-    except Exception:  # Redis down: the move has committed; log and go on
-        about = f"match {message['match']}" if message else f"{len(people)} players"
+    except Exception:  # not a Redis that failed to answer: the move has committed; log, go on
         logger.warning("live event for %s not published", about, exc_info=True)
 
 
@@ -285,13 +295,103 @@ def _redis() -> _SyncRedis:
 
 
 def _redis_publish(
-    message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]]
+    message: dict[str, Any] | None, people: list[tuple[str, dict[str, Any]]], about: str
 ) -> None:
     match = orjson.dumps(message) if message else b""
     args: list[Any] = [_prefix(), match, settings.LIVE_ME_LOG, settings.LIVE_ME_TTL]
+    args += [uuid.uuid4().hex, math.ceil(settings.LIVE_PUBLISH_RETRY_SECONDS) + 5]
     for player, event in people:
         args += [player, orjson.dumps(event)]
-    _redis().publish(args=args)
+    if _retries.queue_after(args, about):
+        return  # publishes that failed before it wait: it goes after them
+    try:
+        _redis().publish(args=args)
+    except (RedisConnectionError, RedisTimeoutError):
+        logger.info("live event for %s not taken by Redis: tried again", about)
+        _retries.queue(args, about)
+
+
+class _Retries:
+    """The publishes Redis did not take, tried again in their order on one thread of the
+    process's own (started on the first, and again in a process forked from one that had
+    it), each until its deadline (LIVE_PUBLISH_RETRY_SECONDS after its first try) with waits
+    of 50 ms doubling to 1 s; while any waits, later publishes queue behind it. At most
+    `limit` wait: a publish past it is logged and lost (Redis has been gone that long)."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._waiting: deque[tuple[float, list[Any], str]] = deque()
+        self._thread: threading.Thread | None = None
+
+    def queue_after(self, args: list[Any], about: str) -> bool:
+        """Queue `args` if publishes wait already (True), else leave it to the caller."""
+        with self._lock:
+            if not self._waiting:
+                return False
+            self._add(args, about)
+            return True
+
+    def queue(self, args: list[Any], about: str) -> None:
+        with self._lock:
+            self._add(args, about)
+
+    def _add(self, args: list[Any], about: str) -> None:
+        if len(self._waiting) >= self.limit:
+            logger.warning("live event for %s not published: %d wait already", about, self.limit)
+            return
+        self._waiting.append((time.monotonic() + settings.LIVE_PUBLISH_RETRY_SECONDS, args, about))
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="live-publish", daemon=True)
+            self._thread.start()
+        self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._waiting:
+                    self._wake.wait()
+                deadline, args, about = self._waiting[0]
+            self._try(deadline, args, about)
+            with self._lock:
+                self._waiting.popleft()  # only now: publishes made meanwhile queued behind it
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Whether no publish waits any more, within `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._waiting:
+                    return True
+            time.sleep(0.02)
+        return False
+
+    @staticmethod
+    def _try(deadline: float, args: list[Any], about: str) -> None:
+        pause = 0.05
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                _redis().publish(args=args)
+                return
+            except (RedisConnectionError, RedisTimeoutError):
+                time.sleep(min(pause, max(left, 0)))
+                pause = min(pause * 2, 1.0)
+            except Exception:
+                logger.warning("live event for %s not published", about, exc_info=True)
+                return
+        logger.warning(
+            "live event for %s not published: Redis did not take it for %s s",
+            about,
+            settings.LIVE_PUBLISH_RETRY_SECONDS,
+        )
+
+
+_retries = _Retries()
 
 
 # ---- the in-process hub's publishing side (no Redis) ----

@@ -539,6 +539,9 @@ LIVE_SEND_TIMEOUT = float(os.environ.get("LIVE_SEND_TIMEOUT", "30"))
 # Seconds a client of the ASGI deployment has to send a whole request, line, headers and body
 # (HttpProtocol: 408 past it, the connection closed).
 LIVE_READ_TIMEOUT = float(os.environ.get("LIVE_READ_TIMEOUT", "10"))
+# Seconds a live event that Redis did not take (slower than its client's 0.5 s, or gone) is
+# tried again, in order, before it is logged and lost (live.hub.publish); 0: never again.
+LIVE_PUBLISH_RETRY_SECONDS = float(os.environ.get("LIVE_PUBLISH_RETRY_SECONDS", "10"))
 # The "me" stream keeps each player's last LIVE_ME_LOG events for resuming, for LIVE_ME_TTL s.
 LIVE_ME_LOG = int(os.environ.get("LIVE_ME_LOG", "256"))
 LIVE_ME_TTL = int(os.environ.get("LIVE_ME_TTL", str(7 * 24 * 3600)))
