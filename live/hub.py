@@ -361,16 +361,6 @@ class _Retries:
             with self._lock:
                 self._waiting.popleft()  # only now: publishes made meanwhile queued behind it
 
-    def wait_idle(self, timeout: float) -> bool:
-        """Whether no publish waits any more, within `timeout` s."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self._lock:
-                if not self._waiting:
-                    return True
-            time.sleep(0.02)
-        return False
-
     @staticmethod
     def _try(deadline: float, args: list[Any], about: str) -> None:
         pause = 0.05

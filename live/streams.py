@@ -664,8 +664,8 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
         events = [view] if view is not None and (after is None or version > after) else []
         events.append(Event.of("close", {"reason": "match_over"}) if over else RECONNECT_POLL)
         return EventStreamResponse(events)
-    holder = _slot_holder(request, _player(caller))
     player = _player(caller)
+    holder = _slot_holder(request, player)
     moves = MatchSocketMoves(
         match_id, _token(caller), translation.get_language(), player.id if player else None
     )
