@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from tests.backing_services import free_port, wait_serving
@@ -42,10 +42,16 @@ def documented_uvicorn_command() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+def deployment_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the deployment keeps its SQLite file and its log (`uvicorn.log`)."""
+    return tmp_path_factory.mktemp("asgi-deployment")
+
+
+@pytest.fixture(scope="module")
+def deployment(deployment_dir: Path) -> Iterator[int]:
     """That command on a port of its own and a SQLite file of its own, its throttle of logins
     at 3 a minute and its read timeout at READ_TIMEOUT; the port."""
-    tmp = tmp_path_factory.mktemp("asgi-deployment")
+    tmp = deployment_dir
     env = {
         k: v
         for k, v in os.environ.items()
@@ -254,3 +260,26 @@ def test_a_websocket_message_past_the_bound_closes_the_socket_with_1009(deployme
             while True:
                 ws.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+def test_a_websocket_refused_with_an_answer_is_no_error_in_the_log(
+    deployment: int, deployment_dir: Path
+) -> None:
+    """A socket refused before it opens (here a ticket that is none) gets the API's answer as
+    an HTTP response, which is the protocol doing its work, not a failure of the server: the
+    log has Django's line for the 401 and no ERROR."""
+    log = deployment_dir / "uvicorn.log"
+    before = log.stat().st_size
+    match = "00000000-0000-4000-8000-000000000000"
+    url = f"ws://127.0.0.1:{deployment}/api/v1/matches/{match}/events?ticket=none"
+    with pytest.raises(InvalidStatus) as refused:
+        connect(url, proxy=None, open_timeout=10)
+    response = refused.value.response
+    assert response.status_code == 401 and json.loads(response.body)["code"], response.body
+    deadline = time.monotonic() + 5
+    while f"/api/v1/matches/{match}/events" not in log.read_bytes()[before:].decode():
+        assert time.monotonic() < deadline, "no line for the refused socket"
+        time.sleep(0.05)
+    time.sleep(0.2)  # what the server logs after its answer
+    written = log.read_bytes()[before:].decode()
+    assert "ERROR" not in written, written
