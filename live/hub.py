@@ -575,6 +575,8 @@ class Hub:
         self._lease_set_at = -math.inf  # loop time of the last lease renewal
         self._recheck: asyncio.Task[None] | None = None
         self.draining = False  # the process is stopping (drain)
+        # Its subscription is confirmed and not lost since (`GET /health` says so).
+        self.listening = False
 
     async def start(self, timeout: float | None = None) -> None:
         """Subscribe (once per process); returns when the subscription is confirmed, so that a
@@ -629,14 +631,17 @@ class Hub:
                     elif kind == "subscribe":
                         # Confirmed: from here on every published message reaches us.
                         self._ready.set()
+                        self.listening = True
                         if not first:
                             self.broadcast(RESYNC)  # messages may have been lost meanwhile
                             self._recheck = asyncio.create_task(self._tokens_recheck())
                         first, backoff = False, 0.1
             except asyncio.CancelledError:
+                self.listening = False
                 await pubsub.aclose()
                 raise
             except Exception:
+                self.listening = False
                 logger.warning("live subscription lost; reconnecting", exc_info=True)
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()

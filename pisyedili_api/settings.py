@@ -295,6 +295,8 @@ SPECTACULAR_SETTINGS = {
         "DealEndReasonEnum": ["shed", "stock_exhausted"],
         "DirectionEnum": [(1, 1), (-1, -1)],
         "ErrorCodeEnum": "pisyedili_api.openapi.ERROR_CODE_CHOICES",
+        "HealthOkEnum": ["ok"],
+        "HealthLiveEnum": ["ok", "waiting", "in_process"],
     },
     # The docs pages load Swagger UI and ReDoc from drf-spectacular-sidecar's static files
     # (served by pisyedili_api.urls), never from a CDN: they work offline.

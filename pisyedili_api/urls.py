@@ -14,6 +14,7 @@ from drf_spectacular.views import (
 )
 
 from pisyedili_api import webclient
+from pisyedili_api.health import HealthApi
 from players.throttles import admin_login
 
 
@@ -31,6 +32,7 @@ urlpatterns = [
     path("api/v1/", include("games.urls")),
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("tournaments.urls")),
+    path("api/v1/health", HealthApi.as_view(), name="health"),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path(

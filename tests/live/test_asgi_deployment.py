@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import requests
+import yaml
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -283,3 +284,18 @@ def test_a_websocket_refused_with_an_answer_is_no_error_in_the_log(
     time.sleep(0.2)  # what the server logs after its answer
     written = log.read_bytes()[before:].decode()
     assert "ERROR" not in written, written
+
+
+def test_the_compose_healthcheck_passes_on_a_serving_process_and_fails_on_none(
+    deployment: int,
+) -> None:
+    """docker-compose.yml's healthcheck of the web replicas, run as written but for the port
+    (the replica's 8001): exit 0 against this process (GET /api/v1/health), not 0 where
+    nothing serves."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    check = compose["services"]["asgi-1"]["healthcheck"]["test"]
+    assert check[0] == "CMD" and check[1] == "python" and ":8001/api/v1/health" in check[3]
+    for port, passes in ((deployment, True), (free_port(), False)):
+        words = [sys.executable, *[w.replace(":8001/", f":{port}/") for w in check[2:]]]
+        done = subprocess.run(words, capture_output=True, timeout=20)
+        assert (done.returncode == 0) is passes, done.stderr.decode()

@@ -204,6 +204,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this server process can serve
+         * @description Public, not throttled, never cached. 200 while the process serves; 503 `unavailable` (with `Retry-After`) while its database does not answer, with `detail` saying what does and what does not; 400 `invalid` for a `Host` the server does not serve, as on every route.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/leaderboard": {
         parameters: {
             query?: never;
@@ -1350,6 +1370,35 @@ export interface components {
          * @enum {string}
          */
         ErrorCodeEnum: "already_queued" | "deal_not_over" | "forbidden" | "idempotency_mismatch" | "illegal_move" | "invalid" | "invalid_move" | "invitation_not_pending" | "invitations_pending" | "match_full" | "match_not_active" | "match_not_finished" | "match_not_waiting" | "method_not_allowed" | "not_acceptable" | "not_authenticated" | "not_creator" | "not_enough_entrants" | "not_found" | "not_invited" | "not_organizer" | "not_queued" | "not_seated" | "not_your_turn" | "push_disabled" | "resigned" | "server_error" | "spectators_not_allowed" | "stale_version" | "throttled" | "too_many_active_matches" | "too_many_tournaments" | "tournament_over" | "tournament_started" | "unavailable" | "unsupported_media_type";
+        Health: {
+            status: components["schemas"]["HealthOkEnum"];
+            /**
+             * @description PostgreSQL answers.
+             *
+             *     * `ok` - ok
+             */
+            database: components["schemas"]["HealthOkEnum"];
+            /**
+             * @description `ok`: this process is subscribed to the live events' Redis; `waiting`: it is not (Redis down or not answering), and new event streams answer 503 until it is, while every other route serves; `in_process`: no Redis (the embedded default).
+             *
+             *     * `ok` - ok
+             *     * `waiting` - waiting
+             *     * `in_process` - in_process
+             */
+            live: components["schemas"]["HealthLiveEnum"];
+        };
+        /**
+         * @description * `ok` - ok
+         *     * `waiting` - waiting
+         *     * `in_process` - in_process
+         * @enum {string}
+         */
+        HealthLiveEnum: "ok" | "waiting" | "in_process";
+        /**
+         * @description * `ok` - ok
+         * @enum {string}
+         */
+        HealthOkEnum: "ok";
         InvitedPlayer: {
             /** Format: uuid */
             id: string;
@@ -2718,6 +2767,43 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unavailable` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
