@@ -45,12 +45,15 @@ def live_state() -> str:
 
 
 def database_answers() -> bool:
+    """The connection this request would use answers (Django's `is_usable`: a trivial query)."""
     try:
         connection.ensure_connection()
-        return connection.is_usable()
+        if connection.is_usable():
+            return True
+        logger.warning("health: the database does not answer")
     except DatabaseError:
         logger.warning("health: the database does not answer", exc_info=True)
-        return False
+    return False
 
 
 class HealthApi(APIView):
@@ -62,7 +65,7 @@ class HealthApi(APIView):
             ref_name = "Health"
 
         status = serializers.ChoiceField(choices=["ok"])
-        database = serializers.ChoiceField(choices=["ok"], help_text="PostgreSQL answers.")
+        database = serializers.ChoiceField(choices=["ok"], help_text="The database answers.")
         live = serializers.ChoiceField(
             choices=["ok", "waiting", "in_process"],
             help_text="`ok`: this process is subscribed to the live events' Redis; `waiting`:"

@@ -1373,7 +1373,7 @@ export interface components {
         Health: {
             status: components["schemas"]["HealthOkEnum"];
             /**
-             * @description PostgreSQL answers.
+             * @description The database answers.
              *
              *     * `ok` - ok
              */
