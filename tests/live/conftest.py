@@ -85,6 +85,8 @@ class Servers:
             raise
 
     def _wait_answering(self) -> None:
+        """Until each serves as an operator is told to wait for before the next restart:
+        `GET /api/v1/health` answers 200 (docs/operations.md "Restarts and deploys")."""
         for base, proc in zip(self.bases, self.procs, strict=True):
             if proc.poll() is not None:
                 continue  # stopped by the test already
@@ -92,11 +94,12 @@ class Servers:
             while True:
                 assert proc.poll() is None, f"uvicorn for {base} exited"
                 try:
-                    http.get(f"{base}/api/v1/bots", timeout=2)
-                    break
+                    if http.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
+                        break
                 except httpx.HTTPError:
-                    assert time.monotonic() < deadline, f"uvicorn for {base} did not start"
-                    time.sleep(0.2)
+                    pass
+                assert time.monotonic() < deadline, f"uvicorn for {base} did not start"
+                time.sleep(0.2)
 
     def stop(self) -> None:
         for proc in self.procs:
