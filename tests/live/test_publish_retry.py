@@ -58,23 +58,34 @@ def _stall(client: redis.Redis, ms: int) -> threading.Thread:
 
 
 @pytest.fixture
-def stalled_redis(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[redis.Redis]:
-    """The live tier of this process on a private Redis; a client of it to stall it with."""
-    private = PrivateRedis().start()
+def private_redis(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[PrivateRedis]:
+    """The live tier of this process on a private Redis (also on a Unix socket: a way in for
+    the test while its port is moved)."""
+    private = PrivateRedis(unix_socket=tmp_path / "redis.sock").start()
     settings.LIVE_REDIS_URL = private.url
     settings.LIVE_CHANNEL_PREFIX = f"test-retry-{uuid.uuid4().hex[:12]}"
     monkeypatch.setattr(hub, "_sync_client", None)  # the publishers' client, made for it
-    client = redis.Redis.from_url(private.url)
     # A publish before: Redis holds the script (a stalled first EVALSHA of a script it did not
     # hold would only be told NOSCRIPT once the stall ends), as it does a minute into a run.
     hub.publish({"match": str(uuid.uuid4()), "version": 1, "status": "active"}, [])
     try:
-        yield client
+        yield private
     finally:
-        client.close()
         _retries_done(15)  # its window (10 s) and the timeouts of its tries
         monkeypatch.setattr(hub, "_sync_client", None)
         private.stop()
+
+
+@pytest.fixture
+def stalled_redis(private_redis: PrivateRedis) -> Iterator[redis.Redis]:
+    """A client of that Redis to stall it with."""
+    client = redis.Redis.from_url(private_redis.url)
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 def _retries_done(within: float) -> None:
@@ -156,17 +167,13 @@ def test_a_publish_not_taken_within_the_retry_window_is_lost_and_the_next_lands(
 
 
 def test_a_revocation_redis_was_gone_for_is_told_once_it_is_back_before_what_came_after(
-    settings: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    private_redis: PrivateRedis, settings: Any
 ) -> None:
     """Redis gone for the publishers (its port moved, their connection closed: the PUBLISH
     never reaches it) while a token is revoked: the revocation waits, and the publish made
     after it waits behind it; both land in that order once the port is back."""
-    private = PrivateRedis(unix_socket=tmp_path / "redis.sock").start()
-    settings.LIVE_REDIS_URL = private.url
-    settings.LIVE_CHANNEL_PREFIX = f"test-retry-{uuid.uuid4().hex[:12]}"
     settings.LIVE_PUBLISH_RETRY_SECONDS = 10
-    monkeypatch.setattr(hub, "_sync_client", None)
-    control = redis.Redis(unix_socket_path=str(tmp_path / "redis.sock"))
+    control = redis.Redis(unix_socket_path=str(private_redis.unix_socket))
     match, digest = str(uuid.uuid4()), uuid.uuid4().hex
     subscription = _subscribed(control)
     try:
@@ -179,13 +186,10 @@ def test_a_revocation_redis_was_gone_for_is_told_once_it_is_back_before_what_cam
         hub.publish({"match": match, "version": 2, "status": "active"}, [])
         assert time.monotonic() - started < 1.2
         time.sleep(0.5)  # tried again meanwhile, refused
-        control.config_set("port", private.port)
+        control.config_set("port", private_redis.port)
         got = _collect(subscription, 2, within=12)
     finally:
         subscription.close()
         control.close()
-        _retries_done(15)
-        monkeypatch.setattr(hub, "_sync_client", None)
-        private.stop()
     assert len(got) == 2 and got[0] == {"revoked": hub.token_tag(digest)}, got
     assert got[1][0]["version"] == 2, got
