@@ -37,11 +37,28 @@ def test_a_refused_password_shows_each_reason_once(web_client: str, pages: Any) 
     by_testid(page, "auth-register").click()
     banner = by_testid(page, "error-banner")
     expect(banner).to_be_visible()
-    expect(banner).to_have_attribute("data-code", "")
+    expect(banner).to_have_attribute("data-code", "invalid")
     text = banner.inner_text()
     for reason in reasons:
         assert text.count(reason) == 1, text
     pages.shot(page, "refused-password")
+
+
+def test_a_refused_field_is_named_as_its_form_names_it_and_each_reason_said_once(
+    web_client: str, pages: Any
+) -> None:
+    name = f"bad name {uuid.uuid4().hex[:6]}!!"
+    said = refusal(web_client, "/auth/register", {"username": name, "password": PASSWORD}, "tr")
+    reasons = list(dict.fromkeys(said["detail"]["username"]))
+    assert said["message"].startswith("username: "), said  # the API's words name its field
+    page = pages.new(375, 800, locale="tr-TR")
+    page.goto(f"{web_client}/#/login")
+    by_testid(page, "auth-username").fill(name)
+    by_testid(page, "auth-password").fill(PASSWORD)
+    by_testid(page, "auth-register").click()
+    # The form's label, not the API's field name; each reason once.
+    expect(by_testid(page, "error-banner")).to_have_text(f"Kullanıcı adı: {' '.join(reasons)}")
+    pages.shot(page, "refused-username")
 
 
 def test_a_wrong_sign_in_says_so_and_offers_to_sign_up(web_client: str, pages: Any) -> None:

@@ -82,3 +82,33 @@ def test_a_match_from_a_preset_and_from_custom(web_client: str, pages: Any) -> N
     expect(by_testid(turkish, "custom-rules")).to_contain_text("ne zaman kart çekip pas")
     pages.shot(turkish, "custom-tr")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_the_seats_offered_are_those_the_chosen_rules_allow(web_client: str, pages: Any) -> None:
+    """R-7: a table of 2 to `max_players` seats; the form offers no more, and keeps the choice
+    where it still fits."""
+    person = Person(web_client)
+    most = {o["name"]: o for o in person.get("/api/v1/rules")}["max_players"]
+    page = pages.new(375, 800)
+    sign_in(page, web_client, person)
+    seats = by_testid(page, "create-seats")
+
+    def offered() -> list[str]:
+        return [o.get_attribute("value") or "" for o in seats.locator("option").all()]
+
+    expect(seats.locator("option")).to_have_count(most["default"] - 1)
+    assert offered() == [str(n) for n in range(2, most["default"] + 1)]
+    by_testid(page, "preset-custom").click()
+    by_testid(page, "create-rule-max_players").fill(str(most["max"]))
+    by_testid(page, "create-rule-max_players").dispatch_event("change")
+    expect(seats.locator("option")).to_have_count(most["max"] - 1)
+    seats.select_option(str(most["max"]))
+    expect(by_testid(page, "create-bots")).to_have_count(most["max"] - 1)
+    by_testid(page, "create-rule-max_players").fill("4")
+    by_testid(page, "create-rule-max_players").dispatch_event("change")
+    assert offered() == ["2", "3", "4"]
+    expect(seats).to_have_value("4")
+    expect(by_testid(page, "create-bots")).to_have_count(3)
+    by_testid(page, "preset-classic").click()
+    assert offered() == [str(n) for n in range(2, most["default"] + 1)]
+    expect(seats).to_have_value("4")

@@ -38,6 +38,8 @@ def test_a_person_against_bots_resigns_sees_it_abandoned_and_starts_again(
     # The confirm step can be left: nothing changes.
     by_testid(page, "resign-button").click()
     expect(by_testid(page, "resign-confirm")).to_be_visible()
+    # The only person at the table: resigning ends the match (docs/rules.md "Abandoned").
+    expect(by_testid(page, "resign-ask")).to_contain_text("the match ends now")
     pages.shot(page, "resign-confirm")
     by_testid(page, "resign-no").click()
     expect(by_testid(page, "resign-confirm")).to_have_count(0)
@@ -52,6 +54,9 @@ def test_a_person_against_bots_resigns_sees_it_abandoned_and_starts_again(
     expect(result).to_have_attribute("data-place-0", "3")  # last, whatever the points
     expect(by_testid(page, "rematch-button")).to_have_count(0)
     expect(by_testid(page, "resign-button")).to_have_count(0)
+    # Its places count for the ratings: each player's change is shown, as for a finished match.
+    expect(by_testid(result, "rating-change")).to_have_count(3)
+    expect(by_testid(result, "rating-change").first).to_have_attribute("data-change", re.compile(r"^-?\d"))
     pages.shot(page, "abandoned")
     match = player.get(f"/api/v1/matches/{match_id}")
     assert match["status"] == "abandoned" and match["seats"][0]["resigned"] is True
@@ -94,7 +99,10 @@ def test_with_another_person_left_a_bot_takes_the_seat_and_the_match_goes_on(
     for page in (ana_page, can_page):
         expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
 
-    resign_by_click(can_page)
+    by_testid(can_page, "resign-button").click()
+    # Another person plays on: a bot takes the seat.
+    expect(by_testid(can_page, "resign-ask")).to_contain_text("A bot plays your seat")
+    by_testid(can_page, "resign-yes").click()
     expect(by_testid(can_page, "resigned-note")).to_be_visible()
     expect(by_testid(can_page, "resign-button")).to_have_count(0)
     expect(by_testid(can_page, "table")).to_have_attribute("data-status", "active")
@@ -124,5 +132,7 @@ def test_with_another_person_left_a_bot_takes_the_seat_and_the_match_goes_on(
     for page in (ana_page, can_page):
         expect(by_testid(page, "table")).to_have_attribute("data-status", "abandoned")
         expect(by_testid(page, "match-result")).to_have_attribute("data-status", "abandoned")
+    # Ended while watched: the result, first on the page, is brought into view on the phone.
+    expect(by_testid(can_page, "match-result")).to_be_in_viewport()
     expect(by_testid(ana_page, "match-result")).to_have_attribute("data-place-0", "2")
     expect(by_testid(ana_page, "match-result")).to_have_attribute("data-place-2", "3")

@@ -21,7 +21,7 @@ def test_deal_and_match_results_by_clicks(web_client: str, pages: Any) -> None:
     person = Person(web_client)
     match_id = person.create(2, ["greedy"], deals=2, rules={"hand_size": 3})
     # Two pages of the person: the wide one plays, the phone follows; a pace a person follows
-    # (a deal's result stays five moves' time over the table).
+    # (a deal's result stays table-play.js's HOLD_MOVES moves' time over the table).
     wide, phone = pages.new(pace=600), pages.new(375, 800, pace=600)
     for page in (wide, phone):
         sign_in(page, web_client, person, route=f"#/match/{match_id}")
@@ -35,6 +35,7 @@ def test_deal_and_match_results_by_clicks(web_client: str, pages: Any) -> None:
         if shot or not overlay.count():
             return
         shot = True
+        seen = time.monotonic()
         for page in (wide, phone):
             pages.shot(page, "deal-result")
         # Seat by seat: the cards left, each with its penalty, summing to the hand's.
@@ -51,6 +52,9 @@ def test_deal_and_match_results_by_clicks(web_client: str, pages: Any) -> None:
         expect(by_testid(overlay, "deal-why")).to_have_attribute(
             "data-multiplier", str(reveal["result"]["multiplier"])
         )
+        # Held to be read: still there past five moves' time (3 s at this pace), unclicked.
+        phone.wait_for_timeout(max(0.0, 4.0 - (time.monotonic() - seen)) * 1000)
+        expect(overlay).to_have_count(1, timeout=100)
         by_testid(phone, "deal-continue").click()
         expect(overlay).to_have_count(0)
 

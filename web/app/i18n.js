@@ -2,7 +2,9 @@
 /**
  * English and Turkish. On the first visit the browser's languages choose (navigator.languages:
  * Turkish when it comes before English); the player's own choice (the header's button) is
- * kept in localStorage["pisyedili.lang"] and wins from then on.
+ * kept in localStorage["pisyedili.lang"] and wins from then on. A string with a count `{n}`
+ * may have a form of its own for each of the language's plural categories (Intl.PluralRules):
+ * `key#one` beside `key` ("1 card", "2 cards"); Turkish counts take the singular, and need none.
  */
 
 export const LANG_KEY = "pisyedili.lang";
@@ -120,7 +122,8 @@ const en = {
   "lobby.noOpen": "No open match right now.",
   "lobby.refresh": "Refresh",
   "lobby.join": "Join",
-  "lobby.openSeats": "{n} open seat(s)",
+  "lobby.openSeats": "{n} open seats",
+  "lobby.openSeats#one": "{n} open seat",
   "lobby.mine": "My matches",
   "lobby.noMine": "You have no match yet.",
   "lobby.watch": "Watch",
@@ -131,7 +134,8 @@ const en = {
   "lobby.cancel": "Cancel",
   "lobby.signIn": "Sign in to create or join a match; anyone may watch.",
   "lobby.players": "Players",
-  "lobby.dealsOf": "{n} deal(s)",
+  "lobby.dealsOf": "{n} deals",
+  "lobby.dealsOf#one": "{n} deal",
   "preset.classic": "Classic",
   "preset.about.classic": "The rules as written: the opener starts with a club, a seven makes the next player take 3, the deal ends when the stock runs out.",
   "preset.reshuffle": "Reshuffle",
@@ -175,6 +179,7 @@ const en = {
   "table.open": "open seat",
   "table.you": "you",
   "table.cards": "{n} cards",
+  "table.cards#one": "{n} card",
   "table.total": "total {n}",
   "table.turn": "{name}'s turn",
   "table.yourTurn": "Your turn",
@@ -215,6 +220,7 @@ const en = {
   "table.back": "Back to the lobby",
   "table.resign": "Resign",
   "table.resignAsk": "Resign this match? A bot plays your seat to the end, and you are placed last.",
+  "table.resignAskLast": "Resign this match? You are the last person at the table: the match ends now (a tournament's table is played out by its bots), and you are placed last.",
   "table.resignYes": "Yes, resign",
   "table.resignNo": "Keep playing",
   "table.resigned": "resigned",
@@ -229,24 +235,32 @@ const en = {
   "talk.your_turn": "Your turn…",
   "talk.line": "{name}: {phrase}",
   "log.played": "{name} played {card}",
+  "log.playedYou": "you played {card}",
   "log.sevenYou": " — you draw {n} or answer with a 7",
   "log.sevenNext": " — the next player draws {n} or answers with a 7",
   "log.jack": " and asked for {suit}",
+  "log.jackYou": " and asked for {suit}",
   "log.skip": " — {name} misses a turn",
   "log.skipYou": " — you miss a turn",
   "log.reverse": " — the direction changes",
   "log.again": " — may play one more card",
+  "log.againYou": " — you may play one more card",
   "log.opening": " — the opening card: no effect",
   "log.penalty": " — the penalty of the sevens",
   "log.drew": "{name} drew a card",
   "log.drewN": "{name} drew {n} cards",
   "log.passed": "{name} passed",
+  "log.drewYou": "you drew a card",
+  "log.drewNYou": "you drew {n} cards",
+  "log.passedYou": "you passed",
   "log.clock": " (turn clock)",
   "log.resigned": " (played by a bot)",
   "log.newDeal": "Deal {n} dealt",
   "result.title": "Deal {n} is over",
   "result.shed": "{names} went out with {card}",
   "result.stock": "The stock ran out: {names} won the deal",
+  "result.shedYou": "You went out with {card}",
+  "result.stockYou": "The stock ran out: you won the deal",
   "result.multiplier": "penalties ×{m}",
   "result.penalty": "{name}: {points}",
   "result.player": "Player",
@@ -309,7 +323,8 @@ const en = {
   "metric.about.wins": "Wins: matches won (first place, a shared first place included); most first.",
   "metric.about.points": "Penalty per deal: the mean penalty points a player scored per deal; lowest first.",
   "metric.about.skill": "Skill: the penalty points per deal the player's own decisions gained against the table, each compared with the greedy bot's choice in the same position, the luck of the cards dealt and drawn taken out (0: plays as greedy; higher is better). Only players with an analysed deal of a settled match are on this board.",
-  "boards.skillDeals": "{n} analysed deal(s)",
+  "boards.skillDeals": "{n} analysed deals",
+  "boards.skillDeals#one": "{n} analysed deal",
   "period.all": "all time",
   "period.month": "this month",
   "period.week": "this week",
@@ -346,9 +361,11 @@ const en = {
   "tournaments.entrant.accepted": "accepted",
   "tournaments.start": "Start",
   "tournaments.cancel": "Cancel the tournament",
-  "tournaments.waitingFor": "Waiting for {n} answer(s)",
+  "tournaments.waitingFor": "Waiting for {n} answers",
+  "tournaments.waitingFor#one": "Waiting for {n} answer",
   "tournaments.by": "Organized by {name}",
-  "tournaments.rulesLine": "{deals} deal(s) a match, {seconds} s a turn",
+  "tournaments.rulesLine": "{n} deals a match, {seconds} s a turn",
+  "tournaments.rulesLine#one": "{n} deal a match, {seconds} s a turn",
   "t.round": "Round {n}",
   "t.table": "Table {n}",
   "t.tables": "Tables",
@@ -652,6 +669,7 @@ const tr = {
   "table.back": "Lobiye dön",
   "table.resign": "Pes et",
   "table.resignAsk": "Bu maçta pes etmek istiyor musun? Koltuğunu maçın sonuna kadar bir bot oynar ve sen son sırada sayılırsın.",
+  "table.resignAskLast": "Bu maçta pes etmek istiyor musun? Masadaki son kişi sensin: maç şimdi biter (turnuva masasını botları sonuna kadar oynar) ve sen son sırada sayılırsın.",
   "table.resignYes": "Evet, pes et",
   "table.resignNo": "Oynamaya devam et",
   "table.resigned": "pes etti",
@@ -666,24 +684,32 @@ const tr = {
   "talk.your_turn": "Sıra sende…",
   "talk.line": "{name}: {phrase}",
   "log.played": "{name} {card} oynadı",
+  "log.playedYou": "{card} oynadın",
   "log.sevenYou": " — {n} kart çekersin ya da bir 7 ile karşılık verirsin",
   "log.sevenNext": " — sıradaki oyuncu {n} kart çeker ya da bir 7 ile karşılık verir",
   "log.jack": " ve {suit} istedi",
+  "log.jackYou": " ve {suit} istedin",
   "log.skip": " — {name} sırasını kaçırır",
   "log.skipYou": " — sıranı kaçırırsın",
   "log.reverse": " — yön değişti",
   "log.again": " — bir kart daha oynayabilir",
+  "log.againYou": " — bir kart daha oynayabilirsin",
   "log.opening": " — açılış kartı: etkisi yok",
   "log.penalty": " — yedilerin cezası",
   "log.drew": "{name} bir kart çekti",
   "log.drewN": "{name} {n} kart çekti",
   "log.passed": "{name} pas dedi",
+  "log.drewYou": "bir kart çektin",
+  "log.drewNYou": "{n} kart çektin",
+  "log.passedYou": "pas dedin",
   "log.clock": " (süre doldu)",
   "log.resigned": " (bot oynadı)",
   "log.newDeal": "{n}. el dağıtıldı",
   "result.title": "{n}. el bitti",
   "result.shed": "{names} elini {card} ile bitirdi",
   "result.stock": "Deste bitti: eli {names} kazandı",
+  "result.shedYou": "Elini {card} ile bitirdin",
+  "result.stockYou": "Deste bitti: eli sen kazandın",
   "result.multiplier": "cezalar ×{m}",
   "result.penalty": "{name}: {points}",
   "result.player": "Oyuncu",
@@ -785,7 +811,7 @@ const tr = {
   "tournaments.cancel": "Turnuvayı iptal et",
   "tournaments.waitingFor": "{n} yanıt bekleniyor",
   "tournaments.by": "Düzenleyen: {name}",
-  "tournaments.rulesLine": "maç başına {deals} el, hamle başına {seconds} sn",
+  "tournaments.rulesLine": "maç başına {n} el, hamle başına {seconds} sn",
   "t.round": "Tur {n}",
   "t.table": "Masa {n}",
   "t.tables": "Masalar",
@@ -915,8 +941,21 @@ export function setLang(lang) {
  * @param {Record<string, string | number>} [params]
  */
 export function t(key, params = {}) {
-  const text = dictionaries[getLang()][key] ?? en[key] ?? key;
+  const lang = getLang();
+  const dictionary = dictionaries[lang];
+  let text = dictionary[key] ?? en[key] ?? key;
+  if (typeof params.n === "number") text = dictionary[`${key}#${pluralRules(lang).select(params.n)}`] ?? text;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+/** @type {Map<string, Intl.PluralRules>} */
+const plurals = new Map();
+
+/** The language's plural categories ("one", "other"…). @param {string} lang */
+function pluralRules(lang) {
+  let rules = plurals.get(lang);
+  if (!rules) plurals.set(lang, (rules = new Intl.PluralRules(lang)));
+  return rules;
 }
 
 /** Whether a message exists for `key`. @param {string} key */
@@ -929,9 +968,11 @@ export function has(key) {
  * @returns {{ en: string[], tr: string[] }}
  */
 export function missingKeys() {
+  // A plural form (`key#one`) is its own language's: only the string it is a form of must be in both.
+  const base = (/** @type {string} */ key) => key.split("#")[0];
   return {
-    en: Object.keys(tr).filter((key) => !(key in en)),
-    tr: Object.keys(en).filter((key) => !(key in tr)),
+    en: Object.keys(tr).filter((key) => !(base(key) in en)),
+    tr: Object.keys(en).filter((key) => !(base(key) in tr)),
   };
 }
 

@@ -15,13 +15,47 @@ let offline = false;
  */
 const RELOADED = new Set(["stale_version", "illegal_move", "not_your_turn"]);
 
+/** The form's label of a field the API names in a refusal's `detail`. */
+const FIELD_LABELS = /** @type {Record<string, string>} */ ({
+  username: "auth.username",
+  password: "auth.password",
+  old_password: "account.oldPassword",
+  new_password: "account.newPassword",
+  seats: "lobby.seats",
+  deals: "lobby.deals",
+  spectators: "lobby.spectators",
+  turn_seconds: "lobby.turnSeconds",
+  name: "tournaments.name",
+});
+
 /**
- * A clear message for an API error (in the page's language), never a stack or a body.
+ * A refused body's reasons (`invalid` with a `detail`): each field's, after the label its form
+ * gives it, each said once; null when there are none.
+ * @param {api.ApiError} error
+ */
+function reasonsOf(error) {
+  if (error.code !== "invalid" || !error.detail) return null;
+  /** @type {string[]} */
+  const said = [];
+  for (const [field, value] of Object.entries(error.detail)) {
+    const reasons = [...new Set([value].flat(Infinity).filter((v) => typeof v === "string"))];
+    if (!reasons.length) continue;
+    const label = FIELD_LABELS[field];
+    said.push(label ? `${t(label)}: ${reasons.join(" ")}` : reasons.join(" "));
+  }
+  return said.length ? said.join(" ") : null;
+}
+
+/**
+ * A clear message for an API error (in the page's language), never a stack or a body: a
+ * refused body's reasons by the form's words for its fields, not the API's field names.
  * @param {unknown} error
  */
 export function messageOf(error) {
   if (error instanceof api.ApiError) {
     if (error.code === "network") return t("err.network");
+    const reasons = reasonsOf(error);
+    if (reasons) return reasons;
     if (RELOADED.has(error.code) && has(`err.${error.code}`)) return t(`err.${error.code}`);
     if (error.message && error.status > 0 && error.status < 500 && error.code !== "bad_answer") {
       return error.message;

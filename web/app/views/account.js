@@ -11,7 +11,7 @@ import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { pushOff, pushOn, pushState } from "../push.js";
-import { forgetPlayer, hideError, messageOf, shortTime, showError } from "../ui.js";
+import { forgetPlayer, hideError, shortTime, showError } from "../ui.js";
 
 /**
  * @param {string} id
@@ -21,17 +21,6 @@ import { forgetPlayer, hideError, messageOf, shortTime, showError } from "../ui.
 function passwordInput(id, testid, autocomplete) {
   return /** @type {HTMLInputElement} */ (h("input", { id, testid, type: "password", autocomplete,
     maxLength: 128, required: true }));
-}
-
-/**
- * The page's words for a refusal: each field's reasons (in the page's language, as the server
- * words them), else the server's message.
- * @param {unknown} error
- */
-function wordsOf(error) {
-  if (!(error instanceof api.ApiError) || error.code !== "invalid") return messageOf(error);
-  const reasons = Object.values(error.detail ?? {}).flat().map(String);
-  return reasons.length ? [...new Set(reasons)].join(" ") : messageOf(error);
 }
 
 /** Signed out here: the token is gone (revoked, or the account deleted). */
@@ -135,7 +124,7 @@ export async function accountView(root) {
     try {
       await api.changePassword({ old_password: oldPassword.value, new_password: newPassword.value });
     } catch (error) {
-      showError(wordsOf(error));
+      showError(error);
       return;
     }
     hideError();
@@ -172,7 +161,7 @@ export async function accountView(root) {
       await api.deleteAccount({ password: deletePassword.value });
     } catch (error) {
       confirmBox.hidden = true;
-      showError(wordsOf(error));
+      showError(error);
       return;
     }
     hideError();

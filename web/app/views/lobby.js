@@ -193,9 +193,17 @@ async function createForm() {
     loadRules(),
   ]);
   const picker = rulesPicker(offered,
-    { presets: "create-presets", preset: "preset-", box: "custom-rules", rule: "create-rule-" });
-  const seats = select({ testid: "create-seats", id: "create-seats" },
-    [2, 3, 4, 5, 6, 7].map((n) => [String(n), String(n)]), "3");
+    { presets: "create-presets", preset: "preset-", box: "custom-rules", rule: "create-rule-" },
+    () => fitSeats());
+  const seats = select({ testid: "create-seats", id: "create-seats" }, [], "3");
+  /** The seats the chosen rules allow (2..max_players), the choice kept where it still fits. */
+  const fitSeats = () => {
+    const most = Math.max(2, picker.maxPlayers());
+    const chosen = Math.min(Number(seats.value) || 3, most);
+    fill(seats, Array.from({ length: most - 1 }, (_, i) => h("option", { value: String(i + 2) }, String(i + 2))));
+    seats.value = String(chosen);
+    seats.dispatchEvent(new Event("change"));  // the bots' seats, the private table's invitations
+  };
   const deals = /** @type {HTMLInputElement} */ (
     h("input", { testid: "create-deals", id: "create-deals", type: "number", min: 1, max: 20, value: "1" })
   );
@@ -217,7 +225,7 @@ async function createForm() {
     }
   };
   seats.addEventListener("change", drawBots);
-  drawBots();
+  fitSeats();
   const spectators = select({ testid: "create-spectators", id: "create-spectators" },
     [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");
   const privacy = privateChoice(seats, spectators);

@@ -9,7 +9,7 @@
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { forgetPlayer, hideError, messageOf, showError } from "../ui.js";
+import { forgetPlayer, hideError, showError } from "../ui.js";
 import { afterSignIn } from "./private.js";
 
 /** @param {HTMLElement} root */
@@ -45,7 +45,7 @@ export async function loginView(root) {
       forgetPlayer();
       location.hash = afterSignIn();
     } catch (error) {
-      showError(wordsOf(error));
+      showError(error);
       if (how === "login" && error instanceof api.ApiError && error.code === "not_authenticated") {
         fill(offer,
           h("span", {}, t("auth.offer", { name: username })),
@@ -87,22 +87,3 @@ export async function loginView(root) {
   );
 }
 
-/**
- * The refusal in words: the message, then the field messages not already said (a refused
- * password's first reason is the message itself), each once.
- * @param {unknown} error
- */
-function wordsOf(error) {
-  const said = [messageOf(error)];
-  if (error instanceof api.ApiError) {
-    /** @param {unknown} value */
-    const collect = (value) => {
-      if (typeof value === "string") {
-        if (!said.includes(value)) said.push(value);
-      } else if (Array.isArray(value)) value.forEach(collect);
-      else if (value && typeof value === "object") Object.values(value).forEach(collect);
-    };
-    collect(error.detail);
-  }
-  return said.join(" ");
-}

@@ -37,10 +37,12 @@ export function presetName(name) {
  * @param {{ presets: string, preset: string, box: string, rule: string }} ids test ids: of
  *   the presets' fieldset, each preset's radio (a prefix of its name), the box of every option,
  *   each option's control (a prefix of its name, also its id)
- * @returns {{ element: HTMLElement, rules: () => Record<string, unknown> }} the picker, and the
- *   chosen rules (the options that differ from the defaults)
+ * @param {() => void} [onChange] called when the chosen rules change
+ * @returns {{ element: HTMLElement, rules: () => Record<string, unknown>, maxPlayers: () => number }}
+ *   the picker, the chosen rules (the options that differ from the defaults), and the most
+ *   seats they allow (`max_players`, R-7)
  */
-export function rulesPicker({ options, presets }, ids) {
+export function rulesPicker({ options, presets }, ids, onChange = () => {}) {
   /** @type {Map<string, HTMLSelectElement | HTMLInputElement>} */
   const controls = new Map();
   const box = h("div", { class: "rules-grid", testid: ids.box, hidden: true });
@@ -55,6 +57,7 @@ export function rulesPicker({ options, presets }, ids) {
       : /** @type {HTMLInputElement} */ (h("input", { testid: id, id, type: "number", min: option.min,
           max: option.max, value: String(option.default), "aria-describedby": `${id}-about` }));
     controls.set(option.name, control);
+    control.addEventListener("change", onChange);
     box.append(h("div", { class: "rule-option" },
       h("label", { for: id }, has(`rule.${option.name}`) ? t(`rule.${option.name}`) : option.name),
       control,
@@ -77,7 +80,7 @@ export function rulesPicker({ options, presets }, ids) {
       names.map((name, i) =>
         h("label", { class: "preset" },
           h("input", { type: "radio", name: ids.preset, value: name, testid: `${ids.preset}${name}`,
-            checked: i === 0, onchange: () => apply(name) }),
+            checked: i === 0, onchange: () => { apply(name); onChange(); } }),
           h("span", { class: "preset-text" },
             h("strong", {}, presetName(name)),
             has(`preset.about.${name}`) ? h("span", { class: "preset-about" }, t(`preset.about.${name}`)) : null)))),
@@ -101,5 +104,10 @@ export function rulesPicker({ options, presets }, ids) {
     }
     return picked;
   }
-  return { element, rules };
+
+  function maxPlayers() {
+    const option = options.find((o) => o.name === "max_players");
+    return Number(rules().max_players ?? option?.default ?? 6);
+  }
+  return { element, rules, maxPlayers };
 }

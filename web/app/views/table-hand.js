@@ -22,6 +22,7 @@ const SUITS = /** @type {const} */ (["C", "D", "H", "S"]);
  * @property {() => void} askResign
  * @property {() => void} keepPlaying
  * @property {() => void} resign
+ * @property {() => boolean} lastPerson no other person plays on at the table (resigning ends it)
  */
 
 /**
@@ -44,7 +45,7 @@ function resignControls(v, confirming, act) {
       h("button", { type: "button", testid: "resign-button", onclick: act.askResign }, t("table.resign")));
   }
   return h("div", { class: "resign confirm", testid: "resign-confirm", role: "alertdialog" },
-    h("p", {}, t("table.resignAsk")),
+    h("p", { testid: "resign-ask" }, t(act.lastPerson() ? "table.resignAskLast" : "table.resignAsk")),
     h("div", { class: "row" },
       h("button", { type: "button", class: "danger", testid: "resign-yes", onclick: act.resign }, t("table.resignYes")),
       h("button", { type: "button", testid: "resign-no", onclick: act.keepPlaying }, t("table.resignNo"))));
@@ -82,7 +83,8 @@ export function handPanel({ view: v, jack, confirming, act }) {
       }, SUIT_SYMBOL[s])),
       h("button", { type: "button", onclick: act.cancelJack }, t("table.cancelSuit")))
       : null,
-    h("div", { class: "actions" },
+    // Draw, pass and their keys while the match is played (a waiting table has no deal yet).
+    v.status !== "active" ? null : h("div", { class: "actions" },
       h("button", {
         type: "button", testid: "draw-button", class: "primary", "aria-keyshortcuts": "D",
         disabled: !legal("draw"),
@@ -93,7 +95,7 @@ export function handPanel({ view: v, jack, confirming, act }) {
         disabled: !legal("pass"),
         onclick: () => act.send({ action: "pass" }),
       }, t("table.pass"))),
-    h("p", { class: "keys-help", testid: "keys-help" }, t("table.keys")),
+    v.status !== "active" ? null : h("p", { class: "keys-help", testid: "keys-help" }, t("table.keys")),
     resignControls(v, confirming, act));
 }
 

@@ -29,8 +29,9 @@ function who(match, seat, you) {
  * @param {api.Match} match
  * @param {api.State | null} view
  * @param {boolean} last the newest entry (the one the view is at)
+ * @param {boolean} mine the viewer's own move (the verbs' second person: Turkish conjugates them)
  */
-function effectWords(effect, match, view, last) {
+function effectWords(effect, match, view, last, mine) {
   if (!effect) return "";
   const you = view?.you ?? null;
   switch (effect.kind) {
@@ -45,9 +46,9 @@ function effectWords(effect, match, view, last) {
     case "reverse":
       return t("log.reverse");
     case "suit":
-      return effect.suit ? t("log.jack", { suit: SUIT_SYMBOL[effect.suit] ?? effect.suit }) : "";
+      return effect.suit ? t(mine ? "log.jackYou" : "log.jack", { suit: SUIT_SYMBOL[effect.suit] ?? effect.suit }) : "";
     case "again":
-      return t("log.again");
+      return t(mine ? "log.againYou" : "log.again");
     case "opening":
       return t("log.opening");
     default:
@@ -66,19 +67,23 @@ export function describeMoves(entries, match, view) {
   return entries.map((entry, i) => {
     const seat = match.seats[entry.seat];
     const name = who(match, entry.seat, you);
+    // The viewer's own moves in the second person ("you drew", Turkish "çektin").
+    const mine = entry.seat === you;
+    const key = (/** @type {string} */ base) => (mine ? `${base}You` : base);
     let text;
     if (entry.action === "play" && entry.card) {
-      text = t("log.played", { name, card: cardText(entry.card) }) +
-        effectWords(entry.effect, match, view, i === entries.length - 1);
+      text = t(key("log.played"), { name, card: cardText(entry.card) }) +
+        effectWords(entry.effect, match, view, i === entries.length - 1, mine);
     } else if (entry.action === "draw") {
-      text = entry.drawn_count === 1 ? t("log.drew", { name }) : t("log.drewN", { name, n: entry.drawn_count });
+      text = entry.drawn_count === 1 ? t(key("log.drew"), { name })
+        : t(key("log.drewN"), { name, n: entry.drawn_count });
       if (entry.effect?.kind === "penalty") text += t("log.penalty");
       // A player's own drawn cards only: another seat's never reach the page (R-3).
       if (entry.seat === you && entry.drawn && entry.drawn.length) {
         text += ` (${entry.drawn.map(cardText).join(", ")})`;
       }
     } else {
-      text = t("log.passed", { name });
+      text = t(key("log.passed"), { name });
     }
     if (entry.by_bot && seat?.player && !seat.player.is_bot) {
       // A person's seat: the turn clock's move, or the bot's once they resigned.

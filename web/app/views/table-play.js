@@ -8,7 +8,9 @@
  * wait; a click on the table finishes the frames queued by then at once (each version still
  * drawn, without travel), and those queued after it are played out as usual. With `prefers-reduced-motion` nothing travels and each version is shown briefly.
  *
- * The pace is `localStorage["pisyedili.pace"]`: the milliseconds of one move (default 400).
+ * The pace is `localStorage["pisyedili.pace"]`: the milliseconds of one move (default 400). A held
+ * frame (a deal's result over the table) stays HOLD_MOVES moves' time, or less where the hook says
+ * so; a click (its Continue) ends it sooner. Reading takes as long with reduced motion.
  */
 
 import { cardBack, cardFace } from "../cards.js";
@@ -16,6 +18,9 @@ import { h } from "../dom.js";
 
 /** One move's time, ms, unless the page's pace says otherwise. */
 export const DEFAULT_PACE = 400;
+
+/** How many moves' time a held frame stays: 8 s at the default pace, to read a deal's result. */
+export const HOLD_MOVES = 20;
 
 /** The pace of this page: ms per move (localStorage `pisyedili.pace`, else DEFAULT_PACE). */
 export function pace() {
@@ -39,7 +44,8 @@ function reducedMotion() {
  * @property {(frame: F) => void} show draw one frame (synchronously)
  * @property {(frame: F) => { from: Element | null, to: Element | null, card: string | null } | null} travel
  *   what travels for a frame: from where to where, the card's face (null: its back)
- * @property {(frame: F) => boolean} [hold] a frame that waits longer (a deal's result)
+ * @property {(frame: F) => number | false} [hold] a frame that waits longer (a deal's result):
+ *   the longest it may wait, ms (Infinity: HOLD_MOVES moves' time), or false
  */
 
 /** @template F */
@@ -103,9 +109,11 @@ export class Playback {
         const hold = this.hooks.hold?.(frame) ?? false;
         // Faster while several wait: 400 ms alone, 280 ms with two behind, 130 ms with nine.
         const behind = Math.max(1, this.queue.length);
-        let ms = hold ? base * 5 : base / Math.min(3, Math.sqrt(behind));
-        if (reducedMotion()) ms = Math.min(ms, hold ? 1500 : 120);
-        else if (!hold) this.fly(frame, ms * 0.85);
+        let ms = hold !== false ? Math.min(base * HOLD_MOVES, hold) : base / Math.min(3, Math.sqrt(behind));
+        if (hold !== false) {
+          // read, not watched: as long with reduced motion
+        } else if (reducedMotion()) ms = Math.min(ms, 120);
+        else this.fly(frame, ms * 0.85);
         // The next frame waits its turn; a frame that travels is seen to land.
         await this.wait(ms);
       }

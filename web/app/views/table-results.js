@@ -42,6 +42,8 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
   const winners = result?.winners ?? summary?.winners ?? [];
   const penalties = result?.penalties ?? summary?.penalties ?? [];
   const names = winners.map((w) => (w === you ? t("table.you") : nameOf(match, w))).join(", ");
+  // The viewer alone: the verb in the second person (Turkish conjugates it).
+  const alone = winners.length === 1 && winners[0] === you;
   const reason = result?.reason ?? summary?.reason;
   const cardsLeft = reveal?.cards_left ?? null;
   const multiplier = result?.multiplier ?? 1;
@@ -52,8 +54,8 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
   },
   h("h2", {}, t("result.title", { n: number })),
   h("p", { class: "result-headline", testid: "deal-winners" }, reason === "stock_exhausted"
-    ? t("result.stock", { names })
-    : t("result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
+    ? t(alone ? "result.stockYou" : "result.stock", { names })
+    : t(alone ? "result.shedYou" : "result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
   result && result.multiplier > 1 ? ` · ${t("result.multiplier", { m: result.multiplier })}` : ""),
   result ? h("p", { class: "result-why", testid: "deal-why", "data-multiplier": multiplier }, why(result)) : null,
   h("table", { class: "result-table" },
@@ -118,7 +120,8 @@ export function matchScreen({ match, role, you, ratings, onRematch }) {
         t("table.place", { place: seat.place ?? "–", name: seatName(seat), total: seat.total }),
         seat.seat === you ? ` (${t("table.you")})` : "",
         seat.resigned ? ` · ${t("table.resigned")}` : ""),
-      abandoned || change === undefined ? null : h("span", {
+      // An abandoned match's places count for the ratings too (docs/rules.md "Abandoned").
+      change === undefined ? null : h("span", {
         class: `rating-change${change !== null && change < 0 ? " down" : " up"}`, testid: "rating-change",
         "data-change": change ?? "",
       }, change === null ? t("match.ratingPending")
@@ -181,6 +184,8 @@ export class MatchEnd {
     this.ratings = null;
     /** the deal whose result screen was put away (Continue) */
     this.dismissed = 0;
+    /** whether a frame was drawn with the match under way: its end is then brought into view */
+    this.playing = false;
     // The match's result screen comes first on the page once it is over.
     this.top = h("div", { class: "result-top" });
     this.below = h("div", { class: "end" });
@@ -260,6 +265,10 @@ export class MatchEnd {
     const overlaid = dealBox?.classList.contains("overlay") ?? false;
     fill(this.top, matchBox, overlaid ? dealBox : null);
     fill(this.below, overlaid ? null : dealBox);
+    // The match ends while it is watched (its last move, a resignation): its result, first on
+    // the page, is scrolled to, wherever the table was scrolled.
+    if (matchBox && this.playing) matchBox.scrollIntoView({ block: "start" });
+    this.playing = !matchBox;
   }
 
   async rematch() {

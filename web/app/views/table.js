@@ -316,6 +316,8 @@ export async function tableView(root, matchId) {
     askResign: () => { confirming = true; draw(); },
     keepPlaying: () => { confirming = false; draw(); },
     resign,
+    lastPerson: () => match.seats.every((seat, i) =>
+      i === view?.you || !seat.player || seat.player.is_bot || seat.resigned || view?.resigned.includes(i)),
   };
 
   function draw() {
@@ -324,6 +326,7 @@ export async function tableView(root, matchId) {
     table.dataset.version = String(v.version);
     // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
     talk.panel.hidden = v.status === "waiting" || v.status === "cancelled";
+    logPanel.panel.hidden = v.deal === null || v.deal === 0;  // no deal dealt yet: no moves
     fill(privateBox, privatePanel(match, () => reload()));
     table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
     const you = v.you;
@@ -407,7 +410,10 @@ export async function tableView(root, matchId) {
       }
       return { from: board.querySelector(".stock"), to: seat, card: null };
     },
-    hold: (frame) => frame.view.phase === "deal_over" && frame.view.status === "active",
+    // A deal's result is read before the next deal is played out; under a turn clock for at
+    // most a quarter of a turn, which the next deal's first turn may already be spending.
+    hold: (frame) => frame.view.phase === "deal_over" && frame.view.status === "active"
+      && (match.turn_seconds ? match.turn_seconds * 250 : Infinity),
   });
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();

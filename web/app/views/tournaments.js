@@ -337,7 +337,7 @@ export async function tournamentView(root, id) {
           h("span", { class: `status status-${tournament.status}`, testid: "tournament-status" },
             t(`tstatus.${tournament.status}`))),
         h("p", { class: "muted" }, t("tournaments.by", { name: playerName(tournament.organizer) }), " · ",
-          t("tournaments.rulesLine", { deals: tournament.deals_per_match, seconds: tournament.turn_seconds })),
+          t("tournaments.rulesLine", { n: tournament.deals_per_match, seconds: tournament.turn_seconds })),
         invited,
         controls),
       h("section", { class: "card-panel" }, h("h2", {}, t("tournaments.entrants")), entrants),
