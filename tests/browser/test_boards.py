@@ -65,3 +65,43 @@ def test_the_skill_board_beside_rating_wins_and_points(web_client: str, pages: A
         expect(cell).to_contain_text(to_fixed(mine["skill"], 2))
         pages.shot(page, "skill-board")
     assert not pages.console, pages.console
+
+
+def test_a_house_rule_sets_board_is_found_by_its_name(web_client: str, pages: Any) -> None:
+    """Every rule set has boards of its own (docs/api.md `GET /leaderboards`): the page offers
+    each board's rule set by its preset's name, and the table sizes it has boards of."""
+    person = Person(web_client)
+    presets = {p["name"]: p["rules"] for p in person.get("/api/v1/rules/presets")}
+    match_id = person.create(3, ["random", "random"], rules=presets["reshuffle"])
+    person.play_out(match_id)
+    boards = person.get("/api/v1/leaderboards")
+    key = next(
+        b["ruleset"]
+        for b in boards
+        if b["seats"] == 3 and b["ruleset"] != "default" and b["rules"]["stock_exhausted"] == "reshuffle"
+    )
+    deadline = time.monotonic() + 60
+    while not person.get(f"/api/v1/leaderboard?ruleset={key}&seats=3")["results"]:
+        assert time.monotonic() < deadline, "the match never reached its board"
+        time.sleep(0.5)
+    board = person.get(f"/api/v1/leaderboard?ruleset={key}&seats=3")["results"]
+
+    page = pages.new(375, 800)
+    sign_in(page, web_client, person, route="#/leaderboards")
+    ruleset = by_testid(page, "board-ruleset")
+    expect(ruleset).to_have_value("default")
+    expect(ruleset.locator("option").first).to_have_text("Classic")
+    expect(ruleset.locator(f'option[value="{key}"]')).to_have_text("Reshuffle")
+    ruleset.select_option(key)
+    sizes = by_testid(page, "board-seats").locator("option")
+    expected = sorted(b["seats"] for b in boards if b["ruleset"] == key and b["seats"] is not None)
+    expect(sizes).to_have_count(1 + len(expected))
+    by_testid(page, "board-seats").select_option("3")
+    rows = by_testid(page, "board-row")
+    expect(rows).to_have_count(len(board))
+    assert rows.evaluate_all("rs => rs.map(r => r.dataset.player)") == [
+        row["player"]["id"] for row in board
+    ]
+    expect(rows.and_(page.locator(f'[data-player="{person.id}"]'))).to_have_count(1)
+    pages.shot(page, "house-rules-board")
+    assert not pages.console, pages.console

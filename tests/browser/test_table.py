@@ -148,3 +148,45 @@ def test_the_suit_to_play_reads_before_the_first_card(web_client: str, pages: An
         expect(suit).to_have_text("–")
         assert suit.evaluate(CONTRAST) >= 4.5
         pages.shot(page, "opening")
+
+
+def test_the_jacks_suit_picker_is_all_on_a_phone_screen(web_client: str, pages: Any) -> None:
+    """A Jack clicked on a phone: the suit picker opens on it, whole on the screen (scrolled to
+    where the hand ends below the fold), the four suits and Cancel on one line."""
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], deals=3, rules={"hand_size": 20, "max_players": 2})
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline, "no Jack to play on turn"
+        state = person.state(match_id)
+        if state["turn"] != state["you"] or not state["legal_moves"]:
+            time.sleep(0.05)
+            continue
+        # A Jack that names a suit (the opening play names none); else any other move.
+        jacks = [m["card"] for m in state["legal_moves"] if m.get("card") and m.get("suit")]
+        if jacks:
+            break
+        others = [m for m in state["legal_moves"] if not (m.get("card") or "").startswith("J")]
+        move = next((m for m in others if m["action"] == "play"), None) or min(
+            others, key=lambda m: m["action"] != "pass"
+        )
+        person.post(
+            f"/api/v1/matches/{match_id}/moves", {**move, "version": state["version"]}, status=200
+        )
+    page = pages.new(375, 640)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-version", str(state["version"]))
+    by_testid(page, "hand").locator(f'[data-card="{jacks[0]}"]').click()
+    picker = by_testid(page, "suit-picker")
+    expect(picker).to_be_visible()
+    box = picker.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 640, box
+    tops = {
+        round((by_testid(picker, f"suit-{s}").bounding_box() or {"y": -1})["y"]) for s in "CDHS"
+    }
+    assert len(tops) == 1, tops
+    cancel = picker.locator("button").last.bounding_box()
+    assert cancel and round(cancel["y"]) in tops, (cancel, tops)
+    pages.shot(page, "suit-picker")
+    person.post(f"/api/v1/matches/{match_id}/resign", status=200)

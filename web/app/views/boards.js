@@ -1,16 +1,47 @@
 // @ts-check
 /**
- * #/leaderboards: a board by metric (rating, wins, penalty per deal, skill), period and table
- * size, around me, page by page; a line under the controls says what the metric measures.
+ * #/leaderboards: a board by rule set, metric (rating, wins, penalty per deal, skill), period
+ * and table size, around me, page by page; a line under the controls says what the metric
+ * measures. The rule sets and table sizes offered are the boards there are (GET /leaderboards),
+ * each rule set by its preset's name where it is one, the default rules first.
  */
 
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { t } from "../i18n.js";
 import { playerName, showError } from "../ui.js";
+import { loadRules, presetName } from "./rules-picker.js";
+
+/**
+ * Each board's rule set once, with its name: a preset's whose rules are the board's (every
+ * option, its defaults filled in), else "Custom rules" and its key; the default rules first.
+ * @param {api.Leaderboard[]} boards
+ * @param {{ options: api.RuleOption[], presets: api.Schemas["RulePreset"][] }} offered
+ * @returns {[string, string][]} [ruleset, name]
+ */
+function rulesets(boards, offered) {
+  const defaults = Object.fromEntries(offered.options.map((o) => [o.name, o.default]));
+  const same = (/** @type {Record<string, unknown>} */ a, /** @type {Record<string, unknown>} */ b) =>
+    Object.keys({ ...a, ...b }).every((k) => k === "deals_per_match" || a[k] === b[k]);
+  /** @type {Map<string, string>} */
+  const named = new Map([["default", presetName("classic")]]);
+  for (const board of boards) {
+    if (named.has(board.ruleset)) continue;
+    const preset = offered.options.length
+      ? offered.presets.find((p) => same({ ...defaults, ...p.rules }, { ...defaults, ...board.rules }))
+      : undefined;
+    named.set(board.ruleset, preset ? presetName(preset.name) : t("boards.customRules", { key: board.ruleset }));
+  }
+  return [...named];
+}
 
 /** @param {HTMLElement} root */
 export async function boardsView(root) {
+  const [boards, offered] = await Promise.all([
+    api.leaderboards().catch(() => /** @type {api.Leaderboard[]} */ ([])),
+    loadRules(),
+  ]);
+  const ruleset = select({ testid: "board-ruleset", id: "board-ruleset" }, rulesets(boards, offered), "default");
   const metric = select({ testid: "board-metric", id: "board-metric" },
     ["rating", "wins", "points", "skill"].map((m) => [m, t(`metric.${m}`)]), "rating");
   const about = h("p", { class: "metric-about", testid: "board-metric-about" });
@@ -22,8 +53,18 @@ export async function boardsView(root) {
   explain();
   const period = select({ testid: "board-period", id: "board-period" },
     ["all", "month", "week"].map((p) => [p, t(`period.${p}`)]), "all");
-  const seats = select({ testid: "board-seats", id: "board-seats" },
-    [["", t("boards.allSeats")], ...[2, 3, 4, 5, 6, 7].map((n) => /** @type {[string, string]} */ ([String(n), t("boards.seatsN", { n })]))], "");
+  const seats = select({ testid: "board-seats", id: "board-seats" }, [], "");
+  /** The table sizes with a board under the chosen rules (every size's board always). */
+  const fitSeats = () => {
+    const sizes = boards.filter((b) => b.ruleset === ruleset.value && b.seats !== null)
+      .map((b) => /** @type {number} */ (b.seats)).sort((a, b) => a - b);
+    const chosen = seats.value;
+    fill(seats, h("option", { value: "" }, t("boards.allSeats")),
+      sizes.map((n) => h("option", { value: String(n) }, t("boards.seatsN", { n }))));
+    seats.value = sizes.includes(Number(chosen)) ? chosen : "";
+  };
+  fitSeats();
+  ruleset.addEventListener("change", fitSeats);
   const around = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", testid: "board-around-me",
     id: "board-around-me", disabled: !api.token() }));
   const body = h("tbody", { testid: "board-body" });
@@ -63,6 +104,7 @@ export async function boardsView(root) {
         metric: asked,
         period: period.value,
         seats: seats.value || undefined,
+        ruleset: ruleset.value,
         around: around.checked ? "me" : undefined,
       });
       if (mine !== asking) return; // a later choice's answer is the one shown
@@ -83,19 +125,20 @@ export async function boardsView(root) {
     }
   }
 
-  for (const control of [metric, period, seats, around]) control.addEventListener("change", load);
+  for (const control of [ruleset, metric, period, seats, around]) control.addEventListener("change", load);
   nextButton.addEventListener("click", () => follow(nextLink));
   prevButton.addEventListener("click", () => follow(prevLink));
 
   root.append(h("section", { class: "card-panel boards" },
     h("h1", {}, t("boards.title")),
     h("div", { class: "row controls" },
-      h("label", { for: "board-metric" }, t("boards.metric")), metric,
-      h("label", { for: "board-period" }, t("boards.period")), period,
-      h("label", { for: "board-seats" }, t("boards.seats")), seats,
-      h("label", { for: "board-around-me" }, around, " ", t("boards.aroundMe"))),
+      h("span", { class: "field" }, h("label", { for: "board-ruleset" }, t("boards.rules")), ruleset),
+      h("span", { class: "field" }, h("label", { for: "board-metric" }, t("boards.metric")), metric),
+      h("span", { class: "field" }, h("label", { for: "board-period" }, t("boards.period")), period),
+      h("span", { class: "field" }, h("label", { for: "board-seats" }, t("boards.seats")), seats),
+      h("label", { class: "field", for: "board-around-me" }, around, t("boards.aroundMe"))),
     about,
-    h("div", { class: "scroll" }, h("table", { class: "grid" },
+    h("div", { class: "scroll", tabIndex: 0, role: "region", "aria-label": t("boards.title") }, h("table", { class: "grid" },
       h("thead", {}, h("tr", {}, ["rank", "player", "rating", "matches", "wins", "deals_won", "avg_penalty", "skill"]
         .map((c) => h("th", {}, t(`col.${c}`))))),
       body)),

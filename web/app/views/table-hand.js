@@ -112,4 +112,6 @@ export function placePicker(board) {
   const room = panel.clientWidth - picker.offsetWidth;
   picker.style.left = `${Math.max(0, Math.min(room, chosen.offsetLeft + chosen.offsetWidth / 2 - picker.offsetWidth / 2))}px`;
   picker.style.top = `${chosen.offsetTop + chosen.offsetHeight - 8}px`;
+  // All of it on screen (a phone's hand is often at the bottom edge); nothing moves if it is.
+  picker.scrollIntoView({ block: "nearest" });
 }
