@@ -78,7 +78,9 @@ def test_a_house_rule_sets_board_is_found_by_its_name(web_client: str, pages: An
     key = next(
         b["ruleset"]
         for b in boards
-        if b["seats"] == 3 and b["ruleset"] != "default" and b["rules"]["stock_exhausted"] == "reshuffle"
+        if b["seats"] == 3
+        and b["ruleset"] != "default"
+        and b["rules"]["stock_exhausted"] == "reshuffle"
     )
     deadline = time.monotonic() + 60
     while not person.get(f"/api/v1/leaderboard?ruleset={key}&seats=3")["results"]:

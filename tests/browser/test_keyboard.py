@@ -5,7 +5,6 @@ move, the player's own and the bot's, is read out through the aria-live region i
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 import pytest

@@ -56,7 +56,9 @@ def test_a_person_against_bots_resigns_sees_it_abandoned_and_starts_again(
     expect(by_testid(page, "resign-button")).to_have_count(0)
     # Its places count for the ratings: each player's change is shown, as for a finished match.
     expect(by_testid(result, "rating-change")).to_have_count(3)
-    expect(by_testid(result, "rating-change").first).to_have_attribute("data-change", re.compile(r"^-?\d"))
+    expect(by_testid(result, "rating-change").first).to_have_attribute(
+        "data-change", re.compile(r"^-?\d")
+    )
     pages.shot(page, "abandoned")
     match = player.get(f"/api/v1/matches/{match_id}")
     assert match["status"] == "abandoned" and match["seats"][0]["resigned"] is True

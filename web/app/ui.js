@@ -26,6 +26,10 @@ const FIELD_LABELS = /** @type {Record<string, string>} */ ({
   spectators: "lobby.spectators",
   turn_seconds: "lobby.turnSeconds",
   name: "tournaments.name",
+  players: "tournaments.entrants",
+  format: "tournaments.format",
+  rounds: "tournaments.rounds",
+  rules: "lobby.rules",
 });
 
 /**
