@@ -7,6 +7,7 @@ import unicodedata
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -58,6 +59,14 @@ from .services import (
 )
 from .throttles import UsernameRateThrottle
 
+# What a username may hold, said when one holds anything else (DRF's own message names no
+# character). The length is its own check (max_length): a long name of good characters is told
+# only that it is too long.
+USERNAME_CHARACTERS = gettext_lazy(
+    "A username may hold only the letters A-Z and a-z, the digits 0-9 and the characters"
+    " _ . @ + -, with no spaces."
+)
+
 
 class RegisterApi(APIView):
     authentication_classes: list[Any] = []
@@ -69,8 +78,9 @@ class RegisterApi(APIView):
             ref_name = "Register"
 
         username = serializers.RegexField(
-            r"^[A-Za-z0-9_.@+-]{1,150}$",
+            r"^[A-Za-z0-9_.@+-]+$",
             max_length=150,
+            error_messages={"invalid": USERNAME_CHARACTERS},
             help_text="Unique in any letter case; names starting with `bot` and a separator "
             "(or nothing) are reserved for bots.",
         )

@@ -260,7 +260,8 @@ def test_the_redoc_page_asks_no_other_host_for_anything(client: Any) -> None:
     """docs/api.md: the docs pages load nothing from a CDN. The page names no URL, and its
     policy lets the browser load nothing but this server's files, inline styles, data: images
     and ReDoc's blob: worker, so the bundle's logo from cdn.redoc.ly is never fetched
-    (tests/browser/test_docs_pages.py watches the requests of both pages in Chromium)."""
+    (tests/browser/test_docs_pages.py watches the requests and the console of both pages in
+    Chromium)."""
     response = client.get("/api/v1/docs/redoc/")
     assert response.status_code == 200
     html = response.content.decode()

@@ -5,9 +5,9 @@ only; filler bots never count):
 
 1. total penalty, lower first (every scored deal, so they move while a match is played);
 2. deals won, more first;
-3. head-to-head among the players still tied: +1 for every match in which a player's match
-   total was lower than a tied opponent's at the same table, −1 for every one where it was
-   higher; more first.
+3. head-to-head among the players still tied: +1 for every finished match in which a player's
+   match total was lower than a tied opponent's at the same table, −1 for every one where it
+   was higher; more first.
 
 A duplicate tournament (pairing.duplicate_schedule) ranks by total matchpoints first, more
 first, then by the three above. Each deal score is compared with every other result obtained
@@ -18,9 +18,9 @@ has scored it (or finished its match without it), so no table's result is shown 
 table still plays those cards. A finished round's matchpoints are stored on the round.
 
 Players equal on all the keys share a rank (1, 1, 3, …); the listing order among them is the
-order of entry. A bye scores the mean match total of every seat that played that round
-(rounded half up, filler bots included) once all of the round's matches are finished, and
-counts no deal played or won.
+order of entry. A bye counts once all of the round's matches are finished, and then scores the
+mean match total of every seat that played that round (rounded half up, filler bots included);
+it counts no deal played or won.
 """
 
 from __future__ import annotations
@@ -152,8 +152,11 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
             entrant["penalty"] += penalty
 
     by_round: dict[int, list[Match]] = defaultdict(list)
+    # A match counts (`matches`, head-to-head) once it is finished (docs/api.md, the standings).
+    finished = [match for _, _, match in tables if match.status == Match.Status.FINISHED]
     for number, _, match in tables:
         by_round[number].append(match)
+    for match in finished:
         for player_id in match.seat_players:
             if player_id in rows:
                 rows[player_id]["matches"] += 1
@@ -162,9 +165,10 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
         "number", "byes"
     ):
         matches = by_round.get(number, [])
-        done = bool(matches) and all(m.status == Match.Status.FINISHED for m in matches)
+        if not (matches and all(m.status == Match.Status.FINISHED for m in matches)):
+            continue  # a bye counts, and scores, once its round is over
         seat_totals = [t for m in matches for t in match_totals[str(m.id)]]
-        bye_score = _round_half_up(sum(seat_totals), len(seat_totals)) if done else 0
+        bye_score = _round_half_up(sum(seat_totals), len(seat_totals))
         for player_id in round_byes:
             if player_id in rows:
                 rows[player_id]["byes"] += 1
@@ -177,7 +181,7 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
     for group in groups.values():
         if len(group) < 2:
             continue
-        for _, _, match in tables:
+        for match in finished:
             totals = match_totals[str(match.id)]
             seated = [(p, s) for s, p in enumerate(match.seat_players) if p in group]
             for a, seat_a in seated:

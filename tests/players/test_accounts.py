@@ -113,6 +113,55 @@ def test_the_database_refuses_a_username_differing_only_in_case(make_player):
         Player.objects.create(username="hUGO", display_name="x")
 
 
+# ---- a username's characters and length: each problem said once ----
+
+TOO_LONG = "Ensure this field has no more than 150 characters."
+CHARACTERS = (
+    "A username may hold only the letters A-Z and a-z, the digits 0-9 and the characters"
+    " _ . @ + -, with no spaces."
+)
+CHARACTERS_TR = (
+    "Kullanıcı adında yalnızca A-Z ve a-z harfleri (ç, ğ, ı, İ, ö, ş, ü olmadan), 0-9 rakamları"
+    " ve _ . @ + - karakterleri bulunabilir; boşluk olamaz."
+)
+
+
+@pytest.mark.parametrize(
+    ("username", "reasons"),
+    [
+        ("a" * 151, [TOO_LONG]),  # good characters: only the length is wrong
+        ("a" * 300, [TOO_LONG]),
+        ("bad name!!", [CHARACTERS]),
+        ("şule", [CHARACTERS]),
+        ("bad name!!" * 30, [TOO_LONG, CHARACTERS]),  # two problems, each said once
+    ],
+)
+def test_a_refused_username_says_each_problem_once(api, username, reasons):
+    r = register(api, username)
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    assert r.json()["detail"] == {"username": reasons}
+    assert r.json()["message"] == f"username: {reasons[0]}"
+    assert not get_user_model().objects.filter(username=username).exists()
+
+
+def test_a_username_refused_for_its_characters_names_them_in_turkish(api):
+    body = {"username": "bad name!!", "password": PASSWORD}
+    r = api.post("/api/v1/auth/register", body, format="json", HTTP_ACCEPT_LANGUAGE="tr")
+    assert r.status_code == 400
+    assert r.json() == {
+        "code": "invalid",
+        "message": f"username: {CHARACTERS_TR}",
+        "detail": {"username": [CHARACTERS_TR]},
+    }
+
+
+def test_a_username_of_150_allowed_characters_is_fine(api):
+    username = "a.b_c@d+e-F9" * 12 + "x" * 6
+    assert len(username) == 150
+    r = register(api, username)
+    assert r.status_code == 201 and r.json()["username"] == username
+
+
 # ---- display names ----
 
 

@@ -1,6 +1,7 @@
 """Standings tie-breaks on scripted results: total penalty, then deals won, then head-to-head;
-players equal on all three share a rank. Scores are written as ScoreEntry rows (what settlement
-writes), matches marked finished, and the round advanced by the service."""
+players equal on all three share a rank; a match, its head-to-head and a bye count once they are
+over, a scored deal at once. Scores are written as ScoreEntry rows (what settlement writes),
+matches marked finished, and the round advanced by the service."""
 
 from __future__ import annotations
 
@@ -20,7 +21,17 @@ pytestmark = pytest.mark.django_db
 
 
 def finish_round(tournament, number: int, scores: dict[str, tuple[int, bool]]) -> None:
-    """Score deal 1 of every match of round `number` as `scores[name] = (penalty, won)`."""
+    """Score deal 1 of every match of round `number` as `scores[name] = (penalty, won)`, mark
+    the matches finished and advance the tournament."""
+    score_deal(tournament, number, scores)
+    for table in Table.objects.filter(tournament=tournament, round__number=number):
+        Match.objects.filter(id=table.match_id).update(status="finished")
+    tournament_advance(tournament_id=tournament.id)
+
+
+def score_deal(tournament, number: int, scores: dict[str, tuple[int, bool]]) -> None:
+    """Score deal 1 of every match of round `number` as `scores[name] = (penalty, won)`; the
+    matches play on."""
     for table in Table.objects.filter(tournament=tournament, round__number=number):
         match = table.match
         deal = match.deals.get(number=1)
@@ -38,8 +49,6 @@ def finish_round(tournament, number: int, scores: dict[str, tuple[int, bool]]) -
                 multiplier=1,
                 won=won,
             )
-        Match.objects.filter(id=match.id).update(status="finished")
-    tournament_advance(tournament_id=tournament.id)
 
 
 def test_penalty_then_deals_won_then_head_to_head(make_player, api):
@@ -130,13 +139,88 @@ def test_a_bye_scores_the_round_mean_once_the_round_is_over(make_player):
     table = Table.objects.get(tournament=tournament, round__number=1)
     assert sorted(table.match.seat_players) == sorted(str(p.id) for p in players[1:])
     before = {r["player"]["id"]: r for r in tournament_standings(tournament)}
-    assert before[str(players[0].id)]["byes"] == 1 and before[str(players[0].id)]["penalty"] == 0
+    # While the round is played, the bye neither counts nor scores.
+    assert before[str(players[0].id)]["byes"] == 0 and before[str(players[0].id)]["penalty"] == 0
     finish_round(tournament, 1, {"bye_1": (0, True), "bye_2": (7, False)})
     after = {r["player"]["id"]: r for r in tournament_standings(tournament)}
     # Mean of the seats that played: (0 + 7) / 2 = 3.5, rounded half up to 4; no deal counted.
+    assert after[str(players[0].id)]["byes"] == 1
     assert after[str(players[0].id)]["penalty"] == 4
     assert after[str(players[0].id)]["deals_played"] == 0
-    assert after[str(players[0].id)]["matches"] == 1  # seated in round 2, just started
+    assert after[str(players[0].id)]["matches"] == 0  # seated in round 2, just started
+
+
+def test_a_match_counts_in_the_standings_once_it_is_finished(make_player, api):
+    """`matches` and `head_to_head` count finished matches only, in the JSON standings and the
+    CSV alike; the deals a match being played has scored count at once (docs/api.md)."""
+    organizer, _ = make_player()
+    a, b, c, d = (make_player(name)[0] for name in ("fm_a", "fm_b", "fm_c", "fm_d"))
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Finished matches",
+        format="round_robin",
+        table_size=2,
+        players=[a.id, b.id, c.id, d.id],
+        deals=2,
+    )
+    accept_all(tournament.id)
+    tournament_start(tournament_id=tournament.id, player=organizer)
+
+    def columns(*names: str) -> dict[str, tuple[int, ...]]:
+        """Each player's `names` columns, from the JSON standings and from the CSV (equal)."""
+        url = f"/api/v1/tournaments/{tournament.id}/standings"
+        rows = api.get(url).json()["results"]
+        found = {r["player"]["display_name"]: tuple(r[n] for n in names) for r in rows}
+        text = api.get(f"{url}.csv").content.decode()
+        in_csv = {
+            r["display_name"]: tuple(int(r[n]) for n in names)
+            for r in csv.DictReader(io.StringIO(text))
+        }
+        assert in_csv == found
+        return found
+
+    # Round 1 (a–d, b–c) has just been dealt: nobody has finished a match.
+    assert columns("matches", "deals_played") == {
+        name: (0, 0) for name in ("Fm_A", "Fm_B", "Fm_C", "Fm_D")
+    }
+    score_deal(
+        tournament,
+        1,
+        {"fm_a": (0, True), "fm_d": (10, False), "fm_b": (0, True), "fm_c": (10, False)},
+    )
+    # A deal scored: it counts; the matches play on, so they do not.
+    assert columns("matches", "deals_played", "deals_won", "penalty") == {
+        "Fm_A": (0, 1, 1, 0),
+        "Fm_B": (0, 1, 1, 0),
+        "Fm_C": (0, 1, 0, 10),
+        "Fm_D": (0, 1, 0, 10),
+    }
+    for table in Table.objects.filter(tournament=tournament, round__number=1):
+        Match.objects.filter(id=table.match_id).update(status="finished")
+    tournament_advance(tournament_id=tournament.id)
+    assert {m for m, *_ in columns("matches").values()} == {1}
+    # Round 2 (a–c, b–d), one deal in: a and c are tied (10 penalty, 1 deal won), and c leads
+    # their match 0 to 10; no head-to-head until that match is over.
+    score_deal(
+        tournament,
+        2,
+        {"fm_a": (10, False), "fm_c": (0, True), "fm_b": (0, True), "fm_d": (10, False)},
+    )
+    assert columns("matches", "penalty", "deals_won", "head_to_head") == {
+        "Fm_A": (1, 10, 1, 0),
+        "Fm_B": (1, 0, 2, 0),
+        "Fm_C": (1, 10, 1, 0),
+        "Fm_D": (1, 20, 0, 0),
+    }
+    for table in Table.objects.filter(tournament=tournament, round__number=2):
+        Match.objects.filter(id=table.match_id).update(status="finished")
+    tournament_advance(tournament_id=tournament.id)
+    assert columns("matches", "head_to_head") == {
+        "Fm_A": (2, -1),
+        "Fm_B": (2, 0),
+        "Fm_C": (2, 1),
+        "Fm_D": (2, 0),
+    }
 
 
 def test_csv_quotes_a_display_name_a_spreadsheet_would_run(make_player, api):
