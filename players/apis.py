@@ -67,6 +67,11 @@ USERNAME_CHARACTERS = gettext_lazy(
     " _ . @ + -, with no spaces."
 )
 
+# What a board's ruleset key is, said when a query's is not one.
+RULESET_KEY = gettext_lazy(
+    "A ruleset is `default` or the 12 lowercase hex digits of a board's key (GET /leaderboards)."
+)
+
 
 class RegisterApi(APIView):
     authentication_classes: list[Any] = []
@@ -530,6 +535,7 @@ class LeaderboardApi(APIView):
             r"^(default|[0-9a-f]{12})$",
             required=False,
             default=DEFAULT_RULESET,
+            error_messages={"invalid": RULESET_KEY},
             help_text="Ruleset key of the board (see GET /leaderboards).",
         )
         humans_only = serializers.BooleanField(

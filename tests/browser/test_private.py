@@ -63,6 +63,7 @@ def test_a_challenge_is_accepted_and_both_sit_at_the_table(
     expect(by_testid(ana_page, "move-log")).to_be_hidden()
     expect(by_testid(ana_page, "draw-button")).to_have_count(0)
     expect(by_testid(ana_page, "keys-help")).to_have_count(0)
+    expect(by_testid(ana_page, "stock-count")).to_have_count(0)
     pages.shot(ana_page, "creator")
 
     # bora's lobby is told at once (the `challenge` event), and lists the invitation.

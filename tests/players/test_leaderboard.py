@@ -291,6 +291,18 @@ def test_bad_leaderboard_queries_are_invalid(api, db, query):
     assert body["code"] == "invalid" and body["detail"]
 
 
+def test_a_bad_ruleset_key_is_told_what_a_key_is(api, db):
+    body = get(api, "ruleset=Classic", status=400)
+    assert body["detail"]["ruleset"] == [
+        "A ruleset is `default` or the 12 lowercase hex digits of a board's key"
+        " (GET /leaderboards)."
+    ], body
+    turkish = api.get("/api/v1/leaderboard?ruleset=Classic", HTTP_ACCEPT_LANGUAGE="tr")
+    assert turkish.status_code == 400
+    said = turkish.json()["detail"]["ruleset"][0]
+    assert said.startswith("Kural takımı `default`"), said
+
+
 def test_a_cursor_of_another_metric_is_invalid(api, people):
     p = [pair[0] for pair in people.values()]
     settle(p[:2], [1, 2])

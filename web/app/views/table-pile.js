@@ -46,8 +46,10 @@ export function tableMiddle({ match, view: v, yourTurn, asked }) {
           Array.from({ length: Math.min(sevens, SEVENS_SHOWN) }, (_, k) =>
             h("span", { class: "seven-card", style: `--k:${k}` }, "7"))),
         h("div", { class: "sevens-cost" }, t("table.sevensCost", { n: v.penalty_cards }))) : null),
-      h("div", { class: "stock" }, cardBack(),
-        h("div", { testid: "stock-count", "data-count": v.stock_count }, t("table.stock", { n: v.stock_count })))),
+      // No stock before the first deal (a table waiting for its players).
+      v.deal ? h("div", { class: "stock" }, cardBack(),
+        h("div", { testid: "stock-count", "data-count": v.stock_count }, t("table.stock", { n: v.stock_count })))
+        : null),
     h("dl", { class: "facts" },
       h("dt", {}, t("table.activeSuit")),
       suitBadge(suit, { testid: "active-suit" }),
