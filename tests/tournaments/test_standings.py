@@ -179,6 +179,12 @@ def test_a_match_counts_in_the_standings_once_it_is_finished(make_player, api):
         assert in_csv == found
         return found
 
+    def finish_round(number: int) -> None:
+        """The round's matches finished, and the tournament told (the next round dealt)."""
+        for table in Table.objects.filter(tournament=tournament, round__number=number):
+            Match.objects.filter(id=table.match_id).update(status="finished")
+        tournament_advance(tournament_id=tournament.id)
+
     # Round 1 (a–d, b–c) has just been dealt: nobody has finished a match.
     assert columns("matches", "deals_played") == {
         name: (0, 0) for name in ("Fm_A", "Fm_B", "Fm_C", "Fm_D")
@@ -195,9 +201,7 @@ def test_a_match_counts_in_the_standings_once_it_is_finished(make_player, api):
         "Fm_C": (0, 1, 0, 10),
         "Fm_D": (0, 1, 0, 10),
     }
-    for table in Table.objects.filter(tournament=tournament, round__number=1):
-        Match.objects.filter(id=table.match_id).update(status="finished")
-    tournament_advance(tournament_id=tournament.id)
+    finish_round(1)
     assert {m for m, *_ in columns("matches").values()} == {1}
     # Round 2 (a–c, b–d), one deal in: a and c are tied (10 penalty, 1 deal won), and c leads
     # their match 0 to 10; no head-to-head until that match is over.
@@ -212,9 +216,7 @@ def test_a_match_counts_in_the_standings_once_it_is_finished(make_player, api):
         "Fm_C": (1, 10, 1, 0),
         "Fm_D": (1, 20, 0, 0),
     }
-    for table in Table.objects.filter(tournament=tournament, round__number=2):
-        Match.objects.filter(id=table.match_id).update(status="finished")
-    tournament_advance(tournament_id=tournament.id)
+    finish_round(2)
     assert columns("matches", "head_to_head") == {
         "Fm_A": (2, -1),
         "Fm_B": (2, 0),
