@@ -202,7 +202,7 @@ async function createForm() {
     const chosen = Math.min(Number(seats.value) || 3, most);
     fill(seats, Array.from({ length: most - 1 }, (_, i) => h("option", { value: String(i + 2) }, String(i + 2))));
     seats.value = String(chosen);
-    seats.dispatchEvent(new Event("change"));  // the bots' seats, the private table's invitations
+    seats.dispatchEvent(new Event("change")); // the bots' seats, the private table's invitations
   };
   const deals = /** @type {HTMLInputElement} */ (
     h("input", { testid: "create-deals", id: "create-deals", type: "number", min: 1, max: 20, value: "1" })

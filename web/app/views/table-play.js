@@ -109,11 +109,14 @@ export class Playback {
         const hold = this.hooks.hold?.(frame) ?? false;
         // Faster while several wait: 400 ms alone, 280 ms with two behind, 130 ms with nine.
         const behind = Math.max(1, this.queue.length);
-        let ms = hold !== false ? Math.min(base * HOLD_MOVES, hold) : base / Math.min(3, Math.sqrt(behind));
+        let ms;
         if (hold !== false) {
-          // read, not watched: as long with reduced motion
-        } else if (reducedMotion()) ms = Math.min(ms, 120);
-        else this.fly(frame, ms * 0.85);
+          ms = Math.min(base * HOLD_MOVES, hold); // read, not watched: as long with reduced motion
+        } else {
+          ms = base / Math.min(3, Math.sqrt(behind));
+          if (reducedMotion()) ms = Math.min(ms, 120);
+          else this.fly(frame, ms * 0.85);
+        }
         // The next frame waits its turn; a frame that travels is seen to land.
         await this.wait(ms);
       }

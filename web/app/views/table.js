@@ -326,7 +326,7 @@ export async function tableView(root, matchId) {
     table.dataset.version = String(v.version);
     // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
     talk.panel.hidden = v.status === "waiting" || v.status === "cancelled";
-    logPanel.panel.hidden = v.deal === null || v.deal === 0;  // no deal dealt yet: no moves
+    logPanel.panel.hidden = !v.deal; // no deal dealt yet: no moves
     fill(privateBox, privatePanel(match, () => reload()));
     table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
     const you = v.you;
