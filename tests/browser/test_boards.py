@@ -99,6 +99,11 @@ def test_a_house_rule_sets_board_is_found_by_its_name(web_client: str, pages: An
     expected = sorted(b["seats"] for b in boards if b["ruleset"] == key and b["seats"] is not None)
     expect(sizes).to_have_count(1 + len(expected))
     by_testid(page, "board-seats").select_option("3")
+    # The rows read are those of the board chosen, not an earlier choice's still shown.
+    shown = by_testid(page, "board-body")
+    expect(shown).to_have_attribute("data-ruleset", key)
+    expect(shown).to_have_attribute("data-seats", "3")
+    expect(shown).not_to_have_attribute("aria-busy", "true")
     rows = by_testid(page, "board-row")
     expect(rows).to_have_count(len(board))
     assert rows.evaluate_all("rs => rs.map(r => r.dataset.player)") == [

@@ -99,18 +99,19 @@ export async function boardsView(root) {
     asking += 1;
     const mine = asking;
     try {
-      const asked = metric.value;
+      const asked = { metric: metric.value, period: period.value, seats: seats.value, ruleset: ruleset.value };
+      body.setAttribute("aria-busy", "true");
       const page = await api.leaderboard({
-        metric: asked,
-        period: period.value,
-        seats: seats.value || undefined,
-        ruleset: ruleset.value,
+        ...asked,
+        seats: asked.seats || undefined,
         around: around.checked ? "me" : undefined,
       });
       if (mine !== asking) return; // a later choice's answer is the one shown
       show(page);
-      body.dataset.metric = asked;
+      Object.assign(body.dataset, asked); // which board the rows are of
+      body.removeAttribute("aria-busy");
     } catch (error) {
+      if (mine === asking) body.removeAttribute("aria-busy");
       showError(error);
     }
   }
