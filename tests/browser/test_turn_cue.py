@@ -1,10 +1,12 @@
 """A table, not a form: the others' card backs fanned by their count, the dealer, the direction,
 the named suit after a Jack; the turn's cue: the seat highlighted and the tab's title "● Your
 turn" (in the page's language) while it is the page's turn, and the sound, off unless turned
-on, remembered across visits."""
+on, remembered across visits. Away from the table (the lobby, another table), a notice says
+where the player's move is awaited and leads there."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -54,3 +56,50 @@ def test_the_table_and_its_turn_cue(web_client: str, pages: Any, locale: str, cu
             if state["turn"] != state["you"] and state["status"] == "active":
                 expect(page).not_to_have_title(f"{cue} · Pis Yedili")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+@pytest.mark.parametrize(
+    ("locale", "words"),
+    [
+        ("en-US", ("Your turn at your table with", "● Your turn")),
+        ("tr-TR", ("Sıra sende", "● Sıra sende")),
+    ],
+    ids=["en", "tr"],
+)
+def test_a_turn_elsewhere_is_told_on_every_page_and_leads_to_its_table(
+    web_client: str, pages: Any, locale: str, words: tuple[str, str]
+) -> None:
+    """Two people at a table, one of them on the lobby (then at a table of bots): each time the
+    other moves and leaves them on turn, the page says so, names the table, titles the tab,
+    and its link opens the table, where the notice is gone (the table's own cue takes over)."""
+    person, other = Person(web_client), Person(web_client)
+    match_id = person.create(2, [])
+    other.post(f"/api/v1/matches/{match_id}/join", status=200)
+    page = pages.new(375, 800, locale=locale)
+    sign_in(page, web_client, person)
+    notice = by_testid(page, "turn-notice")
+    line = notice.locator(f'[data-testid="turn-turn"][data-match-id="{match_id}"]')
+    for route in ("#/lobby", "a table of bots"):
+        if route != "#/lobby":
+            elsewhere = person.create(3, ["greedy", "greedy"])
+            route = f"#/match/{elsewhere}"
+        # The person moves on another device: a line told before goes as the next page shows.
+        deadline = time.monotonic() + 60
+        while person.state(match_id)["turn"] != 1:
+            assert time.monotonic() < deadline, "the table never came to the other person"
+            person.move(match_id)
+        page.goto(f"{web_client}/{route}")
+        expect(line).to_have_count(0)
+        other.move(match_id)
+        expect(line).to_be_visible()
+        expect(line).to_contain_text(words[0])
+        expect(line).to_contain_text(other.name)
+        expect(line).not_to_contain_text(person.name)
+        if route == "#/lobby":
+            expect(page).to_have_title(f"{words[1]} · Pis Yedili")
+        pages.shot(page, f"turn-notice-{locale}-{route[2:7]}")
+    line.locator('[data-testid="turn-go"]').click()
+    expect(page).to_have_url(f"{web_client}/#/match/{match_id}")
+    wait_synced(page, person, match_id)
+    expect(notice).to_be_hidden()
+    expect(page).to_have_title(f"{words[1]} · Pis Yedili")

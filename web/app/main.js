@@ -19,6 +19,8 @@ import { tournamentsView, tournamentView } from "./views/tournaments.js";
 import { playersView } from "./views/players.js";
 import { accountView } from "./views/account.js";
 import { joinView } from "./views/private.js";
+import { turnNotice } from "./views/turn-notice.js";
+import { followSession } from "./my-events.js";
 
 /**
  * A view draws itself into `root` and returns what stops it (streams, timers).
@@ -106,10 +108,11 @@ export async function render() {
   if (!shell) return;
   const banner = h("div", { class: "error-banner", testid: "error-banner", role: "alert", hidden: true });
   const root = h("main", { class: "view" });
-  fill(shell, header(), banner, root);
-  drawOffline();
   let hash = location.hash || (api.token() ? "#/lobby" : "#/login");
   if (!routes.some(([pattern]) => pattern.test(hash))) hash = "#/lobby";
+  followSession();
+  fill(shell, header(), turnNotice(hash), banner, root);
+  drawOffline();
   for (const [pattern, view] of routes) {
     const found = hash.match(pattern);
     if (!found) continue;

@@ -11,6 +11,7 @@ import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { has, t } from "../i18n.js";
 import { LiveStream } from "../live.js";
+import { onMyEvent } from "../my-events.js";
 import { quickPlayPanel } from "./quickplay.js";
 import { botName, currentPlayer, seatName, showError, shortTime } from "../ui.js";
 import { challengesPanel, privateChoice } from "./private.js";
@@ -35,8 +36,6 @@ export async function lobbyView(root) {
   const openList = h("ul", { class: "list", testid: "lobby-list" });
   const mineList = h("ul", { class: "list", testid: "my-matches" });
   const liveList = h("ul", { class: "list", testid: "live-matches" });
-  /** @type {LiveStream | null} */
-  let stream = null;
 
   async function refresh() {
     try {
@@ -168,19 +167,15 @@ export async function lobbyView(root) {
     },
     onStatus: () => {},
   });
-  if (player) {
-    stream = new LiveStream("/me/events",
-      ["ready", "your_turn", "match_started", "match_finished", "resync", "challenge", "tournament_invitation"], {
-      onEvent: (name, data) => {
-        challenges?.onEvent(name, data);
-        invitedTo?.onEvent(name, data);
-        if (!["ready", "your_turn", "challenge", "tournament_invitation"].includes(name)) refresh();
-      },
-      onStatus: () => {},
-    });
-  }
+  const unlisten = player
+    ? onMyEvent((name, data) => {
+      challenges?.onEvent(name, data);
+      invitedTo?.onEvent(name, data);
+      if (["match_started", "match_finished", "match_cancelled", "resync"].includes(name)) refresh();
+    })
+    : null;
   return () => {
-    stream?.stop();
+    unlisten?.();
     quick?.stop();
     lobbyStream.stop();
     if (pending) clearTimeout(pending);

@@ -10,7 +10,7 @@
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { has, t } from "../i18n.js";
-import { LiveStream } from "../live.js";
+import { onMyEvent } from "../my-events.js";
 import { showError } from "../ui.js";
 import { presetName } from "./rules-picker.js";
 
@@ -49,7 +49,7 @@ function chosen(box, name) {
 }
 
 /**
- * The panel, and a function that stops its stream and timers (the lobby's cleanup).
+ * The panel, and a function that stops its listening and timers (the lobby's cleanup).
  * @returns {Promise<{ element: HTMLElement, stop: () => void }>}
  */
 export async function quickPlayPanel() {
@@ -57,8 +57,8 @@ export async function quickPlayPanel() {
   const body = h("div", { testid: "quick-body" });
   const panel = h("section", { class: "card-panel quick-play", testid: "quick-play" },
     h("h2", {}, t("quick.title")), body);
-  /** @type {LiveStream | null} */
-  let stream = null;
+  /** @type {(() => void) | null} stops listening to the player's events */
+  let unlisten = null;
   /** @type {ReturnType<typeof setInterval> | null} */
   let ticker = null;
   /** @type {ReturnType<typeof setInterval> | null} */
@@ -66,8 +66,8 @@ export async function quickPlayPanel() {
   let stopped = false;
 
   function quiet() {
-    stream?.stop();
-    stream = null;
+    unlisten?.();
+    unlisten = null;
     if (ticker) clearInterval(ticker);
     if (poller) clearInterval(poller);
     ticker = poller = null;
@@ -147,9 +147,8 @@ export async function quickPlayPanel() {
           entry.bots_allowed ? h("span", { class: "muted" }, " · ", t("quick.botsAfter")) : null),
         h("button", { type: "button", testid: "quick-cancel", onclick: () => leave() }, t("quick.cancel"))));
     ticker = setInterval(tick, 1000);
-    stream = new LiveStream("/me/events", ["queue"], {
-      onEvent: (_name, data) => follow(/** @type {api.QueueEntry} */ (data)),
-      onStatus: () => {},
+    unlisten = onMyEvent((name, data) => {
+      if (name === "queue") follow(/** @type {api.QueueEntry} */ (data));
     });
     poller = setInterval(() => { api.queue().then(follow, () => {}); }, POLL_MS);
   }

@@ -1,0 +1,161 @@
+// @ts-check
+/**
+ * Turns elsewhere: on any page but the table in question, a notice under the header says where
+ * the player's move is awaited (their /me/events `your_turn`: "Your turn at your table with
+ * Ana, Greedy bot 1 · Go to the table") and that a round of their tournament is dealt
+ * (`tournament_round`, with their table); meanwhile the tab's title starts with "● Your turn"
+ * (on a table's page, that table's own cue keeps the title), and a hidden tab gets a browser
+ * notification once the player allowed them. Each (re)connect also reads which of the player's
+ * tables await their move, so a page opened after the turn came tells it too. A line goes when
+ * its table is opened, its match ends, the move is made elsewhere (read again on each page
+ * shown), or it is dismissed.
+ */
+
+import * as api from "../api.js";
+import { h, fill } from "../dom.js";
+import { t } from "../i18n.js";
+import { onMyEvent } from "../my-events.js";
+import { currentPlayer, seatName } from "../ui.js";
+
+/** @typedef {{ kind: "turn" | "round", match: string, text: string }} Line */
+
+/** The most matches under way read for turns (MAX_ACTIVE_MATCHES_PER_PLAYER's default). */
+const ACTIVE = 20;
+
+/** @type {Map<string, Line>} by match */
+const lines = new Map();
+const element = h("div", { class: "notice turn-notice", testid: "turn-notice", role: "status", hidden: true });
+/** @type {string | null} the match whose table the page shows */
+let shown = null;
+/** @type {string | null} whose lines they are (the session's token) */
+let owner = null;
+/** @type {string | null} the player's id, once read */
+let myId = null;
+
+/** The match of a table page's route, if the route is one. @param {string} hash */
+function tableOf(hash) {
+  return hash.match(/^#\/match\/([0-9a-fA-F-]{36})$/)?.[1] ?? null;
+}
+
+function draw() {
+  if (shown) lines.delete(shown);
+  fill(element, [...lines.values()].map((line) =>
+    h("p", { class: "turn-line", testid: `turn-${line.kind}`, "data-match-id": line.match },
+      h("span", { class: "grow" }, line.text),
+      h("span", { class: "turn-actions" },
+        h("a", { class: "button primary", href: `#/match/${line.match}`, testid: "turn-go" }, t("notice.toTable")),
+        h("button", { type: "button", class: "dismiss", testid: "turn-dismiss", "aria-label": t("notice.dismiss"),
+          onclick: () => { lines.delete(line.match); draw(); } }, "×")))));
+  element.hidden = lines.size === 0;
+  if (!shown) document.title = lines.size ? `● ${t("table.yourTurn")} · ${t("app.title")}` : t("app.title");
+}
+
+/**
+ * Drops the lines whose move was made meanwhile (on another device or page) or whose match is
+ * over: read again on each page shown and each (re)connect of the stream.
+ */
+async function recheck() {
+  const asked = [...lines.values()];
+  const stale = await Promise.all(asked.map(async (line) => {
+    try {
+      const state = await api.state(line.match);
+      return state.status !== "active" || (line.kind === "turn" && state.turn !== state.you);
+    } catch {
+      return false;
+    }
+  }));
+  let changed = false;
+  asked.forEach((line, i) => {
+    if (stale[i] && lines.get(line.match) === line) changed = lines.delete(line.match) || changed;
+  });
+  if (changed) draw();
+}
+
+/**
+ * @param {Line} line
+ * @param {boolean} [news] just told (a browser notification where the tab is hidden)
+ */
+function add(line, news = true) {
+  if (line.match === shown) return;
+  lines.set(line.match, line);
+  draw();
+  if (news && document.hidden && typeof Notification === "function" && Notification.permission === "granted") {
+    try {
+      new Notification(line.text, { body: t("app.title"), tag: `pisyedili-${line.match}` });
+    } catch {
+      // A browser that shows notifications only from a service worker.
+    }
+  }
+}
+
+/** The others at a table (the player's own seat left out). @param {api.Match} match */
+function players(match) {
+  return match.seats.filter((seat) => seat.player?.id !== myId)
+    .map((seat) => (seat.player ? seatName(seat) : t("table.open"))).join(", ");
+}
+
+/** @param {string} id */
+async function playersOf(id) {
+  try {
+    return players(await api.match(id));
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The tables awaiting the player's move (their matches under way: at most `ACTIVE` of them,
+ * which is the server's own limit by default), read on each (re)connect of the stream: a turn
+ * that came while no page listened is told too.
+ */
+async function discover() {
+  try {
+    const player = await currentPlayer();
+    if (!player) return;
+    myId = player.id;
+    const mine = await api.matches({ player: player.id, status: "active", limit: ACTIVE });
+    await Promise.all(mine.results.filter((m) => m.id !== shown && !lines.has(m.id)).map(async (m) => {
+      const state = await api.state(m.id);
+      if (state.status === "active" && state.turn === state.you && !lines.has(m.id)) {
+        add({ kind: "turn", match: m.id, text: t("notice.yourTurnAt", { players: players(m) }) }, false);
+      }
+    }));
+  } catch {
+    // The next connect reads again; the events meanwhile are told as they come.
+  }
+}
+
+onMyEvent(async (name, data) => {
+  if (name === "your_turn" && data?.match) {
+    const id = String(data.match);
+    if (id === shown) return;
+    // Told late (the stream caught up after the move was made elsewhere): nothing to say.
+    myId ??= (await currentPlayer().catch(() => null))?.id ?? null;
+    const [state, who] = await Promise.all([api.state(id).catch(() => null), playersOf(id)]);
+    if (state && (state.status !== "active" || state.turn !== state.you)) return;
+    add({ kind: "turn", match: id, text: who ? t("notice.yourTurnAt", { players: who }) : t("notice.yourTurn") });
+  } else if (name === "tournament_round" && Array.isArray(data?.matches) && data.matches.length) {
+    add({ kind: "round", match: String(data.matches[0]), text: t("notice.tournamentRound", { round: data.round }) });
+  } else if ((name === "match_finished" || name === "match_cancelled") && data?.match) {
+    if (lines.delete(String(data.match))) draw();
+  } else if (name === "ready" || name === "resync") {
+    recheck();
+    discover();
+  }
+});
+
+/**
+ * The notice's element for the page (the same one across pages), drawn for the route shown.
+ * @param {string} hash
+ */
+export function turnNotice(hash) {
+  if (api.token() !== owner) { // signed out, or another player signed in
+    lines.clear();
+    myId = null;
+  }
+  owner = api.token();
+  shown = tableOf(hash);
+  draw();
+  recheck();
+  return element;
+}
