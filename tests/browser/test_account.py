@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.httpclient import http
 
-from .harness import PASSWORD, Person, by_testid, sign_up
+from .harness import PASSWORD, Person, by_testid, sign_in, sign_up
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
@@ -163,3 +163,25 @@ def test_deleting_the_account_from_the_account_page(web_client: str, pages: Any,
     page.goto(f"{web_client}/#/match/{match['id']}")
     expect(page.get_by_text(WORDS[lang]["deleted"]).first).to_be_visible()
     assert not [m for m in pages.console if "status of 400" not in m], pages.console
+
+
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_a_session_ended_elsewhere_signs_the_page_out_and_says_why(
+    web_client: str, pages: Any, lang: str
+) -> None:
+    """The page's token revoked from another device: the page's next request is refused, and
+    the page goes to the sign-in page, signed out, saying so (not "Invalid token" on a page
+    that still shows the player signed in)."""
+    person = Person(web_client)
+    page = pages.new(375, 800, locale=LOCALES[lang])
+    sign_in(page, web_client, person)
+    person.post("/api/v1/auth/logout", status=204)
+    page.goto(f"{web_client}/#/leaderboards")  # a page that asks with the token
+    expect(page).to_have_url(f"{web_client}/#/login")
+    banner = by_testid(page, "error-banner")
+    expect(banner).to_contain_text(
+        {"en": "signed out on this device", "tr": "oturumun kapatıldı"}[lang]
+    )
+    expect(by_testid(page, "whoami")).not_to_contain_text(person.name)
+    assert page.evaluate("localStorage.getItem('pisyedili.token')") is None
+    pages.shot(page, f"signed-out-elsewhere-{lang}")

@@ -120,7 +120,10 @@ def test_a_refused_stream_ticket_is_replaced_by_a_fresh_one(web_client: str, pag
     opened: list[str] = []
     page.on(
         "request",
-        lambda r: tickets.append(r.post_data_json) if r.url.endswith("/stream-ticket") else None,
+        # The match stream's tickets (the page's own /me/events stream asks for its own).
+        lambda r: tickets.append(r.post_data_json)
+        if r.url.endswith("/stream-ticket") and r.post_data_json != {"path": "/api/v1/me/events"}
+        else None,
     )
 
     def refuse_the_first(route: Any) -> None:
@@ -155,7 +158,10 @@ def test_a_closed_table_socket_is_opened_again_with_a_fresh_ticket(
     opened: list[str] = []
     page.on(
         "request",
-        lambda r: tickets.append(r.post_data_json) if r.url.endswith("/stream-ticket") else None,
+        # The match stream's tickets (the page's own /me/events stream asks for its own).
+        lambda r: tickets.append(r.post_data_json)
+        if r.url.endswith("/stream-ticket") and r.post_data_json != {"path": "/api/v1/me/events"}
+        else None,
     )
 
     def close_the_first(route: WebSocketRoute) -> None:

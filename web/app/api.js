@@ -56,6 +56,8 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.detail = detail ?? {};
+    /** @type {string | null} the token the refused request carried */
+    this.sentToken = null;
   }
 }
 
@@ -112,12 +114,14 @@ async function call(method, path, options = {}) {
   }
   if (!response.ok) {
     const error = data && typeof data === "object" && "error" in data ? data.error : data;
-    throw new ApiError(
+    const refused = new ApiError(
       response.status,
       String(error?.code ?? "server_error"),
       String(error?.message ?? response.statusText),
       error?.detail,
     );
+    refused.sentToken = headers.Authorization ? stored : null;
+    throw refused;
   }
   return data;
 }

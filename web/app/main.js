@@ -9,7 +9,7 @@
 import * as api from "./api.js";
 import { h, fill } from "./dom.js";
 import { getLang, setLang, t } from "./i18n.js";
-import { drawOffline, forgetPlayer, showError } from "./ui.js";
+import { drawNextMessage, drawOffline, forgetPlayer, showError } from "./ui.js";
 import { loginView } from "./views/login.js";
 import { lobbyView } from "./views/lobby.js";
 import { tableView } from "./views/table.js";
@@ -113,6 +113,7 @@ export async function render() {
   followSession();
   fill(shell, header(), turnNotice(hash), banner, root);
   drawOffline();
+  drawNextMessage();
   for (const [pattern, view] of routes) {
     const found = hash.match(pattern);
     if (!found) continue;

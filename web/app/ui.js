@@ -83,6 +83,17 @@ function bannerElement() {
  */
 export function showError(error) {
   const banner = bannerElement();
+  if (error instanceof api.ApiError && error.status === 401 && error.sentToken) {
+    // The session ended elsewhere (signed out from another device, a password changed, the
+    // account closed): the page is signed out too, and the sign-in page says why (once: the
+    // requests that were on their way with the same token are refused too).
+    if (error.sentToken !== api.token()) return;
+    api.setSession(null, null);
+    forgetPlayer();
+    nextMessage = t("auth.signedOutElsewhere");
+    location.hash = "#/login";
+    return;
+  }
   if (error instanceof api.ApiError && error.code === "network") {
     offline = true;
     drawOffline();
@@ -97,6 +108,17 @@ export function showError(error) {
     banner.hidden = true;
     drawOffline(); // a lost connection's banner comes back while it is lost
   }, 8000);
+}
+
+/** @type {string | null} what the next page drawn says first (main.js calls `drawNextMessage`) */
+let nextMessage = null;
+
+/** Says the message left for the page now drawn, if any. */
+export function drawNextMessage() {
+  if (nextMessage === null) return;
+  const message = nextMessage;
+  nextMessage = null;
+  showError(message);
 }
 
 export function hideError() {
