@@ -143,7 +143,10 @@ class TournamentListCreateApi(APIView):
         class Meta:
             ref_name = "TournamentCreate"
 
-        name = serializers.CharField(max_length=100)
+        name = serializers.CharField(
+            max_length=100,
+            help_text="Plain text (no control or format characters, as a display name).",
+        )
         players = serializers.ListField(
             child=serializers.UUIDField(),
             required=False,

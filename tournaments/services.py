@@ -30,6 +30,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from games import clock, events
 from games.engine.bots import BOTS
@@ -38,7 +39,7 @@ from games.services import match_create, rules_from_options
 from pisyedili_api.errors import ApplicationError, invalid
 from pisyedili_api.tasks import in_background
 from players.models import Player
-from players.services import bot_player_get_or_create
+from players.services import bot_player_get_or_create, plain_text_check
 
 from . import pairing
 from .models import Entrant, Round, Table, Tournament
@@ -47,6 +48,10 @@ from .selectors import round_matchpoints, tournament_standings
 MIN_TABLE_SIZE, MAX_TABLE_SIZE = 2, 4
 MAX_ROUNDS = 64
 ACTIVE = (Tournament.Status.DRAFT, Tournament.Status.RUNNING)
+# A tournament's name is plain text, as a display name is (players.services.plain_text_check).
+_CONTROL_IN_NAME = gettext_noop(
+    "The tournament name may not contain the control character U+%(code)04X."
+)
 
 
 @transaction.atomic
@@ -68,6 +73,7 @@ def tournament_create(
     name in `bots`. The people are invited (the organizer, if listed, and bots accept at once).
     Bad input raises 400 `invalid` naming the field (or the rule option); an organizer with
     MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running gets 429."""
+    plain_text_check("name", name, _CONTROL_IN_NAME)
     # One transaction: the organizer's row lock makes the count and the insert one step (two
     # creates at once cannot both pass the limit), and bad input leaves no row behind (the bot
     # players of `bots` included).
@@ -115,13 +121,16 @@ def tournament_create(
                 _("unknown bot strategy %(name)r; see GET /api/v1/bots") % {"name": unknown[0]},
             )
     wanted = [str(p) for p in players]
-    duplicates = [p for p, count in Counter(wanted).items() if count > 1]
-    if duplicates:
-        raise invalid("players", _("player %(id)s is listed twice") % {"id": duplicates[0]})
     found = {str(p.id): p for p in Player.objects.filter(id__in=wanted)}
     missing = [p for p in wanted if p not in found]
     if missing:
         raise invalid("players", _("no player %(id)s") % {"id": missing[0]})
+    duplicates = [p for p, count in Counter(wanted).items() if count > 1]
+    if duplicates:
+        raise invalid(
+            "players",
+            _("player %(username)s is listed twice") % {"username": found[duplicates[0]].username},
+        )
     entrants = [found[p] for p in wanted] + _bot_entrants(bots, exclude=set(wanted))
     if len(entrants) < table_size:
         raise invalid(

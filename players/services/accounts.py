@@ -38,6 +38,9 @@ _WRONG_PASSWORD = gettext_noop("Wrong password.")
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
 # another (or reorder the text around it); the zero-width joiner of emoji sequences may stay.
 _ALLOWED_FORMAT = {"\u200d"}
+_CONTROL_IN_DISPLAY_NAME = gettext_noop(
+    "The display name may not contain the control character U+%(code)04X."
+)
 
 
 def username_check(username: str) -> None:
@@ -59,16 +62,19 @@ def display_name_check(display_name: str) -> None:
             "display_name",
             _("The display name has at most %(most)d characters.") % {"most": DISPLAY_NAME_MAX},
         )
-    for char in display_name:
+    plain_text_check("display_name", display_name, _CONTROL_IN_DISPLAY_NAME)
+
+
+def plain_text_check(field: str, text: str, refusal: str) -> None:
+    """400 `invalid` on `field` for a control or format character in `text` (a name others
+    read: a display name, a tournament's name); `refusal` is the message, whose `%(code)04X`
+    is that character's code point (as in U+202E)."""
+    for char in text:
         category = unicodedata.category(char)
         if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (
             category == "Cf" and char not in _ALLOWED_FORMAT
         ):
-            raise invalid(
-                "display_name",
-                _("The display name may not contain the control character U+%(code)04X.")
-                % {"code": ord(char)},
-            )
+            raise invalid(field, _(refusal) % {"code": ord(char)})
 
 
 def player_register(

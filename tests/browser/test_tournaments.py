@@ -3,12 +3,17 @@ one deal a match) inviting three people found by player search; they are told (a
 their event stream) and accept from the notice in the lobby, their invitations list and the
 tournament page; the organizer sees who accepted, starts it, and everyone plays their tables by
 clicking round after round; the standings show the final order and the CSV is one click.
-Another organizer cancels a draft, and a declined invitation leaves the tournament; the list
-with its form and a draft's page hold no axe-core violation."""
+Another organizer, whom the search never offers to themselves, cancels a draft after its
+confirm step, and a declined invitation leaves the tournament; the list with its form and a
+draft's page hold no axe-core violation. A duplicate tournament's standings lead with
+matchpoints and say how they rank, and a table of a round that other tables still play is
+shown with the reason it cannot be watched yet, then offered for replay once the round is
+over."""
 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -224,6 +229,19 @@ def test_a_declined_invitation_leaves_and_the_organizer_cancels(
     open_tournaments(fin_page, web_client, fin)
     open_tournaments(eda_page, web_client, eda)
     found = {"list": violations(eda_page)} if AXE.exists() else {}
+    # The organizer enters by the tick box: the search never offers them.
+    search = by_testid(eda_page, "tournament-search")
+    search.locator('[data-testid="player-search-input"]').fill(eda.name)
+    search.locator('[data-testid="player-search-submit"]').click()
+    expect(search.locator('[data-testid="player-search-none"]')).to_be_visible()
+    expect(search.locator('[data-testid="player-search-result"]')).to_have_count(0)
+    # Each format has a short name, and the form says what the chosen one is.
+    format_choice = by_testid(eda_page, "tournament-format")
+    expect(format_choice.locator('option[value="duplicate"]')).to_have_text("düplike")
+    expect(by_testid(eda_page, "tournament-format-help")).to_contain_text("İsviçre sistemi:")
+    format_choice.select_option("duplicate")
+    expect(by_testid(eda_page, "tournament-format-help")).to_contain_text("aynı elleri oynar")
+    pages.shot(eda_page, "form-tr")
     tournament_id = create(eda_page, "Kupa", [fin])
     expect(entrant(eda_page, fin)).to_contain_text("henüz yanıt yok")
     if AXE.exists():
@@ -240,7 +258,23 @@ def test_a_declined_invitation_leaves_and_the_organizer_cancels(
     expect(entrant(eda_page, fin)).to_have_count(0)
     by_testid(eda_page, "tournament-start").click()
     expect(by_testid(eda_page, "error-banner")).to_be_visible()
+    # Cancel asks first; No keeps the tournament as it was.
     by_testid(eda_page, "tournament-cancel").click()
+    confirm = by_testid(eda_page, "tournament-cancel-confirm")
+    expect(confirm).to_have_attribute("role", "alertdialog")
+    expect(confirm).to_contain_text("Bu turnuva iptal edilsin mi?")
+    expect(by_testid(eda_page, "tournament-cancel-no")).to_be_focused()
+    expect(by_testid(eda_page, "tournament-cancel")).to_have_count(0)
+    if AXE.exists():
+        assert not violations(eda_page), violations(eda_page)
+    pages.shot(eda_page, "cancel-confirm-tr")
+    by_testid(eda_page, "tournament-cancel-no").click()
+    expect(confirm).to_have_count(0)
+    expect(by_testid(eda_page, "tournament-cancel")).to_be_focused()
+    assert eda.get(f"/api/v1/tournaments/{tournament_id}")["status"] == "draft"
+    expect(by_testid(eda_page, "tournament-head")).to_have_attribute("data-status", "draft")
+    by_testid(eda_page, "tournament-cancel").click()
+    by_testid(eda_page, "tournament-cancel-yes").click()
     expect(by_testid(eda_page, "tournament-head")).to_have_attribute("data-status", "cancelled")
     expect(by_testid(eda_page, "tournament-status")).to_have_text("iptal")
     expect(by_testid(eda_page, "tournament-controls")).to_have_count(0)
@@ -249,4 +283,147 @@ def test_a_declined_invitation_leaves_and_the_organizer_cancels(
         eda_page.locator(f'[data-testid="tournament-row"][data-tournament-id="{tournament_id}"]')
     ).to_have_attribute("data-status", "cancelled")
     pages.shot(eda_page, "cancelled-tr")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def table_row(page: Page, match_id: str) -> Any:
+    return page.locator(f'[data-testid="tournament-table"][data-match-id="{match_id}"]')
+
+
+def expect_watch_later(page: Page, match_id: str, label: str, reason: str) -> None:
+    """The table's link is shown disabled, with the reason beside it."""
+    row = table_row(page, match_id)
+    later = row.locator('[data-testid="tournament-watch-later"]')
+    expect(later).to_be_disabled()
+    expect(later).to_have_text(label)
+    expect(row.locator('[data-testid="tournament-watch-reason"]')).to_have_text(reason)
+    expect(row.locator("a")).to_have_count(0)
+
+
+WATCH_LATER = "Other tables are still playing this table's deals: watch it once they finish."
+REPLAY_LATER = "Other tables are still playing this table's deals: replay it once they finish."
+REPLAY_LATER_TR = "Diğer masalar bu masanın ellerini hâlâ oynuyor: onlar bitirince yeniden izleyin."
+DUPLICATE_COLUMNS = ["#", "Player", "Matchpoints", "Matches", "Byes", "Deals", "Deals won"]
+DUPLICATE_COLUMNS += ["Penalty", "Head to head"]
+
+
+def test_a_duplicate_tournament_ranks_by_matchpoints_and_shows_its_tables_once_they_may_be_watched(
+    web_client: str, pages: Any
+) -> None:
+    """The organizer and three bots (a table of bots, a table of the organizer's, each round):
+    a spectator (English, 1280) and the organizer (Turkish, 375) follow it."""
+    gul, ida = Person(web_client, "tn"), Person(web_client, "tn")
+    body = {
+        "name": "Duplicate cup",
+        "format": "duplicate",
+        "table_size": 2,
+        "deals": 1,
+        "players": [gul.id],
+        "bots": ["greedy"] * 3,
+        "turn_seconds": 600,
+    }
+    tournament_id = gul.post("/api/v1/tournaments", body, status=201).json()["id"]
+    gul.post(f"/api/v1/tournaments/{tournament_id}/start", status=200)
+    base = f"/api/v1/tournaments/{tournament_id}"
+
+    def round_tables(number: int) -> tuple[str, str]:
+        """The round's tables: gul's, then the bots' once they have finished (their deal is
+        played by the server as soon as it is dealt)."""
+        tables = gul.get(f"{base}/tables")["rounds"][number - 1]["tables"]
+        mine = next(t for t in tables if gul.id in {s["player"]["id"] for s in t["seats"]})
+        bots = next(t for t in tables if t is not mine)
+        deadline = time.monotonic() + 60
+        while gul.get(f"/api/v1/matches/{bots['match']}")["status"] != "finished":
+            assert time.monotonic() < deadline, "the bots' table did not finish"
+            time.sleep(0.2)
+        return mine["match"], bots["match"]
+
+    gul_page, ida_page = pages.new(375, 800, locale="tr-TR"), pages.new()
+    lang = {gul_page: "tr", ida_page: "en"}  # the screenshots' names
+    if AXE.exists():
+        ida_page.context.add_init_script(path=str(AXE))
+    for person, page in ((gul, gul_page), (ida, ida_page)):
+        sign_in(page, web_client, person, f"#/tournaments/{tournament_id}")
+        expect(by_testid(page, "tournament-head")).to_have_attribute("data-round", "1")
+    mine, bots = round_tables(1)
+    for page in (gul_page, ida_page):
+        expect(table_row(page, bots)).to_have_attribute("data-status", "finished", timeout=30_000)
+    expect(by_testid(ida_page, "tournament-head")).to_contain_text("duplicate, 2 per table")
+
+    # A spectator: neither table of the round may be watched (nor the finished one replayed)
+    # while gul's still plays the round's deal; the reason is beside each.
+    expect_watch_later(ida_page, mine, "Watch", WATCH_LATER)
+    expect_watch_later(ida_page, bots, "Replay", REPLAY_LATER)
+    expect(by_testid(ida_page, "watch-link")).to_have_count(0)
+    if AXE.exists():
+        assert not violations(ida_page), violations(ida_page)
+    # gul plays her own table; the other she may not watch either.
+    play = table_row(gul_page, mine).locator('[data-testid="tournament-play"]')
+    expect(play).to_have_text("Oyna")
+    expect_watch_later(gul_page, bots, "Yeniden izle", REPLAY_LATER_TR)
+
+    # The standings lead with matchpoints and say how a duplicate tournament ranks.
+    headers = by_testid(ida_page, "tournament-standings").locator("th")
+    expect(headers).to_have_text(DUPLICATE_COLUMNS)
+    expect(by_testid(ida_page, "standings-order")).to_have_text(
+        "Ranked by matchpoints (per deal, 1 for each result beaten and ½ for each tie among the"
+        " results on the same cards in the same seat at the other tables), then penalty, deals"
+        " won and head to head."
+    )
+    expect(by_testid(gul_page, "column-matchpoints")).to_have_text("Maç puanı")
+    expect(by_testid(gul_page, "standings-order")).to_contain_text("Sıralama önce maç puanına")
+    for page in (ida_page, gul_page):
+        pages.shot(page, f"duplicate-round-{lang[page]}")
+
+    # gul's table finishes the round: its tables are offered for replay (the finished match),
+    # the next round's are not yet.
+    gul.play_out(mine)
+    for page in (gul_page, ida_page):
+        expect(by_testid(page, "tournament-head")).to_have_attribute(
+            "data-round", "2", timeout=30_000
+        )
+    mine2, bots2 = round_tables(2)
+    for match_id in (mine, bots):
+        replay = table_row(ida_page, match_id).locator('[data-testid="tournament-replay"]')
+        expect(replay).to_have_text("Replay")
+        expect(replay).to_have_attribute("href", f"#/match/{match_id}")
+    expect(table_row(ida_page, bots2)).to_have_attribute("data-status", "finished", timeout=30_000)
+    expect_watch_later(ida_page, mine2, "Watch", WATCH_LATER)
+    expect_watch_later(ida_page, bots2, "Replay", REPLAY_LATER)
+    for page in (ida_page, gul_page):
+        pages.shot(page, f"duplicate-tables-{lang[page]}")
+    table_row(ida_page, bots).locator('[data-testid="tournament-replay"]').click()
+    ida_page.wait_for_url(re.compile(f"#/match/{bots}$"))
+    expect(by_testid(ida_page, "match-result")).to_be_visible()
+    expect(by_testid(ida_page, "match-replay-link")).to_have_count(1)
+    pages.shot(ida_page, "duplicate-replay")
+
+    # The last round: the standings' matchpoints are the server's, in its order.
+    gul.play_out(mine2)
+    final = gul.get(f"{base}/standings")
+    deadline = time.monotonic() + 60
+    while final["status"] != "finished":
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        time.sleep(0.2)
+        final = gul.get(f"{base}/standings")
+    for page in (ida_page, gul_page):
+        page.goto(f"{web_client}/#/tournaments/{tournament_id}")
+        expect(by_testid(page, "tournament-head")).to_have_attribute(
+            "data-status", "finished", timeout=30_000
+        )
+        rows = by_testid(page, "standing")
+        expect(rows).to_have_count(4)
+        expect(by_testid(page, "standing-matchpoints")).to_have_text(
+            [f"{row['matchpoints']:g}" for row in final["results"]]
+        )
+        assert [rows.nth(i).get_attribute("data-player") for i in range(4)] == [
+            row["player"]["id"] for row in final["results"]
+        ]
+        expect(by_testid(page, "tournament-watch-later")).to_have_count(0)
+        expect(by_testid(page, "tournament-replay")).to_have_count(4)
+        # Each page at both widths, in its language.
+        width = page.viewport_size["width"]
+        pages.shot(page, f"duplicate-finished-{lang[page]}")
+        page.set_viewport_size({"width": 1280 + 375 - width, "height": 900})
+        pages.shot(page, f"duplicate-finished-{lang[page]}")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

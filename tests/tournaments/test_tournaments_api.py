@@ -115,7 +115,7 @@ def test_unknown_rule_option_is_named(cast):
 def test_players_must_be_distinct_known_and_enough_for_a_table(cast):
     ids = [str(p.id) for p in cast["entrant_players"]]
     cases = [
-        (ids + [ids[0]], "listed twice"),
+        (ids + [ids[0]], f"player {cast['entrant_players'][0].username} is listed twice"),
         ([*ids, str(uuid.uuid4())], "no player"),
         (ids[:2], "at least 3 entrants"),
     ]
@@ -126,6 +126,59 @@ def test_players_must_be_distinct_known_and_enough_for_a_table(cast):
         body = error(response, 400, "invalid")
         assert words in body["detail"]["players"][0], body
     assert Tournament.objects.count() == 0
+
+
+def test_the_organizer_listed_twice_is_named_by_username(cast):
+    organizer = cast["organizer_player"]
+    players = [str(organizer.id), *(str(p.id) for p in cast["entrant_players"]), str(organizer.id)]
+    response = cast["organizer"].post(
+        "/api/v1/tournaments", body_for(cast, players=players), format="json"
+    )
+    body = error(response, 400, "invalid")
+    said = f"player {organizer.username} is listed twice"
+    assert body["detail"] == {"players": [said]} and body["message"] == f"players: {said}", body
+    assert str(organizer.id) not in response.content.decode()
+    assert Tournament.objects.count() == 0
+
+
+@pytest.mark.parametrize("char", ["\x07", "\u202e", "\u200b", "\n", "\u2028"])
+def test_a_name_with_a_control_or_format_character_is_refused_as_a_display_name_is(cast, api, char):
+    name = f"Spring{char}open"
+    response = cast["organizer"].post(
+        "/api/v1/tournaments", body_for(cast, name=name), format="json"
+    )
+    body = error(response, 400, "invalid")
+    said = f"The tournament name may not contain the control character U+{ord(char):04X}."
+    assert body == {"code": "invalid", "message": f"name: {said}", "detail": {"name": [said]}}
+    assert Tournament.objects.count() == 0
+    # The same character in a display name is refused by the same check.
+    registered = api.post(
+        "/api/v1/auth/register",
+        {"username": "nameless", "password": "s3cret-pass", "display_name": name},
+        format="json",
+    )
+    refused = error(registered, 400, "invalid")
+    assert refused["detail"] == {
+        "display_name": [
+            f"The display name may not contain the control character U+{ord(char):04X}."
+        ]
+    }
+
+
+def test_a_refused_name_is_said_in_turkish(cast):
+    response = cast["organizer"].post(
+        "/api/v1/tournaments",
+        body_for(cast, name="\u202eKupa"),
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="tr",
+    )
+    body = error(response, 400, "invalid")
+    assert body["detail"] == {"name": ["Turnuva adı U+202E denetim karakterini içeremez."]}
+
+
+def test_a_name_keeps_the_joiner_of_an_emoji_sequence(cast):
+    name = "Family \U0001f468\u200d\U0001f469\u200d\U0001f467 cup"
+    assert create(cast, name=name)["name"] == name
 
 
 def test_permission_matrix(cast):

@@ -2267,6 +2267,7 @@ export interface components {
         };
         /** @description A request body: its unknown fields are refused before any other check. */
         TournamentCreateRequest: {
+            /** @description Plain text (no control or format characters, as a display name). */
             name: string;
             /** @description Entrant player ids (people or bots), in seeding order. People are invited: the tournament starts once each has accepted. */
             players?: string[];

@@ -2,7 +2,8 @@
 /**
  * #/players: find a person by the start of their username or display name (any letter case,
  * accents ignored: GET /players?search=…) and see their public card. `playerSearch` is the
- * search box itself, for any page that needs a person (it hands the one clicked to `onPick`).
+ * search box itself, for any page that needs a person (it hands the one clicked to `onPick`;
+ * the players of `exclude` it never offers).
  */
 
 import * as api from "../api.js";
@@ -15,10 +16,11 @@ const MIN_LENGTH = 2;
 /**
  * A search box: a text field, a search button, the people found (each a button) and a button
  * for the next page.
- * @param {{ onPick: (player: api.FoundPlayer) => void, id?: string }} options
+ * @param {{ onPick: (player: api.FoundPlayer) => void, id?: string, exclude?: string[] }} options
+ *   `exclude`: the ids of players never offered
  * @returns {HTMLElement}
  */
-export function playerSearch({ onPick, id = "player-search" }) {
+export function playerSearch({ onPick, id = "player-search", exclude = [] }) {
   const input = /** @type {HTMLInputElement} */ (h("input", {
     id: `${id}-input`, testid: "player-search-input", type: "search", maxLength: 150,
     autocomplete: "off", placeholder: t("players.placeholder"),
@@ -33,6 +35,7 @@ export function playerSearch({ onPick, id = "player-search" }) {
    * @param {boolean} append
    */
   function show(found, append) {
+    found = found.filter((player) => !exclude.includes(player.id));
     if (!append) fill(results);
     if (!append && found.length === 0) {
       results.append(h("li", { class: "muted", testid: "player-search-none" }, t("players.none")));

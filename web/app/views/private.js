@@ -48,17 +48,18 @@ function host(match) {
 /**
  * People to invite, found by player search (GET /players?search=…): the search box, and the
  * list of those picked so far (`<prefix>-invitees`), each with a button to remove them.
- * @param {{ id: string, prefix: string, full?: (count: number) => string | null }} options
- *   `full`: a message when no one more fits (`count` picked already), else null
+ * @param {{ id: string, prefix: string, full?: (count: number) => string | null, exclude?: string[] }} options
+ *   `full`: a message when no one more fits (`count` picked already), else null; `exclude`: the
+ *   ids of players the search never offers
  * @returns {{ search: HTMLElement, chips: HTMLElement, picked: () => api.FoundPlayer[] }}
  */
-export function inviteePicker({ id, prefix, full }) {
+export function inviteePicker({ id, prefix, full, exclude }) {
   /** @type {api.FoundPlayer[]} */
   const invited = [];
   const chips = h("ul", { class: "list invitees", testid: `${prefix}-invitees` });
   // The search box is a form of its own: its submit stays its own, never the enclosing form's.
   const search = h("div", { onsubmit: (/** @type {Event} */ e) => e.stopPropagation() },
-    playerSearch({ id, onPick: add }));
+    playerSearch({ id, onPick: add, exclude }));
 
   function drawChips() {
     fill(chips,

@@ -5,10 +5,11 @@
  * (format, table size, a named rule set of GET /rules/presets, deals, rounds, turn clock, people
  * invited by player search) and the list.
  * #/tournaments/<id>: a tournament's entrants (who accepted, who has not answered yet), the
- * invitee's Accept and Decline, the organizer's Start and Cancel, its tables and standings, the
- * CSV. Both pages refresh when the player's event stream tells of an invitation, an answer to
- * one, a round or a match, and every few seconds while the tournament may change (draft or
- * running).
+ * invitee's Accept and Decline, the organizer's Start and Cancel (after a confirm step), its
+ * tables (Play, Watch, or Replay once finished) and standings (a duplicate tournament's by
+ * matchpoints first), the CSV. Both pages refresh when the player's event stream tells of an
+ * invitation, an answer to one, a round or a match, and every few seconds while the tournament
+ * may change (draft or running).
  */
 
 import * as api from "../api.js";
@@ -210,7 +211,13 @@ async function createForm(player) {
     type: "number", min: 1, max: 86400, value: "120" }));
   const playing = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "tournament-play",
     testid: "tournament-play-myself", checked: true }));
-  const picker = inviteePicker({ id: "tournament-search", prefix: "tournament" });
+  // The organizer enters by the tick box, never as one of the people they invite.
+  const picker = inviteePicker({ id: "tournament-search", prefix: "tournament", exclude: [player.id] });
+  const formatHelp = h("p", { class: "muted", id: "tournament-format-help", testid: "tournament-format-help" });
+  const explainFormat = () => { formatHelp.textContent = t(`tournaments.formatHelp.${format.value}`); };
+  format.setAttribute("aria-describedby", "tournament-format-help");
+  format.addEventListener("change", explainFormat);
+  explainFormat();
 
   async function submit() {
     /** @type {api.Schemas["TournamentCreateRequest"]} */
@@ -240,6 +247,7 @@ async function createForm(player) {
       h("div", { class: "row" },
         h("label", { for: "tournament-format" }, t("tournaments.format")), format,
         h("label", { for: "tournament-size" }, t("lobby.seats")), size),
+      formatHelp,
       rules.element,
       h("div", { class: "row" },
         h("label", { for: "tournament-deals" }, t("lobby.deals")), deals,
@@ -254,6 +262,31 @@ async function createForm(player) {
 }
 
 /**
+ * A table's link: Play for its seated player while it is played, Watch while it is played,
+ * Replay once it is finished (the finished match: its results and each deal's replay); for
+ * someone at no seat of a duplicate round's table while another table still plays its deals,
+ * the link shown disabled with the reason beside it.
+ * @param {api.Schemas["Table"]} table
+ * @param {boolean} seated the caller sits at it
+ * @param {boolean} later the caller may not watch it yet
+ */
+function tableLink(table, seated, later) {
+  const finished = table.status === "finished";
+  const label = finished ? t("tournaments.replay") : seated ? t("lobby.play") : t("lobby.watch");
+  if (later) {
+    const reason = `tournament-later-${table.match}`;
+    return h("span", { class: "row later" },
+      h("button", { type: "button", class: "button", disabled: true, testid: "tournament-watch-later",
+        "aria-describedby": reason }, label),
+      h("span", { class: "muted", id: reason, testid: "tournament-watch-reason" },
+        t(finished ? "tournaments.replayLater" : "tournaments.watchLater")));
+  }
+  const play = seated && !finished;
+  return h("a", { href: `#/match/${table.match}`, class: play ? "button primary" : "button",
+    testid: play ? "tournament-play" : finished ? "tournament-replay" : "watch-link" }, label);
+}
+
+/**
  * @param {HTMLElement} root
  * @param {string} id
  */
@@ -264,11 +297,26 @@ export async function tournamentView(root, id) {
   /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
   let stopped = false;
+  /** the confirm step of "Cancel the tournament" is open */
+  let confirmingCancel = false;
+  /** @type {[api.Tournament, api.Tables, api.Standings] | null} the last read */
+  let shown = null;
 
+  /** Read the tournament, its tables and standings, and draw them; its status. */
   async function draw() {
-    const [tournament, tables, standings] = await Promise.all([
-      api.tournament(id), api.tournamentTables(id), api.standings(id),
-    ]);
+    shown = await Promise.all([api.tournament(id), api.tournamentTables(id), api.standings(id)]);
+    render();
+    return shown[0].status;
+  }
+
+  /**
+   * Draw the last read. The focus stays on the control it was on (found again by its testid
+   * where that names one control), else goes to `focus` (a testid).
+   * @param {string} [focus]
+   */
+  function render(focus) {
+    if (!shown) return;
+    const [tournament, tables, standings] = shown;
     const me = player?.id;
     const pending = new Set(tournament.pending_invitations.map((p) => p.id));
     const organizer = me === tournament.organizer.id;
@@ -290,44 +338,57 @@ export async function tournamentView(root, id) {
       : null;
 
     const controls = organizer && (draft || tournament.status === "running")
-      ? h("div", { class: "row", testid: "tournament-controls" },
-          draft
-            ? h("button", { type: "button", class: "primary", testid: "tournament-start",
-                onclick: () => act(api.startTournament) }, t("tournaments.start"))
-            : null,
-          draft && pending.size
-            ? h("span", { class: "muted", testid: "tournament-waiting" }, t("tournaments.waitingFor", { n: pending.size }))
-            : null,
-          h("button", { type: "button", testid: "tournament-cancel",
-            onclick: () => act(api.cancelTournament) },
-          t("tournaments.cancel")))
+      ? h("div", { testid: "tournament-controls" },
+          h("div", { class: "row" },
+            draft
+              ? h("button", { type: "button", class: "primary", testid: "tournament-start",
+                  onclick: () => act(api.startTournament) }, t("tournaments.start"))
+              : null,
+            draft && pending.size
+              ? h("span", { class: "muted", testid: "tournament-waiting" }, t("tournaments.waitingFor", { n: pending.size }))
+              : null,
+            confirmingCancel
+              ? null
+              : h("button", { type: "button", testid: "tournament-cancel", onclick: () => askCancel(true) },
+                  t("tournaments.cancel"))),
+          confirmingCancel ? cancelConfirm(draft) : null)
       : null;
 
     const tablesBox = h("section", { class: "card-panel", testid: "tournament-tables" }, h("h2", {}, t("t.tables")));
     for (const round of [...tables.rounds].reverse()) {
+      // A duplicate round's tables share their deals: the server lets no one at another seat
+      // watch a table, or replay it, before every table of the round has finished (docs/api.md
+      // "Hidden information").
+      const shared = tournament.format === "duplicate" && round.tables.some((table) => table.status !== "finished");
       tablesBox.append(h("h3", {}, t("t.round", { n: round.number })),
         h("ul", { class: "list" },
           round.tables.map((table) => {
             const seated = Boolean(me && table.seats.some((s) => s.player.id === me));
-            const play = seated && table.status === "active";
             return h("li", { testid: "tournament-table", "data-match-id": table.match, "data-status": table.status,
               "data-mine": String(seated) },
             h("span", {}, t("t.table", { n: table.table })),
             h("span", { class: "grow" }, table.seats.map((s) => playerName(s.player)).join(", ")),
             h("span", { class: `status status-${table.status}` }, t(`status.${table.status}`)),
-            h("a", { href: `#/match/${table.match}`, class: play ? "button primary" : "button",
-              testid: play ? "tournament-play" : "watch-link" }, play ? t("lobby.play") : t("lobby.watch")));
+            tableLink(table, seated, shared && !seated));
           }),
           round.byes.length
             ? h("li", {}, t("t.byes", { names: round.byes.map(playerName).join(", ") }))
             : null));
     }
 
+    // A duplicate tournament ranks by matchpoints first: its column comes first.
+    const duplicate = tournament.format === "duplicate";
+    const columns = ["rank", "player", ...(duplicate ? ["matchpoints"] : []), "matches", "byes", "deals_played",
+      "deals_won", "penalty", "h2h"];
     const body = h("tbody", {});
     fill(body, standings.results.map((row) => h("tr", { testid: "standing", "data-rank": row.rank, "data-player": row.player.id },
-      h("td", {}, String(row.rank)), h("td", {}, playerName(row.player)), h("td", {}, String(row.matches)),
+      h("td", {}, String(row.rank)), h("td", {}, playerName(row.player)),
+      duplicate ? h("td", { testid: "standing-matchpoints" }, String(row.matchpoints ?? 0)) : null,
+      h("td", {}, String(row.matches)),
       h("td", {}, String(row.byes)), h("td", {}, String(row.deals_played)), h("td", {}, String(row.deals_won)),
       h("td", {}, String(row.penalty)), h("td", {}, String(row.head_to_head)))));
+    const active = document.activeElement;
+    const focused = focus ?? (active instanceof HTMLElement && box.contains(active) ? active.dataset.testid : undefined);
     fill(box,
       h("section", { class: "card-panel", testid: "tournament-head", "data-status": tournament.status,
         "data-round": tournament.current_round },
@@ -346,13 +407,42 @@ export async function tournamentView(root, id) {
         // A region that scrolls on a phone: focusable, so a keyboard scrolls it too.
         h("div", { class: "scroll", tabIndex: 0, role: "region", "aria-label": t("t.standings") },
           h("table", { class: "grid" },
-            h("thead", {}, h("tr", {}, ["rank", "player", "matches", "byes", "deals_played", "deals_won", "penalty", "h2h"]
-              .map((c) => h("th", {}, t(`col.${c}`))))),
+            h("thead", {}, h("tr", {}, columns.map((c) => h("th", { testid: `column-${c}` }, t(`col.${c}`))))),
             body)),
+        duplicate ? h("p", { class: "muted", testid: "standings-order" }, t("tournaments.duplicateOrder")) : null,
         h("a", { href: api.standingsCsvUrl(id), testid: "tournament-csv", class: "button", download: `standings-${id}.csv` },
           t("t.csv"))),
       tables.rounds.length ? tablesBox : null);
-    return tournament.status;
+    const again = focused ? box.querySelectorAll(`[data-testid="${focused}"]`) : [];
+    if (again.length === 1 && again[0] instanceof HTMLElement) again[0].focus();
+  }
+
+  /**
+   * Open (or close) the confirm step of "Cancel the tournament", its answer focused (or the
+   * button that opens it again).
+   * @param {boolean} open
+   */
+  function askCancel(open) {
+    confirmingCancel = open;
+    render(open ? "tournament-cancel-no" : "tournament-cancel");
+  }
+
+  /**
+   * The confirm step: what a cancel does, Yes and No.
+   * @param {boolean} draft
+   */
+  function cancelConfirm(draft) {
+    return h("div", { class: "confirm", testid: "tournament-cancel-confirm", role: "alertdialog",
+      "aria-labelledby": "tournament-cancel-ask" },
+    h("p", { id: "tournament-cancel-ask", testid: "tournament-cancel-ask" },
+      t(draft ? "tournaments.cancelAskDraft" : "tournaments.cancelAsk")),
+    h("div", { class: "row" },
+      h("button", { type: "button", class: "danger", testid: "tournament-cancel-yes", onclick: () => {
+        confirmingCancel = false;
+        act(api.cancelTournament);
+      } }, t("tournaments.cancelYes")),
+      h("button", { type: "button", testid: "tournament-cancel-no", onclick: () => askCancel(false) },
+        t("tournaments.cancelNo"))));
   }
 
   /** @param {(id: string) => Promise<api.Tournament>} call */
