@@ -133,3 +133,22 @@ def test_play_now_with_bots_fills_the_table_when_the_wait_ends(with_beat: str, p
     by_testid(phone, "table").wait_for()
     audit.finish(pages.logs)
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_a_wait_that_found_nobody_offers_the_same_choices_again(with_beat: str, pages: Any) -> None:
+    """Nobody found in time, bots not allowed: the form comes back saying so, with the table
+    size, rules, wait and bots as they were chosen, so "Play now" asks the same again."""
+    web_client = with_beat
+    page = pages.new(WIDTHS["phone"], 800)
+    open_lobby(page, web_client, Person(web_client))
+    choose(page, "seats", "5")
+    choose(page, "preset", "reshuffle")
+    choose(page, "wait", "10")
+    by_testid(page, "quick-bots").uncheck()
+    by_testid(page, "quick-play-button").click()
+    expect(by_testid(page, "quick-waiting")).to_be_visible()
+    expect(by_testid(page, "quick-notice")).to_be_visible(timeout=40_000)
+    for group, value in (("seats", "5"), ("preset", "reshuffle"), ("wait", "10")):
+        expect(by_testid(page, f"quick-{group}-{value}").locator("input")).to_be_checked()
+    expect(by_testid(page, "quick-bots")).not_to_be_checked()
+    pages.shot(page, "nobody-found")

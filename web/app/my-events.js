@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * The player's own event stream (GET /me/events, docs/api.md), one per page while signed in,
- * shared by every part of the page that listens to it (the turn notice, the lobby, quick play).
+ * shared by every part of the page that listens to it (the turn notice, the lobby, quick play,
+ * the tournaments).
  * A listener hears each event, and `ready` on each (re)connect, until it stops listening. The
  * stream follows the session: main.js calls `followSession` on every render, which opens it for
  * the player signed in and closes it on sign-out.

@@ -73,6 +73,9 @@ export async function quickPlayPanel() {
     ticker = poller = null;
   }
 
+  /** The choices the form offers first: the last entry's (its wait ended, it was left). */
+  let last = { seats: "2", preset: "classic", wait: "30", bots: true };
+
   /** @param {string} [notice] */
   function showForm(notice) {
     quiet();
@@ -82,12 +85,12 @@ export async function quickPlayPanel() {
     },
     h("p", { class: "muted" }, t("quick.intro")),
     notice ? h("p", { class: "notice", testid: "quick-notice", role: "status" }, notice) : null,
-    chips("seats", t("quick.seats"), SEATS.map((n) => [String(n), String(n)]), "2"),
-    chips("preset", t("quick.rules"), presets.map((p) => [p.name, presetName(p.name)]), "classic",
+    chips("seats", t("quick.seats"), SEATS.map((n) => [String(n), String(n)]), last.seats),
+    chips("preset", t("quick.rules"), presets.map((p) => [p.name, presetName(p.name)]), last.preset,
       (name) => (has(`preset.about.${name}`) ? t(`preset.about.${name}`) : undefined)),
-    chips("wait", t("quick.wait"), WAITS.map((s) => [String(s), waitLabel(s)]), "30"),
+    chips("wait", t("quick.wait"), WAITS.map((s) => [String(s), waitLabel(s)]), last.wait),
     h("label", { class: "check", testid: "quick-bots-label" },
-      h("input", { type: "checkbox", testid: "quick-bots", checked: true }),
+      h("input", { type: "checkbox", testid: "quick-bots", checked: last.bots }),
       " ", t("quick.bots")),
     h("button", { type: "submit", class: "primary big", testid: "quick-play-button" }, t("quick.play")));
     fill(body, form);
@@ -117,6 +120,14 @@ export async function quickPlayPanel() {
    * @param {api.QueueEntry | null} entry */
   function follow(entry) {
     if (stopped) return;
+    if (entry) {
+      last = {
+        seats: String(entry.seats),
+        preset: entry.preset && presets.some((p) => p.name === entry.preset) ? entry.preset : last.preset,
+        wait: WAITS.includes(entry.wait_seconds) ? String(entry.wait_seconds) : last.wait,
+        bots: entry.bots_allowed,
+      };
+    }
     if (entry === null) {
       showForm();
     } else if (entry.status === "seated" && entry.match) {

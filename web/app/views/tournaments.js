@@ -15,7 +15,7 @@
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { t } from "../i18n.js";
-import { LiveStream } from "../live.js";
+import { onMyEvent } from "../my-events.js";
 import { currentPlayer, hideError, playerName, showError, shortTime } from "../ui.js";
 import { inviteePicker } from "./private.js";
 import { loadRules, presetName, rulesPicker } from "./rules-picker.js";
@@ -173,18 +173,15 @@ export async function tournamentsView(root) {
       list, more),
     form));
   await refresh();
-  const stream = player
-    ? new LiveStream("/me/events", EVENTS, {
-        onEvent: (name, data) => {
-          notice.onEvent(name, data);
-          if (name !== "ready") refresh();
-        },
-        onStatus: () => {},
+  const unlisten = player
+    ? onMyEvent((name, data) => {
+        notice.onEvent(name, data);
+        if (name !== "ready" && EVENTS.includes(name)) refresh();
       })
     : null;
   const timer = setInterval(() => { if (!document.hidden) refresh(); }, 30_000);
   return () => {
-    stream?.stop();
+    unlisten?.();
     clearInterval(timer);
   };
 }
@@ -473,18 +470,15 @@ export async function tournamentView(root, id) {
   }
 
   await redraw();
-  const stream = player
-    ? new LiveStream("/me/events", EVENTS, {
-        onEvent: (name, data) => {
-          if (name === "ready") return;
-          if (!data?.tournament || data.tournament === id || name.startsWith("match_")) redraw();
-        },
-        onStatus: () => {},
+  const unlisten = player
+    ? onMyEvent((name, data) => {
+        if (name === "ready" || !EVENTS.includes(name)) return;
+        if (!data?.tournament || data.tournament === id || name.startsWith("match_")) redraw();
       })
     : null;
   return () => {
     stopped = true;
-    stream?.stop();
+    unlisten?.();
     if (timer) clearTimeout(timer);
   };
 }
