@@ -69,9 +69,9 @@ def test_the_table_and_its_turn_cue(web_client: str, pages: Any, locale: str, cu
 def test_a_turn_elsewhere_is_told_on_every_page_and_leads_to_its_table(
     web_client: str, pages: Any, locale: str, words: tuple[str, str]
 ) -> None:
-    """Two people at a table, one of them on the lobby (then at a table of bots): each time the
-    other moves and leaves them on turn, the page says so, names the table, titles the tab,
-    and its link opens the table, where the notice is gone (the table's own cue takes over)."""
+    """Two people at a table, one of them on the leaderboards (then at a table of bots): each
+    time the other moves and leaves them on turn, the page says so, names the table, titles the
+    tab, and its link opens the table, where the notice is gone (its own cue takes over)."""
     person, other = Person(web_client), Person(web_client)
     match_id = person.create(2, [])
     other.post(f"/api/v1/matches/{match_id}/join", status=200)
@@ -79,8 +79,8 @@ def test_a_turn_elsewhere_is_told_on_every_page_and_leads_to_its_table(
     sign_in(page, web_client, person)
     notice = by_testid(page, "turn-notice")
     line = notice.locator(f'[data-testid="turn-turn"][data-match-id="{match_id}"]')
-    for route in ("#/lobby", "a table of bots"):
-        if route != "#/lobby":
+    for route in ("#/leaderboards", "a table of bots"):
+        if route != "#/leaderboards":
             elsewhere = person.create(3, ["greedy", "greedy"])
             route = f"#/match/{elsewhere}"
         # The person moves on another device: a line told before goes as the next page shows.
@@ -90,12 +90,13 @@ def test_a_turn_elsewhere_is_told_on_every_page_and_leads_to_its_table(
             person.move(match_id)
         page.goto(f"{web_client}/{route}")
         expect(line).to_have_count(0)
-        other.move(match_id)
+        while person.state(match_id)["turn"] != 0:  # a draw leaves the other on turn
+            other.move(match_id)
         expect(line).to_be_visible()
         expect(line).to_contain_text(words[0])
         expect(line).to_contain_text(other.name)
         expect(line).not_to_contain_text(person.name)
-        if route == "#/lobby":
+        if route == "#/leaderboards":
             expect(page).to_have_title(f"{words[1]} · Pis Yedili")
         pages.shot(page, f"turn-notice-{locale}-{route[2:7]}")
     line.locator('[data-testid="turn-go"]').click()

@@ -154,6 +154,7 @@ export async function accountView(root) {
       showError(t("account.deleteTick"));
       return;
     }
+    hideError(); // an earlier refusal is answered now
     confirmBox.hidden = false;
   }
   async function deleteAccount() {

@@ -8,7 +8,7 @@
  * notification once the player allowed them. Each (re)connect also reads which of the player's
  * tables await their move, so a page opened after the turn came tells it too. A line goes when
  * its table is opened, its match ends, the move is made elsewhere (read again on each page
- * shown), or it is dismissed.
+ * shown, and every 30 s), or it is dismissed.
  */
 
 import * as api from "../api.js";
@@ -21,6 +21,8 @@ import { currentPlayer, seatName } from "../ui.js";
 
 /** The most matches under way read for turns (MAX_ACTIVE_MATCHES_PER_PLAYER's default). */
 const ACTIVE = 20;
+/** How often the lines are read again while there are any (and the tab is seen). */
+const RECHECK_MS = 30_000;
 
 /** @type {Map<string, Line>} by match */
 const lines = new Map();
@@ -31,6 +33,14 @@ let shown = null;
 let owner = null;
 /** @type {string | null} the player's id, once read */
 let myId = null;
+
+/** Every read of the server for the lines, one after another: a read asked for after a move
+ * (a page shown) ends after a read asked for before it (an event's), and so has the last word. */
+let work = Promise.resolve();
+/** @param {() => Promise<void>} job */
+function serially(job) {
+  work = work.then(job).catch(() => {});
+}
 
 /** The match of a table page's route, if the route is one. @param {string} hash */
 function tableOf(hash) {
@@ -125,24 +135,33 @@ async function discover() {
   }
 }
 
-onMyEvent(async (name, data) => {
+/** @param {string} id a match whose `your_turn` came */
+async function told(id) {
+  if (id === shown) return;
+  // Told late (the stream caught up after the move was made elsewhere): nothing to say.
+  myId ??= (await currentPlayer().catch(() => null))?.id ?? null;
+  const [state, who] = await Promise.all([api.state(id).catch(() => null), playersOf(id)]);
+  if (state && (state.status !== "active" || state.turn !== state.you)) return;
+  add({ kind: "turn", match: id, text: who ? t("notice.yourTurnAt", { players: who }) : t("notice.yourTurn") });
+}
+
+onMyEvent((name, data) => {
   if (name === "your_turn" && data?.match) {
-    const id = String(data.match);
-    if (id === shown) return;
-    // Told late (the stream caught up after the move was made elsewhere): nothing to say.
-    myId ??= (await currentPlayer().catch(() => null))?.id ?? null;
-    const [state, who] = await Promise.all([api.state(id).catch(() => null), playersOf(id)]);
-    if (state && (state.status !== "active" || state.turn !== state.you)) return;
-    add({ kind: "turn", match: id, text: who ? t("notice.yourTurnAt", { players: who }) : t("notice.yourTurn") });
+    serially(() => told(String(data.match)));
   } else if (name === "tournament_round" && Array.isArray(data?.matches) && data.matches.length) {
     add({ kind: "round", match: String(data.matches[0]), text: t("notice.tournamentRound", { round: data.round }) });
   } else if ((name === "match_finished" || name === "match_cancelled") && data?.match) {
     if (lines.delete(String(data.match))) draw();
   } else if (name === "ready" || name === "resync") {
-    recheck();
-    discover();
+    serially(recheck);
+    serially(discover);
   }
 });
+
+// A move made on another device tells this page nothing: the lines are read again meanwhile.
+setInterval(() => {
+  if (lines.size && !document.hidden) serially(recheck);
+}, RECHECK_MS);
 
 /**
  * The notice's element for the page (the same one across pages), drawn for the route shown.
@@ -156,6 +175,6 @@ export function turnNotice(hash) {
   owner = api.token();
   shown = tableOf(hash);
   draw();
-  recheck();
+  serially(recheck);
   return element;
 }
