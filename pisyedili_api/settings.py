@@ -279,6 +279,9 @@ SPECTACULAR_SETTINGS = {
     # fields or defaults (pisyedili_api.openapi.request_defaults_described): a generated client
     # leaves out what the server fills in.
     "COMPONENT_SPLIT_REQUEST": True,
+    # A PATCH body is described as its serializer requires it (PATCH /players/me needs its one
+    # field), not as a "Patched…" copy with every field optional.
+    "COMPONENT_SPLIT_PATCH": False,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],

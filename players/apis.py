@@ -53,6 +53,7 @@ from .services import (
     api_token_revoke_by_id,
     api_token_rotate,
     player_delete,
+    player_display_name_change,
     player_password_change,
     player_register,
     player_token,
@@ -316,12 +317,42 @@ class AccountDeleteApi(APIView):
 
 
 class PlayerMeApi(APIView):
+    class UpdateSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "PlayerMeUpdate"
+
+        display_name = serializers.CharField(
+            max_length=DISPLAY_NAME_MAX,
+            help_text="Plain text (no control or format characters), shown as is.",
+        )
+
+    def get_throttles(self) -> list[Any]:
+        """A change of the name counts towards THROTTLE_ACCOUNT; reading oneself does not."""
+        if self.request is not None and self.request.method == "PATCH":
+            self.throttle_scope = "account"
+            return super().get_throttles()
+        return []
+
     @schema.players_me
     @extend_schema(
         responses={200: PlayerOutputSerializer, **error_responses("not_authenticated")},
     )
     def get(self, request: AuthenticatedRequest) -> Response:
         return Response(player_out(request.user.player))
+
+    @schema.players_me_update
+    @extend_schema(
+        request=UpdateSerializer,
+        responses={
+            200: PlayerOutputSerializer,
+            **error_responses("invalid", "not_authenticated", "throttled"),
+        },
+    )
+    def patch(self, request: AuthenticatedRequest) -> Response:
+        body = self.UpdateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        player = player_display_name_change(player=request.user.player, **body.validated_data)
+        return Response(player_out(player))
 
 
 class PlayerDetailApi(APIView):

@@ -53,6 +53,16 @@ players_me = extend_schema(
 )
 
 
+players_me_update = extend_schema(
+    operation_id="players_me_update",
+    summary="Change the caller's display name",
+    description=(
+        "Throttled per user. The caller's new `display_name` (the rules of registration's): "
+        "every match, leaderboard and tournament shows it from then on."
+    ),
+)
+
+
 players_detail = extend_schema(
     operation_id="players_detail",
     summary="Get a player",

@@ -217,6 +217,17 @@ def player_password_change(
             user.save(update_fields=["password"])
 
 
+def player_display_name_change(*, player: Player, display_name: str) -> Player:
+    """Set `player`'s display name, under display_name_check's rules (400 `invalid` naming
+    `display_name`, nothing changed). Every page and answer shows it from then on: a match,
+    a leaderboard or a tournament reads the name from the player, never a copy."""
+    display_name_check(display_name)
+    if display_name != player.display_name:
+        player.display_name = display_name
+        player.save(update_fields=["display_name"])
+    return player
+
+
 def api_token_revoke_by_id(*, user_id: int, token_id: Any) -> None:
     """Revoke the user's token whose public id (models.token_public_id) is `token_id`; 404 when
     the user has none (the same answer whether another user's token has that id or not)."""

@@ -185,3 +185,32 @@ def test_a_session_ended_elsewhere_signs_the_page_out_and_says_why(
     expect(by_testid(page, "whoami")).not_to_contain_text(person.name)
     assert page.evaluate("localStorage.getItem('pisyedili.token')") is None
     pages.shot(page, f"signed-out-elsewhere-{lang}")
+
+
+@pytest.mark.parametrize(("lang", "width"), [("en", 1280), ("tr", 375)])
+def test_the_display_name_is_changed_on_the_account_page(
+    web_client: str, pages: Any, lang: str, width: int
+) -> None:
+    """The page offers the name others see, filled in; a blank one is refused with the field's
+    label and changes nothing; a new one is kept and shown at the player's table."""
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"])
+    page = pages.new(width, 900, locale=LOCALES[lang])
+    sign_in(page, web_client, person, route="#/account")
+    name = by_testid(page, "account-display-name")
+    expect(name).to_have_value(person.name)
+    name.fill("   ")
+    by_testid(page, "account-name-submit").click()
+    banner = by_testid(page, "error-banner")
+    expect(banner).to_contain_text({"en": "Display name:", "tr": "Görünen ad:"}[lang])
+    assert person.get("/api/v1/players/me")["display_name"] == person.name
+    name.fill("Ayşe Ö.")
+    by_testid(page, "account-name-submit").click()
+    expect(by_testid(page, "account-notice")).to_contain_text(
+        {"en": "Your name is changed", "tr": "Adın değiştirildi"}[lang]
+    )
+    expect(banner).to_be_hidden()
+    assert person.get("/api/v1/players/me")["display_name"] == "Ayşe Ö."
+    pages.shot(page, f"display-name-{lang}")
+    page.goto(f"{web_client}/#/match/{match_id}")
+    expect(by_testid(page, "seat-0")).to_contain_text("Ayşe Ö.")

@@ -1,7 +1,7 @@
 """The account routes against PostgreSQL and the Redis cache: a password change (validators,
 the old password checked as a login, every other token revoked, the caller's kept), the list of
-one's tokens (never a key or a digest) and the revocation of one; every refusal is a 4xx that
-changes nothing; throttled per user."""
+one's tokens (never a key or a digest) and the revocation of one, the display name changed;
+every refusal is a 4xx that changes nothing; throttled per user."""
 
 from __future__ import annotations
 
@@ -188,6 +188,7 @@ def test_another_players_token_or_a_bad_id_or_a_body_is_refused_and_changes_noth
         ("post", "/api/v1/auth/password"),
         ("get", "/api/v1/auth/tokens"),
         ("post", "/api/v1/auth/tokens/8d1c2e3a-0000-4000-8000-000000000000/revoke"),
+        ("patch", "/api/v1/players/me"),
     ],
 )
 def test_the_account_routes_need_a_token(method, path):
@@ -206,3 +207,68 @@ def test_the_account_routes_are_throttled_per_user(account, monkeypatch):
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
     assert snapshot("ana") == before
     assert client(other).get("/api/v1/auth/tokens").status_code == 200
+
+
+# ---- the display name ----
+
+
+def test_the_display_name_is_changed_and_shown_everywhere_the_player_is(account):
+    _, (key, _, _) = account
+    api = client(key)
+    match = api.post("/api/v1/matches", {"seats": 2, "bots": ["greedy"]}, format="json").json()
+    r = api.patch("/api/v1/players/me", {"display_name": "Ana Ş."}, format="json")
+    assert r.status_code == 200 and r.json()["display_name"] == "Ana Ş.", r.content
+    assert r.json()["username"] == "ana"
+    assert api.get("/api/v1/players/me").json()["display_name"] == "Ana Ş."
+    seat = api.get(f"/api/v1/matches/{match['id']}").json()["seats"][0]
+    assert seat["player"]["display_name"] == "Ana Ş."
+    found = APIClient().get("/api/v1/players", {"search": "ana s"}).json()["results"]
+    assert [p["display_name"] for p in found] == ["Ana Ş."]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "display_name"),
+        ({"display_name": ""}, "display_name"),
+        ({"display_name": "   "}, "display_name"),
+        ({"display_name": "x" * 41}, "display_name"),
+        ({"display_name": "\u202eevil"}, "display_name"),
+        ({"display_name": "bell\x07"}, "display_name"),
+        ({"display_name": "Ana", "username": "boss"}, "username"),
+    ],
+)
+def test_a_refused_display_name_is_400_naming_the_field_and_changes_nothing(account, body, field):
+    username, (key, _, _) = account
+    before = get_user_model().objects.get(username=username).player.display_name
+    r = client(key).patch("/api/v1/players/me", body, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid", r.content
+    assert field in r.json()["detail"], r.json()
+    player = get_user_model().objects.get(username=username).player
+    assert (player.display_name, player.username) == (before, "ana")
+
+
+def test_a_display_name_refusal_in_turkish(account):
+    _, (key, _, _) = account
+    r = client(key).patch(
+        "/api/v1/players/me",
+        {"display_name": "a\u202eb"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="tr",
+    )
+    assert r.status_code == 400 and "U+202E" in r.json()["message"]
+    assert "görünen ad" in r.json()["message"].lower(), r.json()
+
+
+def test_changing_the_display_name_is_throttled_and_reading_oneself_is_not(account, monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"account": "2/min"})
+    _, (key, _, _) = account
+    api = client(key)
+    names = [f"Ana {i}" for i in range(3)]
+    codes = [
+        api.patch("/api/v1/players/me", {"display_name": n}, format="json").status_code
+        for n in names
+    ]
+    assert codes == [200, 200, 429]
+    assert api.get("/api/v1/players/me").json()["display_name"] == "Ana 1"
+    assert [api.get("/api/v1/players/me").status_code for _ in range(3)] == [200] * 3

@@ -757,7 +757,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the caller's display name
+         * @description Throttled per user. The caller's new `display_name` (the rules of registration's): every match, leaderboard and tournament shows it from then on.
+         */
+        patch: operations["players_me_update"];
         trace?: never;
     };
     "/api/v1/push/vapid-public-key": {
@@ -1799,6 +1803,11 @@ export interface components {
             next: string | null;
             /** Format: uri */
             previous: string | null;
+        };
+        /** @description A request body: its unknown fields are refused before any other check. */
+        PlayerMeUpdateRequest: {
+            /** @description Plain text (no control or format characters), shown as is. */
+            display_name: string;
         };
         PlayerOutput: {
             /** Format: uuid */
@@ -4613,6 +4622,56 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    players_me_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlayerMeUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerOutput"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

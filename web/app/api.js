@@ -180,6 +180,8 @@ export const rules = () => /** @type {Promise<RuleOption[]>} */ (typed("GET", "/
 
 // ---- account and player search ----
 
+/** @param {Schemas["PlayerMeUpdateRequest"]} body */
+export const updateMe = (body) => /** @type {Promise<Player>} */ (typed("PATCH", "/players/me", { body }));
 /** @param {Schemas["PasswordChangeRequest"]} body */
 export const changePassword = (body) => typed("POST", "/auth/password", { body });
 export const tokens = () => /** @type {Promise<Schemas["ApiTokenInfo"][]>} */ (typed("GET", "/auth/tokens"));

@@ -19,6 +19,7 @@ const RELOADED = new Set(["stale_version", "illegal_move", "not_your_turn"]);
 const FIELD_LABELS = /** @type {Record<string, string>} */ ({
   username: "auth.username",
   password: "auth.password",
+  display_name: "account.name",
   old_password: "account.oldPassword",
   new_password: "account.newPassword",
   seats: "lobby.seats",

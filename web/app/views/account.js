@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * #/account (signed in): change the password (every other session is signed out), the list of
+ * #/account (signed in): the display name others see (changed in place), change the password (every other session is signed out), the list of
  * one's sessions (tokens: when made, when last used, this one) with a button that signs any of
  * them out, notifications on this device (Web Push: push.js) turned on or off, and deleting the
  * account (its password and a tick that says the person means it,
@@ -11,7 +11,7 @@ import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { pushOff, pushOn, pushState } from "../push.js";
-import { forgetPlayer, hideError, shortTime, showError } from "../ui.js";
+import { currentPlayer, forgetPlayer, hideError, shortTime, showError } from "../ui.js";
 
 /**
  * @param {string} id
@@ -107,6 +107,26 @@ export async function accountView(root) {
     }
   }
 
+  // ---- the display name ----
+  const nameInput = /** @type {HTMLInputElement} */ (h("input", { id: "account-name", testid: "account-display-name",
+    maxLength: 40, required: true, autocomplete: "nickname" }));
+  currentPlayer().then((me) => {
+    if (me && !nameInput.value) nameInput.value = me.display_name;
+  }, () => {});
+  async function changeName() {
+    notice.hidden = true;
+    try {
+      const me = await api.updateMe({ display_name: nameInput.value });
+      nameInput.value = me.display_name;
+      forgetPlayer(); // read again where the page shows the player
+    } catch (error) {
+      showError(error);
+      return;
+    }
+    hideError();
+    tell(t("account.nameChanged"));
+  }
+
   // ---- password ----
   const oldPassword = passwordInput("account-old", "account-old-password", "current-password");
   const newPassword = passwordInput("account-new", "account-new-password", "new-password");
@@ -172,6 +192,15 @@ export async function accountView(root) {
   root.append(h("section", { class: "card-panel account-page", testid: "account" },
     h("h1", {}, t("account.title")),
     notice,
+    h("h2", {}, t("account.nameTitle")),
+    h("p", { class: "muted" }, t("account.nameIntro")),
+    h("form", { testid: "account-name-form", onsubmit: (/** @type {Event} */ event) => {
+      event.preventDefault();
+      changeName();
+    } },
+    h("label", { for: "account-name" }, t("account.name")), nameInput,
+    h("div", { class: "row" },
+      h("button", { type: "submit", class: "primary", testid: "account-name-submit" }, t("account.nameSave")))),
     h("h2", {}, t("account.passwordTitle")),
     h("form", { testid: "account-password-form", onsubmit: (/** @type {Event} */ event) => {
       event.preventDefault();
