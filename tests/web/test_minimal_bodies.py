@@ -17,13 +17,15 @@ from tests.web.node_tools import WEB, tools
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.tools]
 
-# One body per POST route that takes one: what docs/api.md and the README send at the least.
+# One body per route that takes one (POST, PATCH): what docs/api.md and the README send at the
+# least.
 MINIMAL_BODIES = {
     "/api/v1/auth/register": {"username": "ana", "password": "s3cret-pass"},
     "/api/v1/auth/token": {"username": "ana", "password": "s3cret-pass"},
     "/api/v1/auth/password": {"old_password": "s3cret-pass", "new_password": "n3w-s3cret-pass"},
     "/api/v1/auth/account/delete": {"password": "s3cret-pass"},
     "/api/v1/auth/stream-ticket": {"path": "/api/v1/me/events"},
+    "/api/v1/players/me": {"display_name": "Ana"},
     "/api/v1/matches": {"seats": 2, "bots": ["greedy"]},
     "/api/v1/matches/{match_id}/join": {},
     "/api/v1/matches/{match_id}/invite": {"invite": ["bora"]},
@@ -44,11 +46,12 @@ MINIMAL_BODIES = {
 
 _BODY_TYPE = """import type { paths } from "./api-types";
 
-type Body<P extends keyof paths> = paths[P] extends {
-    post: { requestBody?: { content: { "application/json": infer B } } };
-}
-    ? B
-    : never;
+type Json<O> = O extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+type Body<P extends keyof paths> = paths[P] extends { post: infer O }
+    ? Json<O>
+    : paths[P] extends { patch: infer O }
+      ? Json<O>
+      : never;
 """
 
 
