@@ -77,6 +77,13 @@ def test_the_replay_is_checked_against_what_this_browser_recorded(
     assert re.fullmatch(r"[0-9a-f]{64}", record["hand"]), record
     assert not CARD.search(json.dumps(record)), record  # the hand is kept as a digest only
 
+    # A spectator's browser records the commitment too, and no hand.
+    watcher = pages.new()
+    sign_in(watcher, web_client, Person(web_client), route=f"#/match/{match_id}")
+    watcher.wait_for_function(
+        "k => JSON.parse(localStorage.getItem(k) || '{}').commitment", arg=key
+    )
+
     play_to_end([page], timeout=200)
     honest = person.get(f"/api/v1/matches/{match_id}/deals/1/replay")
     assert honest["commitment"] == start["commitment"]
@@ -87,6 +94,13 @@ def test_the_replay_is_checked_against_what_this_browser_recorded(
     expect(status).to_have_attribute("data-result", "verified")
     assert set(checks(page).values()) == {"ok"}, checks(page)
     shoot(pages, page, "verified")
+
+    # The spectator's browser: verified, and it says no hand of the viewer's was checked.
+    watcher.goto(f"{web_client}/#/replay/{match_id}/1")
+    watched = by_testid(watcher, "fairness-status")
+    expect(watched).to_have_attribute("data-result", "verified")
+    expect(watched).to_contain_text("no hand of yours")
+    assert checks(watcher)["recorded_commitment"] == "ok", checks(watcher)
 
     # The same browser, served a consistent forgery: what it recorded tells it apart.
     page.route(f"**/api/v1/matches/{match_id}/deals/1/replay*", forge)

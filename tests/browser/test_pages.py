@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -77,6 +78,7 @@ def site(web_client: str) -> Site:
         ("players", "#/players", "player-search-input"),
         ("account", "#/account", "session-row"),
         ("private-table", f"#/match/{private}", "private-panel"),
+        ("unknown-match", f"#/match/{uuid.uuid4()}", "view-failed"),
     ]
     watched = spectators_served()
     if watched:
@@ -302,3 +304,25 @@ def test_every_page_in_turkish_has_no_english_left(web_client: str, pages: Any, 
         visited += visit_every_page(web_client, pages, site, width, check, locale="tr-TR")
     assert visited >= 2 * 7
     assert not problems, "\n".join(problems)
+
+
+def test_a_page_that_cannot_be_shown_says_why_and_leads_back(
+    web_client: str, pages: Any, site: Site
+) -> None:
+    """An unknown match or a deal never played: the page says why it is empty (not a banner
+    that goes, then a blank page) and leads back to the lobby, where a finished match of the
+    player's offers its result (not "Watch")."""
+    page = pages.new(WIDTHS["phone"], 800)
+    sign_in(page, web_client, site.person, route=f"#/match/{uuid.uuid4()}")
+    failed = by_testid(page, "view-failed")
+    expect(failed).to_contain_text("No such match.")
+    page.wait_for_timeout(9000)  # longer than the banner stays
+    expect(failed).to_be_visible()
+    finished = next(route for name, route, _ in site.views if name == "match-result")
+    match_id = finished.rsplit("/", 1)[1]
+    page.goto(f"{web_client}/#/replay/{match_id}/9")
+    expect(failed).to_be_visible()
+    failed.get_by_role("link").click()
+    expect(page).to_have_url(f"{web_client}/#/lobby")
+    row = by_testid(page, "my-match").and_(page.locator(f'[data-match-id="{match_id}"]'))
+    expect(row.locator('[data-testid="watch-link"]')).to_have_text("Result")

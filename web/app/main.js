@@ -9,7 +9,7 @@
 import * as api from "./api.js";
 import { h, fill } from "./dom.js";
 import { getLang, setLang, t } from "./i18n.js";
-import { drawNextMessage, drawOffline, forgetPlayer, showError } from "./ui.js";
+import { drawNextMessage, drawOffline, forgetPlayer, messageOf, showError } from "./ui.js";
 import { loginView } from "./views/login.js";
 import { lobbyView } from "./views/lobby.js";
 import { tableView } from "./views/table.js";
@@ -125,7 +125,16 @@ export async function render() {
         stopCurrent = stop;
       }
     } catch (error) {
-      showError(error);
+      // A page left empty (an unknown id, a deal not played) says why where it would be, and
+      // stays so; a lost connection and a session ended elsewhere are the banner's.
+      const empty = mine === generation && !root.hasChildNodes();
+      if (!empty || (error instanceof api.ApiError && (error.code === "network" || error.status === 401))) {
+        showError(error);
+      } else {
+        fill(root, h("section", { class: "card-panel", testid: "view-failed", role: "alert" },
+          h("p", {}, typeof error === "string" ? error : messageOf(error)),
+          h("a", { href: "#/lobby", class: "button" }, t("table.back"))));
+      }
     }
     return;
   }

@@ -100,7 +100,8 @@ export async function lobbyView(root) {
                     t("lobby.leave"))
                 : null,
             h("a", { href: `#/match/${m.id}`, class: "button", testid: "watch-link" },
-              m.status === "active" || m.status === "waiting" ? t("lobby.play") : t("lobby.watch")),
+              m.status === "active" || m.status === "waiting" ? t("lobby.play")
+                : m.status === "cancelled" ? t("lobby.watch") : t("lobby.result")),
           );
         }),
       );

@@ -112,7 +112,9 @@ export async function replayView(root, matchId, dealNumber) {
   const when = record ? shortTime(new Date(record.at).toISOString()) : "";
   fairness.dataset.result = verdict.result;
   fairness.classList.add(verdict.result);
-  fairness.textContent = t(`fairness.${verdict.result}`);
+  // Watched from no seat: the seed is checked, no hand of the viewer's is.
+  fairness.textContent = t(verdict.result === "verified" && record !== null && seat === null
+    ? "fairness.verifiedWatched" : `fairness.${verdict.result}`);
   fill(fairnessChecks, verdict.checks.map((check) => {
     const state = check.ok === true ? "ok" : check.ok === false ? "bad" : "none";
     const key = check.name === "recorded_hand" && record !== null && seat === null
