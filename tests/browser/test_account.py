@@ -186,6 +186,20 @@ def test_a_session_ended_elsewhere_signs_the_page_out_and_says_why(
     assert page.evaluate("localStorage.getItem('pisyedili.token')") is None
     pages.shot(page, f"signed-out-elsewhere-{lang}")
 
+    # A page opened later with the same token: its first question (who am I) is refused.
+    later = pages.new(375, 800, locale=LOCALES[lang])
+    later.goto(f"{web_client}/")
+    later.evaluate(
+        "([token, user]) => { localStorage.setItem('pisyedili.token', token);"
+        " localStorage.setItem('pisyedili.user', user); }",
+        [person.token, person.name],
+    )
+    later.goto(f"{web_client}/#/lobby")
+    expect(later).to_have_url(f"{web_client}/#/login")
+    expect(by_testid(later, "error-banner")).to_contain_text(
+        {"en": "signed out on this device", "tr": "oturumun kapatıldı"}[lang]
+    )
+
 
 @pytest.mark.parametrize(("lang", "width"), [("en", 1280), ("tr", 375)])
 def test_the_display_name_is_changed_on_the_account_page(

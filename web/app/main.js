@@ -9,7 +9,7 @@
 import * as api from "./api.js";
 import { h, fill } from "./dom.js";
 import { getLang, setLang, t } from "./i18n.js";
-import { drawNextMessage, drawOffline, forgetPlayer, messageOf, showError } from "./ui.js";
+import { drawNextMessage, drawOffline, endSession, messageOf, showError } from "./ui.js";
 import { loginView } from "./views/login.js";
 import { lobbyView } from "./views/lobby.js";
 import { tableView } from "./views/table.js";
@@ -91,9 +91,7 @@ async function signOut() {
   } catch {
     // The token is forgotten here whatever the server said.
   }
-  api.setSession(null, null);
-  forgetPlayer();
-  location.hash = "#/login";
+  endSession();
   render();
 }
 

@@ -88,11 +88,7 @@ export function showError(error) {
     // The session ended elsewhere (signed out from another device, a password changed, the
     // account closed): the page is signed out too, and the sign-in page says why (once: the
     // requests that were on their way with the same token are refused too).
-    if (error.sentToken !== api.token()) return;
-    api.setSession(null, null);
-    forgetPlayer();
-    nextMessage = t("auth.signedOutElsewhere");
-    location.hash = "#/login";
+    if (error.sentToken === api.token()) endSession(t("auth.signedOutElsewhere"));
     return;
   }
   if (error instanceof api.ApiError && error.code === "network") {
@@ -168,7 +164,7 @@ export function currentPlayer() {
     mePromise = api.me().catch((error) => {
       mePromise = null;
       if (error instanceof api.ApiError && error.status === 401) {
-        api.setSession(null, null);
+        showError(error); // the session ended elsewhere: signed out here, saying so
         return null;
       }
       throw error;
@@ -179,6 +175,18 @@ export function currentPlayer() {
 
 export function forgetPlayer() {
   mePromise = null;
+}
+
+/**
+ * The page signed out (the token forgotten, the player to be read again) and the sign-in page
+ * opened, which says `message` first when there is one.
+ * @param {string | null} [message]
+ */
+export function endSession(message = null) {
+  api.setSession(null, null);
+  forgetPlayer();
+  nextMessage = message;
+  location.hash = "#/login";
 }
 
 /**
@@ -205,6 +213,17 @@ export function playerName(player) {
  */
 export function seatName(seat) {
   return seat.player ? playerName(seat.player) : t("table.seat", { n: seat.seat });
+}
+
+/**
+ * Who sits at a match's table, by name ("open" for a seat nobody has taken), leaving out the
+ * player `except` (the viewer, when the others are meant).
+ * @param {api.Match} match
+ * @param {string | null} [except]
+ */
+export function tableNames(match, except = null) {
+  return match.seats.filter((seat) => !except || seat.player?.id !== except)
+    .map((seat) => (seat.player ? seatName(seat) : t("table.open"))).join(", ");
 }
 
 /** @param {string} iso */

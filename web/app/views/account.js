@@ -11,7 +11,7 @@ import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { pushOff, pushOn, pushState } from "../push.js";
-import { currentPlayer, forgetPlayer, hideError, shortTime, showError } from "../ui.js";
+import { currentPlayer, endSession, forgetPlayer, hideError, shortTime, showError } from "../ui.js";
 
 /**
  * @param {string} id
@@ -21,13 +21,6 @@ import { currentPlayer, forgetPlayer, hideError, shortTime, showError } from "..
 function passwordInput(id, testid, autocomplete) {
   return /** @type {HTMLInputElement} */ (h("input", { id, testid, type: "password", autocomplete,
     maxLength: 128, required: true }));
-}
-
-/** Signed out here: the token is gone (revoked, or the account deleted). */
-function signedOut() {
-  api.setSession(null, null);
-  forgetPlayer();
-  location.hash = "#/login";
 }
 
 /** @param {HTMLElement} root */
@@ -72,7 +65,7 @@ export async function accountView(root) {
       return;
     }
     if (current) {
-      signedOut();
+      endSession(); // the token is gone (revoked, or the account deleted)
       return;
     }
     tell(t("account.revoked"));
@@ -186,7 +179,7 @@ export async function accountView(root) {
       return;
     }
     hideError();
-    signedOut();
+    endSession(); // the token is gone (revoked, or the account deleted)
   }
 
   root.append(h("section", { class: "card-panel account-page", testid: "account" },

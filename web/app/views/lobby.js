@@ -13,7 +13,7 @@ import { has, t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { onMyEvent } from "../my-events.js";
 import { quickPlayPanel } from "./quickplay.js";
-import { botName, currentPlayer, seatName, showError, shortTime } from "../ui.js";
+import { botName, currentPlayer, showError, shortTime, tableNames } from "../ui.js";
 import { challengesPanel, privateChoice } from "./private.js";
 import { loadRules, rulesPicker } from "./rules-picker.js";
 import { tournamentNotice } from "./tournaments.js";
@@ -23,11 +23,6 @@ import { tournamentNotice } from "./tournaments.js";
  */
 function openSeats(match) {
   return match.open_seats ?? match.seats.filter((seat) => seat.player === null).length;
-}
-
-/** @param {api.Match} match */
-function players(match) {
-  return match.seats.map((seat) => (seat.player ? seatName(seat) : t("table.open"))).join(", ");
 }
 
 /** @param {HTMLElement} root */
@@ -54,7 +49,7 @@ export async function lobbyView(root) {
           h(
             "li",
             { testid: "lobby-match", "data-match-id": m.id, "data-open-seats": openSeats(m) },
-            h("span", { class: "grow" }, players(m), " · ", t("lobby.openSeats", { n: openSeats(m) }),
+            h("span", { class: "grow" }, tableNames(m), " · ", t("lobby.openSeats", { n: openSeats(m) }),
               " · ", t("lobby.dealsOf", { n: m.deals_total })),
             seatedIn.has(m.id)
               ? h("a", { href: `#/match/${m.id}`, class: "button" }, t("lobby.play"))
@@ -75,7 +70,7 @@ export async function lobbyView(root) {
           .filter((m) => m.spectators !== "none" || seatedIn.has(m.id))
           .map((m) =>
             h("li", { testid: "live-match", "data-match-id": m.id },
-              h("span", { class: "grow" }, players(m), " · ", t("table.deal", { n: m.current_deal ?? 0, m: m.deals_total })),
+              h("span", { class: "grow" }, tableNames(m), " · ", t("table.deal", { n: m.current_deal ?? 0, m: m.deals_total })),
               h("a", { href: `#/match/${m.id}`, class: "button", testid: "watch-link" }, t("lobby.watch")))),
       );
       if (!mine) {
@@ -91,7 +86,7 @@ export async function lobbyView(root) {
             "li",
             { testid: "my-match", "data-match-id": m.id, "data-status": m.status },
             h("span", { class: `status status-${status}` }, t(`status.${status}`)),
-            h("span", { class: "grow" }, players(m), " · ", shortTime(m.created_at)),
+            h("span", { class: "grow" }, tableNames(m), " · ", shortTime(m.created_at)),
             m.status === "waiting" && player && m.seats[0]?.player?.id === player.id
               ? h("button", { type: "button", testid: "cancel-button", onclick: () => act(api.cancel, m.id) },
                   t("lobby.cancel"))

@@ -42,6 +42,27 @@ function chime() {
   }
 }
 
+/** The tab's title while a turn awaits the player: "● Your turn · " before `base`. @param {string} base */
+export function turnTitle(base) {
+  return `● ${t("table.yourTurn")} · ${base}`;
+}
+
+/**
+ * A browser notification, where the tab is hidden and the player allowed them; one per `tag`
+ * (a newer one replaces it).
+ * @param {string} title
+ * @param {string} body
+ * @param {string} tag
+ */
+export function notifyHidden(title, body, tag) {
+  if (!document.hidden || typeof Notification !== "function" || Notification.permission !== "granted") return;
+  try {
+    new Notification(title, { body, tag });
+  } catch {
+    // A browser that shows notifications only from a service worker.
+  }
+}
+
 /** The cue's controls (sound on/off, notifications) and what the table tells it. */
 export function turnCue() {
   const base = document.title;
@@ -75,16 +96,10 @@ export function turnCue() {
     controls: h("span", { class: "cue-controls" }, sound, notify),
     /** @param {boolean} now it is the page's turn (in the newest view) */
     turn(now) {
-      document.title = now ? `● ${t("table.yourTurn")} · ${base}` : base;
+      document.title = now ? turnTitle(base) : base;
       if (now && !yours) {
         if (soundOn()) chime();
-        if (canNotify && document.hidden && Notification.permission === "granted") {
-          try {
-            new Notification(t("table.yourTurn"), { body: base, tag: "pisyedili-turn" });
-          } catch {
-            // A browser that shows notifications only from a service worker.
-          }
-        }
+        notifyHidden(t("table.yourTurn"), base, "pisyedili-turn");
       }
       yours = now;
     },

@@ -15,7 +15,8 @@ import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { onMyEvent } from "../my-events.js";
-import { currentPlayer, seatName } from "../ui.js";
+import { currentPlayer, tableNames } from "../ui.js";
+import { notifyHidden, turnTitle } from "./table-cue.js";
 
 /** @typedef {{ kind: "turn" | "round", match: string, text: string }} Line */
 
@@ -57,7 +58,7 @@ function draw() {
         h("button", { type: "button", class: "dismiss", testid: "turn-dismiss", "aria-label": t("notice.dismiss"),
           onclick: () => { lines.delete(line.match); draw(); } }, "×")))));
   element.hidden = lines.size === 0;
-  if (!shown) document.title = lines.size ? `● ${t("table.yourTurn")} · ${t("app.title")}` : t("app.title");
+  if (!shown) document.title = lines.size ? turnTitle(t("app.title")) : t("app.title");
 }
 
 /**
@@ -89,25 +90,13 @@ function add(line, news = true) {
   if (line.match === shown) return;
   lines.set(line.match, line);
   draw();
-  if (news && document.hidden && typeof Notification === "function" && Notification.permission === "granted") {
-    try {
-      new Notification(line.text, { body: t("app.title"), tag: `pisyedili-${line.match}` });
-    } catch {
-      // A browser that shows notifications only from a service worker.
-    }
-  }
-}
-
-/** The others at a table (the player's own seat left out). @param {api.Match} match */
-function players(match) {
-  return match.seats.filter((seat) => seat.player?.id !== myId)
-    .map((seat) => (seat.player ? seatName(seat) : t("table.open"))).join(", ");
+  if (news) notifyHidden(line.text, t("app.title"), `pisyedili-${line.match}`);
 }
 
 /** @param {string} id */
 async function playersOf(id) {
   try {
-    return players(await api.match(id));
+    return tableNames(await api.match(id), myId);
   } catch {
     return "";
   }
@@ -127,7 +116,7 @@ async function discover() {
     await Promise.all(mine.results.filter((m) => m.id !== shown && !lines.has(m.id)).map(async (m) => {
       const state = await api.state(m.id);
       if (state.status === "active" && state.turn === state.you && !lines.has(m.id)) {
-        add({ kind: "turn", match: m.id, text: t("notice.yourTurnAt", { players: players(m) }) }, false);
+        add({ kind: "turn", match: m.id, text: t("notice.yourTurnAt", { players: tableNames(m, myId) }) }, false);
       }
     }));
   } catch {
