@@ -66,12 +66,16 @@ def test_a_challenge_is_accepted_and_both_sit_at_the_table(
     expect(by_testid(ana_page, "stock-count")).to_have_count(0)
     pages.shot(ana_page, "creator")
 
-    # bora's lobby is told at once (the `challenge` event), and lists the invitation.
-    notice = by_testid(bora_page, "challenge-notice")
+    # bora's lobby is told at once (the `challenge` event): the status line says who, and the
+    # invitation is listed once, marked new, with its answers on its row only.
+    notice = by_testid(bora_page, "invitation-notice")
     expect(notice).to_be_visible()
     expect(notice).to_contain_text(ana.name)
     row = by_testid(bora_page, "challenge").and_(bora_page.locator(f'[data-match-id="{match_id}"]'))
     expect(row).to_have_count(1)
+    expect(row).to_have_class(re.compile(r"\bfresh\b"))
+    expect(by_testid(bora_page, "challenge-accept")).to_have_count(1)
+    expect(notice.locator("button")).to_have_count(0)
     pages.shot(bora_page, "challenged")
 
     # An outsider's lobby shows nothing of it.
@@ -137,10 +141,10 @@ def test_a_declined_challenge_shows_to_the_creator_and_frees_the_seat_for_the_li
     match_id = create_private(ana_page, 2, [bora])
     link = by_testid(ana_page, "join-link").input_value()
 
-    # bora declines from the notice; ana's table shows it without a reload.
-    notice = by_testid(bora_page, "challenge-notice")
+    # bora declines from the new row the notice points to; ana's table shows it without a reload.
+    notice = by_testid(bora_page, "invitation-notice")
     expect(notice).to_be_visible()
-    notice.locator('[data-testid="challenge-decline"]').click()
+    by_testid(bora_page, "challenge").locator('[data-testid="challenge-decline"]').click()
     expect(notice).to_be_hidden()
     expect(by_testid(bora_page, "challenge")).to_have_count(0)
     invitation = by_testid(ana_page, "invitation")

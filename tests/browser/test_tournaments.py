@@ -115,14 +115,18 @@ def test_an_organizer_runs_a_swiss_tournament_to_its_end(web_client: str, pages:
     expect(by_testid(ana_page, "tournament-waiting")).to_contain_text("3")
     pages.shot(ana_page, "draft")
 
-    # bo is told at once in the lobby (the `tournament_invitation` event) and accepts from the
-    # notice, which opens the tournament.
-    notice = by_testid(bo_page, "tournament-notice")
+    # bo is told at once in the lobby (the `tournament_invitation` event): the status line
+    # names it, the lobby's invitations list it, marked new; Accept opens the tournament.
+    notice = by_testid(bo_page, "invitation-notice")
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("Friday cup")
     expect(notice).to_contain_text(ana.name)
+    invited = by_testid(bo_page, "challenges").locator(
+        f'[data-testid="tournament-invitation"][data-tournament-id="{tournament_id}"]'
+    )
+    expect(invited).to_have_class(re.compile(r"\bfresh\b"))
     pages.shot(bo_page, "invited")
-    notice.locator('[data-testid="tournament-accept"]').click()
+    invited.locator('[data-testid="tournament-accept"]').click()
     bo_page.wait_for_url(re.compile(f"#/tournaments/{tournament_id}$"))
     expect(by_testid(bo_page, "tournament-my-invitation")).to_have_count(0)
 
@@ -249,9 +253,9 @@ def test_a_declined_invitation_leaves_and_the_organizer_cancels(
     assert not any(found.values()), found
     pages.shot(eda_page, "draft-tr")
 
-    notice = by_testid(fin_page, "tournament-notice")
+    notice = by_testid(fin_page, "invitation-notice")
     expect(notice).to_be_visible()
-    notice.locator('[data-testid="tournament-decline"]').click()
+    by_testid(fin_page, "tournament-invitation").locator('[data-testid="tournament-decline"]').click()
     expect(notice).to_be_hidden()
     expect(by_testid(fin_page, "tournament-invitation")).to_have_count(0)
     # The organizer's page: fin left it, and a start is refused (a table needs two).

@@ -3,8 +3,8 @@
  * #/lobby: the open matches to join (first, so a phone shows them above the form), create a
  * match (seats, deals, bots or open seats, a named rule set or every option, spectators), my
  * matches, and the matches being played (watch). It refreshes when
- * the player's own event stream (/me/events) says a match started or finished; a tournament
- * invitation on it shows a notice (tournaments.js).
+ * the player's own event stream (/me/events) says a match started or finished. Above them, the
+ * player's invitations to answer, to private tables and to tournaments (invitations.js).
  */
 
 import * as api from "../api.js";
@@ -14,9 +14,9 @@ import { LiveStream } from "../live.js";
 import { onMyEvent } from "../my-events.js";
 import { quickPlayPanel } from "./quickplay.js";
 import { botName, currentPlayer, showError, shortTime, tableNames } from "../ui.js";
-import { challengesPanel, privateChoice } from "./private.js";
+import { invitationsPanel } from "./invitations.js";
+import { privateChoice } from "./private.js";
 import { loadRules, rulesPicker } from "./rules-picker.js";
-import { tournamentNotice } from "./tournaments.js";
 
 /**
  * @param {api.Match} match
@@ -40,7 +40,7 @@ export async function lobbyView(root) {
         player ? api.matches({ player: player.id, limit: 30 }) : Promise.resolve(null),
       ]);
       const seatedIn = new Set((mine?.results ?? []).map((m) => m.id));
-      // A private table is never the lobby's: the invitations (private.js) list it.
+      // A private table is never the lobby's: the invitations (invitations.js) list it.
       open.results = open.results.filter((m) => !m.private);
       fill(
         openList,
@@ -131,16 +131,17 @@ export async function lobbyView(root) {
 
   const form = player ? await createForm() : h("p", { class: "card-panel" }, t("lobby.signIn"),
     " ", h("a", { href: "#/login" }, t("nav.login")));
-  const challenges = player ? challengesPanel(player) : null;
-  const invitedTo = player ? tournamentNotice() : null;
+  const invitations = player
+    ? invitationsPanel(player, { matches: true, tournaments: true, title: t("private.challenges"),
+      empty: t("private.noChallenges"), testid: "challenges" })
+    : null;
 
   const quick = player ? await quickPlayPanel() : null;
   root.append(
     h("h1", { class: "visually-hidden" }, t("nav.lobby")),
     h("div", { class: "lobby" },
       quick?.element,
-      invitedTo?.element,
-      challenges?.element,
+      invitations?.element,
       h("section", { class: "card-panel lobby-open" },
         h("div", { class: "row" }, h("h2", { class: "grow" }, t("lobby.open")),
           h("button", { type: "button", testid: "lobby-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
@@ -165,8 +166,7 @@ export async function lobbyView(root) {
   });
   const unlisten = player
     ? onMyEvent((name, data) => {
-      challenges?.onEvent(name, data);
-      invitedTo?.onEvent(name, data);
+      invitations?.onEvent(name, data);
       if (["match_started", "match_finished", "match_cancelled", "resync"].includes(name)) refresh();
     })
     : null;

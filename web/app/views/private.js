@@ -4,9 +4,7 @@
  * - `inviteePicker`: people to invite, found by player search (GET /players?search=…), for the
  *   new-match form and the new-tournament form;
  * - `privateChoice`: the new-match form's "Private table" choice, with people to invite;
- * - `challengesPanel`: the lobby's list of the player's pending invitations (GET
- *   /matches?invited=true) with Accept and Decline, and a notice when a `challenge` arrives on
- *   their own event stream (/me/events, the lobby's: it hands the panel each event);
+ * - the invitations to answer are listed by `invitationsPanel` (invitations.js);
  * - `privatePanel`: a waiting private table's join link (its creator's only) and invitations;
  * - `joinView`: #/join/<id>/<code>, a join link: it seats the person, after sign-in if need be.
  */
@@ -14,7 +12,7 @@
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { currentPlayer, hideError, seatName, showError, shortTime } from "../ui.js";
+import { currentPlayer, hideError, showError } from "../ui.js";
 import { playerSearch } from "./players.js";
 
 /** Where a sign-in returns to (a join link opened while signed out). */
@@ -34,15 +32,6 @@ export function afterSignIn() {
  */
 export function joinLink(id, code) {
   return `${location.origin}${location.pathname}#/join/${id}/${encodeURIComponent(code)}`;
-}
-
-/**
- * The first person seated (the one who invites), for "… invites you".
- * @param {api.Match} match
- */
-function host(match) {
-  const seat = match.seats.find((s) => s.player && !s.player.is_bot);
-  return seat ? seatName(seat) : "";
 }
 
 /**
@@ -122,96 +111,6 @@ export function privateChoice(seats, spectators) {
     element,
     body: () => (box.checked ? { private: true, invite: picker.picked().map((p) => p.username) } : {}),
   };
-}
-
-/**
- * The lobby's invitations: the player's pending challenges with Accept and Decline, refreshed
- * and announced (a notice) when their event stream says they were challenged (`onEvent`: each
- * event of the page's /me/events stream).
- * @param {api.Player} player
- * @returns {{ element: HTMLElement, onEvent: (name: string, data: any) => void }}
- */
-export function challengesPanel(player) {
-  const list = h("ul", { class: "list", testid: "challenges" });
-  const notice = h("div", { class: "notice challenge-notice", testid: "challenge-notice", role: "status", hidden: true });
-
-  /** @param {api.Match} match */
-  function buttons(match) {
-    return [
-      h("button", { type: "button", class: "primary", testid: "challenge-accept",
-        onclick: () => answer(api.acceptInvitation, match.id, true) }, t("private.accept")),
-      h("button", { type: "button", testid: "challenge-decline",
-        onclick: () => answer(api.declineInvitation, match.id, false) }, t("private.decline")),
-    ];
-  }
-
-  /** @param {api.Match} match */
-  function mine(match) {
-    return match.invitations.find((i) => i.player.id === player.id);
-  }
-
-  async function refresh() {
-    try {
-      const pending = (await api.challenges()).results;
-      fill(list,
-        pending.length === 0 ? h("li", { class: "empty" }, t("private.noChallenges")) : null,
-        pending.map((m) => {
-          const until = mine(m)?.expires_at;
-          return h("li", { testid: "challenge", "data-match-id": m.id },
-            h("span", { class: "grow" }, t("private.challengeFrom", { name: host(m), n: m.seats.length }),
-              " · ", t("lobby.dealsOf", { n: m.deals_total }),
-              until ? ` · ${t("private.until", { time: shortTime(until) })}` : ""),
-            buttons(m));
-        }));
-    } catch (error) {
-      showError(error);
-    }
-  }
-
-  /**
-   * @param {(id: string) => Promise<api.Match>} call
-   * @param {string} id
-   * @param {boolean} seat whether it seats the caller (Accept): then the table opens
-   */
-  async function answer(call, id, seat) {
-    try {
-      const match = await call(id);
-      if (notice.dataset.matchId === id) notice.hidden = true;
-      if (seat) {
-        location.hash = `#/match/${match.id}`;
-        return;
-      }
-    } catch (error) {
-      showError(error);
-    }
-    refresh();
-  }
-
-  /** @param {string} id a match that has just challenged the player */
-  async function announce(id) {
-    try {
-      const match = await api.match(id);
-      notice.dataset.matchId = id;
-      fill(notice, h("span", { class: "grow" }, t("private.notice", { name: host(match) })), buttons(match));
-      notice.hidden = false;
-    } catch {
-      // Gone already (cancelled): the list says what is left.
-    }
-  }
-
-  /**
-   * @param {string} name
-   * @param {any} data
-   */
-  function onEvent(name, data) {
-    if (name === "challenge" && data?.match) announce(String(data.match));
-    if (name === "challenge" || name === "resync") refresh();
-  }
-
-  refresh();
-  const element = h("section", { class: "card-panel challenges" },
-    notice, h("h2", {}, t("private.challenges")), list);
-  return { element, onEvent };
 }
 
 /**

@@ -1,7 +1,6 @@
 // @ts-check
 /**
- * #/tournaments: the player's invitations (Accept, Decline; a notice when a
- * `tournament_invitation` arrives on their own event stream, /me/events), a form to create one
+ * #/tournaments: the player's invitations (invitations.js), a form to create one
  * (format, table size, a named rule set of GET /rules/presets, deals, rounds, turn clock, people
  * invited by player search) and the list.
  * #/tournaments/<id>: a tournament's entrants (who accepted, who has not answered yet), the
@@ -17,6 +16,7 @@ import { h, fill, select } from "../dom.js";
 import { t } from "../i18n.js";
 import { onMyEvent } from "../my-events.js";
 import { currentPlayer, hideError, playerName, showError, shortTime } from "../ui.js";
+import { invitationsPanel, tournamentAnswerButtons } from "./invitations.js";
 import { inviteePicker } from "./private.js";
 import { loadRules, presetName, rulesPicker } from "./rules-picker.js";
 
@@ -30,83 +30,15 @@ const EVENTS = ["ready", "tournament_invitation", "tournament_answered", "tourna
   "match_finished", "resync"];
 const FORMATS = /** @type {const} */ (["swiss", "round_robin", "duplicate"]);
 
-/**
- * Accept and Decline of the caller's invitation to `tournament`; `done(accepted)` after the answer.
- * @param {string} id
- * @param {(accepted: boolean) => void} done
- */
-function answerButtons(id, done) {
-  /**
-   * @param {(id: string) => Promise<api.Tournament>} call
-   * @param {boolean} accepted
-   */
-  const answer = async (call, accepted) => {
-    try {
-      await call(id);
-      hideError();
-      done(accepted);
-    } catch (error) {
-      showError(error);
-    }
-  };
-  return [
-    h("button", { type: "button", class: "primary", testid: "tournament-accept",
-      onclick: () => answer(api.acceptTournament, true) }, t("private.accept")),
-    h("button", { type: "button", testid: "tournament-decline",
-      onclick: () => answer(api.declineTournament, false) }, t("private.decline")),
-  ];
-}
-
-/**
- * A notice of a new tournament invitation with Accept and Decline, shown when the player's
- * event stream brings `tournament_invitation` (`onEvent`: each event of the page's /me/events
- * stream); for the tournaments page and the lobby.
- * @param {(id: string, accepted: boolean) => void} [answered] after an answer; by default an
- *   acceptance opens the tournament and a decline hides the notice
- * @returns {{ element: HTMLElement, onEvent: (name: string, data: any) => void, hide: (id: string) => void }}
- */
-export function tournamentNotice(answered) {
-  const element = h("div", { class: "notice challenge-notice", testid: "tournament-notice", role: "status",
-    hidden: true });
-  /** @param {string} id */
-  const hide = (id) => {
-    if (element.dataset.tournamentId === id) element.hidden = true;
-  };
-  const done = answered ?? ((id, accepted) => {
-    hide(id);
-    if (accepted) location.hash = `#/tournaments/${id}`;
-  });
-
-  /** @param {string} id a tournament the player has just been invited to */
-  async function announce(id) {
-    try {
-      const tournament = await api.tournament(id);
-      element.dataset.tournamentId = id;
-      fill(element, h("span", { class: "grow" },
-        t("tournaments.notice", { name: tournament.name, by: playerName(tournament.organizer) })),
-      answerButtons(id, (accepted) => done(id, accepted)));
-      element.hidden = false;
-    } catch {
-      // Gone already: the invitations list says what is left.
-    }
-  }
-
-  return {
-    element,
-    hide,
-    onEvent: (name, data) => {
-      if (name === "tournament_invitation" && data?.tournament) announce(String(data.tournament));
-    },
-  };
-}
-
 /** @param {HTMLElement} root */
 export async function tournamentsView(root) {
   const player = await currentPlayer();
   const list = h("ul", { class: "list", testid: "tournament-list" });
   const more = /** @type {HTMLButtonElement} */ (h("button", { type: "button", hidden: true }, t("tournaments.more")));
-  const invitations = h("ul", { class: "list", testid: "tournament-invitations" });
-  const notice = tournamentNotice((id, accepted) => settled(id, accepted));
+  const invitations = player
+    ? invitationsPanel(player, { matches: false, tournaments: true, title: t("tournaments.invitations"),
+      empty: t("tournaments.noInvitations"), testid: "tournament-invitations" })
+    : null;
   /** @type {string | null} */ let next = null;
 
   /** @param {api.Tournament[]} rows */
@@ -117,38 +49,17 @@ export async function tournamentsView(root) {
       h("span", {}, `${t(`format.${row.format}`)} · ${t("boards.seatsN", { n: row.table_size })} · ${shortTime(row.created_at)}`)));
   }
 
-  /** The first page again (the list and the invitations): what changed shows. */
+  /** The first page of the list again: what changed shows. */
   async function refresh() {
     try {
-      const [page, invited] = await Promise.all([
-        api.tournaments({}),
-        player ? api.tournamentInvitations() : Promise.resolve(null),
-      ]);
+      const page = await api.tournaments({});
       fill(list, page.results.length === 0 ? h("li", { class: "empty" }, t("tournaments.empty")) : null,
         rowsOf(page.results));
       next = page.next;
       more.hidden = !next;
-      if (invited) {
-        fill(invitations,
-          invited.results.length === 0 ? h("li", { class: "empty" }, t("tournaments.noInvitations")) : null,
-          invited.results.map((row) => h("li", { testid: "tournament-invitation", "data-tournament-id": row.id },
-            h("a", { class: "grow", href: `#/tournaments/${row.id}` },
-              t("tournaments.invitedBy", { name: row.name, by: playerName(row.organizer) })),
-            answerButtons(row.id, (accepted) => settled(row.id, accepted)))));
-      }
     } catch (error) {
       showError(error);
     }
-  }
-
-  /**
-   * @param {string} id
-   * @param {boolean} accepted
-   */
-  function settled(id, accepted) {
-    notice.hide(id);
-    if (accepted) location.hash = `#/tournaments/${id}`;
-    else refresh();
   }
 
   more.addEventListener("click", async () => {
@@ -166,7 +77,7 @@ export async function tournamentsView(root) {
 
   const form = player ? await createForm(player) : null;
   root.append(h("div", { class: "tournaments" },
-    player ? h("section", { class: "card-panel" }, notice.element, h("h2", {}, t("tournaments.invitations")), invitations) : null,
+    invitations?.element,
     h("section", { class: "card-panel" },
       h("div", { class: "row" }, h("h1", { class: "grow" }, t("tournaments.title")),
         h("button", { type: "button", testid: "tournaments-refresh", onclick: () => refresh() }, t("lobby.refresh"))),
@@ -175,7 +86,7 @@ export async function tournamentsView(root) {
   await refresh();
   const unlisten = player
     ? onMyEvent((name, data) => {
-        notice.onEvent(name, data);
+        invitations?.onEvent(name, data);
         if (name !== "ready" && EVENTS.includes(name)) refresh();
       })
     : null;
@@ -331,7 +242,7 @@ export async function tournamentView(root, id) {
     const invited = draft && me && pending.has(me)
       ? h("div", { class: "notice challenge-notice", testid: "tournament-my-invitation", role: "status" },
           h("span", { class: "grow" }, t("tournaments.invitedHere", { by: playerName(tournament.organizer) })),
-          answerButtons(id, (accepted) => (accepted ? redraw() : (location.hash = "#/tournaments"))))
+          tournamentAnswerButtons(id, (accepted) => (accepted ? redraw() : (location.hash = "#/tournaments"))))
       : null;
 
     const controls = organizer && (draft || tournament.status === "running")
