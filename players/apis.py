@@ -52,11 +52,13 @@ from .services import (
     api_token_revoke,
     api_token_revoke_by_id,
     api_token_rotate,
+    api_tokens_revoke_others,
     player_delete,
     player_display_name_change,
     player_password_change,
     player_register,
     player_token,
+    request_device,
 )
 from .throttles import UsernameRateThrottle
 
@@ -123,7 +125,9 @@ class RegisterApi(APIView):
     def post(self, request: Request) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        player, token = player_register(**body.validated_data)
+        player, token = player_register(
+            **body.validated_data, device=request_device(request._request)
+        )
         out = {
             "id": str(player.id),
             "username": player.username,
@@ -258,6 +262,10 @@ class TokenListApi(APIView):
             help_text="Its last authenticated request, to the minute (TOKEN_TOUCH_SECONDS)."
         )
         current = serializers.BooleanField(help_text="The token that made this call.")
+        device = serializers.CharField(
+            help_text="What it was handed to, read from its login's User-Agent (\"Firefox ·"
+            ' Windows", "curl"); empty when that named nothing known.'
+        )
 
     @schema.auth_tokens_list
     @extend_schema(
@@ -288,6 +296,32 @@ class TokenRevokeApi(APIView):
         body_fields_check(request.data)
         api_token_revoke_by_id(user_id=request.auth.user_id, token_id=token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenRevokeOthersApi(APIView):
+    """`POST /auth/tokens/revoke-others`: every token of the caller's but the caller's own
+    stops working ("sign out everywhere else")."""
+
+    throttle_scope = "account"
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "TokensRevoked"
+
+        revoked = serializers.IntegerField(help_text="How many tokens were revoked (0 or more).")
+
+    @schema.auth_tokens_revoke_others
+    @extend_schema(
+        request=None,
+        responses={
+            200: OutputSerializer,
+            **error_responses("invalid", "not_authenticated", "throttled"),
+        },
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        body_fields_check(request.data)
+        revoked = api_tokens_revoke_others(token=request.auth)
+        return Response(self.OutputSerializer({"revoked": revoked}).data)
 
 
 class AccountDeleteApi(APIView):

@@ -124,6 +124,9 @@ def token_public_id(digest: str) -> uuid.UUID:
     return uuid.UUID(bytes=hashlib.sha256(f"token-id:{digest}".encode()).digest()[:16], version=4)
 
 
+DEVICE_MAX = 80
+
+
 class ApiToken(models.Model):
     """An API token of a user, kept as the SHA-256 of its key: the key itself is shown once
     (register, token, rotate) and stored nowhere, so a copy of the database holds no usable
@@ -139,6 +142,13 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(
         help_text="Refreshed at most once a minute (TOKEN_TOUCH_SECONDS) by authenticated requests."
+    )
+    device = models.CharField(
+        max_length=DEVICE_MAX,
+        blank=True,
+        default="",
+        help_text="What the token was handed to, read from its login's User-Agent (\"Firefox ·"
+        ' Windows"); empty when that said nothing known. A rotation keeps it.',
     )
 
     class Meta:

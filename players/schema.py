@@ -159,6 +159,17 @@ auth_tokens_revoke = extend_schema(
 )
 
 
+auth_tokens_revoke_others = extend_schema(
+    operation_id="auth_tokens_revoke_others",
+    summary="Revoke every token of the caller's but its own",
+    description=(
+        'Throttled per user. "Sign out everywhere else": each other token of the player stops '
+        "working at once, with its streams, sockets and tickets; the caller's stays. Answers how "
+        "many were revoked."
+    ),
+)
+
+
 auth_account_delete = extend_schema(
     operation_id="auth_account_delete",
     summary="Delete the caller's account",

@@ -49,6 +49,7 @@ class TokenRow:
     created_at: datetime
     last_used: datetime
     current: bool
+    device: str
 
 
 def api_tokens_list(*, user_id: int, current_digest: str) -> list[TokenRow]:
@@ -58,9 +59,10 @@ def api_tokens_list(*, user_id: int, current_digest: str) -> list[TokenRow]:
     rows = ApiToken.objects.filter(user_id=user_id, last_used__gt=idle_before).order_by(
         "-last_used", "-created_at"
     )
+    fields = ("digest", "created_at", "last_used", "device")
     return [
-        TokenRow(token_public_id(digest), created_at, last_used, current=digest == current_digest)
-        for digest, created_at, last_used in rows.values_list("digest", "created_at", "last_used")
+        TokenRow(token_public_id(digest), created, used, digest == current_digest, device)
+        for digest, created, used, device in rows.values_list(*fields)
     ]
 
 

@@ -12,6 +12,11 @@ urlpatterns = [
     path("auth/stream-ticket", StreamTicketApi.as_view(), name="auth-stream-ticket"),
     path("auth/password", apis.PasswordChangeApi.as_view(), name="auth-password"),
     path("auth/tokens", apis.TokenListApi.as_view(), name="auth-tokens"),
+    path(
+        "auth/tokens/revoke-others",
+        apis.TokenRevokeOthersApi.as_view(),
+        name="auth-tokens-revoke-others",
+    ),
     path("auth/account/delete", apis.AccountDeleteApi.as_view(), name="auth-account-delete"),
     path(
         "auth/tokens/<uuid:token_id>/revoke",

@@ -8,6 +8,7 @@ from .accounts import (
     api_token_revoke,
     api_token_revoke_by_id,
     api_token_rotate,
+    api_tokens_revoke_others,
     bot_player_get_or_create,
     display_name_check,
     plain_text_check,
@@ -15,6 +16,7 @@ from .accounts import (
     player_password_change,
     player_register,
     player_token,
+    request_device,
     username_check,
 )
 from .deletion import player_delete
@@ -35,6 +37,7 @@ __all__ = [
     "api_token_revoke",
     "api_token_revoke_by_id",
     "api_token_rotate",
+    "api_tokens_revoke_others",
     "bot_player_get_or_create",
     "display_name_check",
     "plain_text_check",
@@ -47,5 +50,6 @@ __all__ = [
     "player_register",
     "player_standings_settle",
     "player_token",
+    "request_device",
     "username_check",
 ]

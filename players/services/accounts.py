@@ -18,10 +18,18 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
+from ua_parser import parse as user_agent_parse
 
 from pisyedili_api.errors import ApplicationError, invalid
 
-from ..models import ApiToken, Player, token_digest, token_new_key, token_public_id
+from ..models import (
+    DEVICE_MAX,
+    ApiToken,
+    Player,
+    token_digest,
+    token_new_key,
+    token_public_id,
+)
 from ..receivers import tokens_kept
 
 DISPLAY_NAME_MAX = 40
@@ -77,12 +85,34 @@ def plain_text_check(field: str, text: str, refusal: str) -> None:
             raise invalid(field, _(refusal) % {"code": ord(char)})
 
 
+def device_label(user_agent: str) -> str:
+    """A session's device as a person reads it, from a login's User-Agent header: the browser
+    and the system, names in any language ("Chrome · Linux", "Mobile Safari · iOS", "curl");
+    empty when the header names nothing known. Parsed by ua-parser (the uap-core regexes); only
+    the label is kept, never the header."""
+    found = user_agent_parse(user_agent[:1000]) if user_agent else None
+    if found is None:
+        return ""
+    known = [
+        part.family
+        for part in (found.user_agent, found.os)
+        if part is not None and part.family and part.family != "Other"
+    ]
+    return " · ".join(known)[:DEVICE_MAX]
+
+
+def request_device(request: HttpRequest) -> str:
+    """The device label of `request`'s User-Agent (device_label)."""
+    return device_label(request.META.get("HTTP_USER_AGENT", ""))
+
+
 def player_register(
-    *, username: str, password: str, display_name: str | None = None
+    *, username: str, password: str, display_name: str | None = None, device: str = ""
 ) -> tuple[Player, str]:
-    """Create the auth user, its player and a token; return the player and the token's key
-    (shown this once). A reserved or taken username (in any letter case), a password the
-    validators refuse (AUTH_PASSWORD_VALIDATORS) or a bad display name is 400 `invalid`."""
+    """Create the auth user, its player and a token (made for `device`, a device_label);
+    return the player and the token's key (shown this once). A reserved or taken username (in
+    any letter case), a password the validators refuse (AUTH_PASSWORD_VALIDATORS) or a bad
+    display name is 400 `invalid`."""
     User = get_user_model()
     username_check(username)
     display_name = display_name if display_name is not None else username[:DISPLAY_NAME_MAX]
@@ -95,7 +125,7 @@ def player_register(
         with transaction.atomic():
             user = User.objects.create_user(username=username, password=password)
             player = Player.objects.create(user=user, username=username, display_name=display_name)
-            key = api_token_create(user_id=user.pk)
+            key = api_token_create(user_id=user.pk, device=device)
     except IntegrityError:
         # A registration of the same name (in any case) committed between the check and here:
         # the name is taken now. Any other integrity error is a bug, a logged 500.
@@ -149,17 +179,20 @@ def player_token(*, request: HttpRequest, username: str, password: str) -> str:
     # What django.contrib.auth.login announces: axes forgets the failures, Django stamps
     # last_login. No session is made: the API is token-only.
     user_logged_in.send(sender=user.__class__, request=request, user=user)
-    return api_token_create(user_id=user.pk)
+    return api_token_create(user_id=user.pk, device=request_device(request))
 
 
-def api_token_create(*, user_id: int) -> str:
-    """A new token of the user `user_id`; return its key (stored only as its digest). Each
+def api_token_create(*, user_id: int, device: str = "") -> str:
+    """A new token of the user `user_id`, handed to `device` (a device_label); return its key
+    (stored only as its digest). Each
     login makes one, so a user keeps at most TOKEN_MAX_PER_USER, the most recently used: older
     ones and idle-expired ones are deleted here."""
     key = token_new_key()
     now = timezone.now()
     with transaction.atomic():
-        ApiToken.objects.create(digest=token_digest(key), user_id=user_id, last_used=now)
+        ApiToken.objects.create(
+            digest=token_digest(key), user_id=user_id, last_used=now, device=device
+        )
         newest = ApiToken.objects.filter(user_id=user_id).order_by("-last_used", "-created_at")
         idle_before = now - timedelta(seconds=settings.TOKEN_IDLE_SECONDS)
         ApiToken.objects.filter(user_id=user_id).filter(
@@ -175,13 +208,15 @@ def api_token_revoke(*, token: ApiToken) -> None:
 
 
 def api_token_rotate(*, token: ApiToken) -> str:
-    """Replace the token by a new one of the same user; return the new key. The old key stops
-    working at once; a token revoked meanwhile (two rotations at once) is 401."""
+    """Replace the token by a new one of the same user and device; return the new key. The old
+    key stops working at once; a token revoked meanwhile (two rotations at once) is 401."""
+    row = ApiToken.objects.filter(digest=token.digest)
     with transaction.atomic():
-        deleted = ApiToken.objects.filter(digest=token.digest).delete()[0]
+        device = row.values_list("device", flat=True).first()
+        deleted = row.delete()[0]
         if not deleted:
             raise ApplicationError("not_authenticated", "Invalid token.")
-        return api_token_create(user_id=token.user_id)
+        return api_token_create(user_id=token.user_id, device=device or "")
 
 
 def _password_check(request: HttpRequest, user: Any, password: str, *, field: str) -> None:
@@ -237,6 +272,13 @@ def api_token_revoke_by_id(*, user_id: int, token_id: Any) -> None:
             ApiToken.objects.filter(digest=digest).delete()
             return
     raise ApplicationError("not_found", "No such token.")
+
+
+def api_tokens_revoke_others(*, token: ApiToken) -> int:
+    """Revoke every token of `token`'s user but `token` (each ends its streams, as any
+    revocation); return how many went."""
+    others = ApiToken.objects.filter(user_id=token.user_id).exclude(digest=token.digest)
+    return others.delete()[1].get(ApiToken._meta.label, 0)
 
 
 def bot_player_get_or_create(*, strategy: str, ordinal: int) -> Player:

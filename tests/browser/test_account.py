@@ -1,6 +1,7 @@
 """The player search and the account page in Chromium, by clicks and typing only, in English
 and in Turkish: a person found by the start of a name in another letter case and without its
-accents; the sessions list, another session signed out, the password changed (every other
+accents; the sessions list (each with its device), another session signed out, every other
+session signed out at once, the password changed (every other
 session signed out, the new password good), signing out from the list; and the account
 deleted (a tick, the password, a second click), its match under way resigned."""
 
@@ -23,6 +24,7 @@ WORDS = {
     "en": {
         "changed": "Password changed",
         "this": "This device",
+        "others": "2 other sessions signed out",
         "none": "Nobody",
         "wrong": "Wrong password.",
         "deleted": "Deleted player",
@@ -30,6 +32,7 @@ WORDS = {
     "tr": {
         "changed": "Parola değişti",
         "this": "Bu cihaz",
+        "others": "2 başka oturum kapatıldı",
         "none": "kimse yok",
         "wrong": "Parola yanlış.",
         "deleted": "Silinmiş oyuncu",
@@ -37,8 +40,17 @@ WORDS = {
 }
 
 
-def login(base: str, name: str, password: str = PASSWORD) -> httpx.Response:
-    return http.post(f"{base}/api/v1/auth/token", json={"username": name, "password": password})
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15"
+    " (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+)
+
+
+def login(base: str, name: str, password: str = PASSWORD, agent: str = "") -> httpx.Response:
+    headers = {"User-Agent": agent} if agent else {}
+    return http.post(
+        f"{base}/api/v1/auth/token", json={"username": name, "password": password}, headers=headers
+    )
 
 
 def me(base: str, token: str) -> int:
@@ -83,18 +95,30 @@ def test_sessions_and_the_password_on_the_account_page(
     name = f"acct{lang}{Person(web_client).name[-8:]}"
     page = pages.new(1280, locale=LOCALES[lang])
     sign_up(page, web_client, name)
-    phone = login(web_client, name).json()["token"]  # a second device
+    phone = login(web_client, name, agent=IPHONE).json()["token"]  # a second device
     by_testid(page, "whoami").click()
     rows = by_testid(page, "session-row")
     expect(rows).to_have_count(2)
     current = page.locator('[data-testid="session-row"][data-current="true"]')
+    other = page.locator('[data-testid="session-row"][data-current="false"]')
     expect(current.locator('[data-testid="session-current"]')).to_have_text(WORDS[lang]["this"])
+    # Each session names its device, read from its login's User-Agent.
+    expect(current.locator('[data-testid="session-device"]')).to_contain_text("Chrome · Linux")
+    expect(other.locator('[data-testid="session-device"]')).to_have_text("Mobile Safari · iOS")
     # The other device signed out from here.
-    page.locator('[data-testid="session-row"][data-current="false"]').locator(
-        '[data-testid="session-revoke"]'
-    ).click()
+    other.locator('[data-testid="session-revoke"]').click()
     expect(rows).to_have_count(1)
     assert me(web_client, phone) == 401
+    expect(by_testid(page, "sessions-revoke-others")).to_be_hidden()  # no other to sign out
+    # Two more devices, then every other session signed out at once; this one stays.
+    others = [login(web_client, name).json()["token"] for _ in range(2)]
+    page.reload()
+    expect(rows).to_have_count(3)
+    by_testid(page, "sessions-revoke-others").click()
+    expect(by_testid(page, "account-notice")).to_contain_text(WORDS[lang]["others"])
+    expect(rows).to_have_count(1)
+    expect(by_testid(page, "sessions-revoke-others")).to_be_hidden()
+    assert [me(web_client, token) for token in others] == [401, 401]
     # A third device, then the password changed: that device is signed out, this one stays.
     tablet = login(web_client, name).json()["token"]
     by_testid(page, "account-old-password").fill(PASSWORD)

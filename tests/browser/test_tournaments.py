@@ -255,7 +255,9 @@ def test_a_declined_invitation_leaves_and_the_organizer_cancels(
 
     notice = by_testid(fin_page, "invitation-notice")
     expect(notice).to_be_visible()
-    by_testid(fin_page, "tournament-invitation").locator('[data-testid="tournament-decline"]').click()
+    by_testid(fin_page, "tournament-invitation").locator(
+        '[data-testid="tournament-decline"]'
+    ).click()
     expect(notice).to_be_hidden()
     expect(by_testid(fin_page, "tournament-invitation")).to_have_count(0)
     # The organizer's page: fin left it, and a start is refused (a table needs two).

@@ -1,7 +1,8 @@
 """The account routes end what they revoke, on two real uvicorn processes: a password change
 through the API (on one process) ends within two seconds every stream and socket of the
 player's other tokens (on the other), by header or by ticket, each with `close` (`revoked`),
-while the caller's own stream goes on; revoking one token by its id ends that token's only;
+while the caller's own stream goes on, and so does signing out everywhere else; revoking one
+token by its id ends that token's only;
 deleting the account ends every stream of every token."""
 
 from __future__ import annotations
@@ -81,6 +82,24 @@ def test_revoking_one_token_by_id_ends_its_streams_only(live: Any) -> None:
     assert caller.post(one, f"/api/v1/auth/tokens/{other_id}/revoke").status_code == 204
     for item in theirs:
         _closed_revoked(item, started)
+    assert mine.next(timeout=3, heartbeats=True) == ": heartbeat"
+
+
+def test_signing_out_everywhere_else_ends_the_other_tokens_streams_not_the_callers(
+    live: Any,
+) -> None:
+    one, two = live.bases
+    caller = Player(one)
+    other = _login(one, caller)
+    theirs = _opened(other, live.bases)
+    mine = caller.stream(two, "/api/v1/me/events")
+    _first(mine.next(timeout=10))
+    started = time.monotonic()
+    response = caller.post(one, "/api/v1/auth/tokens/revoke-others", {})
+    assert response.status_code == 200 and response.json() == {"revoked": 1}, response.text
+    for item in theirs:
+        _closed_revoked(item, started)
+    assert other.get(two, "/api/v1/me/events").status_code == 401
     assert mine.next(timeout=3, heartbeats=True) == ": heartbeat"
 
 

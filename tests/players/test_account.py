@@ -129,7 +129,7 @@ def test_the_token_list_names_ids_times_and_the_current_one_never_a_secret(accou
     assert response.status_code == 200
     rows = response.json()
     assert len(rows) == 3
-    assert all(set(row) == {"id", "created_at", "last_used", "current"} for row in rows)
+    assert all(set(row) == {"id", "created_at", "last_used", "current", "device"} for row in rows)
     assert [row["current"] for row in rows].count(True) == 1
     raw = response.content.decode()
     for key in (one, two, three):
@@ -166,6 +166,75 @@ def test_revoking_one_token_by_its_id(account):
     assert client(one).get("/api/v1/players/me").status_code == 401
 
 
+CHROME_LINUX = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko)"
+    " Chrome/156.0.0.0 Safari/537.36"
+)
+SAFARI_IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15"
+    " (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+)
+
+
+def test_each_session_names_the_device_its_login_came_from_and_a_rotation_keeps_it():
+    registered = APIClient().post(
+        "/api/v1/auth/register",
+        {"username": "cem", "password": PASSWORD},
+        format="json",
+        HTTP_USER_AGENT=CHROME_LINUX,
+    )
+    phone = APIClient().post(
+        "/api/v1/auth/token",
+        {"username": "cem", "password": PASSWORD},
+        format="json",
+        HTTP_USER_AGENT=SAFARI_IPHONE,
+    )
+    script = APIClient().post(
+        "/api/v1/auth/token",
+        {"username": "cem", "password": PASSWORD},
+        format="json",
+        HTTP_USER_AGENT="curl/8.5.0",
+    )
+    bare = login("cem")  # no User-Agent at all
+    keys = [r.json()["token"] for r in (registered, phone, script, bare)]
+    rotated = client(keys[1]).post("/api/v1/auth/token/rotate").json()["token"]
+    rows = client(keys[0]).get("/api/v1/auth/tokens").json()
+    assert sorted(row["device"] for row in rows) == sorted(
+        ["Chrome · Linux", "Mobile Safari · iOS", "curl", ""]
+    )
+    (current,) = [row for row in rows if row["current"]]
+    assert current["device"] == "Chrome · Linux"
+    (phone_row,) = [r for r in client(rotated).get("/api/v1/auth/tokens").json() if r["current"]]
+    assert phone_row["device"] == "Mobile Safari · iOS"
+    # Only the label is kept, never the header.
+    assert not ApiToken.objects.filter(device__contains="Mozilla").exists()
+
+
+def test_signing_out_everywhere_else_revokes_every_other_token_and_keeps_the_callers(account):
+    _, (one, two, three) = account
+    _, other = player_register(username="bo", password=PASSWORD)
+    response = client(two).post("/api/v1/auth/tokens/revoke-others", format="json")
+    assert response.status_code == 200 and response.json() == {"revoked": 2}
+    for revoked in (one, three):
+        r = client(revoked).get("/api/v1/players/me")
+        assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
+    rows = client(two).get("/api/v1/auth/tokens").json()
+    assert [row["current"] for row in rows] == [True]
+    assert client(other).get("/api/v1/players/me").status_code == 200
+    # Nothing left to revoke: 0, and the caller still signed in.
+    again = client(two).post("/api/v1/auth/tokens/revoke-others", format="json")
+    assert again.status_code == 200 and again.json() == {"revoked": 0}
+    assert client(two).get("/api/v1/players/me").status_code == 200
+
+
+def test_signing_out_everywhere_else_with_a_body_is_refused_and_changes_nothing(account):
+    username, (one, _, _) = account
+    before = snapshot(username)
+    r = client(one).post("/api/v1/auth/tokens/revoke-others", {"keep": "x"}, format="json")
+    assert r.status_code == 400 and "keep" in r.json()["detail"]
+    assert snapshot(username) == before
+
+
 def test_another_players_token_or_a_bad_id_or_a_body_is_refused_and_changes_nothing(account):
     username, (one, _, _) = account
     _, other = player_register(username="bo", password=PASSWORD)
@@ -188,6 +257,7 @@ def test_another_players_token_or_a_bad_id_or_a_body_is_refused_and_changes_noth
         ("post", "/api/v1/auth/password"),
         ("get", "/api/v1/auth/tokens"),
         ("post", "/api/v1/auth/tokens/8d1c2e3a-0000-4000-8000-000000000000/revoke"),
+        ("post", "/api/v1/auth/tokens/revoke-others"),
         ("patch", "/api/v1/players/me"),
     ],
 )

@@ -184,6 +184,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/tokens/revoke-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke every token of the caller's but its own
+         * @description Throttled per user. "Sign out everywhere else": each other token of the player stops working at once, with its streams, sockets and tickets; the caller's stays. Answers how many were revoked.
+         */
+        post: operations["auth_tokens_revoke_others"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bots": {
         parameters: {
             query?: never;
@@ -1161,6 +1181,8 @@ export interface components {
             last_used: string;
             /** @description The token that made this call. */
             current: boolean;
+            /** @description What it was handed to, read from its login's User-Agent ("Firefox · Windows", "curl"); empty when that named nothing known. */
+            device: string;
         };
         BoardRating: {
             seats: number | null;
@@ -2244,6 +2266,10 @@ export interface components {
         Token: {
             token: string;
         };
+        TokensRevoked: {
+            /** @description How many tokens were revoked (0 or more). */
+            revoked: number;
+        };
         Tournament: {
             /** Format: uuid */
             id: string;
@@ -2740,6 +2766,52 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auth_tokens_revoke_others: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokensRevoked"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_authenticated` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -187,6 +187,9 @@ export const changePassword = (body) => typed("POST", "/auth/password", { body }
 export const tokens = () => /** @type {Promise<Schemas["ApiTokenInfo"][]>} */ (typed("GET", "/auth/tokens"));
 /** @param {string} id */
 export const revokeToken = (id) => typed("POST", `/auth/tokens/${id}/revoke`);
+/** Every session of the caller's but this one signed out ("sign out everywhere else"). */
+export const revokeOtherTokens = () =>
+  /** @type {Promise<Schemas["TokensRevoked"]>} */ (typed("POST", "/auth/tokens/revoke-others"));
 /** @param {Schemas["AccountDeleteRequest"]} body */
 export const deleteAccount = (body) => typed("POST", "/auth/account/delete", { body });
 

@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * #/account (signed in): the display name others see (changed in place), change the password (every other session is signed out), the list of
- * one's sessions (tokens: when made, when last used, this one) with a button that signs any of
- * them out, notifications on this device (Web Push: push.js) turned on or off, and deleting the
+ * one's sessions (tokens: the device, when made, when last used, this one) with a button that
+ * signs any of them out and one that signs out every other, notifications on this device (Web Push: push.js) turned on or off, and deleting the
  * account (its password and a tick that says the person means it,
  * then a second button that does it).
  */
@@ -41,7 +41,9 @@ export async function accountView(root) {
   async function loadSessions() {
     try {
       const rows = await api.tokens();
+      othersButton.hidden = !rows.some((row) => !row.current);
       fill(sessions, rows.map((row) => h("tr", { testid: "session-row", "data-current": row.current ? "true" : "false" },
+        h("td", { testid: "session-device" }, row.device || t("account.unknownDevice")),
         h("td", {}, shortTime(row.created_at)),
         h("td", {}, shortTime(row.last_used)),
         h("td", {}, row.current ? h("strong", { testid: "session-current" }, t("account.thisDevice")) : ""),
@@ -69,6 +71,21 @@ export async function accountView(root) {
       return;
     }
     tell(t("account.revoked"));
+    await loadSessions();
+  }
+
+  const othersButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "sessions-revoke-others",
+    hidden: true, onclick: () => revokeOthers() }, t("account.revokeOthers")));
+
+  async function revokeOthers() {
+    notice.hidden = true;
+    try {
+      const { revoked } = await api.revokeOtherTokens();
+      hideError();
+      tell(revoked === 0 ? t("account.noOthers") : t("account.revokedOthers", { n: revoked }));
+    } catch (error) {
+      showError(error);
+    }
     await loadSessions();
   }
 
@@ -208,8 +225,10 @@ export async function accountView(root) {
     h("p", { class: "muted" }, t("account.sessionsIntro")),
     h("div", { class: "scroll" }, h("table", { class: "grid sessions" },
       h("thead", {}, h("tr", {},
-        h("th", {}, t("account.created")), h("th", {}, t("account.lastUsed")), h("th", {}, ""), h("th", {}, ""))),
+        h("th", {}, t("account.device")), h("th", {}, t("account.created")), h("th", {}, t("account.lastUsed")),
+        h("th", {}, ""), h("th", {}, ""))),
       sessions)),
+    h("div", { class: "row" }, othersButton),
     h("h2", {}, t("account.pushTitle")),
     h("p", {}, t("account.pushIntro")),
     pushStatus,
