@@ -24,6 +24,7 @@ from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
 from games.engine.errors import EngineError, IllegalMove, InvalidMove
@@ -125,6 +126,11 @@ def error_body(code: str, message: str | None = None, detail: Any = None) -> dic
     return body
 
 
+# The key DRF files a refusal of the whole body under (a list where an object belongs, a
+# check across fields): `detail` keeps it, the message does not name it.
+NO_FIELD = api_settings.NON_FIELD_ERRORS_KEY
+
+
 def _first_message(detail: Any) -> str | None:
     if isinstance(detail, str):
         return str(detail)
@@ -133,6 +139,8 @@ def _first_message(detail: Any) -> str | None:
     if isinstance(detail, dict) and detail:
         key, value = next(iter(detail.items()))
         inner = _first_message(value)
+        if key == NO_FIELD:  # the whole body, not one field: the message alone
+            return inner
         return f"{key}: {inner}" if inner else None
     return None
 
@@ -198,7 +206,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if code is None:
         code = "invalid" if exc.status_code == 400 else "server_error"
     if code == "invalid" and isinstance(exc, drf.ValidationError):
-        detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        detail = exc.detail if isinstance(exc.detail, dict) else {NO_FIELD: exc.detail}
         message = _first_message(detail) or ERROR_CODES["invalid"][1]
         return Response(error_body("invalid", message, detail), status=400, headers=headers)
     message = _first_message(exc.detail) or ERROR_CODES[code][1]

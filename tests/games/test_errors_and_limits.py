@@ -32,6 +32,15 @@ def test_wrong_method_is_json_405(api, make_player, client_for):
     assert_error(api.put("/api/v1/bots", {}, format="json"), 405, "method_not_allowed")
 
 
+@pytest.mark.parametrize("body", [[1, 2], "text", 7])
+def test_a_body_that_is_not_an_object_is_400_saying_so_without_a_field_name(api, body):
+    response = api.post("/api/v1/auth/register", body, format="json")
+    assert_error(response, 400, "invalid")
+    message = response.json()["message"]
+    assert message.startswith("Invalid data. Expected a dictionary"), message
+    assert "non_field_errors" in response.json()["detail"]  # DRF's key stays in `detail`
+
+
 def test_unhandled_exception_is_json_500(settings):
     settings.ROOT_URLCONF = "tests.urls_with_failure"
     client = Client(raise_request_exception=False)
