@@ -43,10 +43,10 @@ export async function accountView(root) {
       const rows = await api.tokens();
       othersButton.hidden = !rows.some((row) => !row.current);
       fill(sessions, rows.map((row) => h("tr", { testid: "session-row", "data-current": row.current ? "true" : "false" },
-        h("td", { testid: "session-device" }, row.device || t("account.unknownDevice")),
+        h("td", {}, h("span", { testid: "session-device" }, row.device || t("account.unknownDevice")),
+          row.current ? h("strong", { class: "session-here", testid: "session-current" }, t("account.thisDevice")) : null),
         h("td", {}, shortTime(row.created_at)),
         h("td", {}, shortTime(row.last_used)),
-        h("td", {}, row.current ? h("strong", { testid: "session-current" }, t("account.thisDevice")) : ""),
         h("td", {}, h("button", { type: "button", testid: "session-revoke", onclick: () => revoke(row.id, row.current) },
           row.current ? t("account.signOutHere") : t("account.revoke"))))));
     } catch (error) {
@@ -226,7 +226,7 @@ export async function accountView(root) {
     h("div", { class: "scroll" }, h("table", { class: "grid sessions" },
       h("thead", {}, h("tr", {},
         h("th", {}, t("account.device")), h("th", {}, t("account.created")), h("th", {}, t("account.lastUsed")),
-        h("th", {}, ""), h("th", {}, ""))),
+        h("th", {}, ""))),
       sessions)),
     h("div", { class: "row" }, othersButton),
     h("h2", {}, t("account.pushTitle")),

@@ -101,10 +101,11 @@ export function invitationsPanel(player, { matches, tournaments, title, empty, t
       h("span", { class: "grow" }, t("private.challengeFrom", { name: host(match), n: match.seats.length }),
         " · ", t("lobby.dealsOf", { n: match.deals_total }),
         until ? ` · ${t("private.until", { time: shortTime(until) })}` : ""),
-      h("button", { type: "button", class: "primary", testid: "challenge-accept",
-        onclick: () => answer(api.acceptInvitation, true) }, t("private.accept")),
-      h("button", { type: "button", testid: "challenge-decline",
-        onclick: () => answer(api.declineInvitation, false) }, t("private.decline")));
+      h("span", { class: "answers" },
+        h("button", { type: "button", class: "primary", testid: "challenge-accept",
+          onclick: () => answer(api.acceptInvitation, true) }, t("private.accept")),
+        h("button", { type: "button", testid: "challenge-decline",
+          onclick: () => answer(api.declineInvitation, false) }, t("private.decline"))));
   }
 
   /** @param {api.Tournament} row */
@@ -113,11 +114,11 @@ export function invitationsPanel(player, { matches, tournaments, title, empty, t
       class: fresh.has(row.id) ? "fresh" : "" },
     h("a", { class: "grow", href: `#/tournaments/${row.id}` },
       t("tournaments.invitedBy", { name: row.name, by: playerName(row.organizer) })),
-    tournamentAnswerButtons(row.id, (accepted) => {
+    h("span", { class: "answers" }, tournamentAnswerButtons(row.id, (accepted) => {
       settled(row.id);
       if (accepted) location.hash = `#/tournaments/${row.id}`;
       else refresh();
-    }));
+    })));
   }
 
   /** Reads the invitations, one read after another having the last word. */
