@@ -28,7 +28,7 @@ def test_any_other_integrity_error_of_a_registration_propagates(make_player, mon
     existing, _ = make_player()
     taken = ApiToken.objects.filter(user_id=existing.user_id).values_list("digest", flat=True)[0]
 
-    def token_with_a_taken_digest(*, user_id: int) -> str:
+    def token_with_a_taken_digest(*, user_id: int, device: str = "") -> str:
         ApiToken.objects.create(digest=taken, user_id=user_id)  # the primary key is taken
         return "key"
 
