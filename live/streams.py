@@ -84,6 +84,7 @@ from pisyedili_api import rawsql
 from pisyedili_api.errors import (
     ERROR_CODES,
     ApplicationError,
+    challenged,
     error_body,
     exception_handler,
     invalid,
@@ -113,7 +114,8 @@ _POLLS_PER_ADDRESS = gettext_noop("At most %(limit)d waiting long-polls per addr
 def _error(exc: Exception) -> HttpResponse:
     """The API's JSON error body (pisyedili_api.errors) for a view outside DRF."""
     if isinstance(exc, ApplicationError):
-        return JsonResponse(error_body(exc.code, exc.message, exc.detail), status=exc.status)
+        body = error_body(exc.code, exc.message, exc.detail)
+        return challenged(JsonResponse(body, status=exc.status))
     response = exception_handler(exc, {})
     if response is None:
         raise exc

@@ -15,11 +15,11 @@ and checks the catalog translates it. `code` never changes with the language.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import DisallowedHost
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponseBase, JsonResponse
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
@@ -126,6 +126,8 @@ def error_body(code: str, message: str | None = None, detail: Any = None) -> dic
     return body
 
 
+R = TypeVar("R", bound=HttpResponseBase)
+
 # The key DRF files a refusal of the whole body under (a list where an object belongs, a
 # check across fields): `detail` keeps it, the message does not name it.
 NO_FIELD = api_settings.NON_FIELD_ERRORS_KEY
@@ -187,7 +189,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = engine_error(exc)
     if isinstance(exc, ApplicationError):
         set_rollback()
-        return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status)
+        body = error_body(exc.code, exc.message, exc.detail)
+        return challenged(Response(body, status=exc.status))
     if isinstance(exc, Http404):
         exc = drf.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
@@ -210,7 +213,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         message = _first_message(detail) or ERROR_CODES["invalid"][1]
         return Response(error_body("invalid", message, detail), status=400, headers=headers)
     message = _first_message(exc.detail) or ERROR_CODES[code][1]
-    return Response(error_body(code, message), status=exc.status_code, headers=headers)
+    return challenged(Response(error_body(code, message), status=exc.status_code, headers=headers))
+
+
+def challenged(response: R) -> R:
+    """`response` with `WWW-Authenticate: Token` if it is a 401 that has none (RFC 9110: every
+    401 names the scheme that would do): a route that needs the token and got none, a wrong
+    login, a stream's refused ticket."""
+    if response.status_code == 401:
+        response.setdefault("WWW-Authenticate", "Token")
+    return response
 
 
 def json_404(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:

@@ -31,7 +31,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
-from rest_framework.authentication import TokenAuthentication
+from django.utils.translation import gettext_lazy
+from rest_framework.authentication import TokenAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
@@ -113,7 +114,22 @@ class DeferredPlayer:
         return self.player_id(None if row is None else row[0])
 
 
-class DeferredTokenAuthentication(TokenAuthentication):
+_NOT_TOKEN_SCHEME = gettext_lazy("The Authorization header must be 'Token <token>'.")
+
+
+class TokenSchemeAuthentication(TokenAuthentication):
+    """DRF's `Authorization: Token <key>` (the scheme in any letter case, as HTTP's are), where
+    a header of another scheme (`Bearer …`, `Basic …`) is 401 too: DRF would take its caller
+    for anonymous, and a client that sent its token so would silently get the public view."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        header = get_authorization_header(request).split()
+        if header and header[0].lower() != self.keyword.lower().encode():
+            raise AuthenticationFailed(_NOT_TOKEN_SCHEME)
+        return super().authenticate(request)
+
+
+class DeferredTokenAuthentication(TokenSchemeAuthentication):
     """DRF's parsing of `Authorization: Token <key>` (401 for a malformed header, anonymous
     without one), leaving the lookup to the service's match read (DeferredPlayer)."""
 
@@ -121,7 +137,7 @@ class DeferredTokenAuthentication(TokenAuthentication):
         return DeferredPlayer(_digest_of(key)), None
 
 
-class PlayerTokenAuthentication(TokenAuthentication):
+class PlayerTokenAuthentication(TokenSchemeAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
         return self.authenticate_digest(_digest_of(key))
 

@@ -145,6 +145,10 @@ def test_a_ticket_is_not_made_from_the_key_and_a_player_id(api, make_player, cli
         response = api.get(f"/api/v1/me/events?ticket={ticket}")
         assert response.status_code == 401, response.content
         assert response.json()["code"] == "not_authenticated"
+        assert response["WWW-Authenticate"] == "Token"
+    for header in ({}, {"HTTP_AUTHORIZATION": f"Bearer {token}"}):
+        response = api.get("/api/v1/me/events", **header)
+        assert response.status_code == 401 and response["WWW-Authenticate"] == "Token"
     # Another player's ticket, its player id swapped in: the signature no longer holds.
     other, other_token = make_player()
     real = _ticket(client_for(other_token))

@@ -515,6 +515,50 @@ def test_a_nul_byte_or_junk_in_a_token_is_401(api, make_player, client_for, head
     assert r.status_code == 401
 
 
+@pytest.mark.parametrize("scheme", ["Bearer", "Basic", "JWT"])
+def test_a_token_sent_under_another_scheme_is_401_not_the_public_view(
+    api, make_player, client_for, scheme
+):
+    _, key = make_player()
+    match = create_match(client_for(key), bots=["random"])
+    header = f"{scheme} {key}"
+    for path in ("/api/v1/players/me", f"/api/v1/matches/{match['id']}/state", "/api/v1/bots"):
+        r = api.get(path, HTTP_AUTHORIZATION=header)
+        assert r.status_code == 401, (path, r.content)
+        assert r.json()["code"] == "not_authenticated"
+        assert "'Token <token>'" in r.json()["message"]
+        assert r["WWW-Authenticate"] == "Token"
+    before = match["version"]
+    r = api.post(
+        f"/api/v1/matches/{match['id']}/moves",
+        {"action": "draw", "version": before},
+        format="json",
+        HTTP_AUTHORIZATION=header,
+    )
+    assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
+    assert client_for(key).get(f"/api/v1/matches/{match['id']}/state").json()["version"] == before
+    # The scheme's letter case is HTTP's to ignore.
+    assert api.get("/api/v1/players/me", HTTP_AUTHORIZATION=f"token {key}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/players/me",
+        "/api/v1/leaderboard?around=me",
+        "/api/v1/matches?invited=true",
+    ],
+)
+def test_every_401_names_the_token_scheme(api, path):
+    r = api.get(path)
+    assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
+    assert r["WWW-Authenticate"] == "Token"
+    wrong = api.post(
+        "/api/v1/auth/token", {"username": "nobody-here", "password": "x" * 10}, format="json"
+    )
+    assert wrong.status_code == 401 and wrong["WWW-Authenticate"] == "Token"
+
+
 def test_the_schema_documents_the_new_auth_routes(api):
     schema = api.get("/api/v1/schema/", HTTP_ACCEPT="application/json").json()
     assert schema["paths"]["/api/v1/auth/logout"]["post"]["operationId"] == "auth_logout"
