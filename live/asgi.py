@@ -193,14 +193,19 @@ class WholeWSGI:
         """The request of `scope`; `extra`: entries of this application's own for the environ
         (a waiting long-poll's)."""
         body = bytearray()
+        limit = settings.MAX_REQUEST_BODY_BYTES
         while True:
             message = await receive()
             if message["type"] != "http.request":
                 return  # the client left before its request was whole: no one to answer
             body += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
+            if len(body) > limit or not message.get("more_body", False):
+                break  # over the limit: read no further, the refusal needs no more
         environ = cast(dict[str, Any], build_environ(cast(Any, scope), cast(Any, io.BytesIO(body))))
+        if not environ.get("CONTENT_LENGTH"):
+            # A body sent in chunks has no Content-Length, and Django reads as many bytes as
+            # that says: the length read is the body's (over the limit: refused, as any).
+            environ["CONTENT_LENGTH"] = str(len(body))
         if extra:
             environ.update(extra)
         loop = asyncio.get_running_loop()

@@ -1,4 +1,5 @@
-"""Bounds on what a client sends the live tier (live.streams), on two real uvicorn processes:
+"""Bounds on what a client sends the live tier (live.streams), on two real uvicorn processes: a
+body sent in chunks (no Content-Length) is read, and refused over the limit, as any;
 `Last-Event-ID` is ASCII digits of a sane length or `400 invalid`, on the event streams and
 their WebSocket form; waiting long-polls are capped per player and per anonymous address as
 streams are (`429 throttled`), and give their slots back. Every JSON body is scanned for
@@ -130,3 +131,41 @@ def test_waiting_long_polls_are_capped_and_give_their_slots_back(live: Any, who:
     for thread in threads:
         thread.join(20)
     assert [r.json()["version"] for r, _ in answers] == [last["version"]] * limit
+
+
+def _chunks(body: bytes, size: int = 7) -> Any:
+    """`body` sent in chunks (Transfer-Encoding: chunked, no Content-Length)."""
+    for start in range(0, len(body), size):
+        yield body[start : start + size]
+
+
+def test_a_body_sent_in_chunks_is_read_and_bounded_as_any(live: Any) -> None:
+    one, _ = live.bases
+    name = f"chunked{time.monotonic_ns() % 10**9}"
+    body = json.dumps({"username": name, "password": "s3cret-pass"}).encode()
+    response = http.post(
+        f"{one}/api/v1/auth/register",
+        content=_chunks(body),
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 201, response.text
+    player = Player.__new__(Player)
+    player.id, player.token = response.json()["id"], response.json()["token"]
+    player.headers = {"Authorization": f"Token {player.token}"}
+    renamed = http.patch(
+        f"{one}/api/v1/players/me",
+        content=_chunks(json.dumps({"display_name": "Chunked Ana"}).encode()),
+        headers={**player.headers, "Content-Type": "application/json"},
+    )
+    assert renamed.status_code == 200 and renamed.json()["display_name"] == "Chunked Ana"
+    # Over the limit in chunks: refused as a body that says its length, nothing changed.
+    big = json.dumps({"display_name": "x" * (settings.MAX_REQUEST_BODY_BYTES + 10)}).encode()
+    refused = http.patch(
+        f"{one}/api/v1/players/me",
+        content=_chunks(big, 4096),
+        headers={**player.headers, "Content-Type": "application/json"},
+    )
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["code"] == "invalid" and "body" in refused.json()["detail"]
+    me = http.get(f"{one}/api/v1/players/me", headers=player.headers).json()
+    assert me["display_name"] == "Chunked Ana"
