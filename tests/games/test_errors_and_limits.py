@@ -41,6 +41,29 @@ def test_a_body_that_is_not_an_object_is_400_saying_so_without_a_field_name(api,
     assert "non_field_errors" in response.json()["detail"]  # DRF's key stays in `detail`
 
 
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        (b"{bad", "(line 1, column 2)"),
+        (b'{"a": 1,\n "b": [1e999]}', "(line 2, column 8)"),
+        (b"[" * 2000, "(line 1, column 1026)"),
+        (b'{"username": "\xff"}', "(line 1, column"),
+    ],
+)
+def test_a_body_that_is_not_json_is_400_naming_body_and_where_in_the_callers_language(
+    api, raw, where
+):
+    response = api.generic("POST", "/api/v1/auth/register", raw, "application/json")
+    assert_error(response, 400, "invalid")
+    body = response.json()
+    assert body["message"].startswith("The body is not JSON ") and where in body["message"]
+    assert body["detail"] == {"body": [body["message"]]}
+    turkish = api.generic(
+        "POST", "/api/v1/auth/register", raw, "application/json", HTTP_ACCEPT_LANGUAGE="tr"
+    )
+    assert turkish.json()["message"].startswith("Gövde JSON değil (satır ")
+
+
 def test_unhandled_exception_is_json_500(settings):
     settings.ROOT_URLCONF = "tests.urls_with_failure"
     client = Client(raise_request_exception=False)
