@@ -7,8 +7,38 @@ Each error carries its English message as a template with named slots (`template
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
+
+
+# The longest a value sent by a client is shown in a message (a 10,000-character card code
+# is not sent back whole, twice).
+SHOWN_MAX = 40
+
+
+class _Shown:
+    """A value a client sent, as a message shows it (`%(name)r`): a string in single quotes
+    (`'XX'`: the message is itself a JSON string), anything else as its JSON text (`null`,
+    `true`, `["play"]`, `{"a": 1}`); cut to SHOWN_MAX characters."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        if isinstance(self.value, str):
+            text = repr(self.value)
+        else:
+            text = json.dumps(self.value, ensure_ascii=False, default=repr)
+        return text if len(text) <= SHOWN_MAX else text[: SHOWN_MAX - 1] + "…"
+
+
+def _shown_in(template: str) -> set[str]:
+    """The parameters `template` shows as `%(name)r`."""
+    return set(re.findall(r"%\((\w+)\)r", template))
 
 
 class EngineError(Exception):
@@ -20,7 +50,10 @@ class EngineError(Exception):
         self, template: str, params: Mapping[str, Any] | None = None, **fields: Any
     ) -> None:
         self.template = template
-        self.params = dict(params or {})
+        self.params = {
+            name: _Shown(value) if name in _shown_in(template) else value
+            for name, value in (params or {}).items()
+        }
         self.message = template % self.params if self.params else template
         super().__init__(self.message)
         self.fields = fields

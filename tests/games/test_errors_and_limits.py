@@ -64,6 +64,33 @@ def test_a_body_that_is_not_json_is_400_naming_body_and_where_in_the_callers_lan
     assert turkish.json()["message"].startswith("Gövde JSON değil (satır ")
 
 
+@pytest.mark.parametrize(
+    ("move", "field", "shown"),
+    [
+        ({"action": None}, "action", "not null"),
+        ({"action": ["play"]}, "action", 'not ["play"]'),
+        ({"action": "play", "card": {"a": 1}}, "card", 'not {"a": 1}'),
+        ({"action": "play", "card": "Z" * 10_000}, "card", "'" + "Z" * 38 + "…"),
+        ({"action": "play", "card": "7C", "suit": True}, "suit", "not true"),
+    ],
+)
+def test_a_move_that_is_not_one_shows_what_was_sent_as_json_and_short(
+    make_player, client_for, move, field, shown
+):
+    _, key = make_player()
+    match = create_match(client_for(key), bots=["random"])
+    response = post_move(client_for(key), match["id"], move, match["version"])
+    assert_error(response, 400, "invalid_move")
+    body = response.json()
+    assert shown in body["message"] and field in body["detail"], body
+    assert "None" not in body["message"] and "True" not in body["message"]
+    assert len(response.content) < 600
+    rules = client_for(key).post(
+        "/api/v1/matches", {"seats": 2, "rules": {"hand_size": None}}, format="json"
+    )
+    assert rules.status_code == 400 and "not null" in rules.json()["message"]
+
+
 def test_unhandled_exception_is_json_500(settings):
     settings.ROOT_URLCONF = "tests.urls_with_failure"
     client = Client(raise_request_exception=False)
