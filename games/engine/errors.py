@@ -12,7 +12,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-
 # The longest a value sent by a client is shown in a message (a 10,000-character card code
 # is not sent back whole, twice).
 SHOWN_MAX = 40
