@@ -1,5 +1,6 @@
 from django.urls import path
 
+import pisyedili_api.converters  # noqa: F401  (registers <id:…>)
 from live.tickets import StreamTicketApi
 
 from . import apis
@@ -19,18 +20,18 @@ urlpatterns = [
     ),
     path("auth/account/delete", apis.AccountDeleteApi.as_view(), name="auth-account-delete"),
     path(
-        "auth/tokens/<uuid:token_id>/revoke",
+        "auth/tokens/<id:token_id>/revoke",
         apis.TokenRevokeApi.as_view(),
         name="auth-token-revoke",
     ),
     path("players", apis.PlayerSearchApi.as_view(), name="player-search"),
     path("players/me", apis.PlayerMeApi.as_view(), name="player-me"),
-    path("players/<uuid:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),
+    path("players/<id:player_id>", apis.PlayerDetailApi.as_view(), name="player-detail"),
     path("bots", apis.BotListApi.as_view(), name="bot-list"),
 ]
 urlpatterns += [
     path(
-        "players/<uuid:player_id>/history",
+        "players/<id:player_id>/history",
         apis.PlayerHistoryApi.as_view(),
         name="player-history",
     ),

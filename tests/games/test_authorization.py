@@ -62,7 +62,7 @@ PRIVATE_CODES = {403: "spectators_not_allowed"}
 
 
 def per_match_routes() -> set[str]:
-    """Route suffixes under matches/<uuid:match_id> found by walking the URL resolver."""
+    """Route suffixes under matches/<id:match_id> found by walking the URL resolver."""
     found: set[str] = set()
 
     def walk(patterns, prefix):
@@ -71,8 +71,8 @@ def per_match_routes() -> set[str]:
                 walk(p.url_patterns, prefix + str(p.pattern))
             elif isinstance(p, URLPattern):
                 route = prefix + str(p.pattern)
-                if "<uuid:match_id>" in route:
-                    found.add(route.split("<uuid:match_id>", 1)[1].replace("<int:number>", "1"))
+                if "<id:match_id>" in route:
+                    found.add(route.split("<id:match_id>", 1)[1].replace("<int:number>", "1"))
 
     walk(get_resolver().url_patterns, "")
     return found

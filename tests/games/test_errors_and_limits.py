@@ -91,6 +91,20 @@ def test_a_move_that_is_not_one_shows_what_was_sent_as_json_and_short(
     assert rules.status_code == 400 and "not null" in rules.json()["message"]
 
 
+def test_an_id_in_capitals_names_the_same_object(make_player, client_for, api):
+    player, key = make_player()
+    match = create_match(client_for(key), bots=["random"])
+    upper = match["id"].upper()
+    assert api.get(f"/api/v1/matches/{upper}").json()["id"] == match["id"]
+    assert state(client_for(key), upper)["version"] == match["version"]
+    assert api.get(f"/api/v1/players/{str(player.id).upper()}").json()["id"] == str(player.id)
+    moved = post_move(client_for(key), upper, {"action": "draw"}, match["version"])
+    assert moved.status_code in (200, 409, 422), moved.content  # read as the match's move
+    assert moved.json().get("code") not in ("not_found",)
+    # Not an id at all: still 404.
+    assert_error(api.get(f"/api/v1/matches/{upper.replace('-', '')}"), 404, "not_found")
+
+
 def test_unhandled_exception_is_json_500(settings):
     settings.ROOT_URLCONF = "tests.urls_with_failure"
     client = Client(raise_request_exception=False)
