@@ -75,7 +75,7 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "illegal_move": (422, _("The rules do not allow that move now.")),
     "idempotency_mismatch": (422, _("This Idempotency-Key was used with a different body.")),
     "throttled": (429, _("Too many requests; retry later.")),
-    "too_many_tournaments": (429, _("You have too many tournaments in draft or running.")),
+    "too_many_tournaments": (409, _("You have too many tournaments in draft or running.")),
     "server_error": (500, _("Something went wrong on our side.")),
     "unavailable": (503, _("The service is unavailable for a moment; retry later.")),
 }

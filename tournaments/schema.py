@@ -39,7 +39,7 @@ tournaments_create = extend_schema(
     description=(
         "A tournament in draft. The people in `players` are invited and must accept before the"
         " start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in "
-        "draft or running (`429 too_many_tournaments`). `format: duplicate` plays the same"
+        "draft or running (`409 too_many_tournaments`). `format: duplicate` plays the same"
         " deals at every table of a round, the seats rotated, scored by matchpoints; its"
         " entrant count must be a multiple of table_size² (`400 invalid` says which fit)."
     ),

@@ -903,7 +903,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tournament
-         * @description A tournament in draft. The people in `players` are invited and must accept before the start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running (`429 too_many_tournaments`). `format: duplicate` plays the same deals at every table of a round, the seats rotated, scored by matchpoints; its entrant count must be a multiple of table_size² (`400 invalid` says which fit).
+         * @description A tournament in draft. The people in `players` are invited and must accept before the start; an organizer has at most MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running (`409 too_many_tournaments`). `format: duplicate` plays the same deals at every table of a round, the seats rotated, scored by matchpoints; its entrant count must be a multiple of table_size² (`400 invalid` says which fit).
          */
         post: operations["tournaments_create"];
         delete?: never;
@@ -5087,7 +5087,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `too_many_tournaments`, `throttled` */
+            /** @description `too_many_tournaments` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
             429: {
                 headers: {
                     [name: string]: unknown;
