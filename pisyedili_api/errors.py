@@ -52,7 +52,7 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "not_your_turn": (409, _("Your seat is not on turn.")),
     "match_not_active": (409, _("The match is waiting for players or over.")),
     "resigned": (409, _("You resigned from this match: a bot plays your seat.")),
-    "match_full": (409, _("The match is full or has started.")),
+    "match_full": (409, _("The match is full, has started or was cancelled.")),
     "match_not_waiting": (409, _("The match is no longer waiting for players.")),
     "match_not_finished": (409, _("The match is not finished.")),
     "invitation_not_pending": (

@@ -41,6 +41,9 @@ _RESERVED_USERNAME = re.compile(r"^b[o0]t(?:$|[-_.@+])", re.IGNORECASE)
 logger = logging.getLogger(__name__)
 
 _USERNAME_TAKEN = gettext_noop("A player with that username already exists.")
+_RESERVED = gettext_noop(
+    "Usernames that are 'bot', or 'bot' then one of - _ . @ +, are reserved for bots."
+)
 _WRONG_PASSWORD = gettext_noop("Wrong password.")
 
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
@@ -54,7 +57,7 @@ _CONTROL_IN_DISPLAY_NAME = gettext_noop(
 def username_check(username: str) -> None:
     """400 `invalid` for a reserved (bot-like) username or one taken in any letter case."""
     if _RESERVED_USERNAME.match(username):
-        raise invalid("username", "Usernames starting with 'bot' are reserved for bots.")
+        raise invalid("username", _RESERVED)
     if Player.objects.filter(username__iexact=username).exists():
         raise invalid("username", _USERNAME_TAKEN)
 
