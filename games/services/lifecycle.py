@@ -41,15 +41,12 @@ _ACTIVE = (Match.Status.WAITING, Match.Status.ACTIVE)
 def rules_from_options(
     *, rules: Mapping[str, Any] | None, deals: int | None = None
 ) -> engine.Rules:
-    """The rules of a match from a request's `rules` (and `deals`, the option
-    `deals_per_match` by another name: both sent and different is 400 naming `deals`); 400
-    `invalid` naming the option otherwise. Tournaments validate their rules with it too."""
+    """The rules of a match from a request's `rules` and `deals` (the option `deals_per_match`
+    by another name, which wins over the one in `rules`: a named rule set's options, with the
+    number of deals chosen apart); 400 `invalid` naming the option otherwise. Tournaments
+    validate their rules with it too."""
     options = dict(rules or {})
     if deals is not None:
-        given = options.get("deals_per_match", deals)
-        if type(given) is not type(deals) or given != deals:
-            message = _("deals and the rule option deals_per_match differ: send one of them.")
-            raise ApplicationError("invalid", message, {"deals": [message]})
         options["deals_per_match"] = deals
     try:
         parsed = engine.Rules.from_json(options)
