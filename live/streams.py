@@ -148,14 +148,18 @@ _EVENT_ID_MAX = 10**18 - 1
 
 
 def _last_event_id(request: HttpRequest) -> int | None:
-    """`Last-Event-ID` (or `last_event_id` in the query, for a first connect): 400 unless a
-    non-negative integer of at most 18 ASCII digits."""
-    raw = request.headers.get("Last-Event-ID") or request.GET.get("last_event_id")
+    """`Last-Event-ID` (or `last_event_id` in the query, for a first connect): 400 naming the
+    one sent unless a non-negative integer of at most 18 ASCII digits."""
+    named, raw = "Last-Event-ID", request.headers.get("Last-Event-ID")
+    if not raw:
+        named, raw = "last_event_id", request.GET.get("last_event_id")
     if raw is None or raw == "":
         return None
     if not _EVENT_ID.fullmatch(raw):
-        message = _("Last-Event-ID must be a non-negative integer of at most 18 digits.")
-        raise ApplicationError("invalid", message, {"Last-Event-ID": [message]})
+        message = _("%(name)s must be a non-negative integer of at most 18 digits.") % {
+            "name": named
+        }
+        raise ApplicationError("invalid", message, {named: [message]})
     return int(raw)
 
 

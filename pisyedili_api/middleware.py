@@ -69,8 +69,12 @@ class ConditionalGetMiddleware(DjangoConditionalGetMiddleware):
     `ETag`, a hash of its body, and `If-None-Match` with it is `304 Not Modified` (docs/api.md
     "Conventions"). The ETag is the body's own: two callers get the same one only for the same
     bytes, and the per-seat answers (`…/state`, the move log, the streams) are no-store and get
-    none. An API answer may depend on the caller's token and on the formats it accepts: it
-    varies on `Authorization` and `Accept`, so no cache hands one caller's body to another."""
+    none, nor does an error (no 304 ever answers for one). An API answer may depend on the
+    caller's token and on the formats it accepts: it varies on `Authorization` and `Accept`, so
+    no cache hands one caller's body to another."""
+
+    def needs_etag(self, response: HttpResponseBase) -> bool:
+        return 200 <= response.status_code < 300 and super().needs_etag(response)
 
     def process_response(
         self, request: HttpRequest, response: HttpResponseBase

@@ -110,6 +110,15 @@ def test_per_seat_answers_get_no_etag_and_never_304(make_player, client_for):
         assert response.json()["hand"] == views[b, "state"].json()["hand"]
 
 
+def test_an_error_gets_no_etag(api):
+    for path in ("/api/v1/matches/00000000-0000-4000-8000-000000000000", "/api/v1/players/me"):
+        response = api.get(path)
+        assert response.status_code in (401, 404) and "ETag" not in response
+    refused = api.get("/api/v1/leaderboard?period=never")
+    assert refused.status_code == 400 and "ETag" not in refused
+    assert "ETag" in api.get("/api/v1/bots")  # a success keeps its own
+
+
 def test_an_etag_is_the_bodys_own_so_callers_who_see_different_bodies_never_share_one(
     make_player, client_for
 ):
