@@ -2,7 +2,8 @@
 
 The live deal's engine state (JSON with hidden cards and the seed) sits on the match row, so a
 move is: lock the match row, apply, update that one row, insert one Move row. Deal rows keep
-the seed, the commitment, the hands at the start and, once over, the final state and result.
+the seed, the commitment, the hands at the start and, once over, the final state and result;
+a deal still being played when its match stops is closed as abandoned, with neither.
 
 Child rows order by their parent's id column (`match_id`), not by the relation (`match`): a
 relation in Meta.ordering sorts by the parent's own ordering, which joins the parent's table
@@ -213,6 +214,13 @@ class Deal(models.Model):
     class Status(models.TextChoices):
         ACTIVE = "active"
         OVER = "over"
+        # Its match stopped while it was played (games.services.match_resign: nobody is left
+        # to play it): never scored, never finished, closed for good.
+        ABANDONED = "abandoned"
+
+    # The statuses of a deal nobody plays any more: its hidden facts may be shown once no
+    # other table shares it (games.selectors.deal_revealable).
+    CLOSED = (Status.OVER, Status.ABANDONED)
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="deals")
     number = models.PositiveSmallIntegerField()
@@ -221,7 +229,7 @@ class Deal(models.Model):
     seed = models.BinaryField(max_length=32)
     commitment = models.CharField(max_length=64)
     hands_at_start = models.JSONField()
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     result = models.JSONField(null=True, blank=True)
     final_state = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

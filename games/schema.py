@@ -272,8 +272,9 @@ matches_moves_list = extend_schema(
     summary="Get the move log",
     description=(
         "The match's moves in order as the caller may see them: cards another seat drew are "
-        "shown once the deal is over (R-3). Seats, and anyone (signed in or not) on a "
-        "`spectators: public` match, who sees no `drawn` card of a deal in progress; a "
+        "shown once the deal is over, or abandoned as its match stopped (R-3). Seats, and "
+        "anyone (signed in or not) on a `spectators: public` match, who sees no `drawn` card "
+        "of a deal in progress; a "
         "`spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat."
     ),
 )
@@ -284,9 +285,10 @@ matches_deals_detail = extend_schema(
     summary="Get a deal",
     description=(
         "Public, or seats only on a `spectators: none` match. A deal's commitment; once it is"
-        " over, its seed, the hands at its start and every move, so that anyone who may see it"
-        " can replay and check it (R-3, R-4), and each seat's luck once a worker has estimated"
-        " it (null before)."
+        " over (or `abandoned`, for good, as its match stopped: no result), its seed, the hands"
+        " at its start and every move, so that anyone who may see it can replay and check it"
+        " (R-3, R-4), and each seat's luck once a worker has estimated it (null before; always"
+        " null for an abandoned deal, never scored)."
     ),
 )
 
@@ -295,14 +297,16 @@ matches_deals_analysis = extend_schema(
     operation_id="matches_deals_analysis",
     summary="Get a deal's move analysis",
     description=(
-        "Every decision of a person (2+ legal moves) in a deal that is over: the estimated"
+        "Every decision of a person (2+ legal moves) in a deal that is over (or abandoned as"
+        " its match stopped: the decisions before it stopped): the estimated"
         " value (expected deal score, lower is better) of the move played and of the best"
         " move from that seat's observation only, the loss and its verdict (`inaccuracy` /"
         " `mistake` / `blunder`, docs/api.md). The first request has a worker compute it:"
         " `202 {status: pending}`, poll again; then `200` with the analysis, kept, or `200"
         " {status: failed, reason}` when it could not be computed (for good). For a"
-        " seat of the match; for anyone once the match is finished and public. Throttled per"
-        " user (THROTTLE_DEAL_ANALYSIS)."
+        " seat of the match; for anyone once the match is finished or abandoned and public."
+        " Before the deal may be shown, 409 `deal_not_over` (`detail.available`). Throttled"
+        " per user (THROTTLE_DEAL_ANALYSIS)."
     ),
     examples=[
         OpenApiExample(
@@ -435,12 +439,13 @@ matches_deals_replay = extend_schema(
     operation_id="matches_deals_replay",
     summary="Replay a finished deal",
     description=(
-        "Once deal `number` is over: every position from the deal to its end with all hands "
+        "Once deal `number` is over, or abandoned as its match stopped: every position from the "
+        "deal to its end (an abandoned one's: where it stopped, `result` null) with all hands "
         "open, rebuilt by the engine from the seed and the move log, for replay viewers. "
         "`positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the "
         "position after move i. Public on a `spectators: public` match; seats only on a "
-        "`spectators: none` match (403 `spectators_not_allowed`). Before the deal is over, "
-        "409 `deal_not_over`."
+        "`spectators: none` match (403 `spectators_not_allowed`). Before that, 409 "
+        "`deal_not_over` (`detail.available`: when it will be)."
     ),
     examples=[
         OpenApiExample(
@@ -521,9 +526,10 @@ matches_resign = extend_schema(
         " and they are placed last in the match for the ratings and the boards whatever"
         ' the points (docs/rules.md, "Server policies"). The seat\'s `resigned` is true and it no'
         " longer counts towards the caller's limits. A match left with no person ends at once"
-        " with status `abandoned` (a tournament's table is played to its end by its bots);"
-        " its places still count. The match stream tells the other seats and spectators"
-        " (event `resigned`). Resigning again answers the match as it is and changes nothing."
+        " with status `abandoned` (a tournament's table is played to its end by its bots),"
+        " the deal being played closed as `abandoned` too; its places still count. The match"
+        " stream tells the other seats and spectators (event `resigned`). Resigning again"
+        " answers the match as it is and changes nothing."
         " Throttled per user (THROTTLE_MATCH_RESIGN). No body."
     ),
     examples=[
@@ -559,7 +565,13 @@ matches_resign = extend_schema(
                 },
             ],
             deals=[
-                {"number": 1, "status": "active", "winners": [], "reason": None, "penalties": []}
+                {
+                    "number": 1,
+                    "status": "abandoned",
+                    "winners": [],
+                    "reason": None,
+                    "penalties": [],
+                }
             ],
             open_seats=0,
         )

@@ -140,23 +140,29 @@ def _summary_related() -> tuple[Prefetch[Any], Prefetch[Any]]:
     )
 
 
+# A match that plays no more: finished, abandoned (no person left) or cancelled.
+_STOPPED = (Match.Status.FINISHED, Match.Status.ABANDONED, Match.Status.CANCELLED)
+
+
 def shared_deals_pending(match: Match) -> set[int]:
     """The numbers of the deals `match` shares with other tables (Match.seed_key, a duplicate
     tournament round) that some table sharing them has not finished yet: nothing of such a
     deal at any table is shown (its seed, hands, draws, last card, scores) before every table
-    has finished it. Empty for a match with a seed of its own per deal."""
+    has finished it. A table has finished a deal once it is closed there (over, or abandoned
+    as its match stopped), or once its match plays no more (_STOPPED: a deal it never dealt
+    it never will). Empty for a match with a seed of its own per deal."""
     if match.seed_key is None:
         return set()
     open_ids = list(
         Match.objects.filter(seed_key=match.seed_key)
-        .exclude(status=Match.Status.FINISHED)
+        .exclude(status__in=_STOPPED)
         .values_list("id", flat=True)
     )
     if not open_ids:
         return set()
     over: dict[Any, set[int]] = {m: set() for m in open_ids}
     for match_id, number in Deal.objects.filter(
-        match_id__in=open_ids, status=Deal.Status.OVER
+        match_id__in=open_ids, status__in=Deal.CLOSED
     ).values_list("match_id", "number"):
         over[match_id].add(number)
     numbers = range(1, max(match.deals_total, match.current_deal) + 1)
@@ -217,14 +223,43 @@ def match_view_for_player(
 
 def deal_revealable(deal: Deal, *, pending: set[int] | None = None) -> bool:
     """May anyone see `deal`'s hidden facts: its seed, the hands at its start, every card
-    drawn, its replay? Once the deal is over, and for a deal of a duplicate round once every
-    table of the round has finished it. `pending`: shared_deals_pending(deal.match), when the
-    caller has it already."""
-    if deal.status != Deal.Status.OVER:
+    drawn, its replay, its move analysis? Once nobody plays the deal any more: it is over, or
+    abandoned as its match stopped; and for a deal of a duplicate round once every table of
+    the round has finished it. `pending`: shared_deals_pending(deal.match), when the caller
+    has it already."""
+    if deal.status not in Deal.CLOSED:
         return False
     if pending is None:
         pending = shared_deals_pending(deal.match)
     return deal.number not in pending
+
+
+def deal_revealable_check(deal: Deal, *, pending: set[int] | None = None) -> None:
+    """409 `deal_not_over` unless deal_revealable(deal): its `detail.available` says when
+    its replay and analysis will be (`deal_status`, the deal's status here)."""
+    if deal.status not in Deal.CLOSED:
+        raise ApplicationError(
+            "deal_not_over",
+            _(
+                "Deal %(number)d is still being played: its replay and analysis are available"
+                " once it is over."
+            )
+            % {"number": deal.number},
+            {"available": "when the deal is over", "deal_status": deal.status},
+        )
+    if not deal_revealable(deal, pending=pending):
+        raise ApplicationError(
+            "deal_not_over",
+            _(
+                "Deal %(number)d is still being played at another table of the round: its"
+                " replay and analysis are available once every table has finished it."
+            )
+            % {"number": deal.number},
+            {
+                "available": "when every table of the round has finished the deal",
+                "deal_status": deal.status,
+            },
+        )
 
 
 def _revealable_numbers(match: Match) -> set[int]:
@@ -281,14 +316,14 @@ def deal_replay_get(
     """`GET …/deals/{n}/replay`: the match, the deal and every position of it, rebuilt by the
     engine from its seed and move log (as deal_problems checks them): the deal as dealt, then
     each move with the position after it. 404 `not_found`, 403 `spectators_not_allowed`
-    (match_viewer_get), 409 `deal_not_over` unless deal_revealable."""
+    (match_viewer_get), 409 `deal_not_over` unless deal_revealable (deal_revealable_check).
+    A deal abandoned as its match stopped ends where it stopped."""
     match = match_viewer_get(match_id, player, live=False)[0]
     deal = Deal.objects.filter(match_id=match.id, number=number).first()
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
     deal.match = match  # the row in hand
-    if not deal_revealable(deal):
-        raise ApplicationError("deal_not_over")
+    deal_revealable_check(deal)
     rules = engine.Rules.from_json(match.rules)
     state = engine.new_deal(rules, match.seat_count, deal.opener, bytes(deal.seed))
     steps: list[tuple[Move | None, engine.State]] = [(None, state)]
@@ -303,7 +338,8 @@ def deal_replay_get(
 
 def deal_problems(deal: Deal) -> list[str]:
     """Recompute a finished deal from its seed and move log with the engine; list every
-    difference from what is stored (hands at start, each move and draw, result, scores)."""
+    difference from what is stored (hands at start, each move and draw, result, scores). A
+    deal abandoned as its match stopped has a log that does not end it, and no score."""
     from .models import ScoreEntry
 
     problems: list[str] = []
@@ -334,7 +370,12 @@ def deal_problems(deal: Deal) -> list[str]:
         if drawn != list(row.drawn):
             problems.append(f"move {row.seq}: stored drawn {row.drawn}, replay drew {drawn}")
     else:
-        if not state.is_over or state.result is None:
+        if deal.status == Deal.Status.ABANDONED:
+            if state.is_over:
+                problems.append("the move log ends a deal stored as abandoned")
+            if deal.result is not None or ScoreEntry.objects.filter(deal=deal).exists():
+                problems.append("a deal stored as abandoned has a result or scores")
+        elif not state.is_over or state.result is None:
             problems.append("the move log does not end the deal")
         else:
             result = state.result.to_json()

@@ -47,9 +47,15 @@ class SeatSerializer(serializers.Serializer):
     )
 
 
+DEAL_STATUS_HELP = (
+    "`active` while it is played; `over` once it has ended by the rules; `abandoned`, for good,"
+    " when its match stopped while it was played (no result, never scored)."
+)
+
+
 class DealSummarySerializer(serializers.Serializer):
     number = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
+    status = serializers.ChoiceField(choices=Deal.Status.values, help_text=DEAL_STATUS_HELP)
     winners = serializers.ListField(child=serializers.IntegerField())
     reason = serializers.ChoiceField(choices=["shed", "stock_exhausted"], allow_null=True)
     penalties = serializers.ListField(child=serializers.IntegerField())
@@ -455,7 +461,7 @@ class DealRevealSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     dealer = serializers.IntegerField()
     opener = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=["active", "over"])
+    status = serializers.ChoiceField(choices=Deal.Status.values, help_text=DEAL_STATUS_HELP)
     commitment = serializers.CharField()
     result = DealResultSerializer(allow_null=True)
     seed = serializers.CharField(allow_null=True)
@@ -724,7 +730,8 @@ def deal_reveal(deal: Deal, moves: Sequence[Move] | None) -> dict[str, Any]:
         "cards_left": None,
     }
     if moves is not None:
-        body["result"] = _deal_result(deal.result or {})
+        # None for a deal abandoned as its match stopped: it has no result.
+        body["result"] = None if deal.result is None else _deal_result(deal.result)
         body["seed"] = bytes(deal.seed).hex()
         body["hands_at_start"] = deal.hands_at_start
         body["moves"] = [move_entry(m, reveal_drawn=True) for m in moves]
@@ -794,7 +801,9 @@ class DealReplaySerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField())
     )
     positions = ReplayPositionSerializer(many=True)
-    result = DealResultSerializer()
+    result = DealResultSerializer(
+        allow_null=True, help_text="Null for a deal abandoned as its match stopped."
+    )
 
 
 def open_position(state: engine.State) -> dict[str, Any]:
@@ -815,8 +824,9 @@ def open_position(state: engine.State) -> dict[str, Any]:
 def deal_replay(
     match: Match, deal: Deal, steps: Sequence[tuple[Move | None, engine.State]]
 ) -> dict[str, Any]:
-    """`GET …/deals/{n}/replay`: the positions of selectors.deal_replay_get, all hands open."""
-    result = dict(deal.result or {})
+    """`GET …/deals/{n}/replay`: the positions of selectors.deal_replay_get, all hands open;
+    `result` null for a deal abandoned as its match stopped (its last position is where it
+    stopped)."""
     positions = []
     for index, (row, state) in enumerate(steps):
         move = None
@@ -851,5 +861,5 @@ def deal_replay(
         "seat_count": match.seat_count,
         "hands_at_start": deal.hands_at_start,
         "positions": positions,
-        "result": _deal_result(result),
+        "result": None if deal.result is None else _deal_result(deal.result),
     }

@@ -288,7 +288,7 @@ SPECTACULAR_SETTINGS = {
     # Every enum component has a stable, readable name (never `Status3a2Enum`).
     "ENUM_NAME_OVERRIDES": {
         "MatchStatusEnum": ["waiting", "active", "finished", "cancelled", "abandoned"],
-        "DealStatusEnum": ["active", "over"],
+        "DealStatusEnum": ["active", "over", "abandoned"],
         "TournamentStatusEnum": "tournaments.serializers.STATUSES",
         "TournamentFormatEnum": "tournaments.serializers.FORMATS",
         "SuitEnum": ["C", "D", "H", "S"],

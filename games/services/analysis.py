@@ -1,4 +1,5 @@
-"""Luck and move analysis of deals that are over (docs/api.md "Luck and move analysis").
+"""Luck and move analysis of deals that are over (docs/api.md "Luck and move analysis"); the
+move analysis of a deal abandoned as its match stopped too (a deal never scored has no luck).
 
 - Luck and skill: once a deal is scored, games.deal_luck (queue `analysis`) estimates each
   seat's expected deal score from the deal's start (`engine.analysis.expected_deal_scores`,
@@ -44,7 +45,6 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from games import engine
@@ -55,7 +55,7 @@ from players.models import Player
 from players.services import SeatLuck, player_boards_luck_add, player_luck_add
 
 from ..models import DEAL_ANALYSIS_CONSTRAINT, Deal, DealAnalysis, DealLuck, Match, Move
-from ..selectors import match_hidden_check, shared_deals_pending
+from ..selectors import deal_revealable_check, match_hidden_check
 from .lifecycle import _violates
 from .locks import match_lock
 
@@ -334,6 +334,8 @@ def _luck_count_locked(match: Match) -> int:
 _SEATS_ONLY = gettext_noop(
     "Only a seat of the match may see its analysis before the match is finished."
 )
+# A match over: finished, or abandoned by its people (its deals are analysed for anyone then).
+_OVER = (Match.Status.FINISHED, Match.Status.ABANDONED)
 
 
 def deal_analysis_request(
@@ -341,9 +343,10 @@ def deal_analysis_request(
 ) -> DealAnalysis:
     """The deal's analysis row, created (pending, its task sent on commit) by the first request.
 
-    Who may ask: a seat of the match; anyone once the match is finished and public (404
-    `not_found`, 401 `not_authenticated` / 403 `not_seated` otherwise). The deal must be over,
-    and a deal of a duplicate round over at every table (409 `deal_not_over`)."""
+    Who may ask: a seat of the match; anyone once the match is over (finished or abandoned)
+    and public (404 `not_found`, 401 `not_authenticated` / 403 `not_seated` otherwise). The
+    deal must be revealable as for its replay: over, or abandoned as its match stopped, and a
+    deal of a duplicate round finished at every table (409 `deal_not_over`)."""
     match = Match.objects.filter(id=match_id).first()
     if match is None:
         # Anonymous: as for a match that is not finished (nothing tells which it is).
@@ -354,28 +357,17 @@ def deal_analysis_request(
     if player is not None and not seated:
         match_hidden_check(match, player.id)
     public = getattr(match, "spectators", "public") == "public"
-    if not seated and not (match.status == Match.Status.FINISHED and public):
+    if not seated and not (match.status in _OVER and public):
         raise ApplicationError("not_authenticated" if player is None else "not_seated", _SEATS_ONLY)
-    deal = Deal.objects.filter(match_id=match.id, number=number).only("id", "status").first()
+    deal = (
+        Deal.objects.filter(match_id=match.id, number=number)
+        .only("id", "match_id", "number", "status")
+        .first()
+    )
     if deal is None:
         raise ApplicationError("not_found", "No such deal.")
-    if deal.status != Deal.Status.OVER:
-        raise ApplicationError(
-            "deal_not_over",
-            _("Deal %(number)d is still being played: its analysis is available once it is over.")
-            % {"number": number},
-            {"available": "when the deal is over", "deal_status": deal.status},
-        )
-    if number in shared_deals_pending(match):
-        raise ApplicationError(
-            "deal_not_over",
-            _(
-                "Deal %(number)d is still being played at another table of the round: its"
-                " analysis is available once every table has finished it."
-            )
-            % {"number": number},
-            {"available": "when every table of the round has finished the deal"},
-        )
+    deal.match = match  # the row in hand
+    deal_revealable_check(deal)
     found = DealAnalysis.objects.filter(deal_id=deal.id).first()
     if found is not None:
         return found
@@ -393,11 +385,12 @@ def deal_analysis_request(
 
 def deal_analyse(*, match_id: UUID | str, deal_number: int) -> bool:
     """Compute a requested deal analysis (once): every decision of a person's seat with 2+
-    legal moves, valued from that seat's observation only. True if it stored it now."""
+    legal moves, valued from that seat's observation only (of an abandoned deal, those made
+    before it stopped). True if it stored it now."""
     deal = (
         Deal.objects.filter(match_id=match_id, number=deal_number).select_related("match").first()
     )
-    if deal is None or deal.status != Deal.Status.OVER:
+    if deal is None or deal.status not in Deal.CLOSED:
         return False
     pending = DealAnalysis.objects.filter(deal=deal, status=DealAnalysis.Status.PENDING)
     attempt = _attempt_claim(pending, "attempts", "attempted_at")

@@ -25,7 +25,13 @@ from ..models import Match, Seat
 from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn
 from .locks import match_lock
-from .scoring import _deal_claim, _deal_record, _seats_save_totals, match_final_places
+from .scoring import (
+    _deal_claim,
+    _deal_record,
+    _deals_abandon,
+    _seats_save_totals,
+    match_final_places,
+)
 
 
 def match_resign(*, match_id: UUID | str, player: Player) -> Match:
@@ -81,11 +87,14 @@ def _tournament_table(match: Match) -> bool:
 
 def _abandon(match: Match, now: datetime) -> None:
     """The locked `match` has no person left: a live deal that is over is scored (its scores
-    count), one still being played is left as it stands, and the match ends as `abandoned`
+    count), one still being played is closed as `abandoned` where it stands (never scored;
+    its replay is shown once no table sharing it plays it), and the match ends as `abandoned`
     with its places (the resigned seats last); its settlement is sent on commit."""
     deal = _deal_claim(match, match.current_deal, now) if match.current_deal else None
     if deal is not None:
         _deal_record(match, deal)
+    else:
+        _deals_abandon(match, now)
     match.status = Match.Status.ABANDONED
     match.finished_at = now
     match.turn_deadline = None

@@ -123,6 +123,16 @@ def _deal_record(match: Match, deal: Deal) -> None:
         )
 
 
+def _deals_abandon(match: Match, now: datetime) -> int:
+    """The deal of the locked `match` still being played as the match stops, closed as
+    `abandoned` at `now`: no result, no score (it counts as no deal played), never played on.
+    Its hidden facts are then shown as a finished deal's (selectors.deal_revealable). The
+    number closed (0 or 1)."""
+    return Deal.objects.filter(match_id=match.id, status=Deal.Status.ACTIVE).update(
+        status=Deal.Status.ABANDONED, finished_at=now
+    )
+
+
 def match_final_places(match: Match) -> list[int]:
     """Each seat's place in the finished or abandoned `match` (docs/rules.md, "Server
     policies"): the seats nobody resigned by their totals (R-32, ties share a place), then the
@@ -194,14 +204,14 @@ def _shared_deals_settle(match: Match) -> bool:
     """A match whose deals other tables share (duplicate) settles only once every table has
     finished every deal: until then its standings, ratings and deal counters would tell the
     other tables its results (False: not yet; the sweeper and the last table to finish send
-    the settlement again). Then its deal counters are added, and its finished sibling tables
-    are sent their settlement."""
+    the settlement again). Then its deal counters are added, and its sibling tables that are
+    over (finished or abandoned) are sent their settlement."""
     if shared_deals_pending(match):
         return False
     entries = ScoreEntry.objects.filter(match_id=match.id).order_by()
     player_deals_add(deals=list(entries.values_list("player_id", "won", "penalty")))
     siblings = Match.objects.filter(
-        seed_key=match.seed_key, status=Match.Status.FINISHED, settled_at__isnull=True
+        seed_key=match.seed_key, status__in=_OVER, settled_at__isnull=True
     ).exclude(id=match.id)
     for sibling in siblings.values_list("id", flat=True):
         send_on_commit("games.match_settle", str(sibling))

@@ -1,6 +1,6 @@
 """Resigning by clicking: a person against bots resigns (after the confirm step), sees the match
-abandoned and starts a new one; at a table with another person, the one who resigns sees a bot
-take their seat and the other sees the notice and plays on."""
+abandoned, replays its unfinished deal and starts a new one; at a table with another person,
+the one who resigns sees a bot take their seat and the other sees the notice and plays on."""
 
 from __future__ import annotations
 
@@ -73,8 +73,21 @@ def test_a_person_against_bots_resigns_sees_it_abandoned_and_starts_again(
     small.goto(f"{web_client}/#/match/{match_id}")
     expect(by_testid(small, "match-result")).to_have_attribute("data-status", "abandoned")
     expect(by_testid(small, "connection-status")).to_have_attribute("data-state", "live")
-    expect(by_testid(small, "match-result").locator("a", has_text="1")).to_have_count(0)
+    # The deal being played stopped with the match: its replay is offered (to where it stopped).
+    unfinished = by_testid(small, "match-replay-link")
+    expect(unfinished).to_have_count(1)
+    expect(unfinished).to_have_attribute("data-deal-status", "abandoned")
     pages.shot(small, "abandoned-375")
+
+    # Here, where the deal was played: its replay says it never finished, and its seed is the
+    # one committed to when it started on this device.
+    by_testid(page, "match-replay-link").click()
+    page.wait_for_url(re.compile(f"#/replay/{match_id}/1$"))
+    expect(by_testid(page, "replay-unfinished")).to_be_visible()
+    expect(by_testid(page, "fairness-status")).to_have_attribute("data-result", "verified")
+    pages.shot(page, "abandoned-replay")
+    by_testid(page, "replay-to-match").click()
+    expect(by_testid(page, "match-result")).to_have_attribute("data-status", "abandoned")
 
     # The slot is free: a new match by clicks.
     by_testid(page, "new-match-link").click()

@@ -357,7 +357,7 @@ export interface paths {
         };
         /**
          * Get a deal
-         * @description Public, or seats only on a `spectators: none` match. A deal's commitment; once it is over, its seed, the hands at its start and every move, so that anyone who may see it can replay and check it (R-3, R-4), and each seat's luck once a worker has estimated it (null before).
+         * @description Public, or seats only on a `spectators: none` match. A deal's commitment; once it is over (or `abandoned`, for good, as its match stopped: no result), its seed, the hands at its start and every move, so that anyone who may see it can replay and check it (R-3, R-4), and each seat's luck once a worker has estimated it (null before; always null for an abandoned deal, never scored).
          */
         get: operations["matches_deals_detail"];
         put?: never;
@@ -377,7 +377,7 @@ export interface paths {
         };
         /**
          * Get a deal's move analysis
-         * @description Every decision of a person (2+ legal moves) in a deal that is over: the estimated value (expected deal score, lower is better) of the move played and of the best move from that seat's observation only, the loss and its verdict (`inaccuracy` / `mistake` / `blunder`, docs/api.md). The first request has a worker compute it: `202 {status: pending}`, poll again; then `200` with the analysis, kept, or `200 {status: failed, reason}` when it could not be computed (for good). For a seat of the match; for anyone once the match is finished and public. Throttled per user (THROTTLE_DEAL_ANALYSIS).
+         * @description Every decision of a person (2+ legal moves) in a deal that is over (or abandoned as its match stopped: the decisions before it stopped): the estimated value (expected deal score, lower is better) of the move played and of the best move from that seat's observation only, the loss and its verdict (`inaccuracy` / `mistake` / `blunder`, docs/api.md). The first request has a worker compute it: `202 {status: pending}`, poll again; then `200` with the analysis, kept, or `200 {status: failed, reason}` when it could not be computed (for good). For a seat of the match; for anyone once the match is finished or abandoned and public. Before the deal may be shown, 409 `deal_not_over` (`detail.available`). Throttled per user (THROTTLE_DEAL_ANALYSIS).
          */
         get: operations["matches_deals_analysis"];
         put?: never;
@@ -397,7 +397,7 @@ export interface paths {
         };
         /**
          * Replay a finished deal
-         * @description Once deal `number` is over: every position from the deal to its end with all hands open, rebuilt by the engine from the seed and the move log, for replay viewers. `positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the position after move i. Public on a `spectators: public` match; seats only on a `spectators: none` match (403 `spectators_not_allowed`). Before the deal is over, 409 `deal_not_over`.
+         * @description Once deal `number` is over, or abandoned as its match stopped: every position from the deal to its end (an abandoned one's: where it stopped, `result` null) with all hands open, rebuilt by the engine from the seed and the move log, for replay viewers. `positions[0]` is the deal as dealt (`move` and `seat` null), `positions[i]` the position after move i. Public on a `spectators: public` match; seats only on a `spectators: none` match (403 `spectators_not_allowed`). Before that, 409 `deal_not_over` (`detail.available`: when it will be).
          */
         get: operations["matches_deals_replay"];
         put?: never;
@@ -517,7 +517,7 @@ export interface paths {
         };
         /**
          * Get the move log
-         * @description The match's moves in order as the caller may see them: cards another seat drew are shown once the deal is over (R-3). Seats, and anyone (signed in or not) on a `spectators: public` match, who sees no `drawn` card of a deal in progress; a `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat.
+         * @description The match's moves in order as the caller may see them: cards another seat drew are shown once the deal is over, or abandoned as its match stopped (R-3). Seats, and anyone (signed in or not) on a `spectators: public` match, who sees no `drawn` card of a deal in progress; a `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat.
          */
         get: operations["matches_moves_list"];
         put?: never;
@@ -563,7 +563,7 @@ export interface paths {
         put?: never;
         /**
          * Resign a match under way
-         * @description A seated person gives up an active match: from then on the reference bot (`greedy`) plays their seat to the end (`by_bot` in the move log; at once when it is on turn), and they are placed last in the match for the ratings and the boards whatever the points (docs/rules.md, "Server policies"). The seat's `resigned` is true and it no longer counts towards the caller's limits. A match left with no person ends at once with status `abandoned` (a tournament's table is played to its end by its bots); its places still count. The match stream tells the other seats and spectators (event `resigned`). Resigning again answers the match as it is and changes nothing. Throttled per user (THROTTLE_MATCH_RESIGN). No body.
+         * @description A seated person gives up an active match: from then on the reference bot (`greedy`) plays their seat to the end (`by_bot` in the move log; at once when it is on turn), and they are placed last in the match for the ratings and the boards whatever the points (docs/rules.md, "Server policies"). The seat's `resigned` is true and it no longer counts towards the caller's limits. A match left with no person ends at once with status `abandoned` (a tournament's table is played to its end by its bots), the deal being played closed as `abandoned` too; its places still count. The match stream tells the other seats and spectators (event `resigned`). Resigning again answers the match as it is and changes nothing. Throttled per user (THROTTLE_MATCH_RESIGN). No body.
          */
         post: operations["matches_resign"];
         delete?: never;
@@ -1304,7 +1304,8 @@ export interface components {
             seat_count: number;
             hands_at_start: string[][];
             positions: components["schemas"]["ReplayPosition"][];
-            result: components["schemas"]["DealResult"];
+            /** @description Null for a deal abandoned as its match stopped. */
+            result: components["schemas"]["DealResult"] | null;
         };
         DealResult: {
             winners: number[];
@@ -1318,6 +1319,13 @@ export interface components {
             number: number;
             dealer: number;
             opener: number;
+            /**
+             * @description `active` while it is played; `over` once it has ended by the rules; `abandoned`, for good, when its match stopped while it was played (no result, never scored).
+             *
+             *     * `active` - active
+             *     * `over` - over
+             *     * `abandoned` - abandoned
+             */
             status: components["schemas"]["DealStatusEnum"];
             commitment: string;
             result: components["schemas"]["DealResult"] | null;
@@ -1332,11 +1340,19 @@ export interface components {
         /**
          * @description * `active` - active
          *     * `over` - over
+         *     * `abandoned` - abandoned
          * @enum {string}
          */
-        DealStatusEnum: "active" | "over";
+        DealStatusEnum: "active" | "over" | "abandoned";
         DealSummary: {
             number: number;
+            /**
+             * @description `active` while it is played; `over` once it has ended by the rules; `abandoned`, for good, when its match stopped while it was played (no result, never scored).
+             *
+             *     * `active` - active
+             *     * `over` - over
+             *     * `abandoned` - abandoned
+             */
             status: components["schemas"]["DealStatusEnum"];
             winners: number[];
             reason: components["schemas"]["DealEndReasonEnum"] | components["schemas"]["NullEnum"];

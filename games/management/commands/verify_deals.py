@@ -1,4 +1,5 @@
-"""`python manage.py verify_deals`: replay every finished deal from its seed and move log."""
+"""`python manage.py verify_deals`: replay every finished deal from its seed and move log (and
+every deal abandoned as its match stopped, up to where it stopped)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from games.selectors import deal_problems
 
 class Command(BaseCommand):
     help = (
-        "Recompute every finished deal from its seed and moves with the engine; report differences."
+        "Recompute every finished (or abandoned) deal from its seed and moves with the engine;"
+        " report differences."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -20,7 +22,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         deals = (
-            Deal.objects.filter(status=Deal.Status.OVER)
+            Deal.objects.filter(status__in=Deal.CLOSED)
             .select_related("match")
             .order_by("match_id", "number")
         )

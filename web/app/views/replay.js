@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * #/replay/<match>/<deal>: a finished deal step by step with every hand open, and its
+ * #/replay/<match>/<deal>: a finished deal step by step with every hand open (one abandoned
+ * with its match: up to where it stopped, said so), and its
  * fairness checked in the browser (fairness.js): SHA-256 of the revealed seed is the
  * commitment this browser recorded when the deal started, the R-4 shuffle dealt as R-5 gives
  * the viewer the hand it was shown then, and the replay's own commitment and hands agree with
@@ -93,6 +94,8 @@ export async function replayView(root, matchId, dealNumber) {
     h("section", { class: "fairness-panel" }, fairness, fairnessChecks),
     h("p", { class: "commitment" }, t("table.commitment", { c: replay.commitment })),
     h("p", { class: "commitment" }, t("replay.seed", { s: replay.seed })),
+    // No result: the deal was abandoned with its match (docs/api.md, the replay).
+    replay.result === null ? h("p", { class: "muted", testid: "replay-unfinished" }, t("replay.unfinished")) : null,
     h("div", { class: "row replay-controls" }, prev, next, end),
     step,
     stage));

@@ -130,10 +130,12 @@ export function matchScreen({ match, role, you, ratings, onRematch }) {
   h("div", { class: "row result-actions" },
     role === "seat" && !abandoned ? h("button", { type: "button", class: "primary", testid: "rematch-button",
       onclick: onRematch }, t("table.rematch")) : null,
-    // An abandoned match's deal that was being played is never over: no replay.
-    match.deals.filter((d) => d.status === "over").map((d) =>
+    // Every deal nobody plays any more has its replay: an abandoned match's deal that was
+    // being played too, up to where it stopped (docs/api.md, `deals[]` of `<match>`).
+    match.deals.filter((d) => d.status === "over" || d.status === "abandoned").map((d) =>
       h("a", { href: `#/replay/${match.id}/${d.number}`, class: "button", testid: "match-replay-link",
-        "data-deal": d.number }, t("table.replay", { n: d.number }))),
+        "data-deal": d.number, "data-deal-status": d.status },
+      t(d.status === "abandoned" ? "table.replayUnfinished" : "table.replay", { n: d.number }))),
     h("a", { href: "#/lobby", class: "button", testid: "lobby-link" }, t("match.lobby")),
     role === "seat" ? h("a", { href: "#/lobby", class: "button", testid: "new-match-link" },
       t("table.newMatch")) : null));
