@@ -152,10 +152,16 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
             entrant["penalty"] += penalty
 
     by_round: dict[int, list[Match]] = defaultdict(list)
-    # A match counts (`matches`, head-to-head) once it is finished (docs/api.md, the standings).
-    finished = [match for _, _, match in tables if match.status == Match.Status.FINISHED]
     for number, _, match in tables:
         by_round[number].append(match)
+    # A match counts (`matches`, head-to-head) once it is finished, a duplicate one once every
+    # table of its round is: until then its deals count nowhere (docs/api.md, the standings).
+    finished = [match for _, _, match in tables if match.status == Match.Status.FINISHED]
+    if duplicate:
+        settled = {
+            n for n, ms in by_round.items() if all(m.status == Match.Status.FINISHED for m in ms)
+        }
+        finished = [match for number, _, match in tables if number in settled]
     for match in finished:
         for player_id in match.seat_players:
             if player_id in rows:

@@ -10,6 +10,7 @@ The scan (tests/leakscan.py's ideas, applied to a deal shared by two tables):
   cards they drew, the cards played face up at that table and the first top card; a viewer not
   seated there sees no card at all; a tournament route has no card at all;
 - the public summary of table A shows no result of deal 1 and no total that counts it.
+A table over counts in the standings (`matches`) only once the other has finished too.
 Once table B has finished deal 1, the reveal of both tables shows the one seed (its commitment
 shared), and the same hands seat by seat.
 """
@@ -237,3 +238,45 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
     first = next(d for d in summary["deals"] if d["number"] == 1)
     assert first["penalties"] == reveals[0]["result"]["penalties"]
     assert [s["total"] for s in summary["seats"]] == first["penalties"]
+
+
+def test_a_finished_table_counts_in_the_standings_only_once_every_table_of_its_round_has(
+    make_player, client_for, api
+):
+    organizer, organizer_token = make_player()
+    people = [make_player() for _ in range(4)]
+    client_of = {str(p.id): client_for(t) for p, t in people}
+    created = client_for(organizer_token).post(
+        "/api/v1/tournaments",
+        {
+            "name": "Duplicate counts",
+            "players": [str(p.id) for p, _ in people],
+            "format": "duplicate",
+            "table_size": 2,
+            "deals": 1,
+            "rounds": 1,
+            "turn_seconds": 3600,
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    tid = created.json()["id"]
+    accept_all(tid)
+    assert client_for(organizer_token).post(f"/api/v1/tournaments/{tid}/start").status_code == 200
+    a, b = [t.match for t in Table.objects.filter(tournament_id=tid).order_by("number")]
+    while Match.objects.get(id=a.id).status == "active":
+        _play_one(client_of, a)
+    assert Match.objects.get(id=a.id).status == "finished"
+    _play_one(client_of, b)
+
+    def counted() -> dict[str, tuple[int, int, int]]:
+        rows = api.get(f"/api/v1/tournaments/{tid}/standings").json()["results"]
+        return {
+            r["player"]["id"]: (r["matches"], r["deals_played"], r["head_to_head"]) for r in rows
+        }
+
+    # Table A is over, table B still plays the same deal: A counts nowhere yet.
+    assert set(counted().values()) == {(0, 0, 0)}, counted()
+    while Match.objects.get(id=b.id).status == "active":
+        _play_one(client_of, b)
+    assert all(matches == 1 and deals == 1 for matches, deals, _ in counted().values())
