@@ -31,8 +31,8 @@ def cursor_field(*, max_length: int = 500) -> serializers.CharField:
     return serializers.CharField(
         required=False,
         max_length=max_length,
-        help_text="A page's signed cursor, from `next` or `previous` of this list; any other"
-        " value is 400 invalid.",
+        help_text="A page's signed cursor, from `next` or `previous` of this list (empty: the"
+        " first page); any other value is 400 invalid.",
     )
 
 
@@ -72,8 +72,8 @@ class SignedCursorPagination(CursorPagination):
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         encoded = request.query_params.get(self.cursor_query_param)
-        if encoded is None:
-            return None
+        if not encoded:
+            return None  # absent or empty: the first page (as every optional query parameter)
         body = cursor_decode(encoded, salt=self.salt)
         offset, reverse, position = body.get("o"), body.get("r"), body.get("p")
         if (

@@ -90,6 +90,14 @@ def test_forged_cursors_are_invalid_on_every_paged_list(api, history_path, curso
         )
 
 
+def test_an_empty_cursor_is_the_first_page_on_every_paged_list(api, history_path):
+    for path in _paths(history_path):
+        joiner = "&" if "?" in path else "?"
+        first, empty = api.get(path), api.get(f"{path}{joiner}cursor=")
+        assert empty.status_code == 200, (path, empty.content)
+        assert empty.json()["results"] == first.json()["results"], path
+
+
 @settings(max_examples=scaled(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cursor=st.text(min_size=1, max_size=120).filter(lambda s: "\x00" not in s))
 def test_random_cursors_are_invalid_on_every_paged_list(api, history_path, cursor):
