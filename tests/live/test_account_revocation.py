@@ -50,7 +50,23 @@ def _opened(device: Player, bases: list[str]) -> list[Stream | Socket]:
     return opened
 
 
-def test_a_password_change_ends_the_other_tokens_streams_not_the_callers(live: Any) -> None:
+# A password change, and signing out everywhere else: (route, body, status, answer).
+_OTHERS_END = {
+    "password": (
+        "/api/v1/auth/password",
+        {"old_password": "s3cret-pass", "new_password": "n3w-s3cret!"},
+        204,
+        None,
+    ),
+    "revoke-others": ("/api/v1/auth/tokens/revoke-others", {}, 200, {"revoked": 1}),
+}
+
+
+@pytest.mark.parametrize("how", list(_OTHERS_END))
+def test_a_password_change_or_signing_out_elsewhere_ends_the_other_tokens_streams_not_the_callers(
+    live: Any, how: str
+) -> None:
+    path, body, status, answer = _OTHERS_END[how]
     one, two = live.bases
     caller = Player(one)
     other = _login(one, caller)
@@ -58,10 +74,10 @@ def test_a_password_change_ends_the_other_tokens_streams_not_the_callers(live: A
     mine = caller.stream(two, "/api/v1/me/events")
     _first(mine.next(timeout=10))
     started = time.monotonic()
-    response = caller.post(
-        one, "/api/v1/auth/password", {"old_password": "s3cret-pass", "new_password": "n3w-s3cret!"}
-    )
-    assert response.status_code == 204, response.text
+    response = caller.post(one, path, body)
+    assert response.status_code == status, response.text
+    if answer is not None:
+        assert response.json() == answer
     for item in theirs:
         _closed_revoked(item, started)
     assert other.get(two, "/api/v1/me/events").status_code == 401
@@ -82,24 +98,6 @@ def test_revoking_one_token_by_id_ends_its_streams_only(live: Any) -> None:
     assert caller.post(one, f"/api/v1/auth/tokens/{other_id}/revoke").status_code == 204
     for item in theirs:
         _closed_revoked(item, started)
-    assert mine.next(timeout=3, heartbeats=True) == ": heartbeat"
-
-
-def test_signing_out_everywhere_else_ends_the_other_tokens_streams_not_the_callers(
-    live: Any,
-) -> None:
-    one, two = live.bases
-    caller = Player(one)
-    other = _login(one, caller)
-    theirs = _opened(other, live.bases)
-    mine = caller.stream(two, "/api/v1/me/events")
-    _first(mine.next(timeout=10))
-    started = time.monotonic()
-    response = caller.post(one, "/api/v1/auth/tokens/revoke-others", {})
-    assert response.status_code == 200 and response.json() == {"revoked": 1}, response.text
-    for item in theirs:
-        _closed_revoked(item, started)
-    assert other.get(two, "/api/v1/me/events").status_code == 401
     assert mine.next(timeout=3, heartbeats=True) == ": heartbeat"
 
 

@@ -83,21 +83,22 @@ def _play_one(client_of: dict[str, Any], match: Match) -> None:
     assert response.status_code == 200, response.content
 
 
-def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
-    make_player, client_for, api
-):
-    organizer, organizer_token = make_player()
+def _two_tables(
+    make_player: Any, client_for: Any, **body: Any
+) -> tuple[str, Match, Match, dict[str, Any]]:
+    """A duplicate tournament of four people at two 2-seat tables (`body`: more of its
+    fields), started: its id, its tables A and B, and each entrant's client by player id."""
+    _organizer, organizer_token = make_player()
     people = [make_player() for _ in range(4)]
-    client_of = {str(p.id): client_for(t) for p, t in people}
     created = client_for(organizer_token).post(
         "/api/v1/tournaments",
         {
-            "name": "Duplicate secrecy",
+            "name": "Duplicate tables",
             "players": [str(p.id) for p, _ in people],
             "format": "duplicate",
             "table_size": 2,
-            "deals": 2,
             "turn_seconds": 3600,
+            **body,
         },
         format="json",
     )
@@ -106,6 +107,13 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
     accept_all(tid)
     assert client_for(organizer_token).post(f"/api/v1/tournaments/{tid}/start").status_code == 200
     a, b = [t.match for t in Table.objects.filter(tournament_id=tid).order_by("number")]
+    return tid, a, b, {str(p.id): client_for(t) for p, t in people}
+
+
+def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
+    make_player, client_for, api
+):
+    tid, a, b, client_of = _two_tables(make_player, client_for, deals=2)
 
     # Table A plays deal 1 to its end (and deals 2); table B plays two moves of deal 1.
     while Match.objects.get(id=a.id).current_deal == 1:
@@ -137,8 +145,8 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
         f"/api/v1/tournaments/{tid}/tables",
         f"/api/v1/tournaments/{tid}/tables?mine=true",
     ]
-    for person, _ in people:
-        routes += [f"/api/v1/players/{person.id}", f"/api/v1/players/{person.id}/history"]
+    for person in client_of:
+        routes += [f"/api/v1/players/{person}", f"/api/v1/players/{person}/history"]
     for match in (a, b):
         routes += [
             f"/api/v1/matches/{match.id}",
@@ -243,27 +251,7 @@ def test_nothing_of_a_deal_another_table_still_plays_reaches_any_viewer(
 def test_a_finished_table_counts_in_the_standings_only_once_every_table_of_its_round_has(
     make_player, client_for, api
 ):
-    organizer, organizer_token = make_player()
-    people = [make_player() for _ in range(4)]
-    client_of = {str(p.id): client_for(t) for p, t in people}
-    created = client_for(organizer_token).post(
-        "/api/v1/tournaments",
-        {
-            "name": "Duplicate counts",
-            "players": [str(p.id) for p, _ in people],
-            "format": "duplicate",
-            "table_size": 2,
-            "deals": 1,
-            "rounds": 1,
-            "turn_seconds": 3600,
-        },
-        format="json",
-    )
-    assert created.status_code == 201, created.content
-    tid = created.json()["id"]
-    accept_all(tid)
-    assert client_for(organizer_token).post(f"/api/v1/tournaments/{tid}/start").status_code == 200
-    a, b = [t.match for t in Table.objects.filter(tournament_id=tid).order_by("number")]
+    tid, a, b, client_of = _two_tables(make_player, client_for, deals=1, rounds=1)
     while Match.objects.get(id=a.id).status == "active":
         _play_one(client_of, a)
     assert Match.objects.get(id=a.id).status == "finished"
