@@ -47,8 +47,12 @@ _RESERVED = gettext_noop(
 _WRONG_PASSWORD = gettext_noop("Wrong password.")
 
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
-# another (or reorder the text around it); the zero-width joiner of emoji sequences may stay.
-_ALLOWED_FORMAT = {"\u200d"}
+# another (or reorder the text around it). The joiners stay: the zero-width joiner of emoji
+# sequences and the non-joiner that Persian and other scripts write words with. So do the tag
+# characters of an emoji tag sequence (a subdivision's flag: the black flag, tags, the cancel
+# tag), and there only: elsewhere they hide text no one sees.
+_ALLOWED_FORMAT = {"\u200d", "\u200c"}
+_EMOJI_TAG_SEQUENCE = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 _CONTROL_IN_DISPLAY_NAME = gettext_noop(
     "The display name may not contain the control character U+%(code)04X."
 )
@@ -80,7 +84,7 @@ def plain_text_check(field: str, text: str, refusal: str) -> None:
     """400 `invalid` on `field` for a control or format character in `text` (a name others
     read: a display name, a tournament's name); `refusal` is the message, whose `%(code)04X`
     is that character's code point (as in U+202E)."""
-    for char in text:
+    for char in _EMOJI_TAG_SEQUENCE.sub("\U0001f3f4", text):
         category = unicodedata.category(char)
         if category in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or (
             category == "Cf" and char not in _ALLOWED_FORMAT

@@ -167,13 +167,40 @@ def test_a_username_of_150_allowed_characters_is_fine(api):
 
 @pytest.mark.parametrize(
     "display_name",
-    ["x" * 41, "bell\x07", "new\nline", "tab\there", "\u202eevil", "zero\u200bwidth", "   "],
+    [
+        "x" * 41,
+        "bell\x07",
+        "new\nline",
+        "tab\there",
+        "\u202eevil",
+        "zero\u200bwidth",
+        "   ",
+        "hidden\U000e0061\U000e0062",  # tag characters outside an emoji tag sequence
+        "\U0001f3f4\U000e0067\U000e0062",  # a tag sequence that is never cancelled
+    ],
 )
 def test_display_names_are_bounded_plain_text(api, display_name):
     r = register(api, "ivy", display_name=display_name)
     assert r.status_code == 400 and r.json()["code"] == "invalid"
     assert "display_name" in r.json()["detail"]
     assert not Player.objects.filter(username="ivy").exists()
+
+
+SCOTLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+
+
+@pytest.mark.parametrize(
+    "display_name",
+    [
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian, with its non-joiner
+        f"Ewan {SCOTLAND}",  # a subdivision's flag: an emoji tag sequence
+        "Aile \U0001f468\u200d\U0001f469\u200d\U0001f467",  # a zero-width-joiner sequence
+    ],
+)
+def test_the_joiners_and_emoji_tag_sequences_of_real_names_are_kept(api, display_name):
+    r = register(api, "lea", display_name=display_name)
+    assert r.status_code == 201, r.content
+    assert r.json()["display_name"] == display_name
 
 
 def test_a_long_username_gives_a_bounded_default_display_name(api):
