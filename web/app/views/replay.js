@@ -95,7 +95,7 @@ export async function replayView(root, matchId, dealNumber) {
     h("p", { class: "commitment" }, t("table.commitment", { c: replay.commitment })),
     h("p", { class: "commitment" }, t("replay.seed", { s: replay.seed })),
     // No result: the deal was abandoned with its match (docs/api.md, the replay).
-    replay.result === null ? h("p", { class: "muted", testid: "replay-unfinished" }, t("replay.unfinished")) : null,
+    replay.result === null ? h("p", { class: "notice", testid: "replay-unfinished" }, t("replay.unfinished")) : null,
     h("div", { class: "row replay-controls" }, prev, next, end),
     step,
     stage));
