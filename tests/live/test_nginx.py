@@ -53,6 +53,9 @@ class Nginx:
         assert count == 1, "deploy/nginx.conf: no upstream servers to replace"
         site, count = re.subn(r"listen 8000;", f"listen 127.0.0.1:{self.port};", site)
         assert count == 1, "deploy/nginx.conf: no `listen 8000;`"
+        self.access_log = folder / "access.log"
+        site, count = re.subn(r"/var/log/nginx/access\.log", str(self.access_log), site)
+        assert count == 1, "deploy/nginx.conf: no access_log"
         (folder / "site.conf").write_text(site)
         user = "user root;\n" if os.geteuid() == 0 else ""
         temp = "".join(
@@ -142,6 +145,17 @@ def test_a_move_through_nginx_reaches_streams_on_both_processes(front: Any) -> N
         assert time.monotonic() - started < 5
     # Through nginx the client's address is the one nginx saw (NUM_PROXIES=1).
     assert proxied.next(timeout=5, heartbeats=True) == ": heartbeat"
+    # The links the API writes name the address the client used, port included.
+    _table(nginx.base)
+    page = a.get(nginx.base, "/api/v1/matches?limit=1").json()
+    assert page["next"].startswith(f"{nginx.base}/api/v1/matches?"), page["next"]
+    # No log holds a stream ticket: nginx's access log, nor uvicorn's (a WebSocket's line).
+    Socket(f"ws://127.0.0.1:{nginx.port}{path}?ticket={_ticket(a, nginx.base, path)}").close()
+    logged = nginx.access_log.read_text()
+    assert f"GET {path} HTTP/1.1" in logged and "ticket=" not in logged, logged
+    written = [log.read_text(errors="replace") for log in servers.log_dir.glob("*.log")]
+    assert any(f"WebSocket {path}" in text for text in written), written
+    assert not any("ticket=ey" in text for text in written)
 
 
 class Follower:
