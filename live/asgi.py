@@ -76,8 +76,8 @@ from starlette.routing import Route, Router, WebSocketRoute  # noqa: E402
 from starlette.types import Message, Receive, Scope, Send  # noqa: E402
 
 from pisyedili_api.errors import error_body  # noqa: E402
-from pisyedili_api.logfilters import NoTickets  # noqa: E402
 from pisyedili_api.heap import freeze_startup_heap  # noqa: E402
+from pisyedili_api.logfilters import NoTickets  # noqa: E402
 from pisyedili_api.tasks import embedded_start, embedded_stop  # noqa: E402
 
 from . import hub  # noqa: E402
