@@ -640,9 +640,17 @@ class Hub:
                 self.listening = False
                 await pubsub.aclose()
                 raise
-            except Exception:
+            except Exception as exc:
                 self.listening = False
-                logger.warning("live subscription lost; reconnecting", exc_info=True)
+                if backoff == 0.1:  # the outage's first failure: its traceback, once
+                    logger.warning("live subscription lost; reconnecting", exc_info=True)
+                else:
+                    logger.warning(
+                        "live subscription still lost (%s: %s); again in %.1f s",
+                        type(exc).__name__,
+                        exc,
+                        backoff,
+                    )
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
                 await asyncio.sleep(backoff)

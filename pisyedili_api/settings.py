@@ -472,11 +472,18 @@ DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Each line with its time, level and logger: the processes' logs are read side by side.
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     # A request with a Host not in ALLOWED_HOSTS logs one short line, not its traceback.
     "filters": {"one_line": {"()": "pisyedili_api.logfilters.OneLine"}},
-    "loggers": {"django.security.DisallowedHost": {"filters": ["one_line"]}},
+    "loggers": {
+        "django.security.DisallowedHost": {"filters": ["one_line"]},
+        # A refused request (4xx) is its client's to read, not a line each in the log; a
+        # failure of the server's (5xx) is logged with its traceback.
+        "django.request": {"level": "ERROR"},
+    },
 }
 
 # bench/api.py only: serve the bench URL conf (pisyedili_api/urls_bench.py: the API plus
