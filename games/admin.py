@@ -1,16 +1,21 @@
 from django.contrib import admin
 
+from pisyedili_api.admin import ReadOnlyAdmin
+
 from .models import Deal, IdempotencyRecord, Match, Move, ScoreEntry, Seat
 
+# Every game record is read-only here (ReadOnlyAdmin, docs/operations.md "The admin"), and no
+# page shows what a player may not see: a live hand, the stock, a seed, drawn cards.
 
-class SeatInline(admin.TabularInline):
+
+class SeatInline(ReadOnlyAdmin, admin.TabularInline):
     model = Seat
     extra = 0
     raw_id_fields = ("player",)
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = (
         "id",
         "status",
@@ -22,13 +27,15 @@ class MatchAdmin(admin.ModelAdmin):
     )
     list_filter = ("status",)
     readonly_fields = ("id", "created_at")
-    exclude = ("state",)  # the live deal's hands, stock and seed: secret even from staff
+    # The live deal's hands, stock and seed: secret even from staff; so are a duplicate
+    # round's seed source and a private table's join code.
+    exclude = ("state", "seed_key", "join_code")
     raw_id_fields = ("created_by", "live_deal")
     inlines = [SeatInline]
 
 
 @admin.register(Deal)
-class DealAdmin(admin.ModelAdmin):
+class DealAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("match", "number", "status", "dealer", "opener", "commitment", "started_at")
     ordering = ("-id",)  # newest first; the model orders a match's rows among themselves
     list_filter = ("status",)
@@ -38,7 +45,7 @@ class DealAdmin(admin.ModelAdmin):
 
 
 @admin.register(Move)
-class MoveAdmin(admin.ModelAdmin):
+class MoveAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("match", "seq", "deal_number", "seat", "action", "card", "suit", "by_bot", "at")
     ordering = ("-id",)  # newest first; the model orders a match's rows among themselves
     list_filter = ("action", "by_bot")
@@ -47,13 +54,15 @@ class MoveAdmin(admin.ModelAdmin):
 
 
 @admin.register(ScoreEntry)
-class ScoreEntryAdmin(admin.ModelAdmin):
+class ScoreEntryAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("match", "deal", "seat", "player", "penalty", "multiplier", "won")
     ordering = ("-id",)  # newest first; the model orders a match's rows among themselves
     raw_id_fields = ("match", "deal", "player")
 
 
 @admin.register(IdempotencyRecord)
-class IdempotencyRecordAdmin(admin.ModelAdmin):
+class IdempotencyRecordAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("player", "key", "match", "created_at")
     raw_id_fields = ("player", "match")
+    # The answer a retried move gets again: the mover's view, their hand and drawn cards.
+    exclude = ("response",)
