@@ -2920,7 +2920,7 @@ export interface operations {
                  *     * `me` - me
                  */
                 around?: "me";
-                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                /** @description A page's signed cursor, from `next` or `previous` of this list (empty: the first page); any other value is 400 invalid. */
                 cursor?: string;
                 /** @description Leave bots out (ranks among people). */
                 humans_only?: boolean;
@@ -3013,7 +3013,7 @@ export interface operations {
     matches_list: {
         parameters: {
             query?: {
-                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                /** @description A page's signed cursor, from `next` or `previous` of this list (empty: the first page); any other value is 400 invalid. */
                 cursor?: string;
                 /** @description `true` (token): only the waiting private matches to which the caller has a pending invitation, their challenges. */
                 invited?: boolean;
@@ -4547,7 +4547,7 @@ export interface operations {
     players_search: {
         parameters: {
             query: {
-                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                /** @description A page's signed cursor, from `next` or `previous` of this list (empty: the first page); any other value is 400 invalid. */
                 cursor?: string;
                 /** @description Players per page (default 20). */
                 limit?: number;
@@ -4640,7 +4640,7 @@ export interface operations {
     players_history: {
         parameters: {
             query?: {
-                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                /** @description A page's signed cursor, from `next` or `previous` of this list (empty: the first page); any other value is 400 invalid. */
                 cursor?: string;
                 /** @description Rows per page. */
                 limit?: number;
@@ -5014,7 +5014,7 @@ export interface operations {
     tournaments_list: {
         parameters: {
             query?: {
-                /** @description A page's signed cursor, from `next` or `previous` of this list; any other value is 400 invalid. */
+                /** @description A page's signed cursor, from `next` or `previous` of this list (empty: the first page); any other value is 400 invalid. */
                 cursor?: string;
                 /** @description Only drafts whose invitation to the caller awaits an answer (token). */
                 invited?: boolean;
