@@ -3,8 +3,8 @@ its own whose LIVE_REDIS_URL is a private Redis that this test starts and stops 
 suite's): the process starts without it; a new stream, WebSocket or waiting long-poll answers
 `503 unavailable` with the API's JSON body and `Retry-After`; the rest of the API answers as
 ever and nothing answers 500; once Redis is back, streams open again, an open stream gets what
-it missed, and one whose token was revoked meanwhile ends. Every event and JSON body is
-scanned for hidden information (tests/leakscan.py)."""
+it missed, and one whose token was revoked meanwhile ends; each outage logs one traceback.
+Every event and JSON body is scanned for hidden information (tests/leakscan.py)."""
 
 from __future__ import annotations
 
@@ -131,3 +131,7 @@ def test_streams_answer_503_while_redis_is_down_and_open_again_after(
     # Nothing answered 500 (Django logs each) or failed in the server (uvicorn logs each).
     text = log.read_text(errors="replace")
     assert "Internal Server Error" not in text and "Exception in ASGI application" not in text
+    # Each outage (at the start, the crash, the last stop) logs its traceback once, then a line
+    # a retry: not a traceback every few seconds.
+    assert text.count("live subscription lost; reconnecting") <= 3, text[-3000:]
+    assert text.count("live subscription still lost (") >= 2, text[-3000:]
