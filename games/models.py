@@ -32,6 +32,11 @@ class Match(models.Model):
         # Every person at the table resigned: it ended at once (games.services.match_resign).
         ABANDONED = "abandoned"
 
+    # A match played to its end or given up by its people: settled, its deals revealable.
+    OVER = (Status.FINISHED, Status.ABANDONED)
+    # A match that plays no more: over, or cancelled.
+    STOPPED = (*OVER, Status.CANCELLED)
+
     class CancelReason(models.TextChoices):
         CANCELLED = "cancelled"  # by its creator (or the creator leaving an empty table)
         EXPIRED = "expired"  # waiting past MATCH_WAITING_TTL (games.sweep)

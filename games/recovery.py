@@ -57,7 +57,7 @@ def stuck_work(*, older_than: datetime) -> StuckWork:
     work.settlements = [
         str(match_id)
         for match_id in Match.objects.filter(
-            status__in=(Match.Status.FINISHED, Match.Status.ABANDONED),
+            status__in=Match.OVER,
             settled_at__isnull=True,
             finished_at__lt=older_than,
         )

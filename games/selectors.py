@@ -140,22 +140,18 @@ def _summary_related() -> tuple[Prefetch[Any], Prefetch[Any]]:
     )
 
 
-# A match that plays no more: finished, abandoned (no person left) or cancelled.
-_STOPPED = (Match.Status.FINISHED, Match.Status.ABANDONED, Match.Status.CANCELLED)
-
-
 def shared_deals_pending(match: Match) -> set[int]:
     """The numbers of the deals `match` shares with other tables (Match.seed_key, a duplicate
     tournament round) that some table sharing them has not finished yet: nothing of such a
     deal at any table is shown (its seed, hands, draws, last card, scores) before every table
     has finished it. A table has finished a deal once it is closed there (over, or abandoned
-    as its match stopped), or once its match plays no more (_STOPPED: a deal it never dealt
+    as its match stopped), or once its match plays no more (Match.STOPPED: a deal it never dealt
     it never will). Empty for a match with a seed of its own per deal."""
     if match.seed_key is None:
         return set()
     open_ids = list(
         Match.objects.filter(seed_key=match.seed_key)
-        .exclude(status__in=_STOPPED)
+        .exclude(status__in=Match.STOPPED)
         .values_list("id", flat=True)
     )
     if not open_ids:

@@ -668,7 +668,7 @@ def _view(match: Match, seat: int | None, state: engine.State | None) -> dict[st
     if state.result is not None:
         # Deal over: its result is public (games.score_deal scores it and deals on).
         view["result"] = state.result.to_json()
-    if match.status in (Match.Status.FINISHED, Match.Status.ABANDONED):
+    if match.status in Match.OVER:
         view["phase"] = "match_over"
         view["turn"] = None
         view["legal_moves"] = []

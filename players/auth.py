@@ -123,10 +123,11 @@ class TokenSchemeAuthentication(TokenAuthentication):
     for anonymous, and a client that sent its token so would silently get the public view."""
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
-        header = get_authorization_header(request).split()
-        if header and header[0].lower() != self.keyword.lower().encode():
+        found = super().authenticate(request)
+        # Anonymous to DRF: no header, or one of another scheme (only then read again).
+        if found is None and get_authorization_header(request).split():
             raise AuthenticationFailed(_NOT_TOKEN_SCHEME)
-        return super().authenticate(request)
+        return found
 
 
 class DeferredTokenAuthentication(TokenSchemeAuthentication):

@@ -7,6 +7,7 @@ Each error carries its English message as a template with named slots (`template
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -35,9 +36,10 @@ class _Shown:
         return text if len(text) <= SHOWN_MAX else text[: SHOWN_MAX - 1] + "…"
 
 
-def _shown_in(template: str) -> set[str]:
+@functools.cache
+def _shown_in(template: str) -> frozenset[str]:
     """The parameters `template` shows as `%(name)r`."""
-    return set(re.findall(r"%\((\w+)\)r", template))
+    return frozenset(re.findall(r"%\((\w+)\)r", template))
 
 
 class EngineError(Exception):
@@ -49,8 +51,9 @@ class EngineError(Exception):
         self, template: str, params: Mapping[str, Any] | None = None, **fields: Any
     ) -> None:
         self.template = template
+        shown = _shown_in(template)
         self.params = {
-            name: _Shown(value) if name in _shown_in(template) else value
+            name: _Shown(value) if name in shown else value
             for name, value in (params or {}).items()
         }
         self.message = template % self.params if self.params else template

@@ -334,8 +334,6 @@ def _luck_count_locked(match: Match) -> int:
 _SEATS_ONLY = gettext_noop(
     "Only a seat of the match may see its analysis before the match is finished."
 )
-# A match over: finished, or abandoned by its people (its deals are analysed for anyone then).
-_OVER = (Match.Status.FINISHED, Match.Status.ABANDONED)
 
 
 def deal_analysis_request(
@@ -357,7 +355,7 @@ def deal_analysis_request(
     if player is not None and not seated:
         match_hidden_check(match, player.id)
     public = getattr(match, "spectators", "public") == "public"
-    if not seated and not (match.status in _OVER and public):
+    if not seated and not (match.status in Match.OVER and public):
         raise ApplicationError("not_authenticated" if player is None else "not_seated", _SEATS_ONLY)
     deal = (
         Deal.objects.filter(match_id=match.id, number=number)

@@ -27,9 +27,6 @@ from ..signals import match_settled
 from .lifecycle import _DEAL_FIELDS, _after_commit_bot_turn, _deal_start, _match_write
 from .locks import match_lock
 
-# A match that is over: finished, or abandoned by its people (games.services.match_resign).
-_OVER = (Match.Status.FINISHED, Match.Status.ABANDONED)
-
 
 def _deal_close_values(final: engine.State, final_json: dict[str, Any]) -> dict[str, Any]:
     """R-28, R-29: the values of the Deal row that the move to `final` (`final_json`: its
@@ -173,7 +170,7 @@ def match_settle(*, match_id: UUID | str) -> bool:
     games.signals.match_settled is sent after the settlement commits."""
     with transaction.atomic():
         match = match_lock(match_id)
-        if match is None or match.status not in _OVER or match.settled_at is not None:
+        if match is None or match.status not in Match.OVER or match.settled_at is not None:
             return False
         assert match.finished_at is not None  # set with the status
         if match.seed_key is not None and not _shared_deals_settle(match):
@@ -211,7 +208,7 @@ def _shared_deals_settle(match: Match) -> bool:
     entries = ScoreEntry.objects.filter(match_id=match.id).order_by()
     player_deals_add(deals=list(entries.values_list("player_id", "won", "penalty")))
     siblings = Match.objects.filter(
-        seed_key=match.seed_key, status__in=_OVER, settled_at__isnull=True
+        seed_key=match.seed_key, status__in=Match.OVER, settled_at__isnull=True
     ).exclude(id=match.id)
     for sibling in siblings.values_list("id", flat=True):
         send_on_commit("games.match_settle", str(sibling))
