@@ -2,6 +2,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth import get_user_model
 from django.http import HttpRequest
 from rest_framework.authtoken.models import TokenProxy
 
@@ -14,6 +16,30 @@ from .services import display_name_check
 # API tokens are players.ApiToken (hashed); DRF's table of plain keys is not used.
 if admin.site.is_registered(TokenProxy):
     admin.site.unregister(TokenProxy)
+
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserAdmin(auth_admin.UserAdmin):
+    """Django's, except that a player's account is not deleted here: its player deletes it
+    (POST /auth/account/delete), which ends their matches and tournaments as they would and
+    keeps their played matches under an anonymous name (players.services.player_delete). A
+    staff account with no player is deleted as usual; a player's is deactivated."""
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and Player.objects.filter(user_id=obj.pk).exists():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        # The list's bulk deletion would not ask each account the question above.
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
 
 
 @admin.register(ApiToken)

@@ -302,6 +302,21 @@ def test_players_are_neither_added_nor_deleted(staff, make_player):
     assert Player.objects.filter(id=player.id).exists()
 
 
+def test_a_players_account_is_not_deleted_from_the_users_page_but_a_staff_one_is(
+    staff, make_player
+):
+    player, _ = make_player()
+    users = staff.get("/admin/auth/user/")
+    assert users.status_code == 200 and b"delete_selected" not in users.content
+    refused = staff.post(f"/admin/auth/user/{player.user_id}/delete/", {"post": "yes"})
+    assert refused.status_code == 403
+    assert get_user_model().objects.filter(id=player.user_id).exists()
+    helper = get_user_model().objects.create_user("helper", password="x-pass-word-1")
+    deleted = staff.post(f"/admin/auth/user/{helper.id}/delete/", {"post": "yes"})
+    assert deleted.status_code == 302
+    assert not get_user_model().objects.filter(id=helper.id).exists()
+
+
 def test_deactivating_an_account_and_revoking_a_token_still_work(staff, make_player):
     player, _ = make_player()
     _, second = make_player()
