@@ -191,7 +191,7 @@ class TokenRotateApi(APIView):
     @schema.auth_token_rotate
     @extend_schema(
         request=None,
-        responses={200: OutputSerializer, **error_responses("not_authenticated")},
+        responses={200: OutputSerializer, **error_responses("invalid", "not_authenticated")},
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         body_fields_check(request.data)
@@ -204,7 +204,7 @@ class LogoutApi(APIView):
     @schema.auth_logout
     @extend_schema(
         request=None,
-        responses={204: None, **error_responses("not_authenticated")},
+        responses={204: None, **error_responses("invalid", "not_authenticated")},
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         body_fields_check(request.data)

@@ -249,6 +249,7 @@ class TournamentStartApi(APIView):
         responses={
             200: TournamentSerializer,
             **error_responses(
+                "invalid",
                 "not_authenticated",
                 "not_organizer",
                 "not_found",
@@ -275,7 +276,12 @@ class TournamentCancelApi(APIView):
         responses={
             200: TournamentSerializer,
             **error_responses(
-                "not_authenticated", "not_organizer", "not_found", "tournament_over", "throttled"
+                "invalid",
+                "not_authenticated",
+                "not_organizer",
+                "not_found",
+                "tournament_over",
+                "throttled",
             ),
         },
     )
@@ -296,6 +302,7 @@ class TournamentInvitationAcceptApi(APIView):
         responses={
             200: TournamentSerializer,
             **error_responses(
+                "invalid",
                 "not_authenticated",
                 "not_invited",
                 "not_found",
@@ -322,6 +329,7 @@ class TournamentInvitationDeclineApi(APIView):
         responses={
             200: TournamentSerializer,
             **error_responses(
+                "invalid",
                 "not_authenticated",
                 "not_invited",
                 "not_found",

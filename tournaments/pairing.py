@@ -13,9 +13,11 @@ the services seat bots in the empty seats. Without bots, the remainder (n mod ta
   new meetings (then the fewest repeats); rounds go on until every pair has met at least once.
 - Swiss: the ranking (best first) is cut into tables from the top so that players of similar
   standing sit together; a depth-first search over the ranking looks for a round with no pair
-  that has met before, closest-ranked first; only when none exists (or the search budget runs
-  out) does a greedy pass allow the fewest repeats. Byes go to the lowest-ranked players with
-  the fewest byes so far.
+  that has met before, closest-ranked first (the best-ranked player left sits at a full table
+  when one can be completed, else at the short table bots fill); only when none exists does
+  the search allow repeats, one more at a time, for a round with the fewest (a greedy round if
+  its budget of tables tried runs out). Byes go to the lowest-ranked players with the fewest
+  byes so far.
 - Duplicate: see `duplicate_schedule` (sections of k tables, the seats rotated across them).
 """
 
@@ -227,54 +229,92 @@ def swiss_round(
         position = {p: i for i, p in enumerate(ranking)}
         sitting_out = sorted(ranking, key=lambda p: (byes.get(p, 0), -position[p]))[:remainder]
     playing = [p for p in ranking if p not in sitting_out]
-    left = [budget]
-    tables = _search(playing, table_size, met, left)
+    # With bots filling seats, one table is short (the bots take its empty seats).
+    short = len(playing) % table_size if fill else 0
+    tables = _search(playing, table_size, met, [budget], short)
     if tables is None:
-        tables = _fewest_repeats(playing, table_size, met)
+        tables = _fewest_repeats(playing, table_size, met, short, [budget])
     # Byes listed best-ranked first, like the tables.
     return RoundPlan(tuple(tables), tuple(p for p in ranking if p in sitting_out))
 
 
+def _repeats(table: Iterable[P], met: Mapping[frozenset[Hashable], int]) -> int:
+    return sum(met.get(pair, 0) for pair in pairs_of(table))
+
+
 def _search(
-    remaining: list[P], k: int, met: Mapping[frozenset[Hashable], int], budget: list[int]
+    remaining: list[P],
+    k: int,
+    met: Mapping[frozenset[Hashable], int],
+    budget: list[int],
+    short: int = 0,
+    allowed: int = 0,
 ) -> list[tuple[P, ...]] | None:
-    """Tables with no repeat pair, top of the ranking first, closest-ranked partners first."""
+    """Tables repeating at most `allowed` meetings in all (none by default), top of the ranking
+    first, closest-ranked partners first; the highest-ranked player left sits at a full table
+    when one can be completed, else at the `short` table (the one bots fill) if it is still to
+    be seated. None when there are none, or when the `budget` of tables tried runs out."""
     if not remaining:
         return []
     head, rest = remaining[0], remaining[1:]
-    size = min(k, len(remaining))
-    for partners in combinations(rest, size - 1):
-        table = (head, *partners)
-        if any(met.get(pair, 0) for pair in pairs_of(table)):
-            continue
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        taken = set(partners)
-        found = _search([p for p in rest if p not in taken], k, met, budget)
-        if found is not None:
-            return [table, *found]
-        if budget[0] < 0:
-            return None
+    sizes = [k] if len(remaining) - short >= k else []
+    if short:
+        sizes.append(short)
+    for size in sizes:
+        for partners in combinations(rest, size - 1):
+            table = (head, *partners)
+            cost = _repeats(table, met)
+            if cost > allowed:
+                continue
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            taken = set(partners)
+            found = _search(
+                [p for p in rest if p not in taken],
+                k,
+                met,
+                budget,
+                short if size == k else 0,
+                allowed - cost,
+            )
+            if found is not None:
+                return [table, *found]
+            if budget[0] < 0:
+                return None
     return None
 
 
 def _fewest_repeats(
-    ranking: list[P], k: int, met: Mapping[frozenset[Hashable], int]
+    ranking: list[P],
+    k: int,
+    met: Mapping[frozenset[Hashable], int],
+    short: int,
+    budget: list[int],
 ) -> list[tuple[P, ...]]:
-    """Greedy fallback: from the top, each seat to the closest-ranked player with fewest repeats."""
+    """A round with the fewest repeat meetings: a greedy pass (from the top, each seat to the
+    closest-ranked player with the fewest repeats, the short table last) bounds it, then the
+    search allows one repeat more at a time until it finds a round (or its budget runs out)."""
     remaining = list(ranking)
-    tables = []
+    greedy: list[tuple[P, ...]] = []
     while remaining:
+        size = k if len(remaining) > short else short
         table = [remaining.pop(0)]
-        while len(table) < k and remaining:
+        while len(table) < size and remaining:
             best = min(
                 range(len(remaining)),
                 key=lambda i: (sum(met.get(frozenset((remaining[i], t)), 0) for t in table), i),
             )
             table.append(remaining.pop(best))
-        tables.append(tuple(table))
-    return tables
+        greedy.append(tuple(table))
+    bound = sum(_repeats(table, met) for table in greedy)
+    for allowed in range(1, bound):
+        found = _search(ranking, k, met, budget, short, allowed)
+        if found is not None:
+            return found
+        if budget[0] < 0:
+            break
+    return greedy
 
 
 # ---- duplicate ----

@@ -5,14 +5,16 @@ tournament starts only once every one of them has accepted (`409 invitations_pen
 one who declines leaves it. Every tournament match runs a turn clock (`turn_seconds`, default
 settings.TOURNAMENT_TURN_SECONDS), so a person who stops playing cannot hold a round forever.
 What one organizer may create is bounded (settings): tournaments in draft or running
-(MAX_ACTIVE_TOURNAMENTS_PER_PLAYER, 429), entrants (TOURNAMENT_MAX_ENTRANTS) and the deals of
+(MAX_ACTIVE_TOURNAMENTS_PER_PLAYER, 409), entrants (TOURNAMENT_MAX_ENTRANTS) and the deals of
 the whole tournament (TOURNAMENT_MAX_DEALS, tables of every round × deals per match), 400.
 
 Each round's tables are matches made by games.services.match_create (seated=[…]), so a
 tournament match is an ordinary match: same rules engine, same bot turns, same settlement.
 `tournament_advance` runs after every settled tournament match (receivers.py → tasks.py); it
 locks the tournament row and starts the next round only once every match of the current round
-is finished. Round numbers are unique per tournament, so running it twice has effect once.
+is finished. Round numbers are unique per tournament, so running it twice has effect once. Once
+a tournament is cancelled its dealt round plays on and is closed (`finished_at`, a duplicate
+round's matchpoints) when its last match ends; no round starts after it.
 A round's matches are dealt in the caller's transaction, but their bot turns are never played
 there: with a broker a worker plays them; in the embedded default they run on the background
 thread of games.tasks.in_background, so `start` answers at once.
@@ -398,13 +400,21 @@ def tournament_cancel(*, tournament_id: UUID | str, player: Player) -> Tournamen
 
 
 def tournament_advance(*, tournament_id: UUID | str) -> bool:
-    """If every match of the current round is finished: start the next round, or finish the
-    tournament after the last. True if it changed something; safe to run any number of times."""
+    """If every match of the current round is finished: close the round, then start the next
+    one, or finish the tournament after the last (a cancelled tournament's round is closed, no
+    other starts). True if it changed something; safe to run any number of times."""
     with in_background(), transaction.atomic():
         tournament = Tournament.objects.select_for_update().filter(id=tournament_id).first()
-        if tournament is None or tournament.status != Tournament.Status.RUNNING:
+        if tournament is None or tournament.status not in (
+            Tournament.Status.RUNNING,
+            Tournament.Status.CANCELLED,
+        ):
             return False
-        current = Round.objects.get(tournament=tournament, number=tournament.current_round)
+        current = Round.objects.filter(
+            tournament=tournament, number=tournament.current_round, finished_at__isnull=True
+        ).first()
+        if current is None:  # cancelled in draft, or its round closed already
+            return False
         playing = Match.objects.filter(tournament_table__round=current).exclude(
             status=Match.Status.FINISHED
         )
@@ -415,6 +425,8 @@ def tournament_advance(*, tournament_id: UUID | str) -> bool:
         if tournament.format == Tournament.Format.DUPLICATE:
             current.matchpoints = round_matchpoints(current)
         current.save(update_fields=["finished_at", "matchpoints"])
+        if tournament.status == Tournament.Status.CANCELLED:
+            return True
         if tournament.current_round >= tournament.rounds_total:
             tournament.status = Tournament.Status.FINISHED
             tournament.finished_at = now

@@ -105,6 +105,36 @@ def test_every_error_code_has_an_example(schema):
     assert seen >= API_CODES, f"no example for {sorted(API_CODES - seen)}"
 
 
+def _codes(response: dict) -> set[str]:
+    examples = response.get("content", {}).get("application/json", {}).get("examples", {})
+    return {example["value"]["code"] for example in examples.values()}
+
+
+def test_every_route_that_takes_a_body_lists_its_refusal(schema, api, make_player):
+    """A POST, PUT or PATCH reads a JSON body, even a route that takes no field (any field is
+    refused): each lists `400 invalid`, and answers it to a field it does not take."""
+    _, token = make_player()
+    missing = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if method not in ("post", "put", "patch"):
+                continue
+            if "invalid" not in _codes(operation["responses"].get("400", {})):
+                missing.append(f"{method.upper()} {path}")
+    assert not missing, missing
+    # One route of each app that takes no field, with one.
+    any_id = "00000000-0000-0000-0000-000000000000"
+    for path in (
+        "/api/v1/auth/logout",
+        f"/api/v1/matches/{any_id}/resign",
+        f"/api/v1/tournaments/{any_id}/start",
+    ):
+        refused = api.post(
+            path, {"force": True}, format="json", HTTP_AUTHORIZATION=f"Token {token}"
+        )
+        assert refused.status_code == 400 and refused.json()["code"] == "invalid", path
+
+
 def test_docs_page_is_served(api):
     response = api.get("/api/v1/docs/")
     assert response.status_code == 200 and b"swagger" in response.content.lower()
@@ -166,7 +196,7 @@ def test_every_operation_has_a_summary_and_a_description(schema):
         if method != "parameters"
         and not (operation.get("summary", "").strip() and operation.get("description", "").strip())
     ]
-    assert missing == []
+    assert not missing, missing
     summaries = [
         operation["summary"]
         for operations in schema["paths"].values()

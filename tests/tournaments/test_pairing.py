@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from itertools import combinations
 
 import pytest
 
@@ -114,7 +115,8 @@ def test_swiss_no_repeat_opponents_while_avoidable_and_similar_standings(n, k):
         ranking = sorted(players, key=lambda p: (score[p], p))
         plan = swiss_round(ranking, k, False, met=met, byes={})
         position = {p: i for i, p in enumerate(ranking)}
-        if any(met[pair] for table in plan.tables for pair in pairs_of(table)):
+        repeated = any(met[pair] for table in plan.tables for pair in pairs_of(table))
+        if repeated:
             # Only when no round without a repeat exists (an exhaustive search proves it).
             assert _search(list(ranking), k, met, [10**7]) is None, "avoidable repeat"
             repeats += 1
@@ -122,11 +124,12 @@ def test_swiss_no_repeat_opponents_while_avoidable_and_similar_standings(n, k):
             if k == 2:  # at bigger tables, round 2 must mix round 1's tables
                 spread = max(position[p] for p in table) - min(position[p] for p in table)
                 assert spread <= 5, (table, ranking)
-        # The leader sits with the best-ranked players it has not met.
+        # The leader sits with the best-ranked players it has not met (in a round with a
+        # repeat, the fewest repeats come first: see the test of the fewest repeats below).
         top = plan.tables[0]
         assert top[0] == ranking[0]
         unmet_by_leader = [p for p in ranking[1:] if not met[frozenset((p, ranking[0]))]]
-        assert top[1] == unmet_by_leader[0]
+        assert repeated or top[1] == unmet_by_leader[0]
         for table in plan.tables:
             met.update(pairs_of(table))
             for p in table:
@@ -141,6 +144,57 @@ def test_swiss_repeats_only_when_unavoidable():
     met = Counter(pairs_of(ranking))
     plan = swiss_round(ranking, 2, False, met=met, byes={})
     assert sorted(p for t in plan.tables for p in t) == ranking
+
+
+def _fewest_possible(players: list[str], sizes: list[int], met: Counter) -> int:
+    """The fewest repeat meetings of any seating of `players` at tables of `sizes` (exhaustive)."""
+    if not sizes:
+        return 0
+    best = None
+    for table in combinations(players, sizes[0]):
+        rest = [p for p in players if p not in table]
+        cost = sum(met[pair] for pair in pairs_of(table)) + _fewest_possible(rest, sizes[1:], met)
+        best = cost if best is None else min(best, cost)
+    assert best is not None
+    return best
+
+
+def test_swiss_with_bots_filling_puts_a_top_player_at_the_short_table_to_avoid_repeats():
+    """Eight people at three-seat tables with bots filling (3 + 3 + 2 and a bot): round three
+    has a seating with no repeat, though only with a top player at the short table."""
+    met = meetings(
+        [
+            RoundPlan((("Org", "Ana", "Bo"), ("Cem", "Deniz", "Ece"), ("Fatih", "Gul"))),
+            RoundPlan((("Cem", "Fatih", "Ana"), ("Org", "Gul", "Ece"), ("Bo", "Deniz"))),
+        ]
+    )
+    ranking = ["Cem", "Ana", "Ece", "Org", "Bo", "Deniz", "Fatih", "Gul"]
+    plan = swiss_round(ranking, 3, True, met=met, byes={})
+    assert sorted(len(table) for table in plan.tables) == [2, 3, 3]
+    assert sorted(p for table in plan.tables for p in table) == sorted(ranking)
+    assert not any(met[pair] for table in plan.tables for pair in pairs_of(table))
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "fill"), [(8, 3, True), (7, 3, True), (7, 2, False), (9, 4, True)]
+)
+def test_swiss_rounds_have_the_fewest_repeats_possible(n, k, fill):
+    """Random rankings over rounds past the repeat-free ones: each round repeats no more
+    meetings than the best seating of its players (found exhaustively)."""
+    rng = random.Random(n * 100 + k)
+    players = [f"p{i}" for i in range(n)]
+    for _ in range(12):
+        met: Counter[frozenset[str]] = Counter()
+        byes: Counter[str] = Counter()
+        for _ in range(5):
+            ranking = rng.sample(players, n)
+            plan = swiss_round(ranking, k, fill, met=met, byes=byes)
+            seated = [p for table in plan.tables for p in table]
+            sizes = sorted((len(table) for table in plan.tables), reverse=True)
+            repeats = sum(met[pair] for table in plan.tables for pair in pairs_of(table))
+            assert repeats == _fewest_possible(seated, sizes, met), (ranking, plan, met)
+            met.update(meetings([plan]))
+            byes.update(plan.byes)
 
 
 def test_swiss_default_rounds():

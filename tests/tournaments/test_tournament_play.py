@@ -206,6 +206,35 @@ def test_advance_twice_has_effect_once(make_player):
     assert Table.objects.filter(tournament=tournament).count() == 6
 
 
+def test_a_cancelled_tournaments_round_is_closed_when_its_matches_end(make_player):
+    """Cancelled while round 1 plays: the round's matches play on; when they end, the round has
+    its finish time, and no round 2 starts."""
+    from tournaments.services import tournament_cancel
+
+    organizer, _ = make_player()
+    people = [make_player()[0] for _ in range(4)]
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Called off",
+        format="swiss",
+        table_size=2,
+        players=[p.id for p in people],
+        deals=1,
+        rounds=2,
+    )
+    accept_all(tournament.id)
+    tournament_start(tournament_id=tournament.id, player=organizer)
+    tournament_cancel(tournament_id=tournament.id, player=organizer)
+    assert tournament_advance(tournament_id=tournament.id) is False  # round 1 still playing
+    Match.objects.filter(tournament_table__round__number=1).update(status="finished")
+    assert tournament_advance(tournament_id=tournament.id) is True
+    assert tournament_advance(tournament_id=tournament.id) is False
+    tournament.refresh_from_db()
+    assert tournament.status == "cancelled" and tournament.current_round == 1
+    rounds = list(Round.objects.filter(tournament=tournament))
+    assert len(rounds) == 1 and rounds[0].finished_at is not None
+
+
 def test_sweep_advances_a_round_whose_advance_was_lost(make_player):
     """No match_settled (the matches are finished by hand here): the beat sweep advances."""
     from tournaments.tasks import sweep
