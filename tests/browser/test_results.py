@@ -99,3 +99,41 @@ def test_deal_and_match_results_by_clicks(web_client: str, pages: Any) -> None:
     wide.wait_for_url(re.compile(r"#/match/(?!" + match_id + r")[0-9a-f-]{36}$"))
     expect(by_testid(wide, "table")).to_have_attribute("data-status", "active")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["public", "private"])
+def test_the_second_to_ask_for_the_rematch_is_seated_in_it(
+    web_client: str, pages: Any, private: bool
+) -> None:
+    """Two people end a match; one clicks Rematch, then the other: the other takes the seat the
+    rematch keeps for them (a public one's open seat, a private one's invitation), and the
+    rematch starts on both pages."""
+    ana, bora = Person(web_client), Person(web_client)
+    body: dict[str, Any] = {"seats": 2, "deals": 1, "rules": {"hand_size": 3}}
+    if private:
+        body |= {"private": True, "invite": [bora.name]}
+    match_id = str(ana.post("/api/v1/matches", body, status=201).json()["id"])
+    answer = "invitations/accept" if private else "join"
+    bora.post(f"/api/v1/matches/{match_id}/{answer}", status=200)
+    deadline = time.monotonic() + 120
+    while ana.state(match_id)["status"] != "finished":
+        assert time.monotonic() < deadline, "the match did not finish in time"
+        for person in (ana, bora):
+            state = person.state(match_id)
+            if state["status"] == "active" and state["turn"] == state["you"]:
+                person.move(match_id)
+    ana_page, bora_page = pages.new(), pages.new(375, 800)
+    sign_in(ana_page, web_client, ana, route=f"#/match/{match_id}")
+    sign_in(bora_page, web_client, bora, route=f"#/match/{match_id}")
+    by_testid(ana_page, "rematch-button").click()
+    rematch = re.compile(r"#/match/(?!" + match_id + r")([0-9a-f-]{36})$")
+    ana_page.wait_for_url(rematch)
+    by_testid(bora_page, "rematch-button").click()
+    bora_page.wait_for_url(rematch)
+    assert bora_page.url == ana_page.url
+    next_id = ana_page.url.rsplit("/", 1)[1]
+    seated = {seat["player"]["id"] for seat in ana.get(f"/api/v1/matches/{next_id}")["seats"]}
+    assert seated == {ana.id, bora.id}
+    for page in (ana_page, bora_page):
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
