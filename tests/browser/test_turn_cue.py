@@ -71,7 +71,7 @@ def test_a_turn_elsewhere_is_told_on_every_page_and_leads_to_its_table(
 ) -> None:
     """Two people at a table, one of them on the leaderboards (then at a table of bots): each
     time the other moves and leaves them on turn, the page says so, names the table, titles the
-    tab, and its link opens the table, where the notice is gone (its own cue takes over)."""
+    tab, and its link opens the table, where its line is gone (its own cue takes over)."""
     person, other = Person(web_client), Person(web_client)
     match_id = person.create(2, [])
     other.post(f"/api/v1/matches/{match_id}/join", status=200)
@@ -102,5 +102,36 @@ def test_a_turn_elsewhere_is_told_on_every_page_and_leads_to_its_table(
     line.locator('[data-testid="turn-go"]').click()
     expect(page).to_have_url(f"{web_client}/#/match/{match_id}")
     wait_synced(page, person, match_id)
-    expect(notice).to_be_hidden()
+    expect(line).to_have_count(0)
+    # The table of bots just left is told only while it awaits the person's move.
+    state = person.state(elsewhere)
+    left = notice.locator(f'[data-testid="turn-turn"][data-match-id="{elsewhere}"]')
+    expect(left).to_have_count(int(state["status"] == "active" and state["turn"] == state["you"]))
     expect(page).to_have_title(f"{words[1]} · Pis Yedili")
+
+
+def test_a_table_left_on_the_players_turn_is_told_on_the_next_page(
+    web_client: str, pages: Any
+) -> None:
+    """On the player's turn at a table, they open another page: the notice names that table
+    and the tab's title still says it is their turn; once they move on another device, the
+    line goes when the next page is shown."""
+    person, other = Person(web_client), Person(web_client)
+    match_id = person.create(2, [])
+    other.post(f"/api/v1/matches/{match_id}/join", status=200)
+    while person.state(match_id)["turn"] != 0:
+        other.move(match_id)
+    page = pages.new(375, 800)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    wait_synced(page, person, match_id)
+    notice = by_testid(page, "turn-notice")
+    line = notice.locator(f'[data-testid="turn-turn"][data-match-id="{match_id}"]')
+    expect(notice).to_be_hidden()
+    by_testid(page, "nav-leaderboards").click()
+    expect(line).to_be_visible()
+    expect(page).to_have_title("● Your turn · Pis Yedili")
+    pages.shot(page, "turn-notice-table-left")
+    while person.state(match_id)["turn"] == 0:  # a draw leaves the person on turn
+        person.move(match_id)
+    page.goto(f"{web_client}/#/players")
+    expect(line).to_have_count(0)

@@ -6,7 +6,8 @@
  * (`tournament_round`, with their table); meanwhile the tab's title starts with "● Your turn"
  * (on a table's page, that table's own cue keeps the title), and a hidden tab gets a browser
  * notification once the player allowed them. Each (re)connect also reads which of the player's
- * tables await their move, so a page opened after the turn came tells it too. A line goes when
+ * tables await their move, so a page opened after the turn came tells it too, and a table left
+ * on the player's turn is told once the page shown is another. A line goes when
  * its table is opened, its match ends, the move is made elsewhere (read again on each page
  * shown, and every 30 s), or it is dismissed.
  */
@@ -124,14 +125,17 @@ async function discover() {
   }
 }
 
-/** @param {string} id a match whose `your_turn` came */
-async function told(id) {
+/**
+ * @param {string} id a match whose `your_turn` came, or whose table the page just left
+ * @param {boolean} [news] just told (see `add`)
+ */
+async function told(id, news = true) {
   if (id === shown) return;
   // Told late (the stream caught up after the move was made elsewhere): nothing to say.
   myId ??= (await currentPlayer().catch(() => null))?.id ?? null;
   const [state, who] = await Promise.all([api.state(id).catch(() => null), playersOf(id)]);
   if (state && (state.status !== "active" || state.turn !== state.you)) return;
-  add({ kind: "turn", match: id, text: who ? t("notice.yourTurnAt", { players: who }) : t("notice.yourTurn") });
+  add({ kind: "turn", match: id, text: who ? t("notice.yourTurnAt", { players: who }) : t("notice.yourTurn") }, news);
 }
 
 onMyEvent((name, data) => {
@@ -162,8 +166,11 @@ export function turnNotice(hash) {
     myId = null;
   }
   owner = api.token();
+  const left = shown;
   shown = tableOf(hash);
   draw();
   serially(recheck);
+  // A table left on the player's turn is awaiting their move still: told here as elsewhere.
+  if (left && left !== shown && owner) serially(() => told(left, false));
   return element;
 }
