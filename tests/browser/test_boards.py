@@ -44,11 +44,16 @@ def test_the_skill_board_beside_rating_wins_and_points(web_client: str, pages: A
         options = metric.locator("option").evaluate_all("os => os.map(o => o.value)")
         assert options == ["rating", "wins", "points", "skill"]
         seen: dict[str, str] = {}
+        heads = by_testid(page, "board-head").locator("th")
+        column = {"rating": "rating", "wins": "wins", "points": "avg_penalty", "skill": "skill"}
         for name in options:
             metric.select_option(name)
             expect(about).to_have_attribute("data-metric", name)
             expect(about).not_to_be_empty()
             seen[name] = about.inner_text()
+            # The metric's column right after the player's, in sight on a phone.
+            expect(heads.nth(2)).to_have_attribute("data-column", column[name])
+            expect(heads).to_have_count(8)
         assert len(set(seen.values())) == 4, seen
         assert "greedy" in seen["skill"] and "luck" in seen["skill"], seen["skill"]
 

@@ -35,6 +35,24 @@ function rulesets(boards, offered) {
   return [...named];
 }
 
+/** A board's columns, and the one of each metric. */
+const COLUMNS = ["rank", "player", "rating", "matches", "wins", "deals_won", "avg_penalty", "skill"];
+/** @type {Record<string, string>} */
+const METRIC_COLUMN = { rating: "rating", wins: "wins", points: "avg_penalty", skill: "skill" };
+/** @type {Record<string, (row: api.LeaderboardPage["results"][number]) => HTMLElement>} */
+const CELLS = {
+  rank: (row) => h("td", {}, String(row.rank)),
+  player: (row) => h("td", {}, playerName(row.player), row.player.is_bot ? ` (${t("table.bot")})` : ""),
+  rating: (row) => h("td", {}, row.rating.toFixed(2)),
+  matches: (row) => h("td", {}, String(row.matches)),
+  wins: (row) => h("td", {}, String(row.wins)),
+  deals_won: (row) => h("td", {}, String(row.deals_won)),
+  avg_penalty: (row) => h("td", {}, row.avg_penalty.toFixed(2)),
+  skill: (row) => h("td", { testid: "board-skill", "data-skill": row.skill ?? "", "data-skill-deals": row.skill_deals,
+    title: t("boards.skillDeals", { n: row.skill_deals }) },
+  row.skill === null ? "–" : `${row.skill.toFixed(2)} (${row.skill_deals})`),
+};
+
 /** @param {HTMLElement} root */
 export async function boardsView(root) {
   const [boards, offered] = await Promise.all([
@@ -68,6 +86,16 @@ export async function boardsView(root) {
   const around = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", testid: "board-around-me",
     id: "board-around-me", disabled: !api.token() }));
   const body = h("tbody", { testid: "board-body" });
+  const head = h("thead", { testid: "board-head" });
+  /** The columns in their order: the chosen metric's right after the player's (in sight on a
+   * phone, where the table scrolls sideways). */
+  const columns = () => {
+    const first = METRIC_COLUMN[metric.value];
+    return ["rank", "player", first, ...COLUMNS.filter((c) => c !== "rank" && c !== "player" && c !== first)];
+  };
+  const drawHead = () => fill(head, h("tr", {}, columns().map((c) => h("th", { "data-column": c }, t(`col.${c}`)))));
+  drawHead();
+  metric.addEventListener("change", drawHead);
   const prevButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "board-prev" }, t("boards.prev")));
   const nextButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "board-next" }, t("boards.next")));
   /** @type {string | null} */ let nextLink = null;
@@ -82,16 +110,7 @@ export async function boardsView(root) {
     fill(body,
       page.results.length === 0 ? h("tr", {}, h("td", { colSpan: 8 }, t("boards.empty"))) : null,
       page.results.map((row) => h("tr", { testid: "board-row", "data-rank": row.rank, "data-player": row.player.id },
-        h("td", {}, String(row.rank)),
-        h("td", {}, playerName(row.player), row.player.is_bot ? ` (${t("table.bot")})` : ""),
-        h("td", {}, row.rating.toFixed(2)),
-        h("td", {}, String(row.matches)),
-        h("td", {}, String(row.wins)),
-        h("td", {}, String(row.deals_won)),
-        h("td", {}, row.avg_penalty.toFixed(2)),
-        h("td", { testid: "board-skill", "data-skill": row.skill ?? "", "data-skill-deals": row.skill_deals,
-          title: t("boards.skillDeals", { n: row.skill_deals }) },
-        row.skill === null ? "–" : `${row.skill.toFixed(2)} (${row.skill_deals})`))));
+        columns().map((column) => CELLS[column](row)))));
   }
 
   let asking = 0;
@@ -140,9 +159,7 @@ export async function boardsView(root) {
       h("label", { class: "field", for: "board-around-me" }, around, t("boards.aroundMe"))),
     about,
     h("div", { class: "scroll", tabIndex: 0, role: "region", "aria-label": t("boards.title") }, h("table", { class: "grid" },
-      h("thead", {}, h("tr", {}, ["rank", "player", "rating", "matches", "wins", "deals_won", "avg_penalty", "skill"]
-        .map((c) => h("th", {}, t(`col.${c}`))))),
-      body)),
+      head, body)),
     h("div", { class: "row" }, prevButton, nextButton)));
   await load();
 }
