@@ -326,3 +326,26 @@ def test_a_page_that_cannot_be_shown_says_why_and_leads_back(
     expect(page).to_have_url(f"{web_client}/#/lobby")
     row = by_testid(page, "my-match").and_(page.locator(f'[data-match-id="{match_id}"]'))
     expect(row.locator('[data-testid="watch-link"]')).to_have_text("Result")
+
+
+@pytest.mark.parametrize("watching", [False, True], ids=["playing", "watching"])
+def test_signing_out_at_a_table_asks_the_server_nothing_more(
+    web_client: str, pages: Any, watching: bool
+) -> None:
+    """Signed out from a match's page, playing or watching: the page's stream, which the server
+    ends with the token, is not followed by a read the server must refuse."""
+    player = Person(web_client)
+    person = Person(web_client) if watching else player
+    match_id = player.create(2, ["greedy"])
+    page = pages.new(375, 800)
+    refused: list[str] = []
+    page.on(
+        "response", lambda r: refused.append(f"{r.status} {r.url}") if r.status >= 400 else None
+    )
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    by_testid(page, "auth-logout").click()
+    by_testid(page, "auth-register").wait_for()
+    page.wait_for_timeout(1500)
+    assert refused == []
+    assert not pages.console, pages.console

@@ -724,7 +724,7 @@ const tr = {
   "table.resigned": "pes etti",
   "table.youResigned": "Pes ettin: koltuğunu maçın sonuna kadar bir bot oynuyor.",
   "table.someoneResigned": "{name} pes etti: koltuğunu bir bot oynuyor.",
-  "table.abandoned": "Maç terk edildi: bütün oyuncular pes etti.",
+  "table.abandoned": "Maç terk edildi: masadaki bütün insanlar pes etti.",
   "table.newMatch": "Yeni maç",
   "talk.title": "Masada konuşma",
   "talk.good_game": "İyi oyundu",

@@ -86,6 +86,10 @@ function header() {
 }
 
 async function signOut() {
+  // The page's streams and reads stop first: the token's streams end with it, and a page that
+  // read again on that would meet a refusal of its own making.
+  if (typeof stopCurrent === "function") stopCurrent();
+  stopCurrent = undefined;
   try {
     await api.logout();
   } catch {
