@@ -37,6 +37,10 @@ def overflow(page: Page) -> str | None:
     return f"{page.url.split('/', 3)[3]} is {scroll} px wide on a {width} px screen: {wide}"
 
 
+# A name with no space to break it at (a tournament's, up to 100 characters): it wraps.
+LONG_WORD = "YediliKupasi_2026_Istanbul_KisFinalleri_ElemeTurlari_OdulToreni_Salonu"
+
+
 @dataclass
 class Site:
     """Something on every page: a live match, a finished one, a running tournament."""
@@ -55,10 +59,22 @@ def site(web_client: str) -> Site:
     person.play_out(finished)
     tournament = person.post(
         "/api/v1/tournaments",
-        {"name": "Yedili kupası", "bots": ["random", "greedy", "random", "greedy"],
+        {"name": f"Yedili kupası {LONG_WORD}", "bots": ["random", "greedy", "random", "greedy"],
          "format": "round_robin", "table_size": 2, "deals": 1},
         status=201,
     ).json()["id"]  # fmt: skip
+    # A tournament inviting the person: the lobby's and the tournaments page's invitations.
+    watcher.post(
+        "/api/v1/tournaments",
+        {
+            "name": LONG_WORD,
+            "players": [person.id],
+            "bots": ["random"],
+            "format": "swiss",
+            "table_size": 2,
+        },
+        status=201,
+    )
     person.post(f"/api/v1/tournaments/{tournament}/start", status=200)
     # A private table of the person's, waiting for the watcher, and one inviting the person:
     # the table's join link and invitations, the lobby's invitation.
