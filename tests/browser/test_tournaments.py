@@ -433,3 +433,39 @@ def test_a_duplicate_tournament_ranks_by_matchpoints_and_shows_its_tables_once_t
         page.set_viewport_size({"width": 1280 + 375 - width, "height": 900})
         pages.shot(page, f"duplicate-finished-{lang[page]}")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_bots_enter_and_fill_the_empty_seats_from_the_form(web_client: str, pages: Any) -> None:
+    """The organizer adds bots as entrants (one added then removed) and has bots fill the empty
+    seats: the tournament has them, and starts at once (no one to wait for)."""
+    gul = Person(web_client, "tn")
+    page = pages.new(375, 800)
+    open_tournaments(page, web_client, gul)
+    expect(by_testid(page, "tournament-bots")).to_contain_text("No bot enters.")
+    by_testid(page, "tournament-name").fill("Bots welcome")
+    by_testid(page, "tournament-size").select_option("3")
+    level = by_testid(page, "tournament-bot")
+    for strategy in ("greedy", "random", "greedy", "random"):
+        level.select_option(strategy)
+        by_testid(page, "tournament-bot-add").click()
+    entrants = by_testid(page, "tournament-bot-entrant")
+    expect(entrants).to_have_count(4)
+    entrants.nth(3).locator('[data-testid="tournament-bot-remove"]').click()
+    expect(entrants).to_have_count(3)
+    by_testid(page, "tournament-fill").select_option("greedy")
+    pages.shot(page, "bots-form")
+    by_testid(page, "tournament-submit").click()
+    page.wait_for_url(AT_TOURNAMENT)
+    tournament_id = page.url.rsplit("/", 1)[1]
+    made = gul.get(f"/api/v1/tournaments/{tournament_id}")
+    assert made["fill_bots"] == "greedy"
+    bots = sorted(p["display_name"].split()[0] for p in made["players"] if p["is_bot"])
+    assert bots == ["greedy", "greedy", "random"], made["players"]
+    assert {p["id"] for p in made["players"] if not p["is_bot"]} == {gul.id}
+    by_testid(page, "tournament-start").click()
+    expect(by_testid(page, "tournament-head")).to_have_attribute("data-status", "running")
+    # Four entrants at tables of three: a table of two with a greedy bot in its empty seat.
+    tables = gul.get(f"/api/v1/tournaments/{tournament_id}/tables")
+    sizes = sorted(len(table["seats"]) for table in tables["rounds"][0]["tables"])
+    assert sizes == [3, 3], tables
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

@@ -15,7 +15,7 @@ import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { t } from "../i18n.js";
 import { onMyEvent } from "../my-events.js";
-import { currentPlayer, hideError, playerName, showError, shortTime } from "../ui.js";
+import { botName, currentPlayer, hideError, playerName, showError, shortTime } from "../ui.js";
 import { invitationsPanel, tournamentAnswerButtons } from "./invitations.js";
 import { inviteePicker } from "./private.js";
 import { loadRules, presetName, rulesPicker } from "./rules-picker.js";
@@ -103,7 +103,11 @@ export async function tournamentsView(root) {
  * @param {api.Player} player
  */
 async function createForm(player) {
-  const rules = rulesPicker(await loadRules(), { presets: "tournament-presets",
+  const [offered, strategies] = await Promise.all([
+    loadRules(),
+    api.bots().catch(() => /** @type {api.Bot[]} */ ([])),
+  ]);
+  const rules = rulesPicker(offered, { presets: "tournament-presets",
     preset: "tournament-preset-", box: "tournament-custom-rules", rule: "tournament-rule-" });
   const name = /** @type {HTMLInputElement} */ (h("input", { id: "tournament-name", testid: "tournament-name",
     type: "text", required: true, maxLength: 100 }));
@@ -121,6 +125,10 @@ async function createForm(player) {
     testid: "tournament-play-myself", checked: true }));
   // The organizer enters by the tick box, never as one of the people they invite.
   const picker = inviteePicker({ id: "tournament-search", prefix: "tournament", exclude: [player.id] });
+  const bots = botEntrants(strategies);
+  const filler = select({ id: "tournament-fill", testid: "tournament-fill" },
+    [["", t("tournaments.fillNone")], ...strategies.map((b) => /** @type {[string, string]} */ (
+      [b.strategy, `${t("table.bot")}: ${botName(b.strategy)}`]))], "");
   const formatHelp = h("p", { class: "muted", id: "tournament-format-help", testid: "tournament-format-help" });
   const explainFormat = () => { formatHelp.textContent = t(`tournaments.formatHelp.${format.value}`); };
   format.setAttribute("aria-describedby", "tournament-format-help");
@@ -134,6 +142,8 @@ async function createForm(player) {
       format: /** @type {api.Schemas["TournamentFormatEnum"]} */ (format.value),
       table_size: Number(size.value),
       players: [...(playing.checked ? [player.id] : []), ...picker.picked().map((p) => p.id)],
+      bots: bots.picked(),
+      fill_bots: filler.value || null,
       deals: Number(deals.value) || 1,
       rules: rules.rules(),
       turn_seconds: Number(clock.value) || 120,
@@ -166,7 +176,36 @@ async function createForm(player) {
       h("h3", {}, t("private.invite")),
       picker.search,
       h("h3", {}, t("private.invited")), picker.chips,
+      h("h3", {}, t("tournaments.botEntrants")), bots.element,
+      h("div", { class: "row" }, h("label", { for: "tournament-fill" }, t("tournaments.fill")), filler),
       h("button", { type: "submit", class: "primary", testid: "tournament-submit" }, t("tournaments.submit"))));
+}
+
+/**
+ * The bots entering a tournament (its `bots`): a level chosen and added, as many as wanted,
+ * each removable.
+ * @param {api.Bot[]} strategies
+ */
+function botEntrants(strategies) {
+  /** @type {string[]} */
+  const picked = [];
+  const level = select({ id: "tournament-bot", testid: "tournament-bot", "aria-label": t("tournaments.botLevel") },
+    strategies.map((b) => /** @type {[string, string]} */ ([b.strategy, botName(b.strategy)])),
+    strategies.some((b) => b.strategy === "greedy") ? "greedy" : strategies[0]?.strategy ?? "");
+  const chips = h("ul", { class: "list invitees", testid: "tournament-bots" });
+  const draw = () => fill(chips,
+    picked.length === 0 ? h("li", { class: "empty" }, t("tournaments.noBots")) : null,
+    picked.map((strategy, i) => h("li", { testid: "tournament-bot-entrant", "data-strategy": strategy },
+      h("span", { class: "grow" }, `${t("table.bot")}: ${botName(strategy)}`),
+      h("button", { type: "button", testid: "tournament-bot-remove",
+        onclick: () => { picked.splice(i, 1); draw(); } }, t("private.remove")))));
+  const add = h("button", { type: "button", testid: "tournament-bot-add",
+    onclick: () => { if (level.value) { picked.push(level.value); draw(); } } }, t("tournaments.addBot"));
+  draw();
+  return {
+    element: h("div", {}, h("div", { class: "row" }, level, add), chips),
+    picked: () => [...picked],
+  };
 }
 
 /**
