@@ -2486,6 +2486,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -2693,6 +2702,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RotatedToken"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `not_authenticated` */
@@ -5183,6 +5201,15 @@ export interface operations {
                     "application/json": components["schemas"]["Tournament"];
                 };
             };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -5250,6 +5277,15 @@ export interface operations {
                     "application/json": components["schemas"]["Tournament"];
                 };
             };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -5315,6 +5351,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `not_authenticated` */
@@ -5467,6 +5512,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            /** @description `invalid` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `not_authenticated` */
