@@ -15,6 +15,7 @@ and checks the catalog translates it. `code` never changes with the language.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any, TypeVar
 
 from django.core.exceptions import DisallowedHost
@@ -225,8 +226,22 @@ def challenged(response: R) -> R:
     return response
 
 
+# A path naming a match, tournament or player by what is no id (`/tournaments/xyz`) is refused
+# by the router: its 404 says what is missing, as a well-formed id that names nothing does.
+_NAMED_BY_ID = re.compile(
+    r"^/api/v1/(matches|tournaments|players)/"
+    r"(?!(?:me|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})(?:/|$))[^/]+"
+)
+_NO_SUCH = {
+    "matches": "No such match.",
+    "tournaments": "No such tournament.",
+    "players": "No such player.",
+}
+
+
 def json_404(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
-    return JsonResponse(error_body("not_found"), status=404)
+    named = _NAMED_BY_ID.match(request.path)
+    return JsonResponse(error_body("not_found", _NO_SUCH[named[1]] if named else None), status=404)
 
 
 def json_500(request: HttpRequest) -> JsonResponse:

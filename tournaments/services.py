@@ -346,13 +346,13 @@ def tournament_start(*, tournament_id: UUID | str, player: Player) -> Tournament
         if pending:
             raise ApplicationError(
                 "invitations_pending",
-                _("%(count)d invited players have not accepted yet.") % {"count": len(pending)},
+                _("Invited players who have not accepted yet: %(count)d.") % {"count": len(pending)},
                 {"pending": pending},
             )
         if len(entrants) < tournament.table_size:
             raise ApplicationError(
                 "not_enough_entrants",
-                _("%(count)d entrants left; a table needs %(seats)d.")
+                _("Entrants: %(count)d; a table needs %(seats)d.")
                 % {"count": len(entrants), "seats": tournament.table_size},
                 {"entrants": len(entrants), "table_size": tournament.table_size},
             )

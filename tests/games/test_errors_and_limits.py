@@ -18,12 +18,28 @@ def assert_error(response, status, code):
     body = response.json()
     assert body["code"] == code and isinstance(body["message"], str) and body["message"]
     assert set(body) <= {"code", "message", "detail"}
+    return body
 
 
 def test_unknown_route_is_json_404(api):
     assert_error(api.get("/api/v1/nothing-here"), 404, "not_found")
     assert_error(api.get("/nothing/at/all"), 404, "not_found")
     assert_error(api.get("/api/v1/matches/not-a-uuid"), 404, "not_found")
+
+
+def test_what_is_no_id_is_told_as_the_object_it_names_not_found(api):
+    """`/tournaments/xyz` says what an unknown tournament id says; another unknown route, and an
+    unknown route under a well-formed id, keep the general message."""
+    unknown = "00000000-0000-0000-0000-000000000000"
+    for kind, name in (("matches", "match"), ("tournaments", "tournament"), ("players", "player")):
+        body = assert_error(api.get(f"/api/v1/{kind}/xyz/state"), 404, "not_found")
+        assert body["message"] == f"No such {name}."
+        assert api.get(f"/api/v1/{kind}/{unknown}").json()["message"] == f"No such {name}."
+        general = api.get(f"/api/v1/{kind}/{unknown}/nothing-here").json()["message"]
+        assert general == "No such object."
+    turkish = api.get("/api/v1/tournaments/xyz", HTTP_ACCEPT_LANGUAGE="tr").json()["message"]
+    assert turkish != "No such tournament." and turkish
+    assert api.get("/api/v1/players/me/xyz").json()["message"] == "No such object."
 
 
 def test_wrong_method_is_json_405(api, make_player, client_for):
