@@ -5,12 +5,13 @@ the names cards and suits are read by, in words of the page's language."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from .harness import Person, by_testid, sign_in, version, wait_version
+from .harness import Person, by_testid, sign_in, take_turn, version, wait_version
 from .test_keyboard import your_turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -94,3 +95,37 @@ def test_the_resign_confirm_takes_the_focus_and_escape_gives_it_back(
     page.wait_for_timeout(300)
     assert version(page) == before
     assert person.get(f"/api/v1/matches/{match_id}")["status"] == "active"
+
+
+def test_a_deals_result_over_the_table_is_a_modal_dialog(web_client: str, pages: Any) -> None:
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], deals=2, rules={"hand_size": 3})
+    # A pace at which a deal's result stays 6 s over the table.
+    page = pages.new(pace=300)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    overlay = by_testid(page, "deal-result").and_(page.locator(".overlay"))
+    deadline = time.monotonic() + 120
+    while not overlay.count():
+        assert time.monotonic() < deadline, "no deal's result over the table"
+        if not take_turn(page, wait_ms=1000):
+            page.wait_for_timeout(50)
+    expect(overlay).to_have_attribute("aria-modal", "true")
+    expect(overlay).to_have_attribute("role", "dialog")
+    cont, replay = by_testid(overlay, "deal-continue"), by_testid(overlay, "replay-link")
+    expect(cont).to_be_focused()
+    # Tab goes round its own controls, never to the table behind it.
+    page.keyboard.press("Tab")
+    expect(replay).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(cont).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(replay).to_be_focused()
+    # The table's keys do not reach behind it.
+    page.keyboard.press("ArrowRight")
+    expect(replay).to_be_focused()
+    # Escape is its Continue; the focus goes back to the hand.
+    page.keyboard.press("Escape")
+    expect(overlay).to_have_count(0)
+    focused = active(page)
+    assert focused["inHand"], focused

@@ -105,6 +105,19 @@ export function keepFocus(board, redraw) {
   if (hand instanceof HTMLElement) hand.focus({ preventScroll: true });
 }
 
+/**
+ * The focus on the hand: the Jack's suits, else a card that can be played, else Draw or Pass,
+ * else the hand itself; false without a hand (a spectator's table).
+ * @param {HTMLElement} board
+ */
+export function focusHand(board) {
+  const hand = board.querySelector('[data-testid="hand"]');
+  const target = picker(board)[0] ?? legalCards(board)[0] ?? moveButtons(board)[0] ?? hand;
+  if (!(target instanceof HTMLElement)) return false;
+  target.focus();
+  return true;
+}
+
 /** @param {ParentNode} board */
 function legalCards(board) {
   return /** @type {HTMLButtonElement[]} */ (
@@ -139,6 +152,8 @@ export function tableKeys(board, actions) {
     const target = event.target;
     if (target instanceof HTMLElement &&
         (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
+    // A modal dialog over the table (a deal's result) has its own keys.
+    if (target instanceof HTMLElement && target.closest('[aria-modal="true"]')) return;
     // While a confirm step is open (Resign's) the keys are its own: Escape is its safe choice,
     // the table's keys do nothing, and Enter or Space on a card of the hand does not play it.
     const dialog = board.querySelector('[role="alertdialog"]');
