@@ -129,3 +129,40 @@ def test_a_deals_result_over_the_table_is_a_modal_dialog(web_client: str, pages:
     expect(overlay).to_have_count(0)
     focused = active(page)
     assert focused["inHand"], focused
+
+
+def test_play_now_and_cancel_move_the_focus_to_what_comes(web_client: str, pages: Any) -> None:
+    person = Person(web_client)
+    page = pages.new()
+    sign_in(page, web_client, person)
+    play = by_testid(page, "quick-play-button")
+    # A table of six, people only: nobody else's wait in the suite fills it.
+    by_testid(page, "quick-seats-6").click()
+    by_testid(page, "quick-bots-label").click()
+    play.focus()
+    page.keyboard.press("Enter")
+    expect(by_testid(page, "quick-waiting")).to_be_visible()
+    expect(by_testid(page, "quick-cancel")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(play).to_be_focused()
+    assert person.get("/api/v1/queue")["status"] == "left"
+
+
+def test_a_replay_at_its_end_or_start_keeps_the_focus_on_a_step_button(
+    web_client: str, spectators: None, pages: Any
+) -> None:
+    person = Person(web_client)
+    match_id = person.create(2, ["random"], rules={"hand_size": 3})
+    person.play_out(match_id)
+    page = pages.new()
+    sign_in(page, web_client, person, route=f"#/replay/{match_id}/1")
+    step = by_testid(page, "replay-step")
+    expect(step).to_have_attribute("data-index", "0")
+    by_testid(page, "replay-end").focus()
+    page.keyboard.press("Enter")
+    expect(step).to_have_attribute("data-last", "true")
+    expect(by_testid(page, "replay-prev")).to_be_focused()
+    # Back to the start by keys: at the start Next has it.
+    while step.get_attribute("data-index") != "0":
+        page.keyboard.press("Enter")
+    expect(by_testid(page, "replay-next")).to_be_focused()
