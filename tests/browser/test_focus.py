@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .harness import Person, by_testid, sign_in, take_turn, version, wait_version
+from .harness import SUIT_SYMBOLS, Person, by_testid, sign_in, take_turn, version, wait_version
+from .test_accessibility import AXE
 from .test_keyboard import your_turn
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -166,3 +167,71 @@ def test_a_replay_at_its_end_or_start_keeps_the_focus_on_a_step_button(
     while step.get_attribute("data-index") != "0":
         page.keyboard.press("Enter")
     expect(by_testid(page, "replay-next")).to_be_focused()
+
+
+RANKS = {
+    "en": {"A": "Ace", "K": "King", "Q": "Queen", "J": "Jack"},
+    "tr": {"A": "ası", "K": "papazı", "Q": "kızı", "J": "valesi"},
+}
+SUITS = {
+    "en": {"C": "Clubs", "D": "Diamonds", "H": "Hearts", "S": "Spades"},
+    "tr": {"C": "Sinek", "D": "Karo", "H": "Kupa", "S": "Maça"},
+}
+
+
+def card_name(code: str, lang: str) -> str:
+    rank = RANKS[lang].get(code[:-1], code[:-1])
+    suit = SUITS[lang][code[-1]]
+    return f"{rank} of {suit.lower()}" if lang == "en" else f"{suit} {rank}"
+
+
+# The hand's panel holding a Jack whose suit is to be named (table-hand.js), drawn on the page.
+SUIT_PICKER = """async () => {
+  const { handPanel } = await import('/app/views/table-hand.js');
+  const view = { hand: ['JC', 'QD', '7H', 'AS', '10C'], status: 'active', you: 0, resigned: [],
+                 penalty_cards: 0, legal_moves: [] };
+  const act = { legal: () => true, play() {}, playJack() {}, cancelJack() {}, send() {},
+                askResign() {}, keepPlaying() {}, resign() {}, lastPerson: () => false };
+  const box = document.createElement('div');
+  box.dataset.testid = 'picker-probe';
+  box.append(handPanel({ view, jack: 'JC', confirming: false, act }));
+  document.body.append(box);
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "tr-TR"])
+def test_cards_and_suits_are_named_in_words_of_the_page(
+    web_client: str, pages: Any, locale: str
+) -> None:
+    lang = locale[:2]
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"])
+    page = pages.new(locale=locale)
+    if AXE.exists():  # loaded by the browser itself: the page's Content-Security-Policy stands
+        page.context.add_init_script(path=str(AXE))
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    cards = by_testid(page, "hand").locator('[data-testid="card"]')
+    expect(cards.first).to_be_visible()
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        code = card.get_attribute("data-card") or ""
+        expect(card).to_have_accessible_name(card_name(code, lang))
+        # What is seen stays the symbols.
+        assert SUIT_SYMBOLS[code[-1]] in (card.text_content() or ""), code
+
+    page.evaluate(SUIT_PICKER)
+    probe = by_testid(page, "picker-probe")
+    for suit, name in SUITS[lang].items():
+        button = probe.get_by_role("button", name=name, exact=True)
+        expect(button).to_have_attribute("data-testid", f"suit-{suit}")
+        expect(button).to_have_text(SUIT_SYMBOLS[suit])
+    for code in ("JC", "QD", "7H", "AS", "10C"):
+        expect(probe.get_by_role("button", name=card_name(code, lang), exact=True)).to_have_count(1)
+    if AXE.exists():  # the names agree with what is seen (axe's label-content-name-mismatch)
+        found = page.evaluate(
+            """async () => (await axe.run(document.querySelector('[data-testid=picker-probe]'),
+                 { runOnly: { type: "rule", values: ["label-content-name-mismatch"] } }))
+               .violations.map(v => v.nodes.map(n => n.target.join(" ")).join("; "))"""
+        )
+        assert found == [], found

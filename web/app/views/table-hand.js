@@ -6,7 +6,7 @@
  */
 
 import * as api from "../api.js";
-import { cardFace, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
+import { cardFace, suitName, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -83,6 +83,7 @@ export function handPanel({ view: v, jack, confirming, act }) {
         type: "button",
         testid: `suit-${s}`,
         style: `color:${SUIT_COLOUR[s]}`,
+        "aria-label": suitName(s),
         disabled: !legal("play", jack, s),
         onclick: () => act.playJack(jack, s),
       }, SUIT_SYMBOL[s])),
