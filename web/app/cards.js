@@ -5,6 +5,7 @@
  */
 
 import { h } from "./dom.js";
+import { has, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -41,6 +42,22 @@ export function cardText(card) {
 }
 
 /**
+ * A card in words in the page's language, for screen readers: "Queen of clubs", "Sinek kızı",
+ * "7 of hearts", "Kupa 7".
+ * @param {string} card
+ */
+export function cardName(card) {
+  const rank = rankOf(card);
+  const words = `card.rank.${rank}`;
+  return t("card.name", { rank: has(words) ? t(words) : rank, suit: t(`card.suit.${suitOf(card)}`) });
+}
+
+/** A suit in words ("Clubs", "Sinek"), for screen readers. @param {string} suit */
+export function suitName(suit) {
+  return t(`suit.${suit}`);
+}
+
+/**
  * @param {string} tag
  * @param {Record<string, string | number>} attrs
  * @param {string} [text]
@@ -53,7 +70,7 @@ function svg(tag, attrs, text) {
 }
 
 /**
- * A card face, 60×84 user units, scaled by CSS.
+ * A card face, 60×84 user units, scaled by CSS; named in words (`cardName`).
  * @param {string} card
  * @returns {SVGSVGElement}
  */
@@ -63,7 +80,7 @@ export function cardFace(card) {
   const colour = SUIT_COLOUR[suit] ?? "#111827";
   const symbol = SUIT_SYMBOL[suit] ?? "?";
   const face = /** @type {SVGSVGElement} */ (
-    svg("svg", { viewBox: "0 0 60 84", class: "card-face", role: "img", "aria-label": cardText(card) })
+    svg("svg", { viewBox: "0 0 60 84", class: "card-face", role: "img", "aria-label": cardName(card) })
   );
   face.append(
     svg("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#fffdf7", stroke: "#9ca3af" }),

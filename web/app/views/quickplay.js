@@ -73,6 +73,18 @@ export async function quickPlayPanel() {
     ticker = poller = null;
   }
 
+  /**
+   * Show `content` in the panel; where the focus was in it (Play now, Cancel), it goes to
+   * `control`, the panel's new main control.
+   * @param {HTMLElement} content
+   * @param {HTMLElement | null} control
+   */
+  function show(content, control) {
+    const focused = body.contains(document.activeElement);
+    fill(body, content);
+    if (focused) control?.focus();
+  }
+
   /** The choices the form offers first: the last entry's (its wait ended, it was left). */
   let last = { seats: "2", preset: "classic", wait: "30", bots: true };
 
@@ -93,7 +105,7 @@ export async function quickPlayPanel() {
       h("input", { type: "checkbox", testid: "quick-bots", checked: last.bots }),
       " ", t("quick.bots")),
     h("button", { type: "submit", class: "primary big", testid: "quick-play-button" }, t("quick.play")));
-    fill(body, form);
+    show(form, form.querySelector('[data-testid="quick-play-button"]'));
   }
 
   /** @param {HTMLElement} form */
@@ -149,14 +161,16 @@ export async function quickPlayPanel() {
       left.textContent = t("quick.left", { n: Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) });
     };
     tick();
-    fill(body,
+    const cancel = h("button", { type: "button", testid: "quick-cancel", onclick: () => leave() }, t("quick.cancel"));
+    show(
       h("div", { class: "quick-waiting", testid: "quick-waiting", role: "status", "aria-live": "polite" },
         h("span", { class: "spinner", "aria-hidden": "true" }),
         h("p", { class: "grow" },
           t("quick.waiting", { seats: entry.seats, rules: presetName(entry.preset ?? "custom") }),
           " ", left,
           entry.bots_allowed ? h("span", { class: "muted" }, " · ", t("quick.botsAfter")) : null),
-        h("button", { type: "button", testid: "quick-cancel", onclick: () => leave() }, t("quick.cancel"))));
+        cancel),
+      cancel);
     ticker = setInterval(tick, 1000);
     unlisten = onMyEvent((name, data) => {
       if (name === "queue") follow(/** @type {api.QueueEntry} */ (data));

@@ -75,9 +75,15 @@ export async function replayView(root, matchId, dealNumber) {
         " · ", t("table.cards", { n: hand.length })),
       h("div", { class: "hand small", testid: `replay-hand-${seat}`, "data-count": hand.length },
         hand.map((card) => h("span", { class: "card", "data-card": card, title: cardText(card) }, cardFace(card)))))));
+    const focused = document.activeElement;
     prev.disabled = index === 0;
     next.disabled = index === last;
     end.disabled = index === last;
+    // A step button the focus was on that can no longer be pressed (at the start, at the end)
+    // hands the focus to the one that can: Back at the end, Next at the start.
+    if (focused instanceof HTMLButtonElement && focused.disabled && [prev, next, end].includes(focused)) {
+      (focused === prev ? next : prev).focus();
+    }
   }
 
   const prev = /** @type {HTMLButtonElement} */ (h("button", { type: "button", testid: "replay-prev",

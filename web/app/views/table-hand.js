@@ -6,7 +6,7 @@
  */
 
 import * as api from "../api.js";
-import { cardFace, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
+import { cardFace, suitName, SUIT_SYMBOL, SUIT_COLOUR } from "../cards.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 
@@ -44,11 +44,16 @@ function resignControls(v, confirming, act) {
     return h("div", { class: "resign" },
       h("button", { type: "button", testid: "resign-button", onclick: act.askResign }, t("table.resign")));
   }
-  return h("div", { class: "resign confirm", testid: "resign-confirm", role: "alertdialog" },
-    h("p", { testid: "resign-ask" }, t(act.lastPerson() ? "table.resignAskLast" : "table.resignAsk")),
+  // Its safe choice (data-safe) takes the focus as it opens; Escape chooses it, and the focus
+  // goes back to Resign (table-keys.js).
+  return h("div", {
+    class: "resign confirm", testid: "resign-confirm", role: "alertdialog", "aria-label": t("table.resign"),
+    "aria-describedby": "resign-ask", "data-opener": "resign-button",
+  },
+    h("p", { testid: "resign-ask", id: "resign-ask" }, t(act.lastPerson() ? "table.resignAskLast" : "table.resignAsk")),
     h("div", { class: "row" },
       h("button", { type: "button", class: "danger", testid: "resign-yes", onclick: act.resign }, t("table.resignYes")),
-      h("button", { type: "button", testid: "resign-no", onclick: act.keepPlaying }, t("table.resignNo"))));
+      h("button", { type: "button", testid: "resign-no", "data-safe": "", onclick: act.keepPlaying }, t("table.resignNo"))));
 }
 
 /**
@@ -59,7 +64,7 @@ export function handPanel({ view: v, jack, confirming, act }) {
   const legal = act.legal;
   return h("section", { class: "hand-panel" },
     h("h2", {}, t("table.hand")),
-    h("div", { class: "hand", testid: "hand", tabindex: -1, "aria-label": t("table.hand") },
+    h("div", { class: "hand", testid: "hand", tabIndex: -1, "aria-label": t("table.hand") },
       v.hand.map((card) => {
         const ok = legal("play", card);
         return h("button", {
@@ -78,6 +83,7 @@ export function handPanel({ view: v, jack, confirming, act }) {
         type: "button",
         testid: `suit-${s}`,
         style: `color:${SUIT_COLOUR[s]}`,
+        "aria-label": suitName(s),
         disabled: !legal("play", jack, s),
         onclick: () => act.playJack(jack, s),
       }, SUIT_SYMBOL[s])),

@@ -3,7 +3,7 @@
  * The table by keyboard and screen reader: the arrow keys choose a card of the hand (a legal
  * one: the others cannot be played), Enter plays it (the focused button's own click), D draws,
  * P passes, Escape takes back a Jack whose suit is not named yet; in the Jack's suit picker the
- * arrows choose the suit. Every move, own and others', is read out through an aria-live region
+ * arrows choose the suit; in Resign's confirm step Escape keeps playing. Every move, own and others', is read out through an aria-live region
  * in the page's language. Focus stays on the chosen card (or its place) across redraws.
  */
 
@@ -48,44 +48,87 @@ function identify(el) {
 
 /**
  * Redraw `board` with `redraw()` and give the focus back to what had it: the same card, else
- * the card now at its place (or the first legal one), else the same button.
+ * the card now at its place (or the nearest legal one), else the same button. A card played
+ * leaves the focus on the hand while no card can be played; when one can again, the card at
+ * the place played from (or the nearest), else Draw or Pass. A confirm step that opens takes
+ * the focus, on its safe choice, and gives it back to the control that opened it as it closes.
  * @param {HTMLElement} board
  * @param {() => void} redraw
  */
 export function keepFocus(board, redraw) {
   const active = document.activeElement;
   const had = active && board.contains(active) ? identify(active) : null;
+  // The place in the hand of the card last focused, for when the hand alone holds the focus.
+  if (had?.card) board.dataset.place = String(had.index);
+  const open = board.querySelector('[role="alertdialog"]');
+  // The control that opened the confirm step the focus is in (its `data-opener`).
+  const opener = open instanceof HTMLElement && active && open.contains(active) ? open.dataset.opener : null;
   redraw();
+  const dialog = board.querySelector('[role="alertdialog"]');
+  // A confirm step that opens takes the focus, on its safe choice.
+  if (dialog && !open) {
+    const safe = dialog.querySelector("[data-safe]") ?? dialog.querySelector("button");
+    if (safe instanceof HTMLElement) safe.focus();
+    return;
+  }
   if (!had) return;
   /** @type {HTMLElement | null} */
   let target = null;
   const suits = picker(board);
-  if (suits.length && !had.testid?.startsWith("suit-")) target = suits[0]; // a Jack's suit to name
-  else if (had.card) {
+  // One that closes gives it back to the control that opened it, where that is still there.
+  const back = !dialog && opener ? board.querySelector(`[data-testid="${opener}"]`) : null;
+  if (back instanceof HTMLButtonElement && !back.disabled) target = back;
+  else if (suits.length && !had.testid?.startsWith("suit-")) target = suits[0]; // a Jack's suit to name
+  else if (had.card || had.testid === "hand") {
     const cards = legalCards(board);
     target = cards.find((c) => c.dataset.card === had.card) ?? null;
     if (!target && cards.length) {
+      const place = had.card ? had.index : Number(board.dataset.place ?? 0);
       const all = Array.from(board.querySelectorAll('[data-testid="hand"] [data-testid="card"]'));
-      const near = all.slice(Math.max(0, had.index)).find((c) => cards.includes(/** @type {HTMLButtonElement} */ (c)));
+      const near = all.slice(Math.max(0, place)).find((c) => cards.includes(/** @type {HTMLButtonElement} */ (c)));
       target = /** @type {HTMLElement | null} */ (near ?? cards[cards.length - 1]);
     }
+    target ??= moveButtons(board)[0] ?? null;
   }
   if (!target && had.testid) {
     const same = board.querySelector(`[data-testid="${had.testid}"]`);
     if (same instanceof HTMLButtonElement && !same.disabled) target = same;
   }
   target ??= picker(board)[0] ?? legalCards(board)[0] ?? null;
-  if (!target) {
-    const hand = board.querySelector('[data-testid="hand"]');
-    if (hand instanceof HTMLElement) target = hand;
+  if (target) {
+    target.focus();
+    return;
   }
-  target?.focus();
+  // The hand holds the focus for its cards, where it is: the page is not scrolled to it (the
+  // match's result, once it is over, stays in view).
+  const hand = board.querySelector('[data-testid="hand"]');
+  if (hand instanceof HTMLElement) hand.focus({ preventScroll: true });
+}
+
+/**
+ * The focus on the hand: the Jack's suits, else a card that can be played, else Draw or Pass,
+ * else the hand itself; false without a hand (a spectator's table).
+ * @param {HTMLElement} board
+ */
+export function focusHand(board) {
+  const hand = board.querySelector('[data-testid="hand"]');
+  const target = picker(board)[0] ?? legalCards(board)[0] ?? moveButtons(board)[0] ?? hand;
+  if (!(target instanceof HTMLElement)) return false;
+  target.focus();
+  return true;
 }
 
 /** @param {ParentNode} board */
 function legalCards(board) {
   return /** @type {HTMLButtonElement[]} */ (
     Array.from(board.querySelectorAll('[data-testid="hand"] button[data-testid="card"]:not(:disabled)'))
+  );
+}
+
+/** Draw and Pass, those that can be pressed. @param {ParentNode} board */
+function moveButtons(board) {
+  return /** @type {HTMLButtonElement[]} */ (
+    Array.from(board.querySelectorAll('[data-testid="draw-button"]:not(:disabled), [data-testid="pass-button"]:not(:disabled)'))
   );
 }
 
@@ -109,8 +152,22 @@ export function tableKeys(board, actions) {
     const target = event.target;
     if (target instanceof HTMLElement &&
         (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
-    // A dialog's own keys (the resign confirm step) stay its own.
-    if (target instanceof HTMLElement && target.closest('[role="alertdialog"]')) return;
+    // A modal dialog over the table (a deal's result) has its own keys.
+    if (target instanceof HTMLElement && target.closest('[aria-modal="true"]')) return;
+    // While a confirm step is open (Resign's) the keys are its own: Escape is its safe choice,
+    // the table's keys do nothing, and Enter or Space on a card of the hand does not play it.
+    const dialog = board.querySelector('[role="alertdialog"]');
+    if (dialog) {
+      const safe = dialog.querySelector("[data-safe]");
+      if (event.key === "Escape" && safe instanceof HTMLButtonElement) {
+        event.preventDefault();
+        safe.click();
+      } else if (target instanceof HTMLElement && !target.closest('[role="alertdialog"]') &&
+          target.closest('[data-testid="hand"]') && (event.key === "Enter" || event.key === " ")) {
+        event.preventDefault();
+      }
+      return;
+    }
     const suits = picker(board);
     const choices = suits.length ? suits : legalCards(board);
     const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];

@@ -49,7 +49,31 @@ function why(result) {
 }
 
 /**
- * A deal's result screen.
+ * The keys of a modal dialog: Escape is `close`, Tab and Shift+Tab go round its own controls.
+ * @param {KeyboardEvent} event
+ * @param {() => void} close
+ */
+function dialogKeys(event, close) {
+  const box = event.currentTarget;
+  if (!(box instanceof HTMLElement)) return;
+  if (event.key === "Escape") {
+    event.preventDefault();
+    close();
+    return;
+  }
+  if (event.key !== "Tab") return;
+  const controls = /** @type {HTMLElement[]} */ (Array.from(box.querySelectorAll("a[href], button:not(:disabled)")));
+  if (!controls.length) return;
+  const edge = event.shiftKey ? controls[0] : controls[controls.length - 1];
+  if (document.activeElement === edge) {
+    event.preventDefault();
+    (event.shiftKey ? controls[controls.length - 1] : controls[0]).focus();
+  }
+}
+
+/**
+ * A deal's result screen; over the table (`overlay`) a modal dialog: Escape is its Continue,
+ * Tab stays within it.
  * @param {{ match: api.Match, number: number, result: api.DealResult | null,
  *   summary: api.Match["deals"][number] | undefined, reveal: api.DealReveal | null,
  *   totals: number[] | null, you: number | null, overlay: boolean, onContinue?: () => void }} args
@@ -67,6 +91,8 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
     class: `card-panel deal-result result-screen${overlay ? " overlay" : ""}`,
     testid: "deal-result", "data-deal": number, "data-multiplier": result?.multiplier ?? "",
     role: overlay ? "dialog" : "region", "aria-label": t("result.title", { n: number }),
+    "aria-modal": overlay ? "true" : null,
+    onkeydown: overlay && onContinue ? (/** @type {KeyboardEvent} */ e) => dialogKeys(e, onContinue) : null,
   },
   h("h2", {}, t("result.title", { n: number })),
   h("p", { class: "result-headline", testid: "deal-winners" }, reason === "stock_exhausted"
@@ -188,7 +214,8 @@ export class MatchEnd {
   /**
    * @param {string} matchId
    * @param {"seat" | "spectator"} role
-   * @param {{ redraw: () => void, skip: () => void, stopped: () => boolean }} table
+   * @param {{ redraw: () => void, skip: () => void, stopped: () => boolean, focus: () => void }} table
+   *   `focus`: the focus back on the table (a deal's result over it closed)
    */
   constructor(matchId, role, table) {
     this.matchId = matchId;
@@ -281,8 +308,20 @@ export class MatchEnd {
       });
     }
     const overlaid = dealBox?.classList.contains("overlay") ?? false;
+    // A deal's result over the table takes the focus as it comes (on Continue), keeps it across
+    // redraws and gives it back to the table as it goes.
+    const shown = this.top.querySelector(".overlay");
+    const active = document.activeElement;
+    const focused = shown && active instanceof HTMLElement && shown.contains(active) ? active.dataset.testid : null;
     fill(this.top, matchBox, overlaid ? dealBox : null);
     fill(this.below, overlaid ? null : dealBox);
+    if (overlaid && dealBox && (!shown || focused !== null)) {
+      const again = focused ? dealBox.querySelector(`[data-testid="${focused}"]`) : null;
+      const target = again ?? dealBox.querySelector('[data-testid="deal-continue"]');
+      if (target instanceof HTMLElement) target.focus();
+    } else if (!overlaid && focused !== null) {
+      this.table.focus();
+    }
     // The match ends while it is watched (its last move, a resignation): its result, first on
     // the page, is scrolled to, wherever the table was scrolled.
     if (matchBox && this.playing) matchBox.scrollIntoView({ block: "start" });

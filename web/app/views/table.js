@@ -14,7 +14,7 @@ import { recordCommitment, recordHand } from "../fairness.js";
 import { t } from "../i18n.js";
 import { LiveStream } from "../live.js";
 import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
-import { announcer, keepFocus, tableKeys } from "./table-keys.js";
+import { announcer, focusHand, keepFocus, tableKeys } from "./table-keys.js";
 import { privatePanel } from "./private.js";
 import { Playback } from "./table-play.js";
 import { turnCue } from "./table-cue.js";
@@ -75,12 +75,14 @@ export async function tableView(root, matchId) {
     redraw: () => { if (real) draw(); },
     skip: () => playback.skip(),
     stopped: () => stopped,
+    focus: () => { if (!focusHand(board)) heading.focus(); },
   });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   const privateBox = h("div", { class: "private-box" });
   const talk = talkPanel({ matchId, seated: role === "seat", names: () => ({ match, you: view?.you ?? null }) });
+  const heading = h("h1", { class: "visually-hidden", tabIndex: -1 }, t("table.title"));
   table.append(
-    h("h1", { class: "visually-hidden" }, t("table.title")),
+    heading,
     h("div", { class: "table-head" },
       h("a", { href: "#/lobby" }, t("table.back")), role === "seat" ? cue.controls : null, status),
     noticeBox,
