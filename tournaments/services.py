@@ -38,7 +38,7 @@ from games import clock, events
 from games.engine.bots import BOTS
 from games.models import Match
 from games.services import match_create, rules_from_options
-from pisyedili_api.errors import ApplicationError, invalid
+from pisyedili_api.errors import ApplicationError, invalid, translated
 from pisyedili_api.tasks import in_background
 from players.models import Player
 from players.services import bot_player_get_or_create, plain_text_check
@@ -219,11 +219,12 @@ def _duplicate_check(count: int, table_size: int, fill_bots: str | None, rules: 
     if fill_bots:
         raise invalid("fill_bots", "a duplicate round seats entrants only; enter bots with `bots`")
     if rules.match_tiebreak != "shared":
-        raise invalid(
-            "rules",
+        message = translated(
             "match_tiebreak must be shared in a duplicate tournament: extra deals would be"
-            " played at some tables only",
+            " played at some tables only"
         )
+        # Named as a refused rule option is (games.services.rules_from_options).
+        raise ApplicationError("invalid", message, {"rules": {"match_tiebreak": [message]}})
     if not pairing.duplicate_fits(count, table_size):
         raise invalid("players", _duplicate_fit_message(count, table_size))
 
@@ -346,7 +347,8 @@ def tournament_start(*, tournament_id: UUID | str, player: Player) -> Tournament
         if pending:
             raise ApplicationError(
                 "invitations_pending",
-                _("Invited players who have not accepted yet: %(count)d.") % {"count": len(pending)},
+                _("Invited players who have not accepted yet: %(count)d.")
+                % {"count": len(pending)},
                 {"pending": pending},
             )
         if len(entrants) < tournament.table_size:

@@ -70,7 +70,7 @@ def test_an_entrant_count_that_does_not_fit_is_400_saying_what_fits(
     ("extra", "field"),
     [
         ({"fill_bots": "greedy"}, "fill_bots"),
-        ({"rules": {"match_tiebreak": "extra_deal"}}, "rules"),
+        ({"rules": {"match_tiebreak": "extra_deal"}}, "match_tiebreak"),
     ],
 )
 def test_filler_bots_and_extra_deals_are_refused(make_player, client_for, extra, field):
@@ -88,6 +88,9 @@ def test_filler_bots_and_extra_deals_are_refused(make_player, client_for, extra,
     )
     body = _error(response, 400)
     assert body["code"] == "invalid" and field in body["message"]
+    # Named where the field is: a rule option under `rules`, as every refused option.
+    named = body["detail"]["rules"] if field == "match_tiebreak" else body["detail"]
+    assert list(named) == [field]
 
 
 def test_a_decline_that_breaks_the_rotation_stops_the_start(make_player, client_for):
