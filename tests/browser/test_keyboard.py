@@ -100,6 +100,9 @@ def test_a_match_played_with_the_keyboard_and_read_out(web_client: str, pages: A
     assert any(word in said for word in ("oynadın", "çektin", "pas dedin")), said
     assert not re.search(r"\bsen\b[^.\n]*\b(oynadı|çekti|pas dedi)\b", said), said
     assert "played" not in said and "drew" not in said, said
+    # Cards and suits read in words ("Kupa 7", "Sinek kızı"), never as symbols.
+    assert not re.search("[♣♦♥♠]", said), said
+    assert re.search(r"(?i)\b(sinek|karo|kupa|maça)\b", said), said
     small = pages.new(375, 800, locale="tr-TR")
     sign_in(small, web_client, person, route=f"#/match/{match_id}")
     by_testid(small, "table").wait_for()

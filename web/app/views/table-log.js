@@ -2,11 +2,12 @@
 /**
  * The move log in words: "Ayşe played 7♠ — the next player draws 3 or answers with a 7". What
  * each move did is the server's (the entry's `effect`): nothing here works a rule out. The
- * table's log panel reads each new move out (its `aria-live` announcer).
+ * table's log panel reads each new move out (its `aria-live` announcer), its cards and suits in
+ * words ("Ayşe played 7 of spades").
  */
 
 import * as api from "../api.js";
-import { cardText, SUIT_SYMBOL } from "../cards.js";
+import { cardName, cardText, SUIT_SYMBOL, suitName } from "../cards.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { seatName } from "../ui.js";
@@ -30,8 +31,9 @@ function who(match, seat, you) {
  * @param {api.State | null} view
  * @param {boolean} last the newest entry (the one the view is at)
  * @param {boolean} mine the viewer's own move (the verbs' second person: Turkish conjugates them)
+ * @param {boolean} aloud for the announcer: a suit in words, not its symbol
  */
-function effectWords(effect, match, view, last, mine) {
+function effectWords(effect, match, view, last, mine, aloud) {
   if (!effect) return "";
   const you = view?.you ?? null;
   switch (effect.kind) {
@@ -46,7 +48,9 @@ function effectWords(effect, match, view, last, mine) {
     case "reverse":
       return t("log.reverse");
     case "suit":
-      return effect.suit ? t(mine ? "log.jackYou" : "log.jack", { suit: SUIT_SYMBOL[effect.suit] ?? effect.suit }) : "";
+      if (!effect.suit) return "";
+      return t(mine ? "log.jackYou" : "log.jack",
+        { suit: aloud ? suitName(effect.suit).toLowerCase() : SUIT_SYMBOL[effect.suit] ?? effect.suit });
     case "again":
       return t(mine ? "log.againYou" : "log.again");
     case "opening":
@@ -60,10 +64,12 @@ function effectWords(effect, match, view, last, mine) {
  * @param {api.MoveEntry[]} entries one deal's entries, in order
  * @param {api.Match} match
  * @param {api.State | null} view the view on screen (null: a replay, nobody's)
+ * @param {boolean} [aloud] for the announcer: cards and suits in words, not symbols
  * @returns {string[]}
  */
-export function describeMoves(entries, match, view) {
+export function describeMoves(entries, match, view, aloud = false) {
   const you = view?.you ?? null;
+  const card = aloud ? cardName : cardText;
   return entries.map((entry, i) => {
     const seat = match.seats[entry.seat];
     const name = who(match, entry.seat, you);
@@ -72,15 +78,15 @@ export function describeMoves(entries, match, view) {
     const key = (/** @type {string} */ base) => (mine ? `${base}You` : base);
     let text;
     if (entry.action === "play" && entry.card) {
-      text = t(key("log.played"), { name, card: cardText(entry.card) }) +
-        effectWords(entry.effect, match, view, i === entries.length - 1, mine);
+      text = t(key("log.played"), { name, card: card(entry.card) }) +
+        effectWords(entry.effect, match, view, i === entries.length - 1, mine, aloud);
     } else if (entry.action === "draw") {
       text = entry.drawn_count === 1 ? t(key("log.drew"), { name })
         : t(key("log.drewN"), { name, n: entry.drawn_count });
       if (entry.effect?.kind === "penalty") text += t("log.penalty");
       // A player's own drawn cards only: another seat's never reach the page (R-3).
       if (entry.seat === you && entry.drawn && entry.drawn.length) {
-        text += ` (${entry.drawn.map(cardText).join(", ")})`;
+        text += ` (${entry.drawn.map(card).join(", ")})`;
       }
     } else {
       text = t(key("log.passed"), { name });
@@ -117,9 +123,10 @@ export function movesPanel(speech) {
       if (!first) speech.say(t("log.newDeal", { n: deal }));
       spoken = { deal, seq: 0 };
     }
+    const aloud = log.some((entry) => entry.seq > spoken.seq) ? describeMoves(log, match, view, true) : [];
     log.forEach((entry, i) => {
       if (entry.seq <= spoken.seq) return;
-      if (!first) speech.say(words[i]);
+      if (!first) speech.say(aloud[i]);
       spoken.seq = entry.seq;
     });
     fill(list,
