@@ -617,7 +617,10 @@ class LeaderboardApi(APIView):
         matches = serializers.IntegerField()
         wins = serializers.IntegerField()
         deals_won = serializers.IntegerField()
-        avg_penalty = serializers.FloatField()
+        avg_penalty = serializers.FloatField(
+            allow_null=True,
+            help_text="Mean penalty per deal; null (off the points board) until one is scored.",
+        )
         skill = serializers.FloatField(
             allow_null=True,
             help_text="Mean skill per deal: what the player's own decisions gained against the"

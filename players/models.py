@@ -219,7 +219,8 @@ class BoardPeriod(models.Model):
 class BoardEntry(models.Model):
     """A player's aggregate on one board in one period, updated incrementally when a match
     settles. The rating is the board's own openskill rating, started fresh in each period.
-    `avg_penalty` is stored so the `points` order is served by an index."""
+    `avg_penalty` is stored so the `points` order is served by an index; it is null (off the
+    points board) while no deal of the player's is scored there."""
 
     # The composite indexes all start with pool: no single-column index of its own.
     pool = models.ForeignKey(
@@ -232,7 +233,7 @@ class BoardEntry(models.Model):
     deals_played = models.PositiveIntegerField(default=0)
     deals_won = models.PositiveIntegerField(default=0)
     penalty_points = models.PositiveBigIntegerField(default=0)
-    avg_penalty = models.FloatField(default=0.0)
+    avg_penalty = models.FloatField(null=True, blank=True)
     rating_mu = models.FloatField(default=DEFAULT_MU)
     rating_sigma = models.FloatField(default=DEFAULT_SIGMA)
     rating_ordinal = models.FloatField(default=DEFAULT_MU - 3.0 * DEFAULT_SIGMA)

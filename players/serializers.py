@@ -124,7 +124,7 @@ def leaderboard_entry(rank: int, row: tuple[Any, ...]) -> dict[str, Any]:
         "matches": matches,
         "wins": wins,
         "deals_won": deals_won,
-        "avg_penalty": round(avg_penalty, 4),
+        "avg_penalty": None if avg_penalty is None else round(avg_penalty, 4),
         "skill": None if skill is None else round(skill, 4),
         "skill_deals": skill_deals,
     }

@@ -95,7 +95,7 @@ def deals_add() -> str:
 
 def board_entry_upsert() -> str:
     """One board entry added to: the counters add this match's counts, avg_penalty is
-    recomputed from the sums (0 while no deal is counted: a match abandoned in its first
+    recomputed from the sums (null while no deal is counted: a match abandoned in its first
     deal), the ratings and is_human take the new values. Parameters: the row's values in the
     order of BOARD_ENTRY_COLUMNS."""
     return rawsql.statement(
@@ -114,11 +114,9 @@ def board_entry_upsert() -> str:
             {entry.deals_won} = {entry}.{entry.deals_won} + EXCLUDED.{entry.deals_won},
             {entry.penalty_points}
                 = {entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points},
-            {entry.avg_penalty} = COALESCE(
-                ({entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points}) * 1.0
+            {entry.avg_penalty}
+                = ({entry}.{entry.penalty_points} + EXCLUDED.{entry.penalty_points}) * 1.0
                 / NULLIF({entry}.{entry.deals_played} + EXCLUDED.{entry.deals_played}, 0),
-                0.0
-            ),
             {entry.is_human} = EXCLUDED.{entry.is_human},
             {entry.rating_mu} = EXCLUDED.{entry.rating_mu},
             {entry.rating_sigma} = EXCLUDED.{entry.rating_sigma},
@@ -158,7 +156,7 @@ BOARD_ENTRY_COLUMNS = (
 BOARD_ORDER = {
     "rating": ("rating_ordinal", True),
     "wins": ("wins", True),
-    "points": ("avg_penalty", False),
+    "points": ("avg_penalty", False),  # only the rows with a deal scored (avg_penalty)
     "skill": ("skill", True),  # only the rows with a skill (BoardEntry.skill)
 }
 BOARD_ROW_FIELDS = (
@@ -190,6 +188,8 @@ def _board_statement(text: str, metric: str, humans_only: bool, **fragments: str
     rows = " AND e.{entry.is_human}" if humans_only else ""
     if metric == "skill":  # a literal predicate, so the partial skill index applies
         rows += " AND e.{entry.skill} IS NOT NULL"
+    elif metric == "points":  # no deal scored: no mean penalty, not on the board
+        rows += " AND e.{entry.avg_penalty} IS NOT NULL"
     text = text.replace("{humans}", rows)
     for name, sql in fragments.items():
         text = text.replace(f"{{{name}}}", sql)

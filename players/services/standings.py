@@ -136,7 +136,7 @@ def player_standings_settle(
                         deals_won=deals_won[seat],
                         penalty_points=penalties[seat],
                         # A match abandoned in its first deal scored none (docs/rules.md).
-                        avg_penalty=penalties[seat] / deals_played if deals_played else 0.0,
+                        avg_penalty=penalties[seat] / deals_played if deals_played else None,
                         rating_mu=mu,
                         rating_sigma=sigma,
                         rating_ordinal=mu - 3.0 * sigma,
@@ -248,7 +248,7 @@ class _BoardRow:
     deals_played: int
     deals_won: int
     penalty_points: int
-    avg_penalty: float
+    avg_penalty: float | None
     rating_mu: float
     rating_sigma: float
     rating_ordinal: float

@@ -96,6 +96,25 @@ def test_points_is_mean_penalty_per_deal_lowest_first(api, played):
     assert set(names(body)[:2]) == {"ana", "cem"}
 
 
+def test_a_player_with_no_scored_deal_is_off_the_points_board(api, played, client_for):
+    """A match abandoned in its first deal scores no deal: its players have no mean penalty,
+    so they are not on the points board (they were, at 0.0, above everyone) but are on the
+    others, with a null `avg_penalty`; their rank is not counted on points."""
+    p = {name: pair[0] for name, pair in played.items()}
+    settle([p["eda"], p["fay"]], [1, 1], deals=0, won=[0, 0], penalties=[0, 0])
+    points = get(api, "metric=points")
+    assert set(names(points)) == {"ana", "bob", "cem", "dia"}
+    assert ranks(points) == [1, 1, 3, 3]
+    wins = {e["player"]["display_name"].lower(): e for e in get(api, "metric=wins")["results"]}
+    assert wins["eda"]["avg_penalty"] is None and wins["eda"]["matches"] == 1
+    around = client_for(played["eda"][1]).get("/api/v1/leaderboard?metric=points&around=me")
+    assert around.status_code == 200 and around.json()["results"] == []
+    # A scored deal later puts them on it.
+    settle([p["eda"], p["ana"]], [1, 2])
+    points = get(api, "metric=points")
+    assert "eda" in names(points) and "fay" not in names(points)
+
+
 def test_rating_is_the_boards_openskill_ordinal(api, played):
     body = get(api, "metric=rating")
     assert names(body)[0] == "ana" and names(body)[-1] == "bob"  # two wins / two losses

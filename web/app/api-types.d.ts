@@ -1486,8 +1486,11 @@ export interface components {
             matches: number;
             wins: number;
             deals_won: number;
-            /** Format: double */
-            avg_penalty: number;
+            /**
+             * Format: double
+             * @description Mean penalty per deal; null (off the points board) until one is scored.
+             */
+            avg_penalty: number | null;
             /**
              * Format: double
              * @description Mean skill per deal: what the player's own decisions gained against the table (higher is better; games.DealLuck.skill).

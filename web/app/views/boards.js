@@ -47,7 +47,7 @@ const CELLS = {
   matches: (row) => h("td", {}, String(row.matches)),
   wins: (row) => h("td", {}, String(row.wins)),
   deals_won: (row) => h("td", {}, String(row.deals_won)),
-  avg_penalty: (row) => h("td", {}, row.avg_penalty.toFixed(2)),
+  avg_penalty: (row) => h("td", {}, row.avg_penalty === null ? "–" : row.avg_penalty.toFixed(2)),
   skill: (row) => h("td", { testid: "board-skill", "data-skill": row.skill ?? "", "data-skill-deals": row.skill_deals,
     title: t("boards.skillDeals", { n: row.skill_deals }) },
   row.skill === null ? "–" : `${row.skill.toFixed(2)} (${row.skill_deals})`),
