@@ -388,8 +388,8 @@ class DealLuckSerializer(serializers.Serializer):
                 },
                 "seed": "9f04…",
                 "hands_at_start": [
-                    ["2C", "5H", "7D", "9S", "JC", "QH", "KS"],
-                    ["3D", "4S", "8C", "10H", "JD", "AH", "AS"],
+                    ["2C", "JC", "7D", "5H", "QH", "9S", "KS"],
+                    ["8C", "3D", "JD", "10H", "AH", "4S", "AS"],
                 ],
                 "moves": [
                     {
@@ -466,7 +466,9 @@ class DealRevealSerializer(serializers.Serializer):
     result = DealResultSerializer(allow_null=True)
     seed = serializers.CharField(allow_null=True)
     hands_at_start = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField()), allow_null=True
+        child=serializers.ListField(child=serializers.CharField()),
+        allow_null=True,
+        help_text="Each seat's hand as dealt (R-5), listed in pack order (R-2).",
     )
     moves = MoveEntrySerializer(many=True, allow_null=True)
     cards_left = serializers.ListField(
@@ -798,7 +800,8 @@ class DealReplaySerializer(serializers.Serializer):
     rules = serializers.DictField()
     seat_count = serializers.IntegerField()
     hands_at_start = serializers.ListField(
-        child=serializers.ListField(child=serializers.CharField())
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Each seat's hand as dealt (R-5), listed in pack order (R-2).",
     )
     positions = ReplayPositionSerializer(many=True)
     result = DealResultSerializer(

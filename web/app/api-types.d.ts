@@ -1302,6 +1302,7 @@ export interface components {
                 [key: string]: unknown;
             };
             seat_count: number;
+            /** @description Each seat's hand as dealt (R-5), listed in pack order (R-2). */
             hands_at_start: string[][];
             positions: components["schemas"]["ReplayPosition"][];
             /** @description Null for a deal abandoned as its match stopped. */
@@ -1330,6 +1331,7 @@ export interface components {
             commitment: string;
             result: components["schemas"]["DealResult"] | null;
             seed: string | null;
+            /** @description Each seat's hand as dealt (R-5), listed in pack order (R-2). */
             hands_at_start: string[][] | null;
             moves: components["schemas"]["MoveEntry"][] | null;
             /** @description Each seat's cards at the deal's end with each card's penalty (R-29), once the deal may be shown: `result.hand_penalties` card by card. */
