@@ -73,6 +73,20 @@ def _compressible(response: HttpResponseBase) -> bool:
     return all(d.strip().lower() != "no-transform" for d in directives)
 
 
+def validators_as_sent(request: HttpRequest, response: HttpResponseBase) -> None:
+    """Give `response` (a GET answer about to be compared with If-None-Match) the `Vary` and the
+    `ETag` form that compress_response would give it, so that a 304, which has no body to
+    compress, repeats the 200's (RFC 9110 15.4.5): `Vary: Accept-Encoding` where its body would
+    be compressed for some client, a weak ETag where it would be for this one."""
+    if not _compressible(response):
+        return
+    patch_vary_headers(response, ("Accept-Encoding",))
+    etag = response.get("ETag")
+    encoding = accepted_encoding(request.META.get("HTTP_ACCEPT_ENCODING", ""))
+    if encoding is not None and etag and etag.startswith('"'):
+        response["ETag"] = "W/" + etag
+
+
 def compress_response(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
     """`response` encoded as the client accepts, when it is worth it (in place)."""
     if not _compressible(response):

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.middleware.http import ConditionalGetMiddleware as DjangoConditionalGetMiddleware
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import patch_vary_headers, set_response_etag
 from django.utils.translation import gettext as _
 
 from .errors import error_body
@@ -71,7 +71,8 @@ class ConditionalGetMiddleware(DjangoConditionalGetMiddleware):
     bytes, and the per-seat answers (`…/state`, the move log, the streams) are no-store and get
     none, nor does an error (no 304 ever answers for one). An API answer may depend on the
     caller's token and on the formats it accepts: it varies on `Authorization` and `Accept`, so
-    no cache hands one caller's body to another."""
+    no cache hands one caller's body to another. A 304 repeats the `ETag` and `Vary` of the 200
+    it stands for, compression's included (pisyedili_api.compression.validators_as_sent)."""
 
     def needs_etag(self, response: HttpResponseBase) -> bool:
         return 200 <= response.status_code < 300 and super().needs_etag(response)
@@ -81,4 +82,10 @@ class ConditionalGetMiddleware(DjangoConditionalGetMiddleware):
     ) -> HttpResponseBase:
         if request.path.startswith("/api/"):
             patch_vary_headers(response, ("Accept", "Authorization"))
+        if request.method == "GET" and self.needs_etag(response):
+            from .compression import validators_as_sent  # it imports this module
+
+            if not response.has_header("ETag"):
+                set_response_etag(response)
+            validators_as_sent(request, response)
         return super().process_response(request, response)

@@ -72,6 +72,15 @@ def test_a_compressed_answers_weak_etag_still_answers_304(finished):
         assert first["ETag"].startswith('W/"')
         again = client.get(path, HTTP_ACCEPT_ENCODING=encoding, HTTP_IF_NONE_MATCH=first["ETag"])
         assert again.status_code == 304 and again.content == b""
+        # The 304 repeats the 200's validators: its ETag as sent, its Vary with the encoding.
+        assert again["ETag"] == first["ETag"]
+        assert vary(again) == vary(first) and "accept-encoding" in vary(again)
+    # Not compressed for a client that accepts no encoding: a strong ETag, still varying on it.
+    plain = client.get(path)
+    assert plain["ETag"].startswith('"') and "accept-encoding" in vary(plain)
+    again = client.get(path, HTTP_IF_NONE_MATCH=plain["ETag"])
+    assert again.status_code == 304 and again["ETag"] == plain["ETag"]
+    assert vary(again) == vary(plain)
 
 
 def test_a_changed_body_gets_a_new_etag(finished):
