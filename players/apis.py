@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from pisyedili_api.cursors import SignedCursorPagination, cursor_field
+from pisyedili_api.cursors import SignedCursorPagination, cursor_field, list_scope
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
@@ -653,7 +653,11 @@ class LeaderboardApi(APIView):
             ruleset=data["ruleset"],
             humans_only=data["humans_only"],
             limit=data["limit"],
-            cursor=None if cursor is None else Keyset.from_cursor(cursor, metric=data["metric"]),
+            cursor=None
+            if cursor is None
+            else Keyset.from_cursor(
+                cursor, metric=data["metric"], scope=list_scope(request.get_full_path())
+            ),
             around_player_id=around,
         )
         return Response(
@@ -673,7 +677,7 @@ def cursor_link(request: Request, key: Any) -> str | None:
         return None
     params = request.query_params.copy()
     params.pop("around", None)
-    params["cursor"] = key.cursor()
+    params["cursor"] = key.cursor(list_scope(request.get_full_path()))
     return request.build_absolute_uri(request.path) + "?" + params.urlencode()
 
 
@@ -771,7 +775,9 @@ class PlayerHistoryApi(APIView):
         rows, next_key, previous_key = player_history_page(
             player_id=player_id,
             limit=data["limit"],
-            cursor=None if cursor is None else HistoryKeyset.from_cursor(cursor),
+            cursor=None
+            if cursor is None
+            else HistoryKeyset.from_cursor(cursor, scope=list_scope(request.get_full_path())),
         )
         # A private match is named only to its guests (games.selectors.match_guest).
         from games.selectors import private_matches_hidden

@@ -111,21 +111,22 @@ class Keyset:
     player_id: UUID
     forward: bool
 
-    def cursor(self) -> str:
+    def cursor(self, scope: str) -> str:
+        """The cursor of this key on the board `scope` (pisyedili_api.cursors.list_scope)."""
         body = {
             "m": self.metric,
             "v": self.value,
             "p": str(self.player_id),
             "d": "n" if self.forward else "p",
         }
-        return cursor_encode(body, salt="leaderboard")
+        return cursor_encode(body, salt="leaderboard", scope=scope)
 
     @classmethod
-    def from_cursor(cls, cursor: str, *, metric: str) -> Keyset:
-        """An opaque cursor of this metric's board (signed, pisyedili_api.cursors), else 400
-        `invalid`."""
+    def from_cursor(cls, cursor: str, *, metric: str, scope: str) -> Keyset:
+        """An opaque cursor of this metric's board `scope` (signed, pisyedili_api.cursors),
+        else 400 `invalid`."""
         message = _("Invalid cursor: pass back a `next` or `previous` link of this board.")
-        body = cursor_decode(cursor, salt="leaderboard", message=message)
+        body = cursor_decode(cursor, salt="leaderboard", scope=scope, message=message)
         try:
             value = body["v"]
             if (
@@ -336,20 +337,21 @@ class HistoryKeyset:
     match_id: UUID
     forward: bool
 
-    def cursor(self) -> str:
+    def cursor(self, scope: str) -> str:
+        """The cursor of this key in the history `scope` (pisyedili_api.cursors.list_scope)."""
         body = {
             "t": self.finished_at.isoformat(),
             "m": str(self.match_id),
             "d": "n" if self.forward else "p",
         }
-        return cursor_encode(body, salt="history")
+        return cursor_encode(body, salt="history", scope=scope)
 
     @classmethod
-    def from_cursor(cls, cursor: str) -> HistoryKeyset:
-        """An opaque cursor of a rating history (signed, pisyedili_api.cursors), else 400
-        `invalid`."""
+    def from_cursor(cls, cursor: str, *, scope: str) -> HistoryKeyset:
+        """An opaque cursor of the rating history `scope` (signed, pisyedili_api.cursors),
+        else 400 `invalid`."""
         message = _("Invalid cursor: pass back a `next` or `previous` link.")
-        body = cursor_decode(cursor, salt="history", message=message)
+        body = cursor_decode(cursor, salt="history", scope=scope, message=message)
         try:
             at = datetime.fromisoformat(body["t"])
             if body["d"] not in ("n", "p") or at.tzinfo is None:

@@ -57,7 +57,7 @@ FORGED = [
     _b64(
         json.dumps({"t": "0001-01-01T00:00:00+23:59", "m": str(uuid.UUID(int=5)), "d": "p"}), True
     ),
-    cursor_encode({"o": 0, "r": False, "p": "x"}, salt="elsewhere"),
+    cursor_encode({"o": 0, "r": False, "p": "x"}, salt="elsewhere", scope="/api/v1/matches?"),
     "a:b:c",
     "%00",
 ]
@@ -118,8 +118,52 @@ def test_a_tampered_next_link_is_invalid_and_a_true_one_pages(make_player, clien
     cursor = parse_qs(urlparse(first["next"]).query)["cursor"][0]
     flipped = cursor[:-1] + ("A" if cursor[-1] != "A" else "B")
     _assert_invalid(api.get("/api/v1/matches", {"limit": 2, "cursor": flipped}))
-    # A match list's cursor is refused by the tournament list (salted per endpoint).
+    # A match list's cursor is refused by the tournament list (salted per endpoint), and by
+    # another list of matches (salted per list: its query but for the page's own parameters).
     _assert_invalid(api.get("/api/v1/tournaments", {"cursor": cursor}))
+    _assert_invalid(api.get("/api/v1/matches", {"status": "finished", "cursor": cursor}))
+    # The page's own parameters are not the list's: another limit takes it.
+    assert api.get("/api/v1/matches", {"limit": 1, "cursor": cursor}).status_code == 200
+
+
+@pytest.fixture
+def people_with_history(make_player):
+    """Two people with two settled matches against each other: two rows of history each, and
+    two rows on each board of those matches."""
+    from django.utils import timezone
+
+    from players.services import player_standings_settle
+
+    first, second = make_player()[0], make_player()[0]
+    for places in ([1, 2], [2, 1]):
+        player_standings_settle(
+            match_id=uuid.uuid4(),
+            player_ids=[first.id, second.id],
+            places=places,
+            rules={},
+            finished_at=timezone.now(),
+            deals_played=1,
+            deals_won=[1 if place == 1 else 0 for place in places],
+            penalties=[0 if place == 1 else 10 for place in places],
+        )
+    return first, second
+
+
+def test_a_cursor_of_one_players_history_or_board_is_not_anothers(api, people_with_history):
+    """A history's `next` does not page another player's history, nor a board's another board
+    of the same metric (another table size, period or humans_only)."""
+    first, second = people_with_history
+    page = api.get(f"/api/v1/players/{first.id}/history?limit=1").json()
+    cursor = parse_qs(urlparse(page["next"]).query)["cursor"][0]
+    assert api.get(page["next"]).status_code == 200
+    _assert_invalid(api.get(f"/api/v1/players/{second.id}/history", {"cursor": cursor}))
+    board = api.get("/api/v1/leaderboard?metric=wins&limit=1").json()
+    cursor = parse_qs(urlparse(board["next"]).query)["cursor"][0]
+    assert api.get(board["next"]).status_code == 200
+    for other in ({"seats": 2}, {"period": "week"}, {"humans_only": "true"}):
+        _assert_invalid(
+            api.get("/api/v1/leaderboard", {"metric": "wins", **other, "cursor": cursor})
+        )
 
 
 # ---- the decoders themselves, with values that overflow SQLite's 64-bit integers ----
@@ -130,9 +174,13 @@ def test_a_tampered_next_link_is_invalid_and_a_true_one_pages(make_player, clien
 )
 def test_leaderboard_keyset_refuses_values_past_the_backends_even_when_signed(value):
     body = {"m": "wins", "v": value, "p": str(uuid.uuid4()), "d": "n"}
-    for cursor in (cursor_encode(body, salt="leaderboard"), _b64(json.dumps(body), True)):
+    scope = "/api/v1/leaderboard?metric=wins"
+    for cursor in (
+        cursor_encode(body, salt="leaderboard", scope=scope),
+        _b64(json.dumps(body), True),
+    ):
         with pytest.raises(ApplicationError) as raised:
-            Keyset.from_cursor(cursor, metric="wins")
+            Keyset.from_cursor(cursor, metric="wins", scope=scope)
         assert raised.value.code == "invalid" and "cursor" in raised.value.detail
 
 
@@ -141,19 +189,22 @@ def test_leaderboard_keyset_refuses_values_past_the_backends_even_when_signed(va
 )
 def test_history_keyset_refuses_timestamps_out_of_range_even_when_signed(at):
     body = {"t": at, "m": str(uuid.uuid4()), "d": "n"}
-    for cursor in (cursor_encode(body, salt="history"), _b64(json.dumps(body), True)):
+    scope = "/api/v1/players/x/history?"
+    for cursor in (cursor_encode(body, salt="history", scope=scope), _b64(json.dumps(body), True)):
         with pytest.raises(ApplicationError) as raised:
-            HistoryKeyset.from_cursor(cursor)
+            HistoryKeyset.from_cursor(cursor, scope=scope)
         assert raised.value.code == "invalid"
 
 
 def test_keysets_round_trip():
     key = Keyset("rating", 12.5, uuid.uuid4(), False)
-    assert Keyset.from_cursor(key.cursor(), metric="rating") == key
+    board = "/api/v1/leaderboard?metric=rating"
+    assert Keyset.from_cursor(key.cursor(board), metric="rating", scope=board) == key
     history = HistoryKeyset(datetime(2026, 1, 2, tzinfo=UTC), uuid.uuid4(), True)
-    assert HistoryKeyset.from_cursor(history.cursor()) == history
+    mine = "/api/v1/players/x/history?"
+    assert HistoryKeyset.from_cursor(history.cursor(mine), scope=mine) == history
     with pytest.raises(ApplicationError):
-        cursor_decode(key.cursor(), salt="history")
+        cursor_decode(key.cursor(board), salt="history", scope=board)
 
 
 def test_a_cursor_is_the_same_whenever_it_is_made(monkeypatch):
@@ -162,8 +213,8 @@ def test_a_cursor_is_the_same_whenever_it_is_made(monkeypatch):
     import time
 
     body = {"o": 1, "r": False, "p": "x"}
-    now = cursor_encode(body, salt="matches")
+    now = cursor_encode(body, salt="matches", scope="/api/v1/matches?")
     later = time.time() + 5
     monkeypatch.setattr(time, "time", lambda: later)
-    assert cursor_encode(body, salt="matches") == now
-    assert cursor_decode(now, salt="matches") == body
+    assert cursor_encode(body, salt="matches", scope="/api/v1/matches?") == now
+    assert cursor_decode(now, salt="matches", scope="/api/v1/matches?") == body
