@@ -400,6 +400,8 @@ export async function tableView(root, matchId) {
   const connectionChanged = () => setStatus(streamState);
   for (const name of ["offline", "online", "pisyedili:reachable"]) window.addEventListener(name, connectionChanged);
 
+  /** @type {number | null} the deal whose result was held over the table */
+  let heldDeal = null;
   /** @type {Playback<Frame>} */
   const playback = new Playback(table, {
     show: showFrame,
@@ -413,9 +415,16 @@ export async function tableView(root, matchId) {
       return { from: board.querySelector(".stock"), to: seat, card: null };
     },
     // A deal's result is read before the next deal is played out; under a turn clock for at
-    // most a quarter of a turn, which the next deal's first turn may already be spending.
-    hold: (frame) => frame.view.phase === "deal_over" && frame.view.status === "active"
-      && (match.turn_seconds ? match.turn_seconds * 250 : Infinity),
+    // most a quarter of a turn, which the next deal's first turn may already be spending. Once
+    // a deal: a version after its end with no move of its own (the next deal dealt, told with
+    // a later view) repeats the result, and is passed at once.
+    hold: (frame) => {
+      const v = frame.view;
+      if (v.phase !== "deal_over" || v.status !== "active") return false;
+      if (v.deal === heldDeal) return 0;
+      heldDeal = v.deal;
+      return match.turn_seconds ? match.turn_seconds * 250 : Infinity;
+    },
   });
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();
