@@ -362,8 +362,10 @@ export async function tableView(root, matchId) {
     if (!view) return;
     const v = view;
     table.dataset.version = String(v.version);
-    // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
-    talk.panel.hidden = v.status === "waiting" || v.status === "cancelled";
+    // Table talk while the match is under way (a waiting or cancelled table has nobody to hear;
+    // once it is over its stream has closed, and the server refuses talk).
+    talk.show(v.status === "waiting" || v.status === "cancelled" ? "closed"
+      : v.status === "active" && match.status === "active" ? "open" : "over");
     logPanel.panel.hidden = !v.deal; // no deal dealt yet: no moves
     fill(privateBox, privatePanel(match, () => reload()));
     table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
