@@ -47,9 +47,12 @@ def test_a_phrase_reaches_the_other_seat_and_a_spectator(
         expect(line).to_have_attribute("data-phrase", "well_played")
         expect(line).to_contain_text(words)
     expect(by_testid(ana_page, "talk-line")).to_contain_text(can.name)
+    # One's own line starts with a capital, by each language's casing.
+    expect(by_testid(can_page, "talk-line")).to_have_text("You: Well played")
     by_testid(ana_page, "talk-good_game").click()
     expect(by_testid(can_page, "talk-line")).to_have_count(2)
     expect(by_testid(can_page, "talk-line").nth(1)).to_contain_text("Good game")
+    expect(by_testid(ana_page, "talk-line").nth(1)).to_have_text("Sen: İyi oyundu")
     pages.shot(ana_page, "talk-tr")
     pages.shot(can_page, "talk-375")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

@@ -7,7 +7,7 @@
 
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
-import { t } from "../i18n.js";
+import { getLang, t } from "../i18n.js";
 import { hideError, seatName, showError } from "../ui.js";
 
 /** Table talk's preset phrases, shown in the page's language. */
@@ -63,8 +63,13 @@ export function talkPanel({ matchId, seated, names }) {
     fill(lines, heard.map(({ seat, phrase }) => {
       const who = seat === you ? t("table.you") : match.seats[seat] ? seatName(match.seats[seat]) : String(seat);
       const words = PHRASES.includes(/** @type {any} */ (phrase)) ? t(`talk.${phrase}`) : "…";
-      return h("li", { testid: "talk-line", "data-seat": seat, "data-phrase": phrase },
-        t("talk.line", { name: who, phrase: words }));
+      let line = t("talk.line", { name: who, phrase: words });
+      // "you" at the start of a line begins it with a capital, by the page's language's casing
+      // (a player's own name is shown as they wrote it).
+      if (seat === you && line.startsWith(who)) {
+        line = line.charAt(0).toLocaleUpperCase(getLang()) + line.slice(1);
+      }
+      return h("li", { testid: "talk-line", "data-seat": seat, "data-phrase": phrase }, line);
     }));
   }
 
