@@ -210,3 +210,33 @@ def test_a_deal_end_is_held_once_then_the_next_deal_shows_at_once(
     expect(overlay).to_have_count(0)
     assert on_turn.title().startswith("● ")
     assert wait_synced(on_turn, people[state["turn"]], match_id)["deal"] == 2
+
+
+def test_a_deal_result_over_the_table_shows_the_totals_the_server_scored(
+    web_client: str, pages: Any
+) -> None:
+    """On a phone, deal 1 ends by a move made through the API: its result over the table has
+    each seat's total after the deal, as the server scored it (the next deal's view), not the
+    totals before it that the deal's ending view still has."""
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], deals=2, rules={"hand_size": 3})
+    phone = pages.new(375, 800, pace=400)  # a result held 8 s
+    sign_in(phone, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(phone, "connection-status")).to_have_attribute("data-state", "live")
+    deadline = time.monotonic() + 60
+    while (state := person.state(match_id))["deal"] == 1:
+        assert time.monotonic() < deadline, "deal 1 did not end in time"
+        if state["turn"] == state["you"] and state["legal_moves"]:
+            person.move(match_id)
+        else:
+            time.sleep(0.05)
+    totals = state["totals"]
+    assert any(totals), state  # somebody was scored
+    overlay = by_testid(phone, "deal-result").and_(phone.locator(".overlay"))
+    expect(overlay).to_be_visible(timeout=20_000)
+    expect(overlay.locator("thead th")).to_have_count(4)
+    expect(overlay.locator("thead th").nth(3)).to_have_text("Total")
+    for seat, total in enumerate(totals):
+        row = overlay.locator(f'[data-testid="deal-seat"][data-seat="{seat}"]')
+        expect(row.locator("td.total")).to_have_text(str(total))
+    pages.shot(phone, "deal-result-totals")

@@ -423,7 +423,7 @@ export async function tableView(root, matchId) {
   }
 
   function drawEnd() {
-    if (view) end.draw({ match, view, real, newest: newest() });
+    if (view) end.draw({ match, view, real, newest: newest(), latest });
   }
 
   /** @type {"live" | "reconnecting"} */
