@@ -583,11 +583,12 @@ matches_talk = extend_schema(
     operation_id="matches_talk",
     summary="Say a preset phrase to the table",
     description=(
-        "Table talk: a seat of a match under way or over says one of a few preset phrases"
+        "Table talk: a seat of a match under way says one of a few preset phrases"
         " (`phrase`: an id; no free text). It is not stored: the match stream sends it at once"
         " to the seats and spectators watching (event `talk`: `match`, `seat`, `phrase`,"
         " `at`; no id). Throttled per user (THROTTLE_MATCH_TALK). A match still waiting for"
-        " players, or cancelled, is 409 `match_not_active`."
+        " players, cancelled, or over (finished or abandoned: its stream has closed, nobody"
+        " would hear it) is 409 `match_not_active`."
     ),
     examples=[
         OpenApiExample("well played", value={"phrase": "well_played"}, request_only=True),

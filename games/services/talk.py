@@ -22,14 +22,15 @@ from ..selectors import match_hidden_check, match_read, seat_of
 # The phrases a seat may say, by id: "Good game", "Well played", "Oops", "Your turn…".
 TALK_PHRASES = ("good_game", "well_played", "oops", "your_turn")
 
-# A match one may talk at: under way, or over (a "good game" after the last card).
-_TALKING = (Match.Status.ACTIVE, Match.Status.FINISHED, Match.Status.ABANDONED)
+# A match one may talk at: under way only. Once it is over (finished or abandoned) its stream
+# has closed (`close` match_over), so a phrase would reach nobody: refused.
+_TALKING = (Match.Status.ACTIVE,)
 
 
 def match_talk(*, match_id: UUID | str, player: Player, phrase: str) -> dict[str, Any]:
     """The caller's seat says `phrase` (one of TALK_PHRASES: the caller checks it) to the
     table; what was said: `{match, seat, phrase, at}`. 403 `not_seated`, 409
-    `match_not_active` (waiting for players, or cancelled)."""
+    `match_not_active` (waiting for players, cancelled, or over: finished or abandoned)."""
     match = match_read(match_id)
     if match is None:
         raise ApplicationError("not_found", "No such match.")

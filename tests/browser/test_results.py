@@ -5,14 +5,15 @@ totals and each player's rating change), with rematch, replay and lobby, each cl
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
-from .harness import Person, by_testid, sign_in, take_turn
+from .harness import Person, by_testid, sign_in, take_turn, wait_synced
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
@@ -137,3 +138,105 @@ def test_the_second_to_ask_for_the_rematch_is_seated_in_it(
     for page in (ana_page, bora_page):
         expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def coalesce_after_a_deal_end(page: Page, match_id: str, bot: int) -> None:
+    """The table's socket passed through, but once a deal's end has come, each following view
+    with the bot on turn is left out: the page hears of the next deal first with a person on
+    turn, as the stream may tell several quick changes as one view of the latest."""
+    ended: list[int] = []
+
+    def relay(route: WebSocketRoute) -> None:
+        server = route.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("event") == "state":
+                view = data["data"]
+                if view["phase"] == "deal_over":
+                    ended.append(view["version"])
+                elif ended and view["turn"] == bot and view["deal"] > 1:
+                    return
+            route.send(message)
+
+        server.on_message(to_page)
+
+    events = re.compile(re.escape(f"/api/v1/matches/{match_id}/events") + r"\?")
+    page.route_web_socket(events, relay)
+
+
+def test_a_deal_end_is_held_once_then_the_next_deal_shows_at_once(
+    web_client: str, pages: Any
+) -> None:
+    """Deal 1 of a match under a turn clock ends by a move made through the API while both
+    people watch, and nobody clicks Continue: the server scores it and deals deal 2, whose
+    opener is the bot, which answers at once; the page hears of deal 2 first with a person on
+    turn (the versions between told as one). The result is held once, for at most a quarter
+    of a turn, then deal 2 is shown with its turn: not a second hold for a version the page
+    was not told of on its own."""
+    seconds = 20  # a hold of a quarter of a turn: 5 s (the pace's 20 moves would be 8 s)
+    ana, can = Person(web_client), Person(web_client)
+    body = {"seats": 3, "bots": ["greedy"], "deals": 2, "turn_seconds": seconds,
+            "rules": {"hand_size": 3}}  # fmt: skip
+    match_id = str(ana.post("/api/v1/matches", body, status=201).json()["id"])
+    can.post(f"/api/v1/matches/{match_id}/join", status=200)
+    people = {0: ana, 2: can}  # the bot at seat 1: the opener of deal 2 (R-8)
+    shown = {seat: pages.new(pace=400) for seat in people}
+    for seat, page in shown.items():
+        coalesce_after_a_deal_end(page, match_id, bot=1)
+        sign_in(page, web_client, people[seat], route=f"#/match/{match_id}")
+        expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "live")
+    # Deal 1 through the API, to the move that ends it.
+    deadline = time.monotonic() + 60
+    while (state := ana.state(match_id))["deal"] == 1 and state["phase"] != "deal_over":
+        assert time.monotonic() < deadline, "deal 1 did not end in time"
+        if state["turn"] in people:
+            people[state["turn"]].move(match_id)
+        else:
+            time.sleep(0.05)
+    while (state := ana.state(match_id))["deal"] != 2 or state["turn"] not in people:
+        assert time.monotonic() < deadline, f"deal 2 did not come: {state}"
+        time.sleep(0.05)
+    on_turn = shown[state["turn"]]
+    overlay = by_testid(on_turn, "deal-result").and_(on_turn.locator(".overlay"))
+    expect(overlay).to_be_visible(timeout=20_000)
+    seen = time.monotonic()
+    expect(by_testid(on_turn, "turn-indicator")).to_have_attribute(
+        "data-your-turn", "true", timeout=20_000
+    )
+    waited = time.monotonic() - seen
+    # One hold (5 s); a second would make it 10 s.
+    assert waited < seconds / 4 + 2.5, f"deal 2's turn shown {waited:.1f} s after deal 1's result"
+    expect(overlay).to_have_count(0)
+    assert on_turn.title().startswith("● ")
+    assert wait_synced(on_turn, people[state["turn"]], match_id)["deal"] == 2
+
+
+def test_a_deal_result_over_the_table_shows_the_totals_the_server_scored(
+    web_client: str, pages: Any
+) -> None:
+    """On a phone, deal 1 ends by a move made through the API: its result over the table has
+    each seat's total after the deal, as the server scored it (the next deal's view), not the
+    totals before it that the deal's ending view still has."""
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], deals=2, rules={"hand_size": 3})
+    phone = pages.new(375, 800, pace=400)  # a result held 8 s
+    sign_in(phone, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(phone, "connection-status")).to_have_attribute("data-state", "live")
+    deadline = time.monotonic() + 60
+    while (state := person.state(match_id))["deal"] == 1:
+        assert time.monotonic() < deadline, "deal 1 did not end in time"
+        if state["turn"] == state["you"] and state["legal_moves"]:
+            person.move(match_id)
+        else:
+            time.sleep(0.05)
+    totals = state["totals"]
+    assert any(totals), state  # somebody was scored
+    overlay = by_testid(phone, "deal-result").and_(phone.locator(".overlay"))
+    expect(overlay).to_be_visible(timeout=20_000)
+    expect(overlay.locator("thead th")).to_have_count(4)
+    expect(overlay.locator("thead th").nth(3)).to_have_text("Total")
+    for seat, total in enumerate(totals):
+        row = overlay.locator(f'[data-testid="deal-seat"][data-seat="{seat}"]')
+        expect(row.locator("td.total")).to_have_text(str(total))
+    pages.shot(phone, "deal-result-totals")

@@ -12,7 +12,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from .harness import Person, by_testid, move_by_click, play_to_end, sign_in, version
+from .harness import (
+    Person,
+    by_testid,
+    move_by_click,
+    play_to_end,
+    sign_in,
+    take_turn,
+    version,
+    wait_synced,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
@@ -129,3 +138,70 @@ def test_a_move_whose_answer_the_socket_loses_is_sent_again_by_the_route_once(
     expect(by_testid(page, "match-result")).to_be_visible()
     assert len(wire.posts) == 1
     pages.shot(page, "after-lost-answer")
+
+
+def _people_moves(person: Person, match_id: str) -> list[dict[str, Any]]:
+    return [m for m in person.get(f"/api/v1/matches/{match_id}/moves") if not m["by_bot"]]
+
+
+def _offline_draw(page: Page, person: Person, match_id: str) -> int:
+    """Signed in on its turn, the page goes offline and a move is clicked: the move waits, and
+    says so. The version it was made at."""
+    sign_in(page, person.base, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "live")
+    expect(by_testid(page, "turn-indicator")).to_have_attribute("data-your-turn", "true")
+    made_at = version(page)
+    page.context.set_offline(True)
+    expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "reconnecting")
+    assert take_turn(page, wait_ms=500)  # a card, or Draw: each enabled as online
+    expect(by_testid(page, "move-waiting")).to_be_visible()
+    expect(by_testid(page, "table")).to_have_attribute("data-busy", "true")
+    return made_at
+
+
+@pytest.mark.parametrize("moved_on", [False, True], ids=["still-current", "moved-on"])
+def test_a_move_clicked_offline_is_sent_again_with_its_key_once_back(
+    web_client: str, pages: Any, moved_on: bool
+) -> None:
+    """A move clicked while the browser is offline: the POST fails, and the move waits for the
+    connection. Back online, it goes again with the same Idempotency-Key: made once, where the
+    view it was made on is still the newest; where another tab of the player moved meanwhile,
+    the server refuses it and the page says plainly that the move was not made."""
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"])
+    page = pages.new()
+    wire = Wire(page)
+    # Every move POST's key as the page sends it, those that never leave the browser too.
+    page.add_init_script(
+        """window.__moveKeys = []; const sent = window.fetch;
+        window.fetch = (url, init) => {
+          if (String(url).endsWith('/moves') && init?.method === 'POST')
+            window.__moveKeys.push(init.headers['Idempotency-Key']);
+          return sent(url, init);
+        };"""
+    )
+    made_at = _offline_draw(page, person, match_id)
+    before = _people_moves(person, match_id)
+    page.wait_for_timeout(1000)
+    assert person.state(match_id)["version"] == made_at
+    if moved_on:
+        person.move(match_id)  # another tab, meanwhile
+    page.context.set_offline(False)
+    expect(by_testid(page, "move-waiting")).to_be_hidden(timeout=20_000)
+    expect(by_testid(page, "table")).to_have_attribute("data-busy", "false")
+    # Offline by the route (the socket closed), then again on the socket or the route.
+    offline = page.evaluate("window.__moveKeys")
+    again = [m["key"] for m in wire.moves()] + [key for _, key in wire.posts]
+    assert offline and again and len(set(offline + again)) == 1, (offline, again)
+    mine = _people_moves(person, match_id)
+    assert len(mine) == len(before) + 1
+    banner = by_testid(page, "error-banner")
+    if moved_on:
+        expect(banner).to_be_visible()
+        expect(banner).to_have_text(re.compile(r"^Your move was not made"))
+        pages.shot(page, "offline-move-not-made")
+    else:
+        assert mine[-1]["version"] == made_at + 1, mine[-1]
+        expect(banner).to_be_hidden()
+    state = wait_synced(page, person, match_id)
+    assert state["version"] > made_at

@@ -56,7 +56,7 @@ def test_no_free_text_and_no_other_field(table):
     _refused(_talk(ana, match_id, {"phrase": ["oops"]}), "invalid", 400)
 
 
-def test_only_seats_talk_at_a_match_under_way_or_over(table, make_player, client_for, api):
+def test_only_seats_talk_at_a_match_under_way(table, make_player, client_for, api):
     ana, _, match_id = table
     _, token = make_player()
     other = client_for(token)
@@ -69,10 +69,11 @@ def test_only_seats_talk_at_a_match_under_way_or_over(table, make_player, client
     _refused(_talk(other, waiting["id"], {"phrase": "oops"}), "match_not_active", 409)
     Match.objects.filter(id=waiting["id"]).update(status="cancelled")
     _refused(_talk(other, waiting["id"], {"phrase": "oops"}), "match_not_active", 409)
-    # After the last card (or everyone resigned): "good game" is still welcome.
+    assert _talk(ana, match_id, {"phrase": "good_game"}).status_code == 200
+    # After the last card (or everyone resigned) the match's stream has closed: nobody hears.
     for status in ("finished", "abandoned"):
         Match.objects.filter(id=match_id).update(status=status)
-        assert _talk(ana, match_id, {"phrase": "good_game"}).status_code == 200
+        _refused(_talk(ana, match_id, {"phrase": "good_game"}), "match_not_active", 409)
 
 
 def test_talk_is_throttled_per_user(table, monkeypatch):

@@ -45,7 +45,7 @@ function reducedMotion() {
  * @property {(frame: F) => { from: Element | null, to: Element | null, card: string | null } | null} travel
  *   what travels for a frame: from where to where, the card's face (null: its back)
  * @property {(frame: F) => number | false} [hold] a frame that waits longer (a deal's result):
- *   the longest it may wait, ms (Infinity: HOLD_MOVES moves' time), or false
+ *   the longest it may wait, ms (Infinity: HOLD_MOVES moves' time; 0: not at all), or false
  */
 
 /** @template F */

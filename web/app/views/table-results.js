@@ -278,10 +278,11 @@ export class MatchEnd {
 
   /**
    * The screens for the frame on screen.
-   * @param {{ match: api.Match, view: api.State, real: boolean, newest: boolean }} args
-   *   `real`: the frame is a view the server sent; `newest`: the newest one
+   * @param {{ match: api.Match, view: api.State, real: boolean, newest: boolean, latest: api.State | null }} args
+   *   `real`: the frame is a view the server sent; `newest`: the newest one; `latest`: the
+   *   newest view the server sent
    */
-  draw({ match, view: v, real, newest }) {
+  draw({ match, view: v, real, newest, latest }) {
     const over = match.deals.filter((d) => d.status === "over");
     const last = over[over.length - 1];
     const matchOver = match.status === "finished" || match.status === "abandoned";
@@ -292,10 +293,15 @@ export class MatchEnd {
     const number = ending ? /** @type {number} */ (v.deal) : last?.number ?? 0;
     if (number && (ending || last)) {
       const result = (ending && v.result ? v.result : this.results.get(number)) ?? null;
+      // The totals after the deal are the server's once it has scored it: a deal's ending view
+      // still has those before it (the scoring is the next version), the newest view of the
+      // next deal (or of the match it finished) those after.
+      const scored = latest !== null && (latest.deal === number + 1 ||
+        (latest.deal === number && latest.status === "finished"));
       dealBox = dealScreen({
         match, number, result, summary: match.deals.find((d) => d.number === number),
         reveal: this.reveals.get(number) ?? null,
-        totals: real && !ending ? v.totals : null,
+        totals: real && !ending ? v.totals : ending && scored ? /** @type {api.State} */ (latest).totals : null,
         you: v.you, overlay: ending && this.dismissed !== number,
         onContinue: () => { this.dismissed = number; this.table.skip(); this.table.redraw(); },
       });

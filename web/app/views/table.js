@@ -3,8 +3,9 @@
  * #/match/<id>: the table, for a seated player (their hand, legal cards to click, draw and
  * pass) or a spectator (the public view: no hand). Every change arrives on the match's event
  * stream (no polling); after a lost connection the stream resumes from the last version seen.
- * A refused move (409 stale_version, 422, a network error) shows a clear message and reloads
- * the state. A seat may resign (after a confirm step): a bot plays it from then on; the stream's
+ * A refused move (409 stale_version, 422) shows a clear message and reloads the state; a move
+ * lost on the network waits for the connection and goes again with its Idempotency-Key (the
+ * page says it was not made where the table moved on meanwhile). A seat may resign (after a confirm step): a bot plays it from then on; the stream's
  * `resigned` event tells the others. Nothing of the state is stored: it lives in this view only.
  */
 
@@ -78,6 +79,9 @@ export async function tableView(root, matchId) {
     focus: () => { if (!focusHand(board)) heading.focus(); },
   });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
+  // A move made while the connection is lost: sent once it is back.
+  const waiting = h("p", { class: "notice", testid: "move-waiting", role: "status", hidden: true },
+    t("table.moveWaiting"));
   const privateBox = h("div", { class: "private-box" });
   const talk = talkPanel({ matchId, seated: role === "seat", names: () => ({ match, you: view?.you ?? null }) });
   const heading = h("h1", { class: "visually-hidden", tabIndex: -1 }, t("table.title"));
@@ -86,6 +90,7 @@ export async function tableView(root, matchId) {
     h("div", { class: "table-head" },
       h("a", { href: "#/lobby" }, t("table.back")), role === "seat" ? cue.controls : null, status),
     noticeBox,
+    waiting,
     speech.region,
     privateBox,
     end.top,
@@ -239,24 +244,51 @@ export async function tableView(root, matchId) {
       (suit === undefined || m.suit === suit));
   }
 
+  /**
+   * One move to the server: on the table's WebSocket while it is open, else (or when it closes
+   * first) the route, with the same key: applied once either way.
+   * @param {api.MoveBody & { version: number }} body
+   * @param {string} key
+   */
+  async function deliver(body, key) {
+    try {
+      if (!stream?.canMove()) throw new api.ApiError(0, "network", "");
+      return await stream.move(body, key);
+    } catch (error) {
+      if (!(error instanceof api.ApiError) || error.status !== 0) throw error;
+      return await api.move(matchId, body, key);
+    }
+  }
+
   /** @param {api.MoveBody} move */
   async function send(move) {
     if (busy || !view) return;
     busy = true;
     table.dataset.busy = "true";
+    /** the move went out while the connection was lost: it waited for it */
+    let waited = false;
     try {
       const body = { ...move, version: view.version };
       const key = newKey();
       let answer;
-      try {
-        // On the table's WebSocket while it is open, else (or when it closes first) the route,
-        // with the same key: applied once either way.
-        if (!stream?.canMove()) throw new api.ApiError(0, "network", "");
-        answer = await stream.move(body, key);
-      } catch (error) {
-        if (!(error instanceof api.ApiError) || error.status !== 0) throw error;
-        answer = await api.move(matchId, body, key);
+      for (;;) {
+        try {
+          answer = await deliver(body, key);
+          break;
+        } catch (error) {
+          if (!(error instanceof api.ApiError) || error.status !== 0 || stopped) throw error;
+          // The connection is lost: the move waits for it (the table read again once the
+          // server answers), then goes again with the same key. Made on a view that is no
+          // longer the newest, it is refused (409), unless the server had it already: the
+          // key then answers as the first time (docs/api.md, exactly-once moves).
+          waited = true;
+          waiting.hidden = false;
+          showError(error);
+          await reload();
+          if (stopped) return;
+        }
       }
+      waiting.hidden = true;
       hideError();
       // The answer is the table from now on (apply takes it before its first wait): the next
       // move may go while the match's summary and the log load, so a quick key is not lost.
@@ -265,7 +297,11 @@ export async function tableView(root, matchId) {
       table.dataset.busy = "false";
       await applied;
     } catch (error) {
-      showError(error);
+      waiting.hidden = true;
+      // A move that waited for the connection and was refused on its return as the table had
+      // moved on (409 stale_version, not_your_turn, match_not_active): not made.
+      showError(waited && error instanceof api.ApiError && error.status === 409
+        ? t("table.moveNotMade") : error);
       await reload();
     } finally {
       busy = false;
@@ -326,8 +362,10 @@ export async function tableView(root, matchId) {
     if (!view) return;
     const v = view;
     table.dataset.version = String(v.version);
-    // Table talk once the match is under way (a waiting or cancelled table has nobody to hear).
-    talk.panel.hidden = v.status === "waiting" || v.status === "cancelled";
+    // Table talk while the match is under way (a waiting or cancelled table has nobody to hear;
+    // once it is over its stream has closed, and the server refuses talk).
+    talk.show(v.status === "waiting" || v.status === "cancelled" ? "closed"
+      : v.status === "active" && match.status === "active" ? "open" : "over");
     logPanel.panel.hidden = !v.deal; // no deal dealt yet: no moves
     fill(privateBox, privatePanel(match, () => reload()));
     table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
@@ -385,7 +423,7 @@ export async function tableView(root, matchId) {
   }
 
   function drawEnd() {
-    if (view) end.draw({ match, view, real, newest: newest() });
+    if (view) end.draw({ match, view, real, newest: newest(), latest });
   }
 
   /** @type {"live" | "reconnecting"} */
@@ -400,6 +438,8 @@ export async function tableView(root, matchId) {
   const connectionChanged = () => setStatus(streamState);
   for (const name of ["offline", "online", "pisyedili:reachable"]) window.addEventListener(name, connectionChanged);
 
+  /** @type {number | null} the deal whose result was held over the table */
+  let heldDeal = null;
   /** @type {Playback<Frame>} */
   const playback = new Playback(table, {
     show: showFrame,
@@ -413,9 +453,16 @@ export async function tableView(root, matchId) {
       return { from: board.querySelector(".stock"), to: seat, card: null };
     },
     // A deal's result is read before the next deal is played out; under a turn clock for at
-    // most a quarter of a turn, which the next deal's first turn may already be spending.
-    hold: (frame) => frame.view.phase === "deal_over" && frame.view.status === "active"
-      && (match.turn_seconds ? match.turn_seconds * 250 : Infinity),
+    // most a quarter of a turn, which the next deal's first turn may already be spending. Once
+    // a deal: a version after its end with no move of its own (the next deal dealt, told with
+    // a later view) repeats the result, and is passed at once.
+    hold: (frame) => {
+      const v = frame.view;
+      if (v.phase !== "deal_over" || v.status !== "active") return false;
+      if (v.deal === heldDeal) return 0;
+      heldDeal = v.deal;
+      return match.turn_seconds ? match.turn_seconds * 250 : Infinity;
+    },
   });
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
   await reload();
