@@ -3,10 +3,10 @@ events, table talk, tournament rounds and invitations, private-match challenges.
 
 Publishing (any process that writes a match: web or worker): `match_version_on_commit(match)`
 runs once the transaction commits and hands ONE message to live.hub.publish (one Redis channel,
-`<LIVE_CHANNEL_PREFIX>:events`), with the players' "me" events ("your turn", match started or
-finished) appended to their per-player logs in the same step, so a `me` stream resumes from
-`Last-Event-ID` out of that log. `tournament_round_on_commit(round)` sends the "tournament
-round dealt" `me` events the same way (with no match message), and
+`<LIVE_CHANNEL_PREFIX>:events`), with the players' "me" events ("your turn", match started,
+finished or cancelled) appended to their per-player logs in the same step, so a `me` stream
+resumes from `Last-Event-ID` out of that log. `tournament_round_on_commit(round)` sends the
+"tournament round dealt" `me` events the same way (with no match message), and
 `tournament_invitation_on_commit` and `tournament_answered_on_commit` the "invited to a
 tournament" and "an invitee answered" ones. The `me` events become notices to away players
 too (games.services.notify).

@@ -1,4 +1,4 @@
-"""The live tier: what reaches a client as it happens (docs/architecture.md "Live play").
+"""The live tier: what reaches a client as it happens (docs/architecture.md "Live events").
 
 - `hub`: the process's one Redis subscription and the waiters of every match, player and the
   lobby; the publishing side (one message per version change, the players' `me` logs); the

@@ -5,9 +5,9 @@ of `GET …/state`: a seat's own view, or the public view for a spectator, signe
 `spectators: public` match) and whose `id` is the match version, after every version change;
 `resigned` (no id) before the view of a version in which a seat's person resigned; `talk` (no
 id) when a seat says a preset phrase (table talk); `close` once the match is over.
-`GET /api/v1/me/events`: `your_turn`, `match_started` and `match_finished` of any of the
-caller's matches, and `tournament_round` (a round they play was dealt), `id` = the caller's own
-event sequence. `GET /api/v1/lobby/events`: `lobby` for every
+`GET /api/v1/me/events`: `your_turn`, `match_started`, `match_finished` and `match_cancelled`
+of any of the caller's matches, and `tournament_round` (a round they play was dealt), `id` =
+the caller's own event sequence. `GET /api/v1/lobby/events`: `lobby` for every
 match that entered, changed in or left the lobby (public). All answer GET only (405 otherwise).
 
 What a resume guarantees (`Last-Event-ID`, which EventSource sends on reconnect by itself):
@@ -582,7 +582,7 @@ _NOT_A_MOVE = gettext_noop('A message on this socket is a JSON object with "type
 
 
 class MatchSocketMoves:
-    """The moves a match's WebSocket takes (docs/api.md "Moves on the match's WebSocket"):
+    """The moves a match's WebSocket takes (docs/api.md "On the match's WebSocket"):
     `{"type": "move", "version", "action", "card"?, "suit"?, "key"?}` is the move POST of the
     socket's caller, `key` its Idempotency-Key, answered by the route's own code
     (games.apis.move_post: throttle, checks in order, exactly-once, the mover's view) in a

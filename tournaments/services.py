@@ -74,7 +74,8 @@ def tournament_create(
     """A tournament in draft: entrants are `players` (ids, people or bots) then one bot player per
     name in `bots`. The people are invited (the organizer, if listed, and bots accept at once).
     Bad input raises 400 `invalid` naming the field (or the rule option); an organizer with
-    MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running gets 429."""
+    MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running gets 409
+    `too_many_tournaments`."""
     plain_text_check("name", name, _CONTROL_IN_NAME)
     # One transaction: the organizer's row lock makes the count and the insert one step (two
     # creates at once cannot both pass the limit), and bad input leaves no row behind (the bot
