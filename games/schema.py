@@ -423,7 +423,8 @@ matches_rematch = extend_schema(
         " deals, rules and turn clock, the first dealer moved on by one seat. The bots sit"
         " in their seats at once, the caller in their old seat; the other people's seats are"
         " open: they join it as any match (it starts when the last seat fills). Asked again,"
-        " by anyone: `200` and the same next match. The two are linked by `next_match` and"
+        " by anyone: `200` and the same next match, the caller seated in it while it waits"
+        " (an open seat, or their invitation to a private one). Linked by `next_match` and"
         " `rematch_of`. Counts towards the caller's active-match limits. No body."
     ),
     examples=[

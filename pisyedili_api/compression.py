@@ -75,9 +75,10 @@ def _compressible(response: HttpResponseBase) -> bool:
 
 def validators_as_sent(request: HttpRequest, response: HttpResponseBase) -> None:
     """Give `response` (a GET answer about to be compared with If-None-Match) the `Vary` and the
-    `ETag` form that compress_response would give it, so that a 304, which has no body to
-    compress, repeats the 200's (RFC 9110 15.4.5): `Vary: Accept-Encoding` where its body would
-    be compressed for some client, a weak ETag where it would be for this one."""
+    `ETag` form it is sent with, so that a 304, which has no body to compress, repeats the
+    200's (RFC 9110 15.4.5): `Vary: Accept-Encoding` where its body would be compressed for
+    some client, a weak ETag where it would be for this one (compress_response changes the
+    bytes; ConditionalGetMiddleware compares weakly, so If-None-Match still matches it)."""
     if not _compressible(response):
         return
     patch_vary_headers(response, ("Accept-Encoding",))
@@ -106,11 +107,8 @@ def compress_response(request: HttpRequest, response: HttpResponseBase) -> HttpR
     response.content = compressed  # type: ignore[attr-defined]
     response["Content-Length"] = str(len(compressed))
     response["Content-Encoding"] = encoding
-    # The bytes differ from the ones a strong ETag names: weak (RFC 9110 8.8.1), which
-    # If-None-Match still matches (ConditionalGetMiddleware compares weakly).
-    etag = response.get("ETag")
-    if etag and etag.startswith('"'):
-        response["ETag"] = "W/" + etag
+    # Its ETag, if it has one, was made weak already (validators_as_sent): the bytes differ
+    # from the ones a strong ETag names (RFC 9110 8.8.1).
     return response
 
 

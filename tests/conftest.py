@@ -285,3 +285,34 @@ def module_rows(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
         finally:
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
+
+
+class Migrations:
+    """The test database moved to a migration state (`to`), for a migration's test."""
+
+    def to(self, targets: list[tuple[str, str]]) -> Any:
+        """Migrate to `targets` (forwards or backwards); the apps of that state."""
+        from django.db import connection
+        from django.db.migrations.executor import MigrationExecutor
+
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    def to_the_end(self) -> None:
+        from django.db import connection
+        from django.db.migrations.executor import MigrationExecutor
+
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.fixture
+def migrations() -> Iterator[Migrations]:
+    """Going back to a migration unapplies every later one that depends on it (of any app):
+    the database is migrated to the latest state again after the test, whatever it did."""
+    done = Migrations()
+    yield done
+    done.to_the_end()

@@ -477,10 +477,11 @@ def matches_waiting_expire(*, now: datetime | None = None) -> int:
 
 def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]:
     """The next match of a finished one, and whether this call created it (a repeated
-    rematch, by anyone, gives the same match). Same seat count, deals, rules and turn clock;
-    the bots sit at once in their seats, the caller in their old seat; the other people's
-    seats are open for them to join; the first dealer moves on by one seat. 403 `not_seated`,
-    409 `match_not_finished`, 409 `too_many_active_matches` (the caller's limits)."""
+    rematch, by anyone, gives the same match, the caller seated in it: `_rematch_taken`).
+    Same seat count, deals, rules and turn clock; the bots sit at once in their seats, the
+    caller in their old seat; the other people's seats are open for them; the first dealer
+    moves on by one seat. 403 `not_seated`, 409 `match_not_finished`, 409
+    `too_many_active_matches` (the caller's limits)."""
     try:
         with transaction.atomic():
             previous = match_lock(match_id)
@@ -492,17 +493,42 @@ def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]
                 raise ApplicationError("not_seated")
             if previous.status != Match.Status.FINISHED:
                 raise ApplicationError("match_not_finished")
-            if previous.next_match_id is not None:
-                return Match.objects.get(id=previous.next_match_id), False
-            match = _rematch_create(previous, seat, player)
+            asked = previous.next_match_id
+            if asked is None:
+                match = _rematch_create(previous, seat, player)
     except IntegrityError as exc:
         if not _violates(exc, Match, REMATCH_CONSTRAINT):
             logger.exception("rematch of match %s: unexpected integrity error", match_id)
             raise
         # A rematch of the same match written behind the row lock (a backend without row
-        # locks): it rolled back; the one that committed is the next match.
+        # locks): it rolled back; the one that committed is the next match, answered as it
+        # is (the caller asking again is seated in it).
         return Match.objects.get(rematch_of_id=UUID(str(match_id))), False
+    if asked is not None:
+        return _rematch_taken(asked, player), False
     return match, True
+
+
+# A rematch's seat the caller could not take after all: filled or started meanwhile, or (a
+# private one) their invitation answered or expired. They are shown the match as it is.
+_REMATCH_SEAT_GONE = frozenset(
+    {"match_full", "match_not_waiting", "not_found", "not_invited", "invitation_not_pending"}
+)
+
+
+def _rematch_taken(match_id: UUID, player: Player) -> Match:
+    """The rematch another player of the finished match asked for first, with the caller in
+    the seat it keeps for them while it waits for players (as `match_join` seats anyone: an
+    open seat, or their invitation to a private one), under their limits."""
+    match = Match.objects.get(id=match_id)
+    if match.status != Match.Status.WAITING or seat_of(match, player.id) is not None:
+        return match
+    try:
+        return match_join(match_id=match.id, player=player)
+    except ApplicationError as exc:
+        if exc.code not in _REMATCH_SEAT_GONE:
+            raise
+        return Match.objects.get(id=match_id)
 
 
 def _rematch_create(previous: Match, seat: int, player: Player) -> Match:

@@ -288,6 +288,29 @@ def test_r6_reshuffle_pile_minus_top_in_order_played() -> None:
     assert set(first) <= set(codes(state.hands[0]))
 
 
+def test_r6_a_penalty_draw_that_empties_the_stock_goes_on_from_the_reshuffled_one() -> None:
+    """The reshuffle comes the moment the stock's last card is drawn, within a penalty draw
+    too: its other cards come from the new stock, and the deal goes on (docs/rules.md R-6)."""
+    rules = Rules(stock_exhausted="reshuffle")
+    state = deal_from_codes(
+        ["6S 8C", "9S QC"],
+        top="7D",
+        pile="2D 3D 4D 5D",
+        stock=["2H"],
+        pending_sevens=1,
+        rules=rules,
+        seed=COUNTING_SEED,
+    )
+    state = apply(state, DRAW_MOVE)  # 3 due: 2H, then two of the reshuffled pile
+    reshuffled = reference_shuffle(
+        ["2D", "3D", "4D", "5D"], COUNTING_SEED, "pisyedili-reshuffle-v1:1:"
+    )
+    assert state.reshuffles == 1 and state.phase != "deal_over"
+    assert sorted(codes(state.hands[0])) == sorted(["6S", "8C", "2H", *reshuffled[:2]])
+    assert codes(state.stock) == reshuffled[2:]
+    assert codes(state.pile) == ["7D"] and state.pending_sevens == 0
+
+
 # R-7 -------------------------------------------------------------------------------------------
 
 

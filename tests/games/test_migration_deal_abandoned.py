@@ -7,29 +7,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 BEFORE = [("games", "0021_move_effect")]
 AFTER = [("games", "0022_deal_abandoned")]
 
 
-@pytest.fixture(autouse=True)
-def _migrated_to_the_end_again():
-    """Every migration applied again for the tests that follow, whatever this one did."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
-def test_the_deals_of_matches_already_stopped_are_closed(make_player, api):
+def test_the_deals_of_matches_already_stopped_are_closed(make_player, api, migrations):
     player, _ = make_player()
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    old = executor.loader.project_state(BEFORE).apps
+    old = migrations.to(BEFORE)
     OldMatch, OldDeal = old.get_model("games", "Match"), old.get_model("games", "Deal")
     ended = timezone.now() - timedelta(days=30)
 
@@ -65,9 +52,7 @@ def test_the_deals_of_matches_already_stopped_are_closed(make_player, api):
     finished_stuck = deal(match("finished", ended), 1, "active")
     playing = deal(match("active"), 1, "active")
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
+    migrations.to(AFTER)
 
     from games.models import Deal
 

@@ -397,6 +397,22 @@ def test_a_private_rematch_is_private_and_invites_the_other_people(people, commi
     )
 
 
+def test_asking_for_a_private_rematch_second_takes_the_invitation(people, commits_in_place):
+    """The invited person who asks for the rematch too is seated by their invitation; an
+    outsider asking is not seated in the finished match, so is refused."""
+    (_, a), (bora, b), _, (_, d) = people
+    match = _private(a, seats=2, deals=1, invite=["bora"])
+    b.post(f"/api/v1/matches/{match['id']}/invitations/accept")
+    play_until({0: a, 1: b}, match["id"], lambda v: False)
+    rematch = a.post(f"/api/v1/matches/{match['id']}/rematch").json()
+    again = b.post(f"/api/v1/matches/{match['id']}/rematch")
+    assert again.status_code == 200 and again.json()["id"] == rematch["id"]
+    assert again.json()["status"] == "active"
+    assert [i["status"] for i in again.json()["invitations"]] == ["accepted"]
+    assert str(bora.id) in [s["player"]["id"] for s in again.json()["seats"]]
+    _refused(d.post(f"/api/v1/matches/{match['id']}/rematch"), "not_found", 404)
+
+
 def test_the_private_routes_are_throttled_per_user(people, monkeypatch):
     rates = {**SimpleRateThrottle.THROTTLE_RATES, "match_invite": "2/min"}
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)

@@ -52,6 +52,24 @@ def test_a_rematch_seats_the_caller_and_the_bots_and_waits_for_the_others(make_p
     assert next_deal.dealer == (first_deal.dealer + 1) % 3
 
 
+def test_the_second_to_ask_is_seated_in_the_rematch(make_player, client_for):
+    """Bob asks first; Ana asking next takes her old seat's place in it (the open one) and the
+    rematch starts; a third asking, once it has started, gets it as it is."""
+    (ana_player, ta), (_, tb) = make_player(), make_player()
+    ana, bob = client_for(ta), client_for(tb)
+    first = create_match(ana, seats=2, deals=1)
+    bob.post(f"/api/v1/matches/{first['id']}/join")
+    _finish(first["id"])
+    rematch = bob.post(f"/api/v1/matches/{first['id']}/rematch").json()
+    assert rematch["status"] == "waiting" and rematch["open_seats"] == 1
+    again = ana.post(f"/api/v1/matches/{first['id']}/rematch")
+    assert again.status_code == 200 and again.json()["id"] == rematch["id"]
+    assert again.json()["status"] == "active"
+    assert str(ana_player.id) in [s["player"]["id"] for s in again.json()["seats"]]
+    once_more = ana.post(f"/api/v1/matches/{first['id']}/rematch")
+    assert once_more.status_code == 200 and once_more.json()["version"] == again.json()["version"]
+
+
 def test_a_rematch_against_bots_starts_at_once(make_player, client_for):
     _, token = make_player()
     client = client_for(token)

@@ -5,26 +5,14 @@ one with scored deals keeps its mean."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 BEFORE = [("players", "0010_apitoken_device")]
 AFTER = [("players", "0011_board_entry_avg_penalty_null")]
 
 
-@pytest.fixture(autouse=True)
-def _migrated_to_the_end_again():
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
-def test_an_entry_with_no_scored_deal_has_no_mean_penalty():
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    old = executor.loader.project_state(BEFORE).apps
+def test_an_entry_with_no_scored_deal_has_no_mean_penalty(migrations):
+    old = migrations.to(BEFORE)
     Player, Board = old.get_model("players", "Player"), old.get_model("players", "Board")
     BoardPeriod, BoardEntry = (old.get_model("players", m) for m in ("BoardPeriod", "BoardEntry"))
     board = Board.objects.create(seats=0, ruleset="default", rules={})
@@ -38,10 +26,7 @@ def test_an_entry_with_no_scored_deal_has_no_mean_penalty():
         player=played, deals_played=2, penalty_points=30, avg_penalty=15.0, **common
     )
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
-    new = executor.loader.project_state(AFTER).apps
+    new = migrations.to(AFTER)
     means = dict(
         new.get_model("players", "BoardEntry").objects.values_list(
             "player__username", "avg_penalty"

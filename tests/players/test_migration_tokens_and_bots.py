@@ -5,28 +5,14 @@ and a person holding a bot-like name left a person."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 BEFORE = [("players", "0004_board_periods"), ("authtoken", "0004_alter_tokenproxy_options")]
 AFTER = [("players", "0005_accounts_hardening")]
 
 
-@pytest.fixture(autouse=True)
-def _migrated_to_the_end_again():
-    """Going back to BEFORE unapplies every later migration that depends on it (of any app):
-    the database is migrated to the latest state again for the tests that follow."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 @pytest.mark.django_db(transaction=True)
-def test_tokens_become_digests_and_bots_get_their_ordinals(api):
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    old = executor.loader.project_state(BEFORE).apps
+def test_tokens_become_digests_and_bots_get_their_ordinals(api, migrations):
+    old = migrations.to(BEFORE)
     User, Token = old.get_model("auth", "User"), old.get_model("authtoken", "Token")
     Player = old.get_model("players", "Player")
     user = User.objects.create(username="yara", password="!")
@@ -36,12 +22,9 @@ def test_tokens_become_digests_and_bots_get_their_ordinals(api):
     Player.objects.create(username="bot-greedy-3", display_name="g", is_bot=True, strategy="greedy")
     Player.objects.create(username="bot-random-1", display_name="a person", is_bot=False)
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
+    migrations.to(AFTER)
     # Then every later migration too (what the API below reads, and the rest of the suite).
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrations.to_the_end()
 
     from rest_framework.authtoken.models import Token as DrfToken
 
@@ -61,21 +44,16 @@ def test_tokens_become_digests_and_bots_get_their_ordinals(api):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_usernames_differing_only_in_case_are_told_apart(api):
-    executor = MigrationExecutor(connection)
-    executor.migrate(BEFORE)
-    old = executor.loader.project_state(BEFORE).apps
+def test_usernames_differing_only_in_case_are_told_apart(api, migrations):
+    old = migrations.to(BEFORE)
     User, Player = old.get_model("auth", "User"), old.get_model("players", "Player")
     for name in ("Ana", "ana", "ANA", "ana-2"):
         user = User.objects.create(username=name, password="!")
         Player.objects.create(user=user, username=name, display_name=name)
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(AFTER)
+    migrations.to(AFTER)
     # Then every later migration too (the model read below, and the rest of the suite).
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    migrations.to_the_end()
 
     from players.models import Player as NewPlayer
 

@@ -543,7 +543,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a rematch of a finished match
-         * @description A seat of a finished match: `201` and the next match, with the same seat count, deals, rules and turn clock, the first dealer moved on by one seat. The bots sit in their seats at once, the caller in their old seat; the other people's seats are open: they join it as any match (it starts when the last seat fills). Asked again, by anyone: `200` and the same next match. The two are linked by `next_match` and `rematch_of`. Counts towards the caller's active-match limits. No body.
+         * @description A seat of a finished match: `201` and the next match, with the same seat count, deals, rules and turn clock, the first dealer moved on by one seat. The bots sit in their seats at once, the caller in their old seat; the other people's seats are open: they join it as any match (it starts when the last seat fills). Asked again, by anyone: `200` and the same next match, the caller seated in it while it waits (an open seat, or their invitation to a private one). Linked by `next_match` and `rematch_of`. Counts towards the caller's active-match limits. No body.
          */
         post: operations["matches_rematch"];
         delete?: never;

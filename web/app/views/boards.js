@@ -107,10 +107,11 @@ export async function boardsView(root) {
     prevLink = page.previous;
     nextButton.disabled = !nextLink;
     prevButton.disabled = !prevLink;
+    const order = columns();
     fill(body,
       page.results.length === 0 ? h("tr", {}, h("td", { colSpan: 8 }, t("boards.empty"))) : null,
       page.results.map((row) => h("tr", { testid: "board-row", "data-rank": row.rank, "data-player": row.player.id },
-        columns().map((column) => CELLS[column](row)))));
+        order.map((column) => CELLS[column](row)))));
   }
 
   let asking = 0;

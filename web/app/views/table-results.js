@@ -12,7 +12,7 @@ import * as api from "../api.js";
 import { cardFace, cardText } from "../cards.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { currentPlayer, seatName, showError } from "../ui.js";
+import { seatName, showError } from "../ui.js";
 
 /**
  * @param {api.Match} match
@@ -20,22 +20,6 @@ import { currentPlayer, seatName, showError } from "../ui.js";
  */
 function nameOf(match, seat) {
   return match.seats[seat] ? seatName(match.seats[seat]) : String(seat);
-}
-
-/**
- * The rematch with the caller in it. When another player of the match asked first, the caller
- * sits at none of its seats yet: they take the invitation a private rematch holds for them, or
- * an open seat of a public one (a rematch already full or started is shown as it is).
- * @param {api.Match} next
- */
-async function seatedIn(next) {
-  const me = (await currentPlayer())?.id;
-  if (next.status !== "waiting" || next.seats.some((seat) => seat.player?.id === me)) return next;
-  if (next.invitations.some((i) => i.player.id === me && i.status === "pending")) {
-    return api.acceptInvitation(next.id);
-  }
-  if (!next.private && next.seats.some((seat) => seat.player === null)) return api.join(next.id);
-  return next;
 }
 
 /** @param {api.DealResult} result */
@@ -336,7 +320,8 @@ export class MatchEnd {
 
   async rematch() {
     try {
-      const next = await seatedIn(await api.rematch(this.matchId));
+      // Asked second, the caller is seated in the rematch the first asked for (the server's).
+      const next = await api.rematch(this.matchId);
       location.hash = `#/match/${next.id}`;
     } catch (error) {
       showError(error);
