@@ -205,3 +205,52 @@ def test_a_move_clicked_offline_is_sent_again_with_its_key_once_back(
         expect(banner).to_be_hidden()
     state = wait_synced(page, person, match_id)
     assert state["version"] > made_at
+
+
+@pytest.mark.parametrize("applied", [False, True], ids=["502-not-applied", "504-applied"])
+def test_a_move_a_gateway_fails_is_sent_again_with_its_key(
+    web_client: str, pages: Any, applied: bool
+) -> None:
+    """A proxy in front of the server answers a move's POST with 502 (no server behind it, as
+    during a deploy) or with 504 after the server applied it (its answer too late): the move
+    waits, goes again with the same Idempotency-Key, and is made once, with no error shown. The
+    page has no WebSocket here, so its moves go by the route."""
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"])
+    page = pages.new()
+    page.add_init_script("window.WebSocket = undefined;")
+    keys: list[str | None] = []
+
+    def gateway(route: Any) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        keys.append(route.request.headers.get("idempotency-key"))
+        if len(keys) > 1:
+            route.continue_()
+            return
+        if applied:
+            route.fetch()
+        route.fulfill(
+            status=504 if applied else 502,
+            content_type="text/html",
+            body="<html><body><h1>Bad gateway</h1></body></html>",
+        )
+
+    page.route(re.compile(r"/api/v1/matches/[^/]+/moves$"), gateway)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "live")
+    expect(by_testid(page, "turn-indicator")).to_have_attribute(
+        "data-your-turn", "true", timeout=20_000
+    )
+    made_at = version(page)
+    before = _people_moves(person, match_id)
+    assert take_turn(page, wait_ms=20_000)
+    expect(by_testid(page, "table")).to_have_attribute("data-busy", "false", timeout=20_000)
+    assert len(keys) == 2 and keys[0] == keys[1] and keys[0], keys
+    mine = _people_moves(person, match_id)
+    assert len(mine) == len(before) + 1
+    assert mine[-1]["version"] == made_at + 1, mine[-1]
+    expect(by_testid(page, "error-banner")).to_be_hidden()
+    expect(by_testid(page, "move-waiting")).to_be_hidden()
+    assert wait_synced(page, person, match_id)["version"] > made_at

@@ -4,8 +4,9 @@
  * pass) or a spectator (the public view: no hand). Every change arrives on the match's event
  * stream (no polling); after a lost connection the stream resumes from the last version seen.
  * A refused move (409 stale_version, 422) shows a clear message and reloads the state; a move
- * lost on the network waits for the connection and goes again with its Idempotency-Key (the
- * page says it was not made where the table moved on meanwhile). A seat may resign (after a confirm step): a bot plays it from then on; the stream's
+ * lost on the network, or met by a gateway's 502, 503 or 504 (a deploy, a restart), waits for the
+ * server and goes again with its Idempotency-Key (the page says it was not made where the table
+ * moved on meanwhile). A seat may resign (after a confirm step): a bot plays it from then on; the stream's
  * `resigned` event tells the others. Nothing of the state is stored: it lives in this view only.
  */
 
@@ -14,6 +15,11 @@ import { h, fill } from "../dom.js";
 import { recordCommitment, recordHand } from "../fairness.js";
 import { t } from "../i18n.js";
 import { LiveStream } from "../live.js";
+
+/** A move's POST answered so was not made, or its answer was lost after it: it goes again. */
+const GATEWAY = new Set([502, 503, 504]);
+/** How many such answers a move meets before the page gives up and says the server failed. */
+const GATEWAY_TRIES = 6;
 import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
 import { announcer, focusHand, keepFocus, tableKeys } from "./table-keys.js";
 import { privatePanel } from "./private.js";
@@ -271,19 +277,24 @@ export async function tableView(root, matchId) {
       const body = { ...move, version: view.version };
       const key = newKey();
       let answer;
-      for (;;) {
+      for (let refused = 0; ; ) {
         try {
           answer = await deliver(body, key);
           break;
         } catch (error) {
-          if (!(error instanceof api.ApiError) || error.status !== 0 || stopped) throw error;
-          // The connection is lost: the move waits for it (the table read again once the
-          // server answers), then goes again with the same key. Made on a view that is no
-          // longer the newest, it is refused (409), unless the server had it already: the
-          // key then answers as the first time (docs/api.md, exactly-once moves).
+          const lost = error instanceof api.ApiError && error.status === 0;
+          const gateway = error instanceof api.ApiError && GATEWAY.has(error.status);
+          if (!(lost || gateway) || stopped || (gateway && ++refused > GATEWAY_TRIES)) throw error;
+          // The connection is lost, or a proxy found no server behind it (or gave up waiting
+          // for its answer): the move waits for the server (the table read again once it
+          // answers), then goes again with the same key. Made on a view that is no longer the
+          // newest, it is refused (409), unless the server had it already: the key then
+          // answers as the first time (docs/api.md, exactly-once moves).
           waited = true;
           waiting.hidden = false;
-          showError(error);
+          if (lost) showError(error);
+          else await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 500 * 2 ** refused)));
+          if (stopped) return;
           await reload();
           if (stopped) return;
         }
