@@ -501,9 +501,10 @@ def match_rematch(*, match_id: UUID | str, player: Player) -> tuple[Match, bool]
             logger.exception("rematch of match %s: unexpected integrity error", match_id)
             raise
         # A rematch of the same match written behind the row lock (a backend without row
-        # locks): it rolled back; the one that committed is the next match, answered as it
-        # is (the caller asking again is seated in it).
-        return Match.objects.get(rematch_of_id=UUID(str(match_id))), False
+        # locks): it rolled back; the one that committed is the next match, the caller seated
+        # in it as the second to ask.
+        taken = Match.objects.only("id").get(rematch_of_id=UUID(str(match_id)))
+        return _rematch_taken(taken.id, player), False
     if asked is not None:
         return _rematch_taken(asked, player), False
     return match, True

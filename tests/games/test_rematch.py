@@ -115,7 +115,8 @@ def test_a_rematch_counts_towards_the_limits(make_player, client_for, settings):
 
 def test_a_rematch_written_behind_the_lock_is_the_one_answered(make_player):
     """The named unique constraint on rematch_of: a rematch row that another writer inserted
-    without the row lock trips it, and the service answers with that match."""
+    without the row lock trips it, and the service answers with that match, the caller seated
+    in it as the second to ask is."""
     ana, _ = make_player()
     from games.services import match_create
 
@@ -134,7 +135,10 @@ def test_a_rematch_written_behind_the_lock_is_the_one_answered(make_player):
     match, created = match_rematch(match_id=first.id, player=ana)
     assert (match.id, created) == (behind.id, False)
     assert Match.objects.filter(rematch_of=first).count() == 1
-    assert not Seat.objects.filter(match__rematch_of=first).exists()  # the insert rolled back
+    # The insert rolled back; the caller took a seat of the match that stands.
+    assert match.seat_players.count(str(ana.id)) == 1
+    seats = Seat.objects.filter(match__rematch_of=first)
+    assert [(s.match_id, s.player_id) for s in seats] == [(behind.id, ana.id)]
 
 
 @pytest.mark.django_db(transaction=True)
