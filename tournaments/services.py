@@ -124,7 +124,8 @@ def tournament_create(
                 _("unknown bot strategy %(name)r; see GET /api/v1/bots") % {"name": unknown[0]},
             )
     wanted = [str(p) for p in players]
-    found = {str(p.id): p for p in Player.objects.filter(id__in=wanted)}
+    # A deleted player is no entrant: their invitation could never be answered.
+    found = {str(p.id): p for p in Player.objects.filter(id__in=wanted, deleted_at__isnull=True)}
     missing = [p for p in wanted if p not in found]
     if missing:
         raise invalid("players", _("no player %(id)s") % {"id": missing[0]})

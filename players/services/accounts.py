@@ -13,7 +13,7 @@ from django.contrib.auth import authenticate, get_user_model, user_logged_in
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Q, Subquery
+from django.db.models import F, Q, Subquery
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -40,7 +40,7 @@ DISPLAY_NAME_MAX = 40
 _RESERVED_USERNAME = re.compile(r"^b[o0]t(?:$|[-_.@+])", re.IGNORECASE)
 logger = logging.getLogger(__name__)
 
-_USERNAME_TAKEN = gettext_noop("A player with that username already exists.")
+_USERNAME_TAKEN = gettext_noop("That username is taken.")
 _RESERVED = gettext_noop(
     "Usernames that are 'bot', or 'bot' then one of - _ . @ +, are reserved for bots."
 )
@@ -59,10 +59,14 @@ _CONTROL_IN_DISPLAY_NAME = gettext_noop(
 
 
 def username_check(username: str) -> None:
-    """400 `invalid` for a reserved (bot-like) username or one taken in any letter case."""
+    """400 `invalid` for a reserved (bot-like) username or one taken in any letter case: by a
+    player, or by a sign-in with no player (a staff account made by `createsuperuser`)."""
     if _RESERVED_USERNAME.match(username):
         raise invalid("username", _RESERVED)
-    if Player.objects.filter(username__iexact=username).exists():
+    if (
+        Player.objects.filter(username__iexact=username).exists()
+        or get_user_model().objects.filter(username__iexact=username).exists()
+    ):
         raise invalid("username", _USERNAME_TAKEN)
 
 
@@ -152,10 +156,13 @@ def _username_taken(username: str) -> bool:
 
 
 def _stored_username(username: str) -> str:
-    """The auth user's own spelling of `username` (matched in any letter case), else as given."""
+    """The auth user's own spelling of `username` (matched in any letter case), else as given:
+    a player's before a sign-in with no player, where both were made before names were unique
+    across them (`username_check`)."""
     stored = (
         get_user_model()
         .objects.filter(username__iexact=username)
+        .order_by(F("player").asc(nulls_last=True), "id")
         .values_list("username", flat=True)
         .first()
     )

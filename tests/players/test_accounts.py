@@ -103,8 +103,31 @@ def test_usernames_are_unique_in_any_letter_case(api, make_player):
     for name in ("gina", "GINA", "gInA"):
         r = register(api, name)
         assert r.status_code == 400 and r.json()["code"] == "invalid"
-        assert r.json()["detail"]["username"] == ["A player with that username already exists."]
+        assert r.json()["detail"]["username"] == ["That username is taken."]
     assert Player.objects.filter(username__iexact="gina").count() == 1
+
+
+def test_a_staff_accounts_name_is_taken_in_any_letter_case(api):
+    """A sign-in with no player (a staff account of `createsuperuser`) holds its name too: a
+    player registering it in another letter case would never sign in (the login finds the
+    staff account's spelling first)."""
+    get_user_model().objects.create_superuser("staffboss", password="staff-pass-123")
+    for name in ("staffboss", "StaffBoss"):
+        r = register(api, name)
+        assert r.status_code == 400 and r.json()["code"] == "invalid", r.content
+        assert r.json()["detail"]["username"] == ["That username is taken."]
+    assert not Player.objects.filter(username__iexact="staffboss").exists()
+
+
+def test_a_player_signs_in_where_a_staff_account_differs_only_in_case(api):
+    """Names made before they were unique across players and staff: the login goes to the
+    player's account, whichever spelling is typed."""
+    get_user_model().objects.create_superuser("staffboss", password="staff-pass-123")
+    assert register(api, "legacy").status_code == 201
+    get_user_model().objects.filter(username="legacy").update(username="StaffBoss")
+    Player.objects.filter(username="legacy").update(username="StaffBoss")
+    for typed in ("StaffBoss", "staffboss", "STAFFBOSS"):
+        assert login(api, typed).status_code == 200, typed
 
 
 def test_the_database_refuses_a_username_differing_only_in_case(make_player):

@@ -128,6 +128,23 @@ def test_players_must_be_distinct_known_and_enough_for_a_table(cast):
     assert Tournament.objects.count() == 0
 
 
+def test_a_deleted_player_is_no_entrant(cast, make_player, client_for):
+    """A deleted account's invitation could never be answered (the tournament would never
+    start): its id is refused as an unknown one is."""
+    gone, token = make_player()
+    answer = client_for(token).post(
+        "/api/v1/auth/account/delete", {"password": "s3cret-pass"}, format="json"
+    )
+    assert answer.status_code == 204, answer.content
+    ids = [str(p.id) for p in cast["entrant_players"]]
+    response = cast["organizer"].post(
+        "/api/v1/tournaments", body_for(cast, players=[*ids, str(gone.id)]), format="json"
+    )
+    body = error(response, 400, "invalid")
+    assert f"no player {gone.id}" in body["detail"]["players"][0], body
+    assert Tournament.objects.count() == 0
+
+
 def test_the_organizer_listed_twice_is_named_by_username(cast):
     organizer = cast["organizer_player"]
     players = [str(organizer.id), *(str(p.id) for p in cast["entrant_players"]), str(organizer.id)]
