@@ -18,9 +18,9 @@ from pisyedili_api.errors import error_body
 
 
 class UsernameRateThrottle(SimpleRateThrottle):
-    """Attempts on one username (any letter case) from every client together, scope
-    `auth_username`: spreading guesses over many addresses does not multiply them. Counts live
-    in the shared cache (settings CACHES)."""
+    """Attempts on one username (any letter case, the spaces around it trimmed) from every
+    client together, scope `auth_username`: spreading guesses over many addresses does not
+    multiply them. Counts live in the shared cache (settings CACHES)."""
 
     scope = "auth_username"
 
@@ -29,6 +29,8 @@ class UsernameRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request: Request, view: Any) -> str | None:
         username = self.username(request)
+        if isinstance(username, str):
+            username = username.strip()  # as the login's field trims it
         if not isinstance(username, str) or not username:
             return None  # the body is refused as 400 by the view
         ident = hashlib.sha256(username.lower().encode()).hexdigest()

@@ -46,6 +46,12 @@ _RESERVED = gettext_noop(
 )
 _WRONG_PASSWORD = gettext_noop("Wrong password.")
 
+# A deleted account's name in the matches it played (players.services.deletion); the web client
+# shows it in the page's language. No one else may take it, in either language.
+DELETED_NAME = "Deleted player"
+_DELETED_NAMES = frozenset({"deleted player", "silinmiş oyuncu"})
+_DELETED_NAME_KEPT = gettext_noop("That display name is kept for deleted accounts.")
+
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
 # another (or reorder the text around it). The joiners stay: the zero-width joiner of emoji
 # sequences and the non-joiner that Persian and other scripts write words with. So do the tag
@@ -74,14 +80,30 @@ def display_name_check(display_name: str) -> None:
     """400 `invalid` unless plain text of at most DISPLAY_NAME_MAX characters with no control
     or format characters. HTML is allowed as text: nothing renders a display name as HTML (the
     API is JSON; the admin escapes it)."""
-    if not display_name.strip():
+    if not has_visible_character(display_name):
         raise invalid("display_name", "The display name may not be blank.")
+    if " ".join(display_name.split()).casefold() in _DELETED_NAMES:
+        raise invalid("display_name", _DELETED_NAME_KEPT)
     if len(display_name) > DISPLAY_NAME_MAX:
         raise invalid(
             "display_name",
             _("The display name has at most %(most)d characters.") % {"most": DISPLAY_NAME_MAX},
         )
     plain_text_check("display_name", display_name, _CONTROL_IN_DISPLAY_NAME)
+
+
+# Letters and symbols that show nothing: the Hangul fillers, the braille blank, the Khmer
+# inherent vowels (Unicode's Default_Ignorable_Code_Point among letters, and U+2800).
+_BLANK_LOOKING = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+
+
+def has_visible_character(text: str) -> bool:
+    """Whether `text` shows something: a letter, digit, punctuation mark or symbol other than
+    a blank-looking one (spaces, joiners, combining marks and variation selectors alone show
+    nothing a reader can tell apart)."""
+    return any(
+        unicodedata.category(char)[0] in "LNPS" and char not in _BLANK_LOOKING for char in text
+    )
 
 
 def plain_text_check(field: str, text: str, refusal: str) -> None:

@@ -19,9 +19,8 @@ from django.utils import timezone
 from pisyedili_api.errors import ApplicationError
 
 from ..models import ApiToken, Player
-from .accounts import _password_check
+from .accounts import DELETED_NAME, _password_check
 
-DELETED_NAME = "Deleted player"
 # The refusals of a match or tournament that moved on meanwhile (finished, started, left):
 # nothing left to end there.
 _MOVED_ON = frozenset(

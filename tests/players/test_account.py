@@ -305,6 +305,16 @@ def test_the_display_name_is_changed_and_shown_everywhere_the_player_is(account)
         ({"display_name": "x" * 41}, "display_name"),
         ({"display_name": "\u202eevil"}, "display_name"),
         ({"display_name": "bell\x07"}, "display_name"),
+        # Nothing to see: a joiner, the Hangul filler, the braille blank, a lone accent.
+        ({"display_name": "\u200d"}, "display_name"),
+        ({"display_name": "\u200c\u200d"}, "display_name"),
+        ({"display_name": "\u3164"}, "display_name"),
+        ({"display_name": " \u2800 "}, "display_name"),
+        ({"display_name": "\u0301"}, "display_name"),
+        # A deleted account's name, in either language.
+        ({"display_name": "Deleted player"}, "display_name"),
+        ({"display_name": "  deleted   PLAYER"}, "display_name"),
+        ({"display_name": "Silinmiş oyuncu"}, "display_name"),
         ({"display_name": "Ana", "username": "boss"}, "username"),
     ],
 )

@@ -342,10 +342,11 @@ def test_x_forwarded_for_is_used_behind_a_configured_proxy(api, monkeypatch, set
 
 
 def test_token_attempts_are_throttled_per_username_across_clients(api, monkeypatch):
+    """Any letter case, and the spaces around it that the login trims, are one username."""
     rates = {"auth": "1000/min", "auth_username": "3/min"}
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
     codes = [
-        login(api, "Mia" if i % 2 else "mia", "x", REMOTE_ADDR=f"10.2.0.{i}").status_code
+        login(api, ("Mia", "mia", " mia", "mia\t ")[i], "x", REMOTE_ADDR=f"10.2.0.{i}").status_code
         for i in range(4)
     ]
     assert codes == [401, 401, 401, 429]
