@@ -31,6 +31,7 @@ from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.authentication import BaseAuthentication
@@ -129,7 +130,7 @@ class StreamTicketApi(APIView):
             max_length=100,
             help_text="The stream the ticket opens: `/api/v1/matches/{match_id}/events` (the "
             "match's id in lower case), `/api/v1/me/events` or `/api/v1/lobby/events`.",
-            error_messages={"invalid": "Not the path of an event stream."},
+            error_messages={"invalid": gettext_lazy("Not the path of an event stream.")},
         )
 
     class OutputSerializer(serializers.Serializer[dict[str, Any]]):

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 
 def unknown_fields(data: Any, known: Collection[str]) -> dict[str, list[str]]:
@@ -25,7 +26,14 @@ def unknown_fields(data: Any, known: Collection[str]) -> dict[str, list[str]]:
 
 def body_fields_check(data: Any, known: Collection[str] = ()) -> None:
     """400 `invalid` naming the unknown fields of the body `data`; `known` empty for a route
-    that takes no body (an empty object, or none, is fine)."""
+    that takes no body (an empty object, or none, is fine). A body that is JSON but not an
+    object (a list, a string, a number) is refused under `non_field_errors`, as a serializer
+    refuses it."""
+    if data is not None and not isinstance(data, Mapping):
+        message = serializers.Serializer.default_error_messages["invalid"]
+        raise serializers.ValidationError(
+            {api_settings.NON_FIELD_ERRORS_KEY: [str(message).format(datatype=type(data).__name__)]}
+        )
     errors = unknown_fields(data, known)
     if errors:
         raise serializers.ValidationError(errors)
@@ -33,6 +41,15 @@ def body_fields_check(data: Any, known: Collection[str] = ()) -> None:
 
 class StrictSerializer(serializers.Serializer[Any]):
     """A request body: its unknown fields are refused before any other check."""
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        # A JSON `null` body: DRF's own refusal ("No data provided") is not translated.
+        if data is None and self.parent is None and not self.allow_null:
+            raise serializers.ValidationError(
+                {api_settings.NON_FIELD_ERRORS_KEY: [_("The body must be a JSON object.")]},
+                code="null",
+            )
+        return super().validate_empty_values(data)
 
     def to_internal_value(self, data: Any) -> Any:
         known = [name for name, field in self.fields.items() if not field.read_only]

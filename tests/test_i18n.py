@@ -52,6 +52,10 @@ KEYWORDS = {
     "IllegalMove": None,
     "RulesError": (3,),
     "ParseError": None,
+    "AuthenticationFailed": None,
+    "NotAuthenticated": None,
+    "PermissionDenied": None,
+    "NotFound": None,
 }
 PLACEHOLDER = re.compile(r"%\([a-z_]+\)[-#0 +]*\d*[sdrX]")
 
@@ -186,6 +190,27 @@ def test_messages_follow_accept_language_and_codes_do_not(api, make_player, clie
     assert refused == {"code": "match_not_finished", "message": "The match is not finished."}
     # The language of one request does not stick to the next.
     assert api.get(missing).json() == english
+
+
+@pytest.mark.django_db
+def test_a_null_body_and_a_refused_stream_ticket_are_said_in_turkish(make_player, client_for):
+    _, token = make_player()
+    client = client_for(token)
+    refused = client.generic(
+        "PATCH", "/api/v1/players/me", "null", "application/json", HTTP_ACCEPT_LANGUAGE="tr"
+    ).json()
+    assert refused == {
+        "code": "invalid",
+        "message": "Gövde bir JSON nesnesi olmalı.",
+        "detail": {"non_field_errors": ["Gövde bir JSON nesnesi olmalı."]},
+    }, refused
+    refused = client.post(
+        "/api/v1/auth/stream-ticket", {"path": "/x"}, format="json", HTTP_ACCEPT_LANGUAGE="tr"
+    ).json()
+    assert refused["detail"] == {"path": ["Bir olay akışının yolu değil."]}, refused
+    opened = client.get("/api/v1/me/events?ticket=nonsense", HTTP_ACCEPT_LANGUAGE="tr")
+    assert opened.status_code == 401
+    assert opened.json()["message"] == "Geçersiz akış bileti.", opened.content
 
 
 @pytest.mark.django_db

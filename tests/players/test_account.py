@@ -235,6 +235,23 @@ def test_signing_out_everywhere_else_with_a_body_is_refused_and_changes_nothing(
     assert snapshot(username) == before
 
 
+@pytest.mark.parametrize("body", [[{"x": 1}], [], "x", 42, True])
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/auth/logout", "/api/v1/auth/tokens/revoke-others", "/api/v1/auth/token/rotate"],
+)
+def test_a_route_that_takes_no_body_refuses_json_that_is_not_an_object(account, path, body):
+    """A list, a string or a number where no body (or an empty object) belongs is refused under
+    `non_field_errors`, as a serializer refuses it, and nothing changes."""
+    username, (one, _, _) = account
+    before = snapshot(username)
+    r = client(one).post(path, body, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid", r.content
+    assert list(r.json()["detail"]) == ["non_field_errors"], r.json()
+    assert snapshot(username) == before
+    assert client(one).get("/api/v1/players/me").status_code == 200
+
+
 def test_another_players_token_or_a_bad_id_or_a_body_is_refused_and_changes_nothing(account):
     username, (one, _, _) = account
     _, other = player_register(username="bo", password=PASSWORD)
