@@ -197,7 +197,9 @@ class WebhookOutputSerializer(serializers.Serializer):
         help_text="False once WEBHOOK_MAX_FAILURES attempts in a row failed: nothing more is"
         " sent to it (register it again)."
     )
-    failures = serializers.IntegerField(help_text="Failed attempts since the last delivery.")
+    failures = serializers.IntegerField(
+        help_text="Notices dropped after all their tries since the last delivery."
+    )
     created_at = serializers.DateTimeField()
     disabled_at = serializers.DateTimeField(allow_null=True)
 

@@ -503,6 +503,9 @@ TOURNAMENT_MAX_DEALS = int(os.environ.get("TOURNAMENT_MAX_DEALS", "2000"))
 # The embedded default (no broker): the in-process tasks a request hands off (a tournament's
 # start, its next round) run on this many background threads, so that request returns at once.
 EMBEDDED_TASK_THREADS = max(1, int(os.environ.get("EMBEDDED_TASK_THREADS", "1")))
+# ...and the notices' POSTs (CELERY_NOTIFY_QUEUE's tasks) on threads of their own, so a slow
+# receiver never holds a turn clock or a sweep.
+EMBEDDED_NOTIFY_THREADS = max(1, int(os.environ.get("EMBEDDED_NOTIFY_THREADS", "2")))
 # The analysis queue's tasks (a deal's luck, a move analysis) run in a process of their own at
 # the lowest CPU priority (pisyedili_api.tasks), so they never hold up a move or a bot's turn,
 # and the move that ends a deal answers without waiting for them; off, they run in the request.

@@ -127,6 +127,11 @@ def send(task: Task[Any, Any] | str, *args: Any) -> None:
     if _analysis_in_background(name):
         _analysis_submit(name, args)
         return
+    if settings.CELERY_TASK_QUEUE_SETTINGS.get(name) == "CELERY_NOTIFY_QUEUE":
+        # A notice's POST waits on a server a player named (seconds, at worst): on threads of
+        # its own, never before a turn clock or a sweep (the background pool's work).
+        _background_job(_run, name, args, lane="notify")
+        return
     if getattr(_local, "background", False):
         background_submit(send, name, *args)
         return
@@ -144,6 +149,14 @@ def send(task: Task[Any, Any] | str, *args: Any) -> None:
                 logger.exception("%s%s failed in-process", queued, queued_args)
     finally:
         _local.pending = None
+
+
+def _run(name: str, args: tuple[Any, ...]) -> None:
+    """The task `name` here and now, its failure logged (as `send` runs one in-process)."""
+    try:
+        _task(name).apply(args=args, throw=True)
+    except Exception:
+        logger.exception("%s%s failed in-process", name, args)
 
 
 def _analysis_in_background(name: str) -> bool:
@@ -191,7 +204,9 @@ def _task(name: str) -> Task[Any, Any]:
 # thread pool (EMBEDDED_TASK_THREADS) instead of in the request. With a broker it changes nothing.
 
 _background_lock = threading.Lock()
-_background_pool: futures.ThreadPoolExecutor | None = None
+# The pools by lane: "tasks" (EMBEDDED_TASK_THREADS) and "notify", the notices' POSTs
+# (EMBEDDED_NOTIFY_THREADS).
+_background_pools: dict[str, futures.ThreadPoolExecutor] = {}
 _background_jobs: set[futures.Future[None]] = set()
 
 
@@ -213,9 +228,9 @@ def background_submit(function: Callable[..., Any], *args: Any) -> None:
     _background_job(function, *args)
 
 
-def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[None]:
-    global _background_pool
-
+def _background_job(
+    function: Callable[..., Any], *args: Any, lane: str = "tasks"
+) -> futures.Future[None]:
     def job() -> None:
         _local.pooled = True  # a task sent from here runs here (see send)
         try:
@@ -224,11 +239,17 @@ def _background_job(function: Callable[..., Any], *args: Any) -> futures.Future[
             connections.close_all()
 
     with _background_lock:
-        if _background_pool is None:
-            _background_pool = futures.ThreadPoolExecutor(
-                max_workers=settings.EMBEDDED_TASK_THREADS, thread_name_prefix="embedded-task"
+        pool = _background_pools.get(lane)
+        if pool is None:
+            threads = (
+                settings.EMBEDDED_NOTIFY_THREADS
+                if lane == "notify"
+                else settings.EMBEDDED_TASK_THREADS
             )
-        future = _background_pool.submit(job)
+            pool = _background_pools[lane] = futures.ThreadPoolExecutor(
+                max_workers=threads, thread_name_prefix=f"embedded-{lane}"
+            )
+        future = pool.submit(job)
         _background_jobs.add(future)
     future.add_done_callback(_background_jobs.discard)
     return future

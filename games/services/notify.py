@@ -24,6 +24,7 @@ reaches nothing more. No redirect is followed, no proxy of the environment is us
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -31,7 +32,9 @@ import ipaddress
 import logging
 import secrets
 import socket
+import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -136,10 +139,54 @@ def url_check(url: str, field: str) -> None:
         raise invalid(field, _("its host is in a private or local network"))
 
 
+# The bytes of a receiver's answer read at most (never decompressed): only its status counts.
+ANSWER_MAX_BYTES = 4096
+_deadlines = threading.local()
+
+
+class _Deadline:
+    """The whole of one POST within `seconds` (NOTIFY_TIMEOUT_SECONDS): requests' timeout bounds
+    each wait for a byte, so a receiver sending one byte a second would hold the worker for as
+    long as it liked. A timer shuts the connections the POST opened once the time is up (their
+    read then fails: a failed try)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.lock = threading.Lock()
+        self.sockets: list[socket.socket] = []
+        self.expired = False
+        self.timer = threading.Timer(seconds, self.expire)
+        self.timer.daemon = True
+
+    def opened(self, sock: socket.socket) -> None:
+        with self.lock:
+            self.sockets.append(sock)
+            if not self.expired:
+                return
+        self.expire()
+
+    def expire(self) -> None:
+        with self.lock:
+            self.expired = True
+            sockets = list(self.sockets)
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _Deadline:
+        _deadlines.current = self
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+        _deadlines.current = None
+
+
 class _Guarded:
     """A connection of the notices' session: the address it reached is checked before a byte
     is sent (address_allowed), so a host that resolves elsewhere between url_check and the
-    POST (DNS rebinding) reaches nothing of the server's own networks."""
+    POST (DNS rebinding) reaches nothing of the server's own networks; and it is shut at the
+    POST's deadline (_Deadline)."""
 
     def _new_conn(self) -> socket.socket:
         sock: socket.socket = super()._new_conn()  # type: ignore[misc]
@@ -147,6 +194,9 @@ class _Guarded:
         if not address_allowed(address):
             sock.close()
             raise NewConnectionError(self, f"{address} is not an address to POST to")  # type: ignore[arg-type]
+        deadline: _Deadline | None = getattr(_deadlines, "current", None)
+        if deadline is not None:
+            deadline.opened(sock)
         return sock
 
 
@@ -169,10 +219,30 @@ class _GuardedAdapter(HTTPAdapter):
         }
 
 
+class _OutboundSession(requests.Session):
+    """Reads at most ANSWER_MAX_BYTES of an answer's body, as sent (a small gzip body that
+    unpacks to gigabytes is never unpacked), then closes the connection: only the status
+    counts. pywebpush reads the body it gets (`.text`), hence here and not in each caller."""
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        kwargs["stream"] = True
+        response = super().send(request, **kwargs)
+        try:
+            body = response.raw.read(ANSWER_MAX_BYTES, decode_content=False)
+        except Exception:  # the answer cut off (the deadline): its status stands
+            body = b""
+        finally:
+            response.close()
+        response._content = body or b""  # requests' own field for a body already read
+        return response
+
+
 def outbound_session() -> requests.Session:
     """The requests session of every push and webhook POST: guarded connections (_Guarded),
-    and no proxy from the environment (the address reached must be the URL's own)."""
-    session = requests.Session()
+    answers read no further than their status (_OutboundSession), and no proxy from the
+    environment (the address reached must be the URL's own). Each POST runs within a
+    `_Deadline`."""
+    session = _OutboundSession()
     session.trust_env = False
     for scheme in ("http://", "https://"):
         session.mount(scheme, _GuardedAdapter())
@@ -264,15 +334,16 @@ def push_send(*, message_id: str) -> bool:
         "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
     }
     try:
-        webpush(
-            subscription_info=info,
-            data=orjson.dumps(row.payload).decode(),
-            vapid_private_key=_vapid(settings.WEB_PUSH_VAPID_PRIVATE_KEY),
-            vapid_claims={"sub": settings.WEB_PUSH_VAPID_SUBJECT},
-            ttl=settings.WEB_PUSH_TTL_SECONDS,
-            timeout=settings.NOTIFY_TIMEOUT_SECONDS,
-            requests_session=outbound_session(),
-        )
+        with _Deadline(settings.NOTIFY_TIMEOUT_SECONDS):
+            webpush(
+                subscription_info=info,
+                data=orjson.dumps(row.payload).decode(),
+                vapid_private_key=_vapid(settings.WEB_PUSH_VAPID_PRIVATE_KEY),
+                vapid_claims={"sub": settings.WEB_PUSH_VAPID_SUBJECT},
+                ttl=settings.WEB_PUSH_TTL_SECONDS,
+                timeout=settings.NOTIFY_TIMEOUT_SECONDS,
+                requests_session=outbound_session(),
+            )
     except WebPushException as exc:
         status = exc.response.status_code if exc.response is not None else None
         if status in (404, 410):
@@ -291,13 +362,20 @@ def push_send(*, message_id: str) -> bool:
     return True
 
 
-def _failed(model: type[PushMessage] | type[WebhookDelivery], row_id: Any, why: str) -> None:
+def _failed(
+    model: type[PushMessage] | type[WebhookDelivery],
+    row_id: Any,
+    why: str,
+    given_up: Callable[[], None] | None = None,
+) -> None:
     """A failed try of a waiting notice: RetryLater, its next try due after the backoff; after
-    NOTIFY_TRIES tries it is given up (the row goes) and this returns."""
+    NOTIFY_TRIES tries it is given up (the row goes, `given_up` is called) and this returns."""
     attempts = (model.objects.filter(id=row_id).values_list("attempts", flat=True).first() or 0) + 1
     if attempts >= NOTIFY_TRIES:
         model.objects.filter(id=row_id).delete()
         logger.warning("notice %s given up after %d tries: %s", row_id, attempts, why)
+        if given_up is not None:
+            given_up()
         return
     wait = min(RETRY_MAX_SECONDS, settings.NOTIFY_RETRY_SECONDS * 2 ** (attempts - 1))
     model.objects.filter(id=row_id).update(
@@ -340,8 +418,8 @@ def webhook_signature(secret: str, timestamp: int, body: bytes) -> str:
 
 def webhook_deliver(*, delivery_id: str) -> bool:
     """POST the waiting delivery `delivery_id` to its webhook; whether it was delivered (a
-    2xx answer). A failure counts against the webhook (WEBHOOK_MAX_FAILURES in a row turn it
-    off) and is RetryLater while it is on."""
+    2xx answer). A failure is RetryLater until the notice has had its NOTIFY_TRIES tries; a
+    notice given up counts against the webhook (_webhook_lost)."""
     row = WebhookDelivery.objects.select_related("webhook").filter(id=delivery_id).first()
     if row is None:
         return False  # delivered already, or given up
@@ -365,13 +443,14 @@ def webhook_deliver(*, delivery_id: str) -> bool:
     }
     try:
         url_check(hook.url, "url")
-        answer = outbound_session().post(
-            hook.url,
-            data=body,
-            headers=headers,
-            timeout=settings.NOTIFY_TIMEOUT_SECONDS,
-            allow_redirects=False,
-        )
+        with _Deadline(settings.NOTIFY_TIMEOUT_SECONDS):
+            answer = outbound_session().post(
+                hook.url,
+                data=body,
+                headers=headers,
+                timeout=settings.NOTIFY_TIMEOUT_SECONDS,
+                allow_redirects=False,
+            )
         delivered = 200 <= answer.status_code < 300
         why = f"answered {answer.status_code}"
     except (requests.RequestException, ApplicationError) as exc:
@@ -380,17 +459,22 @@ def webhook_deliver(*, delivery_id: str) -> bool:
         row.delete()
         Webhook.objects.filter(id=hook.id, failures__gt=0).update(failures=0)
         return True
-    Webhook.objects.filter(id=hook.id).update(failures=F("failures") + 1)
-    failures = Webhook.objects.filter(id=hook.id).values_list("failures", flat=True).first()
+    _failed(WebhookDelivery, row.id, f"webhook {hook.id} {why}", lambda: _webhook_lost(hook.id))
+    return False
+
+
+def _webhook_lost(hook_id: Any) -> None:
+    """A notice of webhook `hook_id` given up after all its tries: WEBHOOK_MAX_FAILURES of them
+    in a row (each failing for a minute or more: a receiver down for good, not redeploying)
+    turn the webhook off, its waiting deliveries dropped."""
+    Webhook.objects.filter(id=hook_id).update(failures=F("failures") + 1)
+    failures = Webhook.objects.filter(id=hook_id).values_list("failures", flat=True).first()
     if failures is not None and failures >= settings.WEBHOOK_MAX_FAILURES:
-        Webhook.objects.filter(id=hook.id, active=True).update(
+        Webhook.objects.filter(id=hook_id, active=True).update(
             active=False, disabled_at=timezone.now()
         )
-        WebhookDelivery.objects.filter(webhook_id=hook.id).delete()
-        logger.warning("webhook %s turned off after %d failures", hook.id, failures)
-        return False
-    _failed(WebhookDelivery, row.id, f"webhook {hook.id} {why}")
-    return False
+        WebhookDelivery.objects.filter(webhook_id=hook_id).delete()
+        logger.warning("webhook %s turned off after %d notices given up", hook_id, failures)
 
 
 def notices_resend(*, eager: bool) -> int:

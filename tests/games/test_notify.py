@@ -7,11 +7,15 @@ would. Neither holds a card."""
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import hmac
 import json
 import os
+import socket
 import threading
+import time
+import tracemalloc
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,9 +31,10 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from games.models import Match, PushMessage, PushSubscription, Webhook, WebhookDelivery
 from games.services import notice
+from games.services.notify import webhook_deliver
 from games.tasks import sweep, webhook_deliver_task
 from live import hub as events
-from pisyedili_api.tasks import background_wait
+from pisyedili_api.tasks import RetryLater, background_submit, background_wait, send
 from tests.helpers import create_match, post_move, state
 from tests.leakscan import CARD_RE
 
@@ -495,24 +500,164 @@ def test_a_webhook_is_signed_retried_after_a_500_and_sees_each_event_once(
 def test_a_webhook_that_keeps_failing_is_turned_off(
     make_player, client_for, receiver, local_urls, settings
 ):
-    settings.WEBHOOK_MAX_FAILURES = 3
+    """WEBHOOK_MAX_FAILURES notices dropped in a row, each after all its tries, turn it off."""
+    settings.WEBHOOK_MAX_FAILURES = 2
     hook = receiver([500])
     bob, token = make_player()
     made = client_for(token).post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
-    _challenge(make_player, client_for, bob.username)
-    assert background_wait(30)
-    for _ in range(4):
-        _sweep()
-    assert len(hook.got) == 3
+    for _ in range(2):
+        _challenge(make_player, client_for, bob.username)
+        assert background_wait(30)
+        for _ in range(6):
+            _sweep()
+    assert len(hook.got) == 2 * 6  # every try of both notices
     webhook = Webhook.objects.get(id=made.json()["id"])
-    assert not webhook.active and webhook.disabled_at is not None and webhook.failures == 3
+    assert not webhook.active and webhook.disabled_at is not None and webhook.failures == 2
     assert not WebhookDelivery.objects.exists()
     _challenge(make_player, client_for, bob.username)  # nothing more is sent to it
     assert background_wait(30)
     _sweep()
-    assert len(hook.got) == 3
+    assert len(hook.got) == 12
     listed = client_for(token).get("/api/v1/me/webhooks").json()
-    assert listed[0]["active"] is False
+    assert listed[0]["active"] is False and listed[0]["failures"] == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_receiver_down_for_a_while_loses_no_notice_and_keeps_its_webhook(
+    make_player, client_for, receiver, local_urls, settings
+):
+    """A receiver that fails every try but the last of each notice (a redeploy, an outage
+    shorter than the backoff): each notice arrives, and however many tries failed the webhook
+    stays on (it counts notices dropped, not tries)."""
+    settings.WEBHOOK_MAX_FAILURES = 2
+    hook = receiver(([500] * 5 + [200]) * 3)
+    bob, token = make_player()
+    made = client_for(token).post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
+    for _ in range(3):
+        _challenge(make_player, client_for, bob.username)
+        assert background_wait(30)
+        for _ in range(6):
+            _sweep()
+    assert [code for *_, code in hook.got] == ([500] * 5 + [200]) * 3
+    webhook = Webhook.objects.get(id=made.json()["id"])
+    assert webhook.active and webhook.failures == 0
+    assert not WebhookDelivery.objects.exists()
+
+
+class SlowReceiver:
+    """A receiver that answers `200` with `answer`'s headers at once, then its body a byte every
+    `every` seconds (or at once); it notes when each connection was closed by the other end."""
+
+    def __init__(self, headers: bytes, body: bytes, every: float = 0.0) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/in"
+        self.headers, self.body, self.every = headers, body, every
+        self.closed: list[float] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            try:
+                conn.sendall(self.headers)
+                if not self.every:
+                    conn.sendall(self.body)
+                    conn.recv(1)
+                for i in range(len(self.body)):
+                    time.sleep(self.every)
+                    conn.sendall(self.body[i : i + 1])
+            except OSError:
+                pass
+            self.closed.append(time.monotonic())
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _delivery(player: Any, url: str) -> WebhookDelivery:
+    hook = Webhook.objects.create(player=player, url=url, secret="whsec_x")
+    return WebhookDelivery.objects.create(webhook=hook, payload={"type": "your_turn"})
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slow_part", ["status", "body"])
+def test_a_receiver_that_trickles_its_answer_is_cut_at_the_timeout(
+    make_player, local_urls, settings, slow_part
+):
+    """NOTIFY_TIMEOUT_SECONDS bounds the whole POST, not each wait for a byte: a receiver that
+    sends its answer a byte at a time holds the worker no longer. Its status line cut off: a
+    failed try; a 200 whose body is cut off: delivered (its status is all that counts)."""
+    settings.NOTIFY_TIMEOUT_SECONDS = 1
+    if slow_part == "status":
+        slow = SlowReceiver(b"", b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0.2)
+    else:
+        slow = SlowReceiver(b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n", b"x" * 40, 0.2)
+    player, _ = make_player()
+    row = _delivery(player, slow.url)
+    started = time.monotonic()
+    if slow_part == "status":
+        with pytest.raises(RetryLater):
+            webhook_deliver(delivery_id=str(row.id))
+        assert WebhookDelivery.objects.get(id=row.id).attempts == 1
+    else:
+        assert webhook_deliver(delivery_id=str(row.id)) is True
+    took = time.monotonic() - started
+    slow.close()
+    assert took < 2.5, took  # 8 s for the whole answer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_receiver_holds_no_other_background_work(make_player, local_urls, settings):
+    """In the embedded default a notice's POST runs on threads of its own: a receiver that keeps
+    it waiting holds neither the background pool's work (a turn clock, a sweep) nor the other
+    notices."""
+    settings.NOTIFY_TIMEOUT_SECONDS = 3
+    slow = SlowReceiver(b"", b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0.1)
+    fast = SlowReceiver(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", b"")
+    player, _ = make_player()
+    held, quick = _delivery(player, slow.url), _delivery(player, fast.url)
+    started = time.monotonic()
+    send("games.webhook_deliver", str(held.id))
+    ran: list[float] = []
+    background_submit(lambda: ran.append(time.monotonic()))
+    send("games.webhook_deliver", str(quick.id))
+    assert background_wait(20)
+    slow.close()
+    fast.close()
+    assert ran and ran[0] - started < 1.0, ran  # the slow POST is cut at 3 s
+    assert fast.closed and fast.closed[0] - started < 1.0, fast.closed
+    assert not WebhookDelivery.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_receiver_s_answer_is_never_unpacked(make_player, local_urls):
+    """A small gzip answer that unpacks to 64 MB: only its status is read (delivered), and the
+    POST holds well under a megabyte."""
+    packed = gzip.compress(b"\0" * (64 << 20))
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+        + f"Content-Length: {len(packed)}\r\n\r\n".encode()
+    )
+    bomb = SlowReceiver(head, packed)
+    player, _ = make_player()
+    row = _delivery(player, bomb.url)
+    tracemalloc.start()
+    try:
+        assert webhook_deliver(delivery_id=str(row.id)) is True
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        bomb.close()
+    assert peak < 1 << 20, peak
+    assert not WebhookDelivery.objects.filter(id=row.id).exists()
 
 
 @pytest.mark.django_db(transaction=True)
