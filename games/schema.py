@@ -37,6 +37,7 @@ _MATCH_EXAMPLE: dict[str, Any] = {
     "turn_deadline": None,
     "spectators": "public",
     "open_seats": 1,
+    "creator": "0f6c1d2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5",
     "cancel_reason": None,
     "rematch_of": None,
     "next_match": None,

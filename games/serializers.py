@@ -104,6 +104,10 @@ class MatchSerializer(serializers.Serializer):
         help_text="Who may watch: `public`, anyone (the public view); `none`, seats only.",
     )
     open_seats = serializers.IntegerField(help_text="Seats without a player.")
+    creator = serializers.UUIDField(
+        help_text="The player who may cancel it while it waits: who created it, or whom they"
+        " handed it to by leaving (the person in the lowest seat)."
+    )
     cancel_reason = serializers.ChoiceField(
         choices=["cancelled", "expired"],
         allow_null=True,
@@ -550,6 +554,7 @@ def match_summary(match: Match, viewer_id: Any = None) -> dict[str, Any]:
         "turn_deadline": match.turn_deadline,
         "spectators": match.spectators,
         "open_seats": match.seat_players.count(None),
+        "creator": str(match.created_by_id),
         "cancel_reason": match.cancel_reason,
         "rematch_of": None if match.rematch_of_id is None else str(match.rematch_of_id),
         "next_match": None if match.next_match_id is None else str(match.next_match_id),

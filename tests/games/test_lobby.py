@@ -64,14 +64,18 @@ def test_the_creator_leaving_an_empty_table_cancels_it(make_player, client_for):
 
 
 def test_the_creator_leaving_hands_the_match_to_the_next_person(make_player, client_for):
-    (_, ta), (bob_player, tb), (_, tc) = make_player(), make_player(), make_player()
+    (ana_player, ta), (bob_player, tb), (_, tc) = make_player(), make_player(), make_player()
     ana, bob, carol = client_for(ta), client_for(tb), client_for(tc)
     match = create_match(ana, seats=4)
+    assert match["creator"] == str(ana_player.id)
     bob.post(f"/api/v1/matches/{match['id']}/join")
     carol.post(f"/api/v1/matches/{match['id']}/join")
     body = ana.post(f"/api/v1/matches/{match['id']}/leave").json()
     assert body["status"] == "waiting" and body["seats"][0]["player"] is None
     assert Match.objects.get(id=match["id"]).created_by_id == bob_player.id
+    # Everyone is told who may cancel it now (a client shows Cancel to them alone).
+    assert body["creator"] == str(bob_player.id)
+    assert carol.get(f"/api/v1/matches/{match['id']}").json()["creator"] == str(bob_player.id)
     _refused(carol.post(f"/api/v1/matches/{match['id']}/cancel"), "not_creator", 403)
     assert bob.post(f"/api/v1/matches/{match['id']}/cancel").json()["status"] == "cancelled"
 

@@ -1545,6 +1545,11 @@ export interface components {
             /** @description Seats without a player. */
             open_seats: number;
             /**
+             * Format: uuid
+             * @description The player who may cancel it while it waits: who created it, or whom they handed it to by leaving (the person in the lowest seat).
+             */
+            creator: string;
+            /**
              * @description Why a cancelled match never started: its creator cancelled it, or nobody joined within MATCH_WAITING_TTL. Null otherwise.
              *
              *     * `cancelled` - cancelled
@@ -2387,7 +2392,7 @@ export interface components {
             url: string;
             /** @description False once WEBHOOK_MAX_FAILURES attempts in a row failed: nothing more is sent to it (register it again). */
             active: boolean;
-            /** @description Failed attempts since the last delivery. */
+            /** @description Notices dropped after all their tries since the last delivery. */
             failures: number;
             /** Format: date-time */
             created_at: string;
@@ -2408,7 +2413,7 @@ export interface components {
             url: string;
             /** @description False once WEBHOOK_MAX_FAILURES attempts in a row failed: nothing more is sent to it (register it again). */
             active: boolean;
-            /** @description Failed attempts since the last delivery. */
+            /** @description Notices dropped after all their tries since the last delivery. */
             failures: number;
             /** Format: date-time */
             created_at: string;
