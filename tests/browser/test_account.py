@@ -8,6 +8,7 @@ deleted (a tick, the password, a second click), its match under way resigned."""
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any
 
 import httpx
@@ -30,6 +31,8 @@ WORDS = {
         "none": "Nobody",
         "wrong": "Wrong password.",
         "deleted": "Deleted player",
+        "gone": "Your account is deleted",
+        "actions": "Actions",
     },
     "tr": {
         "changed": "Parola değişti",
@@ -38,6 +41,8 @@ WORDS = {
         "none": "kimse yok",
         "wrong": "Parola yanlış.",
         "deleted": "Silinmiş oyuncu",
+        "gone": "Hesabın silindi",
+        "actions": "İşlemler",
     },
 }
 
@@ -45,6 +50,11 @@ WORDS = {
 IPHONE = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15"
     " (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+)
+
+SAMSUNG = (
+    "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko)"
+    " SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36"
 )
 
 
@@ -170,6 +180,12 @@ def test_deleting_the_account_from_the_account_page(web_client: str, pages: Any,
     by_testid(page, "account-delete-confirm-button").click()
     expect(by_testid(page, "error-banner")).to_contain_text(WORDS[lang]["wrong"])
     assert me(web_client, key) == 200
+    # The confirmation gone with its button, focus is on the refused password, which says why.
+    password = by_testid(page, "account-delete-password")
+    expect(password).to_be_focused()
+    expect(password).to_have_attribute("aria-invalid", "true")
+    expect(password).to_have_accessible_description(re.compile(re.escape(WORDS[lang]["wrong"])))
+    pages.shot(page, f"delete-refused-{lang}")
     # Changing one's mind, then deleting.
     by_testid(page, "account-delete-password").fill(PASSWORD)
     by_testid(page, "account-delete-submit").click()
@@ -180,6 +196,10 @@ def test_deleting_the_account_from_the_account_page(web_client: str, pages: Any,
     pages.shot(page, f"delete-{lang}")
     by_testid(page, "account-delete-confirm-button").click()
     by_testid(page, "auth-username").wait_for()
+    # The sign-in page says the account is gone.
+    expect(by_testid(page, "error-banner")).to_contain_text(WORDS[lang]["gone"])
+    expect(by_testid(page, "whoami")).not_to_contain_text(name)
+    pages.shot(page, f"deleted-{lang}")
     assert me(web_client, key) == 401
     assert login(web_client, name).status_code == 401
     played = http.get(f"{web_client}/api/v1/matches/{match['id']}").json()
@@ -259,3 +279,155 @@ def test_the_display_name_is_changed_on_the_account_page(
     pages.shot(page, f"display-name-{lang}")
     page.goto(f"{web_client}/#/match/{match_id}")
     expect(by_testid(page, "seat-0")).to_contain_text("Ayşe Ö.")
+
+
+# A tab that does not hear another tab's change of localStorage (a `storage` event lost, as in a
+# tab the browser froze): what it finds out is found out before it acts.
+DEAF_TO_STORAGE = (
+    "window.addEventListener('storage', (event) => event.stopImmediatePropagation(), true);"
+)
+OTHER_TAB_WORDS = {"en": "in another tab", "tr": "Başka bir sekmede"}
+RAW_401 = "Authentication credentials were not provided"
+
+
+def sign_in_by_form(page: Any, base: str, name: str) -> None:
+    page.goto(f"{base}/#/login")
+    by_testid(page, "auth-username").fill(name)
+    by_testid(page, "auth-password").fill(PASSWORD)
+    by_testid(page, "auth-login").click()
+    expect(page).to_have_url(f"{base}/#/lobby")
+
+
+def display_name(base: str, person: Person) -> str:
+    """The person's display name, read with a session of its own."""
+    token = login(base, person.name).json()["token"]
+    headers = {"Authorization": f"Token {token}"}
+    return str(http.get(f"{base}/api/v1/players/me", headers=headers).json()["display_name"])
+
+
+@pytest.mark.parametrize("deaf", [False, True], ids=["told", "deaf"])
+def test_a_tab_follows_another_account_signed_in_in_another_tab(
+    web_client: str, pages: Any, deaf: bool
+) -> None:
+    """Two tabs of one browser: the first signs out and signs in as someone else. The second,
+    on the account page, shows the new account (told by the `storage` event, or, where the
+    event was lost, before its next request goes out) and never acts for it as the old one."""
+    first, second = Person(web_client), Person(web_client)
+    login(web_client, first.name)  # other sessions of each, for "sign out every other"
+    spare = login(web_client, second.name).json()["token"]
+    tab1 = pages.new(1280)
+    sign_in(tab1, web_client, first)
+    tab2 = tab1.context.new_page()
+    if deaf:
+        tab2.add_init_script(DEAF_TO_STORAGE)
+    tab2.goto(f"{web_client}/#/account")
+    expect(by_testid(tab2, "whoami")).to_have_text(first.name)
+    expect(by_testid(tab2, "account-display-name")).to_have_value(first.name)
+    expect(by_testid(tab2, "sessions-revoke-others")).to_be_visible()
+
+    by_testid(tab1, "auth-logout").click()
+    by_testid(tab1, "auth-username").wait_for()
+    sign_in_by_form(tab1, web_client, second.name)
+
+    if deaf:
+        # Still drawn for the first account: its actions are not sent as the second.
+        expect(by_testid(tab2, "whoami")).to_have_text(first.name)
+        by_testid(tab2, "account-display-name").fill("Stale tab")
+        by_testid(tab2, "account-name-submit").click()
+    # The page is the second account's now: told, it went to the sign-in page on the sign-out,
+    # then to the lobby on the sign-in; deaf, it is the account page, drawn again.
+    expect(by_testid(tab2, "whoami")).to_have_text(second.name)
+    expect(by_testid(tab2, "error-banner")).to_contain_text(f"Signed in as {second.name}")
+    if not deaf:
+        expect(tab2).to_have_url(f"{web_client}/#/lobby")
+        by_testid(tab2, "whoami").click()
+    expect(tab2).to_have_url(f"{web_client}/#/account")
+    expect(by_testid(tab2, "account-display-name")).to_have_value(second.name)
+    assert display_name(web_client, second) == second.name
+    assert display_name(web_client, first) == first.name
+    # What it does now, it does as the account it shows.
+    by_testid(tab2, "sessions-revoke-others").click()
+    expect(by_testid(tab2, "account-notice")).to_be_visible()
+    assert me(web_client, spare) == 401
+    expect(by_testid(tab1, "whoami")).to_have_text(second.name)  # this tab's session stays
+    assert me(web_client, tab1.evaluate("localStorage.getItem('pisyedili.token')")) == 200
+    assert RAW_401 not in (by_testid(tab2, "error-banner").text_content() or "")
+
+
+@pytest.mark.parametrize("lang", ["en", "tr"])
+def test_a_tab_signed_out_in_another_tab_goes_to_the_sign_in_page(
+    web_client: str, pages: Any, lang: str
+) -> None:
+    """Two tabs of one browser on the account page; the first signs out. The second, told by
+    the `storage` event, opens the sign-in page saying why; a third that did not hear of it
+    does so on its next click, not with the server's raw refusal under the old name."""
+    person = Person(web_client)
+    tab1 = pages.new(1280, locale=LOCALES[lang])
+    sign_in(tab1, web_client, person, route="#/account")
+    tab2 = tab1.context.new_page()
+    tab2.goto(f"{web_client}/#/account")
+    tab3 = tab1.context.new_page()
+    tab3.add_init_script(DEAF_TO_STORAGE)
+    tab3.goto(f"{web_client}/#/account")
+    for tab in (tab2, tab3):
+        expect(by_testid(tab, "account-display-name")).to_have_value(person.name)
+
+    by_testid(tab1, "auth-logout").click()
+    by_testid(tab1, "auth-username").wait_for()
+
+    expect(tab2).to_have_url(f"{web_client}/#/login")
+    expect(by_testid(tab2, "error-banner")).to_contain_text(OTHER_TAB_WORDS[lang])
+    expect(by_testid(tab2, "whoami")).not_to_contain_text(person.name)
+    pages.shot(tab2, f"signed-out-in-another-tab-{lang}")
+
+    expect(by_testid(tab3, "whoami")).to_have_text(person.name)  # it did not hear
+    by_testid(tab3, "account-name-submit").click()
+    expect(tab3).to_have_url(f"{web_client}/#/login")
+    expect(by_testid(tab3, "error-banner")).to_contain_text(OTHER_TAB_WORDS[lang])
+    expect(by_testid(tab3, "error-banner")).not_to_contain_text(RAW_401)
+    expect(by_testid(tab3, "whoami")).not_to_contain_text(person.name)
+
+
+def test_the_header_names_the_account_not_the_letters_typed(web_client: str, pages: Any) -> None:
+    """Signed in with the username in other letter case: the header shows the account's own."""
+    person = Person(web_client)
+    page = pages.new(1280)
+    sign_in_by_form(page, web_client, person.name.upper())
+    expect(by_testid(page, "whoami")).to_have_text(person.name)
+    page.reload()
+    expect(by_testid(page, "whoami")).to_have_text(person.name)
+
+
+@pytest.mark.parametrize(("lang", "width"), [("en", 375), ("tr", 375), ("en", 1280), ("tr", 1280)])
+def test_the_sessions_fit_a_phone_and_name_every_column(
+    web_client: str, pages: Any, lang: str, width: int
+) -> None:
+    """The sessions table on a phone and a desktop, in English and Turkish: nothing wider than
+    the screen, each sign-out button whole in view, and the buttons' column named for screen
+    readers."""
+    person = Person(web_client)
+    login(web_client, person.name, agent=IPHONE)
+    login(web_client, person.name, agent=SAMSUNG)
+    page = pages.new(width, 900, locale=LOCALES[lang])
+    sign_in_by_form(page, web_client, person.name)  # this device: "HeadlessChrome · Linux"
+    by_testid(page, "whoami").click()
+    expect(by_testid(page, "session-row")).to_have_count(4)
+    expect(page.get_by_role("columnheader")).to_have_count(4)
+    expect(page.get_by_role("columnheader").last).to_have_accessible_name(WORDS[lang]["actions"])
+    widths = page.evaluate(
+        """() => {
+          const table = document.querySelector('.account-page table.sessions');
+          const box = table.parentElement;
+          const whole = document.documentElement;
+          return { page: whole.scrollWidth, view: whole.clientWidth,
+                   box: box.scrollWidth, boxView: box.clientWidth,
+                   right: box.getBoundingClientRect().right };
+        }"""
+    )
+    assert widths["page"] <= widths["view"], widths
+    assert widths["box"] <= widths["boxView"], widths
+    for button in by_testid(page, "session-revoke").all():
+        shape = button.bounding_box()
+        assert shape is not None
+        assert shape["x"] >= 0 and shape["x"] + shape["width"] <= widths["right"] + 0.5, shape
+    pages.shot(page, f"sessions-{lang}")

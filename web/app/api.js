@@ -58,6 +58,8 @@ export class ApiError extends Error {
     this.detail = detail ?? {};
     /** @type {string | null} the token the refused request carried */
     this.sentToken = null;
+    /** the request was one that never carries a token (signing in or up) */
+    this.anonymous = false;
   }
 }
 
@@ -70,6 +72,41 @@ export function username() {
 }
 
 /**
+ * The session the page is drawn for: the token its requests carry and the name its header
+ * shows. localStorage is shared by every tab of the browser: another tab may sign out, or in
+ * as someone else, under this page, which then sends nothing until it is drawn again for the
+ * session kept now (`drawnFor`; main.js listens to the `storage` event).
+ */
+let drawn = { token: token(), user: username() };
+/** @type {Set<() => void>} */
+const sessionMoved = new Set();
+
+/** The token of the session the page is drawn for (null: drawn signed out). */
+export function drawnToken() {
+  return drawn.token;
+}
+
+/** Whether the session kept in localStorage is another than the one the page is drawn for. */
+export function sessionChanged() {
+  return token() !== drawn.token || username() !== drawn.user;
+}
+
+/** The page is (about to be) drawn for the session kept now. */
+export function drawnFor() {
+  drawn = { token: token(), user: username() };
+}
+
+/**
+ * `listener` runs when a request finds the session changed under the page (another tab
+ * signed out or in): the request is not sent.
+ * @param {() => void} listener
+ */
+export function onSessionMoved(listener) {
+  sessionMoved.add(listener);
+}
+
+/**
+ * Keeps the session signed in on this page (null: signed out), which the page is drawn for.
  * @param {string | null} value
  * @param {string | null} name
  */
@@ -78,18 +115,34 @@ export function setSession(value, name) {
   else localStorage.removeItem(TOKEN_KEY);
   if (name) localStorage.setItem(USER_KEY, name);
   else localStorage.removeItem(USER_KEY);
+  drawnFor();
 }
+
+/**
+ * @typedef {object} CallOptions
+ * @property {unknown} [body]
+ * @property {Record<string, string>} [headers]
+ * @property {boolean} [auth] false: sent without a token (signing in or up)
+ * @property {string} [token] sent with this token, not the page's (read before it is kept)
+ */
 
 /**
  * @param {string} method
  * @param {string} path under /api/v1
- * @param {{ body?: unknown, headers?: Record<string, string>, auth?: boolean }} [options]
+ * @param {CallOptions} [options]
  * @returns {Promise<unknown>}
  */
 async function call(method, path, options = {}) {
   /** @type {Record<string, string>} */
   const headers = { Accept: "application/json", "Accept-Language": getLang(), ...options.headers };
-  const stored = token();
+  const stored = options.token ?? token();
+  if (options.auth !== false && options.token === undefined && stored !== drawn.token) {
+    // Another tab signed out, or in as someone else: nothing is sent as an identity the page
+    // does not show (nor, signed out, as nobody from a page that shows someone). The page is
+    // drawn again for the session kept now.
+    for (const listener of sessionMoved) listener();
+    throw new ApiError(401, "session_changed", "The session changed in another tab.");
+  }
   if (stored && options.auth !== false) headers.Authorization = `Token ${stored}`;
   /** @type {RequestInit} */
   const init = { method, headers, cache: "no-store" };
@@ -121,6 +174,7 @@ async function call(method, path, options = {}) {
       error?.detail,
     );
     refused.sentToken = headers.Authorization ? stored : null;
+    refused.anonymous = options.auth === false;
     throw refused;
   }
   return data;
@@ -130,7 +184,7 @@ async function call(method, path, options = {}) {
  * @template T
  * @param {string} method
  * @param {string} path
- * @param {{ body?: unknown, headers?: Record<string, string>, auth?: boolean }} [options]
+ * @param {CallOptions} [options]
  * @returns {Promise<T>}
  */
 function typed(method, path, options) {
@@ -166,6 +220,11 @@ export const logout = () => typed("POST", "/auth/logout");
 export const streamTicket = (path) =>
   /** @type {Promise<Schemas["StreamTicket"]>} */ (typed("POST", "/auth/stream-ticket", { body: { path } }));
 export const me = () => /** @type {Promise<Player>} */ (typed("GET", "/players/me"));
+/**
+ * The player whose token this is (a sign-in's, before the page keeps it).
+ * @param {string} value
+ */
+export const meWith = (value) => /** @type {Promise<Player>} */ (typed("GET", "/players/me", { token: value }));
 /** @param {string} id */
 export const player = (id) => /** @type {Promise<Player>} */ (typed("GET", `/players/${id}`));
 /**

@@ -9,7 +9,7 @@
 import * as api from "./api.js";
 import { h, fill } from "./dom.js";
 import { getLang, setLang, t } from "./i18n.js";
-import { drawNextMessage, drawOffline, endSession, messageOf, showError } from "./ui.js";
+import { drawNextMessage, drawOffline, endSession, forgetPlayer, messageOf, sayNext, showError } from "./ui.js";
 import { loginView } from "./views/login.js";
 import { lobbyView } from "./views/lobby.js";
 import { tableView } from "./views/table.js";
@@ -86,16 +86,46 @@ function header() {
 }
 
 async function signOut() {
+  if (api.sessionChanged()) { // another tab signed out, or in: that session is not this one's
+    followOtherTab();
+    return;
+  }
   // The page's streams and reads stop first: the token's streams end with it, and a page that
   // read again on that would meet a refusal of its own making.
   if (typeof stopCurrent === "function") stopCurrent();
   stopCurrent = undefined;
   try {
     await api.logout();
-  } catch {
-    // The token is forgotten here whatever the server said.
+  } catch (error) {
+    // The token is forgotten here whatever the server said, unless another tab changed the
+    // session meanwhile (the page is drawn again for that one).
+    if (error instanceof api.ApiError && error.code === "session_changed") return;
   }
   endSession();
+  render();
+}
+
+/**
+ * Another tab of the browser signed out, or in (as someone else), under this page (they share
+ * localStorage): the page is drawn again for the session kept now, and says so: signed out,
+ * on the sign-in page; signed in, on the page it showed (the lobby for the sign-in page). Told
+ * by the `storage` event, or by a request that found the change before it went out (api.js,
+ * which sent nothing).
+ */
+function followOtherTab() {
+  if (!api.sessionChanged()) return;
+  if (typeof stopCurrent === "function") stopCurrent();
+  stopCurrent = undefined;
+  forgetPlayer();
+  api.drawnFor();
+  const now = api.username();
+  if (api.token()) {
+    sayNext(t("auth.otherTabSignedIn", { name: now ?? "" }));
+    if (!location.hash || location.hash === "#/login") history.replaceState(null, "", "#/lobby");
+  } else {
+    sayNext(t("auth.otherTabSignedOut"));
+    history.replaceState(null, "", "#/login");
+  }
   render();
 }
 
@@ -108,6 +138,9 @@ export async function render() {
   document.title = t("app.title");
   const shell = document.getElementById("app");
   if (!shell) return;
+  // Drawn for the session kept now (another tab may have changed it unheard of).
+  if (api.sessionChanged()) forgetPlayer();
+  api.drawnFor();
   const banner = h("div", { class: "error-banner", testid: "error-banner", role: "alert", hidden: true });
   const root = h("main", { class: "view" });
   let hash = location.hash || (api.token() ? "#/lobby" : "#/login");
@@ -143,4 +176,9 @@ export async function render() {
 }
 
 window.addEventListener("hashchange", () => render());
+window.addEventListener("storage", (event) => {
+  if (event.storageArea !== localStorage) return;
+  if (event.key === null || event.key === api.TOKEN_KEY || event.key === api.USER_KEY) followOtherTab();
+});
+api.onSessionMoved(followOtherTab);
 render();

@@ -59,6 +59,7 @@ function reasonsOf(error) {
 export function messageOf(error) {
   if (error instanceof api.ApiError) {
     if (error.code === "network") return t("err.network");
+    if (error.code === "session_changed") return t("auth.otherTabChanged");
     const reasons = reasonsOf(error);
     if (reasons) return reasons;
     if (RELOADED.has(error.code) && has(`err.${error.code}`)) return t(`err.${error.code}`);
@@ -84,11 +85,21 @@ function bannerElement() {
  */
 export function showError(error) {
   const banner = bannerElement();
+  if (error instanceof api.ApiError && error.code === "session_changed") {
+    return; // another tab signed out or in: the page is drawn again for that (main.js)
+  }
   if (error instanceof api.ApiError && error.status === 401 && error.sentToken) {
     // The session ended elsewhere (signed out from another device, a password changed, the
     // account closed): the page is signed out too, and the sign-in page says why (once: the
     // requests that were on their way with the same token are refused too).
     if (error.sentToken === api.token()) endSession(t("auth.signedOutElsewhere"));
+    return;
+  }
+  if (error instanceof api.ApiError && error.status === 401 && !error.anonymous && api.drawnToken()) {
+    // Asked without a token by a page that shows someone signed in: that session is gone
+    // here too, and the sign-in page says so (never the server's "credentials not provided"
+    // under the name of someone no longer signed in).
+    endSession(t("auth.signedOutElsewhere"));
     return;
   }
   if (error instanceof api.ApiError && error.code === "network") {
@@ -109,6 +120,14 @@ export function showError(error) {
 
 /** @type {string | null} what the next page drawn says first (main.js calls `drawNextMessage`) */
 let nextMessage = null;
+
+/**
+ * The next page drawn says `message` first.
+ * @param {string} message
+ */
+export function sayNext(message) {
+  nextMessage = message;
+}
 
 /** Says the message left for the page now drawn, if any. */
 export function drawNextMessage() {
@@ -179,11 +198,12 @@ export function forgetPlayer() {
 
 /**
  * The page signed out (the token forgotten, the player to be read again) and the sign-in page
- * opened, which says `message` first when there is one.
+ * opened, which says `message` first when there is one. A session that another tab signed in
+ * meanwhile is kept: it is not the one that ended.
  * @param {string | null} [message]
  */
 export function endSession(message = null) {
-  api.setSession(null, null);
+  if (api.token() === api.drawnToken()) api.setSession(null, null);
   forgetPlayer();
   nextMessage = message;
   location.hash = "#/login";

@@ -11,7 +11,7 @@ import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { pushOff, pushOn, pushState } from "../push.js";
-import { currentPlayer, endSession, forgetPlayer, hideError, shortTime, showError } from "../ui.js";
+import { currentPlayer, endSession, forgetPlayer, hideError, messageOf, shortTime, showError } from "../ui.js";
 
 /**
  * @param {string} id
@@ -45,9 +45,9 @@ export async function accountView(root) {
       fill(sessions, rows.map((row) => h("tr", { testid: "session-row", "data-current": row.current ? "true" : "false" },
         h("td", {}, h("span", { testid: "session-device" }, row.device || t("account.unknownDevice")),
           row.current ? h("strong", { class: "session-here", testid: "session-current" }, t("account.thisDevice")) : null),
-        h("td", {}, shortTime(row.created_at)),
-        h("td", {}, shortTime(row.last_used)),
-        h("td", {}, h("button", { type: "button", testid: "session-revoke", onclick: () => revoke(row.id, row.current) },
+        h("td", { "data-label": t("account.created") }, shortTime(row.created_at)),
+        h("td", { "data-label": t("account.lastUsed") }, shortTime(row.last_used)),
+        h("td", { class: "session-action" }, h("button", { type: "button", testid: "session-revoke", onclick: () => revoke(row.id, row.current) },
           row.current ? t("account.signOutHere") : t("account.revoke"))))));
     } catch (error) {
       showError(error);
@@ -165,6 +165,14 @@ export async function accountView(root) {
 
   // ---- deletion: the password and a tick, then a second click that does it ----
   const deletePassword = passwordInput("account-delete-password", "account-delete-password", "current-password");
+  // A refusal of the password is said by the field too (read with it once it has the focus).
+  const deleteError = h("p", { id: "account-delete-error", class: "field-error", testid: "account-delete-error",
+    hidden: true });
+  deletePassword.setAttribute("aria-describedby", "account-delete-error");
+  deletePassword.addEventListener("input", () => {
+    deletePassword.removeAttribute("aria-invalid");
+    deleteError.hidden = true;
+  });
   const understood = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "account-delete-understood",
     testid: "account-delete-understood" }));
   const confirmBox = h("div", { class: "row", testid: "account-delete-confirm", hidden: true },
@@ -173,7 +181,9 @@ export async function accountView(root) {
       onclick: () => deleteAccount() }, t("account.deleteConfirm")),
     h("button", { type: "button", testid: "account-delete-cancel", onclick: () => {
       confirmBox.hidden = true;
+      deleteSubmit.focus(); // not lost with the button that hides
     } }, t("account.deleteCancel")));
+  const deleteSubmit = h("button", { type: "submit", testid: "account-delete-submit" }, t("account.delete"));
   function askToDelete() {
     notice.hidden = true;
     if (!deletePassword.value) {
@@ -193,10 +203,17 @@ export async function accountView(root) {
     } catch (error) {
       confirmBox.hidden = true;
       showError(error);
+      if (error instanceof api.ApiError && error.status === 401) return; // signed out: the sign-in page
+      // The focus was on the button just hidden: it goes to the password, which says why.
+      deleteError.textContent = messageOf(error);
+      deleteError.hidden = false;
+      deletePassword.setAttribute("aria-invalid", "true");
+      deletePassword.focus();
+      deletePassword.select();
       return;
     }
     hideError();
-    endSession(); // the token is gone (revoked, or the account deleted)
+    endSession(t("account.deleted")); // the token is gone with the account: the sign-in page says so
   }
 
   root.append(h("section", { class: "card-panel account-page", testid: "account" },
@@ -226,7 +243,7 @@ export async function accountView(root) {
     h("div", { class: "scroll" }, h("table", { class: "grid sessions" },
       h("thead", {}, h("tr", {},
         h("th", {}, t("account.device")), h("th", {}, t("account.created")), h("th", {}, t("account.lastUsed")),
-        h("th", {}, ""))),
+        h("th", {}, h("span", { class: "visually-hidden" }, t("account.actions"))))),
       sessions)),
     h("div", { class: "row" }, othersButton),
     h("h2", {}, t("account.pushTitle")),
@@ -240,10 +257,9 @@ export async function accountView(root) {
         event.preventDefault();
         askToDelete();
       } },
-      h("label", { for: "account-delete-password" }, t("account.deletePassword")), deletePassword,
+      h("label", { for: "account-delete-password" }, t("account.deletePassword")), deletePassword, deleteError,
       h("label", { for: "account-delete-understood" }, understood, " ", t("account.deleteUnderstood")),
-      h("div", { class: "row" },
-        h("button", { type: "submit", testid: "account-delete-submit" }, t("account.delete")))),
+      h("div", { class: "row" }, deleteSubmit)),
       confirmBox)));
   await loadSessions();
   try {

@@ -12,6 +12,19 @@ import { t } from "../i18n.js";
 import { forgetPlayer, hideError, showError } from "../ui.js";
 import { afterSignIn } from "./private.js";
 
+/**
+ * The username of the account a sign-in's token is for (`typed` when it cannot be read).
+ * @param {string} token
+ * @param {string} typed
+ */
+async function ownName(token, typed) {
+  try {
+    return (await api.meWith(token)).username;
+  } catch {
+    return typed;
+  }
+}
+
 /** @param {HTMLElement} root */
 export async function loginView(root) {
   const name = /** @type {HTMLInputElement} */ (
@@ -39,9 +52,18 @@ export async function loginView(root) {
     }
     try {
       const body = { username, password: password.value };
-      const answer = how === "register" ? await api.register(body) : await api.login(body);
+      // The header names the account as it is spelled, not as typed (a sign-in's username is
+      // found in any letter case): the registration answers it, a sign-in's token reads it.
+      let session;
+      if (how === "register") {
+        const made = await api.register(body);
+        session = { token: made.token, name: made.username };
+      } else {
+        const { token } = await api.login(body);
+        session = { token, name: await ownName(token, username) };
+      }
       hideError();
-      api.setSession(answer.token, username);
+      api.setSession(session.token, session.name);
       forgetPlayer();
       location.hash = afterSignIn();
     } catch (error) {
