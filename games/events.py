@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from live import hub as live_hub
 
@@ -38,27 +40,40 @@ from . import engine
 logger = logging.getLogger(__name__)
 
 
-def me_events(match: Any, *, status_changed: bool) -> list[tuple[str, dict[str, Any]]]:
+def me_events(
+    match: Any,
+    *,
+    status_changed: bool,
+    mover: int | None = None,
+    invitees: Sequence[str] = (),
+) -> list[tuple[str, dict[str, Any]]]:
     """(player id, event) for each person the new version of `match` concerns: match started,
-    finished or cancelled, or their turn (a bot's turn concerns nobody)."""
+    finished (a seat whose person resigned too: a bot played it out) or cancelled (a private
+    match's pending `invitees` too, with no seat), or their turn, when it came to them (not
+    after their own move that leaves it with them, `mover`; a bot's turn concerns nobody)."""
     match_id, version = str(match.id), match.version
     people = [
         (seat, player)
         for seat, player in enumerate(match.seat_players)
-        if player and not match.seat_bots[seat]
+        if player and (not match.seat_bots[seat] or seat in match.resigned)
     ]
     events: list[tuple[str, dict[str, Any]]] = []
     turn = (match.state or {}).get("turn") if match.status == "active" else None
     for seat, player in people:
         base = {"match": match_id, "version": version, "seat": seat}
-        if status_changed and match.status == "active":
-            events.append((player, {"type": "match_started", **base}))
         if status_changed and match.status == "finished":
             events.append((player, {"type": "match_finished", **base, "totals": match.totals}))
+        if match.seat_bots[seat]:
+            continue  # resigned: the end of the match is all that still concerns them
+        if status_changed and match.status == "active":
+            events.append((player, {"type": "match_started", **base}))
         if status_changed and match.status == "cancelled":
             events.append((player, {"type": "match_cancelled", **base}))
-        if turn == seat:
+        if turn == seat and mover != seat:
             events.append((player, {"type": "your_turn", **base}))
+    if status_changed and match.status == "cancelled":
+        base = {"match": match_id, "version": version, "seat": None}
+        events += [(player, {"type": "match_cancelled", **base}) for player in invitees]
     return events
 
 
@@ -135,7 +150,18 @@ def match_version_on_commit(
     if lobby and in_lobby_news(match, status_changed=status_changed):
         message["lobby"] = True
         message["open_seats"] = match.seat_players.count(None)
-    people = me_events(match, status_changed=status_changed)
+    invitees: list[str] = []
+    if status_changed and match.status == "cancelled" and getattr(match, "private", False):
+        from .models import Invitation
+
+        invitees = [
+            str(player)
+            for player in Invitation.objects.filter(
+                match_id=match.id, status=Invitation.Status.PENDING, expires_at__gt=timezone.now()
+            ).values_list("player_id", flat=True)
+        ]
+    mover = played["seat"] if played is not None else None
+    people = me_events(match, status_changed=status_changed, mover=mover, invitees=invitees)
     # Copied only where this process has streams to hand it to (not in a worker).
     written = (
         (copy.copy(match), state, replies or {})

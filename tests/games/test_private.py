@@ -90,6 +90,21 @@ def test_its_guests_at_no_seat_watch_it_as_its_creator_allows(people, spectators
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_pending_invitees_are_told_when_the_match_is_cancelled(people):
+    """A challenge the creator withdraws (cancelling the match): each invitee who has not
+    answered hears `match_cancelled` (no seat), so a client drops the challenge at once; one
+    who declined does not."""
+    (_, a), (bora, _), (cem, c), (dilek, _) = people
+    match = _private(a, seats=4, invite=["bora", "cem", "dilek"])
+    c.post(f"/api/v1/matches/{match['id']}/invitations/decline")
+    assert a.post(f"/api/v1/matches/{match['id']}/cancel").status_code == 200
+    for invitee in (bora, dilek):
+        [cancelled] = _me_events(invitee, "match_cancelled")
+        assert cancelled["match"] == match["id"] and cancelled["seat"] is None
+    assert _me_events(cem, "match_cancelled") == []
+
+
+@pytest.mark.django_db(transaction=True)
 def test_an_invitee_is_challenged_accepts_and_the_creator_is_told(people):
     (ana, a), (bora, b), _, _ = people
     match = _private(a, seats=2, invite=["bora"])

@@ -231,9 +231,10 @@ def test_me_events_of_a_version_change():
         version=3,
         status="active",
         state={"turn": 1},
-        seat_players=["p0", "p1", "bot"],
-        seat_bots=["", "", "greedy"],
-        totals=[0, 0, 0],
+        seat_players=["p0", "p1", "bot", "p3"],
+        seat_bots=["", "", "greedy", "greedy"],
+        resigned=[3],
+        totals=[0, 0, 0, 0],
     )
     started = events.me_events(match, status_changed=True)
     assert [(p, e["type"]) for p, e in started] == [
@@ -241,11 +242,26 @@ def test_me_events_of_a_version_change():
         ("p1", "match_started"),
         ("p1", "your_turn"),
     ]
+    # The turn stays with p1 after their own move (a draw): not told again.
+    assert events.me_events(match, status_changed=False, mover=1) == []
+    assert [e["type"] for _, e in events.me_events(match, status_changed=False, mover=0)] == [
+        "your_turn"
+    ]
     match.state = {"turn": 2}  # a bot's turn concerns nobody
+    assert events.me_events(match, status_changed=False) == []
+    match.state = {"turn": 3}  # nor a resigned person's seat, which a bot plays
     assert events.me_events(match, status_changed=False) == []
     match.status = "finished"
     finished = events.me_events(match, status_changed=True)
-    assert {e["type"] for _, e in finished} == {"match_finished"} and len(finished) == 2
+    # The person who resigned is told of the end too.
+    assert [(p, e["type"]) for p, e in finished] == [
+        ("p0", "match_finished"),
+        ("p1", "match_finished"),
+        ("p3", "match_finished"),
+    ]
+    match.status = "cancelled"
+    cancelled = events.me_events(match, status_changed=True, invitees=["p9"])
+    assert ("p9", None) in [(p, e["seat"]) for p, e in cancelled if e["type"] == "match_cancelled"]
 
 
 @override_settings(LIVE_REDIS_URL="", LIVE_QUEUE_SIZE=4)
