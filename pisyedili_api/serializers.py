@@ -53,7 +53,22 @@ class StrictSerializer(serializers.Serializer[Any]):
 
     def to_internal_value(self, data: Any) -> Any:
         known = [name for name, field in self.fields.items() if not field.read_only]
-        errors = unknown_fields(data, known)
+        errors = unknown_fields(data, known) or _numbers_for_text(self, data)
         if errors:
             raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+def _numbers_for_text(serializer: serializers.Serializer[Any], data: Any) -> dict[str, list[str]]:
+    """Field errors for a number given where text belongs: DRF's CharField takes `5` as "5",
+    where the API says a text field takes a JSON string."""
+    if not isinstance(data, Mapping):
+        return {}
+    message = str(serializers.CharField.default_error_messages["invalid"])
+    return {
+        name: [message]
+        for name, field in serializer.fields.items()
+        if isinstance(field, serializers.CharField)
+        and not field.read_only
+        and isinstance(data.get(name), (int, float))
+    }

@@ -296,3 +296,19 @@ def test_a_cancel_tells_the_seated_people_and_closes_the_match_stream(make_playe
         assert [e["match"] for e in cancelled] == [match["id"]], logged
     version, over, event = _seat_event(match["id"], 0)
     assert over is True and event is not None and b"cancelled" in event.data
+
+
+@pytest.mark.parametrize("code", [5, 1.5])
+def test_a_join_code_that_is_not_a_string_is_refused_and_changes_nothing(
+    make_player, client_for, code
+):
+    """DRF's text field takes a number as its digits; the API takes text as a JSON string."""
+    (_, ta), (_, tb) = make_player(), make_player()
+    match = create_match(client_for(ta), seats=3)
+    refused = client_for(tb).post(
+        f"/api/v1/matches/{match['id']}/join", {"code": code}, format="json"
+    )
+    assert refused.status_code == 400 and refused.json()["detail"] == {
+        "code": ["Not a valid string."]
+    }, refused.content
+    assert Match.objects.get(id=match["id"]).seat_players.count(None) == 2
