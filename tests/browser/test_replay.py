@@ -122,3 +122,71 @@ def test_a_tampered_seed_shows_a_mismatch(
     ).to_have_attribute("data-ok", "bad")
     assert tampered and tampered[0] != replay["seed"]
     pages.shot(page, "replay-mismatch")
+
+
+def test_the_arrow_keys_step_the_replay_and_a_language_switch_keeps_its_place(
+    web_client: str, pages: Any, finished: tuple[Person, str, dict[str, Any]]
+) -> None:
+    """Left and Right step the replay, Home and End go to its ends, each position said in a
+    polite live region; the language switched, the replay stays where it was and the focus on
+    the switch."""
+    person, match_id, replay = finished
+    last = len(replay["positions"]) - 1
+    for width in (1280, 375):
+        page = pages.new(width)
+        open_replay(page, web_client, person, match_id)
+        step = by_testid(page, "replay-step")
+        expect(step).to_have_attribute("aria-live", "polite")
+        # The focus on nothing (the page as opened), then in the replay (its Next button).
+        for key, index in (("ArrowRight", 1), ("ArrowRight", 2), ("ArrowLeft", 1)):
+            page.keyboard.press(key)
+            expect(step).to_have_attribute("data-index", str(index))
+        by_testid(page, "replay-next").focus()
+        page.keyboard.press("End")
+        expect(step).to_have_attribute("data-index", str(last))
+        page.keyboard.press("ArrowRight")  # past the end: stays there
+        expect(step).to_have_attribute("data-index", str(last))
+        page.keyboard.press("Home")
+        expect(step).to_have_attribute("data-index", "0")
+        for index in (1, 2):
+            page.keyboard.press("ArrowRight")
+            expect(step).to_have_attribute("data-index", str(index))
+        assert replay_hands(page, replay["seat_count"]) == replay["positions"][2]["state"]["hands"]
+        # Keys outside the replay (the header's switch) do not step it.
+        toggle = by_testid(page, "lang-toggle")
+        toggle.focus()
+        page.keyboard.press("ArrowRight")
+        expect(step).to_have_attribute("data-index", "2")
+        page.keyboard.press("Enter")  # to Turkish
+        expect(page.locator("html")).to_have_attribute("lang", "tr")
+        step = by_testid(page, "replay-step")
+        expect(step).to_have_attribute("data-index", "2")
+        expect(step).to_contain_text("Konum 3 /")
+        assert page.evaluate("document.activeElement?.dataset.testid") == "lang-toggle"
+        pages.shot(page, "replay-turkish")
+        page.keyboard.press("Enter")  # back to English
+        expect(page.locator("html")).to_have_attribute("lang", "en")
+        expect(by_testid(page, "replay-step")).to_have_attribute("data-index", "2")
+        assert page.evaluate("document.activeElement?.dataset.testid") == "lang-toggle"
+
+
+def test_a_visitor_is_not_told_of_a_hand_of_theirs(
+    web_client: str, pages: Any, finished: tuple[Person, str, dict[str, Any]]
+) -> None:
+    """Somebody at no seat of the match, signed in or not, opens its replay: the hand check
+    says they had no seat, not that "the hand you were shown" was not recorded."""
+    person, match_id, _ = finished
+    visitor = Person(web_client)
+    signed_in, anonymous = pages.new(), pages.new(375, 800)
+    sign_in(signed_in, web_client, visitor, route=f"#/replay/{match_id}/1")
+    anonymous.goto(f"{web_client}/#/replay/{match_id}/1")
+    for page in (signed_in, anonymous):
+        check = by_testid(page, "fairness-check").and_(page.locator('[data-check="recorded_hand"]'))
+        expect(check).to_have_attribute("data-ok", "none")
+        expect(check).to_have_text("? No hand to check: you had no seat in this match.")
+        pages.shot(page, "replay-visitor")
+    # The player of the match, on a device that did not record the deal: its hand is spoken of.
+    page = pages.new()
+    open_replay(page, web_client, person, match_id)
+    check = by_testid(page, "fairness-check").and_(page.locator('[data-check="recorded_hand"]'))
+    expect(check).to_contain_text("the hand you were shown")

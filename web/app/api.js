@@ -230,7 +230,7 @@ export const player = (id) => /** @type {Promise<Player>} */ (typed("GET", `/pla
 /**
  * A player's rating after each settled match, newest first.
  * @param {string} id
- * @param {{ limit?: number }} [params]
+ * @param {{ limit?: number, cursor?: string }} [params] `cursor`: of a page's `next` link
  */
 export const history = (id, params) =>
   /** @type {Promise<Schemas["PlayerHistoryPageResponse"]>} */ (typed("GET", `/players/${id}/history${query(params ?? {})}`));

@@ -9,8 +9,9 @@
  * with `Last-Event-ID` = the last event id it saw, so nothing is missed and nothing comes twice.
  * When EventSource gives up (any refusal: an expired ticket's 401, a 503, a 429), the stream
  * asks for a new ticket and connects again with `last_event_id` = the last id seen, backing
- * off. Meanwhile the page shows "reconnecting". Spectators without a token connect without a
- * ticket.
+ * off. Meanwhile the page shows "reconnecting". A ticket refused as for good (401, 403, 404)
+ * ends the stream: the refusal is the page's to say. Spectators without a token connect
+ * without a ticket.
  *
  * With `socket: true` (the table) the stream is the same path's WebSocket, whose events are
  * the same (one JSON message each), and which also takes the page's moves (`move`): each is
@@ -72,8 +73,11 @@ export class LiveStream {
       try {
         params.set("ticket", (await api.streamTicket(`/api/v1${this.path}`)).ticket);
       } catch (exc) {
-        if (exc instanceof api.ApiError && exc.status === 401) {
+        // A refusal (a session ended: 401; a stream the caller may not open, as a match closed
+        // to spectators: 403; or no such stream: 404) stands: said once, never asked again.
+        if (exc instanceof api.ApiError && [401, 403, 404].includes(exc.status)) {
           this.handlers.onError?.(exc);
+          this.stop();
           return;
         }
         this.retry();

@@ -72,6 +72,8 @@ function header() {
       onclick: () => {
         setLang(getLang() === "en" ? "tr" : "en");
         render();
+        // The page is drawn again in the other language: the focus stays on the switch.
+        /** @type {HTMLElement | null} */ (document.querySelector('[data-testid="lang-toggle"]'))?.focus();
       },
     },
     t("lang.toggle"),

@@ -5,6 +5,9 @@
  * matches, and the matches being played (watch). It refreshes when
  * the player's own event stream (/me/events) says a match started or finished. Above them, the
  * player's invitations to answer, to private tables and to tournaments (invitations.js).
+ * The matches being played are read again every LIVE_EVERY ms while the page is visible (and
+ * as it becomes visible again): no stream tells of a match seated full at its creation (bots,
+ * rematches, tournament tables) nor of one that ended.
  */
 
 import * as api from "../api.js";
@@ -17,6 +20,9 @@ import { botName, currentPlayer, showError, shortTime, tableNames } from "../ui.
 import { invitationsPanel } from "./invitations.js";
 import { privateChoice } from "./private.js";
 import { loadRules, rulesPicker } from "./rules-picker.js";
+
+/** How often the matches being played are read again, while the page is visible. */
+const LIVE_EVERY = 20_000;
 
 /**
  * @param {api.Match} match
@@ -31,6 +37,31 @@ export async function lobbyView(root) {
   const openList = h("ul", { class: "list", testid: "lobby-list" });
   const mineList = h("ul", { class: "list", testid: "my-matches" });
   const liveList = h("ul", { class: "list", testid: "live-matches" });
+  /** @type {Set<string>} the matches the player sits in, as last read */
+  let seatedIn = new Set();
+
+  /** @param {api.Match[]} live the matches being played */
+  function drawLive(live) {
+    // A match closed to spectators is not the lobby's to show (but to its seats).
+    const shown = live.filter((m) => m.spectators !== "none" || seatedIn.has(m.id));
+    fill(
+      liveList,
+      shown.length === 0 ? h("li", { class: "empty" }, t("lobby.noLive")) : null,
+      shown.map((m) =>
+        h("li", { testid: "live-match", "data-match-id": m.id },
+          h("span", { class: "grow" }, tableNames(m), " · ", t("table.deal", { n: m.current_deal ?? 0, m: m.deals_total })),
+          h("a", { href: `#/match/${m.id}`, class: "button", testid: "watch-link" }, t("lobby.watch")))),
+    );
+  }
+
+  /** The matches being played, alone. */
+  async function refreshLive() {
+    try {
+      drawLive((await api.matches({ status: "active", limit: 20 })).results);
+    } catch {
+      // Kept as they were: read again at the next turn.
+    }
+  }
 
   async function refresh() {
     try {
@@ -39,7 +70,7 @@ export async function lobbyView(root) {
         api.matches({ status: "active", limit: 20 }),
         player ? api.matches({ player: player.id, limit: 30 }) : Promise.resolve(null),
       ]);
-      const seatedIn = new Set((mine?.results ?? []).map((m) => m.id));
+      seatedIn = new Set((mine?.results ?? []).map((m) => m.id));
       // A private table is never the lobby's: the invitations (invitations.js) list it.
       open.results = open.results.filter((m) => !m.private);
       fill(
@@ -63,16 +94,7 @@ export async function lobbyView(root) {
           ),
         ),
       );
-      fill(
-        liveList,
-        live.results.length === 0 ? h("li", { class: "empty" }, t("lobby.noLive")) : null,
-        live.results
-          .filter((m) => m.spectators !== "none" || seatedIn.has(m.id))
-          .map((m) =>
-            h("li", { testid: "live-match", "data-match-id": m.id },
-              h("span", { class: "grow" }, tableNames(m), " · ", t("table.deal", { n: m.current_deal ?? 0, m: m.deals_total })),
-              h("a", { href: `#/match/${m.id}`, class: "button", testid: "watch-link" }, t("lobby.watch")))),
-      );
+      drawLive(live.results);
       if (!mine) {
         fill(mineList, h("li", { class: "empty" }, t("lobby.signIn")));
         return;
@@ -164,6 +186,10 @@ export async function lobbyView(root) {
     },
     onStatus: () => {},
   });
+  // The matches being played, read again while the page is seen.
+  const liveTimer = setInterval(() => { if (!document.hidden) refreshLive(); }, LIVE_EVERY);
+  const visible = () => { if (!document.hidden) refreshLive(); };
+  document.addEventListener("visibilitychange", visible);
   const unlisten = player
     ? onMyEvent((name, data) => {
       invitations?.onEvent(name, data);
@@ -175,6 +201,8 @@ export async function lobbyView(root) {
     quick?.stop();
     lobbyStream.stop();
     if (pending) clearTimeout(pending);
+    clearInterval(liveTimer);
+    document.removeEventListener("visibilitychange", visible);
   };
 }
 

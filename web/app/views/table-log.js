@@ -92,8 +92,11 @@ export function describeMoves(entries, match, view, aloud = false) {
       text = t(key("log.passed"), { name });
     }
     if (entry.by_bot && seat?.player && !seat.player.is_bot) {
-      // A person's seat: the turn clock's move, or the bot's once they resigned.
-      text += seat.resigned ? t("log.resigned") : t("log.clock");
+      // A person's seat: the turn clock's move, or the bot's once they resigned (the view on
+      // screen knows of a resignation before the match's summary is read again; a match
+      // without a turn clock has no other bot's move for a person).
+      const gone = seat.resigned || (view?.resigned ?? []).includes(entry.seat) || !match.turn_seconds;
+      text += gone ? t("log.resigned") : t("log.clock");
     }
     return text;
   });

@@ -121,9 +121,10 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
 /**
  * The match's result screen.
  * @param {{ match: api.Match, role: string, you: number | null,
- *   ratings: Map<number, number | null>, onRematch: () => void }} args
+ *   ratings: Map<number, number | null>, onRematch: () => void, next?: string | null }} args
+ *   `next`: the match's rematch, once someone asked for it (spectators may watch it)
  */
-export function matchScreen({ match, role, you, ratings, onRematch }) {
+export function matchScreen({ match, role, you, ratings, onRematch, next = null }) {
   const ranked = match.seats.slice().sort((a, b) => (a.place ?? 99) - (b.place ?? 99));
   /** @type {Record<string, unknown>} */
   const places = {};
@@ -156,6 +157,8 @@ export function matchScreen({ match, role, you, ratings, onRematch }) {
   h("div", { class: "row result-actions" },
     role === "seat" && !abandoned ? h("button", { type: "button", class: "primary", testid: "rematch-button",
       onclick: onRematch }, t("table.rematch")) : null,
+    role !== "seat" && next ? h("a", { href: `#/match/${next}`, class: "button primary", testid: "watch-rematch-link" },
+      t("match.watchRematch")) : null,
     // Every deal nobody plays any more has its replay: an abandoned match's deal that was
     // being played too, up to where it stopped (docs/api.md, `deals[]` of `<match>`).
     match.deals.filter((d) => d.status === "over" || d.status === "abandoned").map((d) =>
@@ -167,21 +170,59 @@ export function matchScreen({ match, role, you, ratings, onRematch }) {
       t("table.newMatch")) : null));
 }
 
+/** The rows of a player's history read for a match's row: its first page's, then the next's. */
+const HISTORY_FIRST = 10;
+const HISTORY_MORE = 45;
+
 /**
- * Each seat's rating change by the match (its player's rating history, newest first): null
- * while the match is not settled yet.
+ * A player's rating change by the match: its row of the player's history (newest first, by
+ * `finished_at`), read page by page as far as the match or HISTORY_FIRST + HISTORY_MORE rows.
+ * null while the match is not settled yet (no row at its place); undefined when the player
+ * has played more matches since than that (nothing to say), or the history cannot be read.
+ * @param {string} playerId
  * @param {api.Match} match
+ * @returns {Promise<number | null | undefined>}
+ */
+async function changeBy(playerId, match) {
+  const finished = match.finished_at ? Date.parse(match.finished_at) : NaN;
+  /** @type {string | undefined} */
+  let cursor;
+  for (const limit of [HISTORY_FIRST, HISTORY_MORE]) {
+    const page = await api.history(playerId, { limit, cursor });
+    for (const row of page.results) {
+      // A private match the viewer may not see has no id (`match: null`): another's.
+      if (row.match === match.id) return row.change ?? null;
+      // Past where the match's row would be: it is not there yet.
+      if (Date.parse(row.finished_at) < finished) return null;
+    }
+    if (!page.next) return null;
+    cursor = new URL(page.next, location.href).searchParams.get("cursor") ?? undefined;
+    if (!cursor) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Each seat's rating change by the match (its player's rating history): null while the match
+ * is not settled yet; no entry for a seat whose change is not known (see `changeBy`). The
+ * changes in `known` are kept as they are, not read again.
+ * @param {api.Match} match
+ * @param {Map<number, number | null>} [known]
  * @returns {Promise<Map<number, number | null>>}
  */
-export async function ratingChanges(match) {
+export async function ratingChanges(match, known = new Map()) {
   /** @type {Map<number, number | null>} */
   const changes = new Map();
   await Promise.all(match.seats.map(async (seat) => {
     if (!seat.player) return;
+    const had = known.get(seat.seat);
+    if (had !== undefined && had !== null) {
+      changes.set(seat.seat, had);
+      return;
+    }
     try {
-      const page = await api.history(seat.player.id, { limit: 1 });
-      const row = page.results[0];
-      changes.set(seat.seat, row && row.match === match.id ? row.change ?? null : null);
+      const change = await changeBy(seat.player.id, match);
+      if (change !== undefined) changes.set(seat.seat, change);
     } catch {
       // The places stand without it.
     }
@@ -215,6 +256,10 @@ export class MatchEnd {
     this.dismissed = 0;
     /** whether a frame was drawn with the match under way: its end is then brought into view */
     this.playing = false;
+    /** @type {string | null} the match's rematch, once someone asked for it (read again) */
+    this.nextMatch = null;
+    /** the finished match is read again for its rematch (a spectator's page) */
+    this.following = false;
     // The match's result screen comes first on the page once it is over.
     this.top = h("div", { class: "result-top" });
     this.below = h("div", { class: "end" });
@@ -245,6 +290,32 @@ export class MatchEnd {
       this.ratings = new Map();
       this.loadRatings(match);
     }
+    if (summary.status === "finished" && this.role !== "seat" && !summary.next_match) this.followRematch();
+  }
+
+  /**
+   * A spectator's page of a finished match: the match read again (more seldom as time goes by,
+   * not while the page is hidden) until someone has asked for its rematch, which may then be
+   * watched. Its stream has closed with the match: nothing else would tell.
+   */
+  async followRematch() {
+    if (this.following) return;
+    this.following = true;
+    for (let attempt = 0; !this.table.stopped(); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(60_000, 4000 * 1.5 ** attempt)));
+      if (this.table.stopped()) return;
+      if (document.hidden) continue;
+      try {
+        const summary = await api.match(this.matchId);
+        if (summary.next_match) {
+          this.nextMatch = summary.next_match;
+          if (!this.table.stopped()) this.table.redraw();
+          return;
+        }
+      } catch {
+        // Read again later.
+      }
+    }
   }
 
   /**
@@ -253,7 +324,7 @@ export class MatchEnd {
    */
   async loadRatings(match) {
     for (let attempt = 0; attempt < 6 && !this.table.stopped(); attempt++) {
-      this.ratings = await ratingChanges(match());
+      this.ratings = await ratingChanges(match(), this.ratings ?? new Map());
       this.table.redraw();
       if (![...this.ratings.values()].some((c) => c === null)) return;
       await new Promise((resolve) => setTimeout(resolve, 1000 * (attempt + 1)));
@@ -295,6 +366,7 @@ export class MatchEnd {
     if (v.status === "finished" || v.status === "abandoned" || (newest && matchOver)) {
       matchBox = matchScreen({
         match, role: this.role, you: v.you, ratings: this.ratings ?? new Map(), onRematch: () => this.rematch(),
+        next: match.next_match ?? this.nextMatch,
       });
     }
     const overlaid = dealBox?.classList.contains("overlay") ?? false;

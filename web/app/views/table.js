@@ -29,7 +29,7 @@ import { MatchEnd } from "./table-results.js";
 import { handPanel, placePicker } from "./table-hand.js";
 import { movesPanel } from "./table-log.js";
 import { MoveBook } from "./table-moves.js";
-import { tableMiddle } from "./table-pile.js";
+import { clockText, tableMiddle } from "./table-pile.js";
 import { seatRing } from "./table-seats.js";
 import { talkPanel } from "./table-talk.js";
 
@@ -117,7 +117,9 @@ export async function tableView(root, matchId) {
     if (!(el instanceof HTMLElement)) return;
     const deadline = view?.turn_deadline ?? null;
     if (!deadline || view?.status !== "active") {
-      el.textContent = t("table.noClock");
+      // No deadline running: a match without a turn clock says so; one with a clock has none
+      // now (a bot on turn, between deals, the match over).
+      el.textContent = clockText(match);
       el.dataset.seconds = "";
       return;
     }
@@ -142,7 +144,7 @@ export async function tableView(root, matchId) {
     latest = next;
     const changed = !before || next.deal !== before.deal || next.status !== before.status ||
       next.phase !== before.phase || next.totals.join() !== before.totals.join() ||
-      match.seats.some((s) => s.player === null);
+      next.resigned.join() !== before.resigned.join() || match.seats.some((s) => s.player === null);
     // The deal's commitment as shown from its start, kept for its replay's check (fairness.js).
     // While it is played only: once it is over its seed is out, and a record proves nothing.
     const playing = next.status === "active" && next.phase !== "deal_over" && next.phase !== "match_over";
@@ -159,6 +161,8 @@ export async function tableView(root, matchId) {
       }
       await end.load(() => match);
       draw();
+      // The log's words follow the summary (a seat resigned: its moves are the bot's).
+      if (view) drawLog();
     }
     await built;
   }
@@ -333,8 +337,12 @@ export async function tableView(root, matchId) {
     send({ action: "play", card });
   }
 
-  /** Read the state again (after a refused move, a network error or a restart). */
-  async function reload() {
+  /**
+   * Read the state again (after a refused move, a network error or a restart).
+   * @param {boolean} [first] the table's first read: a refusal that stands (a match closed to
+   *   spectators: 403; no such match: 404) is thrown, for the page to say instead of a table
+   */
+  async function reload(first = false) {
     for (let attempt = 0; !stopped; attempt++) {
       try {
         const [fresh, summary] = await Promise.all([api.state(matchId), api.match(matchId)]);
@@ -343,6 +351,9 @@ export async function tableView(root, matchId) {
         await apply(fresh);
         return;
       } catch (error) {
+        if (first && error instanceof api.ApiError && (error.status === 403 || error.status === 404)) {
+          throw error;
+        }
         if (error instanceof api.ApiError && error.status >= 400 && error.status < 500) {
           showError(error);
           return;
@@ -421,6 +432,11 @@ export async function tableView(root, matchId) {
 
   /** @param {{ seat: number, status: string }} data the stream's `resigned` event */
   function resigned(data) {
+    // The last person resigned: the match is abandoned, which its result says (no bot plays on).
+    if (data.status === "abandoned") {
+      noticeBox.hidden = true;
+      return;
+    }
     if (data.seat === view?.you) return; // the page's own: its view says so
     const seat = match.seats[data.seat];
     noticeBox.textContent = t("table.someoneResigned", { name: seat ? seatName(seat) : String(data.seat) });
@@ -476,7 +492,27 @@ export async function tableView(root, matchId) {
     },
   });
   const stopKeys = role === "seat" ? tableKeys(board, { cancelJack: () => { jack = null; draw(); } }) : () => {};
-  await reload();
+
+  function stop() {
+    stopped = true;
+    clearTimeout(showing);
+    playback.stop();
+    cue.stop();
+    stopKeys();
+    for (const name of ["offline", "online", "pisyedili:reachable"]) window.removeEventListener(name, connectionChanged);
+    clearInterval(clock);
+    stream?.stop();
+  }
+
+  try {
+    await reload(true);
+  } catch (error) {
+    // Not to be watched (a match closed to spectators) or gone: the page says so, as a replay
+    // of it would, and nothing asks again.
+    stop();
+    table.remove();
+    throw error;
+  }
   clearTimeout(showing);
   showTable();
   stream = new LiveStream(`/matches/${matchId}/events`, ["state", "resigned", "talk"], {
@@ -496,13 +532,5 @@ export async function tableView(root, matchId) {
     onError: (error) => showError(error),
   }, view ? /** @type {api.State} */ (view).version : null, { socket: role === "seat" });
 
-  return () => {
-    stopped = true;
-    playback.stop();
-    cue.stop();
-    stopKeys();
-    for (const name of ["offline", "online", "pisyedili:reachable"]) window.removeEventListener(name, connectionChanged);
-    clearInterval(clock);
-    stream?.stop();
-  };
+  return stop;
 }
