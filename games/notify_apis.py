@@ -100,8 +100,13 @@ class PushKeysSerializer(StrictSerializer):
     )
 
     def validate_p256dh(self, value: str) -> str:
+        # The uncompressed point of RFC 8291 (65 bytes, 0x04 first): a compressed one is a key
+        # too, but the message's encryption (http_ece) takes only this form.
         try:
-            ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _b64url(value))
+            raw = _b64url(value)
+            if len(raw) != 65 or raw[0] != 4:
+                raise ValueError(value)
+            ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw)
         except ValueError:
             raise serializers.ValidationError(_("not a P-256 public key")) from None
         return value

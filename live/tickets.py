@@ -103,10 +103,19 @@ def ticket_redeem(ticket: str, path: str) -> StreamCaller:
 def stream_caller(request: HttpRequest, *, tickets: bool = True) -> StreamCaller:
     """The caller of a stream (an async view outside DRF): a `ticket` query parameter (unless
     `tickets` is False), else the API's configured authentication classes (`Authorization:
-    Token …`); 401 otherwise."""
+    Token …`); 401 otherwise. A token sent beside a ticket must be good too (as on every
+    route)."""
     ticket = request.GET.get("ticket") if tickets else None
     if ticket is not None:
+        if "HTTP_AUTHORIZATION" in request.META:
+            _header_caller(request)
         return ticket_redeem(ticket, request.path_info)
+    return _header_caller(request)
+
+
+def _header_caller(request: HttpRequest) -> StreamCaller:
+    """The caller the `Authorization` header names (the API's authentication classes); 401
+    for none or a bad one."""
     # api_settings imports the dotted paths of the setting: classes, which the stubs type as str.
     classes = cast("list[type[BaseAuthentication]]", api_settings.DEFAULT_AUTHENTICATION_CLASSES)
     drf_request = Request(request, authenticators=[auth() for auth in classes])

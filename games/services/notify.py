@@ -106,15 +106,37 @@ def _allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     return [ipaddress.ip_network(net, strict=False) for net in settings.NOTIFY_ALLOWED_NETWORKS]
 
 
+# IPv6 forms that carry an IPv4 address in their last 32 bits: NAT64's well-known prefix
+# (RFC 6052), the IPv4-translated (RFC 2765) and the old IPv4-compatible addresses.
+_IPV4_IN_LAST_32_BITS = tuple(
+    ipaddress.ip_network(net) for net in ("64:ff9b::/96", "::ffff:0:0:0/96", "::/96")
+)
+
+
+def _as_ipv4(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> Any:
+    """The IPv4 address an IPv6 address reaches through (mapped, 6to4, Teredo's client, NAT64,
+    translated, compatible), else `ip` itself."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[1]
+    if any(ip in net for net in _IPV4_IN_LAST_32_BITS):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return ip
+
+
 def address_allowed(address: str) -> bool:
-    """Whether the server may connect to `address`: a global address, or one of
-    NOTIFY_ALLOWED_NETWORKS (an IPv4-mapped IPv6 address is judged as its IPv4 one)."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    """Whether the server may connect to `address`: a global address (neither multicast nor
+    reserved), or one of NOTIFY_ALLOWED_NETWORKS; an IPv6 address that carries an IPv4 one
+    (mapped, 6to4, NAT64…) is judged as that IPv4 address."""
+    ip = _as_ipv4(ipaddress.ip_address(address.split("%", 1)[0]))
     if any(ip in net for net in _allowed_networks()):
         return True
-    return ip.is_global and not ip.is_multicast
+    return ip.is_global and not ip.is_multicast and not ip.is_reserved
 
 
 def url_check(url: str, field: str) -> None:

@@ -194,6 +194,10 @@ def test_push_subscriptions_refuse_bad_input_and_change_nothing(
     refused(good, "endpoint")  # loopback, not allowed by default
     refused({**good, "endpoint": "https://10.1.2.3/push"}, "endpoint")
     refused({**good, "keys": {**keys, "p256dh": "AAAA"}}, "keys")
+    # The same key compressed (33 bytes): a point, but not the form a push is encrypted to.
+    compressed = ec.generate_private_key(ec.SECP256R1()).public_key()
+    short = compressed.public_bytes(Encoding.X962, PublicFormat.CompressedPoint)
+    refused({**good, "keys": {**keys, "p256dh": _b64(short)}}, "keys")
     refused({**good, "keys": {**keys, "auth": _b64(b"short")}}, "keys")
     refused({**good, "keys": {"p256dh": keys["p256dh"]}}, "keys")
     refused({**good, "topic": "x"}, "topic")
@@ -381,6 +385,14 @@ def _verify(secret: str, headers: dict[str, str], body: bytes, tolerance: int = 
         "https://[fe80::1]/x",
         "https://[fc00::1]/x",
         "https://[::ffff:127.0.0.1]/x",
+        # IPv6 forms that reach a private IPv4 address: NAT64, IPv4-compatible, translated,
+        # 6to4 (of 10.0.0.1 and of 127.0.0.1), and NAT64's local-use prefix (reserved).
+        "https://[64:ff9b::a00:1]/x",
+        "https://[::a00:1]/x",
+        "https://[::ffff:0:a00:1]/x",
+        "https://[2002:a00:1::1]/x",
+        "https://[2002:7f00:1::1]/x",
+        "https://[64:ff9b:1::1]/x",
         "https://0.0.0.0/x",
         "https://localhost/x",
         "https://user:pw@127.0.0.1/x",
@@ -395,6 +407,16 @@ def test_a_webhook_url_into_the_server_s_own_networks_is_refused(make_player, cl
     assert response.status_code == 400, response.content
     assert response.json()["code"] == "invalid" and "url" in response.json()["detail"]
     assert not Webhook.objects.filter(player=player).exists()
+
+
+def test_a_public_address_in_an_ipv6_form_is_judged_as_its_ipv4_one():
+    from games.services.notify import address_allowed
+
+    assert address_allowed("2606:4700:4700::1111")
+    assert address_allowed("64:ff9b::808:808")  # 8.8.8.8 through NAT64
+    assert address_allowed("2002:808:808::1")  # 8.8.8.8's 6to4
+    assert not address_allowed("2002:a00:1::1")
+    assert not address_allowed("2001:db8::1")  # documentation
 
 
 def test_a_connection_into_the_server_s_own_network_is_cut_before_a_byte(receiver, settings):

@@ -116,6 +116,18 @@ def test_a_ticket_opens_its_stream_until_it_expires(api, make_player, client_for
     assert expired.status_code == 401 and "expired" in expired.json()["message"]
 
 
+def test_a_bad_token_beside_a_good_ticket_is_refused(api, make_player, client_for):
+    """A token that is sent must be good, on every route: a stream's ticket does not make a
+    bad `Authorization` header pass."""
+    _, token = make_player()
+    ticket = _ticket(client_for(token))
+    for header in ("Token " + "0" * 40, "Bearer xyz", "Token"):
+        refused = api.get(f"{ME}?ticket={ticket}", HTTP_AUTHORIZATION=header)
+        assert refused.status_code == 401, (header, refused.content)
+    assert api.get(f"{ME}?ticket={ticket}", HTTP_AUTHORIZATION=f"Token {token}").status_code == 200
+    assert api.get(f"{ME}?ticket={ticket}").status_code == 200
+
+
 def _token_of(key: str) -> ApiToken:
     return ApiToken.objects.get(digest=token_digest(key))
 
