@@ -706,7 +706,12 @@ class DealAnalysisApi(APIView):
             200: OutputSerializer,
             202: OutputSerializer,
             **error_responses(
-                "not_authenticated", "not_seated", "not_found", "deal_not_over", "throttled"
+                "not_authenticated",
+                "not_seated",
+                "spectators_not_allowed",
+                "not_found",
+                "deal_not_over",
+                "throttled",
             ),
         },
     )

@@ -150,6 +150,19 @@ def test_only_seats_before_the_match_is_finished_then_everyone(table, api, make_
     assert table["other"].get(table["url"]).status_code == 200
 
 
+def test_a_finished_match_closed_to_spectators_is_refused_as_its_replay_is(table, api):
+    """Its analysis, as every read of it, is for its seats: anyone else is told the match is
+    closed to spectators (not that it is unfinished)."""
+    play_until_deal(table["seat"], table["id"], 3)
+    Match.objects.filter(id=table["id"]).update(spectators="none")
+    for client in (table["other"], api):
+        refused = client.get(table["url"])
+        assert refused.status_code == 403, refused.content
+        assert refused.json()["code"] == "spectators_not_allowed"
+    assert not DealAnalysis.objects.exists()
+    assert table["seat"].get(table["url"]).status_code == 202
+
+
 def test_unknown_match_or_deal_is_404(table):
     missing = "/api/v1/matches/00000000-0000-0000-0000-000000000000/deals/1/analysis"
     assert table["seat"].get(missing).json()["code"] == "not_found"

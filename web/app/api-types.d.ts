@@ -3341,7 +3341,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_seated` */
+            /** @description `not_seated`, `spectators_not_allowed` */
             403: {
                 headers: {
                     [name: string]: unknown;
