@@ -54,6 +54,13 @@ def stuck_work(*, older_than: datetime) -> StuckWork:
         .order_by("finished_at")
         .values_list("match_id", "number")[:SWEEP_BATCH]
     ]
+    # A table of a duplicate round settles once every table sharing its deals stops (the last
+    # to finish sends the others theirs): until then it waits, it is not stuck.
+    still_played = (
+        Match.objects.filter(seed_key__isnull=False)
+        .exclude(status__in=Match.STOPPED)
+        .values("seed_key")
+    )
     work.settlements = [
         str(match_id)
         for match_id in Match.objects.filter(
@@ -61,6 +68,7 @@ def stuck_work(*, older_than: datetime) -> StuckWork:
             settled_at__isnull=True,
             finished_at__lt=older_than,
         )
+        .exclude(seed_key__in=still_played)
         .order_by("finished_at")
         .values_list("id", flat=True)[:SWEEP_BATCH]
     ]

@@ -240,6 +240,15 @@ def test_sweeper_finds_stuck_work_and_only_stuck_work(make_player, parked):
     deal_score(match_id=ended.id, deal_number=1)
     swept = stuck_work(older_than=timezone.now() + timedelta(seconds=1))
     assert swept.deals == [] and swept.settlements == [str(ended.id)]
+    # A table of a duplicate round waits for the tables sharing its deals: not stuck while
+    # one of them is still played (the last to finish sends the settlements).
+    shared = "d" * 64
+    Match.objects.filter(id__in=[ended.id, person_first.id]).update(seed_key=shared)
+    assert stuck_work(older_than=timezone.now() + timedelta(seconds=1)).settlements == []
+    Match.objects.filter(id=person_first.id).update(status="abandoned")
+    swept = stuck_work(older_than=timezone.now() + timedelta(seconds=1))
+    assert swept.settlements == [str(ended.id)]
+    Match.objects.filter(id__in=[ended.id, person_first.id]).update(seed_key=None)
     match_settle(match_id=ended.id)
     assert stuck_work(older_than=timezone.now() + timedelta(seconds=1)).settlements == []
 
