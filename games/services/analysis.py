@@ -342,8 +342,8 @@ def deal_analysis_request(
     """The deal's analysis row, created (pending, its task sent on commit) by the first request.
 
     Who may ask: a seat of the match; anyone once the match is over (finished or abandoned)
-    and public (404 `not_found`; 403 `spectators_not_allowed` for a match closed to
-    spectators; 401 `not_authenticated` / 403 `not_seated` before the match is over). The
+    and public (404 `not_found`; 403 `spectators_not_allowed` once a match closed to
+    spectators is over; 401 `not_authenticated` / 403 `not_seated` otherwise). The
     deal must be revealable as for its replay: over, or abandoned as its match stopped, and a
     deal of a duplicate round finished at every table (409 `deal_not_over`)."""
     match = Match.objects.filter(id=match_id).first()
@@ -356,10 +356,11 @@ def deal_analysis_request(
     if player is not None and not seated:
         match_hidden_check(match, player.id)
     public = getattr(match, "spectators", "public") == "public"
-    if not seated and not public:
-        # As every read of it: closed to anyone at no seat, finished or not.
+    hidden = player is None and match.private  # anonymous: told no more than of no match
+    if not seated and not public and match.status in Match.OVER and not hidden:
+        # Over, as its replay: closed to anyone at no seat (not "before it is finished").
         raise ApplicationError("spectators_not_allowed")
-    if not seated and match.status not in Match.OVER:
+    if not seated and not (match.status in Match.OVER and public):
         raise ApplicationError("not_authenticated" if player is None else "not_seated", _SEATS_ONLY)
     deal = (
         Deal.objects.filter(match_id=match.id, number=number)
