@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiExample, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 from games import engine
 from pisyedili_api.serializers import body_fields_check
@@ -155,7 +156,10 @@ class MoveBodySerializer(serializers.Serializer):
         # By hand rather than by the fields: the move POST is the hottest route, and the
         # engine's decoding is the one authority on what a move is.
         if not isinstance(data, dict):
-            raise serializers.ValidationError({"body": [_("Expected an object.")]})
+            # Filed as every route files a refusal of the whole body (docs/api.md "Errors").
+            raise serializers.ValidationError(
+                {api_settings.NON_FIELD_ERRORS_KEY: [_("The body must be a JSON object.")]}
+            )
         body_fields_check(data, self.BODY_FIELDS)
         validated = self.validate_body(data)
         move_body = {name: data[name] for name in self.MOVE_FIELDS if name in data}

@@ -57,6 +57,18 @@ def test_a_body_that_is_not_an_object_is_400_saying_so_without_a_field_name(api,
     assert "non_field_errors" in response.json()["detail"]  # DRF's key stays in `detail`
 
 
+@pytest.mark.parametrize("body", [[1, 2], "text", 7])
+def test_a_move_whose_body_is_not_an_object_is_filed_as_every_route_files_it(
+    make_player, client_for, body
+):
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, seats=2, bots=["random"])
+    response = client.post(f"/api/v1/matches/{match['id']}/moves", body, format="json")
+    assert_error(response, 400, "invalid")
+    assert list(response.json()["detail"]) == ["non_field_errors"], response.json()
+
+
 @pytest.mark.parametrize(
     ("raw", "where"),
     [
