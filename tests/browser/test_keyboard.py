@@ -103,6 +103,11 @@ def test_a_match_played_with_the_keyboard_and_read_out(web_client: str, pages: A
     # Cards and suits read in words ("Kupa 7", "Sinek kızı"), never as symbols.
     assert not re.search("[♣♦♥♠]", said), said
     assert re.search(r"(?i)\b(sinek|karo|kupa|maça)\b", said), said
+    # "Your turn" is said after the move that gave it (the bot's, or a new deal's dealing).
+    lines = region.locator("p").all_inner_texts()
+    for i, line in enumerate(lines):
+        if line == "Sıra sende" and i > 0:
+            assert "Açgözlü bot" in lines[i - 1] or "el dağıtıldı" in lines[i - 1], lines
     small = pages.new(375, 800, locale="tr-TR")
     sign_in(small, web_client, person, route=f"#/match/{match_id}")
     by_testid(small, "table").wait_for()

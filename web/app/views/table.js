@@ -393,7 +393,9 @@ export async function tableView(root, matchId) {
     table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
     const you = v.you;
     const yourTurn = you !== null && v.turn === you && v.status === "active";
-    if (yourTurn && !wasYourTurn) speech.say(t("table.yourTurn"));
+    // Said after the moves that gave the turn, which the log reads out as it is drawn next, in
+    // the same task (showFrame): "Your turn" then follows the move it answers.
+    if (yourTurn && !wasYourTurn) queueMicrotask(() => speech.say(t("table.yourTurn")));
     wasYourTurn = yourTurn;
     if (role === "seat") cue.turn(yourTurn && newest());
     const ring = seatRing(match, v);
