@@ -3,6 +3,7 @@
 
 import * as api from "./api.js";
 import { t, has } from "./i18n.js";
+import { forgetDevice } from "./push.js";
 
 /** @type {ReturnType<typeof setTimeout> | null} */
 let bannerTimer = null;
@@ -203,7 +204,13 @@ export function forgetPlayer() {
  * @param {string | null} [message]
  */
 export function endSession(message = null) {
-  if (api.token() === api.drawnToken()) api.setSession(null, null);
+  if (api.token() === api.drawnToken()) {
+    api.setSession(null, null);
+    // The token no longer answers: the browser drops its push subscription, so that the next
+    // person to use it is not told this player's turns (the push service then refuses the
+    // server's notices, and the server forgets the subscription).
+    forgetDevice(false);
+  }
   forgetPlayer();
   nextMessage = message;
   location.hash = "#/login";
