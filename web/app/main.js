@@ -182,6 +182,7 @@ export async function render() {
 }
 
 window.addEventListener("hashchange", () => render());
+window.addEventListener("pisyedili:redraw", () => render());
 window.addEventListener("storage", (event) => {
   if (event.storageArea !== localStorage) return;
   if (event.key === null || event.key === api.TOKEN_KEY || event.key === api.USER_KEY) followOtherTab();
