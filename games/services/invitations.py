@@ -113,7 +113,8 @@ def invitees_resolve(
             raise _invalid(message)
         open_seats = match.seat_players.count(None) - seats_held(match, now)
     if len(people) > open_seats:
-        message = _("%(count)d people invited, %(seats)d open seats for them") % {
+        # Worded to read right for any count, one included, in either language.
+        message = _("more people invited (%(count)d) than open seats for them (%(seats)d)") % {
             "count": len(people),
             "seats": max(open_seats, 0),
         }

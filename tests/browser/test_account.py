@@ -431,3 +431,56 @@ def test_the_sessions_fit_a_phone_and_name_every_column(
         assert shape is not None
         assert shape["x"] >= 0 and shape["x"] + shape["width"] <= widths["right"] + 0.5, shape
     pages.shot(page, f"sessions-{lang}")
+
+
+def _push_keys() -> dict[str, str]:
+    """A browser's push subscription keys: a P-256 public key (65 bytes) and a 16-byte secret."""
+    import base64
+    import os
+
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    point = (
+        ec.generate_private_key(ec.SECP256R1())
+        .public_key()
+        .public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    )
+
+    def b64(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    return {"p256dh": b64(point), "auth": b64(os.urandom(16))}
+
+
+def test_signing_out_forgets_this_devices_push_subscription(web_client: str, pages: Any) -> None:
+    """This browser's push subscription (the server's id of it, which the page keeps once
+    notifications are on) is deleted on the server when the player signs out: the next person
+    to use the browser is not told the previous one's turns. Another device's stays."""
+    person = Person(web_client)
+    rows = [
+        person.post(
+            "/api/v1/me/push-subscriptions",
+            {"endpoint": f"https://8.8.8.8/push/{device}", "keys": _push_keys()},
+            status=201,
+        ).json()
+        for device in ("this", "other")
+    ]
+    page = pages.new(375, 800)
+    refused: list[str] = []
+    page.on(
+        "response", lambda r: refused.append(f"{r.status} {r.url}") if r.status >= 400 else None
+    )
+    sign_in(page, web_client, person, route="#/players")
+    by_testid(page, "player-search-input").wait_for()
+    page.evaluate("row => localStorage.setItem('pisyedili.push', JSON.stringify(row))", rows[0])
+    by_testid(page, "auth-logout").click()
+    by_testid(page, "auth-register").wait_for()
+    token = login(web_client, person.name).json()["token"]
+    kept = http.get(
+        f"{web_client}/api/v1/me/push-subscriptions", headers={"Authorization": f"Token {token}"}
+    ).json()
+    assert [row["endpoint"] for row in kept] == [rows[1]["endpoint"]]
+    assert page.evaluate("localStorage.getItem('pisyedili.push')") is None
+    assert refused == []
+    assert not pages.console, pages.console

@@ -21,6 +21,7 @@ import { accountView } from "./views/account.js";
 import { joinView } from "./views/private.js";
 import { turnNotice } from "./views/turn-notice.js";
 import { followSession } from "./my-events.js";
+import { forgetDevice } from "./push.js";
 
 /**
  * A view draws itself into `root` and returns what stops it (streams, timers).
@@ -96,6 +97,9 @@ async function signOut() {
   // read again on that would meet a refusal of its own making.
   if (typeof stopCurrent === "function") stopCurrent();
   stopCurrent = undefined;
+  // This device's push subscription goes first, while the token still answers: the next
+  // person to use the browser is not told this player's turns and challenges.
+  await forgetDevice(true);
   try {
     await api.logout();
   } catch (error) {
@@ -178,6 +182,7 @@ export async function render() {
 }
 
 window.addEventListener("hashchange", () => render());
+window.addEventListener("pisyedili:redraw", () => render());
 window.addEventListener("storage", (event) => {
   if (event.storageArea !== localStorage) return;
   if (event.key === null || event.key === api.TOKEN_KEY || event.key === api.USER_KEY) followOtherTab();

@@ -3,12 +3,33 @@
  * Web Push on this device (docs/api.md "Notifications"): the service worker (/sw.js, the whole
  * site its scope) shows the server's notices (your turn, a challenge, a tournament round) while
  * no page of the player's is open. Turning it on asks the browser's permission, subscribes with
- * the server's VAPID key and gives the subscription to the server; turning it off removes both.
+ * the server's VAPID key and gives the subscription to the server; turning it off removes both,
+ * and so does signing out (`forgetDevice`): the next person to use the browser is not told the
+ * previous player's turns and challenges. The server's id of this device's subscription is kept
+ * in localStorage["pisyedili.push"] while it is on.
  */
 
 import * as api from "./api.js";
 
 /** @typedef {"unsupported" | "server-off" | "denied" | "off" | "on"} PushState */
+
+/** Where this device's subscription, as the server keeps it (`{id, endpoint}`), is kept. */
+export const PUSH_KEY = "pisyedili.push";
+
+/** @param {{ id: string, endpoint: string }} row */
+function remember(row) {
+  localStorage.setItem(PUSH_KEY, JSON.stringify({ id: row.id, endpoint: row.endpoint }));
+}
+
+/** @returns {{ id: string, endpoint: string } | null} */
+function remembered() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(PUSH_KEY) ?? "null");
+    return kept && typeof kept.id === "string" ? { id: kept.id, endpoint: String(kept.endpoint ?? "") } : null;
+  } catch {
+    return null;
+  }
+}
 
 export function pushSupported() {
   return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
@@ -33,8 +54,9 @@ export async function pushState() {
   if (Notification.permission === "denied") return /** @type {PushState} */ ("denied");
   const mine = await subscription();
   if (!mine) return /** @type {PushState} */ ("off");
-  const kept = await api.pushSubscriptions();
-  return /** @type {PushState} */ (kept.some((row) => row.endpoint === mine.endpoint) ? "on" : "off");
+  const row = (await api.pushSubscriptions()).find((kept) => kept.endpoint === mine.endpoint);
+  if (row) remember(row);
+  return /** @type {PushState} */ (row ? "on" : "off");
 }
 
 /** Permission, the worker, the subscription, then the server. @returns {Promise<PushState>} */
@@ -49,15 +71,16 @@ export async function pushOn() {
     applicationServerKey: bytes(key.public_key),
   });
   const json = made.toJSON();
-  await api.subscribePush({
+  remember(await api.subscribePush({
     endpoint: String(json.endpoint),
     keys: { p256dh: String(json.keys?.p256dh), auth: String(json.keys?.auth) },
-  });
+  }));
   return "on";
 }
 
 /** The server forgets this device's subscription, and the browser drops it. @returns {Promise<PushState>} */
 export async function pushOff() {
+  localStorage.removeItem(PUSH_KEY);
   const mine = await subscription();
   if (mine) {
     for (const row of await api.pushSubscriptions()) {
@@ -66,4 +89,40 @@ export async function pushOff() {
     await mine.unsubscribe();
   }
   return "off";
+}
+
+/**
+ * Signing out: the server forgets this device's subscription (asked while the session's token
+ * still answers: `signedIn`), and the browser drops it. Nothing of it stops the sign-out.
+ * @param {boolean} signedIn false: the token no longer answers (the session ended elsewhere),
+ *   the browser's subscription alone is dropped
+ */
+export async function forgetDevice(signedIn) {
+  const kept = remembered();
+  localStorage.removeItem(PUSH_KEY);
+  /** @type {PushSubscription | null} */
+  let mine = null;
+  try {
+    mine = pushSupported() ? await subscription() : null;
+  } catch {
+    mine = null;
+  }
+  if (signedIn) {
+    try {
+      if (kept) await api.unsubscribePush(kept.id);
+      if (mine && mine.endpoint !== kept?.endpoint) {
+        for (const row of await api.pushSubscriptions()) {
+          if (row.endpoint === mine.endpoint) await api.unsubscribePush(row.id);
+        }
+      }
+    } catch {
+      // Gone already, or the server out of reach: the browser's own subscription goes below,
+      // after which the push service refuses the server's notices (and it forgets them).
+    }
+  }
+  try {
+    await mine?.unsubscribe();
+  } catch {
+    // The browser refused: nothing more to do here.
+  }
 }

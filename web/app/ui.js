@@ -3,6 +3,7 @@
 
 import * as api from "./api.js";
 import { t, has } from "./i18n.js";
+import { forgetDevice } from "./push.js";
 
 /** @type {ReturnType<typeof setTimeout> | null} */
 let bannerTimer = null;
@@ -118,6 +119,14 @@ export function showError(error) {
   }, 8000);
 }
 
+/**
+ * The page of the route shown is drawn again (main.js), as after a change that makes it another
+ * page for the player: a seat taken or left at a table, an invitation accepted.
+ */
+export function redraw() {
+  window.dispatchEvent(new Event("pisyedili:redraw"));
+}
+
 /** @type {string | null} what the next page drawn says first (main.js calls `drawNextMessage`) */
 let nextMessage = null;
 
@@ -203,7 +212,13 @@ export function forgetPlayer() {
  * @param {string | null} [message]
  */
 export function endSession(message = null) {
-  if (api.token() === api.drawnToken()) api.setSession(null, null);
+  if (api.token() === api.drawnToken()) {
+    api.setSession(null, null);
+    // The token no longer answers: the browser drops its push subscription, so that the next
+    // person to use it is not told this player's turns (the push service then refuses the
+    // server's notices, and the server forgets the subscription).
+    forgetDevice(false);
+  }
   forgetPlayer();
   nextMessage = message;
   location.hash = "#/login";
@@ -244,6 +259,17 @@ export function seatName(seat) {
 export function tableNames(match, except = null) {
   return match.seats.filter((seat) => !except || seat.player?.id !== except)
     .map((seat) => (seat.player ? seatName(seat) : t("table.open"))).join(", ");
+}
+
+/**
+ * The name of who created a match (who invites to a private one): its `creator`'s seat, else
+ * its first person seated.
+ * @param {api.Match} match
+ */
+export function creatorName(match) {
+  const seat = match.seats.find((s) => s.player?.id === match.creator) ??
+    match.seats.find((s) => s.player && !s.player.is_bot);
+  return seat ? seatName(seat) : "";
 }
 
 /** @param {string} iso */

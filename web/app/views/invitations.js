@@ -9,26 +9,25 @@
  * The lobby lists both, the tournaments page its own. One arriving on the player's event stream
  * (`challenge`, `tournament_invitation`; `onEvent` takes each event of the page's /me/events
  * stream) is read into the list, marked new there, and said once in the panel's status line:
- * each invitation is answered from its one row.
+ * each invitation is answered from its one row. A challenge's row goes as soon as its match is
+ * cancelled (`match_cancelled`) or its invitation's `expires_at` passes (a timer): it could only
+ * be refused.
  */
 
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { hideError, playerName, seatName, showError, shortTime } from "../ui.js";
+import { creatorName, hideError, playerName, showError, shortTime } from "../ui.js";
 
 /** The events after which the list is read again (an invitation added, answered or gone). */
 const EVENTS = ["challenge", "tournament_invitation", "tournament_answered", "match_cancelled", "match_started",
   "resync"];
 
-/**
- * The first person seated (the one who invites), for "… invites you".
- * @param {api.Match} match
- */
-function host(match) {
-  const seat = match.seats.find((s) => s.player && !s.player.is_bot);
-  return seat ? seatName(seat) : "";
-}
+/** The one who invites (the match's creator), for "… invites you". */
+const host = creatorName;
+
+/** The longest a timer waits (setTimeout's own limit, about 24.8 days). */
+const LONGEST_MS = 2 ** 31 - 1;
 
 /**
  * Accept and Decline of the caller's invitation to a tournament; `done(accepted)` after the answer.
@@ -68,6 +67,10 @@ export function invitationsPanel(player, { matches, tournaments, title, empty, t
   const notice = h("p", { class: "notice", testid: "invitation-notice", role: "status", hidden: true });
   /** The invitations that arrived while the page was shown: marked until answered. */
   const fresh = new Set();
+  /** @type {Set<string>} the matches cancelled while the page was shown: never listed again */
+  const cancelled = new Set();
+  /** @type {ReturnType<typeof setTimeout> | null} the next invitation's expiry */
+  let expiry = null;
   let reads = 0;
 
   /** @param {string} id an invitation answered: its mark and its announcement go */
@@ -97,7 +100,8 @@ export function invitationsPanel(player, { matches, tournaments, title, empty, t
       }
       refresh();
     };
-    return h("li", { testid: "challenge", "data-match-id": match.id, class: fresh.has(match.id) ? "fresh" : "" },
+    return h("li", { testid: "challenge", "data-match-id": match.id, "data-expires": until,
+      class: fresh.has(match.id) ? "fresh" : "" },
       h("span", { class: "grow" }, t("private.challengeFrom", { name: host(match), n: match.seats.length }),
         " · ", t("lobby.dealsOf", { n: match.deals_total }),
         until ? ` · ${t("private.until", { time: shortTime(until) })}` : ""),
@@ -130,12 +134,43 @@ export function invitationsPanel(player, { matches, tournaments, title, empty, t
         tournaments ? api.tournamentInvitations() : null,
       ]);
       if (serial !== reads) return;
-      const rows = [...(challenges?.results ?? []).map(matchRow), ...(invited?.results ?? []).map(tournamentRow)];
+      const open = (challenges?.results ?? []).filter((m) => !cancelled.has(m.id));
+      const rows = [...open.map(matchRow), ...(invited?.results ?? []).map(tournamentRow)];
       fill(list, rows.length === 0 ? h("li", { class: "empty" }, empty) : null, rows);
-      const listed = new Set([...(challenges?.results ?? []), ...(invited?.results ?? [])].map((r) => r.id));
+      const listed = new Set([...open, ...(invited?.results ?? [])].map((r) => r.id));
       if (notice.dataset.about && !listed.has(notice.dataset.about)) notice.hidden = true;
+      dropExpired();
     } catch (error) {
       showError(error);
+    }
+  }
+
+  /**
+   * The challenge of `id` goes from the list (cancelled, or its invitation expired).
+   * @param {string} id
+   */
+  function drop(id) {
+    for (const row of list.querySelectorAll('[data-testid="challenge"]')) {
+      if (row instanceof HTMLElement && row.dataset.matchId === id) row.remove();
+    }
+    settled(id);
+    if (!list.querySelector("li")) fill(list, h("li", { class: "empty" }, empty));
+  }
+
+  /** Drops the challenges whose invitation expired, and waits for the next one to. */
+  function dropExpired() {
+    if (expiry) clearTimeout(expiry);
+    expiry = null;
+    let next = Infinity;
+    for (const row of list.querySelectorAll('[data-testid="challenge"][data-expires]')) {
+      if (!(row instanceof HTMLElement)) continue;
+      const at = Date.parse(row.dataset.expires ?? "");
+      if (at <= Date.now()) drop(row.dataset.matchId ?? "");
+      else if (at < next) next = at;
+    }
+    // Once the page is gone (its list no longer shown), nothing waits on.
+    if (next < Infinity) {
+      expiry = setTimeout(() => { if (list.isConnected) dropExpired(); }, Math.min(next - Date.now() + 250, LONGEST_MS));
     }
   }
 
@@ -171,6 +206,10 @@ export function invitationsPanel(player, { matches, tournaments, title, empty, t
         const tournament = await api.tournament(id);
         return t("tournaments.notice", { name: tournament.name, by: playerName(tournament.organizer) });
       });
+    }
+    if (matches && name === "match_cancelled" && data?.match) {
+      cancelled.add(String(data.match));
+      drop(String(data.match));
     }
     if (EVENTS.includes(name)) refresh();
   }

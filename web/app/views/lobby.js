@@ -109,7 +109,7 @@ export async function lobbyView(root) {
             { testid: "my-match", "data-match-id": m.id, "data-status": m.status },
             h("span", { class: `status status-${status}` }, t(`status.${status}`)),
             h("span", { class: "grow" }, tableNames(m), " · ", shortTime(m.created_at)),
-            m.status === "waiting" && player && m.seats[0]?.player?.id === player.id
+            m.status === "waiting" && player && m.creator === player.id
               ? h("button", { type: "button", testid: "cancel-button", onclick: () => act(api.cancel, m.id) },
                   t("lobby.cancel"))
               : m.status === "waiting"
@@ -151,7 +151,7 @@ export async function lobbyView(root) {
     refresh();
   }
 
-  const form = player ? await createForm() : h("p", { class: "card-panel" }, t("lobby.signIn"),
+  const form = player ? await createForm(player) : h("p", { class: "card-panel" }, t("lobby.signIn"),
     " ", h("a", { href: "#/login" }, t("nav.login")));
   const invitations = player
     ? invitationsPanel(player, { matches: true, tournaments: true, title: t("private.challenges"),
@@ -206,7 +206,8 @@ export async function lobbyView(root) {
   };
 }
 
-async function createForm() {
+/** @param {api.Player} player */
+async function createForm(player) {
   const [strategies, offered] = await Promise.all([
     api.bots().catch(() => /** @type {api.Bot[]} */ ([{ strategy: "greedy", description: "" }])),
     loadRules(),
@@ -247,7 +248,8 @@ async function createForm() {
   fitSeats();
   const spectators = select({ testid: "create-spectators", id: "create-spectators" },
     [["public", t("spectators.public")], ["none", t("spectators.none")]], "public");
-  const privacy = privateChoice(seats, spectators);
+  const privacy = privateChoice(spectators,
+    () => Array.from(botBox.querySelectorAll("select"), (s) => s.value).filter((c) => c === "person").length, player.id);
   const clock = /** @type {HTMLInputElement} */ (
     h("input", { testid: "create-turn-seconds", id: "create-turn-seconds", type: "number", min: 1, max: 86400 })
   );

@@ -2,15 +2,15 @@
 /**
  * #/login: sign up or sign in; the token is kept in localStorage["pisyedili.token"]. A refusal
  * shows the server's words once each; a refused sign-in offers to sign up with the same name
- * and password (the server does not say whether a username exists). A join link opened signed
- * out is opened again once signed in.
+ * and password (the server does not say whether a username exists). A join link (or a table to
+ * join) opened signed out is opened again once signed in from the sign-in page reached from it.
  */
 
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { forgetPlayer, hideError, showError } from "../ui.js";
-import { afterSignIn } from "./private.js";
+import { afterSignIn, keepReturnOnlyForSignIn } from "./private.js";
 
 /**
  * The username of the account a sign-in's token is for (`typed` when it cannot be read).
@@ -107,5 +107,6 @@ export async function loginView(root) {
       offer,
     ),
   );
+  return keepReturnOnlyForSignIn;
 }
 

@@ -5,8 +5,12 @@
  *   new-match form and the new-tournament form;
  * - `privateChoice`: the new-match form's "Private table" choice, with people to invite;
  * - the invitations to answer are listed by `invitationsPanel` (invitations.js);
- * - `privatePanel`: a waiting private table's join link (its creator's only) and invitations;
+ * - `privatePanel`: a waiting private table's join link and invitations (its creator's), or
+ *   what the table waits for (anyone else's);
  * - `joinView`: #/join/<id>/<code>, a join link: it seats the person, after sign-in if need be.
+ * A page that a sign-in comes back to (a join link, a table to join, opened signed out) is kept
+ * for the sign-in page reached from it only: left for any other page, it is forgotten, and a
+ * later sign-in opens the lobby (never a table the person did not ask for then).
  */
 
 import * as api from "../api.js";
@@ -15,14 +19,36 @@ import { t } from "../i18n.js";
 import { currentPlayer, hideError, showError } from "../ui.js";
 import { playerSearch } from "./players.js";
 
-/** Where a sign-in returns to (a join link opened while signed out). */
+/** Where a sign-in returns to (a join link, or a table to join, opened while signed out). */
 const AFTER_SIGN_IN = "pisyedili.after-sign-in";
+/** The pages a sign-in may return to. */
+const RETURNS = /^#\/(join|match)\//;
 
-/** The hash a sign-in goes to: a join link opened signed out, once; else the lobby. */
+// A page loaded at another route than the sign-in page: a return left by an earlier one (a
+// reload elsewhere, a tab restored) is not this page's.
+if (location.hash !== "#/login") sessionStorage.removeItem(AFTER_SIGN_IN);
+
+/**
+ * The sign-in page reached from here comes back to `hash` once signed in.
+ * @param {string} hash
+ */
+export function returnAfterSignIn(hash) {
+  sessionStorage.setItem(AFTER_SIGN_IN, hash);
+}
+
+/**
+ * The page that keeps a return (the join page, the sign-in page) is left: the return holds only
+ * when the sign-in page comes next (the sign-in reached from it, a language switch there).
+ */
+export function keepReturnOnlyForSignIn() {
+  if (location.hash !== "#/login") sessionStorage.removeItem(AFTER_SIGN_IN);
+}
+
+/** The hash a sign-in goes to: the page it was reached from (see above), once; else the lobby. */
 export function afterSignIn() {
   const saved = sessionStorage.getItem(AFTER_SIGN_IN);
   sessionStorage.removeItem(AFTER_SIGN_IN);
-  return saved && saved.startsWith("#/join/") ? saved : "#/lobby";
+  return saved && RETURNS.test(saved) ? saved : "#/lobby";
 }
 
 /**
@@ -81,16 +107,23 @@ export function inviteePicker({ id, prefix, full, exclude }) {
 }
 
 /**
- * The new-match form's private choice: a checkbox, and once ticked, the people to invite.
- * @param {HTMLSelectElement} seats the form's seat count
+ * The new-match form's private choice: a checkbox, and once ticked, the people to invite: at
+ * most the open seats (those the form leaves to a person, not to a bot), never the creator.
  * @param {HTMLSelectElement} spectators the form's spectators choice (a private table: none)
+ * @param {() => number} openSeats the seats the form leaves open (to a person)
+ * @param {string} you the creator's player id
  * @returns {{ element: HTMLElement, body: () => { private?: boolean, invite?: string[] } }}
  */
-export function privateChoice(seats, spectators) {
+export function privateChoice(spectators, openSeats, you) {
   const picker = inviteePicker({
     id: "invite-search",
     prefix: "create",
-    full: (count) => (count >= Number(seats.value) - 1 ? t("private.full", { n: Number(seats.value) - 1 }) : null),
+    full: (count) => {
+      const n = openSeats();
+      if (n === 0) return t("private.noOpenSeat");
+      return count >= n ? t("private.full", { n }) : null;
+    },
+    exclude: [you],
   });
   const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "create-private", testid: "create-private" }));
   const details = h("div", { class: "private-invite", testid: "create-private-details", hidden: true },
@@ -114,15 +147,23 @@ export function privateChoice(seats, spectators) {
 }
 
 /**
- * A waiting private table's panel: the join link to copy (its creator only), the invitations
- * and their answers, and (its creator) more people to invite.
+ * A waiting private table's panel. Its creator's: the join link to copy, the invitations and
+ * their answers, and more people to invite. Anyone else's (seated by the link or an
+ * invitation): what the table waits for.
  * @param {api.Match} match
  * @param {() => void} changed after an invitation is sent
+ * @param {string | null} [you] the viewer's player id
  * @returns {HTMLElement | null}
  */
-export function privatePanel(match, changed) {
+export function privatePanel(match, changed, you = null) {
   if (!match.private || match.status !== "waiting") return null;
-  const code = match.join_code;
+  const code = match.join_code; // its creator's only
+  if (!code || match.creator !== you) {
+    const seated = you !== null && match.seats.some((s) => s.player?.id === you);
+    return h("section", { class: "card-panel private-panel", testid: "private-panel" },
+      h("h2", {}, t("private.label")),
+      h("p", { testid: "private-about" }, t(seated ? "private.seatedHere" : "private.guest")));
+  }
   /** @type {HTMLElement | null} */
   let linkRow = null;
   if (code) {
@@ -149,8 +190,13 @@ export function privatePanel(match, changed) {
       "data-status": i.status },
     h("span", { class: "grow" }, i.player.display_name, " ", h("span", { class: "muted" }, `@${i.player.username}`)),
     h("span", { class: `status status-${i.status}` }, t(`private.status.${i.status}`)))));
+  // Nobody seated, nor invited and still to answer, is offered again.
+  const taken = [
+    ...match.seats.flatMap((s) => (s.player ? [s.player.id] : [])),
+    ...match.invitations.filter((i) => i.status === "pending").map((i) => i.player.id),
+  ];
   const more = code
-    ? playerSearch({ id: "invite-more", onPick: async (found) => {
+    ? playerSearch({ id: "invite-more", exclude: taken, onPick: async (found) => {
       try {
         await api.invite(match.id, [found.username]);
         hideError();
@@ -175,11 +221,11 @@ export function privatePanel(match, changed) {
  */
 export async function joinView(root, id, code) {
   const message = h("p", { testid: "join-status" }, t("private.joining"));
-  root.append(h("section", { class: "card-panel" }, h("h2", {}, t("private.label")), message));
+  root.append(h("section", { class: "card-panel" }, h("h1", {}, t("private.label")), message));
   if (!api.token() || !(await currentPlayer())) {
-    sessionStorage.setItem(AFTER_SIGN_IN, location.hash);
+    returnAfterSignIn(location.hash);
     fill(message, t("private.signInToJoin"), " ", h("a", { href: "#/login", testid: "join-sign-in" }, t("nav.login")));
-    return;
+    return keepReturnOnlyForSignIn;
   }
   try {
     const match = await api.join(id, decodeURIComponent(code));

@@ -4,7 +4,8 @@
  * /rules/presets), how long to wait and whether bots may fill the table. While the player waits
  * it shows the time left and a Cancel button (POST /queue/leave); once the server seats them
  * (the `queue` event of /me/events, or GET /queue read every few seconds) it goes to the table;
- * a wait that ends with no table says so and shows the form again.
+ * a wait that ends with no table says so and shows the form again. A screen reader is told each
+ * change of state (waiting, found nobody) in the panel's status line, never the countdown.
  */
 
 import * as api from "../api.js";
@@ -55,8 +56,11 @@ function chosen(box, name) {
 export async function quickPlayPanel() {
   const presets = await api.rulePresets().catch(() => [{ name: "classic", rules: {} }]);
   const body = h("div", { testid: "quick-body" });
+  // What changed (the wait began, or ended with no table), said once: a live region of its own,
+  // there from the start (so each change is announced), without the countdown or the buttons.
+  const said = h("p", { class: "visually-hidden", role: "status", testid: "quick-said" });
   const panel = h("section", { class: "card-panel quick-play", testid: "quick-play" },
-    h("h2", {}, t("quick.title")), body);
+    h("h2", {}, t("quick.title")), said, body);
   /** @type {(() => void) | null} stops listening to the player's events */
   let unlisten = null;
   /** @type {ReturnType<typeof setInterval> | null} */
@@ -96,7 +100,7 @@ export async function quickPlayPanel() {
       onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); join(form); },
     },
     h("p", { class: "muted" }, t("quick.intro")),
-    notice ? h("p", { class: "notice", testid: "quick-notice", role: "status" }, notice) : null,
+    notice ? h("p", { class: "notice", testid: "quick-notice" }, notice) : null,
     chips("seats", t("quick.seats"), SEATS.map((n) => [String(n), String(n)]), last.seats),
     chips("preset", t("quick.rules"), presets.map((p) => [p.name, presetName(p.name)]), last.preset,
       (name) => (has(`preset.about.${name}`) ? t(`preset.about.${name}`) : undefined)),
@@ -106,6 +110,7 @@ export async function quickPlayPanel() {
       " ", t("quick.bots")),
     h("button", { type: "submit", class: "primary big", testid: "quick-play-button" }, t("quick.play")));
     show(form, form.querySelector('[data-testid="quick-play-button"]'));
+    said.textContent = notice ?? "";
   }
 
   /** @param {HTMLElement} form */
@@ -162,15 +167,17 @@ export async function quickPlayPanel() {
     };
     tick();
     const cancel = h("button", { type: "button", testid: "quick-cancel", onclick: () => leave() }, t("quick.cancel"));
+    const waiting = t("quick.waiting", { seats: entry.seats, rules: presetName(entry.preset ?? "custom") });
     show(
-      h("div", { class: "quick-waiting", testid: "quick-waiting", role: "status", "aria-live": "polite" },
+      h("div", { class: "quick-waiting", testid: "quick-waiting" },
         h("span", { class: "spinner", "aria-hidden": "true" }),
         h("p", { class: "grow" },
-          t("quick.waiting", { seats: entry.seats, rules: presetName(entry.preset ?? "custom") }),
+          waiting,
           " ", left,
           entry.bots_allowed ? h("span", { class: "muted" }, " · ", t("quick.botsAfter")) : null),
         cancel),
       cancel);
+    said.textContent = waiting;
     ticker = setInterval(tick, 1000);
     unlisten = onMyEvent((name, data) => {
       if (name === "queue") follow(/** @type {api.QueueEntry} */ (data));

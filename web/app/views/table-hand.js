@@ -64,7 +64,7 @@ export function handPanel({ view: v, jack, confirming, act }) {
   const legal = act.legal;
   return h("section", { class: "hand-panel" },
     h("h2", {}, t("table.hand")),
-    h("div", { class: "hand", testid: "hand", tabIndex: -1, "aria-label": t("table.hand") },
+    h("div", { class: "hand", testid: "hand", tabIndex: -1, role: "group", "aria-label": t("table.hand") },
       v.hand.map((card) => {
         const ok = legal("play", card);
         return h("button", {

@@ -51,7 +51,7 @@ function seatBox(match, v, seat, side, order) {
   },
   h("div", { class: "seat-name" },
     v.dealer === i ? h("span", {
-      class: "dealer-chip", testid: "dealer-chip", title: t("table.dealer"), "aria-label": t("table.dealer"),
+      class: "dealer-chip", testid: "dealer-chip", role: "img", title: t("table.dealer"), "aria-label": t("table.dealer"),
     }, "D") : null,
     seat.player ? seatName(seat) : t("table.open"),
     i === you ? ` (${t("table.you")})` : "",

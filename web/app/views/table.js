@@ -23,6 +23,7 @@ const GATEWAY_TRIES = 6;
 import { currentPlayer, hideError, isOffline, seatName, showError } from "../ui.js";
 import { announcer, focusHand, keepFocus, tableKeys } from "./table-keys.js";
 import { privatePanel } from "./private.js";
+import { challengePage, waitingPanel } from "./table-waiting.js";
 import { Playback } from "./table-play.js";
 import { turnCue } from "./table-cue.js";
 import { MatchEnd } from "./table-results.js";
@@ -46,6 +47,9 @@ function newKey() {
 export async function tableView(root, matchId) {
   const player = await currentPlayer();
   let match = await api.match(matchId);
+  // A private match's invitee who has not answered: the challenge, not a table to watch.
+  const challenged = challengePage(root, match, player);
+  if (challenged) return challenged;
   const role = player && match.seats.some((s) => s.player?.id === player.id) ? "seat" : "spectator";
   /** @type {api.State | null} the view on screen (a move played out, or the newest) */
   let view = null;
@@ -389,7 +393,7 @@ export async function tableView(root, matchId) {
     talk.show(v.status === "waiting" || v.status === "cancelled" ? "closed"
       : v.status === "active" && match.status === "active" ? "open" : "over");
     logPanel.panel.hidden = !v.deal; // no deal dealt yet: no moves
-    fill(privateBox, privatePanel(match, () => reload()));
+    fill(privateBox, privatePanel(match, () => reload(), player?.id), waitingPanel(match, player));
     table.dataset.status = newest() && match.status === "finished" ? "finished" : v.status;
     const you = v.you;
     const yourTurn = you !== null && v.turn === you && v.status === "active";

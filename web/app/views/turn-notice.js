@@ -5,21 +5,24 @@
  * Ana, Greedy bot 1 · Go to the table") and that a round of their tournament is dealt
  * (`tournament_round`, with their table); meanwhile the tab's title starts with "● Your turn"
  * (on a table's page, that table's own cue keeps the title), and a hidden tab gets a browser
- * notification once the player allowed them. Each (re)connect also reads which of the player's
- * tables await their move, so a page opened after the turn came tells it too, and a table left
- * on the player's turn is told once the page shown is another. A line goes when
- * its table is opened, its match ends, the move is made elsewhere (read again on each page
- * shown, and every 30 s), or it is dismissed.
+ * notification once the player allowed them. A challenge to a private table (`challenge`) is
+ * told so too, on any page but the lobby (which lists it with its answers): its line leads to
+ * the match's page, which offers Accept and Decline. Each (re)connect also reads which of the
+ * player's tables await their move, and which challenges their answer, so a page opened after
+ * the turn came tells it too, and a table left on the player's turn is told once the page shown
+ * is another. A line goes when its table is opened, its match ends (or is cancelled), the move
+ * is made (or the challenge answered, or its invitation expires) elsewhere (read again on each
+ * page shown, and every 30 s), or it is dismissed.
  */
 
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
 import { onMyEvent } from "../my-events.js";
-import { currentPlayer, tableNames } from "../ui.js";
+import { creatorName, currentPlayer, tableNames } from "../ui.js";
 import { notifyHidden, turnTitle } from "./table-cue.js";
 
-/** @typedef {{ kind: "turn" | "round", match: string, text: string }} Line */
+/** @typedef {{ kind: "turn" | "round" | "challenge", match: string, text: string }} Line */
 
 /** The most matches under way read for turns (MAX_ACTIVE_MATCHES_PER_PLAYER's default). */
 const ACTIVE = 20;
@@ -31,6 +34,8 @@ const lines = new Map();
 const element = h("div", { class: "notice turn-notice", testid: "turn-notice", role: "status", hidden: true });
 /** @type {string | null} the match whose table the page shows */
 let shown = null;
+/** the page shown is the lobby (which lists the challenges itself) */
+let onLobby = false;
 /** @type {string | null} whose lines they are (the session's token) */
 let owner = null;
 /** @type {string | null} the player's id, once read */
@@ -51,15 +56,18 @@ function tableOf(hash) {
 
 function draw() {
   if (shown) lines.delete(shown);
+  if (onLobby) for (const [id, line] of lines) if (line.kind === "challenge") lines.delete(id);
   fill(element, [...lines.values()].map((line) =>
     h("p", { class: "turn-line", testid: `turn-${line.kind}`, "data-match-id": line.match },
       h("span", { class: "grow" }, line.text),
       h("span", { class: "turn-actions" },
-        h("a", { class: "button primary", href: `#/match/${line.match}`, testid: "turn-go" }, t("notice.toTable")),
+        h("a", { class: "button primary", href: `#/match/${line.match}`, testid: "turn-go" },
+          t(line.kind === "challenge" ? "notice.toChallenge" : "notice.toTable")),
         h("button", { type: "button", class: "dismiss", testid: "turn-dismiss", "aria-label": t("notice.dismiss"),
           onclick: () => { lines.delete(line.match); draw(); } }, "×")))));
   element.hidden = lines.size === 0;
-  if (!shown) document.title = lines.size ? turnTitle(t("app.title")) : t("app.title");
+  const turns = [...lines.values()].some((line) => line.kind !== "challenge");
+  if (!shown) document.title = turns ? turnTitle(t("app.title")) : t("app.title");
 }
 
 /**
@@ -70,6 +78,7 @@ async function recheck() {
   const asked = [...lines.values()];
   const stale = await Promise.all(asked.map(async (line) => {
     try {
+      if (line.kind === "challenge") return !(await challengeOpen(line.match));
       const state = await api.state(line.match);
       return state.status !== "active" || (line.kind === "turn" && state.turn !== state.you);
     } catch {
@@ -113,7 +122,16 @@ async function discover() {
     const player = await currentPlayer();
     if (!player) return;
     myId = player.id;
-    const mine = await api.matches({ player: player.id, status: "active", limit: ACTIVE });
+    const [mine, invited] = await Promise.all([
+      api.matches({ player: player.id, status: "active", limit: ACTIVE }),
+      api.challenges(),
+    ]);
+    // The challenges awaiting an answer (told elsewhere than the lobby, which lists them).
+    for (const m of invited.results) {
+      if (m.id !== shown && !onLobby && !lines.has(m.id)) {
+        add({ kind: "challenge", match: m.id, text: t("notice.challengeFrom", { name: creatorName(m) }) }, false);
+      }
+    }
     await Promise.all(mine.results.filter((m) => m.id !== shown && !lines.has(m.id)).map(async (m) => {
       const state = await api.state(m.id);
       if (state.status === "active" && state.turn === state.you && !lines.has(m.id)) {
@@ -133,14 +151,44 @@ async function told(id, news = true) {
   if (id === shown) return;
   // Told late (the stream caught up after the move was made elsewhere): nothing to say.
   myId ??= (await currentPlayer().catch(() => null))?.id ?? null;
-  const [state, who] = await Promise.all([api.state(id).catch(() => null), playersOf(id)]);
-  if (state && (state.status !== "active" || state.turn !== state.you)) return;
+  let refused = false;
+  const read = api.state(id).catch((error) => {
+    // No table of the player's to read (a match closed to them, a challenge not accepted):
+    // nothing awaits their move there. Out of reach, the turn is told all the same.
+    refused = error instanceof api.ApiError && error.status >= 400 && error.status < 500;
+    return null;
+  });
+  const [state, who] = await Promise.all([read, playersOf(id)]);
+  if (refused || (state && (state.status !== "active" || state.turn !== state.you))) return;
   add({ kind: "turn", match: id, text: who ? t("notice.yourTurnAt", { players: who }) : t("notice.yourTurn") }, news);
+}
+
+/**
+ * Whether the player's invitation to the private match `id` awaits their answer still.
+ * @param {string} id
+ * @returns {Promise<api.Match | null>} the match, if so
+ */
+async function challengeOpen(id) {
+  myId ??= (await currentPlayer().catch(() => null))?.id ?? null;
+  const match = await api.match(id).catch(() => null);
+  const mine = match?.invitations.find((i) => i.player.id === myId);
+  return match?.status === "waiting" && mine?.status === "pending" && Date.parse(mine.expires_at) > Date.now()
+    ? match
+    : null;
+}
+
+/** @param {string} id a private match whose `challenge` came */
+async function challenged(id) {
+  if (id === shown || onLobby) return;
+  const match = await challengeOpen(id);
+  if (match && !onLobby) add({ kind: "challenge", match: id, text: t("notice.challengeFrom", { name: creatorName(match) }) });
 }
 
 onMyEvent((name, data) => {
   if (name === "your_turn" && data?.match) {
     serially(() => told(String(data.match)));
+  } else if (name === "challenge" && data?.match) {
+    serially(() => challenged(String(data.match)));
   } else if (name === "tournament_round" && Array.isArray(data?.matches) && data.matches.length) {
     add({ kind: "round", match: String(data.matches[0]), text: t("notice.tournamentRound", { round: data.round }) });
   } else if ((name === "match_finished" || name === "match_cancelled") && data?.match) {
@@ -168,6 +216,7 @@ export function turnNotice(hash) {
   owner = api.token();
   const left = shown;
   shown = tableOf(hash);
+  onLobby = hash === "#/lobby";
   draw();
   serially(recheck);
   // A table left on the player's turn is awaiting their move still: told here as elsewhere.
