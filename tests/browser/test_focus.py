@@ -1,7 +1,8 @@
 """Where the keyboard's focus goes at the table and around it: into the resign confirm and back,
 kept in the hand across a move and the redraws after it, into the deal's and the match's result
-dialogs and back, onto the control that appears after Play now and Cancel and in a replay; and
-the names cards and suits are read by, in words of the page's language."""
+dialogs and back, onto the match's result as it comes (from the table), onto the control that
+appears after Play now and Cancel and in a replay; and the names cards and suits are read by, in
+words of the page's language."""
 
 from __future__ import annotations
 
@@ -130,6 +131,43 @@ def test_a_deals_result_over_the_table_is_a_modal_dialog(web_client: str, pages:
     expect(overlay).to_have_count(0)
     focused = active(page)
     assert focused["inHand"], focused
+
+
+def test_the_matchs_result_takes_the_focus_from_the_table_as_it_comes(
+    web_client: str, pages: Any
+) -> None:
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], rules={"hand_size": 2})
+    page = pages.new()
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    table = by_testid(page, "table")
+    expect(table).to_have_attribute("data-status", "active")
+    # Played by clicks to the end: the focus is in the hand (its cards, then the empty hand).
+    deadline = time.monotonic() + 90
+    while table.get_attribute("data-status") != "finished":
+        assert time.monotonic() < deadline, "the match did not finish in time"
+        if not take_turn(page, wait_ms=1000):
+            page.wait_for_timeout(50)
+    result = by_testid(page, "match-result")
+    heading = result.locator("h2")
+    expect(heading).to_be_focused()
+    # Kept across the redraws that follow (the rating changes as they are read).
+    expect(by_testid(result, "rating-change").first).to_be_visible()
+    page.wait_for_timeout(500)
+    expect(heading).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(by_testid(result, "rematch-button")).to_be_focused()
+
+    # Focus elsewhere on the page when the match ends: it stays there.
+    match_id = person.create(2, ["greedy"], rules={"hand_size": 7})
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(table).to_have_attribute("data-status", "active")
+    elsewhere = by_testid(page, "nav-players")
+    elsewhere.focus()
+    person.post(f"/api/v1/matches/{match_id}/resign", status=200)
+    expect(by_testid(page, "match-result")).to_be_visible()
+    page.wait_for_timeout(300)
+    expect(elsewhere).to_be_focused()
 
 
 def test_play_now_and_cancel_move_the_focus_to_what_comes(web_client: str, pages: Any) -> None:

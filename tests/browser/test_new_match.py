@@ -112,3 +112,77 @@ def test_the_seats_offered_are_those_the_chosen_rules_allow(web_client: str, pag
     by_testid(page, "preset-classic").click()
     assert offered() == [str(n) for n in range(2, most["default"] + 1)]
     expect(seats).to_have_value("4")
+
+
+def test_the_bot_choice_offers_the_levels_first_and_says_what_each_plays(
+    web_client: str, pages: Any
+) -> None:
+    """The five levels, weakest first, with Casual the default; the other strategies apart under
+    a heading of their own; the chosen bot's meaning written under its choice (a phone shows no
+    option's tooltip), in the page's language, else in the server's words."""
+    person = Person(web_client)
+    bots = person.get("/api/v1/bots")
+    levels = [b["strategy"] for b in bots if b["level"] == b["strategy"]]
+    others = [b["strategy"] for b in bots if b["level"] != b["strategy"]]
+    assert levels == ["random", "beginner", "casual", "strong", "expert"], bots
+    assert "greedy" in others, bots
+    page = pages.new(1280, 900)
+    # A strategy the client has no words for: the server's description is shown.
+    page.route(
+        "**/api/v1/bots",
+        lambda route: route.fulfill(
+            json=[*bots, {"strategy": "novel", "description": "Server words for it.",
+                          "level": None, "rating": None}]
+        ),
+    )  # fmt: skip
+    sign_in(page, web_client, person)
+    by_testid(page, "create-seats").select_option("3")
+    choices = by_testid(page, "create-bots")
+    expect(choices).to_have_count(2)
+    first, about = choices.first, by_testid(page, "create-bot-about")
+    shown = first.evaluate(
+        "s => Array.from(s.children, c => c.tagName === 'OPTION' ? c.value : 'group:' + c.label)"
+    )
+    assert shown == [*levels, "person", "group:Other bots"], shown
+    grouped = [o.get_attribute("value") for o in first.locator("optgroup option").all()]
+    assert grouped == [*others, "novel"], grouped
+    expect(first).to_have_value("casual")
+    expect(choices.nth(1)).to_have_value("casual")
+    expect(about).to_have_count(2)
+    expect(about.first).to_be_visible()
+    expect(about.first).to_have_text(re.compile(r"^A simple heuristic: answers sevens"))
+    expect(first).to_have_accessible_description(re.compile(r"^A simple heuristic"))
+    first.select_option("expert")
+    expect(about.first).to_have_text(re.compile(r"^As Strong, and it plans"))
+    expect(about.nth(1)).to_have_text(re.compile(r"^A simple heuristic"))
+    first.select_option("greedy")
+    expect(about.first).to_contain_text("Plays exactly as Casual")
+    first.select_option("novel")
+    expect(about.first).to_have_text("Server words for it.")
+    first.select_option("person")
+    expect(about.first).to_have_text("Left open for a person to join.")
+    first.select_option("strong")
+    pages.shot(page, "bots")
+
+    # The levels are what the server gets: the default Casual, and the one chosen.
+    by_testid(page, "create-submit").click()
+    page.wait_for_url(re.compile(r"#/match/[0-9a-f-]{36}$"))
+    match_id = page.url.rsplit("/", 1)[1]
+    seats = person.get(f"/api/v1/matches/{match_id}")["seats"]
+    names = [s["player"]["display_name"].split(" ")[0] for s in seats[1:]]
+    assert names == ["strong", "casual"], seats
+    person.post(f"/api/v1/matches/{match_id}/resign", status=200)
+
+    turkish = pages.new(WIDTHS["phone"], 800, locale="tr-TR")
+    sign_in(turkish, web_client, person)
+    by_testid(turkish, "create-seats").select_option("2")
+    choice, about = by_testid(turkish, "create-bots"), by_testid(turkish, "create-bot-about")
+    expect(choice).to_have_value("casual")
+    expect(choice.locator("optgroup")).to_have_attribute("label", "Diğer botlar")
+    expect(about).to_have_text(re.compile(r"^Basit bir yöntem: yedilere karşılık verir"))
+    box = about.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= WIDTHS["phone"], box
+    choice.select_option("beginner")
+    expect(about).to_have_text(re.compile(r"^Orta gibi oynar"))
+    pages.shot(turkish, "bots-tr")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

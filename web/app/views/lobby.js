@@ -209,7 +209,7 @@ export async function lobbyView(root) {
 /** @param {api.Player} player */
 async function createForm(player) {
   const [strategies, offered] = await Promise.all([
-    api.bots().catch(() => /** @type {api.Bot[]} */ ([{ strategy: "greedy", description: "" }])),
+    api.bots().catch(() => /** @type {api.Bot[]} */ ([{ strategy: "casual", description: "", level: "casual", rating: null }])),
     loadRules(),
   ]);
   const picker = rulesPicker(offered,
@@ -228,21 +228,37 @@ async function createForm(player) {
     h("input", { testid: "create-deals", id: "create-deals", type: "number", min: 1, max: 20, value: "1" })
   );
   const botBox = h("div", { class: "bots" });
-  const preferred = strategies.some((b) => b.strategy === "greedy") ? "greedy" : strategies[0]?.strategy ?? "person";
+  // The levels first, weakest to strongest (the server's order: a level is its own strategy);
+  // the other strategies (greedy, the searches) apart under their heading. A level is the default.
+  const levels = strategies.filter((b) => b.level === b.strategy);
+  const others = strategies.filter((b) => b.level !== b.strategy);
+  const preferred = levels.some((b) => b.strategy === "casual") ? "casual"
+    : levels[0]?.strategy ?? strategies[0]?.strategy ?? "person";
+  /** What a choice plays, in the page's language where the client has the words. @param {string} value */
+  const about = (value) => value === "person" ? t("lobby.personAbout")
+    : has(`bot.about.${value}`) ? t(`bot.about.${value}`)
+      : strategies.find((b) => b.strategy === value)?.description ?? "";
+  /** @param {api.Bot} b */
+  const option = (b) => h("option", { value: b.strategy }, `${t("table.bot")}: ${botName(b.strategy)}`);
   const drawBots = () => {
     const n = Number(seats.value);
     const previous = Array.from(botBox.querySelectorAll("select"), (s) => s.value);
     fill(botBox,
       h("div", { class: "seat-choice" }, t("lobby.you")),
-      Array.from({ length: n - 1 }, (_, i) =>
-        h("label", { class: "seat-choice" }, t("lobby.seatN", { n: i + 1 }), " ",
-          select({ testid: "create-bots", "data-seat": i + 1 },
-            [...strategies.map((b) => /** @type {[string, string]} */ ([b.strategy, `${t("table.bot")}: ${botName(b.strategy)}`])),
-              ["person", t("lobby.person")]],
-            previous[i] ?? preferred))));
-    for (const option of botBox.querySelectorAll("option")) {
-      if (option instanceof HTMLOptionElement && has(`bot.about.${option.value}`)) option.title = t(`bot.about.${option.value}`);
-    }
+      Array.from({ length: n - 1 }, (_, i) => {
+        const seat = i + 1;
+        const id = `create-bot-about-${seat}`;
+        const choice = /** @type {HTMLSelectElement} */ (h("select", { testid: "create-bots", "data-seat": seat, "aria-describedby": id },
+          levels.length ? levels.map(option) : others.map(option),
+          h("option", { value: "person" }, t("lobby.person")),
+          levels.length && others.length ? h("optgroup", { label: t("lobby.otherBots") }, others.map(option)) : null));
+        choice.value = previous[i] ?? preferred;
+        const text = h("p", { class: "bot-about", id, testid: "create-bot-about", "data-seat": seat }, about(choice.value));
+        choice.addEventListener("change", () => { text.textContent = about(choice.value); });
+        return h("div", { class: "seat-choice" },
+          h("label", {}, t("lobby.seatN", { n: seat }), " ", choice),
+          text);
+      }));
   };
   seats.addEventListener("change", drawBots);
   fitSeats();

@@ -137,7 +137,7 @@ export function matchScreen({ match, role, you, ratings, onRematch, next = null 
       : t("match.winner", { names: firsts.map((s) => seatName(s)).join(", ") });
   return h("section", { class: "card-panel match-result result-screen", testid: "match-result",
     "data-status": match.status, ...places, role: "region", "aria-label": t("table.matchResult") },
-  h("h2", {}, t("table.matchResult")),
+  h("h2", { tabIndex: -1 }, t("table.matchResult")),
   h("p", { class: `result-headline${youWon ? " you-won" : ""}`, testid: "match-winner",
     "data-winners": firsts.map((s) => s.seat).join(" ") }, headline),
   h("ol", { class: "places" }, ranked.map((seat) => {
@@ -239,8 +239,10 @@ export class MatchEnd {
   /**
    * @param {string} matchId
    * @param {"seat" | "spectator"} role
-   * @param {{ redraw: () => void, skip: () => void, stopped: () => boolean, focus: () => void }} table
-   *   `focus`: the focus back on the table (a deal's result over it closed)
+   * @param {{ redraw: () => void, skip: () => void, stopped: () => boolean, focus: () => void,
+   *   holdsFocus: () => boolean }} table
+   *   `focus`: the focus back on the table (a deal's result over it closed); `holdsFocus`: the
+   *   focus is on the table (its hand, its heading)
    */
   constructor(matchId, role, table) {
     this.matchId = matchId;
@@ -375,12 +377,24 @@ export class MatchEnd {
     const shown = this.top.querySelector(".overlay");
     const active = document.activeElement;
     const focused = shown && active instanceof HTMLElement && shown.contains(active) ? active.dataset.testid : null;
+    // The match's result takes the focus as it comes, where the focus was on the table (never
+    // from what the player does elsewhere on the page), and keeps it across redraws.
+    const had = this.top.querySelector('[data-testid="match-result"]');
+    const inMatch = had && active instanceof HTMLElement && had.contains(active) ? active : null;
+    const fromTable = !had && (focused !== null || this.table.holdsFocus());
     fill(this.top, matchBox, overlaid ? dealBox : null);
     fill(this.below, overlaid ? null : dealBox);
     if (overlaid && dealBox && (!shown || focused !== null)) {
       const again = focused ? dealBox.querySelector(`[data-testid="${focused}"]`) : null;
       const target = again ?? dealBox.querySelector('[data-testid="deal-continue"]');
       if (target instanceof HTMLElement) target.focus();
+    } else if (matchBox && (inMatch || fromTable)) {
+      const deal = inMatch?.dataset.deal;
+      const again = inMatch?.dataset.testid
+        ? matchBox.querySelector(`[data-testid="${inMatch.dataset.testid}"]${deal ? `[data-deal="${deal}"]` : ""}`)
+        : null;
+      const target = again ?? matchBox.querySelector("h2");
+      if (target instanceof HTMLElement) target.focus({ preventScroll: true });
     } else if (!overlaid && focused !== null) {
       this.table.focus();
     }

@@ -87,6 +87,7 @@ export async function tableView(root, matchId) {
     skip: () => playback.skip(),
     stopped: () => stopped,
     focus: () => { if (!focusHand(board)) heading.focus(); },
+    holdsFocus: () => document.activeElement === heading || board.contains(document.activeElement),
   });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   // A move made while the connection is lost: sent once it is back.
