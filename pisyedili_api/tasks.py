@@ -142,17 +142,14 @@ def send(task: Task[Any, Any] | str, *args: Any) -> None:
     _local.pending = pending = deque([(name, args)])
     try:
         while pending:
-            queued, queued_args = pending.popleft()
-            try:
-                _task(queued).apply(args=queued_args, throw=True)
-            except Exception:
-                logger.exception("%s%s failed in-process", queued, queued_args)
+            _run(*pending.popleft())
     finally:
         _local.pending = None
 
 
 def _run(name: str, args: tuple[Any, ...]) -> None:
-    """The task `name` here and now, its failure logged (as `send` runs one in-process)."""
+    """The task `name` here and now, in-process, its failure logged (never raised into the
+    request or job that sent it)."""
     try:
         _task(name).apply(args=args, throw=True)
     except Exception:
@@ -204,8 +201,9 @@ def _task(name: str) -> Task[Any, Any]:
 # thread pool (EMBEDDED_TASK_THREADS) instead of in the request. With a broker it changes nothing.
 
 _background_lock = threading.Lock()
-# The pools by lane: "tasks" (EMBEDDED_TASK_THREADS) and "notify", the notices' POSTs
-# (EMBEDDED_NOTIFY_THREADS).
+# The pools by lane, and the setting of each one's thread count: "tasks", and "notify" (the
+# notices' POSTs, see send).
+_LANE_THREADS = {"tasks": "EMBEDDED_TASK_THREADS", "notify": "EMBEDDED_NOTIFY_THREADS"}
 _background_pools: dict[str, futures.ThreadPoolExecutor] = {}
 _background_jobs: set[futures.Future[None]] = set()
 
@@ -241,13 +239,9 @@ def _background_job(
     with _background_lock:
         pool = _background_pools.get(lane)
         if pool is None:
-            threads = (
-                settings.EMBEDDED_NOTIFY_THREADS
-                if lane == "notify"
-                else settings.EMBEDDED_TASK_THREADS
-            )
             pool = _background_pools[lane] = futures.ThreadPoolExecutor(
-                max_workers=threads, thread_name_prefix=f"embedded-{lane}"
+                max_workers=getattr(settings, _LANE_THREADS[lane]),
+                thread_name_prefix=f"embedded-{lane}",
             )
         future = pool.submit(job)
         _background_jobs.add(future)

@@ -242,28 +242,29 @@ class _GuardedAdapter(HTTPAdapter):
 
 
 class _OutboundSession(requests.Session):
-    """Reads at most ANSWER_MAX_BYTES of an answer's body, as sent (a small gzip body that
-    unpacks to gigabytes is never unpacked), then closes the connection: only the status
-    counts. pywebpush reads the body it gets (`.text`), hence here and not in each caller."""
+    """Each request whole within NOTIFY_TIMEOUT_SECONDS (_Deadline), and at most
+    ANSWER_MAX_BYTES of its answer's body read, as sent (a small gzip body that unpacks to
+    gigabytes is never unpacked), then the connection closed: only the status counts.
+    pywebpush reads the body it gets (`.text`), hence here and not in each caller."""
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
         kwargs["stream"] = True
-        response = super().send(request, **kwargs)
-        try:
-            body = response.raw.read(ANSWER_MAX_BYTES, decode_content=False)
-        except Exception:  # the answer cut off (the deadline): its status stands
-            body = b""
-        finally:
-            response.close()
-        response._content = body or b""  # requests' own field for a body already read
+        with _Deadline(settings.NOTIFY_TIMEOUT_SECONDS):
+            response = super().send(request, **kwargs)
+            try:
+                body = response.raw.read(ANSWER_MAX_BYTES, decode_content=False)
+            except Exception:  # the answer cut off (the deadline): its status stands
+                body = b""
+            finally:
+                response.close()
+        response._content = body  # requests' own field for a body already read
         return response
 
 
 def outbound_session() -> requests.Session:
     """The requests session of every push and webhook POST: guarded connections (_Guarded),
     answers read no further than their status (_OutboundSession), and no proxy from the
-    environment (the address reached must be the URL's own). Each POST runs within a
-    `_Deadline`."""
+    environment (the address reached must be the URL's own)."""
     session = _OutboundSession()
     session.trust_env = False
     for scheme in ("http://", "https://"):
@@ -356,16 +357,15 @@ def push_send(*, message_id: str) -> bool:
         "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth},
     }
     try:
-        with _Deadline(settings.NOTIFY_TIMEOUT_SECONDS):
-            webpush(
-                subscription_info=info,
-                data=orjson.dumps(row.payload).decode(),
-                vapid_private_key=_vapid(settings.WEB_PUSH_VAPID_PRIVATE_KEY),
-                vapid_claims={"sub": settings.WEB_PUSH_VAPID_SUBJECT},
-                ttl=settings.WEB_PUSH_TTL_SECONDS,
-                timeout=settings.NOTIFY_TIMEOUT_SECONDS,
-                requests_session=outbound_session(),
-            )
+        webpush(
+            subscription_info=info,
+            data=orjson.dumps(row.payload).decode(),
+            vapid_private_key=_vapid(settings.WEB_PUSH_VAPID_PRIVATE_KEY),
+            vapid_claims={"sub": settings.WEB_PUSH_VAPID_SUBJECT},
+            ttl=settings.WEB_PUSH_TTL_SECONDS,
+            timeout=settings.NOTIFY_TIMEOUT_SECONDS,
+            requests_session=outbound_session(),
+        )
     except WebPushException as exc:
         status = exc.response.status_code if exc.response is not None else None
         if status in (404, 410):
@@ -465,14 +465,13 @@ def webhook_deliver(*, delivery_id: str) -> bool:
     }
     try:
         url_check(hook.url, "url")
-        with _Deadline(settings.NOTIFY_TIMEOUT_SECONDS):
-            answer = outbound_session().post(
-                hook.url,
-                data=body,
-                headers=headers,
-                timeout=settings.NOTIFY_TIMEOUT_SECONDS,
-                allow_redirects=False,
-            )
+        answer = outbound_session().post(
+            hook.url,
+            data=body,
+            headers=headers,
+            timeout=settings.NOTIFY_TIMEOUT_SECONDS,
+            allow_redirects=False,
+        )
         delivered = 200 <= answer.status_code < 300
         why = f"answered {answer.status_code}"
     except (requests.RequestException, ApplicationError) as exc:
@@ -487,7 +486,7 @@ def webhook_deliver(*, delivery_id: str) -> bool:
 
 def _webhook_lost(hook_id: Any) -> None:
     """A notice of webhook `hook_id` given up after all its tries: WEBHOOK_MAX_FAILURES of them
-    in a row (each failing for a minute or more: a receiver down for good, not redeploying)
+    in a row (each failing for half a minute or more: a receiver down, not redeploying)
     turn the webhook off, its waiting deliveries dropped."""
     Webhook.objects.filter(id=hook_id).update(failures=F("failures") + 1)
     failures = Webhook.objects.filter(id=hook_id).values_list("failures", flat=True).first()
