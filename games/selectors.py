@@ -213,7 +213,8 @@ def match_view_for_player(
             if versions.first() > after_version:  # type: ignore[operator]
                 break
             interval = min(interval * 1.5, LONG_POLL_INTERVAL)
-        match = match_read(match.id) or match
+        # Read and checked again: the caller may have left their seat (or taken one) meanwhile.
+        match, seat = match_viewer_get(match.id, player)
     return match, seat
 
 

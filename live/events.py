@@ -46,9 +46,12 @@ HEARTBEAT = Event("heartbeat", b"null")
 # `reconnect` ends a stream that the client is to open again at once, resuming from the last
 # event id it saw (EventSource does so by itself after `retry` ms; a ticket is good for it):
 # the process is stopping (`restart`), the live tier's Redis is out of reach (`unavailable`),
-# or a stream through Django's test client, which cannot wait, has sent what is new (`poll`).
-# A WebSocket is closed instead: 1012 (service restart) for the first, 1013 (try again later)
-# for the others.
+# a stream through Django's test client, which cannot wait, has sent what is new (`poll`), or
+# the caller's seat changed (`seat`: they left theirs, or a spectator took one; a view is never
+# rendered for a seat its caller no longer holds, and the new opening's checks decide what they
+# may see). A WebSocket is closed instead: 1012 (service restart) for the first, 1013 (try
+# again later) for the others.
 RECONNECT_RESTART = Event.of("reconnect", {"reason": "restart"})
 RECONNECT_UNAVAILABLE = Event.of("reconnect", {"reason": "unavailable"})
 RECONNECT_POLL = Event.of("reconnect", {"reason": "poll"})
+RECONNECT_SEAT = Event.of("reconnect", {"reason": "seat"})

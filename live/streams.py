@@ -77,7 +77,7 @@ from rest_framework.throttling import BaseThrottle
 from games import engine
 from games.events import version_after_move
 from games.models import Match
-from games.selectors import match_read, match_viewer_get
+from games.selectors import match_read, match_viewer_get, seat_of
 from games.serializers import match_view, move_reply_state
 from games.services import Held
 from pisyedili_api import rawsql
@@ -95,7 +95,14 @@ from players.auth import DeferredPlayer
 from players.models import Player
 
 from . import hub
-from .events import HEARTBEAT, RECONNECT_POLL, RECONNECT_RESTART, RECONNECT_UNAVAILABLE, Event
+from .events import (
+    HEARTBEAT,
+    RECONNECT_POLL,
+    RECONNECT_RESTART,
+    RECONNECT_SEAT,
+    RECONNECT_UNAVAILABLE,
+    Event,
+)
 from .tickets import StreamCaller, stream_caller
 from .transports import SocketAnswer, sse_body
 
@@ -278,9 +285,20 @@ def _state_event(match: Match, view: dict[str, Any]) -> _SeatEvent:
     return match.version, match.status in _OVER, Event.of("state", view, match.version)
 
 
-def _seat_event(match_id: UUID, seat: int | None) -> _SeatEvent:
-    """As _seat_render, read now (the stream under WSGI: one read, then the close)."""
-    return _seat_render(_match_read(match_id), seat)
+def _seat_event(match_id: UUID, seat: int | None, viewer: str | None) -> _SeatEvent | None:
+    """As _seat_render, read now (the stream under WSGI: one read, then the close); None when
+    the caller `viewer` no longer holds `seat` (_seat_moved)."""
+    read = _match_read(match_id)
+    return None if _seat_moved(read, seat, viewer) else _seat_render(read, seat)
+
+
+def _seat_moved(read: _Read, seat: int | None, viewer: str | None) -> bool:
+    """Whether the caller `viewer` (a player's id, None: anonymous) holds another seat than
+    `seat` (None: none) in the read match: they left it (a waiting table), or took one. A
+    stream or a long-poll checked the caller for `seat` when it opened; it never renders a
+    seat its caller no longer holds (whoever sits there now has their own hand)."""
+    match = read[0]
+    return match is not None and seat_of(match, viewer) != seat
 
 
 @dataclass
@@ -336,9 +354,14 @@ class _SharedReads:
         self._planned = False
         self._connecting: asyncio.Lock | None = None
 
-    async def event(self, match_id: UUID, seat: int | None, wanted: int) -> _SeatEvent:
-        """The `state` event of `seat` (None: the public view) at version `wanted` or later."""
+    async def event(
+        self, match_id: UUID, seat: int | None, viewer: str | None, wanted: int
+    ) -> _SeatEvent | None:
+        """The `state` event of `seat` (None: the public view) at version `wanted` or later;
+        None when the caller `viewer` no longer holds `seat` then (_seat_moved)."""
         shared, found = await self._read(match_id, wanted)
+        if _seat_moved(found, seat, viewer):
+            return None
         rendered = shared.events.get(seat)
         if rendered is None:
             rendered = shared.events[seat] = _seat_render(found, seat)
@@ -665,29 +688,40 @@ async def match_events(request: HttpRequest, match_id: UUID) -> HttpResponseBase
     caller = await _blocking(request, _viewer, request)
     _match, seat = await _blocking(request, match_viewer_get, match_id, _player(caller))
     opening = _opening(request)
+    player = _player(caller)
+    viewer = str(player.id) if player is not None else None
     if opening is None:
-        version, over, view = await _blocking(request, _seat_event, match_id, seat)
+        rendered = await _blocking(request, _seat_event, match_id, seat, viewer)
+        if rendered is None:
+            return EventStreamResponse([RECONNECT_SEAT])
+        version, over, view = rendered
         events = [view] if view is not None and (after is None or version > after) else []
         events.append(Event.of("close", {"reason": "match_over"}) if over else RECONNECT_POLL)
         return EventStreamResponse(events)
-    player = _player(caller)
     holder = _slot_holder(request, player)
     moves = MatchSocketMoves(
         match_id, _token(caller), translation.get_language(), player.id if player else None
     )
-    stream = _match_stream(match_id, seat, after, _token(caller))
+    stream = _match_stream(match_id, seat, viewer, after, _token(caller))
     return await _with_slot(opening, holder, stream, moves)
 
 
 async def _match_stream(
-    match_id: UUID, seat: int | None, after: int | None, token: str | None
+    match_id: UUID, seat: int | None, viewer: str | None, after: int | None, token: str | None
 ) -> AsyncGenerator[Event, None]:
+    """The events of a match to `viewer` (a player's id, None: anonymous), checked for `seat`
+    when it opened: `reconnect` (`seat`) and the end once they no longer hold it."""
     heartbeat = settings.LIVE_HEARTBEAT_SECONDS
     current = hub.hub()
     try:
         async with current.watch(match=str(match_id), token=token) as waiter:
             # Read after the waiter is registered: a change committed from here on is queued.
-            version, over, view = _seat_render(await _shared_reads.read(match_id), seat)
+            read = await _shared_reads.read(match_id)
+            if _seat_moved(read, seat, viewer):
+                yield RECONNECT_SEAT
+                return
+            version, over, view = _seat_render(read, seat)
+            del read
             traced: tuple[dict[str, Any], float, float] | None = None  # LIVE_TRACE_FILE
             while True:
                 if version < 0:
@@ -717,11 +751,15 @@ async def _match_stream(
                     return  # a slow reader: closed
                 woke = time.time()
                 if message.get("resync"):  # anything may have been missed: a read of its own
-                    version, over, view = _seat_render(await _shared_reads.read(match_id), seat)
+                    read = await _shared_reads.read(match_id)
+                    rendered = None if _seat_moved(read, seat, viewer) else _seat_render(read, seat)
+                    del read
                 else:
-                    version, over, view = await _shared_reads.event(
-                        match_id, seat, message["version"]
-                    )
+                    rendered = await _shared_reads.event(match_id, seat, viewer, message["version"])
+                if rendered is None:
+                    yield RECONNECT_SEAT
+                    return
+                version, over, view = rendered
                 traced = (message, woke, time.time()) if hub.TRACE_FILE else None
     finally:
         _shared_reads.forget_unwatched(match_id)
@@ -882,6 +920,7 @@ def match_state_long_poll(request: HttpRequest, match_id: UUID) -> HttpResponse:
             opening.poll = _LongPoll(
                 match.id,
                 seat,
+                player,
                 _token(caller),
                 after,
                 wait,
@@ -911,12 +950,14 @@ class _LongPoll:
     """A long-poll that is to wait: for a version of match `match_id` past `after`, at most
     `wait` s, in one of `holder`'s long-poll slots (429 when all are taken); `seat` and `read`
     (the match, at `after` or before) as the request's checks read them
-    (games.selectors.match_viewer_get). It keeps no copy of the match of its own while it
-    waits; the process holds the version it waits past, once for every stream and long-poll of
-    the match, for the move that ends the wait (_SharedReads)."""
+    (games.selectors.match_viewer_get) for `player` (None: anonymous). Where their seat has
+    changed by the version it answers with, the checks run again (`_view`). It keeps no copy of
+    the match of its own while it waits; the process holds the version it waits past, once for
+    every stream and long-poll of the match, for the move that ends the wait (_SharedReads)."""
 
     match_id: UUID
     seat: int | None
+    player: Player | None
     token: str | None
     after: int
     wait: float
@@ -946,12 +987,12 @@ class _LongPoll:
         assert read is not None
         current = hub.hub()
         slot: tuple[str, str] | None = None
-        match_id, seat = self.match_id, self.seat
+        match_id = self.match_id
         try:
             with current.watch_token(waiter, self.token):
                 # The waiter was registered before `read`: a change committed since is queued.
                 if read[0] is None or read[0].version > self.after:
-                    return _poll_view(read, seat)
+                    return await self._view(read)
                 # The version it waits past: the move that ends the wait is applied to it.
                 _shared_reads.prime(match_id, read)
                 del read
@@ -965,10 +1006,20 @@ class _LongPoll:
                     found = await _shared_reads.match(match_id, message["version"])
                 else:  # no change within `wait` (or the hub lost track): as it is now
                     found = await _shared_reads.read(match_id)
-                return _poll_view(found, seat)
+                return await self._view(found)
         finally:
             if slot is not None:
                 current.slot_give_back_soon(*slot)
+
+    async def _view(self, read: _Read) -> dict[str, Any]:
+        """The caller's view of the match as read, or, where their seat is no longer the one
+        checked (they left it, or took one), the answer the request would get now: its checks
+        again (403 `spectators_not_allowed` to a spectator of a match closed to them)."""
+        if not _seat_moved(read, self.seat, str(self.player.id) if self.player else None):
+            return _poll_view(read, self.seat)
+        del read
+        answer = await hub.run_blocking(_poll_answer, self.player, self.match_id, None, 0)
+        return answer[2]
 
 
 @contextlib.asynccontextmanager

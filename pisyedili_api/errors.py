@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from django.core.exceptions import DisallowedHost
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, HttpResponseBase, JsonResponse
+from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf
@@ -185,7 +186,16 @@ def engine_error(exc: EngineError) -> ApplicationError:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF EXCEPTION_HANDLER: every error the API raises becomes `{"code","message","detail"?}`."""
+    """DRF EXCEPTION_HANDLER: every error the API raises becomes `{"code","message","detail"?}`,
+    never stored by a cache (`Cache-Control: no-store, private`: an error may be a seat's own,
+    as an illegal move's `legal_moves` are)."""
+    response = _error_response(exc)
+    if response is not None:
+        patch_cache_control(response, no_store=True, private=True)
+    return response
+
+
+def _error_response(exc: Exception) -> Response | None:
     if isinstance(exc, EngineError) and exc.code in ERROR_CODES:
         exc = engine_error(exc)
     if isinstance(exc, ApplicationError):

@@ -188,6 +188,7 @@ def test_illegal_move_lists_legal_moves(two_humans):
     assert r.status_code == 422
     assert r.json()["code"] == "illegal_move"
     assert r.json()["detail"]["legal_moves"] == view["legal_moves"]
+    assert "no-store" in r["Cache-Control"]  # the caller's own moves, as their view
     assert state(client, mid) == view
 
 

@@ -25,6 +25,7 @@ from games.serializers import move_reply_state
 from live import hub as events
 from live import streams
 from live.events import Event
+from players.models import Player
 from tests.helpers import create_match, post_move, state
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the reads run on the hub's threads
@@ -96,10 +97,14 @@ def test_streams_of_a_version_share_one_read_and_see_their_own_seat(
     key = UUID(match_id)
     version = views[0]["version"]
 
+    holders = _holders(match_id)
+
     async def woken(wanted: int, seats: Any = (0, 0, 1, None, None)) -> list[Any]:
         # two streams of seat 0, one of seat 1, two spectators
         try:
-            return await asyncio.gather(*(shared.event(key, seat, wanted) for seat in seats))
+            return await asyncio.gather(
+                *(shared.event(key, seat, holders[seat], wanted) for seat in seats)
+            )
         finally:
             await shared.close()
 
@@ -189,6 +194,8 @@ def test_a_move_written_by_this_process_is_its_streams_read(
         connections.close_all()  # this thread's, before the test database is dropped
         return response.json()["version"], views, {n: getattr(row, n) for n in names}
 
+    holders = _holders(match_id)
+
     async def scenario() -> tuple[Any, list[Any], list[dict[str, Any]], dict[str, Any], bool]:
         current = events.hub()
         try:
@@ -197,7 +204,9 @@ def test_a_move_written_by_this_process_is_its_streams_read(
                 message = await waiter.get(5)  # dispatched after the hand-over
                 assert message is not None and message["version"] == version
                 written = await shared.match(key, version)
-                rendered = [await shared.event(key, seat, version) for seat in (0, 1)]
+                rendered = [
+                    await shared.event(key, seat, holders[seat], version) for seat in (0, 1)
+                ]
             shared.forget_unwatched(key)
             await asyncio.to_thread(move)  # no stream of the match here now
             await asyncio.sleep(0.1)
@@ -253,11 +262,13 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
 
     first = state(clients[0], match_id)["version"]
 
+    holders = _holders(match_id)
+
     async def scenario() -> list[str]:
         kinds: list[str] = []
         try:
             async with events.hub().watch(match=match_id) as waiter:
-                await shared.event(key, 0, first)
+                await shared.event(key, 0, holders[0], first)
                 assert len(reads) == 1
                 for _ in range(500):
                     before = len(reads)
@@ -269,7 +280,9 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
                     kinds.append(message["move"]["move"]["action"])
                     if kinds[-1] == "draw":  # the card drawn stays the drawer's
                         assert message["move"]["move"] == {"action": "draw"}
-                    rendered = [_data((await shared.event(key, s, version))[2]) for s in (0, 1)]
+                    rendered = [
+                        _data((await shared.event(key, s, holders[s], version))[2]) for s in (0, 1)
+                    ]
                     assert len(reads) == before  # applied, not read
                     if answer["phase"] != "deal_over":
                         assert rendered == views
@@ -287,7 +300,8 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
                     assert scored is not None and scored["version"] == row["version"]
                     assert "move" not in scored
                     rendered = [
-                        _data((await shared.event(key, s, scored["version"]))[2]) for s in (0, 1)
+                        _data((await shared.event(key, s, holders[s], scored["version"]))[2])
+                        for s in (0, 1)
                     ]
                     assert rendered == views and len(reads) == before + 1
                     break
@@ -305,13 +319,19 @@ def test_a_move_another_process_wrote_is_applied_to_the_version_before_not_read(
     assert {"draw", "play"} <= set(kinds)
 
 
+def _holders(match_id: Any) -> dict[int | None, str | None]:
+    """Seat → the id of the player at it of a started match; None → None (a spectator)."""
+    seats = Match.objects.get(id=match_id).seat_players
+    return {None: None, **dict(enumerate(seats))}
+
+
 def _a_move_to_wait_for(
     make_player: Any, client_for: Any, monkeypatch: pytest.MonkeyPatch
-) -> tuple[str, list[UUID], dict[str, Any], int, Callable[[], dict[str, Any]]]:
+) -> tuple[str, list[UUID], dict[str, Any], tuple[int, Player], Callable[[], dict[str, Any]]]:
     """A two-seat match whose moves are written as by another process (no hand-over); the
     reads of live.streams._shared_reads counted from here on; the view before the move (the
-    mover's opponent's), that opponent's seat, and `move()`: the mover's first legal move
-    posted, then the opponent's view as GET state gives it."""
+    mover's opponent's), that opponent's seat and player, and `move()`: the mover's first legal
+    move posted, then the opponent's view as GET state gives it."""
     clients, match_id = _two_seated(make_player, client_for)
     monkeypatch.setattr(events, "_local_consumer", None)  # the writer is another process
     reads = _reads_counted(streams._shared_reads, monkeypatch)
@@ -327,7 +347,8 @@ def _a_move_to_wait_for(
         connections.close_all()  # this thread's, before the test database is dropped
         return view
 
-    return match_id, reads, seen, waiter, move
+    player = Player.objects.get(id=Match.objects.get(id=match_id).seat_players[waiter])
+    return match_id, reads, seen, (waiter, player), move
 
 
 @override_settings(LIVE_REDIS_URL="")
@@ -342,7 +363,13 @@ def test_a_waiting_long_poll_is_answered_from_the_version_it_waited_past(
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any], int]:
         poll = streams._LongPoll(
-            UUID(match_id), waiter, None, seen["version"], 5, ("poll:test", 4, "%(limit)d"), None
+            UUID(match_id),
+            *waiter,
+            None,
+            seen["version"],
+            5,
+            ("poll:test", 4, "%(limit)d"),
+            None,
         )
         try:
             waiting = asyncio.ensure_future(poll(None))  # no waiter before the checks: it reads
@@ -389,7 +416,7 @@ def test_a_long_poll_watching_before_its_checks_read_misses_no_move_committed_me
                 assert read[0].version == seen["version"]
                 poll = streams._LongPoll(
                     UUID(match_id),
-                    waiter,
+                    *waiter,
                     None,
                     seen["version"],
                     5,
