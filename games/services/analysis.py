@@ -30,7 +30,10 @@ way, a lease of CELERY_TASK_TIME_LIMIT: a copy of the task sent meanwhile does n
 attempt that raises frees the lease for the sweeper's next send, and after
 ANALYSIS_MAX_ATTEMPTS attempts (a worker killed mid-task included) the analysis is stored as
 failed with its reason (`Deal.luck_failure`, DealAnalysis `failed`), which the sweeper never
-sends again.
+sends again. An attempt that Celery's soft time limit (wall time) ended before it had used
+half of it on the CPU was held off the CPU by other work (the analysis worker takes only what
+play leaves, docs/operations.md "Queues and workers"), not too long to analyse: it is freed
+and not counted (`_starved`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q, QuerySet
@@ -112,6 +116,16 @@ def _attempt_claim(rows: QuerySet[Any], attempts: str, attempted_at: str) -> int
     return number
 
 
+def _starved(exc: BaseException, started: float) -> bool:
+    """Whether an attempt that raised `exc` (its CPU clock `started` at time.process_time()) was
+    ended by Celery's soft time limit, counted in wall time, before it had used half of that
+    limit on the CPU (a worker process runs one task at a time: the process's CPU is the
+    task's): starved by other work, not too long."""
+    used = time.process_time() - started
+    limit: float = settings.CELERY_TASK_SOFT_TIME_LIMIT
+    return isinstance(exc, SoftTimeLimitExceeded) and used < limit / 2
+
+
 def _gave_up(attempts: int) -> str:
     return f"did not finish in {attempts} attempts (killed, or past the time limit)"
 
@@ -146,9 +160,13 @@ def deal_luck(*, match_id: UUID | str, deal_number: int) -> bool:
             "luck of deal %s of match %s: %s", deal_number, match_id, _gave_up(attempt - 1)
         )
         return False
+    started = time.process_time()
     try:
         stored = _deal_luck_store(deal)
     except Exception as exc:
+        if _starved(exc, started):
+            rows.update(luck_attempts=F("luck_attempts") - 1, luck_attempted_at=None)
+            raise
         final = (
             isinstance(exc, analysis.BudgetExceeded) or attempt >= settings.ANALYSIS_MAX_ATTEMPTS
         )
@@ -402,9 +420,13 @@ def deal_analyse(*, match_id: UUID | str, deal_number: int) -> bool:
     if attempt > settings.ANALYSIS_MAX_ATTEMPTS:
         _analysis_failed(pending, _gave_up(attempt - 1))
         return False
+    started = time.process_time()
     try:
         return _deal_analyse(deal, pending)
     except Exception as exc:
+        if _starved(exc, started):
+            pending.update(attempts=F("attempts") - 1, attempted_at=None)
+            raise
         if isinstance(exc, analysis.BudgetExceeded) or attempt >= settings.ANALYSIS_MAX_ATTEMPTS:
             _analysis_failed(pending, _failure(exc, attempt))
             if isinstance(exc, analysis.BudgetExceeded):

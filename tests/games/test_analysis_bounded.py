@@ -7,9 +7,11 @@ its reason, and the sweeper never sends it again. Tasks run in-process (test set
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from django.utils import timezone
 
 from games import engine
@@ -93,6 +95,39 @@ def test_a_worker_killed_mid_attempt_counts_and_the_last_gives_up(person, luck_f
     deal.refresh_from_db()
     assert deal.luck_failure == "did not finish in 3 attempts (killed, or past the time limit)"
     assert len(luck_fails) == 1  # only the scoring's attempt computed anything
+
+
+@pytest.mark.parametrize("cpu", ["starved", "spent"])
+def test_a_luck_the_soft_time_limit_ends_counts_only_if_it_spent_the_cpu(
+    person, monkeypatch, settings, cpu
+):
+    """Celery's soft time limit counts wall time: an analysis worker held off the CPU by play
+    (it runs at the lowest priority) hits it with its work barely begun. Such an attempt is
+    not counted, and never makes the luck fail for good; one that spent half the limit's time
+    on the CPU is counted as any failure."""
+    settings.CELERY_TASK_SOFT_TIME_LIMIT = 0.2
+    calls = []
+
+    def limited(*args, **kwargs):
+        calls.append(1)
+        if cpu == "spent":
+            started = time.process_time()
+            while time.process_time() - started < 0.15:
+                pass
+        else:
+            time.sleep(0.01)
+        raise SoftTimeLimitExceeded()  # as billiard raises it on the limit's signal
+
+    monkeypatch.setattr(engine_analysis, "expected_deal_scores", limited)
+    deal = one_deal(person)
+    sweeps(settings, 4)
+    deal.refresh_from_db()
+    assert deal.luck_attempted_at is None and not DealLuck.objects.filter(deal=deal).exists()
+    if cpu == "starved":
+        assert len(calls) == 5 and deal.luck_attempts == 0 and deal.luck_failure == ""
+    else:
+        assert len(calls) == 3 and deal.luck_attempts == 3
+        assert deal.luck_failure == "failed in 3 attempts; the last raised SoftTimeLimitExceeded"
 
 
 def test_an_attempt_under_way_is_not_started_twice(person, luck_fails, settings):
