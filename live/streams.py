@@ -118,11 +118,20 @@ _POLLS_PER_PLAYER = gettext_noop("At most %(limit)d waiting long-polls per playe
 _POLLS_PER_ADDRESS = gettext_noop("At most %(limit)d waiting long-polls per address.")
 
 
+# The Retry-After of a 429 for slots all taken: one frees when a stream or long-poll of the
+# holder ends, which nothing here can tell the time of.
+SLOTS_RETRY_AFTER = 5
+
+
 def _error(exc: Exception) -> HttpResponse:
-    """The API's JSON error body (pisyedili_api.errors) for a view outside DRF."""
+    """The API's JSON error body (pisyedili_api.errors) for a view outside DRF; a 429 with
+    Retry-After, as every 429 of the API."""
     if isinstance(exc, ApplicationError):
         body = error_body(exc.code, exc.message, exc.detail)
-        return challenged(JsonResponse(body, status=exc.status))
+        response = challenged(JsonResponse(body, status=exc.status))
+        if exc.status == 429:
+            response["Retry-After"] = str(SLOTS_RETRY_AFTER)
+        return response
     response = exception_handler(exc, {})
     if response is None:
         raise exc

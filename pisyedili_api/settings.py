@@ -82,13 +82,14 @@ MIDDLEWARE = [
     "pisyedili_api.compression.CompressionMiddleware",
     # ETag and 304 on the GET answers that may be stored; API answers vary on the token.
     "pisyedili_api.middleware.ConditionalGetMiddleware",
-    "pisyedili_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise: static files and the web client (web/app, web/cards) under every server.
     "pisyedili_api.webclient.WebClientMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # Error messages in the language of Accept-Language (English, Turkish): pisyedili_api.errors.
     "django.middleware.locale.LocaleMiddleware",
+    # After the language is chosen: its refusal is in the caller's language too.
+    "pisyedili_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -108,6 +108,7 @@ def test_waiting_long_polls_are_capped_and_give_their_slots_back(live: Any, who:
     refused, _ = extra[0]
     assert refused.status_code == 429, refused.text
     assert _json(refused, caller)["code"] == "throttled"
+    assert refused.headers["Retry-After"] == "5"
     # A long-poll that does not wait (the match is past `after_version`) takes no slot.
     past: list[Any] = []
     _poll(caller, one, match_id, version - 1, past)
@@ -170,3 +171,10 @@ def test_a_body_sent_in_chunks_is_read_and_bounded_as_any(live: Any) -> None:
     assert refused.json()["code"] == "invalid" and "body" in refused.json()["detail"]
     me = http.get(f"{one}/api/v1/players/me", headers=player.headers).json()
     assert me["display_name"] == "Chunked Ana"
+    # Either way, in the caller's language.
+    turkish = {**player.headers, "Content-Type": "application/json", "Accept-Language": "tr"}
+    for content in (big, _chunks(big, 4096)):
+        refused = http.patch(f"{one}/api/v1/players/me", content=content, headers=turkish)
+        assert refused.status_code == 400 and refused.headers["Content-Language"] == "tr"
+        limit = settings.MAX_REQUEST_BODY_BYTES
+        assert refused.json()["message"] == f"İstek gövdesi en çok {limit} bayt olabilir."

@@ -230,6 +230,7 @@ def test_per_player_stream_cap_is_429(live: Any) -> None:
     assert [s.status for s in streams] == [200, 200, 200]
     over = a.get(two, f"/api/v1/matches/{match_id}/events")
     assert over.status_code == 429 and over.json()["code"] == "throttled"
+    assert over.headers["Retry-After"] == "5"
     streams[0].close()
     again = reopened_once_a_slot_is_free(
         lambda: Stream(f"{one}/api/v1/me/events", a.headers), "a closed stream"
