@@ -297,6 +297,7 @@ def main() -> None:
         "THROTTLE_AUTH": "100000/min",
         # Moves are counted (the throttle's cost is measured) but never refused.
         "THROTTLE_MATCH_MOVE": "100000/sec",
+        "THROTTLE_MATCH": "100000/min",  # tables made by the dozen
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         # Production settings need a key; the bench's own unless one is given (make bench).
         "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or f"bench-api-{uuid.uuid4().hex}",

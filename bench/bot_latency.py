@@ -96,6 +96,7 @@ def main() -> None:
         "THROTTLE_AUTH": "100000/min",
         # Moves are counted (the throttle's cost is measured) but never refused.
         "THROTTLE_MATCH_MOVE": "100000/sec",
+        "THROTTLE_MATCH": "100000/min",  # tables made by the dozen
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY") or secrets.token_urlsafe(50),
     }

@@ -169,6 +169,7 @@ def main() -> None:
         "THROTTLE_AUTH": "100000/min",
         # Moves are counted (the throttle's cost is measured) but never refused.
         "THROTTLE_MATCH_MOVE": "100000/sec",
+        "THROTTLE_MATCH": "100000/min",  # tables made by the dozen
         "MAX_ACTIVE_MATCHES_PER_PLAYER": "100000",
         "CELERY_TASK_ALWAYS_EAGER": "1" if args.tasks == "eager" else "0",
         "CELERY_BROKER_URL": args.broker,

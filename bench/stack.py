@@ -89,6 +89,7 @@ class Stack:
             "PYTHONUNBUFFERED": "1",
             # Moves are counted (the throttle's cost is measured) but never refused.
             "THROTTLE_MATCH_MOVE": "100000/sec",
+            "THROTTLE_MATCH": "100000/min",  # tables made by the dozen
             **(env or {}),
         }
 

@@ -133,6 +133,13 @@ class MatchListCreateApi(APIView):
     def get_permissions(self) -> Sequence[_SupportsHasPermission]:
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
+    def get_throttles(self) -> list[Any]:
+        """A create counts towards THROTTLE_MATCH; the list is not throttled."""
+        if self.request is not None and self.request.method == "POST":
+            self.throttle_scope = "match"
+            return super().get_throttles()
+        return []
+
     class FilterSerializer(serializers.Serializer):
         class Meta:
             ref_name = "MatchFilter"
@@ -234,7 +241,9 @@ class MatchListCreateApi(APIView):
         request=InputSerializer,
         responses={
             201: MatchSerializer,
-            **error_responses("invalid", "not_authenticated", "too_many_active_matches"),
+            **error_responses(
+                "invalid", "not_authenticated", "too_many_active_matches", "throttled"
+            ),
         },
     )
     def post(self, request: AuthenticatedRequest) -> Response:
@@ -274,12 +283,12 @@ class MatchJoinApi(APIView):
         )
 
     def get_throttles(self) -> list[Any]:
-        """A join that brings a private match's code counts towards THROTTLE_MATCH_INVITE."""
+        """A join that brings a private match's code counts towards THROTTLE_MATCH_INVITE, any
+        other towards THROTTLE_MATCH."""
         data = self.request.data if self.request is not None else None
-        if isinstance(data, dict) and "code" in data:
-            self.throttle_scope = "match_invite"
-            return super().get_throttles()
-        return []
+        coded = isinstance(data, dict) and "code" in data
+        self.throttle_scope = "match_invite" if coded else "match"
+        return super().get_throttles()
 
     @schema.matches_join
     @extend_schema(
@@ -762,13 +771,20 @@ class RuleListApi(APIView):
 
 
 class MatchLeaveApi(APIView):
+    throttle_scope = "match"
+
     @schema.matches_leave
     @extend_schema(
         request=None,
         responses={
             200: MatchSerializer,
             **error_responses(
-                "invalid", "not_authenticated", "not_seated", "not_found", "match_not_waiting"
+                "invalid",
+                "not_authenticated",
+                "not_seated",
+                "not_found",
+                "match_not_waiting",
+                "throttled",
             ),
         },
     )
@@ -779,13 +795,20 @@ class MatchLeaveApi(APIView):
 
 
 class MatchCancelApi(APIView):
+    throttle_scope = "match"
+
     @schema.matches_cancel
     @extend_schema(
         request=None,
         responses={
             200: MatchSerializer,
             **error_responses(
-                "invalid", "not_authenticated", "not_creator", "not_found", "match_not_waiting"
+                "invalid",
+                "not_authenticated",
+                "not_creator",
+                "not_found",
+                "match_not_waiting",
+                "throttled",
             ),
         },
     )
@@ -796,6 +819,8 @@ class MatchCancelApi(APIView):
 
 
 class MatchRematchApi(APIView):
+    throttle_scope = "match"
+
     @schema.matches_rematch
     @extend_schema(
         request=None,
@@ -809,6 +834,7 @@ class MatchRematchApi(APIView):
                 "not_found",
                 "match_not_finished",
                 "too_many_active_matches",
+                "throttled",
             ),
         },
     )

@@ -249,6 +249,9 @@ REST_FRAMEWORK = {
         "match_talk": os.environ.get("THROTTLE_MATCH_TALK", "10/min"),
         # Per user: POST /queue and POST /queue/leave, quick play (games.apis).
         "queue": os.environ.get("THROTTLE_QUEUE", "30/min"),
+        # Per user: POST /matches, …/join (without a join code), …/leave, …/cancel and
+        # …/rematch (games.apis): a table made and dropped by the dozen fills the lobby.
+        "match": os.environ.get("THROTTLE_MATCH", "60/min"),
         # Per user: private tables' POST …/invite, …/invitations/accept|decline and a join
         # that brings a join code (games.apis).
         "match_invite": os.environ.get("THROTTLE_MATCH_INVITE", "30/min"),

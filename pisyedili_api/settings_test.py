@@ -16,6 +16,9 @@ os.environ.setdefault("THROTTLE_MATCH_MOVE", "100000/sec")
 # pair, the browser suite's) would count against the default 60/min; the tests of that
 # throttle set their own rate.
 os.environ.setdefault("THROTTLE_AUTH", "1000/min")
+# Nor tables made by the dozen by one player (a kept server's players); the test of that
+# throttle sets its own rate.
+os.environ.setdefault("THROTTLE_MATCH", "100000/min")
 # Every deal a test finishes has its luck and skill estimated (here and on the servers the tests
 # start); how close the estimates come is not what those tests measure, and the samples are most
 # of a finished deal's cost: fewer keep it cheap. The tests of the estimates read the setting or

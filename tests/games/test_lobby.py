@@ -288,13 +288,16 @@ def test_a_cancel_tells_the_seated_people_and_closes_the_match_stream(make_playe
     (ana, ta), (bob, tb) = make_player(), make_player()
     match = create_match(client_for(ta), seats=3)
     client_for(tb).post(f"/api/v1/matches/{match['id']}/join")
-    assert _seat_event(match["id"], 0)[1] is False  # waiting: the stream goes on
+    seated = _seat_event(match["id"], 0, str(ana.id))
+    assert seated is not None and seated[1] is False  # waiting: the stream goes on
     assert client_for(ta).post(f"/api/v1/matches/{match['id']}/cancel").status_code == 200
     for person in (ana, bob):
         _, logged = me_log(str(person.id), 0)
         cancelled = [e for e in logged if e["type"] == "match_cancelled"]
         assert [e["match"] for e in cancelled] == [match["id"]], logged
-    version, over, event = _seat_event(match["id"], 0)
+    ended = _seat_event(match["id"], 0, str(ana.id))
+    assert ended is not None
+    version, over, event = ended
     assert over is True and event is not None and b"cancelled" in event.data
 
 

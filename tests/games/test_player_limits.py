@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import deque
 
 import pytest
+from rest_framework.throttling import SimpleRateThrottle
 
 from games.models import Match, Move
 from games.services import match_create, match_join, match_play_bot_turn
@@ -245,3 +246,27 @@ def test_a_create_seating_a_bot_does_not_wait_for_that_bots_settlement(make_play
     finally:
         release.set()
         settler.join(timeout=30)
+
+
+def test_table_writes_are_throttled_per_user_on_one_count(make_player, client_for, monkeypatch):
+    """POST /matches, …/join, …/leave, …/cancel and …/rematch (THROTTLE_MATCH): a table made and
+    dropped by the dozen fills every lobby; the list is not a write, and each user counts their
+    own. A refused write changes nothing."""
+    rates = {**SimpleRateThrottle.THROTTLE_RATES, "match": "4/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    (_, ta), (_, tb) = make_player(), make_player()
+    ana, bob = client_for(ta), client_for(tb)
+    made = create_match(ana, seats=3)  # 1
+    theirs = create_match(bob, seats=2)
+    assert ana.post(f"/api/v1/matches/{theirs['id']}/join").status_code == 200  # 2
+    assert ana.post(f"/api/v1/matches/{made['id']}/cancel").status_code == 200  # 3
+    again = create_match(ana, seats=3)  # 4
+    before = Match.objects.count()
+    refused = ana.post("/api/v1/matches", {"seats": 2}, format="json")
+    _refused(refused, "throttled", 429)
+    assert int(refused["Retry-After"]) > 0 and Match.objects.count() == before
+    _refused(ana.post(f"/api/v1/matches/{again['id']}/cancel"), "throttled", 429)
+    assert Match.objects.get(id=again["id"]).status == Match.Status.WAITING
+    _refused(ana.post(f"/api/v1/matches/{again['id']}/leave"), "throttled", 429)
+    assert ana.get("/api/v1/matches?status=waiting").status_code == 200  # reading is no write
+    assert bob.post(f"/api/v1/matches/{again['id']}/join").status_code == 200  # his own count
