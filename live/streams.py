@@ -543,7 +543,7 @@ async def shared_reads_close() -> None:
 def _viewer(request: HttpRequest, *, tickets: bool = True) -> StreamCaller | None:
     """The caller, or None for an anonymous spectator (no ticket, no Authorization header);
     credentials that are sent must be good (401), as on every route."""
-    if not request.META.get("HTTP_AUTHORIZATION") and not (tickets and "ticket" in request.GET):
+    if not request.META.get("HTTP_AUTHORIZATION") and not (tickets and request.GET.get("ticket")):
         return None
     return stream_caller(request, tickets=tickets)
 

@@ -104,9 +104,9 @@ def stream_caller(request: HttpRequest, *, tickets: bool = True) -> StreamCaller
     """The caller of a stream (an async view outside DRF): a `ticket` query parameter (unless
     `tickets` is False), else the API's configured authentication classes (`Authorization:
     Token …`); 401 otherwise. A token sent beside a ticket must be good too (as on every
-    route)."""
+    route). An empty `ticket` is no ticket, as every optional query parameter sent empty."""
     ticket = request.GET.get("ticket") if tickets else None
-    if ticket is not None:
+    if ticket:
         if "HTTP_AUTHORIZATION" in request.META:
             _header_caller(request)
         return ticket_redeem(ticket, request.path_info)

@@ -190,6 +190,14 @@ def test_a_stream_ticket_reopens_its_own_stream_on_any_process_and_no_other(live
     assert expired.status_code == 401 and "expired" in expired.json()["message"]
     forged = http.get(f"{two}{path}?ticket={ticket[:-2]}xx")
     assert forged.status_code == 401
+    # An empty ticket is no ticket, as any optional query parameter sent empty: the token
+    # beside it opens the stream, and the public lobby needs none.
+    with_token = a.stream(two, f"{path}?ticket=")
+    assert with_token.status == 200 and _clean(with_token.next(), a, match_id).data["you"] == 0
+    with_token.close()
+    lobby = Stream(f"{two}/api/v1/lobby/events?ticket=")
+    assert lobby.status == 200
+    lobby.close()
 
 
 def test_me_stream_your_turn_and_resume_by_sequence(live: Any) -> None:
