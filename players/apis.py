@@ -4,12 +4,14 @@ the bot catalogue; what the served schema says of each is in players/schema.py."
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from typing import Any, NoReturn
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import Throttled
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -53,6 +55,7 @@ from .services import (
     api_token_revoke_by_id,
     api_token_rotate,
     api_tokens_revoke_others,
+    login_locked_out,
     player_delete,
     player_display_name_change,
     player_password_change,
@@ -159,6 +162,17 @@ class TokenApi(APIView):
             ref_name = "Token"
 
         token = serializers.CharField()
+
+    def throttled(self, request: Request, wait: float) -> NoReturn:
+        """A username locked out is answered as the lockout (its Retry-After, the cool-off)
+        whichever throttle refused first: a client that waits out a throttle's shorter
+        Retry-After would only meet the lockout then."""
+        username = request.data.get("username") if isinstance(request.data, dict) else None
+        named = username.strip() if isinstance(username, str) else ""
+        if named and login_locked_out(request=request._request, username=named):
+            message = _("Too many failed logins for this username; retry later.")
+            raise Throttled(settings.AXES_COOLOFF_TIME.total_seconds(), message)
+        super().throttled(request, wait)
 
     @schema.auth_token
     @extend_schema(

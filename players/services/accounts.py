@@ -191,6 +191,14 @@ def _stored_username(username: str) -> str:
     return stored if stored is not None else username
 
 
+def login_locked_out(*, request: HttpRequest, username: str) -> bool:
+    """Whether logins on `username` (any letter case, as `player_token` counts them) are locked
+    out now (django-axes: AXES_FAILURE_LIMIT failures within AXES_COOLOFF_TIME)."""
+    from axes.handlers.proxy import AxesProxyHandler
+
+    return bool(AxesProxyHandler.is_locked(request, {"username": _stored_username(username)}))
+
+
 def player_token(*, request: HttpRequest, username: str, password: str) -> str:
     """A new API token's key for a correct username and password, else 401.
 

@@ -648,3 +648,28 @@ def test_the_lockout_counts_every_spelling_against_one_account(api, make_player,
     codes = [login(api, spellings[i % 4], "wrong-pass").status_code for i in range(limit)]
     assert codes == [401] * (limit - 1) + [429]
     assert login(api, "Deniz").status_code == 429  # the right password, the stored spelling
+
+
+def test_a_locked_out_username_is_told_the_lockout_s_wait_by_any_throttle(
+    api, make_player, monkeypatch
+):
+    """Past the lockout's failures the per-username throttle refuses first too (its own, shorter
+    Retry-After): the answer is the lockout's, so a client that waits as told is not refused
+    again at once."""
+    limit = settings.AXES_FAILURE_LIMIT
+    rates = {"auth": "1000/min", "auth_username": f"{limit}/min"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    make_player("vera")
+    codes = [login(api, "vera", "wrong-pass").status_code for _ in range(limit)]
+    assert codes == [401] * (limit - 1) + [429]
+    cooloff = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    for password in ("wrong-pass", None):  # None: the right one
+        r = login(api, "VERA", password) if password else login(api, "vera")
+        assert r.status_code == 429 and int(r["Retry-After"]) == cooloff, r["Retry-After"]
+        assert "failed logins" in r.json()["message"]
+    # Another username meets the throttle's own wait.
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {**rates, "auth_username": "1/min"})
+    make_player("walt")
+    assert login(api, "walt", "wrong-pass").status_code == 401
+    other = login(api, "walt", "wrong-pass")
+    assert other.status_code == 429 and int(other["Retry-After"]) <= 60
