@@ -134,11 +134,12 @@ class PushSubscriptionListApi(_WritesThrottled):
         keys = PushKeysSerializer(
             help_text="The subscription's keys, as PushSubscription.toJSON() gives them."
         )
-        expirationTime = serializers.IntegerField(  # noqa: N815 (the browser's own name)
+        expirationTime = serializers.FloatField(  # noqa: N815 (the browser's own name)
             required=False,
             allow_null=True,
             min_value=0,
-            help_text="As the browser gives it (milliseconds since 1970, or null); not used.",
+            help_text="As the browser gives it (milliseconds since 1970, a DOMHighResTimeStamp"
+            " that may have a fraction, or null); not used.",
         )
 
     @schema.push_subscriptions_list

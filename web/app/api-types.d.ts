@@ -1916,7 +1916,10 @@ export interface components {
             endpoint: string;
             /** @description The subscription's keys, as PushSubscription.toJSON() gives them. */
             keys: components["schemas"]["PushSubscriptionKeysRequest"];
-            /** @description As the browser gives it (milliseconds since 1970, or null); not used. */
+            /**
+             * Format: double
+             * @description As the browser gives it (milliseconds since 1970, a DOMHighResTimeStamp that may have a fraction, or null); not used.
+             */
             expirationTime?: number | null;
         };
         /** @description A request body: its unknown fields are refused before any other check. */
@@ -3142,6 +3145,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     matches_detail: {
@@ -3242,6 +3254,15 @@ export interface operations {
             };
             /** @description `match_not_waiting` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3816,6 +3837,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `throttled` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     matches_moves_list: {
@@ -4039,6 +4069,15 @@ export interface operations {
             };
             /** @description `match_not_finished`, `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `throttled` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
