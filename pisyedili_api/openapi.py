@@ -118,3 +118,38 @@ def request_defaults_described(result: dict[str, Any], **kwargs: Any) -> dict[st
                 field["description"] = described.strip()
         pending.extend(value for key, value in node.items() if key != "$ref")
     return result
+
+
+def server_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: the bounds this server enforces beyond its fields'
+    own, read from the settings as the schema is served, so that a client generated from it
+    sends nothing the server refuses for a bound it could have known: a match's and a
+    tournament's `deals` (at most MAX_DEALS_PER_MATCH, where docs/rules.md allows 52), a
+    quick-play wait (QUEUE_WAIT_MIN..QUEUE_WAIT_MAX), a player search (its least length) and a
+    move's Idempotency-Key (1..255 characters, printable ones)."""
+    from django.conf import settings
+
+    from players.apis import SEARCH_MIN
+
+    components = result.get("components", {}).get("schemas", {})
+    bounds = {
+        ("MatchCreateRequest", "deals"): {"maximum": settings.MAX_DEALS_PER_MATCH},
+        ("TournamentCreateRequest", "deals"): {"maximum": settings.MAX_DEALS_PER_MATCH},
+        ("QueueJoinRequest", "wait_seconds"): {
+            "minimum": settings.QUEUE_WAIT_MIN,
+            "maximum": settings.QUEUE_WAIT_MAX,
+        },
+    }
+    for (component, field), bound in bounds.items():
+        components[component]["properties"][field].update(bound)
+    parameters = {
+        ("query", "search"): {"minLength": SEARCH_MIN},
+        ("header", "Idempotency-Key"): {"minLength": 1, "maxLength": 255},
+    }
+    for operations in result["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                bound = parameters.get((parameter["in"], parameter["name"]))
+                if bound is not None:
+                    parameter["schema"].update(bound)
+    return result

@@ -593,6 +593,7 @@ SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "live.streams.openapi_paths",
     "pisyedili_api.openapi.describe_path_parameters",
     "pisyedili_api.openapi.request_defaults_described",
+    "pisyedili_api.openapi.server_limits",
 ]
 # Matches (games): how long a move's Idempotency-Key replays (then games.sweep deletes its
 # record, in bounded batches), and what one player may have running at once (4xx past it).

@@ -242,3 +242,25 @@ def test_every_route_that_waits_on_the_hub_lists_its_slot_and_redis_errors(schem
     ]
     for path in waiting:
         assert {"429", "503"} <= set(schema["paths"][path]["get"]["responses"]), path
+
+
+def test_the_schema_gives_the_bounds_this_server_enforces(api, settings):
+    """A client generated from the schema sends nothing refused for a bound it could have
+    known: the server's own caps (settings, read as the schema is served), not only the
+    rules' wider ranges."""
+    settings.MAX_DEALS_PER_MATCH = 12
+    served = api.get("/api/v1/schema/", HTTP_ACCEPT="application/json").json()
+    components = served["components"]["schemas"]
+    for component in ("MatchCreateRequest", "TournamentCreateRequest"):
+        assert components[component]["properties"]["deals"]["maximum"] == 12
+    wait = components["QueueJoinRequest"]["properties"]["wait_seconds"]
+    assert (wait["minimum"], wait["maximum"]) == (settings.QUEUE_WAIT_MIN, settings.QUEUE_WAIT_MAX)
+    parameters = {
+        (p["in"], p["name"]): p["schema"]
+        for operations in served["paths"].values()
+        for operation in operations.values()
+        for p in operation.get("parameters", [])
+    }
+    assert parameters["query", "search"]["minLength"] == 2
+    key = parameters["header", "Idempotency-Key"]
+    assert (key["minLength"], key["maxLength"]) == (1, 255)
