@@ -149,7 +149,7 @@ def server_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     for operations in result["paths"].values():
         for operation in operations.values():
             for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
-                bound = parameters.get((parameter["in"], parameter["name"]))
-                if bound is not None:
-                    parameter["schema"].update(bound)
+                limits = parameters.get((parameter["in"], parameter["name"]))
+                if limits is not None:
+                    parameter["schema"].update(limits)
     return result

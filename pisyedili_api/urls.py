@@ -1,6 +1,7 @@
 """Routes: the API under /api/v1/, its schema and docs, the admin; errors are JSON everywhere."""
 
 import posixpath
+from typing import Any
 
 from django.conf import settings
 from django.contrib import admin
@@ -15,6 +16,7 @@ from drf_spectacular.views import (
 
 from pisyedili_api import webclient
 from pisyedili_api.health import HealthApi
+from pisyedili_api.renderers import JSONRenderer
 from players.throttles import admin_login
 
 
@@ -27,17 +29,44 @@ def docs_asset(request: HttpRequest, path: str) -> FileResponse:
     return serve_static(request, name, insecure=True)
 
 
+class _JsonErrors:
+    """The schema's and the docs pages' errors (an unknown `format`, another method) as the
+    API's JSON error body, not in the YAML or HTML of the page they would have been."""
+
+    def finalize_response(self, request: Any, response: Any, *args: Any, **kwargs: Any) -> Any:
+        response = super().finalize_response(  # type: ignore[misc]
+            request, response, *args, **kwargs
+        )
+        if response.status_code >= 400:
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = JSONRenderer.media_type
+            response.template_name = None
+        return response
+
+
+class SchemaView(_JsonErrors, SpectacularAPIView):
+    pass
+
+
+class SwaggerView(_JsonErrors, SpectacularSwaggerView):
+    pass
+
+
+class RedocView(_JsonErrors, SpectacularRedocView):
+    pass
+
+
 # The match routes first: Django tries patterns in order, and moves are most of the traffic.
 urlpatterns = [
     path("api/v1/", include("games.urls")),
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("tournaments.urls")),
     path("api/v1/health", HealthApi.as_view(), name="health"),
-    path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/v1/schema/", SchemaView.as_view(), name="schema"),
+    path("api/v1/docs/", SwaggerView.as_view(url_name="schema"), name="docs"),
     path(
         "api/v1/docs/redoc/",
-        SpectacularRedocView.as_view(url_name="schema", template_name="pisyedili_api/redoc.html"),
+        RedocView.as_view(url_name="schema", template_name="pisyedili_api/redoc.html"),
         name="redoc",
     ),
     # The docs pages' scripts and styles (drf-spectacular-sidecar), served by the app itself so

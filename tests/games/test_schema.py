@@ -264,3 +264,21 @@ def test_the_schema_gives_the_bounds_this_server_enforces(api, settings):
     assert parameters["query", "search"]["minLength"] == 2
     key = parameters["header", "Idempotency-Key"]
     assert (key["minLength"], key["maxLength"]) == (1, 255)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("get", "/api/v1/schema/?format=xml", 404),
+        ("post", "/api/v1/schema/", 405),
+        ("get", "/api/v1/docs/?format=json", 404),
+        ("post", "/api/v1/docs/", 405),
+        ("post", "/api/v1/docs/redoc/", 405),
+    ],
+)
+def test_the_schema_and_docs_pages_answer_errors_in_the_api_s_json(api, method, path, status):
+    """Never the YAML or the HTML of the page it would have been: the API's error body."""
+    response = getattr(api, method)(path)
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["code"] in ("not_found", "method_not_allowed")
