@@ -46,6 +46,8 @@ MAX_HEAD_BYTES = 32 * 1024
 _MALFORMED = gettext_noop("Malformed HTTP request: %(reason)s.")
 _HEAD_TOO_LARGE = gettext_noop("The request line and headers must be at most %(limit)d bytes.")
 _TOO_SLOW = gettext_noop("The request was not sent whole within %(seconds)s seconds.")
+_HANDSHAKE = gettext_noop("The WebSocket handshake was refused: %(reason)s.")
+_HANDSHAKE_PREFIX = "Failed to open a WebSocket connection"  # websockets' refusals
 # A WebSocket message from a client, in bytes (a match socket's `move`, live.streams, is a
 # hundred or so): a larger one closes the socket with 1009. The documented `--ws-max-size`;
 # uvicorn's own default (16 MiB) is never used.
@@ -76,7 +78,14 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             response = accept(request)
             if response.status_code == 101:
                 return response
-            message = bytes(response.body).decode("utf-8", "replace").strip()
+            # websockets' own words say what was wrong with the handshake: the reason, in
+            # the sentence of the request's language (as a malformed request's).
+            said = bytes(response.body).decode("utf-8", "replace").strip()
+            reason = said.removeprefix(_HANDSHAKE_PREFIX).lstrip(":").strip().rstrip(".")
+            pairs = [(k.encode("latin-1", "replace"), v.encode("latin-1", "replace"))
+                     for k, v in request.headers.raw_items()]  # fmt: skip
+            with translation.override(language_of(pairs)):
+                message = gettext(_HANDSHAKE) % {"reason": reason or response.reason_phrase}
             body = orjson.dumps({"code": "invalid", "message": message})
             headers = Headers(
                 [

@@ -169,6 +169,12 @@ MANY_HEADERS = b"".join(b"X-%d: 1234567890\r\n" % i for i in range(3000))
             400,
             "Sec-WebSocket-Key",
         ),
+        (
+            b"GET /api/v1/lobby/events HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n"
+            b"Accept-Language: tr\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
+            400,
+            "WebSocket el sıkışması reddedildi: missing Sec-WebSocket-Key",
+        ),
     ],
     ids=[
         "request-line",
@@ -180,6 +186,7 @@ MANY_HEADERS = b"".join(b"X-%d: 1234567890\r\n" % i for i in range(3000))
         "too-many-headers",
         "header-too-large-in-turkish",
         "websocket-handshake",
+        "websocket-handshake-in-turkish",
     ],
 )
 def test_malformed_http_answers_json(deployment: int, sent: bytes, status: int, words: str) -> None:
