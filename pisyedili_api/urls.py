@@ -1,7 +1,6 @@
 """Routes: the API under /api/v1/, its schema and docs, the admin; errors are JSON everywhere."""
 
 import posixpath
-from typing import Any
 
 from django.conf import settings
 from django.contrib import admin
@@ -16,7 +15,7 @@ from drf_spectacular.views import (
 
 from pisyedili_api import webclient
 from pisyedili_api.health import HealthApi
-from pisyedili_api.renderers import JSONRenderer
+from pisyedili_api.renderers import ErrorsAsJSON
 from players.throttles import admin_login
 
 
@@ -29,30 +28,16 @@ def docs_asset(request: HttpRequest, path: str) -> FileResponse:
     return serve_static(request, name, insecure=True)
 
 
-class _JsonErrors:
-    """The schema's and the docs pages' errors (an unknown `format`, another method) as the
-    API's JSON error body, not in the YAML or HTML of the page they would have been."""
-
-    def finalize_response(self, request: Any, response: Any, *args: Any, **kwargs: Any) -> Any:
-        response = super().finalize_response(  # type: ignore[misc]
-            request, response, *args, **kwargs
-        )
-        if response.status_code >= 400:
-            response.accepted_renderer = JSONRenderer()
-            response.accepted_media_type = JSONRenderer.media_type
-            response.template_name = None
-        return response
-
-
-class SchemaView(_JsonErrors, SpectacularAPIView):
+# The schema (YAML or JSON) and its docs pages (HTML): their errors are the API's JSON.
+class SchemaView(ErrorsAsJSON, SpectacularAPIView):
     pass
 
 
-class SwaggerView(_JsonErrors, SpectacularSwaggerView):
+class SwaggerView(ErrorsAsJSON, SpectacularSwaggerView):
     pass
 
 
-class RedocView(_JsonErrors, SpectacularRedocView):
+class RedocView(ErrorsAsJSON, SpectacularRedocView):
     pass
 
 

@@ -20,7 +20,7 @@ from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from pisyedili_api.renderers import JSONRenderer
+from pisyedili_api.renderers import ErrorsAsJSON, JSONRenderer
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest
 
@@ -80,19 +80,6 @@ class CSVOnly(BaseContentNegotiation):
 
     def select_renderer(self, request: Any, renderers: Any, format_suffix: Any = None) -> Any:
         return (renderers[0], renderers[0].media_type)
-
-
-class _ErrorsAsJSON:
-    """Only a successful GET is CSV: error bodies (docs/api.md "Errors") and OPTIONS stay JSON."""
-
-    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
-        response = super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc]
-        if isinstance(response, Response) and (
-            response.status_code >= 400 or request.method not in ("GET", "HEAD")
-        ):
-            response.accepted_renderer = JSONRenderer()
-            response.accepted_media_type = "application/json"
-        return response
 
 
 # ---- views ----
@@ -364,7 +351,7 @@ def _standings_body(tournament_id: Any) -> dict[str, Any]:
     }
 
 
-class TournamentStandingsApi(_ErrorsAsJSON, APIView):
+class TournamentStandingsApi(ErrorsAsJSON, APIView):
     """JSON, or CSV with `?format=csv` (or `Accept: text/csv`)."""
 
     permission_classes = [AllowAny]
@@ -392,7 +379,7 @@ class TournamentStandingsApi(_ErrorsAsJSON, APIView):
         return Response(_standings_body(tournament_id))
 
 
-class TournamentStandingsCsvApi(_ErrorsAsJSON, APIView):
+class TournamentStandingsCsvApi(ErrorsAsJSON, APIView):
     permission_classes = [AllowAny]
     renderer_classes = [StandingsCSVRenderer]
     content_negotiation_class = CSVOnly
