@@ -245,13 +245,16 @@ def _get_only(request: HttpRequest) -> HttpResponse | None:
 
 def _stream_view(view: Callable[..., Awaitable[HttpResponseBase]]) -> Any:
     """A stream route's view (CSRF exempt: a header token or a ticket, never a cookie, as the
-    DRF views): 405 unless a GET; a refusal (a bad `Last-Event-ID`, the caller, the match) as
-    the API's JSON error; 503 `unavailable` while the live tier's Redis is down."""
+    DRF views): 405 unless a GET; 404 for a `format` but `json`; a refusal (a bad
+    `Last-Event-ID`, the caller, the match) as the API's JSON error; 503 `unavailable` while
+    the live tier's Redis is down."""
 
     @functools.wraps(view)
     async def refusing(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if (refusal := _get_only(request)) is not None:
             return refusal
+        if request.GET.get("format") not in (None, "", "json"):  # as on every route
+            return _error(ApplicationError("not_found"))
         try:
             return await view(request, *args, **kwargs)
         except (ApplicationError, APIException) as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -73,12 +74,15 @@ class StandingsCSVRenderer(BaseRenderer):
 
 
 class CSVOnly(BaseContentNegotiation):
-    """standings.csv answers CSV whatever the Accept header says."""
+    """standings.csv answers CSV whatever the Accept header says; a `format` other than `csv`
+    or `json` (accepted on every route) is 404, as on every route that does not name it."""
 
     def select_parser(self, request: Any, parsers: Any) -> Any:
         return parsers[0] if parsers else None
 
     def select_renderer(self, request: Any, renderers: Any, format_suffix: Any = None) -> Any:
+        if request.query_params.get("format") not in (None, "", "csv", "json"):
+            raise Http404
         return (renderers[0], renderers[0].media_type)
 
 

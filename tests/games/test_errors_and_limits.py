@@ -184,6 +184,8 @@ def test_format_override_still_goes_through_drf(api):
     assert api.get("/api/v1/bots?format=json").status_code == 200
     assert_error(api.get("/api/v1/bots?format=yaml"), 404, "not_found")
     assert_error(api.get("/api/v1/bots?format=yaml", HTTP_ACCEPT="*/*"), 404, "not_found")
+    # The streams are no DRF views: they refuse a format as every route does.
+    assert_error(api.get("/api/v1/lobby/events?format=xml"), 404, "not_found")
 
 
 def test_move_endpoint_makes_at_most_8_queries(

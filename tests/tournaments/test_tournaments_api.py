@@ -335,3 +335,14 @@ def test_options_on_the_csv_routes_answers_json(cast):
         assert response.status_code == 200
         assert response["Content-Type"] == "application/json"
         assert response.json()["name"]
+
+
+def test_a_format_the_csv_route_does_not_name_is_404_in_json(cast):
+    t = create(cast)
+    base = f"/api/v1/tournaments/{t['id']}/standings.csv"
+    for given in ("", "?format=csv", "?format=json"):
+        response = cast["anonymous"].get(f"{base}{given}")
+        assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    refused = cast["anonymous"].get(f"{base}?format=xml")
+    assert refused.status_code == 404 and refused["Content-Type"] == "application/json"
+    assert refused.json()["code"] == "not_found"
