@@ -1,8 +1,10 @@
 """The bases of every serializer that reads a request: its query (`QuerySerializer`) or its body
 (`StrictSerializer`).
 
-Both refuse a float that is not finite (`?wait=nan`): it passes every bound, since it
-compares false with each.
+Both cut the value a field's message shows to what the engine's messages show of one
+(games.engine.errors.shown_text): DRF's `"{input}" is not a valid choice.` would send a value
+of 60,000 characters back whole, in `message` and again in `detail`. Both refuse a float that
+is not finite (`?wait=nan`): it passes every bound, since it compares false with each.
 
 A body is JSON, and DRF reads it as leniently as a form: it drops unknown keys without a word
 (a typo, `{"bot": ["greedy"]}` for `bots`, would create a match that waits forever), takes `5`
@@ -21,12 +23,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.fields import empty
 from rest_framework.settings import api_settings
+
+from games.engine.errors import shown_text
 
 
 def unknown_fields(data: Any, known: Collection[str]) -> dict[str, list[str]]:
@@ -52,9 +56,44 @@ def body_fields_check(data: Any, known: Collection[str] = ()) -> None:
         raise serializers.ValidationError(errors)
 
 
+class _ShortInput:
+    """A field's error message that shows the value sent (`{input}`), with that value cut as
+    shown_text cuts it; DRF formats it as any message (`Field.fail`), in the active language."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: Any) -> None:
+        self.message = message
+
+    def format(self, **kwargs: Any) -> str:
+        if "input" in kwargs:
+            kwargs["input"] = shown_text(kwargs["input"])
+        return str(self.message).format(**kwargs)
+
+    def __str__(self) -> str:
+        return str(self.message)
+
+
+def _short_inputs(field: serializers.Field[Any, Any, Any, Any]) -> None:
+    """Every message of `field` (and of its items' field) that shows the value sent, cut."""
+    for key, message in list(field.error_messages.items()):
+        if not isinstance(message, _ShortInput) and "{input}" in str(message):
+            # DRF calls only `.format()` on a message it fails with (Field.fail).
+            field.error_messages[key] = cast(str, _ShortInput(message))
+    child = getattr(field, "child", None)
+    if isinstance(child, serializers.Field):
+        _short_inputs(child)
+
+
 class QuerySerializer(serializers.Serializer[Any]):
-    """A request's query parameters (and the base of a body's, StrictSerializer): a float
-    must be finite."""
+    """A request's query parameters (and the base of a body's, StrictSerializer): a value a
+    message shows is cut, and a float must be finite."""
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        for field in fields.values():
+            _short_inputs(field)
+        return fields
 
     def to_internal_value(self, data: Any) -> Any:
         value = super().to_internal_value(data)

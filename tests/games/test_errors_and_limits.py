@@ -332,3 +332,42 @@ def test_a_body_nested_32_levels_deep_is_refused_by_its_field(
     assert "body" not in body.get("detail", {}), body
     assert len(response.content) < 1000
     assert _snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("method", "route", "field", "value"),
+    [
+        pytest.param("POST", "/api/v1/queue", "preset", "x" * 60_000, id="queue-preset"),
+        pytest.param("POST", "/api/v1/queue", "preset", ["x" * 100] * 100, id="queue-preset-list"),
+        pytest.param("POST", "/api/v1/matches", "spectators", "y" * 60_000, id="spectators"),
+        pytest.param("POST", "/api/v1/matches/{match_id}/talk", "phrase", "z" * 60_000, id="talk"),
+        pytest.param("GET", "/api/v1/matches", "status", "w" * 5_000, id="matches-status"),
+        pytest.param("GET", "/api/v1/tournaments", "status", "v" * 5_000, id="tournaments-status"),
+        pytest.param("GET", "/api/v1/leaderboard", "metric", "u" * 5_000, id="leaderboard-metric"),
+    ],
+)
+def test_a_choice_not_offered_is_shown_cut_as_the_engine_cuts_a_value(
+    make_player, client_for, method, route, field, value
+):
+    """DRF's `"{input}" is not a valid choice.` would send the value back whole, in `message`
+    and in `detail`: it shows at most 40 characters of it, as a move's refusal does."""
+    from games.models import Match, QueueEntry
+
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, bots=["random"])
+    before = (Match.objects.count(), QueueEntry.objects.count(), state(client, match["id"]))
+    path = route.format(match_id=match["id"])
+    base = {"/api/v1/queue": {"seats": 2, "wait_seconds": 5}, "/api/v1/matches": {"seats": 2}}
+    for language, said in (("en", "is not a valid choice."), ("tr", "geçerli bir seçim değil.")):
+        if method == "GET":
+            response = client.get(path, {field: value}, HTTP_ACCEPT_LANGUAGE=language)
+        else:
+            body = {**base.get(route, {}), field: value}
+            response = client.post(path, body, format="json", HTTP_ACCEPT_LANGUAGE=language)
+        body = assert_error(response, 400, "invalid")
+        shown = (value if isinstance(value, str) else '["' + "x" * 100)[:39] + "…"
+        assert body["detail"] == {field: [f'"{shown}" {said}']}, body
+        assert body["message"] == f'{field}: "{shown}" {said}'
+        assert len(response.content) < 400
+    assert (Match.objects.count(), QueueEntry.objects.count(), state(client, match["id"])) == before
