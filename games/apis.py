@@ -33,7 +33,7 @@ from games.engine.rules import option_specs
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from pisyedili_api.serializers import StrictSerializer, body_fields_check
+from pisyedili_api.serializers import QuerySerializer, StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
 from players.models import Player
 
@@ -140,7 +140,7 @@ class MatchListCreateApi(APIView):
             return super().get_throttles()
         return []
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "MatchFilter"
 
@@ -408,7 +408,7 @@ class InvitationDeclineApi(_InvitationAnswerApi):
 class MatchStateApi(APIView):
     permission_classes = [AllowAny]  # spectators: the public view, signed in or not
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "StateFilter"
 
@@ -558,7 +558,7 @@ class MatchMovesApi(APIView):
     # The move body (read by hand in _move_input: the hottest route); any other field is 400.
     BODY_FIELDS = ("action", "card", "suit", "version")
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "MoveFilter"
 

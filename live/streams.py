@@ -128,10 +128,10 @@ def _error(exc: Exception) -> HttpResponse:
     Retry-After, as every 429 of the API."""
     if isinstance(exc, ApplicationError):
         body = error_body(exc.code, exc.message, exc.detail)
-        response = challenged(JsonResponse(body, status=exc.status))
+        refused = challenged(JsonResponse(body, status=exc.status))
         if exc.status == 429:
-            response["Retry-After"] = str(SLOTS_RETRY_AFTER)
-        return response
+            refused["Retry-After"] = str(SLOTS_RETRY_AFTER)
+        return refused
     response = exception_handler(exc, {})
     if response is None:
         raise exc
@@ -1030,7 +1030,9 @@ class _LongPoll:
         if not _seat_moved(read, self.seat, str(self.player.id) if self.player else None):
             return _poll_view(read, self.seat)
         del read
-        answer = await hub.run_blocking(_poll_answer, self.player, self.match_id, None, 0)
+        answer: tuple[Match, int | None, dict[str, Any]] = await hub.run_blocking(
+            _poll_answer, self.player, self.match_id, None, 0
+        )
         return answer[2]
 
 

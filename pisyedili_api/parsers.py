@@ -1,6 +1,12 @@
 """JSON is the only request format, parsed by orjson; bodies are bounded (64 KB) even without
-Content-Length. A body that is not JSON is 400 `invalid` naming `body`, with where it fails
-(line and column) in the caller's language, never the parser's own words."""
+Content-Length, and nested at most MAX_DEPTH levels. A body that is not JSON is 400 `invalid`
+naming `body`, with where it fails (line and column) in the caller's language, never the
+parser's own words; so is a body nested deeper.
+
+orjson itself parses up to 1,024 levels, but Python code that walks a value recurses (DRF's
+fields take `str(value)`, a message shows a value as JSON): at about 1,000 levels that is a
+RecursionError, a 500. No body of this API needs more than a few levels, so nothing past
+MAX_DEPTH reaches a view, a serializer or a message."""
 
 from __future__ import annotations
 
@@ -10,6 +16,24 @@ import orjson
 from django.conf import settings
 from django.utils.translation import gettext as _
 from rest_framework.parsers import BaseParser
+
+# The deepest a request body may nest: an object or a list is a level (`{"a": [1]}` is two).
+MAX_DEPTH = 32
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether the parsed JSON `value` nests objects and lists more than `limit` levels; by a
+    loop, not by recursion, so that any depth is measured."""
+    pending = [(value, 1)] if isinstance(value, dict | list) else []
+    while pending:
+        node, depth = pending.pop()
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= limit:
+                    return True
+                pending.append((child, depth + 1))
+    return False
 
 
 class BoundedJSONParser(BaseParser):
@@ -25,10 +49,17 @@ class BoundedJSONParser(BaseParser):
             message = _("The request body must be at most %(limit)d bytes.") % {"limit": limit}
             raise ApplicationError("invalid", message, {"body": [message]})
         try:
-            return orjson.loads(raw)  # UTF-8 only, as RFC 8259 asks
+            data = orjson.loads(raw)  # UTF-8 only, as RFC 8259 asks
         except orjson.JSONDecodeError as exc:
             message = _("The body is not JSON (line %(line)d, column %(column)d).") % {
                 "line": exc.lineno,
                 "column": exc.colno,
             }
             raise ApplicationError("invalid", message, {"body": [message]}) from None
+        # Fewer brackets than levels allowed cannot nest too deep: most bodies are not walked.
+        if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and too_deep(data):
+            message = _("The body may nest objects and lists at most %(limit)d levels deep.") % {
+                "limit": MAX_DEPTH
+            }
+            raise ApplicationError("invalid", message, {"body": [message]})
+        return data

@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field, list_scope
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
-from pisyedili_api.serializers import StrictSerializer, body_fields_check
+from pisyedili_api.serializers import QuerySerializer, StrictSerializer, body_fields_check
 
 from . import schema
 from .auth import AuthenticatedRequest
@@ -436,7 +436,7 @@ class PlayerSearchApi(APIView):
     permission_classes = [AllowAny]
     throttle_scope = "player_search"
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "PlayerSearchFilter"
 
@@ -573,7 +573,7 @@ class LeaderboardApi(APIView):
 
     permission_classes = [AllowAny]
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "LeaderboardFilter"
 
@@ -741,7 +741,7 @@ class PlayerHistoryApi(APIView):
 
     permission_classes = [AllowAny]
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "PlayerHistoryFilter"
 

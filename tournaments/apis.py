@@ -22,7 +22,7 @@ from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import ErrorsAsJSON, JSONRenderer
-from pisyedili_api.serializers import StrictSerializer, body_fields_check
+from pisyedili_api.serializers import QuerySerializer, StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class TournamentListCreateApi(APIView):
             return super().get_throttles()
         return []
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "TournamentFilter"
 
@@ -406,7 +406,7 @@ class TournamentTablesApi(APIView):
 
     permission_classes = [AllowAny]
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(QuerySerializer):
         class Meta:
             ref_name = "TournamentTablesFilter"
 

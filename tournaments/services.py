@@ -41,7 +41,7 @@ from games.services import match_create, rules_from_options
 from pisyedili_api.errors import ApplicationError, invalid, translated
 from pisyedili_api.tasks import in_background
 from players.models import Player
-from players.services import bot_player_get_or_create, plain_text_check
+from players.services import bot_player_get_or_create, has_visible_character, plain_text_check
 
 from . import pairing
 from .models import Entrant, Round, Table, Tournament
@@ -50,7 +50,9 @@ from .selectors import round_matchpoints, tournament_standings
 MIN_TABLE_SIZE, MAX_TABLE_SIZE = 2, 4
 MAX_ROUNDS = 64
 ACTIVE = (Tournament.Status.DRAFT, Tournament.Status.RUNNING)
-# A tournament's name is plain text, as a display name is (players.services.plain_text_check).
+# A tournament's name is plain text that shows something, as a display name is
+# (players.services.has_visible_character, plain_text_check).
+_BLANK_NAME = gettext_noop("The tournament name may not be blank.")
 _CONTROL_IN_NAME = gettext_noop(
     "The tournament name may not contain the control character U+%(code)04X."
 )
@@ -76,6 +78,8 @@ def tournament_create(
     Bad input raises 400 `invalid` naming the field (or the rule option); an organizer with
     MAX_ACTIVE_TOURNAMENTS_PER_PLAYER tournaments in draft or running gets 409
     `too_many_tournaments`."""
+    if not has_visible_character(name):
+        raise invalid("name", _BLANK_NAME)
     plain_text_check("name", name, _CONTROL_IN_NAME)
     # One transaction: the organizer's row lock makes the count and the insert one step (two
     # creates at once cannot both pass the limit), and bad input leaves no row behind (the bot

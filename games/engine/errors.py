@@ -30,10 +30,22 @@ class _Shown:
 
     def __repr__(self) -> str:
         if isinstance(self.value, str):
-            text = repr(self.value)
-        else:
-            text = json.dumps(self.value, ensure_ascii=False, default=repr)
-        return text if len(text) <= SHOWN_MAX else text[: SHOWN_MAX - 1] + "…"
+            return shown_cut(repr(self.value))
+        return shown_text(self.value)
+
+
+def shown_cut(text: str) -> str:
+    """`text` as a message shows what a client sent: at most SHOWN_MAX characters, the last an
+    ellipsis where it was cut."""
+    return text if len(text) <= SHOWN_MAX else text[: SHOWN_MAX - 1] + "…"
+
+
+def shown_text(value: Any) -> str:
+    """A value a client sent, for a message that quotes it itself: a string as it is, anything
+    else as its JSON text (`true`, `["a"]`), cut as shown_cut cuts it."""
+    if isinstance(value, str):
+        return shown_cut(value)
+    return shown_cut(json.dumps(value, ensure_ascii=False, default=repr))
 
 
 @functools.cache

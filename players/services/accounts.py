@@ -49,7 +49,7 @@ _WRONG_PASSWORD = gettext_noop("Wrong password.")
 # A deleted account's name in the matches it played (players.services.deletion); the web client
 # shows it in the page's language. No one else may take it, in either language.
 DELETED_NAME = "Deleted player"
-_DELETED_NAMES = frozenset({"deleted player", "silinmiş oyuncu"})
+_DELETED_NAME_KEPT_IN = ("Deleted player", "Silinmiş oyuncu")
 _DELETED_NAME_KEPT = gettext_noop("That display name is kept for deleted accounts.")
 
 # Bidi overrides and isolates, zero-width and other format characters can make a name read as
@@ -82,7 +82,7 @@ def display_name_check(display_name: str) -> None:
     API is JSON; the admin escapes it)."""
     if not has_visible_character(display_name):
         raise invalid("display_name", "The display name may not be blank.")
-    if " ".join(display_name.split()).casefold() in _DELETED_NAMES:
+    if name_key(display_name) in _DELETED_NAME_KEYS:
         raise invalid("display_name", _DELETED_NAME_KEPT)
     if len(display_name) > DISPLAY_NAME_MAX:
         raise invalid(
@@ -97,6 +97,22 @@ def display_name_check(display_name: str) -> None:
 _BLANK_LOOKING = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 
 
+def name_key(text: str) -> str:
+    """A name as a reader tells it from another: compatibility forms read as their plain
+    letters (the fullwidth Ｄ is D), accents and other marks, format characters (the zero-width
+    joiners) and variation selectors dropped, any blank-looking run one space, letter case
+    ignored, and the Turkish İ and ı read as i, so that `SİLİNMİŞ OYUNCU`, `Ｄeleted player` and
+    `Deleted player` with a zero-width joiner all read as their plain names. Only for
+    comparing: a name is kept as it was typed."""
+    kept = []
+    for char in unicodedata.normalize("NFKD", text):
+        category = unicodedata.category(char)
+        if category[0] == "M" or category == "Cf":
+            continue
+        kept.append(" " if category[0] in "ZC" or char in _BLANK_LOOKING else char)
+    return " ".join("".join(kept).casefold().replace("ı", "i").split())
+
+
 def has_visible_character(text: str) -> bool:
     """Whether `text` shows something: a letter, digit, punctuation mark or symbol other than
     a blank-looking one (spaces, joiners, combining marks and variation selectors alone show
@@ -104,6 +120,9 @@ def has_visible_character(text: str) -> bool:
     return any(
         unicodedata.category(char)[0] in "LNPS" and char not in _BLANK_LOOKING for char in text
     )
+
+
+_DELETED_NAME_KEYS = frozenset(name_key(name) for name in _DELETED_NAME_KEPT_IN)
 
 
 def plain_text_check(field: str, text: str, refusal: str) -> None:

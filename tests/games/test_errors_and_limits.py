@@ -248,3 +248,128 @@ def test_leak_scanner_reports_a_hidden_card_and_a_live_seed(make_player, client_
     assert leakscan.scan_body("/api/v1/bots", {"x": seed}, seed, None)
     own = {"deal": 1, "hand": m.state["hands"][0]}
     assert leakscan.scan_body(path, own, str(own), str(player.id)) == []
+
+
+def _nested(levels: int) -> str:
+    """JSON text of `levels` lists, one in another, around a 7."""
+    return "[" * levels + "7" + "]" * levels
+
+
+# Where a nested value went in: a public route, a route with a token, and every kind of
+# field of POST /matches (a number, a list of names, a rule option in an object).
+NESTED_BODIES = [
+    ("/api/v1/auth/token", '{"username": %s, "password": "x"}'),
+    ("/api/v1/auth/stream-ticket", '{"path": %s}'),
+    ("/api/v1/matches", '{"seats": %s}'),
+    ("/api/v1/matches", '{"seats": 2, "bots": %s}'),
+    ("/api/v1/matches", '{"seats": 2, "private": true, "invite": %s}'),
+    ("/api/v1/matches", '{"seats": 2, "rules": {"hand_size": %s}}'),
+    ("/api/v1/queue", '{"seats": 2, "wait_seconds": 5, "preset": %s}'),
+    ("/api/v1/tournaments", '{"name": %s, "format": "swiss", "table_size": 2}'),
+    ("/api/v1/players/me", '{"display_name": %s}'),
+    ("moves", '{"action": %s, "version": 1}'),
+]
+
+
+def _snapshot():
+    from games.models import Match, Move, QueueEntry
+    from players.models import ApiToken, Player
+    from tournaments.models import Tournament
+
+    return (
+        Match.objects.count(),
+        Move.objects.count(),
+        QueueEntry.objects.count(),
+        Tournament.objects.count(),
+        ApiToken.objects.count(),
+        sorted(Player.objects.values_list("display_name", flat=True)),
+    )
+
+
+def _post_raw(client, route, template, levels, match_id, **headers):
+    path = f"/api/v1/matches/{match_id}/moves" if route == "moves" else route
+    method = "PATCH" if route.endswith("/me") else "POST"
+    raw = (template % _nested(levels)).encode()
+    return client.generic(method, path, raw, "application/json", **headers)
+
+
+@pytest.mark.parametrize(("route", "template"), NESTED_BODIES)
+def test_a_body_nested_deeper_than_32_levels_is_400_naming_body_and_changes_nothing(
+    make_player, client_for, route, template
+):
+    """orjson parses 1,024 levels, and Python code that walks a value (DRF takes str() of a
+    text field's value; a message shows a value as JSON) recurses past Python's limit at about
+    1,000: a 500. The parser refuses any body nested past 32 levels, as it refuses what is
+    not JSON."""
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, bots=["random"])
+    before = _snapshot()
+    for levels in (32, 950, 1020):  # the object is a level: 33 levels and more in all
+        response = _post_raw(client, route, template, levels, match["id"])
+        body = assert_error(response, 400, "invalid")
+        said = "The body may nest objects and lists at most 32 levels deep."
+        assert body == {"code": "invalid", "message": said, "detail": {"body": [said]}}, body
+    turkish = _post_raw(client, route, template, 950, match["id"], HTTP_ACCEPT_LANGUAGE="tr")
+    said = "Gövdede nesneler ve listeler en fazla 32 düzey iç içe olabilir."
+    assert assert_error(turkish, 400, "invalid")["detail"] == {"body": [said]}
+    assert _snapshot() == before
+
+
+@pytest.mark.parametrize(("route", "template"), NESTED_BODIES)
+def test_a_body_nested_32_levels_deep_is_refused_by_its_field(
+    make_player, client_for, route, template
+):
+    """At the parser's limit, nothing that reads the value recurses too deep: the field that
+    holds it refuses it (a 400 naming it), never a 500."""
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, bots=["random"])
+    before = _snapshot()
+    levels = 31 - template.count("{") + 1  # the object(s) around the value are levels too
+    response = _post_raw(client, route, template, levels, match["id"])
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] in ("invalid", "invalid_move"), body
+    assert "body" not in body.get("detail", {}), body
+    assert len(response.content) < 1000
+    assert _snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("method", "route", "field", "value"),
+    [
+        pytest.param("POST", "/api/v1/queue", "preset", "x" * 60_000, id="queue-preset"),
+        pytest.param("POST", "/api/v1/queue", "preset", ["x" * 100] * 100, id="queue-preset-list"),
+        pytest.param("POST", "/api/v1/matches", "spectators", "y" * 60_000, id="spectators"),
+        pytest.param("POST", "/api/v1/matches/{match_id}/talk", "phrase", "z" * 60_000, id="talk"),
+        pytest.param("GET", "/api/v1/matches", "status", "w" * 5_000, id="matches-status"),
+        pytest.param("GET", "/api/v1/tournaments", "status", "v" * 5_000, id="tournaments-status"),
+        pytest.param("GET", "/api/v1/leaderboard", "metric", "u" * 5_000, id="leaderboard-metric"),
+    ],
+)
+def test_a_choice_not_offered_is_shown_cut_as_the_engine_cuts_a_value(
+    make_player, client_for, method, route, field, value
+):
+    """DRF's `"{input}" is not a valid choice.` would send the value back whole, in `message`
+    and in `detail`: it shows at most 40 characters of it, as a move's refusal does."""
+    from games.models import Match, QueueEntry
+
+    _, token = make_player()
+    client = client_for(token)
+    match = create_match(client, bots=["random"])
+    before = (Match.objects.count(), QueueEntry.objects.count(), state(client, match["id"]))
+    path = route.format(match_id=match["id"])
+    base = {"/api/v1/queue": {"seats": 2, "wait_seconds": 5}, "/api/v1/matches": {"seats": 2}}
+    for language, said in (("en", "is not a valid choice."), ("tr", "geçerli bir seçim değil.")):
+        if method == "GET":
+            response = client.get(path, {field: value}, HTTP_ACCEPT_LANGUAGE=language)
+        else:
+            body = {**base.get(route, {}), field: value}
+            response = client.post(path, body, format="json", HTTP_ACCEPT_LANGUAGE=language)
+        body = assert_error(response, 400, "invalid")
+        shown = (value if isinstance(value, str) else '["' + "x" * 100)[:39] + "…"
+        assert body["detail"] == {field: [f'"{shown}" {said}']}, body
+        assert body["message"] == f'{field}: "{shown}" {said}'
+        assert len(response.content) < 400
+    assert (Match.objects.count(), QueueEntry.objects.count(), state(client, match["id"])) == before

@@ -478,11 +478,24 @@ def test_long_poll_waits_for_a_newer_version(two_humans):
 
 @pytest.mark.parametrize(
     "query",
-    ["wait=26&after_version=1", "wait=-1&after_version=1", "after_version=x", "after_version=-3"],
+    [
+        "wait=26&after_version=1",
+        "wait=-1&after_version=1",
+        "after_version=x",
+        "after_version=-3",
+        # Not a number of seconds, though float() reads them: nan passes every bound.
+        "wait=nan&after_version=1",
+        "wait=NaN&after_version=1",
+        "wait=inf&after_version=1",
+        "wait=-nan&after_version=1",
+    ],
 )
 def test_long_poll_bad_query_is_invalid(two_humans, query):
+    started = time.monotonic()
     r = two_humans[0].get(f"/api/v1/matches/{two_humans['id']}/state?{query}")
-    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    assert r.status_code == 400 and r.json()["code"] == "invalid", r.content
+    assert list(r.json()["detail"]) == [query.split("&")[0].split("=")[0]], r.json()
+    assert time.monotonic() - started < 1
 
 
 def test_match_list_is_public_newest_first_and_filtered(two_humans, make_player, client_for, api):

@@ -1,11 +1,12 @@
-"""Every POST body of the API: a field the route does not know is `400 invalid` naming it, and
-nothing changes (pisyedili_api.serializers)."""
+"""Every POST body of the API: a field the route does not know, or a value of another JSON type
+than its field's (`"3"` or `3.0` for an integer, `"yes"` for true), is `400 invalid` naming it,
+and nothing changes (pisyedili_api.serializers)."""
 
 from __future__ import annotations
 
 import pytest
 
-from games.models import Match, Move
+from games.models import Match, Move, QueueEntry
 from players.models import ApiToken, Player
 from tests.helpers import create_match, state
 from tournaments.models import Tournament
@@ -99,3 +100,104 @@ def test_the_tournament_routes(make_player, client_for):
         url = f"/api/v1/tournaments/{tournament['id']}/{route}"
         _names_the_field(client.post(url, {"now": True}, format="json"), "now")
     assert Tournament.objects.get(id=tournament["id"]).status == "draft"
+
+
+def _nothing_created():
+    return (Match.objects.count(), QueueEntry.objects.count(), Tournament.objects.count())
+
+
+INTEGER = "A valid integer is required."
+BOOLEAN = "Must be a valid boolean."
+TEXT = "Not a valid string."
+UUID = "Must be a valid UUID."
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "field", "said"),
+    [
+        ("/api/v1/matches", {"seats": "3"}, "seats", INTEGER),
+        ("/api/v1/matches", {"seats": 3.0}, "seats", INTEGER),
+        ("/api/v1/matches", {"seats": True}, "seats", INTEGER),
+        ("/api/v1/matches", {"seats": 2, "deals": 1.0}, "deals", INTEGER),
+        ("/api/v1/matches", {"seats": 2, "turn_seconds": "60"}, "turn_seconds", INTEGER),
+        ("/api/v1/matches", {"seats": 2, "private": "yes"}, "private", BOOLEAN),
+        ("/api/v1/matches", {"seats": 2, "private": 1}, "private", BOOLEAN),
+        ("/api/v1/matches", {"seats": 2, "private": "true"}, "private", BOOLEAN),
+        ("/api/v1/queue", {"seats": 2.0, "wait_seconds": 10}, "seats", INTEGER),
+        ("/api/v1/queue", {"seats": 2, "wait_seconds": "10"}, "wait_seconds", INTEGER),
+        (
+            "/api/v1/queue",
+            {"seats": 2, "wait_seconds": 10, "bots_allowed": "yes"},
+            "bots_allowed",
+            BOOLEAN,
+        ),
+        (
+            "/api/v1/queue",
+            {"seats": 2, "wait_seconds": 10, "bots_allowed": 0},
+            "bots_allowed",
+            BOOLEAN,
+        ),
+        ("/api/v1/tournaments", {"table_size": "2"}, "table_size", INTEGER),
+        ("/api/v1/tournaments", {"deals": 1.0}, "deals", INTEGER),
+        ("/api/v1/tournaments", {"rounds": False}, "rounds", INTEGER),
+        ("/api/v1/tournaments", {"name": 5}, "name", TEXT),
+    ],
+)
+def test_a_value_of_another_json_type_is_400_naming_the_field(
+    make_player, client_for, route, body, field, said
+):
+    (_, token), (bob, _) = make_player(), make_player()
+    client = client_for(token)
+    if route == "/api/v1/tournaments":
+        body = {
+            "name": "Cup",
+            "players": [str(bob.id)],
+            "bots": ["greedy"],
+            "format": "swiss",
+            "table_size": 2,
+            **body,
+        }
+    response = client.post(route, body, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json() == {
+        "code": "invalid",
+        "message": f"{field}: {said}",
+        "detail": {field: [said]},
+    }
+    assert _nothing_created() == (0, 0, 0)
+    turkish = client.post(route, body, format="json", HTTP_ACCEPT_LANGUAGE="tr").json()
+    assert turkish["code"] == "invalid" and list(turkish["detail"]) == [field]
+    assert turkish["detail"][field] != [said] and turkish["message"].startswith(f"{field}: ")
+    assert _nothing_created() == (0, 0, 0)
+
+
+def test_an_item_of_another_json_type_is_named_by_its_place(make_player, client_for):
+    """DRF would take `5` for the bot "5", and a number for the UUID it is the integer of."""
+    _, token = make_player()
+    client = client_for(token)
+    response = client.post("/api/v1/matches", {"seats": 3, "bots": ["greedy", 5]}, format="json")
+    assert response.status_code == 400
+    assert response.json()["detail"] == {"bots": {"1": [TEXT]}}
+    body = {"name": "Cup", "players": [7], "bots": ["greedy"], "format": "swiss", "table_size": 2}
+    response = client.post("/api/v1/tournaments", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["detail"] == {"players": {"0": [UUID]}}
+    assert _nothing_created() == (0, 0, 0)
+
+
+def test_the_values_of_their_own_type_are_taken(make_player, client_for):
+    """The check refuses only what DRF would convert: integers, booleans, null where a field
+    takes it; a query's values stay strings (`?after_version=1`, `?invited=true`)."""
+    _, token = make_player()
+    client = client_for(token)
+    body = {"seats": 2, "deals": 1, "private": False, "turn_seconds": None, "bots": ["greedy"]}
+    match = client.post("/api/v1/matches", body, format="json")
+    assert match.status_code == 201, match.content
+    queued = client.post(
+        "/api/v1/queue", {"seats": 3, "wait_seconds": 10, "bots_allowed": True}, format="json"
+    )
+    assert queued.status_code == 201, queued.content
+    match_id = match.json()["id"]
+    polled = client.get(f"/api/v1/matches/{match_id}/state?after_version=0&wait=0")
+    assert polled.status_code == 200, polled.content
+    assert client.get("/api/v1/matches?invited=true&limit=5").status_code == 200

@@ -135,6 +135,20 @@ def test_waiting_long_polls_are_capped_and_give_their_slots_back(live: Any, who:
     assert [r.json()["version"] for r, _ in answers] == [last["version"]] * limit
 
 
+def test_a_long_poll_wait_that_is_no_finite_number_is_refused_at_once(live: Any) -> None:
+    """float() reads `nan` and `inf`, and nan passes every bound (it compares false): refused
+    as any bad `wait`, before any wait."""
+    one, two = live.bases
+    a, _, match_id = _table(one)
+    version = a.get(one, f"/api/v1/matches/{match_id}/state").json()["version"]
+    for wait in ("nan", "NaN", "-nan", "inf"):
+        started = time.monotonic()
+        query = f"?after_version={version}&wait={wait}"
+        response = a.get(two, f"/api/v1/matches/{match_id}/state{query}")
+        _refused_400(response, a, "wait")
+        assert time.monotonic() - started < 5
+
+
 def _chunks(body: bytes, size: int = 7) -> Any:
     """`body` sent in chunks (Transfer-Encoding: chunked, no Content-Length)."""
     for start in range(0, len(body), size):

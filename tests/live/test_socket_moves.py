@@ -142,6 +142,8 @@ def test_refused_socket_moves_get_the_routes_error_and_change_nothing(live: Any)
         ('["move"]', None),
         ('{"type": "talk", "key": "k-i"}', "k-i"),
         (b'{"type": "move", "action": "draw", "version": -1, "key": "k-j"}', "k-j"),
+        # Nested past the parser's 32 levels (as the route refuses it): no key is read.
+        ('{"type": "move", "action": %s, "version": 1}' % ("[" * 950 + "]" * 950), None),
     ):
         mine.send(raw)
         answer = mine.answer()

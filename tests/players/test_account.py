@@ -345,6 +345,43 @@ def test_a_refused_display_name_is_400_naming_the_field_and_changes_nothing(acco
     assert (player.display_name, player.username) == (before, "ana")
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "SİLİNMİŞ OYUNCU",  # Turkish capitals: casefold makes İ an i and a combining dot
+        "SILINMIŞ OYUNCU",
+        "silinmis oyuncu",
+        "Deleted player\u200d",  # a joiner, which a display name may hold
+        "Dele\u200cted player",
+        "\uff24eleted player",  # fullwidth
+        "\uff24\uff25\uff2c\uff25\uff34\uff25\uff24\u3000player",
+        "De\u0301leted\u00a0player",  # an accent, a no-break space
+        "Deleted\u2800player\ufe0f",  # the braille blank, a variation selector
+    ],
+)
+def test_the_deleted_accounts_name_is_kept_however_it_is_written(account, name):
+    username, (key, _, _) = account
+    r = client(key).patch("/api/v1/players/me", {"display_name": name}, format="json")
+    assert r.status_code == 400 and r.json()["code"] == "invalid", r.content
+    said = "That display name is kept for deleted accounts."
+    assert r.json()["detail"] == {"display_name": [said]}, r.json()
+    assert get_user_model().objects.get(username=username).player.display_name == "ana"
+    registered = APIClient().post(
+        "/api/v1/auth/register",
+        {"username": "someone", "password": "s3cret-pass", "display_name": name},
+        format="json",
+    )
+    assert registered.status_code == 400 and registered.json()["detail"] == {"display_name": [said]}
+    assert not get_user_model().objects.filter(username="someone").exists()
+
+
+def test_a_name_near_the_deleted_accounts_is_kept_as_typed(account):
+    _, (key, _, _) = account
+    for name in ("Deleted players", "\uff24eleted gamer", "SİLİNMİŞ OYUNCULAR", "Dele\u0301ted"):
+        r = client(key).patch("/api/v1/players/me", {"display_name": name}, format="json")
+        assert r.status_code == 200 and r.json()["display_name"] == name, r.content
+
+
 def test_a_display_name_refusal_in_turkish(account):
     _, (key, _, _) = account
     r = client(key).patch(

@@ -193,6 +193,34 @@ def test_a_refused_name_is_said_in_turkish(cast):
     assert body["detail"] == {"name": ["Turnuva adı U+202E denetim karakterini içeremez."]}
 
 
+# Nothing to see, as a display name may not be: the Hangul filler, the braille blank, a lone
+# accent, a joiner.
+@pytest.mark.parametrize("name", ["\u3164\u3164", "\u2800\u2800", "\u0301", "\u200d", " \u3164 "])
+def test_a_name_that_shows_nothing_is_refused_as_a_display_name_is(cast, api, name):
+    response = cast["organizer"].post(
+        "/api/v1/tournaments", body_for(cast, name=name), format="json"
+    )
+    body = error(response, 400, "invalid")
+    said = "The tournament name may not be blank."
+    assert body == {"code": "invalid", "message": f"name: {said}", "detail": {"name": [said]}}
+    assert Tournament.objects.count() == 0
+    turkish = cast["organizer"].post(
+        "/api/v1/tournaments", body_for(cast, name=name), format="json", HTTP_ACCEPT_LANGUAGE="tr"
+    )
+    assert error(turkish, 400, "invalid")["detail"] == {"name": ["Turnuva adı boş olamaz."]}
+    registered = api.post(
+        "/api/v1/auth/register",
+        {"username": "nameless", "password": "s3cret-pass", "display_name": name},
+        format="json",
+    )
+    assert error(registered, 400, "invalid")["detail"] == {
+        "display_name": ["The display name may not be blank."]
+    }
+    assert Tournament.objects.count() == 0
+    # A name with something to see keeps its filler.
+    assert create(cast, name="Kupa\u3164")["name"] == "Kupa\u3164"
+
+
 def test_a_name_keeps_the_joiner_of_an_emoji_sequence(cast):
     name = "Family \U0001f468\u200d\U0001f469\u200d\U0001f467 cup"
     assert create(cast, name=name)["name"] == name
