@@ -17,6 +17,12 @@ deal counts (matchpoints, penalty, deals won, head-to-head) only once every tabl
 has scored it (or finished its match without it), so no table's result is shown while another
 table still plays those cards. A finished round's matchpoints are stored on the round.
 
+A seat whose person resigned its match (games.services.resign) forfeits it: its bot plays on,
+but in every deal of that match the seat counts the highest penalty at its table in that deal
+and wins none (`_forfeited`), and it loses head-to-head to a seat that played on at an equal
+total: resigning, however early, never ranks better than playing on.
+The bye score is the round's mean of the totals as played.
+
 Players equal on all the keys share a rank (1, 1, 3, …); the listing order among them is the
 order of entry. A bye counts once all of the round's matches are finished, and then scores the
 mean match total of every seat that played that round (rounded half up, filler bots included);
@@ -95,7 +101,14 @@ def _tournament_matches(tournament: Tournament) -> list[tuple[int, int, Match]]:
     tables = (
         Table.objects.filter(tournament=tournament)
         .select_related("round", "match")
-        .only("number", "round__number", "match__id", "match__status", "match__seat_players")
+        .only(
+            "number",
+            "round__number",
+            "match__id",
+            "match__status",
+            "match__seat_players",
+            "match__resigned",
+        )
         .order_by("round__number", "number")
     )
     return [(t.round.number, t.number, t.match) for t in tables]
@@ -127,7 +140,8 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
     match_totals: dict[str, list[int]] = {
         str(m.id): [0] * len(m.seat_players) for _, _, m in tables
     }
-    entries = _score_entries(list(match_totals))
+    played = _score_entries(list(match_totals))
+    entries = _forfeited(tables, played)
     if duplicate:
         counted = _counted_entries(tables, entries)
         entries = [e for e in entries if e in counted]
@@ -143,8 +157,15 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
             for player_id, earned in (points or {}).items():
                 if player_id in rows:
                     rows[player_id]["matchpoints"] += earned
-    for match_id, _deal, seat, player_id, penalty, won in entries:
+    # The bye score's totals, as played (before the forfeits, which are no points scored).
+    if duplicate:
+        counted_deals = {(match_id, deal) for match_id, deal, *_ in entries}
+        played = [e for e in played if (e[0], e[1]) in counted_deals]
+    for match_id, _deal, seat, _player_id, penalty, _won in played:
         match_totals[match_id][seat] += penalty
+    forfeit_totals: dict[str, list[int]] = {m: [0] * len(t) for m, t in match_totals.items()}
+    for match_id, _deal, seat, player_id, penalty, won in entries:
+        forfeit_totals[match_id][seat] += penalty
         entrant = rows.get(player_id)
         if entrant is not None:
             entrant["deals_played"] += 1
@@ -188,12 +209,14 @@ def tournament_standings(tournament: Tournament) -> list[dict[str, Any]]:
         if len(group) < 2:
             continue
         for match in finished:
-            totals = match_totals[str(match.id)]
+            # A forfeit loses to the seat that played on at an equal total.
+            totals = forfeit_totals[str(match.id)]
+            keys = [(total, seat in match.resigned) for seat, total in enumerate(totals)]
             seated = [(p, s) for s, p in enumerate(match.seat_players) if p in group]
             for a, seat_a in seated:
                 for b, seat_b in seated:
-                    if a != b and totals[seat_a] != totals[seat_b]:
-                        rows[a]["head_to_head"] += 1 if totals[seat_a] < totals[seat_b] else -1
+                    if a != b and keys[seat_a] != keys[seat_b]:
+                        rows[a]["head_to_head"] += 1 if keys[seat_a] < keys[seat_b] else -1
 
     order = {pid: i for i, pid in enumerate(ids)}
     ranked = sorted(rows, key=lambda pid: (_rank_key(rows[pid]), order[pid]))
@@ -222,6 +245,25 @@ def _score_entries(match_ids: list[str]) -> list[Entry]:
         for match_id, number, seat, player_id, penalty, won in ScoreEntry.objects.filter(
             match_id__in=match_ids
         ).values_list("match_id", "deal__number", "seat", "player_id", "penalty", "won")
+    ]
+
+
+def _forfeited(tables: list[tuple[int, int, Match]], entries: list[Entry]) -> list[Entry]:
+    """`entries` with the forfeits of the resigned seats (Match.resigned): in every deal of a
+    match whose seat's person resigned, that seat counts the highest penalty at its table in
+    that deal, and no deal won."""
+    resigned = {str(m.id): set(m.resigned) for _, _, m in tables if m.resigned}
+    if not resigned:
+        return entries
+    highest: dict[tuple[str, int], int] = defaultdict(int)
+    for match_id, deal, _seat, _player, penalty, _won in entries:
+        if match_id in resigned:
+            highest[match_id, deal] = max(highest[match_id, deal], penalty)
+    return [
+        (match_id, deal, seat, player, highest[match_id, deal], False)
+        if seat in resigned.get(match_id, ())
+        else (match_id, deal, seat, player, penalty, won)
+        for match_id, deal, seat, player, penalty, won in entries
     ]
 
 
@@ -271,7 +313,7 @@ def round_matchpoints(rnd: Round) -> dict[str, float]:
         (rnd.number, t.number, t.match)
         for t in Table.objects.filter(round=rnd).select_related("match").order_by("number")
     ]
-    entries = _score_entries([str(m.id) for _, _, m in tables])
+    entries = _forfeited(tables, _score_entries([str(m.id) for _, _, m in tables]))
     counted = _counted_entries(tables, entries)
     entries = [e for e in entries if e in counted]
     totals: dict[str, float] = defaultdict(float)

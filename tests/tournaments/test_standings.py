@@ -245,3 +245,31 @@ def test_csv_quotes_a_display_name_a_spreadsheet_would_run(make_player, api):
     assert {r["display_name"] for r in rows} == {'\'=HYPERLINK("x")', other.display_name}
     json_names = api.get(f"/api/v1/tournaments/{tournament.id}/standings").json()["results"]
     assert '=HYPERLINK("x")' in {r["player"]["display_name"] for r in json_names}
+
+
+def test_a_resigned_seat_forfeits_its_match_in_the_standings(make_player):
+    """Its bot plays on (and here goes out at once), but the seat counts the highest penalty at
+    its table in every deal of the match and no deal won, and loses head-to-head at an equal
+    total: resigning never ranks better than playing on (docs/rules.md, Resign)."""
+    organizer, _ = make_player()
+    a, b = (make_player(name)[0] for name in ("rs_a", "rs_b"))
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Forfeits",
+        format="round_robin",
+        table_size=2,
+        players=[a.id, b.id],
+        deals=1,
+    )
+    accept_all(tournament.id)
+    tournament_start(tournament_id=tournament.id, player=organizer)
+    table = Table.objects.get(tournament=tournament, round__number=1)
+    resigner = table.match.seat_players.index(str(a.id))
+    Match.objects.filter(id=table.match_id).update(resigned=[resigner])
+    finish_round(tournament, 1, {"rs_a": (0, True), "rs_b": (12, False)})
+    standings = tournament_standings(tournament)
+    summary = [
+        (r["rank"], r["player"]["display_name"], r["penalty"], r["deals_won"], r["head_to_head"])
+        for r in standings
+    ]
+    assert summary == [(1, "Rs_B", 12, 0, 1), (2, "Rs_A", 12, 0, -1)]
