@@ -238,6 +238,17 @@ def tournament_answered_on_commit(tournament: Any, player: str, answer: str) -> 
     transaction.on_commit(lambda: publish(None, [(organizer, event)]), robust=True)
 
 
+def tournament_cancelled_on_commit(tournament: Any, players: list[str]) -> None:
+    """Once the current transaction commits, tell each of `players` (ids: the tournament's
+    entrants and invitees, its organizer left out) that its organizer cancelled `tournament`:
+    `tournament_cancelled` on their `me` stream (a pending invitation is gone with it)."""
+    organizer = str(tournament.organizer_id)
+    event = {"type": "tournament_cancelled", "tournament": str(tournament.id)}
+    told = [(player, dict(event)) for player in players if player != organizer]
+    if told:
+        transaction.on_commit(lambda: publish(None, told), robust=True)
+
+
 def challenge_on_commit(match: Any, players: list[str], expires_at: Any) -> None:
     """Once the current transaction commits, tell each of `players` (ids) that they are
     invited to the private `match` (games.services.invitations): `challenge` on their `me`

@@ -139,7 +139,7 @@ def tournament_summary(tournament: Tournament) -> dict[str, Any]:
         "pending_invitations": [
             player_ref(e.player)
             for e in tournament.entrants.all()
-            if e.status != Entrant.Status.ACCEPTED
+            if e.status != Entrant.Status.ACCEPTED and tournament.status == Tournament.Status.DRAFT
         ],
     }
 

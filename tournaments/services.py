@@ -404,6 +404,9 @@ def tournament_cancel(*, tournament_id: UUID | str, player: Player) -> Tournamen
         tournament.status = Tournament.Status.CANCELLED
         tournament.finished_at = timezone.now()
         tournament.save(update_fields=["status", "finished_at"])
+        people = Entrant.objects.filter(tournament=tournament, player__is_bot=False)
+        told = [str(p) for p in people.values_list("player_id", flat=True)]
+        events.tournament_cancelled_on_commit(tournament, told)
     return tournament
 
 

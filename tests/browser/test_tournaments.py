@@ -292,6 +292,24 @@ def test_a_declined_invitation_leaves_and_the_organizer_cancels(
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
 
 
+def test_an_invitation_goes_from_the_page_once_its_tournament_is_cancelled(
+    web_client: str, pages: Any
+) -> None:
+    """The `tournament_cancelled` event: the invitee's list drops the invitation at once."""
+    org, gul = Person(web_client, "tn"), Person(web_client, "tn")
+    body = {"name": "Off", "format": "swiss", "table_size": 2, "players": [org.id, gul.id]}
+    tournament_id = org.post("/api/v1/tournaments", body, status=201).json()["id"]
+    gul_page = pages.new()
+    open_tournaments(gul_page, web_client, gul)
+    row = gul_page.locator(
+        f'[data-testid="tournament-invitation"][data-tournament-id="{tournament_id}"]'
+    )
+    expect(row).to_have_count(1)
+    org.post(f"/api/v1/tournaments/{tournament_id}/cancel", status=200)
+    expect(row).to_have_count(0)
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
 def table_row(page: Page, match_id: str) -> Any:
     return page.locator(f'[data-testid="tournament-table"][data-match-id="{match_id}"]')
 

@@ -1,8 +1,8 @@
 """The `tournament_round` event of `GET /me/events` (a round of a tournament you play was
-dealt), the `tournament_invitation` event (you are invited to one) and `tournament_answered`
-(to its organizer), and the stream routes' answer to anything but GET. Through the test
-client: under WSGI a stream sends what its log holds after Last-Event-ID, then `close`
-(test_streams.py covers the ASGI servers)."""
+dealt), the `tournament_invitation` event (you are invited to one), `tournament_answered`
+(to its organizer) and `tournament_cancelled` (to its entrants and invitees), and the stream
+routes' answer to anything but GET. Through the test client: under WSGI a stream sends what its
+log holds after Last-Event-ID, then `close` (test_streams.py covers the ASGI servers)."""
 
 from __future__ import annotations
 
@@ -194,6 +194,35 @@ def test_the_organizer_hears_each_answer_once(
     assert all(e["tournament"] == str(tournament.id) for e in heard)
     assert _answers(client_for(ada_token), start[ada_token]) == []
     assert _answers(client_for(bo_token), start[bo_token]) == []
+
+
+@override_settings(LIVE_REDIS_URL="")
+def test_a_cancel_tells_every_entrant_and_invitee_once_and_no_invitation_stays_pending(
+    make_player, client_for, django_capture_on_commit_callbacks
+):
+    organizer, organizer_token = make_player()
+    (ada, ada_token), (bo, bo_token) = make_player(), make_player()
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Called off",
+        format="swiss",
+        table_size=2,
+        players=[organizer.id, ada.id, bo.id],
+        bots=["greedy"],
+        deals=1,
+    )
+    path = f"/api/v1/tournaments/{tournament.id}"
+    assert client_for(ada_token).post(f"{path}/invitations/accept").status_code == 200
+    start = {t: _seq(client_for(t)) for t in (organizer_token, ada_token, bo_token)}
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client_for(organizer_token).post(f"{path}/cancel").status_code == 200
+    for token in (ada_token, bo_token):  # accepted, and still invited
+        heard = _after(client_for(token), start[token], "tournament_cancelled")
+        expected = {"type": "tournament_cancelled", "tournament": str(tournament.id)}
+        assert heard == [{"seq": start[token] + 1, **expected}]
+    assert _after(client_for(organizer_token), start[organizer_token], "tournament_cancelled") == []
+    shown = client_for(bo_token).get(path).json()
+    assert shown["status"] == "cancelled" and shown["pending_invitations"] == []
 
 
 @override_settings(LIVE_REDIS_URL="")

@@ -20,7 +20,8 @@ import { t } from "../i18n.js";
 import { creatorName, hideError, playerName, showError, shortTime } from "../ui.js";
 
 /** The events after which the list is read again (an invitation added, answered or gone). */
-const EVENTS = ["challenge", "tournament_invitation", "tournament_answered", "match_cancelled", "match_started",
+const EVENTS = ["challenge", "tournament_invitation", "tournament_answered", "tournament_cancelled",
+  "match_cancelled", "match_started",
   "resync"];
 
 /** The one who invites (the match's creator), for "… invites you". */

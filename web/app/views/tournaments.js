@@ -26,8 +26,8 @@ import { loadRules, presetName, rulesPicker } from "./rules-picker.js";
  */
 const POLL_SECONDS = { draft: 10, running: 8 };
 /** The /me/events events after which a tournament page reads again. */
-const EVENTS = ["ready", "tournament_invitation", "tournament_answered", "tournament_round", "match_started",
-  "match_finished", "resync"];
+const EVENTS = ["ready", "tournament_invitation", "tournament_answered", "tournament_cancelled", "tournament_round",
+  "match_started", "match_finished", "resync"];
 const FORMATS = /** @type {const} */ (["swiss", "round_robin", "duplicate"]);
 
 /** @param {HTMLElement} root */
