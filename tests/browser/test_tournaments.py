@@ -469,3 +469,96 @@ def test_bots_enter_and_fill_the_empty_seats_from_the_form(web_client: str, page
     sizes = sorted(len(table["seats"]) for table in tables["rounds"][0]["tables"])
     assert sizes == [3, 3], tables
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def swap_widths(page: Page) -> None:
+    """The page at the other of the two widths (1280 and 375)."""
+    width = page.viewport_size["width"] if page.viewport_size else 1280
+    page.set_viewport_size({"width": 1280 + 375 - width, "height": 900})
+
+
+# The page's /me/events stream has said `ready` (it listens from then on).
+ME_READY = """(() => {
+  const Source = window.EventSource;
+  window.EventSource = class extends Source {
+    constructor(url, options) {
+      super(url, options);
+      if (String(url).includes("/me/events")) {
+        this.addEventListener("ready", () => { window.__meReady = true; });
+      }
+    }
+  };
+})();"""
+
+
+def test_an_entrant_sitting_a_round_out_is_told_of_the_bye(web_client: str, pages: Any) -> None:
+    """A round robin of org, ana and a bot, tables of two: each round one of them sits out. In
+    the round org sits out (a bye), his pages (English at 1280, Turkish at 375) say so, and the
+    notice leads to the tournament's page."""
+    org, ana = Person(web_client, "tn"), Person(web_client, "tn")
+    body = {
+        "name": "Bye cup",
+        "format": "round_robin",
+        "table_size": 2,
+        "players": [org.id, ana.id],
+        "bots": ["greedy"],
+        "deals": 1,
+        "turn_seconds": 900,
+    }
+    tournament_id = org.post("/api/v1/tournaments", body, status=201).json()["id"]
+    ana.post(f"/api/v1/tournaments/{tournament_id}/invitations/accept", status=200)
+    wide, phone = pages.new(), pages.new(375, 800, locale="tr-TR")
+    lang = {wide: "en", phone: "tr"}  # the screenshots' names
+    for page in (wide, phone):
+        page.context.add_init_script(ME_READY)
+        sign_in(page, web_client, org, route="#/lobby")
+        # Listening: the round is told as it is dealt (a stream replays nothing from before it).
+        page.wait_for_function("() => window.__meReady === true", polling=100)
+    org.post(f"/api/v1/tournaments/{tournament_id}/start", status=200)
+    base = f"/api/v1/tournaments/{tournament_id}"
+
+    for number in range(1, 4):
+        deadline = time.monotonic() + 60
+        while org.get(base)["current_round"] != number:
+            assert time.monotonic() < deadline, f"round {number} was not dealt"
+            time.sleep(0.2)
+        tables = org.get(f"{base}/tables")["rounds"][number - 1]["tables"]
+        seated = {s["player"]["id"]: t["match"] for t in tables for s in t["seats"]}
+        if org.id not in seated:
+            break
+        # A round org plays: no bye told; both play their tables out (through the API).
+        expect(by_testid(wide, "turn-bye")).to_have_count(0)
+        for person in (org, ana):
+            if person.id in seated:
+                person.play_out(seated[person.id])
+    else:
+        raise AssertionError("org sat no round out")
+
+    texts = {
+        wide: (
+            f"Round {number} of your tournament has started: you sit this round out (a bye).",
+            "Go to the tournament",
+        ),
+        phone: (
+            f"Turnuvanın {number}. turu başladı: bu turda oynamıyorsun (bay geçiyorsun).",
+            "Turnuvaya git",
+        ),
+    }
+    for page, (said, go) in texts.items():
+        line = by_testid(page, "turn-bye")
+        expect(line).to_have_count(1, timeout=20_000)
+        expect(line).to_contain_text(said)
+        link = line.locator('[data-testid="turn-go"]')
+        expect(link).to_have_text(go)
+        expect(link).to_have_attribute("href", f"#/tournaments/{tournament_id}")
+        pages.shot(page, f"bye-notice-{lang[page]}")
+        swap_widths(page)
+        pages.shot(page, f"bye-notice-{lang[page]}")
+    by_testid(wide, "turn-bye").locator('[data-testid="turn-go"]').click()
+    wide.wait_for_url(re.compile(f"#/tournaments/{tournament_id}$"))
+    expect(by_testid(wide, "tournament-head")).to_have_attribute("data-round", str(number))
+    expect(by_testid(wide, "turn-bye")).to_have_count(0)
+    # The other page, on the lobby, keeps it until dismissed.
+    by_testid(phone, "turn-bye").locator('[data-testid="turn-dismiss"]').click()
+    expect(by_testid(phone, "turn-bye")).to_have_count(0)
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
