@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .harness import Person, by_testid, play_to_end, sign_in
+from .harness import Person, by_testid, card_text, play_to_end, sign_in
 from .secrets import WATCH_CARDS, Audit
 from .test_accessibility import AXE, violations
 
@@ -475,6 +475,124 @@ def swap_widths(page: Page) -> None:
     """The page at the other of the two widths (1280 and 375)."""
     width = page.viewport_size["width"] if page.viewport_size else 1280
     page.set_viewport_size({"width": 1280 + 375 - width, "height": 900})
+
+
+def test_a_duplicate_table_over_before_the_others_says_its_result_comes_later(
+    web_client: str, pages: Any
+) -> None:
+    """org plays his duplicate table to its end while ana, at the round's other table, does
+    nothing: his end screen says the match is over at this table and its result comes once
+    every table has finished (English at 1280, Turkish at 375), with his table's totals and
+    its deal's result as his view has them, no winner, places or replays that cannot be shown
+    yet; once ana's table finishes, the screen shows the result without a reload."""
+    org, ana = Person(web_client, "tn"), Person(web_client, "tn")
+    body = {
+        "name": "Duplicate wait",
+        "format": "duplicate",
+        "table_size": 2,
+        "players": [org.id, ana.id],
+        "bots": ["greedy", "random"],
+        "deals": 1,
+        "rounds": 1,
+        "turn_seconds": 900,
+    }
+    tournament_id = org.post("/api/v1/tournaments", body, status=201).json()["id"]
+    ana.post(f"/api/v1/tournaments/{tournament_id}/invitations/accept", status=200)
+    org.post(f"/api/v1/tournaments/{tournament_id}/start", status=200)
+    tables = org.get(f"/api/v1/tournaments/{tournament_id}/tables")["rounds"][0]["tables"]
+    mine, hers = (
+        next(t["match"] for t in tables if who in {s["player"]["id"] for s in t["seats"]})
+        for who in (org.id, ana.id)
+    )
+
+    wide, phone = pages.new(), pages.new(375, 800, locale="tr-TR")
+    lang = {wide: "en", phone: "tr"}  # the screenshots' names
+    for page in (wide, phone):
+        sign_in(page, web_client, org, route=f"#/match/{mine}")
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    play_to_end([wide], timeout=240)
+    expect(by_testid(phone, "table")).to_have_attribute("data-status", "finished")
+    state = org.state(mine)
+    result = state["result"]
+    assert org.get(f"/api/v1/matches/{mine}")["seats"][0]["place"] is None
+
+    words = {
+        wide: (
+            "The match is over at this table",
+            "Other tables of the round are still playing the same deals.",
+            "The deals of this table can be replayed once the other tables have finished them.",
+            "The stock ran out",
+        ),
+        phone: (
+            "Maç bu masada bitti",
+            "Turun diğer masaları aynı elleri hâlâ oynuyor.",
+            "Bu masanın ellerini diğer masalar bitirince yeniden izleyebilirsin.",
+            "Deste bitti",
+        ),
+    }
+    for page, (over_here, later, replay_later, stock) in words.items():
+        screen = by_testid(page, "match-result")
+        expect(screen).to_have_attribute("data-settled", "false")
+        winner = by_testid(screen, "match-winner")
+        expect(winner).to_have_text(over_here)
+        expect(winner).to_have_attribute("data-winners", "")
+        expect(by_testid(screen, "match-pending")).to_contain_text(later)
+        # His table's totals, as the seats' boxes show them; no place, no rating change.
+        places = by_testid(screen, "match-place")
+        expect(places).to_have_count(2)
+        for seat, total in enumerate(state["totals"]):
+            row = screen.locator(f'[data-testid="match-place"][data-seat="{seat}"]')
+            expect(row).to_have_attribute("data-total", str(total))
+            expect(row).to_contain_text(f": {total}")
+        expect(places.filter(has_text="–")).to_have_count(0)
+        expect(by_testid(screen, "rating-change")).to_have_count(0)
+        # No replay that could only be refused: it says when it opens.
+        expect(by_testid(page, "match-replay-link")).to_have_count(0)
+        expect(by_testid(page, "replay-link")).to_have_count(0)
+        expect(by_testid(screen, "match-replay-later")).to_have_text(replay_later)
+        # The deal's result as his own view tells it (not "went out with ?").
+        deal = by_testid(page, "deal-result")
+        headline = by_testid(deal, "deal-winners")
+        expect(headline).not_to_contain_text("?")
+        if result["reason"] == "stock_exhausted":
+            expect(headline).to_contain_text(stock)
+        else:
+            expect(headline).to_contain_text(card_text(result["last_card"]))
+        for seat, penalty in enumerate(result["penalties"]):
+            expect(
+                deal.locator(f'[data-testid="deal-seat"][data-seat="{seat}"]')
+            ).to_have_attribute("data-penalty", str(penalty))
+        pages.shot(page, f"duplicate-waiting-{lang[page]}")
+        swap_widths(page)
+        pages.shot(page, f"duplicate-waiting-{lang[page]}")
+
+    # ana's table finishes: the round is settled, and both pages show the result unreloaded.
+    ana.play_out(hers)
+    match = org.get(f"/api/v1/matches/{mine}")
+    firsts = [s["seat"] for s in match["seats"] if s["place"] == 1]
+    assert firsts, match["seats"]
+    for page in (wide, phone):
+        screen = by_testid(page, "match-result")
+        expect(screen).to_have_attribute("data-settled", "true", timeout=60_000)
+        expect(by_testid(screen, "match-winner")).to_have_attribute(
+            "data-winners", " ".join(map(str, firsts))
+        )
+        for seat in match["seats"]:
+            expect(screen).to_have_attribute(f"data-place-{seat['seat']}", str(seat["place"]))
+            row = screen.locator(f'[data-testid="match-place"][data-seat="{seat["seat"]}"]')
+            expect(row).to_contain_text(f"{seat['place']}. ")
+            expect(row).to_contain_text(f": {seat['total']}")
+        expect(by_testid(screen, "rating-change")).to_have_count(2, timeout=20_000)
+        expect(by_testid(page, "match-replay-link")).to_have_count(1)
+        expect(by_testid(page, "replay-later")).to_have_count(0)
+        pages.shot(page, f"duplicate-settled-{lang[page]}")
+        swap_widths(page)
+        pages.shot(page, f"duplicate-settled-{lang[page]}")
+    wide.reload()
+    expect(by_testid(wide, "match-result")).to_have_attribute("data-settled", "true")
+    by_testid(wide, "match-replay-link").click()
+    wide.wait_for_url(re.compile(rf"#/replay/{mine}/1$"))
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
 
 
 # The page's /me/events stream has said `ready` (it listens from then on).
