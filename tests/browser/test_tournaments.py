@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .harness import Person, by_testid, play_to_end, sign_in
+from .harness import Person, by_testid, card_text, play_to_end, sign_in
 from .secrets import WATCH_CARDS, Audit
 from .test_accessibility import AXE, violations
 
@@ -486,4 +486,215 @@ def test_bots_enter_and_fill_the_empty_seats_from_the_form(web_client: str, page
     tables = gul.get(f"/api/v1/tournaments/{tournament_id}/tables")
     sizes = sorted(len(table["seats"]) for table in tables["rounds"][0]["tables"])
     assert sizes == [3, 3], tables
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def swap_widths(page: Page) -> None:
+    """The page at the other of the two widths (1280 and 375)."""
+    width = page.viewport_size["width"] if page.viewport_size else 1280
+    page.set_viewport_size({"width": 1280 + 375 - width, "height": 900})
+
+
+def test_a_duplicate_table_over_before_the_others_says_its_result_comes_later(
+    web_client: str, pages: Any
+) -> None:
+    """org plays his duplicate table to its end while ana, at the round's other table, does
+    nothing: his end screen says the match is over at this table and its result comes once
+    every table has finished (English at 1280, Turkish at 375), with his table's totals and
+    its deal's result as his view has them, no winner, places or replays that cannot be shown
+    yet; once ana's table finishes, the screen shows the result without a reload."""
+    org, ana = Person(web_client, "tn"), Person(web_client, "tn")
+    body = {
+        "name": "Duplicate wait",
+        "format": "duplicate",
+        "table_size": 2,
+        "players": [org.id, ana.id],
+        "bots": ["greedy", "random"],
+        "deals": 1,
+        "rounds": 1,
+        "turn_seconds": 900,
+    }
+    tournament_id = org.post("/api/v1/tournaments", body, status=201).json()["id"]
+    ana.post(f"/api/v1/tournaments/{tournament_id}/invitations/accept", status=200)
+    org.post(f"/api/v1/tournaments/{tournament_id}/start", status=200)
+    tables = org.get(f"/api/v1/tournaments/{tournament_id}/tables")["rounds"][0]["tables"]
+    mine, hers = (
+        next(t["match"] for t in tables if who in {s["player"]["id"] for s in t["seats"]})
+        for who in (org.id, ana.id)
+    )
+
+    wide, phone = pages.new(), pages.new(375, 800, locale="tr-TR")
+    lang = {wide: "en", phone: "tr"}  # the screenshots' names
+    for page in (wide, phone):
+        sign_in(page, web_client, org, route=f"#/match/{mine}")
+        expect(by_testid(page, "table")).to_have_attribute("data-status", "active")
+    play_to_end([wide], timeout=240)
+    expect(by_testid(phone, "table")).to_have_attribute("data-status", "finished")
+    state = org.state(mine)
+    result = state["result"]
+    assert org.get(f"/api/v1/matches/{mine}")["seats"][0]["place"] is None
+
+    words = {
+        wide: (
+            "The match is over at this table",
+            "Other tables of the round are still playing the same deals.",
+            "The deals of this table can be replayed once the other tables have finished them.",
+            "The stock ran out",
+        ),
+        phone: (
+            "Maç bu masada bitti",
+            "Turun diğer masaları aynı elleri hâlâ oynuyor.",
+            "Bu masanın ellerini diğer masalar bitirince yeniden izleyebilirsin.",
+            "Deste bitti",
+        ),
+    }
+    for page, (over_here, later, replay_later, stock) in words.items():
+        screen = by_testid(page, "match-result")
+        expect(screen).to_have_attribute("data-settled", "false")
+        winner = by_testid(screen, "match-winner")
+        expect(winner).to_have_text(over_here)
+        expect(winner).to_have_attribute("data-winners", "")
+        expect(by_testid(screen, "match-pending")).to_contain_text(later)
+        # His table's totals, as the seats' boxes show them; no place, no rating change.
+        places = by_testid(screen, "match-place")
+        expect(places).to_have_count(2)
+        for seat, total in enumerate(state["totals"]):
+            row = screen.locator(f'[data-testid="match-place"][data-seat="{seat}"]')
+            expect(row).to_have_attribute("data-total", str(total))
+            expect(row).to_contain_text(f": {total}")
+        expect(places.filter(has_text="–")).to_have_count(0)
+        expect(by_testid(screen, "rating-change")).to_have_count(0)
+        # No replay that could only be refused: it says when it opens.
+        expect(by_testid(page, "match-replay-link")).to_have_count(0)
+        expect(by_testid(page, "replay-link")).to_have_count(0)
+        expect(by_testid(screen, "match-replay-later")).to_have_text(replay_later)
+        # The deal's result as his own view tells it (not "went out with ?").
+        deal = by_testid(page, "deal-result")
+        headline = by_testid(deal, "deal-winners")
+        expect(headline).not_to_contain_text("?")
+        if result["reason"] == "stock_exhausted":
+            expect(headline).to_contain_text(stock)
+        else:
+            expect(headline).to_contain_text(card_text(result["last_card"]))
+        for seat, penalty in enumerate(result["penalties"]):
+            expect(
+                deal.locator(f'[data-testid="deal-seat"][data-seat="{seat}"]')
+            ).to_have_attribute("data-penalty", str(penalty))
+        pages.shot(page, f"duplicate-waiting-{lang[page]}")
+        swap_widths(page)
+        pages.shot(page, f"duplicate-waiting-{lang[page]}")
+
+    # ana's table finishes: the round is settled, and both pages show the result unreloaded.
+    ana.play_out(hers)
+    match = org.get(f"/api/v1/matches/{mine}")
+    firsts = [s["seat"] for s in match["seats"] if s["place"] == 1]
+    assert firsts, match["seats"]
+    for page in (wide, phone):
+        screen = by_testid(page, "match-result")
+        expect(screen).to_have_attribute("data-settled", "true", timeout=60_000)
+        expect(by_testid(screen, "match-winner")).to_have_attribute(
+            "data-winners", " ".join(map(str, firsts))
+        )
+        for seat in match["seats"]:
+            expect(screen).to_have_attribute(f"data-place-{seat['seat']}", str(seat["place"]))
+            row = screen.locator(f'[data-testid="match-place"][data-seat="{seat["seat"]}"]')
+            expect(row).to_contain_text(f"{seat['place']}. ")
+            expect(row).to_contain_text(f": {seat['total']}")
+        expect(by_testid(screen, "rating-change")).to_have_count(2, timeout=20_000)
+        expect(by_testid(page, "match-replay-link")).to_have_count(1)
+        expect(by_testid(page, "replay-later")).to_have_count(0)
+        pages.shot(page, f"duplicate-settled-{lang[page]}")
+        swap_widths(page)
+        pages.shot(page, f"duplicate-settled-{lang[page]}")
+    wide.reload()
+    expect(by_testid(wide, "match-result")).to_have_attribute("data-settled", "true")
+    by_testid(wide, "match-replay-link").click()
+    wide.wait_for_url(re.compile(rf"#/replay/{mine}/1$"))
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+# The page's /me/events stream has said `ready` (it listens from then on).
+ME_READY = """(() => {
+  const Source = window.EventSource;
+  window.EventSource = class extends Source {
+    constructor(url, options) {
+      super(url, options);
+      if (String(url).includes("/me/events")) {
+        this.addEventListener("ready", () => { window.__meReady = true; });
+      }
+    }
+  };
+})();"""
+
+
+def test_an_entrant_sitting_a_round_out_is_told_of_the_bye(web_client: str, pages: Any) -> None:
+    """A round robin of org, ana and a bot, tables of two: each round one of them sits out. In
+    the round org sits out (a bye), his pages (English at 1280, Turkish at 375) say so, and the
+    notice leads to the tournament's page."""
+    org, ana = Person(web_client, "tn"), Person(web_client, "tn")
+    body = {
+        "name": "Bye cup",
+        "format": "round_robin",
+        "table_size": 2,
+        "players": [org.id, ana.id],
+        "bots": ["greedy"],
+        "deals": 1,
+        "turn_seconds": 900,
+    }
+    tournament_id = org.post("/api/v1/tournaments", body, status=201).json()["id"]
+    ana.post(f"/api/v1/tournaments/{tournament_id}/invitations/accept", status=200)
+    wide, phone = pages.new(), pages.new(375, 800, locale="tr-TR")
+    lang = {wide: "en", phone: "tr"}  # the screenshots' names
+    for page in (wide, phone):
+        page.context.add_init_script(ME_READY)
+        sign_in(page, web_client, org, route="#/lobby")
+        # Listening: the round is told as it is dealt (a stream replays nothing from before it).
+        page.wait_for_function("() => window.__meReady === true", polling=100)
+    org.post(f"/api/v1/tournaments/{tournament_id}/start", status=200)
+    base = f"/api/v1/tournaments/{tournament_id}"
+
+    for number in range(1, 4):
+        deadline = time.monotonic() + 60
+        while org.get(base)["current_round"] != number:
+            assert time.monotonic() < deadline, f"round {number} was not dealt"
+            time.sleep(0.2)
+        tables = org.get(f"{base}/tables")["rounds"][number - 1]["tables"]
+        seated = {s["player"]["id"]: t["match"] for t in tables for s in t["seats"]}
+        if org.id not in seated:
+            break
+        # A round org plays: no bye told; both play their tables out (through the API).
+        expect(by_testid(wide, "turn-bye")).to_have_count(0)
+        for person in (org, ana):
+            if person.id in seated:
+                person.play_out(seated[person.id])
+    else:
+        raise AssertionError("org sat no round out")
+
+    texts = {
+        wide: (
+            f"Round {number} of your tournament has started: you sit this round out (a bye).",
+            "Go to the tournament",
+        ),
+        phone: (
+            f"Turnuvanın {number}. turu başladı: bu turda oynamıyorsun (bay geçiyorsun).",
+            "Turnuvaya git",
+        ),
+    }
+    for page, (said, go) in texts.items():
+        line = by_testid(page, "turn-bye")
+        expect(line).to_have_count(1, timeout=20_000)
+        expect(line).to_contain_text(said)
+        link = line.locator('[data-testid="turn-go"]')
+        expect(link).to_have_text(go)
+        expect(link).to_have_attribute("href", f"#/tournaments/{tournament_id}")
+        pages.shot(page, f"bye-notice-{lang[page]}")
+        swap_widths(page)
+        pages.shot(page, f"bye-notice-{lang[page]}")
+    by_testid(wide, "turn-bye").locator('[data-testid="turn-go"]').click()
+    wide.wait_for_url(re.compile(f"#/tournaments/{tournament_id}$"))
+    expect(by_testid(wide, "tournament-head")).to_have_attribute("data-round", str(number))
+    expect(by_testid(wide, "turn-bye")).to_have_count(0)
+    # The other page, on the lobby, keeps it until dismissed.
+    by_testid(phone, "turn-bye").locator('[data-testid="turn-dismiss"]').click()
+    expect(by_testid(phone, "turn-bye")).to_have_count(0)
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console

@@ -12,7 +12,33 @@ import * as api from "../api.js";
 import { cardFace, cardText } from "../cards.js";
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
+import { onMyEvent } from "../my-events.js";
 import { seatName, showError } from "../ui.js";
+
+/** How soon a match over but not settled yet is read again, then each time a little later. */
+const SETTLE_FIRST_MS = 5000;
+const SETTLE_MAX_MS = 30_000;
+/** The /me/events events after which such a match is read again at once: a round dealt (the one
+ * before is over), a reconnect. */
+const SETTLE_EVENTS = new Set(["tournament_round", "ready", "resync"]);
+
+/**
+ * A match over whose result the server does not show yet: a table of a duplicate tournament
+ * round that other tables still play (docs/api.md "Secrecy across tables": `place` stays null
+ * until every table has finished; a match over has each seat's place otherwise).
+ * @param {api.Match} match
+ */
+export function unsettled(match) {
+  return (match.status === "finished" || match.status === "abandoned") && match.seats.some((s) => s.place === null);
+}
+
+/**
+ * A deal over whose result the server does not show yet (another table still plays it).
+ * @param {api.Match["deals"][number] | undefined} summary
+ */
+function withheld(summary) {
+  return summary?.status === "over" && summary.winners.length === 0;
+}
 
 /**
  * @param {api.Match} match
@@ -71,6 +97,9 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
   const reason = result?.reason ?? summary?.reason;
   const cardsLeft = reveal?.cards_left ?? null;
   const multiplier = result?.multiplier ?? 1;
+  // Another table still plays the deal: its cards left, and its replay, come once it is done
+  // there too; its result only from the seat's own view of it (`result`), if the page has it.
+  const later = withheld(summary) && !reveal?.result;
   return h("section", {
     class: `card-panel deal-result result-screen${overlay ? " overlay" : ""}`,
     testid: "deal-result", "data-deal": number, "data-multiplier": result?.multiplier ?? "",
@@ -79,15 +108,17 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
     onkeydown: overlay && onContinue ? (/** @type {KeyboardEvent} */ e) => dialogKeys(e, onContinue) : null,
   },
   h("h2", {}, t("result.title", { n: number })),
-  h("p", { class: "result-headline", testid: "deal-winners" }, reason === "stock_exhausted"
-    ? t(alone ? "result.stockYou" : "result.stock", { names })
-    : t(alone ? "result.shedYou" : "result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
-  result && result.multiplier > 1 ? ` · ${t("result.multiplier", { m: result.multiplier })}` : ""),
+  !result && withheld(summary)
+    ? h("p", { class: "result-headline", testid: "deal-winners" }, t("result.later"))
+    : h("p", { class: "result-headline", testid: "deal-winners" }, reason === "stock_exhausted"
+      ? t(alone ? "result.stockYou" : "result.stock", { names })
+      : t(alone ? "result.shedYou" : "result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
+    result && result.multiplier > 1 ? ` · ${t("result.multiplier", { m: result.multiplier })}` : ""),
   result ? h("p", { class: "result-why", testid: "deal-why", "data-multiplier": multiplier }, why(result)) : null,
   h("table", { class: "result-table" },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, t("result.player")),
-      h("th", { scope: "col" }, t("result.cards")),
+      later ? null : h("th", { scope: "col" }, t("result.cards")),
       h("th", { scope: "col" }, t("result.score")),
       totals ? h("th", { scope: "col" }, t("result.total")) : null)),
     h("tbody", {}, penalties.map((points, seat) => {
@@ -97,7 +128,7 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
       return h("tr", { testid: "deal-seat", "data-seat": seat, "data-penalty": points, class: won ? "won" : "" },
         h("th", { scope: "row" }, nameOf(match, seat), seat === you ? ` (${t("table.you")})` : "",
           won ? ` ★` : ""),
-        h("td", { class: "left" },
+        later ? null : h("td", { class: "left" },
           cards === null ? "…" : cards.length === 0 ? t("result.noCards") :
             h("ul", { class: "left-cards" }, cards.map((c) => h("li", {
               testid: "left-card", "data-card": c.card, "data-points": c.points,
@@ -109,8 +140,9 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
         h("td", { class: "score", "data-score": points }, String(points)),
         totals ? h("td", { class: "total" }, String(totals[seat] ?? "")) : null);
     }))),
+  later ? h("p", { class: "muted", testid: "replay-later" }, t("result.replayLater", { n: number })) : null,
   h("div", { class: "row" },
-    h("a", { href: `#/replay/${match.id}/${number}`, class: "button", testid: "replay-link" },
+    later ? null : h("a", { href: `#/replay/${match.id}/${number}`, class: "button", testid: "replay-link" },
       t("table.replay", { n: number })),
     overlay && onContinue
       ? h("button", { type: "button", class: "primary", testid: "deal-continue", onclick: onContinue },
@@ -119,12 +151,16 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
 }
 
 /**
- * The match's result screen.
+ * The match's result screen. A match over whose result the server does not show yet (other
+ * tables of its duplicate round still play its deals): it says so, with the totals the seat's
+ * own view has (`totals`), no winner or place, and its deals' replays once they may be shown.
  * @param {{ match: api.Match, role: string, you: number | null,
- *   ratings: Map<number, number | null>, onRematch: () => void, next?: string | null }} args
+ *   ratings: Map<number, number | null>, onRematch: () => void, next?: string | null,
+ *   totals?: number[] | null }} args
  *   `next`: the match's rematch, once someone asked for it (spectators may watch it)
  */
-export function matchScreen({ match, role, you, ratings, onRematch, next = null }) {
+export function matchScreen({ match, role, you, ratings, onRematch, next = null, totals = null }) {
+  if (unsettled(match)) return pendingScreen({ match, role, you, totals, onRematch });
   const ranked = match.seats.slice().sort((a, b) => (a.place ?? 99) - (b.place ?? 99));
   /** @type {Record<string, unknown>} */
   const places = {};
@@ -136,7 +172,8 @@ export function matchScreen({ match, role, you, ratings, onRematch, next = null 
     : youWon ? t("match.youWon")
       : t("match.winner", { names: firsts.map((s) => seatName(s)).join(", ") });
   return h("section", { class: "card-panel match-result result-screen", testid: "match-result",
-    "data-status": match.status, ...places, role: "region", "aria-label": t("table.matchResult") },
+    "data-status": match.status, "data-settled": "true", ...places, role: "region",
+    "aria-label": t("table.matchResult") },
   h("h2", { tabIndex: -1 }, t("table.matchResult")),
   h("p", { class: `result-headline${youWon ? " you-won" : ""}`, testid: "match-winner",
     "data-winners": firsts.map((s) => s.seat).join(" ") }, headline),
@@ -162,6 +199,39 @@ export function matchScreen({ match, role, you, ratings, onRematch, next = null 
     // Every deal nobody plays any more has its replay: an abandoned match's deal that was
     // being played too, up to where it stopped (docs/api.md, `deals[]` of `<match>`).
     match.deals.filter((d) => d.status === "over" || d.status === "abandoned").map((d) =>
+      h("a", { href: `#/replay/${match.id}/${d.number}`, class: "button", testid: "match-replay-link",
+        "data-deal": d.number, "data-deal-status": d.status },
+      t(d.status === "abandoned" ? "table.replayUnfinished" : "table.replay", { n: d.number }))),
+    h("a", { href: "#/lobby", class: "button", testid: "lobby-link" }, t("match.lobby")),
+    role === "seat" ? h("a", { href: "#/lobby", class: "button", testid: "new-match-link" },
+      t("table.newMatch")) : null));
+}
+
+/**
+ * The match's screen while other tables of its round still play its deals: over here, its
+ * result to come.
+ * @param {{ match: api.Match, role: string, you: number | null, totals: number[] | null,
+ *   onRematch: () => void }} args
+ */
+function pendingScreen({ match, role, you, totals, onRematch }) {
+  const hidden = match.deals.filter(withheld);
+  return h("section", { class: "card-panel match-result result-screen", testid: "match-result",
+    "data-status": match.status, "data-settled": "false", role: "region", "aria-label": t("table.matchResult") },
+  h("h2", { tabIndex: -1 }, t("table.matchResult")),
+  h("p", { class: "result-headline", testid: "match-winner", "data-winners": "" }, t("match.overHere")),
+  h("p", { class: "result-why", testid: "match-pending", role: "status" }, t("match.resultsLater")),
+  // The seat's own view has the table's totals (the seats' boxes show them); a place has none.
+  totals ? h("ul", { class: "places", "aria-label": t("match.tableTotals") }, match.seats.map((seat) =>
+    h("li", { "data-seat": seat.seat, testid: "match-place", "data-total": totals[seat.seat] ?? "" },
+      h("span", { class: "place-name" },
+        t("match.tableTotal", { name: seatName(seat), total: totals[seat.seat] ?? "" }),
+        seat.seat === you ? ` (${t("table.you")})` : "",
+        seat.resigned ? ` · ${t("table.resigned")}` : "")))) : null,
+  hidden.length ? h("p", { class: "muted", testid: "match-replay-later" }, t("match.replayLater")) : null,
+  h("div", { class: "row result-actions" },
+    role === "seat" && match.status === "finished" ? h("button", { type: "button", class: "primary",
+      testid: "rematch-button", onclick: onRematch }, t("table.rematch")) : null,
+    match.deals.filter((d) => (d.status === "over" || d.status === "abandoned") && !withheld(d)).map((d) =>
       h("a", { href: `#/replay/${match.id}/${d.number}`, class: "button", testid: "match-replay-link",
         "data-deal": d.number, "data-deal-status": d.status },
       t(d.status === "abandoned" ? "table.replayUnfinished" : "table.replay", { n: d.number }))),
@@ -240,9 +310,10 @@ export class MatchEnd {
    * @param {string} matchId
    * @param {"seat" | "spectator"} role
    * @param {{ redraw: () => void, skip: () => void, stopped: () => boolean, focus: () => void,
-   *   holdsFocus: () => boolean }} table
+   *   holdsFocus: () => boolean, settled: (match: api.Match) => Promise<void> }} table
    *   `focus`: the focus back on the table (a deal's result over it closed); `holdsFocus`: the
-   *   focus is on the table (its hand, its heading)
+   *   focus is on the table (its hand, its heading); `settled`: the match read once its result
+   *   is shown (see `awaitSettlement`), for the table to take and draw
    */
   constructor(matchId, role, table) {
     this.matchId = matchId;
@@ -262,6 +333,8 @@ export class MatchEnd {
     this.nextMatch = null;
     /** the finished match is read again for its rematch (a spectator's page) */
     this.following = false;
+    /** the match over is read again until its result is shown (see `awaitSettlement`) */
+    this.settling = false;
     // The match's result screen comes first on the page once it is over.
     this.top = h("div", { class: "result-top" });
     this.below = h("div", { class: "end" });
@@ -278,7 +351,8 @@ export class MatchEnd {
    */
   async load(match) {
     const summary = match();
-    const over = summary.deals.filter((d) => d.status === "over" && !this.results.has(d.number));
+    // A deal another table still plays has no result to read yet (its reveal withholds it).
+    const over = summary.deals.filter((d) => d.status === "over" && !this.results.has(d.number) && !withheld(d));
     for (const d of over.slice(-1)) {
       try {
         const reveal = await api.deal(this.matchId, d.number);
@@ -288,7 +362,10 @@ export class MatchEnd {
         // The summary of the match still tells the winners and penalties.
       }
     }
-    if ((summary.status === "finished" || summary.status === "abandoned") && this.ratings === null) {
+    if (unsettled(summary)) {
+      // Not settled before every table of the round has finished: no rating changes yet.
+      this.awaitSettlement();
+    } else if ((summary.status === "finished" || summary.status === "abandoned") && this.ratings === null) {
       this.ratings = new Map();
       this.loadRatings(match);
     }
@@ -321,6 +398,44 @@ export class MatchEnd {
   }
 
   /**
+   * A match over here whose result waits for the other tables of its duplicate round: read
+   * again (a little more seldom each time, not while the page is hidden, at once when the
+   * player's events tell of a round dealt or a reconnect) until it shows its places; then the
+   * table takes it, and its deals' results and the rating changes are read.
+   */
+  async awaitSettlement() {
+    if (this.settling) return;
+    this.settling = true;
+    /** @type {() => void} */
+    let wake = () => {};
+    const stopListening = onMyEvent((name) => { if (SETTLE_EVENTS.has(name)) wake(); });
+    try {
+      for (let attempt = 0; !this.table.stopped(); attempt++) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, Math.min(SETTLE_MAX_MS, SETTLE_FIRST_MS * 1.2 ** attempt));
+          wake = () => { clearTimeout(timer); resolve(undefined); };
+        });
+        if (this.table.stopped()) return;
+        if (document.hidden) continue;
+        /** @type {api.Match} */
+        let summary;
+        try {
+          summary = await api.match(this.matchId);
+        } catch {
+          continue; // read again later
+        }
+        if (!unsettled(summary)) {
+          if (!this.table.stopped()) await this.table.settled(summary);
+          return;
+        }
+      }
+    } finally {
+      stopListening();
+      this.settling = false;
+    }
+  }
+
+  /**
    * Each player's rating change by the match: its settlement may follow its end by a moment.
    * @param {() => api.Match} match
    */
@@ -349,7 +464,10 @@ export class MatchEnd {
     let dealBox = null;
     const number = ending ? /** @type {number} */ (v.deal) : last?.number ?? 0;
     if (number && (ending || last)) {
-      const result = (ending && v.result ? v.result : this.results.get(number)) ?? null;
+      // The seat's own view tells its deal's result (the match's summary may withhold it while
+      // other tables still play the deal).
+      const result = (ending && v.result ? v.result : this.results.get(number)) ??
+        (real && v.deal === number ? v.result : null) ?? null;
       // The totals after the deal are the server's once it has scored it: a deal's ending view
       // still has those before it (the scoring is the next version), the newest view of the
       // next deal (or of the match it finished) those after.
@@ -368,7 +486,7 @@ export class MatchEnd {
     if (v.status === "finished" || v.status === "abandoned" || (newest && matchOver)) {
       matchBox = matchScreen({
         match, role: this.role, you: v.you, ratings: this.ratings ?? new Map(), onRematch: () => this.rematch(),
-        next: match.next_match ?? this.nextMatch,
+        next: match.next_match ?? this.nextMatch, totals: latest?.totals ?? null,
       });
     }
     const overlaid = dealBox?.classList.contains("overlay") ?? false;

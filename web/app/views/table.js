@@ -88,6 +88,13 @@ export async function tableView(root, matchId) {
     stopped: () => stopped,
     focus: () => { if (!focusHand(board)) heading.focus(); },
     holdsFocus: () => document.activeElement === heading || board.contains(document.activeElement),
+    // The match over here, read again once the other tables of its round have finished: its
+    // places, totals and deals' results are shown from now on.
+    settled: async (summary) => {
+      match = summary;
+      await end.load(() => match);
+      if (real) draw();
+    },
   });
   const noticeBox = h("p", { class: "notice", testid: "resign-notice", hidden: true });
   // A move made while the connection is lost: sent once it is back.

@@ -3,7 +3,9 @@
  * Turns elsewhere: on any page but the table in question, a notice under the header says where
  * the player's move is awaited (their /me/events `your_turn`: "Your turn at your table with
  * Ana, Greedy bot 1 · Go to the table") and that a round of their tournament is dealt
- * (`tournament_round`, with their table); meanwhile the tab's title starts with "● Your turn"
+ * (`tournament_round`, with their table), or that they sit it out (a bye: the event names no
+ * table; its line leads to the tournament's page, and goes when that page is shown or the
+ * tournament's next round is dealt to them); meanwhile the tab's title starts with "● Your turn"
  * (on a table's page, that table's own cue keeps the title), and a hidden tab gets a browser
  * notification once the player allowed them. A challenge to a private table (`challenge`) is
  * told so too, on any page but the lobby (which lists it with its answers): its line leads to
@@ -22,7 +24,11 @@ import { onMyEvent } from "../my-events.js";
 import { creatorName, currentPlayer, tableNames } from "../ui.js";
 import { notifyHidden, turnTitle } from "./table-cue.js";
 
-/** @typedef {{ kind: "turn" | "round" | "challenge", match: string, text: string }} Line */
+/**
+ * @typedef {{ kind: "turn" | "round" | "challenge" | "bye", match: string, text: string, href?: string }} Line
+ * `match`: the line's key, a match's id (a bye's: `byeKey` of its tournament); `href`: where
+ * it leads, if not to the match's page
+ */
 
 /** The most matches under way read for turns (MAX_ACTIVE_MATCHES_PER_PLAYER's default). */
 const ACTIVE = 20;
@@ -34,6 +40,8 @@ const lines = new Map();
 const element = h("div", { class: "notice turn-notice", testid: "turn-notice", role: "status", hidden: true });
 /** @type {string | null} the match whose table the page shows */
 let shown = null;
+/** @type {string | null} the bye line of the tournament whose page is shown */
+let shownBye = null;
 /** the page shown is the lobby (which lists the challenges itself) */
 let onLobby = false;
 /** @type {string | null} whose lines they are (the session's token) */
@@ -54,19 +62,32 @@ function tableOf(hash) {
   return hash.match(/^#\/match\/([0-9a-fA-F-]{36})$/)?.[1] ?? null;
 }
 
+/** The key of a tournament's bye line. @param {string} tournament */
+function byeKey(tournament) {
+  return `bye:${tournament}`;
+}
+
+/** The bye line of a tournament page's route, if the route is one. @param {string} hash */
+function byeOf(hash) {
+  const tournament = hash.match(/^#\/tournaments\/([0-9a-fA-F-]{36})$/)?.[1];
+  return tournament ? byeKey(tournament) : null;
+}
+
 function draw() {
   if (shown) lines.delete(shown);
+  if (shownBye) lines.delete(shownBye);
   if (onLobby) for (const [id, line] of lines) if (line.kind === "challenge") lines.delete(id);
   fill(element, [...lines.values()].map((line) =>
     h("p", { class: "turn-line", testid: `turn-${line.kind}`, "data-match-id": line.match },
       h("span", { class: "grow" }, line.text),
       h("span", { class: "turn-actions" },
-        h("a", { class: "button primary", href: `#/match/${line.match}`, testid: "turn-go" },
-          t(line.kind === "challenge" ? "notice.toChallenge" : "notice.toTable")),
+        h("a", { class: "button primary", href: line.href ?? `#/match/${line.match}`, testid: "turn-go" },
+          t(line.kind === "challenge" ? "notice.toChallenge" : line.kind === "bye" ? "notice.toTournament"
+            : "notice.toTable")),
         h("button", { type: "button", class: "dismiss", testid: "turn-dismiss", "aria-label": t("notice.dismiss"),
           onclick: () => { lines.delete(line.match); draw(); } }, "×")))));
   element.hidden = lines.size === 0;
-  const turns = [...lines.values()].some((line) => line.kind !== "challenge");
+  const turns = [...lines.values()].some((line) => line.kind === "turn" || line.kind === "round");
   if (!shown) document.title = turns ? turnTitle(t("app.title")) : t("app.title");
 }
 
@@ -78,6 +99,7 @@ async function recheck() {
   const asked = [...lines.values()];
   const stale = await Promise.all(asked.map(async (line) => {
     try {
+      if (line.kind === "bye") return false; // told until dismissed, or replaced by the next round
       if (line.kind === "challenge") return !(await challengeOpen(line.match));
       const state = await api.state(line.match);
       return state.status !== "active" || (line.kind === "turn" && state.turn !== state.you);
@@ -97,7 +119,7 @@ async function recheck() {
  * @param {boolean} [news] just told (a browser notification where the tab is hidden)
  */
 function add(line, news = true) {
-  if (line.match === shown) return;
+  if (line.match === shown || line.match === shownBye) return;
   lines.set(line.match, line);
   draw();
   if (news) notifyHidden(line.text, t("app.title"), `pisyedili-${line.match}`);
@@ -189,8 +211,18 @@ onMyEvent((name, data) => {
     serially(() => told(String(data.match)));
   } else if (name === "challenge" && data?.match) {
     serially(() => challenged(String(data.match)));
-  } else if (name === "tournament_round" && Array.isArray(data?.matches) && data.matches.length) {
-    add({ kind: "round", match: String(data.matches[0]), text: t("notice.tournamentRound", { round: data.round }) });
+  } else if (name === "tournament_round" && Array.isArray(data?.matches) && data?.tournament) {
+    const bye = byeKey(String(data.tournament));
+    // A round of the tournament dealt: a bye of an earlier one is over.
+    lines.delete(bye);
+    if (data.matches.length) {
+      add({ kind: "round", match: String(data.matches[0]), text: t("notice.tournamentRound", { round: data.round }) });
+    } else {
+      // A round the player sits out (a bye): no table, the tournament's page.
+      add({ kind: "bye", match: bye, href: `#/tournaments/${data.tournament}`,
+        text: t("notice.tournamentBye", { round: data.round }) });
+    }
+    draw();
   } else if ((name === "match_finished" || name === "match_cancelled") && data?.match) {
     if (lines.delete(String(data.match))) draw();
   } else if (name === "ready" || name === "resync") {
@@ -216,6 +248,7 @@ export function turnNotice(hash) {
   owner = api.token();
   const left = shown;
   shown = tableOf(hash);
+  shownBye = byeOf(hash);
   onLobby = hash === "#/lobby";
   draw();
   serially(recheck);
