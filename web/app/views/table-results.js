@@ -196,15 +196,31 @@ export function matchScreen({ match, role, you, ratings, onRematch, next = null,
       onclick: onRematch }, t("table.rematch")) : null,
     role !== "seat" && next ? h("a", { href: `#/match/${next}`, class: "button primary", testid: "watch-rematch-link" },
       t("match.watchRematch")) : null,
-    // Every deal nobody plays any more has its replay: an abandoned match's deal that was
-    // being played too, up to where it stopped (docs/api.md, `deals[]` of `<match>`).
-    match.deals.filter((d) => d.status === "over" || d.status === "abandoned").map((d) =>
-      h("a", { href: `#/replay/${match.id}/${d.number}`, class: "button", testid: "match-replay-link",
-        "data-deal": d.number, "data-deal-status": d.status },
-      t(d.status === "abandoned" ? "table.replayUnfinished" : "table.replay", { n: d.number }))),
+    ...replayLinks(match, () => true),
+    ...leaveLinks(role)));
+}
+
+/**
+ * A replay link for each deal nobody plays any more (an abandoned match's deal that was being
+ * played too, up to where it stopped: docs/api.md, `deals[]` of `<match>`) that `shown` lets
+ * through.
+ * @param {api.Match} match
+ * @param {(deal: api.Match["deals"][number]) => boolean} shown
+ */
+function replayLinks(match, shown) {
+  return match.deals.filter((d) => (d.status === "over" || d.status === "abandoned") && shown(d)).map((d) =>
+    h("a", { href: `#/replay/${match.id}/${d.number}`, class: "button", testid: "match-replay-link",
+      "data-deal": d.number, "data-deal-status": d.status },
+    t(d.status === "abandoned" ? "table.replayUnfinished" : "table.replay", { n: d.number })));
+}
+
+/** The lobby, and a new match for a seated player. @param {string} role */
+function leaveLinks(role) {
+  return [
     h("a", { href: "#/lobby", class: "button", testid: "lobby-link" }, t("match.lobby")),
     role === "seat" ? h("a", { href: "#/lobby", class: "button", testid: "new-match-link" },
-      t("table.newMatch")) : null));
+      t("table.newMatch")) : null,
+  ];
 }
 
 /**
@@ -231,13 +247,8 @@ function pendingScreen({ match, role, you, totals, onRematch }) {
   h("div", { class: "row result-actions" },
     role === "seat" && match.status === "finished" ? h("button", { type: "button", class: "primary",
       testid: "rematch-button", onclick: onRematch }, t("table.rematch")) : null,
-    match.deals.filter((d) => (d.status === "over" || d.status === "abandoned") && !withheld(d)).map((d) =>
-      h("a", { href: `#/replay/${match.id}/${d.number}`, class: "button", testid: "match-replay-link",
-        "data-deal": d.number, "data-deal-status": d.status },
-      t(d.status === "abandoned" ? "table.replayUnfinished" : "table.replay", { n: d.number }))),
-    h("a", { href: "#/lobby", class: "button", testid: "lobby-link" }, t("match.lobby")),
-    role === "seat" ? h("a", { href: "#/lobby", class: "button", testid: "new-match-link" },
-      t("table.newMatch")) : null));
+    ...replayLinks(match, (d) => !withheld(d)),
+    ...leaveLinks(role)));
 }
 
 /** The rows of a player's history read for a match's row: its first page's, then the next's. */
