@@ -26,6 +26,7 @@ from ..models import (
     DEVICE_MAX,
     ApiToken,
     Player,
+    search_key,
     token_digest,
     token_new_key,
     token_public_id,
@@ -103,14 +104,15 @@ def name_key(text: str) -> str:
     joiners) and variation selectors dropped, any blank-looking run one space, letter case
     ignored, and the Turkish İ and ı read as i, so that `SİLİNMİŞ OYUNCU`, `Ｄeleted player` and
     `Deleted player` with a zero-width joiner all read as their plain names. Only for
-    comparing: a name is kept as it was typed."""
+    comparing: a name is kept as it was typed. Player search's key (`search_key`) does the
+    folding; what reads as nothing or as a blank is taken off first."""
     kept = []
-    for char in unicodedata.normalize("NFKD", text):
+    for char in text:
         category = unicodedata.category(char)
         if category[0] == "M" or category == "Cf":
             continue
         kept.append(" " if category[0] in "ZC" or char in _BLANK_LOOKING else char)
-    return " ".join("".join(kept).casefold().replace("ı", "i").split())
+    return " ".join(search_key("".join(kept)).split())
 
 
 def has_visible_character(text: str) -> bool:
