@@ -120,24 +120,25 @@ def match_version_on_commit(
     status_changed: bool = False,
     lobby: bool = True,
     resigned: int | None = None,
+    absent: bool = False,
     state: Any = None,
     replies: dict[int, dict[str, Any]] | None = None,
     notices: bool = True,
     played: dict[str, Any] | None = None,
 ) -> None:
-    """Once the current transaction commits, tell every stream of `match` (and its players'
-    `me` streams, and the lobby's streams when it concerns the lobby) that it is now at
-    `match.version`; `lobby` False for a match that never waited (seated full at its
-    creation); `resigned`: the seat whose person resigned in this version (the match streams
-    tell it as an event of its own); `state`: the live deal `match` holds as written (a move),
-    handed with a copy of `match` to this process's streams, which then render the version
-    without reading it back (live.hub.hand_over; it never leaves the process), and `replies`
-    with them: seat → the move's reply to that seat (games.serializers.move_reply), whose
-    `state` event is not rendered again; `notices`
-    False: no one seated has anywhere to be sent notices (the move's match read said so),
-    so none are looked up; `played`: the move that made this version from the one before, as
-    public facts (`move_facts`), sent in the message as `move`. Never fails the write: a lost
-    message costs a stream a late update (streams re-read on reconnect), not the move."""
+    """Once the current transaction commits, tell every stream of `match` (and its players' `me`
+    streams, and the lobby's streams when it concerns the lobby) that it is now at
+    `match.version`; `lobby` False for a match that never waited (seated full at its creation);
+    `resigned`: the seat whose person resigned in this version (the match streams tell it as an
+    event of its own), `absent` when the turn clock resigned them; `state`: the live deal
+    `match` holds as written (a move), handed with a copy of `match` to this process's streams,
+    which then render the version without reading it back (live.hub.hand_over; it never leaves
+    the process), and `replies` with them: seat → the move's reply to that seat
+    (games.serializers.move_reply), whose `state` event is not rendered again; `notices` False:
+    no one seated has anywhere to be sent notices (the move's match read said so), so none are
+    looked up; `played`: the move that made this version from the one before, as public facts
+    (`move_facts`), sent in the message as `move`. Never fails the write: a lost message costs a
+    stream a late update (streams re-read on reconnect), not the move."""
     message: dict[str, Any] = {
         "match": str(match.id),
         "version": match.version,
@@ -145,6 +146,8 @@ def match_version_on_commit(
     }
     if resigned is not None:
         message["resigned"] = resigned
+        if absent:
+            message["absent"] = True
     if played is not None:
         message["move"] = played
     if lobby and in_lobby_news(match, status_changed=status_changed):

@@ -197,6 +197,12 @@ class Seat(models.Model):
     # When the person of this seat resigned (null: they play it): a resigned seat no longer
     # counts towards the player's limits (games.services.lifecycle).
     resigned_at = models.DateTimeField(null=True, blank=True)
+    # The turns in a row the turn clock played for this seat with no move of its person between
+    # (games.services.resign.match_absent_turn), and the seq of the last move it played then.
+    clock_turns = models.PositiveSmallIntegerField(default=0)
+    clock_seq = models.PositiveIntegerField(default=0)
+    # Resigned by the turn clock, not by its person (absent: docs/rules.md "Server policies").
+    absent = models.BooleanField(default=False)
     # The match's created_at, copied so a player's match list (newest first) is one range of
     # the index below, whatever the plan: joined to the match's own created_at, a generic plan
     # walked every match newer than the player's (bench/match_list.py).

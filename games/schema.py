@@ -29,8 +29,9 @@ _MATCH_EXAMPLE: dict[str, Any] = {
             "total": 0,
             "place": None,
             "resigned": False,
+            "absent": False,
         },
-        {"seat": 1, "player": None, "total": 0, "place": None, "resigned": False},
+        {"seat": 1, "player": None, "total": 0, "place": None, "resigned": False, "absent": False},
     ],
     "deals": [],
     "turn_seconds": None,
@@ -553,6 +554,7 @@ matches_resign = extend_schema(
                     "total": 0,
                     "place": 2,
                     "resigned": True,
+                    "absent": False,
                 },
                 {
                     "seat": 1,
@@ -564,6 +566,7 @@ matches_resign = extend_schema(
                     "total": 0,
                     "place": 1,
                     "resigned": False,
+                    "absent": False,
                 },
             ],
             deals=[

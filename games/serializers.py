@@ -46,6 +46,10 @@ class SeatSerializer(serializers.Serializer):
     resigned = serializers.BooleanField(
         help_text="Its person resigned: the reference bot plays the seat, placed last."
     )
+    absent = serializers.BooleanField(
+        help_text="Resigned by the turn clock: it played `TURN_CLOCK_RESIGN_AFTER` of the"
+        " person's turns in a row (docs/rules.md, Server policies)."
+    )
 
 
 DEAL_STATUS_HELP = (
@@ -541,6 +545,7 @@ def match_summary(match: Match, viewer_id: Any = None) -> dict[str, Any]:
                 "total": totals[seat],
                 "place": seats[seat].place if seat in seats and not pending else None,
                 "resigned": seat in match.resigned,
+                "absent": seat in seats and seats[seat].absent,
             }
             for seat in range(match.seat_count)
         ],

@@ -779,11 +779,12 @@ async def _match_stream(
 
 def _resigned_event(message: dict[str, Any]) -> Event:
     """The event `resigned` of a version in which a seat's person resigned: the match, that
-    version, the seat and the match's status then (`abandoned` when no person is left). Public
-    facts only, the same for every seat and spectator; no id (the `state` event that follows
-    carries the version)."""
+    version, the seat, whether the turn clock resigned its absent person (`absent`) and the
+    match's status then (`abandoned` when no person is left). Public facts only, the same for
+    every seat and spectator; no id (the `state` event that follows carries the version)."""
     data = {name: message[name] for name in ("match", "version", "status")}
-    return Event.of("resigned", {**data, "seat": message["resigned"]})
+    absent = bool(message.get("absent"))
+    return Event.of("resigned", {**data, "seat": message["resigned"], "absent": absent})
 
 
 @_stream_view
@@ -1200,8 +1201,9 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         "The caller's view (the body of GET …/state: a seat's own view, or the public view, "
         "`you` null and no hand, for anyone else on a `spectators: public` match, signed in or "
         "not) as event `state`, id = the match version, after every version change; "
-        "`resigned` (`match`, `version`, `seat`, `status`; no id) before the view of a version "
-        "in which a seat's person resigned; `talk` (`match`, `seat`, `phrase`, `at`; no id) "
+        "`resigned` (`match`, `version`, `seat`, `absent`, `status`; no id) before the view of a "
+        "version in which a seat's person resigned; `talk` (`match`, `seat`, `phrase`, `at`; no "
+        "id) "
         "when a seat says a preset phrase; `close` when the match is over (finished or "
         "abandoned). Resuming with Last-Event-ID sends the current view if the "
         "match has moved past it, then every newer version. A signed-in caller holds at most "

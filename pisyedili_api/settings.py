@@ -400,6 +400,9 @@ CELERY_TASK_ROUTES = ["pisyedili_api.tasks.route"]
 GAMES_STUCK_SECONDS = float(os.environ.get("GAMES_STUCK_SECONDS", "3"))
 GAMES_SWEEP_SECONDS = float(os.environ.get("GAMES_SWEEP_SECONDS", "5"))
 GAMES_TURN_CLOCK_SECONDS = float(os.environ.get("GAMES_TURN_CLOCK_SECONDS", "1"))
+# A person whose turns the turn clock played this many times in a row, with no move of their
+# own between, is resigned (docs/rules.md "Server policies": absent); 0: never.
+TURN_CLOCK_RESIGN_AFTER = int(os.environ.get("TURN_CLOCK_RESIGN_AFTER", "3"))
 # Quick play (games.services.queue): the beat pairs the queue every QUEUE_PAIR_SECONDS (and each
 # join pairs its own table size and rules at once); a person waits QUEUE_WAIT_MIN..
 # QUEUE_WAIT_MAX seconds; the rating gap accepted starts at QUEUE_RATING_GAP (ordinal points)

@@ -43,6 +43,7 @@ from ..models import Move as MoveRow
 from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn, _violates
 from .locks import CallerLookup, move_lock
+from .resign import match_absent_turn
 from .scoring import _deal_close_values
 
 logger = logging.getLogger(__name__)
@@ -545,12 +546,19 @@ def match_play_overdue_turn(*, match_id: UUID | str, version: int) -> int:
     while that same turn goes on; the number of moves played. Nothing before the deadline, on a
     moved version or with a bot on turn (all read at the version the move is written at)."""
 
+    seats: list[int] = []
+
     def overdue(match: Match, seat: int) -> str | None:
         late = match.turn_deadline is not None and match.turn_deadline <= timezone.now()
-        return clock.DEFAULT_MOVE_STRATEGY if late and not match.seat_bots[seat] else None
+        if late and not match.seat_bots[seat]:
+            seats.append(seat)
+            return clock.DEFAULT_MOVE_STRATEGY
+        return None
 
     played = 0
     while played < OVERDUE_MOVES_MAX and _play(match_id, version, overdue):
         played += 1
         version += 1
+    if played:
+        match_absent_turn(match_id=match_id, seat=seats[-1])
     return played

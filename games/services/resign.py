@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import UUID
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -22,6 +23,7 @@ from players.models import Player
 
 from .. import clock, events
 from ..models import Match, Seat
+from ..models import Move as MoveRow
 from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn
 from .locks import match_lock
@@ -34,11 +36,11 @@ from .scoring import (
 )
 
 
-def match_resign(*, match_id: UUID | str, player: Player) -> Match:
+def match_resign(*, match_id: UUID | str, player: Player, absent: bool = False) -> Match:
     """The caller resigns their seat of an active match: the reference bot plays it from now
-    on (at once when it is on turn), and the version steps once. Resigning again changes
-    nothing. 403 `not_seated`, 409 `match_not_active` (waiting, finished, cancelled, or
-    abandoned by others)."""
+    on (at once when it is on turn), and the version steps once; `absent`: the turn clock
+    resigns them (match_absent_turn). Resigning again changes nothing. 403 `not_seated`, 409
+    `match_not_active` (waiting, finished, cancelled, or abandoned by others)."""
     with transaction.atomic():
         match = match_lock(match_id)
         if match is None:
@@ -55,7 +57,7 @@ def match_resign(*, match_id: UUID | str, player: Player) -> Match:
         match.resigned = [*match.resigned, seat]
         match.seat_bots[seat] = clock.DEFAULT_MOVE_STRATEGY
         match.version += 1
-        Seat.objects.filter(match_id=match.id, seat=seat).update(resigned_at=now)
+        Seat.objects.filter(match_id=match.id, seat=seat).update(resigned_at=now, absent=absent)
         fields = ["resigned", "seat_bots", "version", "turn_deadline"]
         if _people_left(match) or _tournament_table(match):
             state = match.state or {}
@@ -66,10 +68,47 @@ def match_resign(*, match_id: UUID | str, player: Player) -> Match:
             fields += ["status", "finished_at", "totals"]
         Match.objects.filter(id=match.id).update(**{name: getattr(match, name) for name in fields})
         events.match_version_on_commit(
-            match, status_changed=match.status == Match.Status.ABANDONED, resigned=seat
+            match,
+            status_changed=match.status == Match.Status.ABANDONED,
+            resigned=seat,
+            absent=absent,
         )
         _after_commit_bot_turn(match)
     return match
+
+
+def match_absent_turn(*, match_id: UUID | str, seat: int) -> bool:
+    """The turn clock has just played a turn of `seat` (games.services.moves): count it, and
+    resign the seat's person once the clock has played `TURN_CLOCK_RESIGN_AFTER` of its turns
+    in a row with no move of theirs between (docs/rules.md "Server policies": absent). True
+    if it resigned them."""
+    limit = settings.TURN_CLOCK_RESIGN_AFTER
+    if limit <= 0:
+        return False
+    with transaction.atomic():
+        row = (
+            Seat.objects.select_for_update()
+            .select_related("player")
+            .filter(match_id=match_id, seat=seat, resigned_at__isnull=True)
+            .first()
+        )
+        if row is None:
+            return False
+        moves = MoveRow.objects.filter(match_id=match_id, seat=seat, seq__gt=row.clock_seq)
+        last = moves.order_by("-seq").values_list("seq", flat=True).first()
+        if last is None:
+            return False  # counted already
+        present = moves.filter(by_bot=False).exists()
+        row.clock_turns = 1 if present else row.clock_turns + 1
+        row.clock_seq = last
+        row.save(update_fields=["clock_turns", "clock_seq"])
+    if row.clock_turns < limit:
+        return False
+    try:
+        match_resign(match_id=match_id, player=row.player, absent=True)
+    except ApplicationError:
+        return False  # the clock's turn ended the match
+    return True
 
 
 def _people_left(match: Match) -> bool:

@@ -206,6 +206,21 @@ def server(database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             client.delete(*keys)
 
 
+@pytest.fixture(scope="module")
+def with_beat(web_client: str, server: Server, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A second web process on the suite's database that runs the embedded beat, as `make run`
+    does (the suite's own server does not): the beat pairs the queue, ends the waits and runs
+    the turn clock. A module's own, so that no other module's tables meet a beat."""
+    beat = Server(
+        {**server.env, "EMBEDDED_BEAT": "1"}, free_port(), tmp_path_factory.mktemp("beat")
+    )
+    beat.start()
+    try:
+        yield beat.base
+    finally:
+        beat.stop()
+
+
 @pytest.fixture(scope="session")
 def web_client(server: Server) -> str:
     """The base URL of a server that serves the web client at `/`; every test but the

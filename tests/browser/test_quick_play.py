@@ -10,28 +10,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.live.conftest import free_port
-
-from .harness import WIDTHS, Person, Server, by_testid, sign_in
+from .harness import WIDTHS, Person, by_testid, sign_in
 from .secrets import WATCH_CARDS, Audit
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 AT_TABLE = re.compile(r"#/match/[0-9a-f-]{36}$")
-
-
-@pytest.fixture(scope="module")
-def with_beat(web_client: str, server: Server, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """A second web process on the suite's database that runs the embedded beat, as `make run`
-    does (the suite's own server does not): the beat pairs the queue and ends the waits."""
-    beat = Server(
-        {**server.env, "EMBEDDED_BEAT": "1"}, free_port(), tmp_path_factory.mktemp("beat")
-    )
-    beat.start()
-    try:
-        yield beat.base
-    finally:
-        beat.stop()
 
 
 def choose(page: Page, group: str, value: str) -> None:

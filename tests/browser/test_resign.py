@@ -4,7 +4,9 @@ the one who resigns sees a bot take their seat and the other sees the notice and
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 import uuid
 from typing import Any
 
@@ -151,3 +153,36 @@ def test_with_another_person_left_a_bot_takes_the_seat_and_the_match_goes_on(
     expect(by_testid(can_page, "match-result")).to_be_in_viewport()
     expect(by_testid(ana_page, "match-result")).to_have_attribute("data-place-0", "2")
     expect(by_testid(ana_page, "match-result")).to_have_attribute("data-place-2", "3")
+
+
+def test_a_person_the_turn_clock_resigns_is_told_why(
+    web_client: str, with_beat: str, pages: Any
+) -> None:
+    """Ana is away from her table under a one-second turn clock while Can plays on: after three
+    of her turns played by the clock her page says she missed too many turns and was resigned
+    (not that she resigned), and Can's says she missed them."""
+    ana, can = Person(web_client), Person(web_client)
+    body = {"seats": 2, "deals": 3, "turn_seconds": 1}
+    match_id = str(ana.post("/api/v1/matches", body, status=201).json()["id"])
+    can.post(f"/api/v1/matches/{match_id}/join", status=200)
+    ana_page, can_page = pages.new(375, 800), pages.new()
+    sign_in(ana_page, web_client, ana, route=f"#/match/{match_id}")
+    sign_in(can_page, web_client, can, route=f"#/match/{match_id}")
+    deadline = time.monotonic() + 90
+    while not (state := can.state(match_id))["resigned"]:
+        assert time.monotonic() < deadline, f"the clock did not resign Ana: {state}"
+        assert state["status"] == "active", state
+        if state["turn"] == state["you"]:
+            with contextlib.suppress(AssertionError):  # the clock played Can's turn first
+                can.move(match_id)
+        else:
+            time.sleep(0.05)
+    assert state["resigned"] == [0], state
+    seats = can.get(f"/api/v1/matches/{match_id}")["seats"]
+    assert [s["absent"] for s in seats] == [True, False]
+    assert [s["resigned"] for s in seats] == [True, False]
+    note = by_testid(ana_page, "resigned-note")
+    expect(note).to_contain_text("missed too many turns")
+    notice = by_testid(can_page, "resign-notice")
+    expect(notice).to_contain_text(f"{ana.name} missed too many turns")
+    pages.shot(ana_page, "absent-375")

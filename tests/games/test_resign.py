@@ -86,6 +86,7 @@ def test_the_reference_bot_plays_a_resigned_seat_to_the_end(
     answer = _ok(_resign(bob, match_id))
     assert answer["status"] == "active"
     assert [s["resigned"] for s in answer["seats"]] == [False, True]
+    assert [s["absent"] for s in answer["seats"]] == [False, False]
     assert Match.objects.get(id=match_id).seat_bots == ["", "greedy"]
     # Bob may no longer move; his view shows no legal move.
     bob_view = state(bob, match_id)
@@ -311,3 +312,92 @@ def test_on_its_turn_the_bot_plays_the_resigned_seat_at_once(
     view = state(bob, match_id)
     assert view["turn"] == 1 and view["turn_deadline"] is not None
     assert after.turn_deadline is not None
+
+
+def _clock_or_move(match_id, clocked_seat, moves_of_the_other, mover):
+    """Play on: when `clocked_seat` is on turn its deadline passes and the turn clock plays
+    it; the other seat moves in time (`mover`, its first legal move). Returns after the clock
+    played `clocked_seat`'s turn or the match stopped."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.services import match_play_overdue_turn
+
+    for _ in range(200):
+        view = state(mover, match_id)
+        if view["status"] != "active":
+            return view
+        if view["turn"] == clocked_seat:
+            Match.objects.filter(id=match_id).update(
+                turn_deadline=timezone.now() - timedelta(seconds=1)
+            )
+            assert match_play_overdue_turn(match_id=match_id, version=view["version"]) >= 1
+            return state(mover, match_id)
+        moves_of_the_other.append(view["version"])
+        _ok(post_move(mover, match_id, view["legal_moves"][0], view["version"]))
+    raise AssertionError("the clocked seat never came on turn")
+
+
+def test_the_clock_resigns_a_person_whose_turns_it_played_three_times_in_a_row(
+    make_player, client_for, commits_in_place, settings
+):
+    settings.TURN_CLOCK_RESIGN_AFTER = 3
+    (ana_player, ana), (bob_player, bob), match_id = _two_people(
+        make_player, client_for, deals=3, turn_seconds=60
+    )
+    seq = []
+    for turn in (1, 2):
+        view = _clock_or_move(match_id, 0, seq, bob)
+        assert view["resigned"] == [], f"resigned after {turn} clock turns"
+        assert Seat.objects.get(match_id=match_id, seat=0).clock_turns == turn
+    view = _clock_or_move(match_id, 0, seq, bob)
+    assert view["status"] == "active" and view["resigned"] == [0]
+    seat = Seat.objects.get(match_id=match_id, seat=0)
+    assert seat.resigned_at is not None and seat.clock_turns == 3 and seat.absent
+    seats = _ok(bob.get(f"/api/v1/matches/{match_id}"))["seats"]
+    assert [s["absent"] for s in seats] == [True, False]
+    # As a resignation: the reference bot plays the seat from now on, Ana is placed last.
+    assert Match.objects.get(id=match_id).seat_bots == ["greedy", ""]
+    assert Match.objects.get(id=match_id).turn_deadline is None or view["turn"] == 1
+    _refused(post_move(ana, match_id, {"action": "draw"}, view["version"]), "resigned", 409)
+
+
+def test_a_move_of_their_own_starts_the_count_again(
+    make_player, client_for, commits_in_place, settings
+):
+    settings.TURN_CLOCK_RESIGN_AFTER = 3
+    (ana_player, ana), (bob_player, bob), match_id = _two_people(
+        make_player, client_for, deals=3, turn_seconds=60
+    )
+    seq = []
+    _clock_or_move(match_id, 0, seq, bob)
+    _clock_or_move(match_id, 0, seq, bob)
+    assert Seat.objects.get(match_id=match_id, seat=0).clock_turns == 2
+    # Ana comes back and makes one move herself.
+    for _ in range(200):
+        view = state(ana, match_id)
+        if view["turn"] == 0:
+            _ok(post_move(ana, match_id, view["legal_moves"][0], view["version"]))
+            break
+        view = state(bob, match_id)
+        _ok(post_move(bob, match_id, view["legal_moves"][0], view["version"]))
+    for turn in (1, 2):
+        view = _clock_or_move(match_id, 0, seq, bob)
+        assert view["resigned"] == []
+        assert Seat.objects.get(match_id=match_id, seat=0).clock_turns == turn
+
+
+def test_with_no_limit_the_clock_plays_on_for_good(
+    make_player, client_for, commits_in_place, settings
+):
+    settings.TURN_CLOCK_RESIGN_AFTER = 0
+    (ana_player, ana), (bob_player, bob), match_id = _two_people(
+        make_player, client_for, deals=3, turn_seconds=60
+    )
+    seq = []
+    for _ in range(5):
+        view = _clock_or_move(match_id, 0, seq, bob)
+        if view["status"] != "active":
+            break
+        assert view["resigned"] == []

@@ -46,6 +46,7 @@ def test_seats_and_spectators_see_a_resignation_then_the_abandoned_match(live: A
             "version": version,
             "status": "active",
             "seat": 1,
+            "absent": False,
         }
         if viewer is not None:
             _clean(view, viewer, match_id)

@@ -1081,7 +1081,7 @@ export interface paths {
         };
         /**
          * Stream the caller's view of a match
-         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `resigned` (`match`, `version`, `seat`, `status`; no id) before the view of a version in which a seat's person resigned; `talk` (`match`, `seat`, `phrase`, `at`; no id) when a seat says a preset phrase; `close` when the match is over (finished or abandoned). Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat. Each of the event routes also opens as a WebSocket on the same path, with the same auth, resume, slots and errors: one JSON text message per event, `{"event", "id", "data"}` (docs/api.md "The same streams over WebSocket").
+         * @description The caller's view (the body of GET …/state: a seat's own view, or the public view, `you` null and no hand, for anyone else on a `spectators: public` match, signed in or not) as event `state`, id = the match version, after every version change; `resigned` (`match`, `version`, `seat`, `absent`, `status`; no id) before the view of a version in which a seat's person resigned; `talk` (`match`, `seat`, `phrase`, `at`; no id) when a seat says a preset phrase; `close` when the match is over (finished or abandoned). Resuming with Last-Event-ID sends the current view if the match has moved past it, then every newer version. A signed-in caller holds at most LIVE_STREAMS_PER_PLAYER streams, an anonymous spectator's address LIVE_STREAMS_PER_IP (429). A `spectators: none` match is 403 `spectators_not_allowed` to a caller at no seat. Each of the event routes also opens as a WebSocket on the same path, with the same auth, resume, slots and errors: one JSON text message per event, `{"event", "id", "data"}` (docs/api.md "The same streams over WebSocket").
          */
         get: operations["matches_events"];
         put?: never;
@@ -2104,6 +2104,8 @@ export interface components {
             place: number | null;
             /** @description Its person resigned: the reference bot plays the seat, placed last. */
             resigned: boolean;
+            /** @description Resigned by the turn clock: it played `TURN_CLOCK_RESIGN_AFTER` of the person's turns in a row (docs/rules.md, Server policies). */
+            absent: boolean;
         };
         SeatLuck: {
             seat: number;

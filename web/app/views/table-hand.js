@@ -23,6 +23,7 @@ const SUITS = /** @type {const} */ (["C", "D", "H", "S"]);
  * @property {() => void} keepPlaying
  * @property {() => void} resign
  * @property {() => boolean} lastPerson no other person plays on at the table (resigning ends it)
+ * @property {(seat: number) => boolean} absent the turn clock resigned the seat's person
  */
 
 /**
@@ -36,7 +37,8 @@ function resignControls(v, confirming, act) {
   if (you === null) return null;
   if (v.resigned.includes(you)) {
     return v.status === "active"
-      ? h("p", { class: "notice", testid: "resigned-note" }, t("table.youResigned"))
+      ? h("p", { class: "notice", testid: "resigned-note" },
+        t(act.absent(you) ? "table.youWereAbsent" : "table.youResigned"))
       : null;
   }
   if (v.status !== "active") return null;

@@ -388,6 +388,7 @@ export async function tableView(root, matchId) {
     askResign: () => { confirming = true; draw(); },
     keepPlaying: () => { confirming = false; draw(); },
     resign,
+    absent: (seat) => Boolean(match.seats[seat]?.absent),
     lastPerson: () => match.seats.every((seat, i) =>
       i === view?.you || !seat.player || seat.player.is_bot || seat.resigned || view?.resigned.includes(i)),
   };
@@ -444,7 +445,7 @@ export async function tableView(root, matchId) {
     await reload();
   }
 
-  /** @param {{ seat: number, status: string }} data the stream's `resigned` event */
+  /** @param {{ seat: number, status: string, absent: boolean }} data the stream's `resigned` event */
   function resigned(data) {
     // The last person resigned: the match is abandoned, which its result says (no bot plays on).
     if (data.status === "abandoned") {
@@ -453,7 +454,8 @@ export async function tableView(root, matchId) {
     }
     if (data.seat === view?.you) return; // the page's own: its view says so
     const seat = match.seats[data.seat];
-    noticeBox.textContent = t("table.someoneResigned", { name: seat ? seatName(seat) : String(data.seat) });
+    const name = seat ? seatName(seat) : String(data.seat);
+    noticeBox.textContent = t(data.absent ? "table.someoneAbsent" : "table.someoneResigned", { name });
     noticeBox.hidden = false;
     noticeBox.dataset.seat = String(data.seat);
   }
