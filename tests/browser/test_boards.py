@@ -21,6 +21,13 @@ def to_fixed(value: float, digits: int) -> str:
     return str(Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
 
 
+def shown(value: float, digits: int) -> str:
+    """`value` as the page writes it in English (i18n.js `decimal`): a minus sign (−), and none
+    before a value that rounds to zero."""
+    text = to_fixed(value, digits)
+    return text.replace("-", "−") if text.strip("-0.") else text.lstrip("-")
+
+
 def test_the_skill_board_beside_rating_wins_and_points(web_client: str, pages: Any) -> None:
     person = Person(web_client)
     match_id = person.create(2, ["random"])
@@ -67,8 +74,18 @@ def test_the_skill_board_beside_rating_wins_and_points(web_client: str, pages: A
         cell = by_testid(page, "board-skill").nth(ranked.index(person.id))
         expect(cell).to_have_attribute("data-skill-deals", str(mine["skill_deals"]))
         assert float(cell.get_attribute("data-skill") or "nan") == pytest.approx(mine["skill"])
-        expect(cell).to_contain_text(to_fixed(mine["skill"], 2))
+        expect(cell).to_contain_text(shown(mine["skill"], 2))
         pages.shot(page, "skill-board")
+
+    # In Turkish the decimals are written with a comma, and the rating is "Reyting".
+    page = pages.new(375, 800, locale="tr-TR")
+    sign_in(page, web_client, person, route="#/leaderboards")
+    by_testid(page, "board-metric").select_option("skill")
+    expect(by_testid(page, "board-body")).to_have_attribute("data-metric", "skill")
+    ranked = by_testid(page, "board-row").evaluate_all("rs => rs.map(r => r.dataset.player)")
+    cell = by_testid(page, "board-skill").nth(ranked.index(person.id))
+    expect(cell).to_contain_text(shown(mine["skill"], 2).replace(".", ","))
+    expect(by_testid(page, "board-head")).to_contain_text("Reyting")
     assert not pages.console, pages.console
 
 

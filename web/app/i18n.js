@@ -188,13 +188,13 @@ const en = {
   "preset.classic": "Classic",
   "preset.about.classic": "The rules as written: the opener starts with a club, a seven makes the next player take 3, the deal ends when the stock runs out.",
   "preset.reshuffle": "Reshuffle",
-  "preset.about.reshuffle": "When the stock runs out, the pile is shuffled into a new one: a deal ends only when someone goes out.",
+  "preset.about.reshuffle": "When the stock runs out, the pile is shuffled into a new one: a deal goes on until someone goes out (or, rarely, until its most moves are reached).",
   "preset.doubling": "Doubling sevens",
   "preset.about.doubling": "Each seven in a chain doubles the penalty: 3, 6, 12, 24 cards.",
   "preset.strict": "Strict",
   "preset.about.strict": "Draw only without a playable card, until one comes; a Jack must ask for another suit.",
   "preset.club_round": "Club round",
-  "preset.about.club_round": "Everyone's first card of a deal is a club.",
+  "preset.about.club_round": "Everyone's first card played in a deal must be a club (draw until you have one); no card takes effect until everyone has played theirs.",
   "preset.quick": "Quick",
   "preset.about.quick": "At most one card drawn a turn; an Ace skips the next player, as an 8.",
   "preset.custom": "Custom",
@@ -549,7 +549,7 @@ const en = {
   "rule.stock_exhausted.reshuffle": "the pile is shuffled into a new stock",
   "rule.about.stock_exhausted": "What happens when no card is left to draw (rules R-29, R-6).",
   "rule.max_actions": "Most moves in a deal",
-  "rule.about.max_actions": "A deal that reaches this many moves ends as if the stock ran out (§9).",
+  "rule.about.max_actions": "With reshuffle only: a deal that reaches this many moves ends as if the stock ran out (§9).",
   "rule.match_tiebreak": "A tie for first place",
   "rule.match_tiebreak.shared": "is shared",
   "rule.match_tiebreak.extra_deal": "is broken by extra deals",
@@ -642,7 +642,7 @@ const tr = {
   "players.more": "Daha fazla",
   "players.none": "Adı böyle başlayan kimse yok.",
   "players.short": "En az {n} harf yaz.",
-  "players.rating": "puan {rating}",
+  "players.rating": "reyting {rating}",
   "notice.yourTurn": "Sıra sende: bir maç hamleni bekliyor.",
   "notice.yourTurnAt": "Sıra sende: {players} ile oynadığın masa hamleni bekliyor.",
   "notice.toTable": "Masaya git",
@@ -736,19 +736,19 @@ const tr = {
   "preset.classic": "Klasik",
   "preset.about.classic": "Yazıldığı gibi: açan oyuncu sinekle başlar, bir yedi sıradakine 3 kart aldırır, deste bitince el biter.",
   "preset.reshuffle": "Karıştırmalı",
-  "preset.about.reshuffle": "Deste bitince yerdeki kartlar karıştırılıp yeni deste olur: el ancak biri elini bitirince biter.",
+  "preset.about.reshuffle": "Deste bitince yerdeki kartlar karıştırılıp yeni deste olur: el, biri elini bitirene dek (ya da, nadiren, en çok hamleye ulaşana dek) sürer.",
   "preset.doubling": "Katlanan yediler",
   "preset.about.doubling": "Zincirdeki her yedi cezayı ikiye katlar: 3, 6, 12, 24 kart.",
   "preset.strict": "Sıkı",
   "preset.about.strict": "Yalnızca oynanacak kart yokken, biri gelene dek çekilir; vale başka bir renk istemeli.",
   "preset.club_round": "Sinek turu",
-  "preset.about.club_round": "Herkesin eldeki ilk kartı sinek olur.",
+  "preset.about.club_round": "Herkesin elde oynadığı ilk kart sinek olmalı (olana dek kart çekilir); herkes sineğini oynayana dek hiçbir kartın etkisi olmaz.",
   "preset.quick": "Hızlı",
   "preset.about.quick": "Sırada en çok bir kart çekilir; as, 8 gibi sıradakini atlatır.",
   "preset.custom": "Özel",
   "preset.about.custom": "Her seçeneği kendin belirle.",
   "quick.title": "Hemen oyna",
-  "quick.intro": "Puanı sana yakın oyuncularla bir masa, yeterince oyuncu olur olmaz.",
+  "quick.intro": "Reytingi sana yakın oyuncularla bir masa, yeterince oyuncu olur olmaz.",
   "quick.seats": "Masadaki oyuncu sayısı",
   "quick.rules": "Kurallar",
   "quick.wait": "En çok bekleme",
@@ -878,12 +878,12 @@ const tr = {
   "result.whyStock": "Deste bitti: en düşük el kazanır ve 0 yazar, diğerleri ellerinin cezasını yazar (çarpan yok).",
   "match.youWon": "Maçı kazandın!",
   "match.winner": "Maçı {names} kazandı",
-  "match.rating": "puan {change}",
-  "match.ratingPending": "puan: güncelleniyor…",
+  "match.rating": "reyting {change}",
+  "match.ratingPending": "reyting: güncelleniyor…",
   "match.lobby": "Lobi",
   "match.watchRematch": "Rövanşı izle",
   "match.overHere": "Maç bu masada bitti",
-  "match.resultsLater": "Turun diğer masaları aynı elleri hâlâ oynuyor. Kazanan, sıralama ve puan değişiklikleri tüm masalar bitirince gösterilecek.",
+  "match.resultsLater": "Turun diğer masaları aynı elleri hâlâ oynuyor. Kazanan, sıralama ve reyting değişiklikleri tüm masalar bitirince gösterilecek.",
   "match.tableTotals": "Bu masadaki toplamlar",
   "match.tableTotal": "{name}: {total}",
   "match.replayLater": "Bu masanın ellerini diğer masalar bitirince yeniden izleyebilirsin.",
@@ -943,11 +943,11 @@ const tr = {
   "boards.next": "Sonraki sayfa",
   "boards.prev": "Önceki sayfa",
   "boards.empty": "Bu sıralamada henüz kimse yok.",
-  "metric.rating": "puan",
+  "metric.rating": "reyting",
   "metric.wins": "galibiyet",
   "metric.points": "el başına ceza",
   "metric.skill": "beceri",
-  "metric.about.rating": "Puan: sıralamanın openskill puanı, μ − 3σ; sonuçlanan her maçtan gücün temkinli bir tahmini; en yüksek önce.",
+  "metric.about.rating": "Reyting: sıralamanın openskill reytingi, μ − 3σ; sonuçlanan her maçtan gücün temkinli bir tahmini; en yüksek önce.",
   "metric.about.wins": "Galibiyet: kazanılan maçlar (paylaşılan birincilik dahil); en çok önce.",
   "metric.about.points": "El başına ceza: oyuncunun el başına ortalama ceza puanı; en düşük önce.",
   "metric.about.skill": "Beceri: oyuncunun kendi kararlarının masaya karşı el başına kazandırdığı ceza puanı; her karar aynı konumda açgözlü botun seçimiyle karşılaştırılır, dağıtılan ve çekilen kartların şansı çıkarılır (0: açgözlü gibi oynar; yüksek daha iyi). Bu sıralamada yalnızca sonuçlanan bir maçta çözümlenmiş eli olan oyuncular var.",
@@ -957,7 +957,7 @@ const tr = {
   "period.week": "bu hafta",
   "col.rank": "#",
   "col.player": "Oyuncu",
-  "col.rating": "Puan",
+  "col.rating": "Reyting",
   "col.matches": "Maç",
   "col.wins": "Galibiyet",
   "col.deals_won": "Kazanılan el",
@@ -1093,7 +1093,7 @@ const tr = {
   "rule.stock_exhausted.reshuffle": "yerdeki kartlar karıştırılıp yeni deste olur",
   "rule.about.stock_exhausted": "Çekilecek kart kalmayınca ne olduğu (kural R-29, R-6).",
   "rule.max_actions": "Bir eldeki en çok hamle",
-  "rule.about.max_actions": "Bu kadar hamleye ulaşan el, deste bitmiş gibi sona erer (§9).",
+  "rule.about.max_actions": "Yalnızca karıştırmada: bu kadar hamleye ulaşan el, deste bitmiş gibi sona erer (§9).",
   "rule.match_tiebreak": "Birincilikte eşitlik",
   "rule.match_tiebreak.shared": "paylaşılır",
   "rule.match_tiebreak.extra_deal": "ek ellerle bozulur",
@@ -1143,6 +1143,29 @@ export function t(key, params = {}) {
   let text = dictionary[key] ?? en[key] ?? key;
   if (typeof params.n === "number") text = dictionary[`${key}#${pluralRules(lang).select(params.n)}`] ?? text;
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
+}
+
+/** @type {Map<string, Intl.NumberFormat>} */
+const numberFormats = new Map();
+
+/**
+ * `value` with `digits` decimals as the language writes it (3.25, 3,25), a minus sign (−) before
+ * a negative one and, with `sign`, a plus sign before a positive one.
+ * @param {number} value
+ * @param {number} digits
+ * @param {{ sign?: boolean }} [options]
+ */
+export function decimal(value, digits, { sign = false } = {}) {
+  const lang = getLang();
+  const key = `${lang}/${digits}`;
+  let format = numberFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    numberFormats.set(key, format);
+  }
+  const text = format.format(Math.abs(value));
+  if (value < 0 && Number(text.replace(/\D/g, "")) !== 0) return `−${text}`;
+  return sign ? `+${text}` : text;
 }
 
 /** @type {Map<string, Intl.PluralRules>} */

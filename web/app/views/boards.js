@@ -8,7 +8,7 @@
 
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
-import { t } from "../i18n.js";
+import { decimal, t } from "../i18n.js";
 import { playerName, showError } from "../ui.js";
 import { loadRules, presetName } from "./rules-picker.js";
 
@@ -43,14 +43,14 @@ const METRIC_COLUMN = { rating: "rating", wins: "wins", points: "avg_penalty", s
 const CELLS = {
   rank: (row) => h("td", {}, String(row.rank)),
   player: (row) => h("td", {}, playerName(row.player), row.player.is_bot ? ` (${t("table.bot")})` : ""),
-  rating: (row) => h("td", {}, row.rating.toFixed(2)),
+  rating: (row) => h("td", {}, decimal(row.rating, 2)),
   matches: (row) => h("td", {}, String(row.matches)),
   wins: (row) => h("td", {}, String(row.wins)),
   deals_won: (row) => h("td", {}, String(row.deals_won)),
-  avg_penalty: (row) => h("td", {}, row.avg_penalty === null ? "–" : row.avg_penalty.toFixed(2)),
+  avg_penalty: (row) => h("td", {}, row.avg_penalty === null ? "–" : decimal(row.avg_penalty, 2)),
   skill: (row) => h("td", { testid: "board-skill", "data-skill": row.skill ?? "", "data-skill-deals": row.skill_deals,
     title: t("boards.skillDeals", { n: row.skill_deals }) },
-  row.skill === null ? "–" : `${row.skill.toFixed(2)} (${row.skill_deals})`),
+  row.skill === null ? "–" : `${decimal(row.skill, 2)} (${row.skill_deals})`),
 };
 
 /** @param {HTMLElement} root */

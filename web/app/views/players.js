@@ -8,7 +8,7 @@
 
 import * as api from "../api.js";
 import { h, fill } from "../dom.js";
-import { t } from "../i18n.js";
+import { decimal, t } from "../i18n.js";
 import { showError } from "../ui.js";
 
 const MIN_LENGTH = 2;
@@ -46,7 +46,7 @@ export function playerSearch({ onPick, id = "player-search", exclude = [] }) {
           "data-player": player.id, "data-username": player.username, onclick: () => onPick(player) },
         h("strong", {}, player.display_name), " ",
         h("span", { class: "muted" }, `@${player.username}`), " ",
-        h("span", { class: "muted" }, t("players.rating", { rating: player.rating.ordinal.toFixed(1) })))));
+        h("span", { class: "muted" }, t("players.rating", { rating: decimal(player.rating.ordinal, 1) })))));
     }
   }
 
@@ -99,7 +99,7 @@ export async function playersView(root) {
         h("h2", { testid: "player-card-name" }, player.display_name),
         h("p", { class: "muted" }, `@${player.username}`),
         h("dl", { class: "facts" },
-          h("dt", {}, t("col.rating")), h("dd", {}, player.rating.ordinal.toFixed(2)),
+          h("dt", {}, t("col.rating")), h("dd", {}, decimal(player.rating.ordinal, 2)),
           h("dt", {}, t("col.matches")), h("dd", { testid: "player-card-matches" }, String(player.stats.matches)),
           h("dt", {}, t("col.wins")), h("dd", {}, String(player.stats.wins)),
           h("dt", {}, t("col.deals_won")), h("dd", {}, String(player.stats.deals_won))));

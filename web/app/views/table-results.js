@@ -11,7 +11,7 @@
 import * as api from "../api.js";
 import { cardFace, cardText } from "../cards.js";
 import { h, fill } from "../dom.js";
-import { t } from "../i18n.js";
+import { decimal, t } from "../i18n.js";
 import { onMyEvent } from "../my-events.js";
 import { seatName, showError } from "../ui.js";
 
@@ -189,7 +189,7 @@ export function matchScreen({ match, role, you, ratings, onRematch, next = null,
         class: `rating-change${change !== null && change < 0 ? " down" : " up"}`, testid: "rating-change",
         "data-change": change ?? "",
       }, change === null ? t("match.ratingPending")
-        : t("match.rating", { change: `${change >= 0 ? "+" : "−"}${Math.abs(change).toFixed(2)}` })));
+        : t("match.rating", { change: decimal(change, 2, { sign: true }) })));
   })),
   h("div", { class: "row result-actions" },
     role === "seat" && !abandoned ? h("button", { type: "button", class: "primary", testid: "rematch-button",
