@@ -768,9 +768,8 @@ class PlayerHistoryApi(APIView):
             many=True, help_text="All-time rating on each board the match moved, after it."
         )
         change = serializers.FloatField(
-            allow_null=True,
             help_text="How the match moved the global rating's ordinal: `rating.ordinal` minus"
-            " the ordinal before it (the previous entry's, or the starting rating's).",
+            " the ordinal right before its settlement (the starting rating's for a first match).",
         )
 
     @schema.players_history

@@ -291,6 +291,10 @@ class RatingHistory(models.Model):
     rating_mu = models.FloatField()
     rating_sigma = models.FloatField()
     rating_ordinal = models.FloatField()
+    # The global ordinal right before this match was settled: matches settle in another order
+    # than they finish (a duplicate table waits for its round's other tables), so the row
+    # before it by finished_at need not hold it.
+    rating_ordinal_before = models.FloatField()
     boards = models.JSONField(default=list)
 
     class Meta:

@@ -10,8 +10,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import FloatField, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,8 +20,6 @@ from pisyedili_api.errors import ApplicationError
 from . import sql
 from .boards import DEFAULT_RULESET, PERIODS, period_bounds, period_start
 from .models import (
-    DEFAULT_MU,
-    DEFAULT_SIGMA,
     ApiToken,
     Board,
     BoardEntry,
@@ -290,19 +287,7 @@ def player_history_page(
     """The player's rating after each settled match, newest first, by keyset
     (finished_at, match_id); 404 for an unknown player."""
     player_get(player_id=player_id)
-    # Each row's rating before its match: the row before it, else the starting rating.
-    before = RatingHistory.objects.filter(player_id=OuterRef("player_id")).filter(
-        Q(finished_at__lt=OuterRef("finished_at"))
-        | Q(finished_at=OuterRef("finished_at"), match_id__lt=OuterRef("match_id"))
-    )
-    start = DEFAULT_MU - 3.0 * DEFAULT_SIGMA
-    rows = RatingHistory.objects.filter(player_id=player_id).annotate(
-        ordinal_before=Coalesce(
-            Subquery(before.order_by("-finished_at", "-match_id").values("rating_ordinal")[:1]),
-            Value(start),
-            output_field=FloatField(),
-        )
-    )
+    rows = RatingHistory.objects.filter(player_id=player_id)
     if cursor is None or cursor.forward:
         if cursor is not None:
             rows = rows.filter(

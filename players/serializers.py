@@ -143,12 +143,6 @@ def leaderboard_summary(
     }
 
 
-def _change(row: RatingHistory) -> float | None:
-    """How the row's match moved the ordinal (players.selectors annotates `ordinal_before`)."""
-    before = getattr(row, "ordinal_before", None)
-    return None if before is None else round(row.rating_ordinal - before, 4)
-
-
 def history_entry(row: RatingHistory, *, hidden: bool = False) -> dict[str, Any]:
     """One row of a player's rating history; `hidden`: its match is a private one the caller
     may not see, and is not named."""
@@ -164,5 +158,5 @@ def history_entry(row: RatingHistory, *, hidden: bool = False) -> dict[str, Any]
             "ordinal": row.rating_ordinal,
         },
         "boards": row.boards,
-        "change": _change(row),
+        "change": round(row.rating_ordinal - row.rating_ordinal_before, 4),
     }

@@ -92,6 +92,7 @@ def player_standings_settle(
         }
         if RatingHistory.objects.filter(match_id=match_id).exists():
             return  # settled already
+        ordinal_before = {pid: players[pid].rating_ordinal for pid in player_ids}
         rated = _rate(
             [(players[pid].rating_mu, players[pid].rating_sigma) for pid in player_ids], places
         )
@@ -158,6 +159,7 @@ def player_standings_settle(
                     rating_mu=players[pid].rating_mu,
                     rating_sigma=players[pid].rating_sigma,
                     rating_ordinal=players[pid].rating_ordinal,
+                    rating_ordinal_before=ordinal_before[pid],
                     boards=[
                         {
                             "seats": board.seats or None,

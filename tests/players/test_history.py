@@ -103,3 +103,28 @@ def test_bad_history_queries(api, make_player, query):
 def test_history_of_an_unknown_player_is_404(api, db):
     response = api.get(f"/api/v1/players/{uuid.uuid4()}/history")
     assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_a_match_settled_after_a_later_one_shows_what_it_moved(api, make_player):
+    """A duplicate table settles once its round's other tables are done: a match that finished
+    earlier may settle after one that finished later. Each entry's `change` is what its own
+    settlement moved, and the ratings the entries show chain in the order they settled."""
+    (ana, _), (bob, _), (cem, _) = make_player("ana"), make_player("bob"), make_player("cem")
+    now = timezone.now()
+    start = Player.objects.get(id=ana.id).rating_ordinal
+    later = settle([ana, bob], [2, 1], now)  # finished last, settled first: ana loses
+    after_later = Player.objects.get(id=ana.id).rating_ordinal
+    earlier = settle([ana, cem], [1, 2], now - timedelta(minutes=1))  # then ana's win settles
+    after_earlier = Player.objects.get(id=ana.id).rating_ordinal
+    assert after_later < start and after_earlier > after_later
+
+    body = api.get(f"/api/v1/players/{ana.id}/history").json()
+    newest, oldest = body["results"]
+    assert (newest["match"], oldest["match"]) == (str(later), str(earlier))
+    assert newest["change"] == pytest.approx(after_later - start, abs=1e-3)
+    assert newest["change"] < 0
+    assert oldest["change"] == pytest.approx(after_earlier - after_later, abs=1e-3)
+    assert oldest["change"] > 0
+    # The rating the profile shows is the one after the last settlement.
+    profile = api.get(f"/api/v1/players/{ana.id}").json()
+    assert profile["rating"]["ordinal"] == pytest.approx(oldest["rating"]["ordinal"])

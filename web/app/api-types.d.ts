@@ -1841,9 +1841,9 @@ export interface components {
             boards: components["schemas"]["BoardRating"][];
             /**
              * Format: double
-             * @description How the match moved the global rating's ordinal: `rating.ordinal` minus the ordinal before it (the previous entry's, or the starting rating's).
+             * @description How the match moved the global rating's ordinal: `rating.ordinal` minus the ordinal right before its settlement (the starting rating's for a first match).
              */
-            change: number | null;
+            change: number;
         };
         PlayerHistoryPageResponse: {
             results: components["schemas"]["PlayerHistoryEntry"][];
