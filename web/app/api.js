@@ -235,7 +235,16 @@ export const player = (id) => /** @type {Promise<Player>} */ (typed("GET", `/pla
 export const history = (id, params) =>
   /** @type {Promise<Schemas["PlayerHistoryPageResponse"]>} */ (typed("GET", `/players/${id}/history${query(params ?? {})}`));
 export const bots = () => /** @type {Promise<Bot[]>} */ (typed("GET", "/bots"));
-export const rules = () => /** @type {Promise<RuleOption[]>} */ (typed("GET", "/rules"));
+/** @type {Promise<RuleOption[]> | null} */
+let ruleOptions = null;
+/** The rule options, asked once a page (they change only with the server's code). */
+export function rules() {
+  ruleOptions ??= /** @type {Promise<RuleOption[]>} */ (typed("GET", "/rules")).catch((error) => {
+    ruleOptions = null;
+    throw error;
+  });
+  return ruleOptions;
+}
 
 // ---- account and player search ----
 
@@ -351,8 +360,17 @@ export const replay = (id, number) =>
 
 // ---- quick play ----
 
-export const rulePresets = () =>
-  /** @type {Promise<Schemas["RulePreset"][]>} */ (typed("GET", "/rules/presets"));
+/** @type {Promise<Schemas["RulePreset"][]> | null} */
+let presets = null;
+/** The rule presets, asked once a page (they change only with the server's code). */
+export function rulePresets() {
+  presets ??= /** @type {Promise<Schemas["RulePreset"][]>} */ (typed("GET", "/rules/presets"))
+    .catch((error) => {
+      presets = null;
+      throw error;
+    });
+  return presets;
+}
 /** @param {Schemas["QueueJoinRequest"]} body */
 export const joinQueue = (body) => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue", { body }));
 /** The caller's quick-play entry, null when they never queued (204). */

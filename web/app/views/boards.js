@@ -10,27 +10,25 @@ import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { decimal, t } from "../i18n.js";
 import { playerName, showError } from "../ui.js";
-import { loadRules, presetName } from "./rules-picker.js";
+import { describeRules, loadRules, presetName } from "./rules-picker.js";
 
 /**
  * Each board's rule set once, with its name: a preset's whose rules are the board's (every
- * option, its defaults filled in), else "Custom rules" and its key; the default rules first.
+ * option, its defaults filled in), else "Custom rules" and the options that differ from the
+ * defaults (its key where the server offers no options); the default rules first.
  * @param {api.Leaderboard[]} boards
  * @param {{ options: api.RuleOption[], presets: api.Schemas["RulePreset"][] }} offered
  * @returns {[string, string][]} [ruleset, name]
  */
 function rulesets(boards, offered) {
-  const defaults = Object.fromEntries(offered.options.map((o) => [o.name, o.default]));
-  const same = (/** @type {Record<string, unknown>} */ a, /** @type {Record<string, unknown>} */ b) =>
-    Object.keys({ ...a, ...b }).every((k) => k === "deals_per_match" || a[k] === b[k]);
   /** @type {Map<string, string>} */
   const named = new Map([["default", presetName("classic")]]);
   for (const board of boards) {
     if (named.has(board.ruleset)) continue;
-    const preset = offered.options.length
-      ? offered.presets.find((p) => same({ ...defaults, ...p.rules }, { ...defaults, ...board.rules }))
-      : undefined;
-    named.set(board.ruleset, preset ? presetName(preset.name) : t("boards.customRules", { key: board.ruleset }));
+    const told = describeRules(board.rules, offered);
+    named.set(board.ruleset, told.preset ? told.name
+      : offered.options.length ? t("boards.customRules", { changes: told.changes })
+        : t("boards.customRulesKey", { key: board.ruleset }));
   }
   return [...named];
 }

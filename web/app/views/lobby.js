@@ -19,7 +19,7 @@ import { quickPlayPanel } from "./quickplay.js";
 import { botName, currentPlayer, showError, shortTime, tableNames } from "../ui.js";
 import { invitationsPanel } from "./invitations.js";
 import { privateChoice } from "./private.js";
-import { loadRules, rulesPicker } from "./rules-picker.js";
+import { describeRules, loadRules, rulesPicker } from "./rules-picker.js";
 
 /** How often the matches being played are read again, while the page is visible. */
 const LIVE_EVERY = 20_000;
@@ -33,7 +33,14 @@ function openSeats(match) {
 
 /** @param {HTMLElement} root */
 export async function lobbyView(root) {
-  const player = await currentPlayer();
+  const [player, offered] = await Promise.all([currentPlayer(), loadRules()]);
+  /** The table's rule set by its preset's name, or "Custom" and what it changes. @param {api.Match} m */
+  const rulesOf = (m) => {
+    if (!offered.options.length) return null;
+    const told = describeRules(m.rules, offered);
+    return h("span", { testid: "lobby-rules", "data-preset": told.preset ?? "custom", title: told.changes },
+      " · ", told.preset ? told.name : `${told.name} (${told.changes})`);
+  };
   const openList = h("ul", { class: "list", testid: "lobby-list" });
   const mineList = h("ul", { class: "list", testid: "my-matches" });
   const liveList = h("ul", { class: "list", testid: "live-matches" });
@@ -81,7 +88,7 @@ export async function lobbyView(root) {
             "li",
             { testid: "lobby-match", "data-match-id": m.id, "data-open-seats": openSeats(m) },
             h("span", { class: "grow" }, tableNames(m), " · ", t("lobby.openSeats", { n: openSeats(m) }),
-              " · ", t("lobby.dealsOf", { n: m.deals_total })),
+              " · ", t("lobby.dealsOf", { n: m.deals_total }), rulesOf(m)),
             seatedIn.has(m.id)
               ? h("a", { href: `#/match/${m.id}`, class: "button" }, t("lobby.play"))
               : h("button", {

@@ -32,6 +32,69 @@ export function presetName(name) {
   return has(`preset.${name}`) ? t(`preset.${name}`) : name;
 }
 
+/** An option's label. @param {string} name */
+function optionLabel(name) {
+  return has(`rule.${name}`) ? t(`rule.${name}`) : name;
+}
+
+/**
+ * The words of an option's value (a choice's, yes/no, or the number).
+ * @param {string} name
+ * @param {unknown} value
+ */
+function valueText(name, value) {
+  if (typeof value === "boolean") return t(`rules.${value}`);
+  return has(`rule.${name}.${value}`) ? t(`rule.${name}.${value}`) : String(value);
+}
+
+/**
+ * A table's rules told: the preset they are (`preset` null: custom rules), its name, and every
+ * option with its label and its value's words, `changed` where it is not the default;
+ * `changes` the changed ones as one line. `deals_per_match` is told apart (it is the match's
+ * length, not a rule of play).
+ * @param {Record<string, unknown>} rules every option, as a match holds them
+ * @param {{ options: RuleOption[], presets: RulePreset[] }} offered
+ */
+export function describeRules(rules, { options, presets }) {
+  const defaults = Object.fromEntries(options.map((o) => [o.name, o.default]));
+  const full = { ...defaults, ...rules };
+  const same = (/** @type {Record<string, unknown>} */ a) =>
+    Object.keys({ ...a, ...full }).every((k) => k === "deals_per_match" || a[k] === full[k]);
+  const preset = options.length ? presets.find((p) => same({ ...defaults, ...p.rules })) : undefined;
+  const lines = options.map((o) => ({
+    name: o.name,
+    label: optionLabel(o.name),
+    value: valueText(o.name, full[o.name]),
+    changed: full[o.name] !== o.default,
+  }));
+  const changes = lines.filter((l) => l.changed).map((l) => `${l.label}: ${l.value}`).join("; ");
+  return {
+    preset: preset?.name ?? null,
+    name: preset ? presetName(preset.name) : t("preset.custom"),
+    lines,
+    changes,
+  };
+}
+
+/**
+ * The rules of a table to read before and while playing: a disclosure named by the preset,
+ * opening on every option, those that differ from the classic rules first and marked.
+ * @param {Record<string, unknown>} rules
+ * @param {{ options: RuleOption[], presets: RulePreset[] }} offered
+ */
+export function rulesPanel(rules, offered) {
+  const told = describeRules(rules, offered);
+  const lines = [...told.lines.filter((l) => l.changed), ...told.lines.filter((l) => !l.changed)];
+  return h("details", { class: "card-panel table-rules", testid: "table-rules", "data-preset": told.preset ?? "custom" },
+    h("summary", {}, t("table.rules", { name: told.name })),
+    told.preset && has(`preset.about.${told.preset}`) ? h("p", { class: "preset-about" }, t(`preset.about.${told.preset}`)) : null,
+    h("dl", { class: "rules-list" }, lines.flatMap((l) => [
+      h("dt", { class: l.changed ? "changed" : "" }, l.label),
+      h("dd", { class: l.changed ? "changed" : "", testid: `table-rule-${l.name}`, "data-changed": String(l.changed) },
+        l.value),
+    ])));
+}
+
 /**
  * @param {{ options: RuleOption[], presets: RulePreset[] }} offered
  * @param {{ presets: string, preset: string, box: string, rule: string }} ids test ids: of
@@ -51,15 +114,14 @@ export function rulesPicker({ options, presets }, ids, onChange = () => {}) {
     const about = has(`rule.about.${option.name}`) ? t(`rule.about.${option.name}`) : "";
     const control = option.choices
       ? select({ testid: id, id, "aria-describedby": `${id}-about` },
-          option.choices.map((c) => [String(c), typeof c === "boolean" ? t(`rules.${c}`)
-            : has(`rule.${option.name}.${c}`) ? t(`rule.${option.name}.${c}`) : String(c)]),
+          option.choices.map((c) => [String(c), valueText(option.name, c)]),
           String(option.default))
       : /** @type {HTMLInputElement} */ (h("input", { testid: id, id, type: "number", min: option.min,
           max: option.max, value: String(option.default), "aria-describedby": `${id}-about` }));
     controls.set(option.name, control);
     control.addEventListener("change", onChange);
     box.append(h("div", { class: "rule-option" },
-      h("label", { for: id }, has(`rule.${option.name}`) ? t(`rule.${option.name}`) : option.name),
+      h("label", { for: id }, optionLabel(option.name)),
       control,
       h("p", { class: "rule-about", id: `${id}-about` }, about)));
   }

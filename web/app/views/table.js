@@ -33,6 +33,7 @@ import { MoveBook } from "./table-moves.js";
 import { clockText, tableMiddle } from "./table-pile.js";
 import { seatRing } from "./table-seats.js";
 import { talkPanel } from "./table-talk.js";
+import { loadRules, rulesPanel } from "./rules-picker.js";
 
 function newKey() {
   return typeof crypto.randomUUID === "function"
@@ -103,6 +104,9 @@ export async function tableView(root, matchId) {
   const privateBox = h("div", { class: "private-box" });
   const talk = talkPanel({ matchId, seated: role === "seat", names: () => ({ match, you: view?.you ?? null }) });
   const heading = h("h1", { class: "visually-hidden", tabIndex: -1 }, t("table.title"));
+  // The table's rules, to read at any time (filled once the server's options are read).
+  const rulesBox = h("div", { class: "rules-box" });
+  loadRules().then((offered) => fill(rulesBox, rulesPanel(match.rules, offered))).catch(() => {});
   table.append(
     heading,
     h("div", { class: "table-head" },
@@ -116,6 +120,7 @@ export async function tableView(root, matchId) {
     end.below,
     talk.panel,
     logPanel.panel,
+    rulesBox,
   );
   // Shown once drawn with its state and log (nothing then moves under the player's eyes), or
   // after a while without them (a server that does not answer yet).
