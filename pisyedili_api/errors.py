@@ -177,10 +177,12 @@ def engine_error(exc: EngineError) -> ApplicationError:
         message = engine_message(exc)
         return ApplicationError(exc.code, message, {exc.field: [message]})
     if isinstance(exc, IllegalMove):
+        detail: dict[str, Any] = {"legal_moves": [m.to_json() for m in exc.legal_moves]}
+        if exc.rule:
+            detail["rule"] = exc.rule
+        message = engine_message(exc)
         return ApplicationError(
-            exc.code,
-            f"{engine_message(exc)}.",
-            {"legal_moves": [m.to_json() for m in exc.legal_moves]},
+            exc.code, f"{message} ({exc.rule})." if exc.rule else f"{message}.", detail
         )
     return ApplicationError(exc.code)  # not_your_turn: its default message
 

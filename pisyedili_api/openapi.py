@@ -14,7 +14,10 @@ _EXAMPLE_DETAIL: dict[str, Any] = {
     "invalid": {"version": ["This field is required."]},
     "invalid_move": {"card": ["bad card code 'ZZ'"]},
     "stale_version": {"current_version": 18},
-    "illegal_move": {"legal_moves": [{"action": "play", "card": "7H"}, {"action": "draw"}]},
+    "illegal_move": {
+        "legal_moves": [{"action": "play", "card": "7H"}, {"action": "draw"}],
+        "rule": "R-22",
+    },
 }
 
 

@@ -125,6 +125,9 @@ class IllegalMove(EngineError):
         params: Mapping[str, Any] | None = None,
         *,
         legal_moves: tuple[Any, ...] = (),
+        rule: str | None = None,
     ) -> None:
-        super().__init__(template, params, legal_moves=legal_moves)
+        super().__init__(template, params, legal_moves=legal_moves, rule=rule)
         self.legal_moves = legal_moves
+        # The rule of docs/rules.md that forbids the move (R-10 …), where one rule says why.
+        self.rule = rule

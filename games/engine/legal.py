@@ -6,7 +6,8 @@ from __future__ import annotations
 from functools import cache
 
 from .cards import JACK, PACK, SEVEN, SUITS, Card
-from .moves import DRAW_MOVE, PASS_MOVE, Move
+from .errors import IllegalMove
+from .moves import DRAW, DRAW_MOVE, PASS_MOVE, PLAY, Move
 from .state import ACE_FOLLOWUP, DEAL_OVER, OPENING, State
 
 
@@ -94,3 +95,104 @@ def legal_moves(state: State) -> tuple[Move, ...]:
 
 def is_legal(state: State, move: Move) -> bool:
     return move in legal_moves(state)
+
+
+def refusal(state: State, move: Move, legal: tuple[Move, ...]) -> IllegalMove:
+    """Why `move`, which is not in `legal` (the seat on turn's legal moves), is against the rules
+    now: the error names the rule that forbids it and says what the rule asks instead."""
+    turn = state.turn
+    if turn is None or state.phase == DEAL_OVER:
+        return IllegalMove("the deal is over", legal_moves=legal)
+    opening_rule = "R-12" if state.rules.opening == "club_round" else "R-10"
+    has_play = bool(playable_cards(state))
+    if move.action == PLAY and move.card is not None:
+        card = move.card
+        if card not in state.hands[turn]:
+            return IllegalMove(
+                "%(card)s is not in your hand", {"card": card.code}, legal_moves=legal
+            )
+        if state.phase == OPENING:
+            if card.suit != "C":
+                return IllegalMove(
+                    "the first card must be a club", legal_moves=legal, rule=opening_rule
+                )
+            return IllegalMove(
+                "the opening Jack of clubs asks for no suit", legal_moves=legal, rule="R-11"
+            )
+        if state.pending_sevens:
+            return IllegalMove(
+                "sevens are pending: play a 7 or take the penalty (draw)",
+                legal_moves=legal,
+                rule="R-22",
+            )
+        top = state.top_card
+        if top is not None and not can_play_on(card, top, state.active_suit):
+            if top.rank == JACK and card.rank == JACK:
+                return IllegalMove("a Jack may not go on a Jack", legal_moves=legal, rule="R-16")
+            if top.rank == JACK:
+                return IllegalMove(
+                    "the Jack asked for %(suit)s: play a card of that suit that is not a Jack",
+                    {"suit": state.active_suit},
+                    legal_moves=legal,
+                    rule="R-14",
+                )
+            return IllegalMove(
+                "%(card)s has neither the suit nor the rank of %(top)s and is not a Jack",
+                {"card": card.code, "top": top.code},
+                legal_moves=legal,
+                rule="R-14",
+            )
+        if card.rank == JACK and move.suit is None:
+            return IllegalMove("a Jack asks for a suit: send it", legal_moves=legal, rule="R-19")
+        if card.rank == JACK and move.suit not in jack_suits(state):
+            return IllegalMove(
+                "a Jack must ask for a suit other than %(suit)s, the one in play",
+                {"suit": state.active_suit},
+                legal_moves=legal,
+                rule="R-19",
+            )
+    elif move.action == DRAW:
+        if state.phase == ACE_FOLLOWUP:
+            return IllegalMove(
+                "no draw after an Ace: play one more card on it or pass",
+                legal_moves=legal,
+                rule="R-25",
+            )
+        if state.phase == OPENING:
+            return IllegalMove("you hold a club: play it", legal_moves=legal, rule=opening_rule)
+        if state.rules.draw_policy == "one_then_pass":
+            return IllegalMove(
+                "one draw a turn: play a card or pass", legal_moves=legal, rule="R-18"
+            )
+        if state.rules.draw_policy == "until_playable" and has_play:
+            return IllegalMove(
+                "you hold a card you can play: play it", legal_moves=legal, rule="R-18"
+            )
+    else:
+        if state.phase == OPENING:
+            return IllegalMove(
+                "the first card must be a club: play one or draw until one comes",
+                legal_moves=legal,
+                rule=opening_rule,
+            )
+        if state.pending_sevens:
+            return IllegalMove(
+                "sevens are pending: play a 7 or take the penalty (draw)",
+                legal_moves=legal,
+                rule="R-22",
+            )
+        if state.draws_this_turn == 0:
+            return IllegalMove(
+                "a pass comes only after a draw this turn", legal_moves=legal, rule="R-17"
+            )
+        if state.rules.draw_policy == "until_playable":
+            if has_play:
+                return IllegalMove(
+                    "you hold a card you can play: play it", legal_moves=legal, rule="R-18"
+                )
+            return IllegalMove(
+                "draw until a card you can play comes: no pass while the stock lasts",
+                legal_moves=legal,
+                rule="R-18",
+            )
+    return IllegalMove("%(move)s is not legal now", {"move": move}, legal_moves=legal)

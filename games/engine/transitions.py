@@ -5,8 +5,8 @@ The private helpers below trust their caller: the move is legal in the state."""
 from __future__ import annotations
 
 from .cards import ACE, EIGHT, JACK, SEVEN, TEN, Card, hand_penalty
-from .errors import IllegalMove, NotYourTurn
-from .legal import legal_moves
+from .errors import NotYourTurn
+from .legal import legal_moves, refusal
 from .moves import DRAW, PASS, Move
 from .rules import Rules
 from .scoring import shed_result, stock_exhausted_result
@@ -29,7 +29,7 @@ def apply(state: State, move: Move, seat: int | None = None) -> State:
         raise NotYourTurn(seat, state.turn)
     legal = legal_moves(state)
     if move not in legal:
-        raise IllegalMove("%(move)s is not legal now", {"move": move}, legal_moves=legal)
+        raise refusal(state, move, legal)
     return apply_legal(state, move)
 
 

@@ -190,6 +190,35 @@ def test_illegal_move_lists_legal_moves(two_humans):
     assert r.json()["detail"]["legal_moves"] == view["legal_moves"]
     assert "no-store" in r["Cache-Control"]  # the caller's own moves, as their view
     assert state(client, mid) == view
+    assert r.json()["message"] == f"{other_hand[0]} is not in your hand."
+
+
+def test_an_illegal_move_names_the_rule_that_forbids_it(two_humans):
+    """The opener plays a card that is not a club (or, holding only clubs, passes): the 422
+    says why, names the rule in its message and in `detail.rule`, in the caller's language."""
+    mid, client = two_humans["id"], two_humans[0]
+    view = state(client, mid)
+    assert view["phase"] == "opening" and view["turn"] == view["you"]
+    not_a_club = [c for c in view["hand"] if not c.endswith("C")]
+    if not_a_club:
+        body, rule = {"action": "play", "card": not_a_club[0]}, "R-10"
+        english, turkish = "the first card must be a club (R-10).", "ilk kart sinek olmalı (R-10)."
+    else:
+        body, rule = {"action": "pass"}, "R-10"
+        english = "the first card must be a club: play one or draw until one comes (R-10)."
+        turkish = "ilk kart sinek olmalı: bir sinek oyna ya da biri gelene dek kart çek (R-10)."
+    r = post_move(client, mid, body, view["version"])
+    assert r.status_code == 422, r.content
+    assert r.json()["detail"] == {"legal_moves": view["legal_moves"], "rule": rule}
+    assert r.json()["message"] == english
+    tr = client.post(
+        f"/api/v1/matches/{mid}/moves",
+        {**body, "version": view["version"]},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="tr",
+    )
+    assert tr.status_code == 422 and tr.json()["message"] == turkish
+    assert state(client, mid) == view
 
 
 @pytest.mark.parametrize(
