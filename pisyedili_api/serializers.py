@@ -116,11 +116,15 @@ class StrictSerializer(QuerySerializer):
     # docstring says the first only: it is every body's description in the OpenAPI schema.
 
     def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
-        # A JSON `null` body: DRF's own refusal ("No data provided") is not translated.
-        if data is None and self.parent is None and not self.allow_null:
+        # A JSON `null` body: DRF's own refusal ("No data provided") is not translated; a list
+        # or a scalar: DRF's ("Expected a dictionary, but got list") speaks Python, not JSON.
+        if self.parent is None and (
+            (data is None and not self.allow_null)
+            or (data is not None and data is not empty and not isinstance(data, Mapping))
+        ):
             raise serializers.ValidationError(
                 {api_settings.NON_FIELD_ERRORS_KEY: [_("The body must be a JSON object.")]},
-                code="null",
+                code="null" if data is None else "invalid",
             )
         return super().validate_empty_values(data)
 

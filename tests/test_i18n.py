@@ -204,6 +204,13 @@ def test_a_null_body_and_a_refused_stream_ticket_are_said_in_turkish(make_player
         "message": "Gövde bir JSON nesnesi olmalı.",
         "detail": {"non_field_errors": ["Gövde bir JSON nesnesi olmalı."]},
     }, refused
+    # A list or a number where the body's object goes: the same words, not Python's.
+    for body in ("[1]", "3", '"x"'):
+        refused = client.generic(
+            "POST", "/api/v1/matches", body, "application/json", HTTP_ACCEPT_LANGUAGE="tr"
+        )
+        assert refused.status_code == 400, refused.content
+        assert refused.json()["message"] == "Gövde bir JSON nesnesi olmalı.", refused.content
     refused = client.post(
         "/api/v1/auth/stream-ticket", {"path": "/x"}, format="json", HTTP_ACCEPT_LANGUAGE="tr"
     ).json()
