@@ -50,7 +50,10 @@ logger = logging.getLogger(__name__)
 
 
 def request_hash(match_id: Any, body: Mapping[str, Any]) -> str:
-    canonical = json.dumps({"match": str(match_id), "body": body}, sort_keys=True, default=str)
+    """The digest an Idempotency-Key is bound to: the match and the body's fields, a `null`
+    one left out (it is as none: `"suit": null` is the same move as no suit)."""
+    sent = {name: value for name, value in body.items() if value is not None}
+    canonical = json.dumps({"match": str(match_id), "body": sent}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -326,7 +326,7 @@ def expect_watch_later(page: Page, match_id: str, label: str, reason: str) -> No
 
 WATCH_LATER = "Other tables are still playing this table's deals: watch it once they finish."
 REPLAY_LATER = "Other tables are still playing this table's deals: replay it once they finish."
-REPLAY_LATER_TR = "Diğer masalar bu masanın ellerini hâlâ oynuyor: onlar bitirince yeniden izleyin."
+REPLAY_LATER_TR = "Diğer masalar bu masanın ellerini hâlâ oynuyor: onlar bitirince yeniden izle."
 DUPLICATE_COLUMNS = ["#", "Player", "Matchpoints", "Matches", "Byes", "Deals", "Deals won"]
 DUPLICATE_COLUMNS += ["Penalty", "Head to head"]
 

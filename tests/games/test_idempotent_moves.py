@@ -93,6 +93,22 @@ def _one_table(make_player, client_for):
     return ana, client, match, state(client, match["id"])
 
 
+def test_a_retry_that_writes_an_absent_field_as_null_replays(make_player, client_for):
+    """A client that rebuilds the body on retry from a typed model sends `"suit": null` (and
+    `"card": null` for a draw) where the first request left them out: the same move, the first
+    answer again; a really other body is still refused."""
+    ana, client, match, view = _one_table(make_player, client_for)
+    move = view["legal_moves"][0]
+    first = post_move(client, match["id"], move, view["version"], HTTP_IDEMPOTENCY_KEY="k")
+    assert first.status_code == 200, first.content
+    rebuilt = {"card": None, "suit": None, **move}
+    again = post_move(client, match["id"], rebuilt, view["version"], HTTP_IDEMPOTENCY_KEY="k")
+    assert again.status_code == 200 and again.content == first.content
+    other = post_move(client, match["id"], move, view["version"] + 1, HTTP_IDEMPOTENCY_KEY="k")
+    assert other.status_code == 422 and other.json()["code"] == "idempotency_mismatch"
+    assert Move.objects.filter(match_id=match["id"]).count() == 1
+
+
 def _two_tables(make_player, client_for):
     """Two matches where the same player (ana, seat 1) is on turn in both."""
     (ana, ta), (_, tb), (_, tc) = make_player(), make_player(), make_player()

@@ -136,7 +136,7 @@ def test_bad_queries_are_400_naming_the_field_and_change_nothing(api, params, fi
 def test_too_short_in_turkish(api):
     r = api.get(URL, {"search": "a"}, HTTP_ACCEPT_LANGUAGE="tr")
     assert r.status_code == 400
-    assert r.json()["detail"]["search"] == ["En az 2 karakterle arayın."]
+    assert r.json()["detail"]["search"] == ["En az 2 karakterle ara."]
 
 
 def test_like_wildcards_are_text(api):
