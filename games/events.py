@@ -241,6 +241,14 @@ def tournament_answered_on_commit(tournament: Any, player: str, answer: str) -> 
     transaction.on_commit(lambda: publish(None, [(organizer, event)]), robust=True)
 
 
+def tournament_withdrawn_on_commit(tournament: Any, player: str) -> None:
+    """Once the current transaction commits, tell `player` (a person's id) that the organizer
+    of the draft `tournament` took them out of it (their invitation or entry is gone):
+    `tournament_withdrawn` on their `me` stream."""
+    event = {"type": "tournament_withdrawn", "tournament": str(tournament.id)}
+    transaction.on_commit(lambda: publish(None, [(player, event)]), robust=True)
+
+
 def tournament_cancelled_on_commit(tournament: Any, players: list[str]) -> None:
     """Once the current transaction commits, tell each of `players` (ids: the tournament's
     entrants and invitees, its organizer left out) that its organizer cancelled `tournament`:

@@ -52,6 +52,7 @@ from .services import (
     MAX_ROUNDS,
     tournament_cancel,
     tournament_create,
+    tournament_entrant_remove,
     tournament_invitation_accept,
     tournament_invitation_decline,
     tournament_start,
@@ -333,6 +334,41 @@ class TournamentInvitationDeclineApi(APIView):
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         body_fields_check(request.data)
         tournament_invitation_decline(tournament_id=tournament_id, player=request.user.player)
+        return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
+
+
+class TournamentEntrantRemoveApi(APIView):
+    """The organizer takes an entrant out of a draft tournament."""
+
+    throttle_scope = "tournament"
+
+    class InputSerializer(StrictSerializer):
+        player = serializers.UUIDField(help_text="The entrant to take out (a player's id).")
+
+    @schema.tournaments_entrant_remove
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: TournamentSerializer,
+            **error_responses(
+                "invalid",
+                "not_authenticated",
+                "not_organizer",
+                "not_found",
+                "tournament_started",
+                "tournament_over",
+                "throttled",
+            ),
+        },
+    )
+    def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
+        body = self.InputSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        tournament_entrant_remove(
+            tournament_id=tournament_id,
+            player=request.user.player,
+            entrant_id=body.validated_data["player"],
+        )
         return Response(tournament_summary(tournament_get(tournament_id=tournament_id)))
 
 

@@ -115,6 +115,16 @@ tournaments_invitation_decline = extend_schema(
 )
 
 
+tournaments_entrant_remove = extend_schema(
+    operation_id="tournaments_entrant_remove",
+    summary="Remove an entrant",
+    description=(
+        "Organizer only, before the start. Takes a player out of the tournament, invited or"
+        " accepted, as if they had declined; a person removed is told (`tournament_withdrawn`)."
+    ),
+)
+
+
 tournaments_standings = extend_schema(
     operation_id="tournaments_standings",
     summary="Get the standings",

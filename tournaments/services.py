@@ -327,18 +327,50 @@ def tournament_invitation_decline(*, tournament_id: UUID | str, player: Player) 
         tournament = _lock(tournament_id)
         _invitation(tournament, player).delete()
         events.tournament_answered_on_commit(tournament, str(player.id), "declined")
-        ids = [
-            str(p)
-            for p in Entrant.objects.filter(tournament=tournament)
-            .order_by("position")
-            .values_list("player_id", flat=True)
-        ]
-        size = tournament.table_size
-        if tournament.format == Tournament.Format.ROUND_ROBIN and len(ids) >= size:
-            tournament.schedule = _round_robin(ids, size, bool(tournament.fill_bot))
-            tournament.rounds_total = len(tournament.schedule)
-            tournament.save(update_fields=["schedule", "rounds_total"])
+        _entrants_changed(tournament)
     return tournament
+
+
+def tournament_entrant_remove(
+    *, tournament_id: UUID | str, player: Player, entrant_id: UUID | str
+) -> Tournament:
+    """The organizer takes an entrant (a pending invitation, an accepted one, or a bot) out of a
+    draft tournament, as if they had declined: one who never answers no longer holds up the
+    start. The person removed is told (`tournament_withdrawn`). 400 `invalid` for a player who
+    is not an entrant."""
+    with transaction.atomic():
+        tournament = _lock(tournament_id)
+        _check_organizer(tournament, player)
+        _check_draft(tournament)
+        entrant = (
+            Entrant.objects.select_related("player")
+            .filter(tournament=tournament, player_id=entrant_id)
+            .first()
+        )
+        if entrant is None:
+            message = _("%(id)s is not an entrant of this tournament") % {"id": entrant_id}
+            raise ApplicationError("invalid", message, {"player": [message]})
+        entrant.delete()
+        if not entrant.player.is_bot:
+            events.tournament_withdrawn_on_commit(tournament, str(entrant.player_id))
+        _entrants_changed(tournament)
+    return tournament
+
+
+def _entrants_changed(tournament: Tournament) -> None:
+    """An entrant left the locked draft `tournament`: a round robin's schedule is drawn again
+    for the entrants left."""
+    ids = [
+        str(p)
+        for p in Entrant.objects.filter(tournament=tournament)
+        .order_by("position")
+        .values_list("player_id", flat=True)
+    ]
+    size = tournament.table_size
+    if tournament.format == Tournament.Format.ROUND_ROBIN and len(ids) >= size:
+        tournament.schedule = _round_robin(ids, size, bool(tournament.fill_bot))
+        tournament.rounds_total = len(tournament.schedule)
+        tournament.save(update_fields=["schedule", "rounds_total"])
 
 
 def tournament_start(*, tournament_id: UUID | str, player: Player) -> Tournament:

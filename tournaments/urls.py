@@ -32,6 +32,11 @@ urlpatterns = [
         name="tournament-invitation-decline",
     ),
     path(
+        "tournaments/<id:tournament_id>/entrants/remove",
+        apis.TournamentEntrantRemoveApi.as_view(),
+        name="tournament-entrant-remove",
+    ),
+    path(
         "tournaments/<id:tournament_id>/standings",
         apis.TournamentStandingsApi.as_view(),
         name="tournament-standings",

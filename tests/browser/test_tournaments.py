@@ -310,6 +310,38 @@ def test_an_invitation_goes_from_the_page_once_its_tournament_is_cancelled(
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
 
 
+def test_the_organizer_takes_out_one_who_never_answers_and_starts(
+    web_client: str, pages: Any
+) -> None:
+    """Remove on an entrant's row of a draft: the organizer's start no longer waits for them,
+    and the one taken out sees the invitation go (`tournament_withdrawn`)."""
+    org, ada, sil = Person(web_client, "tn"), Person(web_client, "tn"), Person(web_client, "tn")
+    body = {"name": "Cup", "format": "swiss", "table_size": 2, "deals": 1,
+            "players": [org.id, ada.id, sil.id]}  # fmt: skip
+    tournament_id = org.post("/api/v1/tournaments", body, status=201).json()["id"]
+    ada.post(f"/api/v1/tournaments/{tournament_id}/invitations/accept", status=200)
+    sil_page, org_page = pages.new(375, 800), pages.new()
+    open_tournaments(sil_page, web_client, sil)
+    invitation = sil_page.locator(
+        f'[data-testid="tournament-invitation"][data-tournament-id="{tournament_id}"]'
+    )
+    expect(invitation).to_have_count(1)
+    sign_in(org_page, web_client, org, f"#/tournaments/{tournament_id}")
+    expect(by_testid(org_page, "tournament-waiting")).to_contain_text("1")
+    # No Remove on the organizer's own row.
+    expect(entrant(org_page, org).locator('[data-testid="tournament-remove"]')).to_have_count(0)
+    remove = entrant(org_page, sil).locator('[data-testid="tournament-remove"]')
+    expect(remove).to_have_attribute("aria-label", f"Remove {sil.name} from the tournament")
+    pages.shot(org_page, "remove-entrant")
+    remove.click()
+    expect(entrant(org_page, sil)).to_have_count(0)
+    expect(by_testid(org_page, "tournament-waiting")).to_have_count(0)
+    expect(invitation).to_have_count(0)
+    by_testid(org_page, "tournament-start").click()
+    expect(by_testid(org_page, "tournament-head")).to_have_attribute("data-status", "running")
+    assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
 def table_row(page: Page, match_id: str) -> Any:
     return page.locator(f'[data-testid="tournament-table"][data-match-id="{match_id}"]')
 

@@ -226,6 +226,35 @@ def test_a_cancel_tells_every_entrant_and_invitee_once_and_no_invitation_stays_p
 
 
 @override_settings(LIVE_REDIS_URL="")
+def test_one_taken_out_before_the_start_is_told_and_nobody_else(
+    make_player, client_for, django_capture_on_commit_callbacks
+):
+    organizer, organizer_token = make_player()
+    (ada, ada_token), (bo, bo_token) = make_player(), make_player()
+    tournament = tournament_create(
+        organizer=organizer,
+        name="Taken out",
+        format="swiss",
+        table_size=2,
+        players=[organizer.id, ada.id, bo.id],
+        deals=1,
+    )
+    path = f"/api/v1/tournaments/{tournament.id}"
+    start = {t: _seq(client_for(t)) for t in (organizer_token, ada_token, bo_token)}
+    with django_capture_on_commit_callbacks(execute=True):
+        taken = client_for(organizer_token).post(
+            f"{path}/entrants/remove", {"player": str(bo.id)}, format="json"
+        )
+        assert taken.status_code == 200, taken.content
+    expected = {"type": "tournament_withdrawn", "tournament": str(tournament.id)}
+    heard = _after(client_for(bo_token), start[bo_token], "tournament_withdrawn")
+    assert heard == [{"seq": start[bo_token] + 1, **expected}]
+    for token in (organizer_token, ada_token):
+        assert _after(client_for(token), start[token], "tournament_withdrawn") == []
+    assert client_for(bo_token).get("/api/v1/tournaments?invited=true").json()["results"] == []
+
+
+@override_settings(LIVE_REDIS_URL="")
 def test_a_refused_creation_tells_nobody(
     make_player, client_for, django_capture_on_commit_callbacks
 ):

@@ -140,6 +140,47 @@ def test_decline_leaves_and_the_round_robin_is_drawn_again(cast):
     assert Tournament.objects.get(id=t["id"]).status == "draft" and not Match.objects.exists()
 
 
+def test_the_organizer_takes_out_one_who_never_answers_and_starts(cast):
+    t = create(cast, count=5, bots=["greedy"])
+    base = f"/api/v1/tournaments/{t['id']}"
+    for client in cast["clients"][:3]:
+        assert client.post(f"{base}/invitations/accept").status_code == 200
+    body = error(cast["organizer"].post(f"{base}/start"), 409, "invitations_pending")
+    silent, accepted = str(cast["people"][4].id), str(cast["people"][2].id)
+    # Only the organizer, with a player who is an entrant, and a body that names one.
+    remove = f"{base}/entrants/remove"
+    error(cast["clients"][0].post(remove, {"player": silent}, format="json"), 403, "not_organizer")
+    error(cast["anonymous"].post(remove, {"player": silent}, format="json"), 401,
+          "not_authenticated")  # fmt: skip
+    outsider = str(cast["organizer_player"].id)
+    refused = error(cast["organizer"].post(remove, {"player": outsider}, format="json"), 400,
+                    "invalid")  # fmt: skip
+    assert list(refused["detail"]) == ["player"]
+    error(cast["organizer"].post(remove, {"player": "nobody"}, format="json"), 400, "invalid")
+    error(cast["organizer"].post(remove, {}, format="json"), 400, "invalid")
+    error(cast["organizer"].post(f"/api/v1/tournaments/{uuid.uuid4()}/entrants/remove",
+                                 {"player": silent}, format="json"), 404, "not_found")  # fmt: skip
+    assert Entrant.objects.filter(tournament_id=t["id"]).count() == 6
+
+    for gone in (silent, str(cast["people"][3].id), accepted):
+        response = cast["organizer"].post(remove, {"player": gone}, format="json")
+        assert response.status_code == 200, response.content
+        assert gone not in ids(response.json()["players"])
+    body = response.json()
+    assert ids(body["pending_invitations"]) == [] and len(body["players"]) == 3
+    error(cast["clients"][4].post(f"{base}/invitations/accept"), 403, "not_invited")
+    error(cast["organizer"].post(remove, {"player": silent}, format="json"), 400, "invalid")
+    started = cast["organizer"].post(f"{base}/start")
+    assert started.status_code == 200 and started.json()["status"] == "running"
+    seated = {
+        p for m in Match.objects.filter(tournament_table__tournament_id=t["id"])
+        for p in m.seat_players
+    }  # fmt: skip
+    assert not {silent, accepted} & seated
+    error(cast["organizer"].post(remove, {"player": str(cast["people"][0].id)}, format="json"),
+          409, "tournament_started")  # fmt: skip
+
+
 def test_no_answer_once_started_or_cancelled(cast):
     t = create(cast)
     base = f"/api/v1/tournaments/{t['id']}"

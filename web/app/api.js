@@ -406,6 +406,13 @@ export const startTournament = (id) => /** @type {Promise<Tournament>} */ (typed
 /** @param {string} id */
 export const cancelTournament = (id) =>
   /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/cancel`));
+/**
+ * The organizer takes an entrant out of a draft tournament.
+ * @param {string} id
+ * @param {string} player
+ */
+export const removeEntrant = (id, player) =>
+  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/entrants/remove`, { body: { player } }));
 /** @param {string} id */
 export const acceptTournament = (id) =>
   /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/invitations/accept`));

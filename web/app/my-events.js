@@ -12,7 +12,8 @@ import * as api from "./api.js";
 import { LiveStream } from "./live.js";
 
 const EVENTS = ["ready", "resync", "your_turn", "match_started", "match_finished", "match_cancelled",
-  "tournament_round", "tournament_invitation", "tournament_answered", "tournament_cancelled", "queue", "challenge",
+  "tournament_round", "tournament_invitation", "tournament_answered", "tournament_cancelled", "tournament_withdrawn", "queue",
+  "challenge",
   "challenge_answered"];
 
 /** @typedef {(name: string, data: any) => void} Listener */

@@ -21,6 +21,7 @@ import { creatorName, hideError, playerName, showError, shortTime } from "../ui.
 
 /** The events after which the list is read again (an invitation added, answered or gone). */
 const EVENTS = ["challenge", "tournament_invitation", "tournament_answered", "tournament_cancelled",
+  "tournament_withdrawn",
   "match_cancelled", "match_started",
   "resync"];
 

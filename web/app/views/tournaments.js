@@ -26,7 +26,8 @@ import { loadRules, presetName, rulesPicker } from "./rules-picker.js";
  */
 const POLL_SECONDS = { draft: 10, running: 8 };
 /** The /me/events events after which a tournament page reads again. */
-const EVENTS = ["ready", "tournament_invitation", "tournament_answered", "tournament_cancelled", "tournament_round",
+const EVENTS = ["ready", "tournament_invitation", "tournament_answered", "tournament_cancelled",
+  "tournament_withdrawn", "tournament_round",
   "match_started", "match_finished", "resync"];
 const FORMATS = /** @type {const} */ (["swiss", "round_robin", "duplicate"]);
 
@@ -275,7 +276,13 @@ export async function tournamentView(root, id) {
         return h("li", { testid: "tournament-entrant", "data-player": p.id, "data-status": state },
           h("span", { class: "grow" }, playerName(p)),
           draft ? h("span", { class: `status status-${state === "pending" ? "waiting" : "active"}` },
-            t(`tournaments.entrant.${state}`)) : null);
+            t(`tournaments.entrant.${state}`)) : null,
+          // The organizer may take out anyone else before the start (one who never answers).
+          draft && organizer && p.id !== me
+            ? h("button", { type: "button", testid: "tournament-remove",
+                "aria-label": t("tournaments.removeLabel", { name: playerName(p) }),
+                onclick: () => act((tid) => api.removeEntrant(tid, p.id)) }, t("tournaments.remove"))
+            : null);
       }));
 
     const invited = draft && me && pending.has(me)
