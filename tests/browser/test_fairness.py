@@ -135,4 +135,14 @@ def test_the_replay_is_checked_against_what_this_browser_recorded(
     by_testid(other, "replay-to-match").click()
     open_replay_by_click(other)
     expect(other_status).to_have_attribute("data-result", "unrecorded")
+
+    # Signing out forgets what this browser recorded: the next person finds no digest of the
+    # hands this player was dealt.
+    assert page.evaluate("k => localStorage.getItem(k)", key) is not None
+    by_testid(page, "auth-logout").click()
+    expect(by_testid(page, "auth-logout")).to_have_count(0)
+    left = page.evaluate(
+        "p => Object.keys(localStorage).filter(k => k.startsWith(p))", "pisyedili.deal."
+    )
+    assert left == [], left
     assert not pages.console, pages.console

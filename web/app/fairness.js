@@ -232,6 +232,14 @@ function store(key, record) {
   }
 }
 
+/**
+ * Forget every deal this browser recorded (at sign-out: the next person to use the browser
+ * finds no trace of the hands this player was dealt, not even their digests).
+ */
+export function forgetRecords() {
+  forgetOldest(0);
+}
+
 /** Keep the newest `keep` records. @param {number} keep */
 function forgetOldest(keep) {
   /** @type {[string, number][]} */

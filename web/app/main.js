@@ -22,6 +22,7 @@ import { joinView } from "./views/private.js";
 import { turnNotice } from "./views/turn-notice.js";
 import { followSession } from "./my-events.js";
 import { forgetDevice } from "./push.js";
+import { forgetRecords } from "./fairness.js";
 
 /**
  * A view draws itself into `root` and returns what stops it (streams, timers).
@@ -107,6 +108,7 @@ async function signOut() {
     // session meanwhile (the page is drawn again for that one).
     if (error instanceof api.ApiError && error.code === "session_changed") return;
   }
+  forgetRecords();
   endSession();
   render();
 }
