@@ -3,6 +3,7 @@ with a line saying what it measures, and every row's skill as the API ranks it."
 
 from __future__ import annotations
 
+import re
 import time
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -134,3 +135,40 @@ def test_a_house_rule_sets_board_is_found_by_its_name(web_client: str, pages: An
     expect(rows.and_(page.locator(f'[data-player="{person.id}"]'))).to_have_count(1)
     pages.shot(page, "house-rules-board")
     assert not pages.console, pages.console
+
+
+def test_a_custom_rule_sets_board_is_named_by_what_it_changes(web_client: str, pages: Any) -> None:
+    """A board of house rules no preset has: its choice says "Custom rules" and the start of
+    what they change (it fits a phone), and the line under the controls says it all."""
+    person = Person(web_client)
+    rules = {"hand_size": 5, "ace_mode": "skip_next", "two_player_reverse": "skip"}
+    match_id = person.create(2, ["random"], rules=rules)
+    person.play_out(match_id)
+    deadline = time.monotonic() + 60
+    while not (
+        key := next(
+            (
+                b["ruleset"]
+                for b in person.get("/api/v1/leaderboards")
+                if b["rules"].get("hand_size") == 5 and b["rules"].get("ace_mode") == "skip_next"
+            ),
+            None,
+        )
+    ):
+        assert time.monotonic() < deadline, "the match never reached its board"
+        time.sleep(0.5)
+
+    page = pages.new(375, 800)
+    sign_in(page, web_client, person, route="#/leaderboards")
+    option = by_testid(page, "board-ruleset").locator(f'option[value="{key}"]')
+    expect(option).to_have_text(re.compile(r"^Custom rules: Ace: skips the next pl.*…$"))
+    about = by_testid(page, "board-rules-about")
+    expect(about).to_be_hidden()
+    by_testid(page, "board-ruleset").select_option(key)
+    expect(about).to_be_visible()
+    for words in ("Ace: skips the next player, as an 8", "A 10 with two players: skips",
+                  "Cards dealt to each: 5"):  # fmt: skip
+        expect(about).to_contain_text(words)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, width
+    pages.shot(page, "custom-board")

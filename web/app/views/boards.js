@@ -27,10 +27,18 @@ function rulesets(boards, offered) {
     if (named.has(board.ruleset)) continue;
     const told = describeRules(board.rules, offered);
     named.set(board.ruleset, told.preset ? told.name
-      : offered.options.length ? t("boards.customRules", { changes: told.changes })
+      : offered.options.length ? t("boards.customRules", { changes: cut(told.changes) })
         : t("boards.customRulesKey", { key: board.ruleset }));
   }
   return [...named];
+}
+
+/** The most of a custom rule set's changes a choice shows (it fits a phone's screen). */
+const CHANGES_SHOWN = 30;
+
+/** @param {string} text */
+function cut(text) {
+  return text.length <= CHANGES_SHOWN ? text : `${text.slice(0, CHANGES_SHOWN - 1).trimEnd()}…`;
 }
 
 /** A board's columns, and the one of each metric. */
@@ -81,6 +89,16 @@ export async function boardsView(root) {
   };
   fitSeats();
   ruleset.addEventListener("change", fitSeats);
+  // A custom rule set's changes in full (its choice shows their start).
+  const rulesAbout = h("p", { class: "metric-about", testid: "board-rules-about" });
+  const tellRules = () => {
+    const board = boards.find((b) => b.ruleset === ruleset.value);
+    const told = board && offered.options.length ? describeRules(board.rules, offered) : null;
+    rulesAbout.hidden = !told || told.preset !== null;
+    rulesAbout.textContent = told && told.preset === null ? t("boards.customRules", { changes: told.changes }) : "";
+  };
+  tellRules();
+  ruleset.addEventListener("change", tellRules);
   const around = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", testid: "board-around-me",
     id: "board-around-me", disabled: !api.token() }));
   const body = h("tbody", { testid: "board-body" });
@@ -156,6 +174,7 @@ export async function boardsView(root) {
       h("span", { class: "field" }, h("label", { for: "board-period" }, t("boards.period")), period),
       h("span", { class: "field" }, h("label", { for: "board-seats" }, t("boards.seats")), seats),
       h("label", { class: "field", for: "board-around-me" }, around, t("boards.aroundMe"))),
+    rulesAbout,
     about,
     h("div", { class: "scroll", tabIndex: 0, role: "region", "aria-label": t("boards.title") }, h("table", { class: "grid" },
       head, body)),
