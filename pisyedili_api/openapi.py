@@ -156,3 +156,45 @@ def server_limits(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 if limits is not None:
                     parameter["schema"].update(limits)
     return result
+
+
+def protocol_answers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: the answers HTTP itself may give on a route, beside
+    its own: `406 not_acceptable` where it answers JSON only and the `Accept` header asks for
+    none of it, `415 unsupported_media_type` where a POST, PUT or PATCH is sent a body that is
+    not JSON (every one reads its body, even one that takes no field), and, on a
+    GET, `304 Not Modified` to an `If-None-Match` that still holds its answer's `ETag`
+    (pisyedili_api.middleware.ConditionalGetMiddleware; a per-seat answer has no ETag)."""
+    for operations in result["paths"].values():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            answers = [r for status, r in responses.items() if str(status).startswith("2")]
+            json_only = all(
+                set(answer.get("content", {})) <= {"application/json"} for answer in answers
+            )
+            if json_only and "406" not in responses:
+                responses["406"] = _protocol_error("not_acceptable")
+            if method in ("post", "put", "patch") and "415" not in responses:
+                responses["415"] = _protocol_error("unsupported_media_type")
+            if method == "get" and json_only and "304" not in responses:
+                responses["304"] = {
+                    "description": "Not modified: the `If-None-Match` sent holds the answer's"
+                    " `ETag` (no body; only an answer that carries an `ETag`)."
+                }
+    return result
+
+
+def _protocol_error(code: str) -> dict[str, Any]:
+    """An error answer of the schema (the Error component), with its code's example."""
+    name = "".join(part.title() for part in code.split("_"))
+    return {
+        "description": f"`{code}`",
+        "content": {
+            "application/json": {
+                "schema": {"$ref": "#/components/schemas/Error"},
+                "examples": {name: {"value": error_body(code), "summary": code}},
+            }
+        },
+    }

@@ -597,6 +597,7 @@ SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "pisyedili_api.openapi.describe_path_parameters",
     "pisyedili_api.openapi.request_defaults_described",
     "pisyedili_api.openapi.server_limits",
+    "pisyedili_api.openapi.protocol_answers",
 ]
 # Matches (games): how long a move's Idempotency-Key replays (then games.sweep deletes its
 # record, in bounded batches), and what one player may have running at once (4xx past it).

@@ -282,3 +282,35 @@ def test_the_schema_and_docs_pages_answer_errors_in_the_api_s_json(api, method, 
     assert response.status_code == status
     assert response["Content-Type"] == "application/json"
     assert response.json()["code"] in ("not_found", "method_not_allowed")
+
+
+def test_the_answers_of_http_itself_are_in_the_schema(schema, api, make_player):
+    """406 (an `Accept` the route cannot answer), 415 (a body that is not JSON, on every route
+    that reads one) and 304 (a GET whose ETag still holds) are answered and listed."""
+    _, token = make_player()
+    auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    refused = api.get("/api/v1/bots", HTTP_ACCEPT="text/html")
+    assert refused.status_code == 406 and refused.json()["code"] == "not_acceptable"
+    assert "not_acceptable" in _codes(schema["paths"]["/api/v1/bots"]["get"]["responses"]["406"])
+    for path, operation in (
+        ("/api/v1/auth/token", "post"),
+        ("/api/v1/auth/logout", "post"),
+        ("/api/v1/players/me", "patch"),
+    ):
+        sent = getattr(api, operation)(path, "name=x", content_type="text/plain", **auth)
+        assert sent.status_code == 415, (path, sent.content)
+        assert sent.json()["code"] == "unsupported_media_type"
+        listed = schema["paths"][path][operation]["responses"]
+        assert "unsupported_media_type" in _codes(listed["415"]), path
+    first = api.get("/api/v1/bots")
+    etag = first["ETag"]
+    again = api.get("/api/v1/bots", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304
+    assert "304" in schema["paths"]["/api/v1/bots"]["get"]["responses"]
+    # Every route that reads a body lists 415, every JSON-only one 406.
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            if method in ("post", "put", "patch"):
+                assert "415" in operation["responses"], (method, path)
+            if not path.endswith(("/events", "/standings", "/standings.csv")):
+                assert "406" in operation["responses"], (method, path)

@@ -33,6 +33,9 @@ MINIMAL_BODIES = {
     "/api/v1/matches/{match_id}/talk": {"phrase": "good_game"},
     "/api/v1/queue": {"seats": 2, "wait_seconds": 30},
     "/api/v1/tournaments": {"name": "Friday cup", "format": "swiss", "table_size": 3},
+    "/api/v1/tournaments/{tournament_id}/entrants/remove": {
+        "player": "0f6c1d2e-3b4a-4c5d-8e9f-a0b1c2d3e4f5"
+    },
     "/api/v1/me/push-subscriptions": {
         "endpoint": "https://push.example.com/send/1",
         "keys": {

@@ -2502,6 +2502,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled` */
             429: {
                 headers: {
@@ -2540,6 +2558,24 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2587,6 +2623,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled` */
             429: {
                 headers: {
@@ -2621,6 +2675,24 @@ export interface operations {
             };
             /** @description `invalid` */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2678,6 +2750,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     auth_token: {
@@ -2712,6 +2802,24 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2765,6 +2873,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     auth_tokens_list: {
@@ -2784,8 +2910,24 @@ export interface operations {
                     "application/json": components["schemas"]["ApiTokenInfo"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2850,6 +2992,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled` */
             429: {
                 headers: {
@@ -2896,6 +3056,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled` */
             429: {
                 headers: {
@@ -2924,8 +3102,24 @@ export interface operations {
                     "application/json": components["schemas"]["Bot"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2952,8 +3146,24 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3023,6 +3233,13 @@ export interface operations {
                     "application/json": components["schemas"]["LeaderboardPageResponse"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -3034,6 +3251,15 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3060,8 +3286,24 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3107,6 +3349,13 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedMatch"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -3118,6 +3367,15 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3166,8 +3424,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3206,6 +3482,13 @@ export interface operations {
                     "application/json": components["schemas"]["Match"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -3217,6 +3500,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3282,8 +3574,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `match_not_waiting` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3324,6 +3634,13 @@ export interface operations {
                     "application/json": components["schemas"]["DealReveal"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -3344,6 +3661,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3383,6 +3709,13 @@ export interface operations {
                     "application/json": components["schemas"]["DealAnalysis"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -3403,6 +3736,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3452,6 +3794,13 @@ export interface operations {
                     "application/json": components["schemas"]["DealReplay"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -3472,6 +3821,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3546,8 +3904,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `invitation_not_pending`, `match_full`, `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3622,8 +3998,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `invitation_not_pending` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3702,8 +4096,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `match_not_waiting` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3782,8 +4194,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `match_full`, `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3858,8 +4288,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `match_not_waiting` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3903,6 +4351,13 @@ export interface operations {
                     "application/json": components["schemas"]["MoveEntry"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -3932,6 +4387,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4004,8 +4468,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `stale_version`, `not_your_turn`, `match_not_active`, `resigned` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4097,8 +4579,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `match_not_finished`, `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4173,8 +4673,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `match_not_active` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4218,6 +4736,13 @@ export interface operations {
                     "application/json": components["schemas"]["State"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -4247,6 +4772,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4334,8 +4868,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `match_not_active` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4371,8 +4923,24 @@ export interface operations {
                     "application/json": components["schemas"]["PushSubscription"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4429,8 +4997,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `push_disabled` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4495,6 +5081,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled` */
             429: {
                 headers: {
@@ -4523,8 +5127,24 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4566,6 +5186,24 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4630,6 +5268,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled` */
             429: {
                 headers: {
@@ -4665,6 +5321,13 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerSearchPageResponse"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -4676,6 +5339,15 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4714,6 +5386,13 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerOutput"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -4725,6 +5404,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4759,6 +5447,13 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerHistoryPageResponse"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -4786,6 +5481,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     players_me: {
@@ -4805,8 +5509,24 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerOutput"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4855,6 +5575,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `throttled` */
             429: {
                 headers: {
@@ -4883,8 +5621,24 @@ export interface operations {
                     "application/json": components["schemas"]["VapidKey"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4918,8 +5672,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4968,8 +5738,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `already_queued`, `too_many_active_matches` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5032,8 +5820,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `not_queued` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5069,8 +5875,24 @@ export interface operations {
                     "application/json": components["schemas"]["RuleOption"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5097,8 +5919,24 @@ export interface operations {
                     "application/json": components["schemas"]["RulePreset"][];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5141,6 +5979,13 @@ export interface operations {
                     "application/json": components["schemas"]["PaginatedTournament"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -5152,6 +5997,15 @@ export interface operations {
             };
             /** @description `not_authenticated` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5200,8 +6054,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `too_many_tournaments` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5240,6 +6112,13 @@ export interface operations {
                     "application/json": components["schemas"]["Tournament"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `not_authenticated` */
             401: {
                 headers: {
@@ -5251,6 +6130,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5316,8 +6204,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `tournament_over` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5396,8 +6302,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `tournament_started`, `tournament_over` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5472,8 +6396,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `tournament_started`, `tournament_over` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5548,8 +6490,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `tournament_started`, `tournament_over` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5709,8 +6669,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `not_acceptable` */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `tournament_started`, `tournament_over`, `invitations_pending`, `not_enough_entrants` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5752,6 +6730,13 @@ export interface operations {
                     "application/json": components["schemas"]["Tables"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` sent holds the answer's `ETag` (no body; only an answer that carries an `ETag`). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `invalid` */
             400: {
                 headers: {
@@ -5772,6 +6757,15 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_acceptable` */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
