@@ -95,15 +95,16 @@ class StuckAnalysis:
 
 
 def stuck_analysis(
-    *, older_than: datetime, since: datetime, lease_before: datetime
+    *, older_than: datetime, queued_before: datetime, since: datetime, lease_before: datetime
 ) -> StuckAnalysis:
-    """Deals scored between `since` and `older_than` with no luck stored (read by the index on
-    the score entries' created_at: a window, not every deal ever scored), settled matches with
-    luck stored before `older_than` and not yet counted on the boards, and analyses still
-    pending since before `older_than`. Never a luck or an analysis that failed for good, nor
-    one whose attempt under way started after `lease_before` (games.services.analysis)."""
+    """Deals scored between `since` and `queued_before` with no luck stored (read by the index
+    on the score entries' created_at: a window, not every deal ever scored), settled matches
+    with luck stored before `older_than` and not yet counted on the boards, and analyses still
+    pending since before `queued_before` (work of the analysis queue, which may wait its turn
+    that long). Never a luck or an analysis that failed for good, nor one whose attempt under
+    way started after `lease_before` (games.services.analysis)."""
     luck = (
-        ScoreEntry.objects.filter(seat=0, created_at__gte=since, created_at__lt=older_than)
+        ScoreEntry.objects.filter(seat=0, created_at__gte=since, created_at__lt=queued_before)
         .filter(deal__luck_failure="")
         .filter(
             Q(deal__luck_attempted_at__isnull=True) | Q(deal__luck_attempted_at__lt=lease_before)
@@ -122,7 +123,9 @@ def stuck_analysis(
         .distinct()[:SWEEP_BATCH]
     )
     pending = (
-        DealAnalysis.objects.filter(status=DealAnalysis.Status.PENDING, requested_at__lt=older_than)
+        DealAnalysis.objects.filter(
+            status=DealAnalysis.Status.PENDING, requested_at__lt=queued_before
+        )
         .filter(Q(attempted_at__isnull=True) | Q(attempted_at__lt=lease_before))
         .order_by("requested_at")
         .values_list("deal__match_id", "deal__number")[:SWEEP_BATCH]

@@ -109,6 +109,7 @@ def sweep() -> dict[str, int]:
         send(match_settle_task, match_id)
     lost = recovery.stuck_analysis(
         older_than=timezone.now() - stuck_for,
+        queued_before=timezone.now() - timedelta(seconds=settings.ANALYSIS_STUCK_SECONDS),
         since=timezone.now() - timedelta(hours=settings.ANALYSIS_SWEEP_HOURS),
         lease_before=timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT),
     )

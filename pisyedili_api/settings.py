@@ -422,6 +422,11 @@ ANALYSIS_LUCK_SAMPLES = int(os.environ.get("ANALYSIS_LUCK_SAMPLES", "256"))
 ANALYSIS_SKILL_SAMPLES = int(os.environ.get("ANALYSIS_SKILL_SAMPLES", "32"))
 ANALYSIS_MOVE_SAMPLES = int(os.environ.get("ANALYSIS_MOVE_SAMPLES", "64"))
 ANALYSIS_SWEEP_HOURS = float(os.environ.get("ANALYSIS_SWEEP_HOURS", "1"))
+# How long a luck estimate or a move analysis may wait on its queue, not yet begun, before the
+# sweep counts it lost and sends it again: the analysis queue runs at the lowest CPU priority
+# and waits its turn behind play for minutes (re-sent every sweep instead, the copies of one
+# waiting backlog piled up on the queue).
+ANALYSIS_STUCK_SECONDS = float(os.environ.get("ANALYSIS_STUCK_SECONDS", "120"))
 # Bounds on one deal's analysis (games/engine/bots/analysis.py "Bounded cost"): the play-outs
 # a deal's skill or move analysis aims at (fewer samples per decision for a long deal), the
 # simulated moves one task may spend in all (past them the analysis fails), and the attempts

@@ -211,6 +211,7 @@ def test_a_lost_analysis_task_is_resent_by_the_sweeper(table, monkeypatch, setti
     assert DealAnalysis.objects.get().status == "pending"
     monkeypatch.undo()
     settings.GAMES_STUCK_SECONDS = -5  # everything counts as stuck
+    settings.ANALYSIS_STUCK_SECONDS = -5
     assert sweep.apply().get()["analyses"] == 1
     assert DealAnalysis.objects.get().status == "ready"
     assert table["seat"].get(table["url"]).status_code == 200

@@ -55,6 +55,7 @@ def luck_fails(monkeypatch):
 
 def sweeps(settings, times: int) -> list[dict[str, int]]:
     settings.GAMES_STUCK_SECONDS = -5  # everything counts as stuck
+    settings.ANALYSIS_STUCK_SECONDS = -5
     return [sweep.apply().get() for _ in range(times)]
 
 

@@ -201,6 +201,7 @@ def test_lost_luck_is_resent_by_the_sweeper_and_counted_after_the_settlement(
     assert str(player.id) not in {row["player"]["id"] for row in body["results"]}
 
     settings.GAMES_STUCK_SECONDS = -5  # everything counts as stuck
+    settings.ANALYSIS_STUCK_SECONDS = -5
     counts = sweep.apply().get()
     assert counts["luck"] == 2
     rows = DealLuck.objects.filter(match_id=match["id"])
@@ -213,10 +214,26 @@ def test_lost_luck_is_resent_by_the_sweeper_and_counted_after_the_settlement(
     assert sweep.apply().get()["luck"] == 0  # nothing left to re-send
 
 
+def test_luck_waiting_its_turn_on_the_queue_is_not_sent_again(finished, settings):
+    """The analysis queue waits behind play: a deal's luck not yet begun is sent again only
+    once it has waited ANALYSIS_STUCK_SECONDS, not at every sweep (the copies of a waiting
+    backlog piled up on the queue)."""
+    _, _, match = finished
+    DealLuck.objects.filter(match_id=match.id, deal__number=1).delete()
+    settings.GAMES_STUCK_SECONDS = -5  # the rest of the sweep: everything counts as stuck
+    settings.ANALYSIS_STUCK_SECONDS = 3600
+    assert sweep.apply().get()["luck"] == 0
+    assert not DealLuck.objects.filter(match_id=match.id, deal__number=1).exists()
+    settings.ANALYSIS_STUCK_SECONDS = -5
+    assert sweep.apply().get()["luck"] == 1
+    assert DealLuck.objects.filter(match_id=match.id, deal__number=1).count() == 2
+
+
 def test_the_sweeper_looks_back_only_analysis_sweep_hours(finished, settings):
     _, _, match = finished
     DealLuck.objects.filter(match_id=match.id, deal__number=1).delete()
     settings.GAMES_STUCK_SECONDS = -5
+    settings.ANALYSIS_STUCK_SECONDS = -5
     settings.ANALYSIS_SWEEP_HOURS = 0  # a window that holds no scored deal
     assert sweep.apply().get()["luck"] == 0
     settings.ANALYSIS_SWEEP_HOURS = 1

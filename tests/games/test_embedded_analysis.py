@@ -212,6 +212,7 @@ def test_a_stopping_server_ends_the_analysis_process_at_once_and_the_sweeper_sen
     lease = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 1)
     Deal.objects.filter(id=deal.id).update(luck_attempted_at=timezone.now() - lease)
     settings.GAMES_STUCK_SECONDS = 0
+    settings.ANALYSIS_STUCK_SECONDS = 0
     settings.ANALYSIS_LUCK_SAMPLES = 20
     sweep()
     assert background_wait(300)
