@@ -87,7 +87,9 @@ def ticket_redeem(ticket: str, path: str) -> StreamCaller:
         raise AuthenticationFailed("The stream ticket has expired.") from None
     except (signing.BadSignature, KeyError, TypeError):
         raise AuthenticationFailed("Invalid stream ticket.") from None
-    if not hmac.compare_digest(stream, path):
+    # An id in a route is taken in any case (docs/api.md "Conventions"); a ticket names it in
+    # lower case.
+    if not hmac.compare_digest(stream, path.lower()):
         raise AuthenticationFailed("The stream ticket is for another stream.")
     player = Player.objects.filter(id=player_id, user__is_active=True).first()
     if player is None or player.user_id is None:

@@ -97,6 +97,10 @@ def test_stream_ticket_route_needs_a_token_and_a_stream_path(api, make_player, c
     assert redeemed.player.id == player.id and redeemed.token == token_digest(token)
     # Reused on its stream (a reconnect), as often as it is.
     assert ticket_redeem(issued.json()["ticket"], match_path).player.id == player.id
+    # The route takes its match id in any case: so does the ticket.
+    match_id = match_path.split("/")[4]
+    shouted = match_path.replace(match_id, match_id.upper())
+    assert ticket_redeem(issued.json()["ticket"], shouted).player.id == player.id
     for other in (ME, "/api/v1/lobby/events", f"/api/v1/matches/{uuid.uuid4()}/events"):
         with pytest.raises(AuthenticationFailed, match="another stream"):
             ticket_redeem(issued.json()["ticket"], other)

@@ -226,6 +226,12 @@ def test_the_joiners_and_emoji_tag_sequences_of_real_names_are_kept(api, display
     assert r.json()["display_name"] == display_name
 
 
+def test_a_name_loses_the_blanks_at_its_ends_and_keeps_those_inside(api):
+    r = register(api, "lou", display_name="  Ana  Lou \t")
+    assert r.status_code == 201, r.content
+    assert r.json()["display_name"] == "Ana  Lou"
+
+
 def test_a_long_username_gives_a_bounded_default_display_name(api):
     r = register(api, "j" * 60)
     assert r.status_code == 201 and r.json()["display_name"] == "j" * 40
