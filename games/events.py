@@ -48,7 +48,8 @@ def me_events(
     invitees: Sequence[str] = (),
 ) -> list[tuple[str, dict[str, Any]]]:
     """(player id, event) for each person the new version of `match` concerns: match started,
-    finished (a seat whose person resigned too: a bot played it out) or cancelled (a private
+    finished or abandoned (a seat whose person resigned too: a bot played it out, or nobody
+    plays it any more) or cancelled (a private
     match's pending `invitees` too, with no seat), or their turn, when it came to them (not
     after their own move that leaves it with them, `mover`; a bot's turn concerns nobody)."""
     match_id, version = str(match.id), match.version
@@ -61,8 +62,9 @@ def me_events(
     turn = (match.state or {}).get("turn") if match.status == "active" else None
     for seat, player in people:
         base = {"match": match_id, "version": version, "seat": seat}
-        if status_changed and match.status == "finished":
-            events.append((player, {"type": "match_finished", **base, "totals": match.totals}))
+        if status_changed and match.status in ("finished", "abandoned"):
+            ended = {"totals": match.totals, "status": match.status}
+            events.append((player, {"type": "match_finished", **base, **ended}))
         if match.seat_bots[seat]:
             continue  # resigned: the end of the match is all that still concerns them
         if status_changed and match.status == "active":

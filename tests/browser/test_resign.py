@@ -185,4 +185,5 @@ def test_a_person_the_turn_clock_resigns_is_told_why(
     expect(note).to_contain_text("missed too many turns")
     notice = by_testid(can_page, "resign-notice")
     expect(notice).to_contain_text(f"{ana.name} missed too many turns")
+    expect(by_testid(can_page, "seat-0")).to_contain_text("resigned: missed too many turns")
     pages.shot(ana_page, "absent-375")

@@ -275,6 +275,17 @@ def test_me_events_of_a_version_change():
         ("p1", "match_finished"),
         ("p3", "match_finished"),
     ]
+    assert {e["status"] for _, e in finished} == {"finished"}
+    # Abandoned (every person resigned, the clock's absent ones too): the end, told alike.
+    match.status = "abandoned"
+    match.resigned = [0, 1, 3]
+    match.seat_bots = ["greedy", "greedy", "greedy", "greedy"]
+    abandoned = events.me_events(match, status_changed=True)
+    assert [(p, e["type"], e["status"]) for p, e in abandoned] == [
+        ("p0", "match_finished", "abandoned"),
+        ("p1", "match_finished", "abandoned"),
+        ("p3", "match_finished", "abandoned"),
+    ]
     match.status = "cancelled"
     cancelled = events.me_events(match, status_changed=True, invitees=["p9"])
     assert ("p9", None) in [(p, e["seat"]) for p, e in cancelled if e["type"] == "match_cancelled"]

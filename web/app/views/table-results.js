@@ -183,7 +183,7 @@ export function matchScreen({ match, role, you, ratings, onRematch, next = null,
       h("span", { class: "place-name" },
         t("table.place", { place: seat.place ?? "–", name: seatName(seat), total: seat.total }),
         seat.seat === you ? ` (${t("table.you")})` : "",
-        seat.resigned ? ` · ${t("table.resigned")}` : ""),
+        seat.resigned ? ` · ${t(seat.absent ? "table.absent" : "table.resigned")}` : ""),
       // An abandoned match's places count for the ratings too (docs/rules.md "Abandoned").
       change === undefined ? null : h("span", {
         class: `rating-change${change !== null && change < 0 ? " down" : " up"}`, testid: "rating-change",
@@ -242,7 +242,7 @@ function pendingScreen({ match, role, you, totals, onRematch }) {
       h("span", { class: "place-name" },
         t("match.tableTotal", { name: seatName(seat), total: totals[seat.seat] ?? "" }),
         seat.seat === you ? ` (${t("table.you")})` : "",
-        seat.resigned ? ` · ${t("table.resigned")}` : "")))) : null,
+        seat.resigned ? ` · ${t(seat.absent ? "table.absent" : "table.resigned")}` : "")))) : null,
   hidden.length ? h("p", { class: "muted", testid: "match-replay-later" }, t("match.replayLater")) : null,
   h("div", { class: "row result-actions" },
     role === "seat" && match.status === "finished" ? h("button", { type: "button", class: "primary",

@@ -56,7 +56,7 @@ function seatBox(match, v, seat, side, order) {
     seat.player ? seatName(seat) : t("table.open"),
     i === you ? ` (${t("table.you")})` : "",
     seat.player?.is_bot ? ` · ${t("table.bot")}` : "",
-    v.resigned.includes(i) ? ` · ${t("table.resigned")}` : ""),
+    v.resigned.includes(i) ? ` · ${t(seat.absent ? "table.absent" : "table.resigned")}` : ""),
   i === you ? null : h("div", { class: "backs", "aria-hidden": "true", "data-count": count },
     Array.from({ length: Math.min(count, BACKS_SHOWN) }, () => cardBack())),
   h("div", { class: "seat-facts" }, t("table.cards", { n: count }), " · ",
