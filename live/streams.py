@@ -1230,8 +1230,8 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
             "me_events",
             "Stream the caller's turns and matches",
             "The caller's `your_turn`, `match_started`, `match_finished` (totals, status:"
-            " `finished` or `abandoned`) and `match_cancelled` events of every match, and `tournament_round` (tournament, round, the ids of their table's "
-            "matches) when a round they play is dealt, `tournament_invitation` (tournament, by) "
+            " `finished` or `abandoned`) and `match_cancelled` events of every match, and "
+            "`tournament_round` (tournament, round, the ids of their table's matches) when a round they play is dealt, `tournament_invitation` (tournament, by) "
             "when they are invited to a tournament, `tournament_answered` to its organizer "
             "(tournament, player, answer) and `tournament_cancelled` (tournament) to its "
             "entrants and invitees when its organizer cancels it, `tournament_withdrawn` "
