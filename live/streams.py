@@ -1229,20 +1229,18 @@ def openapi_paths(result: dict[str, Any], generator: Any, request: Any, public: 
         "get": _stream_operation(
             "me_events",
             "Stream the caller's turns and matches",
-            "The caller's `your_turn`, `match_started`, `match_finished` (totals, status:"
-            " `finished` or `abandoned`) and `match_cancelled` events of every match, and "
-            "`tournament_round` (tournament, round, the ids of their table's matches) when a round they play is dealt, `tournament_invitation` (tournament, by) "
-            "when they are invited to a tournament, `tournament_answered` to its organizer "
-            "(tournament, player, answer) and `tournament_cancelled` (tournament) to its "
-            "entrants and invitees when its organizer cancels it, `tournament_withdrawn` "
-            "(tournament) to one its organizer takes out before its start, and `queue` when their "
-            "quick-play entry "
-            "changes (status, seats, preset, deadline, match, bot_seats), `challenge` when "
-            "they are invited to a private match (match, version, by, expires_at) and "
-            "`challenge_answered` to its creator (match, player, answer); id = the caller's "
-            "event sequence; "
-            "Last-Event-ID replays what came after "
-            "it (or sends `resync` when that is no longer kept).",
+            "The caller's `your_turn`, `match_started`, `match_finished` (totals, status: "
+            "`finished` or `abandoned`) and `match_cancelled` events of every match, and "
+            "`tournament_round` (tournament, round, the ids of their table's matches) when a "
+            "round they play is dealt, `tournament_invitation` (tournament, by) when they are "
+            "invited to a tournament, `tournament_answered` to its organizer (tournament, player,"
+            " answer) and `tournament_cancelled` (tournament) to its entrants and invitees when "
+            "its organizer cancels it, `tournament_withdrawn` (tournament) to one its organizer "
+            "takes out before its start, and `queue` when their quick-play entry changes (status,"
+            " seats, preset, deadline, match, bot_seats), `challenge` when they are invited to a "
+            "private match (match, version, by, expires_at) and `challenge_answered` to its "
+            "creator (match, player, answer); id = the caller's event sequence; Last-Event-ID "
+            "replays what came after it (or sends `resync` when that is no longer kept).",
             _ME_EXAMPLE,
         )
     }
