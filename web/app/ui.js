@@ -63,6 +63,10 @@ export function messageOf(error) {
     if (error.code === "session_changed") return t("auth.otherTabChanged");
     const reasons = reasonsOf(error);
     if (reasons) return reasons;
+    // An illegal move: the server says why, by the rule that forbids it, in the page's language.
+    if (error.code === "illegal_move" && error.message && error.detail?.rule) {
+      return t("err.illegal_move_why", { why: error.message });
+    }
     if (RELOADED.has(error.code) && has(`err.${error.code}`)) return t(`err.${error.code}`);
     if (error.message && error.status > 0 && error.status < 500 && error.code !== "bad_answer") {
       return error.message;
