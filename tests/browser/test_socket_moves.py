@@ -254,3 +254,39 @@ def test_a_move_a_gateway_fails_is_sent_again_with_its_key(
     expect(by_testid(page, "error-banner")).to_be_hidden()
     expect(by_testid(page, "move-waiting")).to_be_hidden()
     assert wait_synced(page, person, match_id)["version"] > made_at
+
+
+def test_a_refused_move_says_why_by_its_rule(web_client: str, pages: Any) -> None:
+    """The server refuses a move (here a pass at the opening, sent in place of the card clicked):
+    the banner says why, in the server's words with the rule that forbids it, and the table
+    goes on from the server's view."""
+    person = Person(web_client)
+    match_id = person.create(2, ["random"])
+    start = person.state(match_id)
+    assert start["turn"] == start["you"] == 0 and start["phase"] == "opening", start
+    page = pages.new()
+
+    def relay(route: WebSocketRoute) -> None:
+        server = route.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            if isinstance(message, str) and json.loads(message).get("type") == "move":
+                body = json.loads(message)
+                body = {k: v for k, v in body.items() if k not in ("card", "suit")}
+                message = json.dumps({**body, "action": "pass"})
+            server.send(message)
+
+        route.on_message(to_server)
+        server.on_message(route.send)
+
+    page.route_web_socket(re.compile(r"/events\?"), relay)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "turn-indicator")).to_have_attribute(
+        "data-your-turn", "true", timeout=20_000
+    )
+    assert take_turn(page)
+    banner = by_testid(page, "error-banner")
+    expect(banner).to_contain_text("the first card must be a club")
+    expect(banner).to_contain_text("(R-10)")
+    assert person.state(match_id)["version"] == start["version"]  # nothing was applied
+    pages.shot(page, "refused-why")
