@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from games import engine
 from games.models import Match, Move, ScoreEntry, Seat
-from games.services import match_play_bot_turn
+from games.services import match_play_bot_turn, match_play_overdue_turn
 from players.models import RatingHistory
 from tests.helpers import create_match, end_deal_by_last_card, post_move, state
 
@@ -314,16 +316,10 @@ def test_on_its_turn_the_bot_plays_the_resigned_seat_at_once(
     assert after.turn_deadline is not None
 
 
-def _clock_or_move(match_id, clocked_seat, moves_of_the_other, mover):
+def _clock_or_move(match_id, clocked_seat, mover):
     """Play on: when `clocked_seat` is on turn its deadline passes and the turn clock plays
     it; the other seat moves in time (`mover`, its first legal move). Returns after the clock
     played `clocked_seat`'s turn or the match stopped."""
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from games.services import match_play_overdue_turn
-
     for _ in range(200):
         view = state(mover, match_id)
         if view["status"] != "active":
@@ -334,7 +330,6 @@ def _clock_or_move(match_id, clocked_seat, moves_of_the_other, mover):
             )
             assert match_play_overdue_turn(match_id=match_id, version=view["version"]) >= 1
             return state(mover, match_id)
-        moves_of_the_other.append(view["version"])
         _ok(post_move(mover, match_id, view["legal_moves"][0], view["version"]))
     raise AssertionError("the clocked seat never came on turn")
 
@@ -346,12 +341,11 @@ def test_the_clock_resigns_a_person_whose_turns_it_played_three_times_in_a_row(
     (ana_player, ana), (bob_player, bob), match_id = _two_people(
         make_player, client_for, deals=3, turn_seconds=60
     )
-    seq = []
     for turn in (1, 2):
-        view = _clock_or_move(match_id, 0, seq, bob)
+        view = _clock_or_move(match_id, 0, bob)
         assert view["resigned"] == [], f"resigned after {turn} clock turns"
         assert Seat.objects.get(match_id=match_id, seat=0).clock_turns == turn
-    view = _clock_or_move(match_id, 0, seq, bob)
+    view = _clock_or_move(match_id, 0, bob)
     assert view["status"] == "active" and view["resigned"] == [0]
     seat = Seat.objects.get(match_id=match_id, seat=0)
     assert seat.resigned_at is not None and seat.clock_turns == 3 and seat.absent
@@ -370,9 +364,8 @@ def test_a_move_of_their_own_starts_the_count_again(
     (ana_player, ana), (bob_player, bob), match_id = _two_people(
         make_player, client_for, deals=3, turn_seconds=60
     )
-    seq = []
-    _clock_or_move(match_id, 0, seq, bob)
-    _clock_or_move(match_id, 0, seq, bob)
+    _clock_or_move(match_id, 0, bob)
+    _clock_or_move(match_id, 0, bob)
     assert Seat.objects.get(match_id=match_id, seat=0).clock_turns == 2
     # Ana comes back and makes one move herself.
     for _ in range(200):
@@ -383,7 +376,7 @@ def test_a_move_of_their_own_starts_the_count_again(
         view = state(bob, match_id)
         _ok(post_move(bob, match_id, view["legal_moves"][0], view["version"]))
     for turn in (1, 2):
-        view = _clock_or_move(match_id, 0, seq, bob)
+        view = _clock_or_move(match_id, 0, bob)
         assert view["resigned"] == []
         assert Seat.objects.get(match_id=match_id, seat=0).clock_turns == turn
 
@@ -395,9 +388,8 @@ def test_with_no_limit_the_clock_plays_on_for_good(
     (ana_player, ana), (bob_player, bob), match_id = _two_people(
         make_player, client_for, deals=3, turn_seconds=60
     )
-    seq = []
     for _ in range(5):
-        view = _clock_or_move(match_id, 0, seq, bob)
+        view = _clock_or_move(match_id, 0, bob)
         if view["status"] != "active":
             break
         assert view["resigned"] == []

@@ -235,16 +235,27 @@ export const player = (id) => /** @type {Promise<Player>} */ (typed("GET", `/pla
 export const history = (id, params) =>
   /** @type {Promise<Schemas["PlayerHistoryPageResponse"]>} */ (typed("GET", `/players/${id}/history${query(params ?? {})}`));
 export const bots = () => /** @type {Promise<Bot[]>} */ (typed("GET", "/bots"));
-/** @type {Promise<RuleOption[]> | null} */
-let ruleOptions = null;
-/** The rule options, asked once a page (they change only with the server's code). */
-export function rules() {
-  ruleOptions ??= /** @type {Promise<RuleOption[]>} */ (typed("GET", "/rules")).catch((error) => {
-    ruleOptions = null;
-    throw error;
-  });
-  return ruleOptions;
+/**
+ * A read asked once a page, its answer kept (what changes only with the server's code); a
+ * failed one is asked again next time.
+ * @template T
+ * @param {() => Promise<T>} read
+ * @returns {() => Promise<T>}
+ */
+function askedOnce(read) {
+  /** @type {Promise<T> | null} */
+  let kept = null;
+  return () => {
+    kept ??= read().catch((error) => {
+      kept = null;
+      throw error;
+    });
+    return kept;
+  };
 }
+
+/** The rule options. */
+export const rules = askedOnce(() => /** @type {Promise<RuleOption[]>} */ (typed("GET", "/rules")));
 
 // ---- account and player search ----
 
@@ -360,17 +371,9 @@ export const replay = (id, number) =>
 
 // ---- quick play ----
 
-/** @type {Promise<Schemas["RulePreset"][]> | null} */
-let presets = null;
-/** The rule presets, asked once a page (they change only with the server's code). */
-export function rulePresets() {
-  presets ??= /** @type {Promise<Schemas["RulePreset"][]>} */ (typed("GET", "/rules/presets"))
-    .catch((error) => {
-      presets = null;
-      throw error;
-    });
-  return presets;
-}
+/** The rule presets. */
+export const rulePresets = askedOnce(
+  () => /** @type {Promise<Schemas["RulePreset"][]>} */ (typed("GET", "/rules/presets")));
 /** @param {Schemas["QueueJoinRequest"]} body */
 export const joinQueue = (body) => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue", { body }));
 /** The caller's quick-play entry, null when they never queued (204). */
