@@ -163,11 +163,26 @@ _DRF_CODES: list[tuple[type[Exception], str]] = [
 ]
 
 
+# A card or suit a message names is written as a person reads it ("10♥", "♠"), not by its
+# code; a value that is no card or suit (a bad code sent) is shown as it came.
+_SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+_CARD_OR_SUIT = re.compile(r"(?:10|[2-9JQKA])?[CDHS]")
+
+
+def _shown(key: str, value: Any) -> Any:
+    if key in ("card", "top", "suit") and _CARD_OR_SUIT.fullmatch(str(value)):
+        text = str(value)
+        return text[:-1] + _SUIT_SYMBOLS[text[-1]]
+    return value
+
+
 def engine_message(exc: EngineError) -> str:
     """The engine error's message in the active language: its template looked up in the
-    catalog, then filled with its parameters."""
+    catalog, then filled with its parameters (cards and suits by their symbols)."""
     template = gettext(exc.template)
-    return template % exc.params if exc.params else template
+    if not exc.params:
+        return template
+    return template % {key: _shown(key, value) for key, value in exc.params.items()}
 
 
 def engine_error(exc: EngineError) -> ApplicationError:

@@ -39,20 +39,24 @@ def create_by_form(
 
 
 def assert_playable(page: Page) -> None:
-    """Illegal cards cannot be clicked (their button is disabled), legal ones can."""
+    """Illegal cards are dimmed (`aria-disabled`, out of the tab order: a click only asks why),
+    legal ones are not."""
     cards = (
         by_testid(page, "hand")
         .locator('[data-testid="card"]')
         .evaluate_all(
             """els => els.map(e => {
              const button = e.tagName === "BUTTON" ? e : e.querySelector("button");
-             return [e.dataset.card, e.dataset.legal, button ? button.disabled : null];
+             return [e.dataset.card, e.dataset.legal,
+                     button ? button.getAttribute("aria-disabled") === "true" : null,
+                     button ? button.tabIndex : null];
            })"""
         )
     )
-    for card, legal, disabled in cards:
-        assert disabled is not None, f"{card} is not a button"
-        assert disabled == (legal != "true"), (card, legal, disabled)
+    for card, legal, dimmed, tab_index in cards:
+        assert dimmed is not None, f"{card} is not a button"
+        assert dimmed == (legal != "true"), (card, legal, dimmed)
+        assert (tab_index < 0) == dimmed, (card, legal, tab_index)
 
 
 def test_one_person_plays_a_whole_match_against_two_bots_by_clicking(

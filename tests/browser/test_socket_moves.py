@@ -290,3 +290,36 @@ def test_a_refused_move_says_why_by_its_rule(web_client: str, pages: Any) -> Non
     expect(banner).to_contain_text("(R-10)")
     assert person.state(match_id)["version"] == start["version"]  # nothing was applied
     pages.shot(page, "refused-why")
+
+
+def test_a_dimmed_card_says_which_rule_forbids_it(web_client: str, pages: Any) -> None:
+    """On the player's turn a card the rules do not allow now is dimmed but answers a click:
+    the page asks the server, the banner says why by its rule (the opening's R-10 here), and
+    nothing is played; clicked again at the same version, the page says it without asking."""
+    person = Person(web_client)
+    match_id = person.create(2, ["random"])
+    start = person.state(match_id)
+    assert start["turn"] == start["you"] == 0 and start["phase"] == "opening", start
+    not_clubs = [card for card in start["hand"] if not card.endswith("C")]
+    assert not_clubs, start["hand"]
+    page = pages.new()
+    wire = Wire(page)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "turn-indicator")).to_have_attribute(
+        "data-your-turn", "true", timeout=20_000
+    )
+    card = by_testid(page, "hand").locator(f'[data-testid="card"][data-card="{not_clubs[0]}"]')
+    expect(card).to_have_attribute("aria-disabled", "true")
+    # A pointer's click on it (Playwright would wait for a dimmed control to be enabled).
+    card.click(force=True)
+    banner = by_testid(page, "error-banner")
+    expect(banner).to_contain_text("the first card must be a club (R-10)")
+    expect(by_testid(page, "table")).to_have_attribute("data-busy", "false")
+    assert len(wire.moves()) + len(wire.posts) == 1, (wire.moves(), wire.posts)
+    assert person.state(match_id)["version"] == start["version"]  # nothing was applied
+    pages.shot(page, "dimmed-why")
+    page.evaluate("document.querySelector('[data-testid=error-banner]').hidden = true")
+    card.click(force=True)
+    expect(banner).to_contain_text("(R-10)")
+    assert len(wire.moves()) + len(wire.posts) == 1, (wire.moves(), wire.posts)
+    assert person.state(match_id)["version"] == start["version"]

@@ -190,7 +190,9 @@ def test_illegal_move_lists_legal_moves(two_humans):
     assert r.json()["detail"]["legal_moves"] == view["legal_moves"]
     assert "no-store" in r["Cache-Control"]  # the caller's own moves, as their view
     assert state(client, mid) == view
-    assert r.json()["message"] == f"{other_hand[0]} is not in your hand."
+    # The card by its symbol, as a person reads it ("10♥"), not by its code ("10H").
+    shown = other_hand[0][:-1] + {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}[other_hand[0][-1]]
+    assert r.json()["message"] == f"{shown} is not in your hand."
 
 
 def test_an_illegal_move_names_the_rule_that_forbids_it(two_humans):

@@ -1,8 +1,10 @@
 // @ts-check
 /**
- * The player's hand panel: the cards (the legal ones raised and clickable), the Jack's suit
- * picker on the Jack, Draw (the penalty's cards while sevens are pending, the server's
- * `penalty_cards`) and Pass, the keys' help, and Resign with its confirm step.
+ * The player's hand panel: the cards (the legal ones raised), the Jack's suit picker on the
+ * Jack, Draw (the penalty's cards while sevens are pending, the server's `penalty_cards`) and
+ * Pass, the keys' help, and Resign with its confirm step. A card, Draw or Pass the rules do
+ * not allow now is dimmed (`aria-disabled`, out of the tab order) but still answers a click or
+ * its key: on the player's turn the page says which rule forbids it (HandActions.explain).
  */
 
 import * as api from "../api.js";
@@ -19,6 +21,7 @@ const SUITS = /** @type {const} */ (["C", "D", "H", "S"]);
  * @property {(card: string, suit: "C" | "D" | "H" | "S") => void} playJack the Jack with its suit
  * @property {() => void} cancelJack
  * @property {(move: api.MoveBody) => void} send
+ * @property {(move: api.MoveBody) => void} explain a move the rules do not allow now, chosen
  * @property {() => void} askResign
  * @property {() => void} keepPlaying
  * @property {() => void} resign
@@ -75,8 +78,9 @@ export function handPanel({ view: v, jack, confirming, act }) {
           testid: "card",
           "data-card": card,
           "data-legal": ok ? "true" : "false",
-          disabled: !ok,
-          onclick: () => act.play(card),
+          "aria-disabled": ok ? null : "true",
+          tabIndex: ok ? 0 : -1,
+          onclick: () => (ok ? act.play(card) : act.explain({ action: "play", card })),
         }, cardFace(card));
       })),
     jack ? h("div", { class: "suit-picker", testid: "suit-picker" },
@@ -95,13 +99,13 @@ export function handPanel({ view: v, jack, confirming, act }) {
     v.status !== "active" ? null : h("div", { class: "actions" },
       h("button", {
         type: "button", testid: "draw-button", class: "primary", "aria-keyshortcuts": "D",
-        disabled: !legal("draw"),
-        onclick: () => act.send({ action: "draw" }),
+        "aria-disabled": legal("draw") ? null : "true",
+        onclick: () => (legal("draw") ? act.send : act.explain)({ action: "draw" }),
       }, v.penalty_cards > 0 ? t("table.drawPenalty", { n: v.penalty_cards }) : t("table.draw")),
       h("button", {
         type: "button", testid: "pass-button", "aria-keyshortcuts": "P",
-        disabled: !legal("pass"),
-        onclick: () => act.send({ action: "pass" }),
+        "aria-disabled": legal("pass") ? null : "true",
+        onclick: () => (legal("pass") ? act.send : act.explain)({ action: "pass" }),
       }, t("table.pass"))),
     v.status !== "active" ? null : h("p", { class: "keys-help", testid: "keys-help" }, t("table.keys")),
     resignControls(v, confirming, act));

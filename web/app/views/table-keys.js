@@ -77,7 +77,7 @@ export function keepFocus(board, redraw) {
   const suits = picker(board);
   // One that closes gives it back to the control that opened it, where that is still there.
   const back = !dialog && opener ? board.querySelector(`[data-testid="${opener}"]`) : null;
-  if (back instanceof HTMLButtonElement && !back.disabled) target = back;
+  if (pressable(back)) target = /** @type {HTMLButtonElement} */ (back);
   else if (suits.length && !had.testid?.startsWith("suit-")) target = suits[0]; // a Jack's suit to name
   else if (had.card || had.testid === "hand") {
     const cards = legalCards(board);
@@ -92,7 +92,7 @@ export function keepFocus(board, redraw) {
   }
   if (!target && had.testid) {
     const same = board.querySelector(`[data-testid="${had.testid}"]`);
-    if (same instanceof HTMLButtonElement && !same.disabled) target = same;
+    if (pressable(same)) target = /** @type {HTMLButtonElement} */ (same);
   }
   target ??= picker(board)[0] ?? legalCards(board)[0] ?? null;
   if (target) {
@@ -118,17 +118,23 @@ export function focusHand(board) {
   return true;
 }
 
+/** A button that does what it says now (not disabled, not dimmed). @param {Element | null} el */
+function pressable(el) {
+  return el instanceof HTMLButtonElement && !el.disabled && el.getAttribute("aria-disabled") !== "true";
+}
+
 /** @param {ParentNode} board */
 function legalCards(board) {
   return /** @type {HTMLButtonElement[]} */ (
-    Array.from(board.querySelectorAll('[data-testid="hand"] button[data-testid="card"]:not(:disabled)'))
+    Array.from(board.querySelectorAll('[data-testid="hand"] button[data-testid="card"][data-legal="true"]'))
   );
 }
 
 /** Draw and Pass, those that can be pressed. @param {ParentNode} board */
 function moveButtons(board) {
   return /** @type {HTMLButtonElement[]} */ (
-    Array.from(board.querySelectorAll('[data-testid="draw-button"]:not(:disabled), [data-testid="pass-button"]:not(:disabled)'))
+    Array.from(board.querySelectorAll(
+      '[data-testid="draw-button"]:not([aria-disabled="true"]), [data-testid="pass-button"]:not([aria-disabled="true"])'))
   );
 }
 

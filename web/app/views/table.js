@@ -341,6 +341,49 @@ export async function tableView(root, matchId) {
     }
   }
 
+  /** What the server said of a move the legal moves leave out, by version and move: asked once. */
+  const refusals = new Map();
+
+  /**
+   * A card, Draw or Pass the rules do not allow now, chosen on the player's turn: the server is
+   * asked as for any move, and its refusal, the rule that forbids it in the page's language, is
+   * shown (a refused move changes nothing). Out of turn nothing is asked.
+   * @param {api.MoveBody} move
+   */
+  async function explain(move) {
+    if (busy || !view || view.you === null || view.turn !== view.you || view.status !== "active") return;
+    const id = `${view.version} ${move.action} ${move.card ?? ""}`;
+    const known = refusals.get(id);
+    if (known) {
+      showError(known);
+      return;
+    }
+    busy = true;
+    table.dataset.busy = "true";
+    try {
+      const answer = await deliver({ ...move, version: view.version }, newKey());
+      // Taken after all (the view shown was older than the server's): the table goes on.
+      hideError();
+      const applied = apply(answer, true);
+      busy = false;
+      table.dataset.busy = "false";
+      await applied;
+    } catch (error) {
+      if (error instanceof api.ApiError && error.code === "illegal_move" && error.detail?.rule) {
+        const why = t("table.notAllowed", { why: error.message });
+        if (refusals.size >= 20) refusals.clear();
+        refusals.set(id, why);
+        showError(why);
+      } else {
+        showError(error);
+        await reload();
+      }
+    } finally {
+      busy = false;
+      table.dataset.busy = "false";
+    }
+  }
+
   /** @param {string} card */
   function clickCard(card) {
     if (!view || !legal("play", card)) return;
@@ -384,6 +427,7 @@ export async function tableView(root, matchId) {
   const handActions = {
     legal,
     play: clickCard,
+    explain,
     playJack: (card, suit) => {
       jack = null;
       send({ action: "play", card, suit });
