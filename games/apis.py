@@ -11,10 +11,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.utils.cache import patch_cache_control
-from django.utils.translation import gettext as _
 from django_redis import get_redis_connection
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from limits import RateLimitItemPerSecond
 from limits.errors import StorageError
 from limits.storage import MemoryStorage, RedisStorage
@@ -32,6 +30,7 @@ from games import engine
 from games.engine.rules import option_specs
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
+from pisyedili_api.keyed import IDEMPOTENCY_KEY_PARAMETER, key_check, keyed_write
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import QuerySerializer, StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
@@ -246,6 +245,7 @@ class MatchListCreateApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -306,6 +306,7 @@ class MatchJoinApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -346,6 +347,7 @@ class MatchInviteApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -390,6 +392,7 @@ class InvitationAcceptApi(_InvitationAnswerApi):
             **error_responses(*_ANSWER_ERRORS, "match_full", "too_many_active_matches"),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         return self.answer(request, match_id)
 
@@ -401,6 +404,7 @@ class InvitationDeclineApi(_InvitationAnswerApi):
     @extend_schema(
         request=None, responses={200: MatchSerializer, **error_responses(*_ANSWER_ERRORS)}
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         return self.answer(request, match_id)
 
@@ -529,11 +533,8 @@ def move_post(
     if not throttle.allow_request(None, None):
         raise Throttled(throttle.wait())
     try:
-        if key is not None and not (
-            isinstance(key, str) and 1 <= len(key) <= 255 and key.isprintable()
-        ):
-            message = _("Idempotency-Key must be 1..255 printable characters.")
-            raise ApplicationError("invalid", message, {"Idempotency-Key": [message]})
+        if key is not None:
+            key_check(key)
         valid = _MOVE_POST.run_validation(data())
     except (ApplicationError, APIException, engine.InvalidMove):
         caller.verify()  # a bad token is 401 before a bad body is 400, as on every route
@@ -591,15 +592,7 @@ class MatchMovesApi(APIView):
     @schema.matches_moves_create
     @extend_schema(
         request=InputSerializer,
-        parameters=[
-            OpenApiParameter(
-                "Idempotency-Key",
-                OpenApiTypes.STR,
-                OpenApiParameter.HEADER,
-                required=False,
-                description="Repeat a request safely: same key and body, same first response.",
-            )
-        ],
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
         responses={
             200: MoveReplySerializer,
             **error_responses(
@@ -788,6 +781,7 @@ class MatchLeaveApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
         match = match_leave(match_id=match_id, player=request.user.player)
@@ -812,6 +806,7 @@ class MatchCancelApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
         match = match_cancel(match_id=match_id, player=request.user.player)
@@ -838,6 +833,7 @@ class MatchRematchApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
         match, created = match_rematch(match_id=match_id, player=request.user.player)
@@ -867,6 +863,7 @@ class MatchResignApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body_fields_check(request.data)
         match = match_resign(match_id=match_id, player=request.user.player)
@@ -913,6 +910,7 @@ class MatchTalkApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, match_id: Any) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -1067,6 +1065,7 @@ class QueueApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -1089,6 +1088,7 @@ class QueueLeaveApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest) -> Response:
         body_fields_check(request.data)
         return no_store(Response(queue_entry(queue_leave(player=request.user.player))))

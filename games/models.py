@@ -355,6 +355,32 @@ class IdempotencyRecord(models.Model):
         indexes = [models.Index(fields=["created_at"], name="idempotency_created_at")]
 
 
+# The unique constraint a raced keyed write trips (pisyedili_api.keyed).
+KEYED_WRITE_CONSTRAINT = "keyed_write_unique_per_player"
+
+
+class KeyedWrite(models.Model):
+    """The first answer to a (player, Idempotency-Key) on a write other than a move (creating
+    a match or a tournament, joining, leaving, cancelling, the quick-play queue): a repeat of
+    the same request gets it, and the write is not made again. A key belongs to its player
+    whatever the route; `request_hash` binds it to its first request's route and body."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    status = models.PositiveSmallIntegerField()
+    # The answer's body as it was sent, so a replay is byte for byte the same.
+    response = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "key"], name=KEYED_WRITE_CONSTRAINT)
+        ]
+        # games.sweep deletes the records past IDEMPOTENCY_TTL_SECONDS, oldest first.
+        indexes = [models.Index(fields=["created_at"], name="keyed_write_created_at")]
+
+
 # The unique constraint a raced first analysis request trips (games.services.analysis).
 DEAL_ANALYSIS_CONSTRAINT = "deal_analysis_once_per_deal"
 

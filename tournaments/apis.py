@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
+from pisyedili_api.keyed import keyed_write
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.renderers import ErrorsAsJSON, JSONRenderer
 from pisyedili_api.serializers import QuerySerializer, StrictSerializer, body_fields_check
@@ -208,6 +209,7 @@ class TournamentListCreateApi(APIView):
             **error_responses("invalid", "not_authenticated", "too_many_tournaments", "throttled"),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -253,6 +255,7 @@ class TournamentStartApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         body_fields_check(request.data)
         tournament_start(tournament_id=tournament_id, player=request.user.player)
@@ -277,6 +280,7 @@ class TournamentCancelApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         body_fields_check(request.data)
         tournament_cancel(tournament_id=tournament_id, player=request.user.player)
@@ -304,6 +308,7 @@ class TournamentInvitationAcceptApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         body_fields_check(request.data)
         tournament_invitation_accept(tournament_id=tournament_id, player=request.user.player)
@@ -331,6 +336,7 @@ class TournamentInvitationDeclineApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         body_fields_check(request.data)
         tournament_invitation_decline(tournament_id=tournament_id, player=request.user.player)
@@ -361,6 +367,7 @@ class TournamentEntrantRemoveApi(APIView):
             ),
         },
     )
+    @keyed_write
     def post(self, request: AuthenticatedRequest, tournament_id: Any) -> Response:
         body = self.InputSerializer(data=request.data)
         body.is_valid(raise_exception=True)

@@ -38,7 +38,14 @@ from pisyedili_api.renderers import JSONRenderer
 from pisyedili_api.tasks import send_on_commit
 
 from .. import clock, events, sql
-from ..models import IDEMPOTENCY_KEY_CONSTRAINT, Deal, IdempotencyRecord, Match, Seat
+from ..models import (
+    IDEMPOTENCY_KEY_CONSTRAINT,
+    Deal,
+    IdempotencyRecord,
+    KeyedWrite,
+    Match,
+    Seat,
+)
 from ..models import Move as MoveRow
 from ..selectors import match_hidden_check, seat_of
 from .lifecycle import _after_commit_bot_turn, _violates
@@ -294,22 +301,23 @@ IDEMPOTENCY_EXPIRE_BATCHES = 10
 
 
 def idempotency_records_expire(*, now: datetime | None = None) -> int:
-    """Delete the idempotency records older than settings.IDEMPOTENCY_TTL_SECONDS, oldest
-    first, in bounded batches; the number deleted. A key is so replayable for at least that
-    long (docs/api.md "Versions, exactly-once moves and idempotency"); later the same key is a
-    new move."""
+    """Delete the idempotency records older than settings.IDEMPOTENCY_TTL_SECONDS (the moves'
+    and the other writes', KeyedWrite), oldest first, in bounded batches of each; the number
+    deleted. A key is so replayable for at least that long (docs/api.md "Versions,
+    exactly-once moves and idempotency"); later the same key is a new request."""
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
     deleted = 0
-    for _ in range(IDEMPOTENCY_EXPIRE_BATCHES):
-        oldest = (
-            IdempotencyRecord.objects.filter(created_at__lt=cutoff)
-            .order_by("created_at")
-            .values("pk")[:IDEMPOTENCY_EXPIRE_BATCH]
-        )
-        count, _ = IdempotencyRecord.objects.filter(pk__in=Subquery(oldest)).delete()
-        deleted += count
-        if count < IDEMPOTENCY_EXPIRE_BATCH:
-            break
+    for model in (IdempotencyRecord, KeyedWrite):
+        for _ in range(IDEMPOTENCY_EXPIRE_BATCHES):
+            oldest = (
+                model.objects.filter(created_at__lt=cutoff)
+                .order_by("created_at")
+                .values("pk")[:IDEMPOTENCY_EXPIRE_BATCH]
+            )
+            count, _ = model.objects.filter(pk__in=Subquery(oldest)).delete()
+            deleted += count
+            if count < IDEMPOTENCY_EXPIRE_BATCH:
+                break
     return deleted
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.models import Move
+from games.models import Match, Move
 
 from .live import fire_together, register
 
@@ -106,6 +106,31 @@ def test_one_key_raced_across_two_matches_never_500s(live_server):
     for table in range(2):
         answers = {r.content for i, r in enumerate(responses) if i % 2 == table}
         assert len(answers) == 1
+
+
+def test_a_create_and_a_leave_raced_with_one_key_are_made_once(live_server):
+    """The writes other than a move under one Idempotency-Key (pisyedili_api.keyed): 20 copies
+    of a create at once make one match, and 20 of a leave leave once; every copy answers as
+    the first, never `not_seated` or a 500."""
+    base = live_server.url
+    ana_id, ana = register(base)
+    creates = fire_together(
+        20, lambda i: ana.post("/api/v1/matches", {"seats": 3}, headers={"Idempotency-Key": "c"})
+    )
+    assert [r.status_code for r in creates] == [201] * 20, [r.text for r in creates]
+    assert len({r.content for r in creates}) == 1
+    assert Match.objects.filter(created_by_id=ana_id).count() == 1
+    match_id = creates[0].json()["id"]
+    _, bob = register(base)
+    assert bob.post(f"/api/v1/matches/{match_id}/join").status_code == 200
+    version = Match.objects.get(id=match_id).version
+    leaves = fire_together(
+        20,
+        lambda i: bob.post(f"/api/v1/matches/{match_id}/leave", headers={"Idempotency-Key": "l"}),
+    )
+    assert [r.status_code for r in leaves] == [200] * 20, [r.text for r in leaves]
+    assert len({r.content for r in leaves}) == 1
+    assert Match.objects.get(id=match_id).version == version + 1
 
 
 def test_a_human_plays_a_whole_match_against_bots_over_http(live_server):

@@ -3388,7 +3388,10 @@ export interface operations {
     matches_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3521,7 +3524,10 @@ export interface operations {
     matches_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -3851,7 +3857,10 @@ export interface operations {
     matches_invitations_accept: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -3945,7 +3954,10 @@ export interface operations {
     matches_invitations_decline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -4039,7 +4051,10 @@ export interface operations {
     matches_invite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -4137,7 +4152,10 @@ export interface operations {
     matches_join: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -4235,7 +4253,10 @@ export interface operations {
     matches_leave: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -4518,7 +4539,10 @@ export interface operations {
     matches_rematch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -4620,7 +4644,10 @@ export interface operations {
     matches_resign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -4811,7 +4838,10 @@ export interface operations {
     matches_talk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The match's id. */
                 match_id: string;
@@ -5702,7 +5732,10 @@ export interface operations {
     queue_join: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5779,7 +5812,10 @@ export interface operations {
     queue_leave: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6018,7 +6054,10 @@ export interface operations {
     tournaments_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6151,7 +6190,10 @@ export interface operations {
     tournaments_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The tournament's id. */
                 tournament_id: string;
@@ -6245,7 +6287,10 @@ export interface operations {
     tournaments_entrant_remove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The tournament's id. */
                 tournament_id: string;
@@ -6343,7 +6388,10 @@ export interface operations {
     tournaments_invitation_accept: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The tournament's id. */
                 tournament_id: string;
@@ -6437,7 +6485,10 @@ export interface operations {
     tournaments_invitation_decline: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The tournament's id. */
                 tournament_id: string;
@@ -6616,7 +6667,10 @@ export interface operations {
     tournaments_start: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeat a request safely: same key and body, same first response. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The tournament's id. */
                 tournament_id: string;
