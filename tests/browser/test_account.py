@@ -252,6 +252,47 @@ def test_a_session_ended_elsewhere_signs_the_page_out_and_says_why(
     )
 
 
+@pytest.mark.parametrize("where", ["table", "leaderboards"])
+def test_a_session_ended_elsewhere_signs_an_idle_page_out_at_once(
+    web_client: str, pages: Any, where: str
+) -> None:
+    """The token revoked from another device while the page waits, asking nothing (an open
+    table, the leaderboards): its stream is closed as `revoked`, and the page signs out on that
+    at once, saying why, and forgets the digests of the hands it was dealt, as a sign-out does
+    (not a table left "live" showing the hand, or a page that still names the player)."""
+    person = Person(web_client)
+    match_id = person.create(2, ["random"])
+    page = pages.new(375, 800)
+    route = f"#/match/{match_id}" if where == "table" else "#/leaderboards"
+    sign_in(page, web_client, person, route=route)
+    if where == "table":
+        expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "live")
+        records = "Object.keys(localStorage).filter(k => k.startsWith('pisyedili.deal.')).length"
+        assert page.wait_for_function(records).json_value() == 1
+    else:
+        expect(by_testid(page, "board-body")).not_to_have_attribute("aria-busy", "true")
+    person.post("/api/v1/auth/logout", status=204)
+    expect(page).to_have_url(f"{web_client}/#/login", timeout=5000)
+    expect(by_testid(page, "error-banner")).to_contain_text("signed out on this device")
+    expect(by_testid(page, "whoami")).not_to_contain_text(person.name)
+    keys = page.evaluate("Object.keys(localStorage)")
+    assert not [k for k in keys if k.startswith("pisyedili.deal.") or k == "pisyedili.token"]
+
+
+def test_the_sign_in_page_of_a_signed_in_browser_leads_to_the_lobby(
+    web_client: str, pages: Any
+) -> None:
+    """Back to the sign-in page after signing in (or its address typed): the lobby, not a form
+    on which another person would sign in over this session."""
+    person = Person(web_client)
+    page = pages.new()
+    sign_in(page, web_client, person)
+    page.goto(f"{web_client}/#/login")
+    expect(page).to_have_url(f"{web_client}/#/lobby")
+    expect(by_testid(page, "auth-username")).to_have_count(0)
+    expect(by_testid(page, "whoami")).to_contain_text(person.name)
+
+
 @pytest.mark.parametrize(("lang", "width"), [("en", 1280), ("tr", 375)])
 def test_the_display_name_is_changed_on_the_account_page(
     web_client: str, pages: Any, lang: str, width: int

@@ -68,6 +68,7 @@ export class LiveStream {
   async connect() {
     this.timer = null;
     if (this.stopped) return;
+    const token = api.token();
     const params = new URLSearchParams();
     if (api.token()) {
       try {
@@ -88,7 +89,7 @@ export class LiveStream {
     if (this.stopped || this.timer !== null) return;
     if (this.lastId !== null) params.set("last_event_id", String(this.lastId));
     if (this.useSocket) {
-      this.openSocket(params);
+      this.openSocket(params, token);
       return;
     }
     const source = new EventSource(`/api/v1${this.path}?${params}`);
@@ -115,7 +116,7 @@ export class LiveStream {
         this.handlers.onStatus("reconnecting");
         this.timer = setTimeout(() => this.connect(), 0);
       } else {
-        this.handlers.onEvent("close", data, null);
+        this.closed(data, token);
       }
     });
     source.onerror = () => {
@@ -129,8 +130,26 @@ export class LiveStream {
     };
   }
 
-  /** @param {URLSearchParams} params */
-  openSocket(params) {
+  /**
+   * The server ended the stream for good. Ended as its session was (`revoked`: signed out
+   * elsewhere, a password changed, the account closed), it is a refusal of that session, as
+   * a 401 is (`onError`: the page signs out and says why); else the page hears `close`.
+   * @param {{ reason?: string }} data
+   * @param {string | null} token the session the stream was opened for
+   */
+  closed(data, token) {
+    if (data?.reason === "revoked") {
+      const refused = new api.ApiError(401, "not_authenticated", "");
+      refused.sentToken = token;
+      this.stop();
+      this.handlers.onError?.(refused);
+      return;
+    }
+    this.handlers.onEvent("close", data, null);
+  }
+
+  /** @param {URLSearchParams} params @param {string | null} token the session it opens for */
+  openSocket(params, token) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(`${scheme}//${location.host}/api/v1${this.path}?${params}`);
     this.socket = socket;
@@ -154,7 +173,7 @@ export class LiveStream {
       } else if (event.event === "close") {
         if (event.data?.reason === "slow_reader") return; // the socket closes: opened again
         ended = true;
-        this.handlers.onEvent("close", event.data, null);
+        this.closed(event.data, token);
       } else if (this.events.includes(event.event)) {
         const id = typeof event.id === "number" ? event.id : null;
         if (id !== null) this.lastId = id;

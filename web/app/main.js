@@ -153,6 +153,12 @@ export async function render() {
   const root = h("main", { class: "view" });
   let hash = location.hash || (api.token() ? "#/lobby" : "#/login");
   if (!routes.some(([pattern]) => pattern.test(hash))) hash = "#/lobby";
+  // Signed in, the sign-in page (Back after signing in) leads to the lobby: another person
+  // signs out first, so that nothing of this session stays on the browser for them.
+  if (hash === "#/login" && api.token()) {
+    history.replaceState(null, "", "#/lobby");
+    hash = "#/lobby";
+  }
   followSession();
   fill(shell, header(), turnNotice(hash), banner, root);
   drawOffline();

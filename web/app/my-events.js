@@ -10,6 +10,7 @@
 
 import * as api from "./api.js";
 import { LiveStream } from "./live.js";
+import { showError } from "./ui.js";
 
 const EVENTS = ["ready", "resync", "your_turn", "match_started", "match_finished", "match_cancelled",
   "tournament_round", "tournament_invitation", "tournament_answered", "tournament_cancelled", "tournament_withdrawn", "queue",
@@ -38,6 +39,8 @@ export function followSession() {
       for (const listener of [...listeners]) listener(name, data);
     },
     onStatus: () => {},
+    // The session ended elsewhere (its stream closed as `revoked`): the page signs out.
+    onError: (error) => showError(error),
   });
 }
 

@@ -3,6 +3,7 @@
 
 import * as api from "./api.js";
 import { t, has } from "./i18n.js";
+import { forgetRecords } from "./fairness.js";
 import { forgetDevice } from "./push.js";
 
 /** @type {ReturnType<typeof setTimeout> | null} */
@@ -222,6 +223,8 @@ export function endSession(message = null) {
     // person to use it is not told this player's turns (the push service then refuses the
     // server's notices, and the server forgets the subscription).
     forgetDevice(false);
+    // Nor are the digests of the hands it was dealt left for them (web/app/fairness.js).
+    forgetRecords();
   }
   forgetPlayer();
   nextMessage = message;
