@@ -279,6 +279,28 @@ def test_a_session_ended_elsewhere_signs_an_idle_page_out_at_once(
     assert not [k for k in keys if k.startswith("pisyedili.deal.") or k == "pisyedili.token"]
 
 
+@pytest.mark.parametrize(
+    ("locale", "written"),
+    [
+        ("en-GB", r"^\d{2}/\d{2}/\d{4}, \d{2}:\d{2}$"),  # 07/12/2026, 20:34
+        ("en-US", r"^\d{1,2}/\d{1,2}/\d{2}, \d{1,2}:\d{2}\s[AP]M$"),  # 12/7/26, 8:34 PM
+        ("tr-TR", r"^\d{1,2}\.\d{1,2}\.\d{4} \d{2}:\d{2}$"),  # 7.12.2026 20:34
+    ],
+)
+def test_dates_are_written_as_the_browsers_region_writes_them(
+    web_client: str, pages: Any, locale: str, written: str
+) -> None:
+    """A date (here a session's on the account page) in the page's language as the browser's
+    region writes it: day first for a British reader, month first for an American one."""
+    person = Person(web_client)
+    page = pages.new(1280, 800, locale=locale)
+    sign_in(page, web_client, person, route="#/account")
+    row = by_testid(page, "session-row").first
+    expect(row).to_be_visible()
+    created = row.locator("td").nth(1).inner_text().strip()
+    assert re.match(written, created), (locale, created)
+
+
 def test_the_sign_in_page_of_a_signed_in_browser_leads_to_the_lobby(
     web_client: str, pages: Any
 ) -> None:

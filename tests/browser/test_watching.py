@@ -149,6 +149,26 @@ def test_the_clock_line_says_no_clock_only_on_a_match_without_one(
     expect(by_testid(page, "turn-clock")).to_have_text("No turn clock")
 
 
+@pytest.mark.parametrize("skew_minutes", [3, -3])
+def test_the_turn_clock_counts_on_the_servers_clock_not_the_browsers(
+    web_client: str, pages: Any, skew_minutes: int
+) -> None:
+    """A browser whose clock is minutes off: the table's turn clock still shows the time the
+    server leaves (read from the `Date` of its answers), not 0 s, nor more than a turn."""
+    person = Person(web_client)
+    body = {"seats": 2, "bots": ["random"], "deals": 1, "turn_seconds": 90}
+    match_id = person.post("/api/v1/matches", body, status=201).json()["id"]
+    page = pages.new(375, 800)
+    page.clock.install(time=time.time() + skew_minutes * 60)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    clock = by_testid(page, "turn-clock")
+    expect(clock).to_have_attribute("data-seconds", re.compile(r"^\d+$"))
+    page.wait_for_timeout(1200)  # a tick on the server's clock as the page has read it
+    seconds = int(clock.get_attribute("data-seconds") or -1)
+    assert 60 <= seconds <= 90, (skew_minutes, seconds, page.evaluate("Date.now()"))
+    expect(clock).to_have_text(f"Turn clock: {seconds} s")
+
+
 def ticket_requests(page: Page, match_id: str) -> list[str]:
     """The stream tickets the page asks for the match's stream, as it asks."""
     asked: list[str] = []

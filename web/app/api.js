@@ -127,6 +127,36 @@ export function setSession(value, name) {
  */
 
 /**
+ * The server's clock less this browser's, in ms, read from the `Date` of its answers: a
+ * countdown (the turn clock, a quick-play wait) or an expiry (an invitation's) is read on the
+ * server's clock, not on a browser's that may be minutes off. `Date` is whole seconds, and
+ * servers write it once a second (uvicorn), so an answer bounds the difference between
+ * [Date − received, Date + 2 s − sent]; the bounds of every answer are met (narrowing to about
+ * a second), and started again where they no longer meet (this browser's clock was set).
+ */
+const clock = { low: -Infinity, high: Infinity };
+
+/** @param {Response} response @param {number} sent Date.now() as it was sent */
+function heardClock(response, sent) {
+  const date = Date.parse(response.headers.get("Date") ?? "");
+  if (!Number.isFinite(date)) return;
+  const low = date - Date.now();
+  const high = date + 2000 - sent;
+  if (low > clock.high || high < clock.low) {
+    clock.low = low;
+    clock.high = high;
+    return;
+  }
+  clock.low = Math.max(clock.low, low);
+  clock.high = Math.min(clock.high, high);
+}
+
+/** Now on the server's clock, in ms since the epoch (this browser's until it has answered). */
+export function serverNow() {
+  return Number.isFinite(clock.low) ? Date.now() + (clock.low + clock.high) / 2 : Date.now();
+}
+
+/**
  * @param {string} method
  * @param {string} path under /api/v1
  * @param {CallOptions} [options]
@@ -151,11 +181,13 @@ async function call(method, path, options = {}) {
     init.body = JSON.stringify(options.body);
   }
   let response;
+  const sent = Date.now();
   try {
     response = await fetch(`/api/v1${path}`, init);
   } catch (exc) {
     throw new ApiError(0, "network", exc instanceof Error ? exc.message : String(exc));
   }
+  heardClock(response, sent);
   for (const listener of reachable) listener();
   if (response.status === 204) return null;
   let data;

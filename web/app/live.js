@@ -29,6 +29,9 @@ import * as api from "./api.js";
  * @property {(error: api.ApiError) => void} [onError] a refusal (401, 403, 404)
  */
 
+/** How long a stream closed as `revoked` waits for another tab's sign-out to show. */
+const REVOKED_WAIT_MS = 1000;
+
 export class LiveStream {
   /**
    * @param {string} path under /api/v1, e.g. `/matches/<id>/events`
@@ -139,10 +142,17 @@ export class LiveStream {
    */
   closed(data, token) {
     if (data?.reason === "revoked") {
-      const refused = new api.ApiError(401, "not_authenticated", "");
-      refused.sentToken = token;
       this.stop();
-      this.handlers.onError?.(refused);
+      // Signed out in another tab of this browser (whose sign-out revokes the token before it
+      // forgets it, shared by the tabs): that tab's change is told here by the `storage` event,
+      // and the session kept now is not to be ended. Still this page's a second later: ended
+      // elsewhere.
+      setTimeout(() => {
+        if (api.token() !== token) return;
+        const refused = new api.ApiError(401, "not_authenticated", "");
+        refused.sentToken = token;
+        this.handlers.onError?.(refused);
+      }, REVOKED_WAIT_MS);
       return;
     }
     this.handlers.onEvent("close", data, null);

@@ -281,8 +281,16 @@ export function creatorName(match) {
 
 /** @param {string} iso */
 export function shortTime(iso) {
-  return new Date(iso).toLocaleString(document.documentElement.lang || "en", {
-    dateStyle: "short",
-    timeStyle: "short",
-  });
+  return new Date(iso).toLocaleString(dateLocale(), { dateStyle: "short", timeStyle: "short" });
+}
+
+/**
+ * The locale dates are written in: the browser's own for the page's language where it has one
+ * (en-GB: 07/12/2026, 20:34; en-US: 12/7/26, 8:34 PM), else the page's language.
+ */
+function dateLocale() {
+  const lang = document.documentElement.lang || "en";
+  const own = (navigator.languages ?? [navigator.language]).find(
+    (tag) => typeof tag === "string" && tag.toLowerCase().split("-")[0] === lang);
+  return own ?? lang;
 }

@@ -167,12 +167,12 @@ export function invitationsPanel(player, { matches, tournaments, title, empty, t
     for (const row of list.querySelectorAll('[data-testid="challenge"][data-expires]')) {
       if (!(row instanceof HTMLElement)) continue;
       const at = Date.parse(row.dataset.expires ?? "");
-      if (at <= Date.now()) drop(row.dataset.matchId ?? "");
+      if (at <= api.serverNow()) drop(row.dataset.matchId ?? "");
       else if (at < next) next = at;
     }
     // Once the page is gone (its list no longer shown), nothing waits on.
     if (next < Infinity) {
-      expiry = setTimeout(() => { if (list.isConnected) dropExpired(); }, Math.min(next - Date.now() + 250, LONGEST_MS));
+      expiry = setTimeout(() => { if (list.isConnected) dropExpired(); }, Math.min(next - api.serverNow() + 250, LONGEST_MS));
     }
   }
 

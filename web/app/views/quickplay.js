@@ -163,7 +163,7 @@ export async function quickPlayPanel() {
     const deadline = Date.parse(entry.deadline);
     const left = h("span", { testid: "quick-left" });
     const tick = () => {
-      left.textContent = t("quick.left", { n: Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) });
+      left.textContent = t("quick.left", { n: Math.max(0, Math.ceil((deadline - api.serverNow()) / 1000)) });
     };
     tick();
     const cancel = h("button", { type: "button", testid: "quick-cancel", onclick: () => leave() }, t("quick.cancel"));
@@ -202,7 +202,7 @@ export async function quickPlayPanel() {
     const entry = await api.queue();
     if (entry?.status === "waiting") follow(entry);
     else if (entry?.status === "seated" && entry.match && entry.ended_at
-             && Date.now() - Date.parse(entry.ended_at) < RECENT_MS
+             && api.serverNow() - Date.parse(entry.ended_at) < RECENT_MS
              && (await api.match(entry.match)).status === "active") {
       // Seated while away from the lobby: the way to that table.
       body.prepend(h("p", { class: "notice", testid: "quick-seated" }, t("quick.seated"), " ",

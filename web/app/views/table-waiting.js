@@ -132,7 +132,7 @@ export function challengePage(root, match, player) {
   if (!player || !match.private || match.status !== "waiting" || seatedIn(match, player.id)) return null;
   const invitation = match.invitations.find((i) => i.player.id === player.id && i.status === "pending");
   const until = invitation ? Date.parse(invitation.expires_at) : NaN;
-  if (!invitation || !(until > Date.now())) return null;
+  if (!invitation || !(until > api.serverNow())) return null;
 
   const name = creatorName(match);
   const status = h("p", { testid: "challenge-status", role: "status" });
@@ -181,7 +181,7 @@ export function challengePage(root, match, player) {
 
   const expiry = setTimeout(() => {
     if (!over) ended(t("challenge.expired"));
-  }, Math.min(until - Date.now() + 500, LONGEST_MS));
+  }, Math.min(until - api.serverNow() + 500, LONGEST_MS));
   const unlisten = onMyEvent((event, data) => {
     if (!over && event === "match_cancelled" && String(data?.match) === match.id) ended(t("challenge.cancelled", { name }));
   });

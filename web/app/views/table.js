@@ -35,6 +35,14 @@ import { seatRing } from "./table-seats.js";
 import { talkPanel } from "./table-talk.js";
 import { loadRules, rulesPanel } from "./rules-picker.js";
 
+/** `seconds` as a clock shows them: "1:05", "23:59:51". @param {number} seconds */
+function duration(seconds) {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = String(seconds % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+}
+
 function newKey() {
   return typeof crypto.randomUUID === "function"
     ? crypto.randomUUID()
@@ -140,8 +148,11 @@ export async function tableView(root, matchId) {
       el.dataset.seconds = "";
       return;
     }
-    const seconds = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
-    el.textContent = t("table.clock", { s: seconds });
+    // On the server's clock (this browser's may be minutes off), and never more than a turn.
+    const left = Math.round((Date.parse(deadline) - api.serverNow()) / 1000);
+    const seconds = Math.max(0, Math.min(match.turn_seconds ?? left, left));
+    el.textContent = seconds < 100 ? t("table.clock", { s: seconds })
+      : t("table.clockLong", { time: duration(seconds) });
     el.dataset.seconds = String(seconds);
   }
 
@@ -294,6 +305,8 @@ export async function tableView(root, matchId) {
     table.dataset.busy = "true";
     /** the move went out while the connection was lost: it waited for it */
     let waited = false;
+    const seat = view.you;
+    const sentAt = view.version;
     try {
       const body = { ...move, version: view.version };
       const key = newKey();
@@ -335,6 +348,12 @@ export async function tableView(root, matchId) {
       showError(waited && error instanceof api.ApiError && error.status === 409
         ? t("table.moveNotMade") : error);
       await reload();
+      // Refused as the turn clock had played for the player meanwhile: said so, not as a move
+      // another tab made first.
+      if (error instanceof api.ApiError && error.status === 409 && seat !== null &&
+          Array.from(book.known.values()).some((e) => e.seat === seat && e.by_bot && (e.version ?? 0) > sentAt)) {
+        showError(t("table.clockPlayed"));
+      }
     } finally {
       busy = false;
       table.dataset.busy = "false";

@@ -147,7 +147,8 @@ async function createForm(player) {
       fill_bots: filler.value || null,
       deals: Number(deals.value) || 1,
       rules: rules.rules(),
-      turn_seconds: Number(clock.value) || 120,
+      // Blank: the form's 120 s; any other value goes as typed, for the server to check.
+      turn_seconds: clock.value.trim() === "" ? 120 : Number(clock.value),
     };
     if (rounds.value && format.value !== "round_robin") body.rounds = Number(rounds.value);
     try {

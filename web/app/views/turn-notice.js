@@ -194,7 +194,7 @@ async function challengeOpen(id) {
   myId ??= (await currentPlayer().catch(() => null))?.id ?? null;
   const match = await api.match(id).catch(() => null);
   const mine = match?.invitations.find((i) => i.player.id === myId);
-  return match?.status === "waiting" && mine?.status === "pending" && Date.parse(mine.expires_at) > Date.now()
+  return match?.status === "waiting" && mine?.status === "pending" && Date.parse(mine.expires_at) > api.serverNow()
     ? match
     : null;
 }
