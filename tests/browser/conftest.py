@@ -253,7 +253,12 @@ class Pages:
         self.logs: dict[Any, list[str]] = {}
 
     def new(
-        self, width: int = 1280, height: int = 900, locale: str | None = None, pace: int = 30
+        self,
+        width: int = 1280,
+        height: int = 900,
+        locale: str | None = None,
+        pace: int = 30,
+        timezone: str | None = None,
     ) -> Any:
         """A page in a context of its own; `locale` (e.g. "tr-TR") sets the browser's language
         (navigator.languages, Accept-Language), Chromium's own default otherwise; `pace` the
@@ -262,6 +267,8 @@ class Pages:
         options: dict[str, Any] = {"viewport": {"width": width, "height": height}}
         if locale is not None:
             options["locale"] = locale
+        if timezone is not None:  # the browser's time zone ("America/Los_Angeles")
+            options["timezone_id"] = timezone
         context = self.browser.new_context(**options)
         context.add_init_script(
             f"try {{ localStorage.setItem('pisyedili.pace', '{int(pace)}'); }} catch {{}}"

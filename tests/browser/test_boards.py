@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import expect
@@ -172,3 +174,22 @@ def test_a_custom_rule_sets_board_is_named_by_what_it_changes(web_client: str, p
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, width
     pages.shot(page, "custom-board")
+
+
+def test_a_weeks_board_says_its_bounds_in_the_readers_own_time(web_client: str, pages: Any) -> None:
+    """A week runs Monday 00:00 to Monday 00:00 UTC: a reader in Los Angeles is told it turns
+    on Sunday afternoon, in their own time."""
+    person = Person(web_client)
+    person.play_out(person.create(2, ["random"]))
+    week = person.get("/api/v1/leaderboards")[0]["periods"]["week"]
+    page = pages.new(1280, locale="en-US", timezone="America/Los_Angeles")
+    sign_in(page, web_client, person, route="#/leaderboards")
+    by_testid(page, "board-period").select_option("week")
+    bounds = by_testid(page, "board-period-bounds")
+    expect(bounds).to_be_visible()
+    zone = ZoneInfo("America/Los_Angeles")
+    for at in (week["start"], week["end"]):
+        local = datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone(zone)
+        hour = local.hour % 12 or 12
+        written = f"{local.month}/{local.day}/{local:%y}, {hour}:{local:%M} {local:%p}"
+        assert written in bounds.inner_text().replace("\u202f", " "), (written, bounds.inner_text())

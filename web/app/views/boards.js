@@ -9,7 +9,7 @@
 import * as api from "../api.js";
 import { h, fill, select } from "../dom.js";
 import { decimal, t } from "../i18n.js";
-import { playerName, showError } from "../ui.js";
+import { playerName, shortTime, showError } from "../ui.js";
 import { describeRules, loadRules, presetName } from "./rules-picker.js";
 
 /**
@@ -77,6 +77,17 @@ export async function boardsView(root) {
   explain();
   const period = select({ testid: "board-period", id: "board-period" },
     ["all", "month", "week"].map((p) => [p, t(`period.${p}`)]), "all");
+  // A month or a week runs by UTC (Monday 00:00 to Monday 00:00): its bounds in the reader's
+  // own time, where a week does not turn at their midnight.
+  const bounds = h("p", { class: "muted", testid: "board-period-bounds" });
+  const drawBounds = () => {
+    const range = /** @type {Record<string, { start?: string, end?: string }>} */ (boards[0]?.periods ?? {})[period.value];
+    bounds.hidden = !(range?.start && range?.end);
+    bounds.textContent = range?.start && range?.end
+      ? t("boards.periodBounds", { start: shortTime(range.start), end: shortTime(range.end) }) : "";
+  };
+  period.addEventListener("change", drawBounds);
+  drawBounds();
   const seats = select({ testid: "board-seats", id: "board-seats" }, [], "");
   /** The table sizes with a board under the chosen rules (every size's board always). */
   const fitSeats = () => {
@@ -176,6 +187,7 @@ export async function boardsView(root) {
       h("label", { class: "field", for: "board-around-me" }, around, t("boards.aroundMe"))),
     rulesAbout,
     about,
+    bounds,
     h("div", { class: "scroll", tabIndex: 0, role: "region", "aria-label": t("boards.title") }, h("table", { class: "grid" },
       head, body)),
     h("div", { class: "row" }, prevButton, nextButton)));
