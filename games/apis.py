@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
-from django.utils.cache import patch_cache_control
 from django_redis import get_redis_connection
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from limits import RateLimitItemPerSecond
@@ -28,6 +27,7 @@ from rest_framework.views import APIView
 
 from games import engine
 from games.engine.rules import option_specs
+from pisyedili_api.caching import no_store
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.keyed import IDEMPOTENCY_KEY_PARAMETER, key_check, keyed_write
@@ -104,12 +104,6 @@ def caller_player(request: Request) -> Player | None:
     if user is None or not user.is_authenticated:
         return None
     return getattr(user, "player", None)
-
-
-def no_store(response: Response) -> Response:
-    """Per-seat responses must never be cached by a proxy or browser (they show a hand)."""
-    patch_cache_control(response, no_store=True, private=True)
-    return response
 
 
 # ---- pagination ----
@@ -233,7 +227,12 @@ class MatchListCreateApi(APIView):
         paginator = MatchCursorPagination()
         page = list(paginator.paginate_queryset(matches, request, view=self) or [])
         invitations_attach(page)
-        return paginator.get_paginated_response([match_summary(m, viewer_id) for m in page])
+        results = [match_summary(m, viewer_id) for m in page]
+        response = paginator.get_paginated_response(results)
+        # The caller's invitations, or a join code only its creator is shown: theirs alone.
+        if invited or any(m["join_code"] for m in results):
+            return no_store(response)
+        return response
 
     @schema.matches_create
     @extend_schema(
@@ -267,7 +266,9 @@ class MatchDetailApi(APIView):
         viewer = caller_player(request)
         viewer_id = viewer.id if viewer is not None else None
         match = match_get(match_id=match_id, viewer_id=viewer_id)
-        return Response(match_summary(match, viewer_id))
+        summary = match_summary(match, viewer_id)
+        # A join code is shown to the match's creator alone.
+        return no_store(Response(summary)) if summary["join_code"] else Response(summary)
 
 
 class MatchJoinApi(APIView):

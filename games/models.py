@@ -17,7 +17,7 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
-from players.models import Player
+from players.models import ApiToken, Player
 
 # The unique constraint a raced rematch trips (games.services.match_rematch).
 REMATCH_CONSTRAINT = "match_rematch_once"
@@ -534,10 +534,22 @@ class QueueEntry(models.Model):
 
 class PushSubscription(models.Model):
     """A browser's Web Push subscription (its PushSubscription JSON): where the push service
-    takes the player's messages, and the keys they are encrypted to (RFC 8291)."""
+    takes the player's messages, and the keys they are encrypted to (RFC 8291).
+
+    It lasts as long as the session (API token) that registered it: revoking or deleting the
+    token deletes it, so a device signed out (by itself or from elsewhere) is told nothing
+    more. An endpoint is one browser: one row at most, the last player's who registered it."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    token = models.ForeignKey(
+        ApiToken,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The session that registered it (null: registered before sessions kept theirs).",
+    )
     endpoint = models.CharField(max_length=2048)
     p256dh = models.CharField(max_length=128)
     auth = models.CharField(max_length=64)
@@ -546,7 +558,7 @@ class PushSubscription(models.Model):
     class Meta:
         ordering = ["created_at", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["player", "endpoint"], name="push_endpoint_once"),
+            models.UniqueConstraint(fields=["endpoint"], name="push_endpoint_once"),
         ]
 
     def __str__(self) -> str:

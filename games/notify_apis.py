@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from pisyedili_api.caching import no_store
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest
@@ -151,7 +152,7 @@ class PushSubscriptionListApi(_WritesThrottled):
     )
     def get(self, request: AuthenticatedRequest) -> Response:
         rows = PushSubscription.objects.filter(player=request.user.player)
-        return Response(PushSubscriptionOutputSerializer(rows, many=True).data)
+        return no_store(Response(PushSubscriptionOutputSerializer(rows, many=True).data))
 
     @schema.push_subscriptions_create
     @extend_schema(
@@ -168,6 +169,7 @@ class PushSubscriptionListApi(_WritesThrottled):
         keys = body.validated_data["keys"]
         row, created = push_subscribe(
             player=request.user.player,
+            token=request.auth,
             endpoint=body.validated_data["endpoint"],
             p256dh=keys["p256dh"],
             auth=keys["auth"],
@@ -237,7 +239,7 @@ class WebhookListApi(_WritesThrottled):
     )
     def get(self, request: AuthenticatedRequest) -> Response:
         rows = Webhook.objects.filter(player=request.user.player)
-        return Response(WebhookOutputSerializer(rows, many=True).data)
+        return no_store(Response(WebhookOutputSerializer(rows, many=True).data))
 
     @schema.webhooks_create
     @extend_schema(

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from pisyedili_api.caching import no_store
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field, list_scope
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.openapi import error_responses
@@ -290,7 +291,7 @@ class TokenListApi(APIView):
     )
     def get(self, request: AuthenticatedRequest) -> Response:
         rows = api_tokens_list(user_id=request.auth.user_id, current_digest=request.auth.digest)
-        return Response(self.OutputSerializer(rows, many=True).data)
+        return no_store(Response(self.OutputSerializer(rows, many=True).data))
 
 
 class TokenRevokeApi(APIView):
@@ -386,7 +387,7 @@ class PlayerMeApi(APIView):
         responses={200: PlayerOutputSerializer, **error_responses("not_authenticated")},
     )
     def get(self, request: AuthenticatedRequest) -> Response:
-        return Response(player_out(request.user.player))
+        return no_store(Response(player_out(request.user.player)))
 
     @schema.players_me_update
     @extend_schema(
@@ -674,7 +675,7 @@ class LeaderboardApi(APIView):
             ),
             around_player_id=around,
         )
-        return Response(
+        response = Response(
             {
                 "results": self.EntrySerializer(
                     [leaderboard_entry(rank, row) for rank, row in page.results], many=True
@@ -683,6 +684,8 @@ class LeaderboardApi(APIView):
                 "previous": cursor_link(request, page.previous),
             }
         )
+        # around=me: the page the caller is on, theirs alone (another cursor's page is public).
+        return response if around is None else no_store(response)
 
 
 def cursor_link(request: Request, key: Any) -> str | None:

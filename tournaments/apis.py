@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.clock import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from pisyedili_api.caching import no_store
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.keyed import keyed_write
@@ -199,7 +200,8 @@ class TournamentListCreateApi(APIView):
         tournaments = tournament_list(status=filters.validated_data.get("status"), invited=invited)
         paginator = TournamentCursorPagination()
         page = paginator.paginate_queryset(tournaments, request, view=self)
-        return paginator.get_paginated_response([tournament_summary(t) for t in page or []])
+        response = paginator.get_paginated_response([tournament_summary(t) for t in page or []])
+        return response if invited is None else no_store(response)  # the caller's invitations
 
     @schema.tournaments_create
     @extend_schema(
@@ -472,9 +474,10 @@ class TournamentTablesApi(APIView):
         if filters.validated_data["mine"]:
             player_id = _caller(request, "mine=true needs your token.").id
         tournament = tournament_get(tournament_id=tournament_id)
-        return Response(
+        response = Response(
             {
                 "tournament": str(tournament.id),
                 "rounds": tournament_tables_out(tournament_tables(tournament, player_id=player_id)),
             }
         )
+        return response if player_id is None else no_store(response)  # mine=true: the caller's

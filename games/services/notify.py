@@ -43,7 +43,7 @@ from uuid import UUID
 import orjson
 import requests
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -56,7 +56,7 @@ from urllib3.exceptions import NewConnectionError
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError, invalid
 from pisyedili_api.tasks import RetryLater, in_background, send
-from players.models import Player
+from players.models import ApiToken, Player
 
 from .. import sql
 from ..models import PushMessage, PushSubscription, Webhook, WebhookDelivery
@@ -299,27 +299,53 @@ def vapid_public_key() -> str | None:
 
 
 def push_subscribe(
-    *, player: Player, endpoint: str, p256dh: str, auth: str
+    *, player: Player, token: ApiToken, endpoint: str, p256dh: str, auth: str
 ) -> tuple[PushSubscription, bool]:
-    """Keep the browser subscription of `player` (the same endpoint again: its keys replaced);
-    whether it is new. 409 `push_disabled` without a VAPID key; 400 `invalid` naming
-    `endpoint` for a URL the server may not POST to or beyond WEB_PUSH_MAX_PER_PLAYER."""
+    """Keep the browser subscription of `player`, registered by the session `token` (it goes
+    when the token is revoked); whether it is new. An endpoint is one browser: the same one
+    again from `player` replaces its keys and its session; one another player holds moves to
+    `player` (the other's row deleted, its waiting messages with it). 409 `push_disabled`
+    without a VAPID key; 400 `invalid` naming `endpoint` for a URL the server may not POST to
+    or beyond WEB_PUSH_MAX_PER_PLAYER; 401 for a token revoked meanwhile."""
     if not push_enabled():
         raise ApplicationError("push_disabled", _(PUSH_DISABLED))
     url_check(endpoint, "endpoint")
+    kept = functools.partial(
+        _push_subscription_keep,
+        player=player,
+        token=token,
+        endpoint=endpoint,
+        p256dh=p256dh,
+        auth=auth,
+    )
+    try:
+        return kept()
+    except IntegrityError:
+        # The endpoint registered by another player meanwhile (tried again, it moves from
+        # them), or the token revoked meanwhile (tried again, it is gone: 401).
+        return kept()
+
+
+def _push_subscription_keep(
+    *, player: Player, token: ApiToken, endpoint: str, p256dh: str, auth: str
+) -> tuple[PushSubscription, bool]:
     with transaction.atomic():
         Player.objects.select_for_update().filter(id=player.id).first()  # one count at a time
-        found = PushSubscription.objects.filter(player=player, endpoint=endpoint).first()
-        if found is not None:
-            found.p256dh, found.auth = p256dh, auth
-            found.save(update_fields=["p256dh", "auth"])
+        if not ApiToken.objects.filter(digest=token.digest).exists():
+            raise ApplicationError("not_authenticated", "Invalid token.")
+        found = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
+        if found is not None and found.player_id == player.id:
+            found.p256dh, found.auth, found.token_id = p256dh, auth, token.digest
+            found.save(update_fields=["p256dh", "auth", "token"])
             return found, False
         limit = settings.WEB_PUSH_MAX_PER_PLAYER
         if PushSubscription.objects.filter(player=player).count() >= limit:
             message = _("at most %(limit)d push subscriptions per player") % {"limit": limit}
             raise invalid("endpoint", message)
+        if found is not None:
+            found.delete()  # another player's: the browser is this player's now
         created = PushSubscription.objects.create(
-            player=player, endpoint=endpoint, p256dh=p256dh, auth=auth
+            player=player, token_id=token.digest, endpoint=endpoint, p256dh=p256dh, auth=auth
         )
         return created, True
 

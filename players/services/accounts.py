@@ -274,14 +274,25 @@ def api_token_revoke(*, token: ApiToken) -> None:
 
 def api_token_rotate(*, token: ApiToken) -> str:
     """Replace the token by a new one of the same user and device; return the new key. The old
-    key stops working at once; a token revoked meanwhile (two rotations at once) is 401."""
+    key stops working at once; a token revoked meanwhile (two rotations at once) is 401. The
+    session goes on under the new key: the push subscriptions it registered are the new
+    token's (revoking the old one would delete them)."""
+    # games imports the players app: its model is imported here, when a token is rotated.
+    from games.models import PushSubscription
+
     row = ApiToken.objects.filter(digest=token.digest)
     with transaction.atomic():
         device = row.values_list("device", flat=True).first()
+        subscriptions = list(
+            PushSubscription.objects.filter(token_id=token.digest).values_list("id", flat=True)
+        )
+        PushSubscription.objects.filter(id__in=subscriptions).update(token=None)
         deleted = row.delete()[0]
         if not deleted:
             raise ApplicationError("not_authenticated", "Invalid token.")
-        return api_token_create(user_id=token.user_id, device=device or "")
+        key = api_token_create(user_id=token.user_id, device=device or "")
+        PushSubscription.objects.filter(id__in=subscriptions).update(token_id=token_digest(key))
+        return key
 
 
 def _password_check(request: HttpRequest, user: Any, password: str, *, field: str) -> None:

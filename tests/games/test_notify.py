@@ -17,6 +17,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -25,17 +26,23 @@ import pytest
 from asgiref.sync import async_to_sync
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from games.models import Match, PushMessage, PushSubscription, Webhook, WebhookDelivery
-from games.services import notice
+from games.services import notice, push_subscribe
 from games.services.notify import webhook_deliver
 from games.tasks import sweep, webhook_deliver_task
 from live import hub as events
+from pisyedili_api.errors import ApplicationError
 from pisyedili_api.tasks import RetryLater, background_submit, background_wait, send
-from tests.helpers import create_match, post_move, state
+from players.models import ApiToken, token_digest
+from players.services import api_token_create
+from tests.helpers import client_with, create_match, post_move, state
 from tests.leakscan import CARD_RE
 
 
@@ -353,6 +360,192 @@ def test_a_push_service_that_keeps_failing_is_tried_six_times_then_given_up(
         assert len(push.got) == min(tries, 6)
     assert not PushMessage.objects.exists()  # given up
     assert PushSubscription.objects.filter(player=bob).exists()  # the subscription stays
+
+
+# ---- a subscription's session, a browser's endpoint ----
+
+
+def _subscribe(key: str, endpoint: str, keys: dict[str, str] | None = None) -> Any:
+    body = {"endpoint": endpoint, "keys": keys or _browser_keys()[2]}
+    return client_with(key).post("/api/v1/me/push-subscriptions", body, format="json")
+
+
+def _endpoints(player: Any) -> set[str]:
+    return set(PushSubscription.objects.filter(player=player).values_list("endpoint", flat=True))
+
+
+def _revoke_by_id(laptop: str, phone: str) -> None:
+    rows = client_with(phone).get("/api/v1/auth/tokens").json()
+    (phone_id,) = [row["id"] for row in rows if row["current"]]
+    answer = client_with(laptop).post(f"/api/v1/auth/tokens/{phone_id}/revoke")
+    assert answer.status_code == 204
+
+
+def _password_change(laptop: str, phone: str) -> None:
+    body = {"old_password": "s3cret-pass", "new_password": "an0ther-s3cret"}
+    assert client_with(laptop).post("/api/v1/auth/password", body, format="json").status_code == 204
+
+
+def _newer_logins(laptop: str, phone: str) -> None:
+    """Past TOKEN_MAX_PER_USER, a login deletes the least recently used token: the phone's."""
+    phone_token = ApiToken.objects.filter(digest=token_digest(phone))
+    user_id = phone_token.get().user_id
+    phone_token.update(last_used=timezone.now() - timedelta(days=1))
+    for _ in range(django_settings.TOKEN_MAX_PER_USER - 1):
+        api_token_create(user_id=user_id)
+
+
+REVOCATIONS: dict[str, Callable[[str, str], None]] = {
+    "logout": lambda laptop, phone: _posted(phone, "/api/v1/auth/logout"),
+    "revoked from the session list": _revoke_by_id,
+    "revoke-others": lambda laptop, phone: _posted(laptop, "/api/v1/auth/tokens/revoke-others"),
+    "password change": _password_change,
+    "newer logins": _newer_logins,
+}
+
+
+def _posted(key: str, path: str) -> None:
+    answer = client_with(key).post(path)
+    assert answer.status_code in (200, 204), answer.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("revocation", list(REVOCATIONS))
+def test_a_subscription_ends_with_the_session_that_made_it(
+    make_player, settings, vapid, revocation
+):
+    """A phone signed out, by itself or from another device: nothing more is pushed to it; the
+    laptop's subscription, of a session that stays, stays."""
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    player, laptop = make_player()
+    phone = api_token_create(user_id=player.user_id)
+    for key, device in ((laptop, "laptop"), (phone, "phone")):
+        assert _subscribe(key, f"https://127.0.0.1/push/{device}").status_code == 201
+    (row,) = PushSubscription.objects.filter(endpoint="https://127.0.0.1/push/phone")
+    assert row.token_id == token_digest(phone)
+    waiting = PushMessage.objects.create(subscription=row, payload={"type": "your_turn"})
+    REVOCATIONS[revocation](laptop, phone)
+    assert client_with(phone).get("/api/v1/players/me").status_code == 401
+    assert _endpoints(player) == {"https://127.0.0.1/push/laptop"}
+    assert not PushMessage.objects.filter(id=waiting.id).exists()
+    listed = client_with(laptop).get("/api/v1/me/push-subscriptions").json()
+    assert [r["endpoint"] for r in listed] == ["https://127.0.0.1/push/laptop"]
+
+
+@pytest.mark.django_db
+def test_a_deactivated_account_s_subscriptions_all_end(make_player, settings, vapid):
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    player, laptop = make_player()
+    phone = api_token_create(user_id=player.user_id)
+    for key, device in ((laptop, "laptop"), (phone, "phone")):
+        assert _subscribe(key, f"https://127.0.0.1/push/{device}").status_code == 201
+    user = get_user_model().objects.get(pk=player.user_id)
+    user.is_active = False
+    user.save()
+    assert _endpoints(player) == set()
+
+
+@pytest.mark.django_db
+def test_a_rotated_token_keeps_its_subscriptions_until_the_new_one_is_revoked(
+    make_player, settings, vapid
+):
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    player, key = make_player()
+    made = _subscribe(key, "https://127.0.0.1/push/phone")
+    assert made.status_code == 201
+    rotated = client_with(key).post("/api/v1/auth/token/rotate").json()["token"]
+    row = PushSubscription.objects.get(id=made.json()["id"])
+    assert row.token_id == token_digest(rotated)
+    listed = client_with(rotated).get("/api/v1/me/push-subscriptions").json()
+    assert [r["id"] for r in listed] == [made.json()["id"]]
+    _posted(rotated, "/api/v1/auth/logout")
+    assert _endpoints(player) == set()
+
+
+@pytest.mark.django_db
+def test_an_endpoint_belongs_to_the_last_account_that_registered_it(make_player, settings, vapid):
+    """One browser shared by two accounts, Ana's then Bob's: the endpoint moves to Bob, Ana's
+    row (and what waited for it) goes; again from Bob (a new session): his keys and session
+    replaced, still one row; again from Ana: hers."""
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    endpoint = "https://127.0.0.1/push/shared"
+    (ana, ana_key), (bob, bob_key) = make_player(), make_player()
+    first = _subscribe(ana_key, endpoint)
+    assert first.status_code == 201
+    waiting = PushMessage.objects.create(
+        subscription_id=first.json()["id"], payload={"type": "your_turn"}
+    )
+    moved = _subscribe(bob_key, endpoint)
+    assert moved.status_code == 201, moved.content
+    assert moved.json()["id"] != first.json()["id"]
+    assert (_endpoints(ana), _endpoints(bob)) == (set(), {endpoint})
+    assert not PushMessage.objects.filter(id=waiting.id).exists()
+    assert client_with(ana_key).get("/api/v1/me/push-subscriptions").json() == []
+    gone = f"/api/v1/me/push-subscriptions/{first.json()['id']}/delete"
+    assert client_with(ana_key).post(gone).status_code == 404
+    # Bob again, signed in anew: the same row, its keys and its session his new ones.
+    bob_again = api_token_create(user_id=bob.user_id)
+    _, _, keys = _browser_keys()
+    again = _subscribe(bob_again, endpoint, keys)
+    assert again.status_code == 200 and again.json()["id"] == moved.json()["id"]
+    row = PushSubscription.objects.get(endpoint=endpoint)
+    assert (row.p256dh, row.token_id) == (keys["p256dh"], token_digest(bob_again))
+    _posted(bob_key, "/api/v1/auth/logout")  # the first session no longer holds it
+    assert _endpoints(bob) == {endpoint}
+    back = _subscribe(ana_key, endpoint)
+    assert back.status_code == 201
+    assert (_endpoints(ana), _endpoints(bob)) == ({endpoint}, set())
+    assert PushSubscription.objects.filter(endpoint=endpoint).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_moved_endpoint_counts_towards_its_new_player_s_limit(make_player, settings, vapid):
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    settings.WEB_PUSH_MAX_PER_PLAYER = 1
+    (ana, ana_key), (_, bob_key) = make_player(), make_player()
+    assert _subscribe(ana_key, "https://127.0.0.1/push/shared").status_code == 201
+    assert _subscribe(bob_key, "https://127.0.0.1/push/bob").status_code == 201
+    refused = _subscribe(bob_key, "https://127.0.0.1/push/shared")
+    assert refused.status_code == 400 and "endpoint" in refused.json()["detail"]
+    assert _endpoints(ana) == {"https://127.0.0.1/push/shared"}  # nothing moved
+
+
+@pytest.mark.django_db
+def test_a_token_revoked_while_subscribing_is_401_and_keeps_nothing(make_player, settings, vapid):
+    settings.NOTIFY_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    player, key = make_player()
+    token = ApiToken.objects.get(digest=token_digest(key))
+    ApiToken.objects.filter(digest=token.digest).delete()
+    with pytest.raises(ApplicationError) as refused:
+        push_subscribe(
+            player=player,
+            token=token,
+            endpoint="https://127.0.0.1/push/late",
+            **_browser_keys()[2],
+        )
+    assert refused.value.code == "not_authenticated"
+    assert _endpoints(player) == set()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_signed_out_device_and_a_browser_s_former_account_are_pushed_nothing(
+    make_player, client_for, receiver, local_urls, vapid
+):
+    push = receiver([201])
+    ana, laptop = make_player()
+    phone = api_token_create(user_id=ana.user_id)
+    bob, bob_key = make_player()
+    assert _subscribe(laptop, f"{push.url}/push/laptop").status_code == 201
+    assert _subscribe(phone, f"{push.url}/push/phone").status_code == 201
+    # The laptop's browser is Bob's now; the phone is signed out from the laptop.
+    assert _subscribe(bob_key, f"{push.url}/push/laptop").status_code == 201
+    _posted(laptop, "/api/v1/auth/tokens/revoke-others")
+    _challenge(make_player, client_for, ana.username)
+    assert background_wait(20)
+    assert push.got == []
+    _challenge(make_player, client_for, bob.username)
+    assert background_wait(20)
+    assert [path for path, _, _, _ in push.got] == ["/push/laptop"]
 
 
 # ---- webhooks ----

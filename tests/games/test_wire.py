@@ -131,15 +131,78 @@ def test_an_error_gets_no_etag(api):
 def test_an_etag_is_the_bodys_own_so_callers_who_see_different_bodies_never_share_one(
     make_player, client_for
 ):
-    (_, one), (_, two) = make_player(), make_player()
-    first = client_for(one).get("/api/v1/players/me")
-    second = client_for(two).get("/api/v1/players/me")
-    assert first.json()["id"] != second.json()["id"]
+    """Two players' public profiles, and the lobby as an outsider and as a private match's
+    creator sees it (with the join code: theirs alone, no-store and no ETag)."""
+    (one, key), (two, _) = make_player(), make_player()
+    first = Client().get(f"/api/v1/players/{one.id}")
+    second = Client().get(f"/api/v1/players/{two.id}")
     assert first["ETag"] != second["ETag"]
     assert "authorization" in vary(first)
-    # The other player's ETag never turns into a 304 of one's own body.
-    response = client_for(two).get("/api/v1/players/me", HTTP_IF_NONE_MATCH=first["ETag"])
-    assert response.status_code == 200 and response.json()["id"] == second.json()["id"]
+    create_match(client_for(key), seats=2, private=True)
+    public = Client().get("/api/v1/matches?status=waiting")
+    assert public.json()["results"] == [] and "ETag" in public
+    own = client_for(key).get("/api/v1/matches?status=waiting", HTTP_IF_NONE_MATCH=public["ETag"])
+    assert own.status_code == 200 and own.json()["results"][0]["join_code"]
+    assert "ETag" not in own and "no-store" in own["Cache-Control"]
+
+
+def personal_reads(tournament_id: str, match_id: str) -> list[str]:
+    """The GET answers that are the caller's alone (docs/api.md "Conventions", ETags)."""
+    return [
+        "/api/v1/players/me",
+        "/api/v1/auth/tokens",
+        "/api/v1/me/push-subscriptions",
+        "/api/v1/me/webhooks",
+        "/api/v1/queue",  # 204: not waiting
+        "/api/v1/matches?invited=true",
+        "/api/v1/tournaments?invited=true",
+        f"/api/v1/tournaments/{tournament_id}/tables?mine=true",
+        "/api/v1/leaderboard?around=me",
+        f"/api/v1/matches/{match_id}",  # a private match, to its creator (its join code)
+        "/api/v1/matches",  # the same, in the caller's list
+    ]
+
+
+def test_the_caller_s_own_answers_are_never_stored_and_get_no_etag(make_player, client_for):
+    """A shared computer's browser keeps none of them on disk for the next person once its
+    player signs out; the public reads of the same things keep their ETags."""
+    (ana, ana_key), (bob, bob_key) = make_player(), make_player()
+    ana_client, bob_client = client_for(ana_key), client_for(bob_key)
+    private = create_match(bob_client, seats=2, private=True, invite=[ana.username])
+    entered = {
+        "name": "Spring open",
+        "players": [str(ana.id), str(bob.id)],
+        "format": "round_robin",
+        "table_size": 2,
+    }
+    tournament = bob_client.post("/api/v1/tournaments", entered, format="json")
+    assert tournament.status_code == 201, tournament.content
+    paths = personal_reads(tournament.json()["id"], private["id"])
+    for path in paths:
+        response = bob_client.get(path)
+        assert response.status_code in (200, 204), (path, response.content)
+        assert "ETag" not in response, path
+        assert {"no-store", "private"} <= {
+            part.strip() for part in response["Cache-Control"].split(",")
+        }, path
+        again = bob_client.get(path, HTTP_IF_NONE_MATCH="*")
+        assert again.status_code == response.status_code, path
+    invited = ana_client.get("/api/v1/matches?invited=true")
+    assert [m["id"] for m in invited.json()["results"]] == [private["id"]]
+    assert "no-store" in invited["Cache-Control"] and "ETag" not in invited
+    # The same match to an invitee (no join code), and the public reads: stored, with an ETag.
+    public = [
+        f"/api/v1/players/{bob.id}",
+        f"/api/v1/tournaments/{tournament.json()['id']}/tables",
+        "/api/v1/tournaments",
+        "/api/v1/leaderboard",
+    ]
+    for client, path in [(ana_client, f"/api/v1/matches/{private['id']}")] + [
+        (Client(), path) for path in public
+    ]:
+        response = client.get(path)
+        assert response.status_code == 200, (path, response.content)
+        assert "ETag" in response and "no-store" not in response.get("Cache-Control", ""), path
 
 
 @pytest.fixture

@@ -134,7 +134,8 @@ def test_the_token_list_names_ids_times_and_the_current_one_never_a_secret(accou
     raw = response.content.decode()
     for key in (one, two, three):
         assert key not in raw and token_digest(key) not in raw
-    assert "no-store" not in response.get("Cache-Control", "")
+    # The caller's own sessions: no cache keeps them (docs/api.md "Conventions").
+    assert response["Cache-Control"] == "no-store, private" and "ETag" not in response
     assert "authorization" in response["Vary"].lower()
     # Each token sees itself as current; ids are stable.
     ids = {row["id"] for row in rows}

@@ -627,7 +627,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a browser to Web Push
-         * @description The body is the browser's PushSubscription as `toJSON()` gives it. From then on the notices `your_turn`, `challenge`, `tournament_round` and `tournament_invitation` are pushed to it while the caller has no open stream; each holds its kind, the match or tournament id and a short text, never a card. The same endpoint again replaces its keys (200). The endpoint must be https and outside the server's own networks; at most WEB_PUSH_MAX_PER_PLAYER per player (400 naming `endpoint`). 409 `push_disabled` without a VAPID key. Throttled per user (THROTTLE_NOTIFY).
+         * @description The body is the browser's PushSubscription as `toJSON()` gives it. From then on the notices `your_turn`, `challenge`, `tournament_round` and `tournament_invitation` are pushed to it while the caller has no open stream, until the session (token) that registered it ends: a sign-out, a revoked session or a password change deletes it (a rotation keeps it). Each holds its kind, the match or tournament id and a short text, never a card. An endpoint is one browser: the same one again replaces its keys and its session (200); one another player registered moves to the caller (201). The endpoint must be https and outside the server's own networks; at most WEB_PUSH_MAX_PER_PLAYER per player (400 naming `endpoint`). 409 `push_disabled` without a VAPID key. Throttled per user (THROTTLE_NOTIFY).
          */
         post: operations["push_subscriptions_create"];
         delete?: never;
