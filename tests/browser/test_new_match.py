@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from .harness import WIDTHS, Person, by_testid, sign_in
 
@@ -186,3 +186,33 @@ def test_the_bot_choice_offers_the_levels_first_and_says_what_each_plays(
     expect(about).to_have_text(re.compile(r"^Orta gibi oynar"))
     pages.shot(turkish, "bots-tr")
     assert not [line for line in pages.console if line.startswith("uncaught")], pages.console
+
+
+def test_a_match_whose_answer_was_lost_is_created_once(web_client: str, pages: Any) -> None:
+    """The first answer to the lobby's create is lost on its way (the server made the match):
+    the page sends it again with the same Idempotency-Key and opens that one match, not a
+    second."""
+    person = Person(web_client)
+    page = pages.new()
+    sign_in(page, web_client, person)
+    by_testid(page, "create-submit").wait_for()
+    keys: list[str | None] = []
+
+    def lose_first(route: Route) -> None:
+        keys.append(route.request.headers.get("idempotency-key"))
+        response = route.fetch()  # the server makes the match
+        if len(keys) == 1:
+            assert response.status == 201
+            route.abort("connectionreset")  # its answer never reaches the page
+        else:
+            route.fulfill(response=response)
+
+    page.route(
+        re.compile(r"/api/v1/matches$"),
+        lambda route: (lose_first(route) if route.request.method == "POST" else route.continue_()),
+    )
+    by_testid(page, "create-submit").click()
+    page.wait_for_url(re.compile(r"#/match/[0-9a-f-]{36}$"))
+    assert len(keys) == 2 and keys[0] and keys[0] == keys[1], keys
+    created = [m["id"] for m in person.get(f"/api/v1/matches?player={person.id}")["results"]]
+    assert created == [page.url.rsplit("/", 1)[1]], (created, page.url)

@@ -223,6 +223,40 @@ function typed(method, path, options) {
   return /** @type {Promise<T>} */ (call(method, path, options));
 }
 
+/** A new Idempotency-Key. */
+export function newKey() {
+  return typeof crypto.randomUUID === "function"
+    ? crypto.randomUUID()
+    : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
+}
+
+/** How many times a keyed write goes out at most (the first time included). */
+const KEYED_TRIES = 4;
+
+/**
+ * A write the server takes an `Idempotency-Key` for (docs/api.md, "Versions, exactly-once
+ * moves and idempotency"): sent with a key of its own, and sent again with it where no answer
+ * came (the connection lost) or a proxy found no server behind it (a restart: 502, 503, 504),
+ * after 0.5, 1 and 2 s: made once, answered as the first time.
+ * @template T
+ * @param {string} method
+ * @param {string} path
+ * @param {CallOptions} [options]
+ * @returns {Promise<T>}
+ */
+async function keyed(method, path, options = {}) {
+  const headers = { ...options.headers, "Idempotency-Key": newKey() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return /** @type {T} */ (await call(method, path, { ...options, headers }));
+    } catch (error) {
+      const lost = error instanceof ApiError && (error.status === 0 || [502, 503, 504].includes(error.status));
+      if (!lost || attempt >= KEYED_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+    }
+  }
+}
+
 /** @param {Record<string, string | number | boolean | null | undefined>} params */
 function query(params) {
   const search = new URLSearchParams();
@@ -330,7 +364,7 @@ export const matches = (params) =>
     typed("GET", `/matches${query(params)}`)
   );
 /** @param {Schemas["MatchCreateRequest"]} body */
-export const createMatch = (body) => /** @type {Promise<Match>} */ (typed("POST", "/matches", { body }));
+export const createMatch = (body) => /** @type {Promise<Match>} */ (keyed("POST", "/matches", { body }));
 /** @param {string} id */
 export const match = (id) => /** @type {Promise<Match>} */ (typed("GET", `/matches/${id}`));
 /**
@@ -338,39 +372,39 @@ export const match = (id) => /** @type {Promise<Match>} */ (typed("GET", `/match
  * @param {string} [code] a private match's join code (its join link)
  */
 export const join = (id, code) =>
-  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/join`, code ? { body: { code } } : {}));
+  /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/join`, code ? { body: { code } } : {}));
 /**
  * A private match's creator invites more people.
  * @param {string} id
  * @param {string[]} usernames
  */
 export const invite = (id, usernames) =>
-  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/invite`, { body: { invite: usernames } }));
+  /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/invite`, { body: { invite: usernames } }));
 /** @param {string} id */
 export const acceptInvitation = (id) =>
-  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/invitations/accept`));
+  /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/invitations/accept`));
 /** @param {string} id */
 export const declineInvitation = (id) =>
-  /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/invitations/decline`));
+  /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/invitations/decline`));
 /** The caller's pending challenges: the waiting private matches that invite them. */
 export const challenges = () =>
   /** @type {Promise<Schemas["PaginatedMatch"]>} */ (
     typed("GET", `/matches${query({ invited: true, limit: 50 })}`)
   );
 /** @param {string} id */
-export const leave = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/leave`));
+export const leave = (id) => /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/leave`));
 /** @param {string} id */
-export const cancel = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/cancel`));
+export const cancel = (id) => /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/cancel`));
 /** @param {string} id */
-export const rematch = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/rematch`));
+export const rematch = (id) => /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/rematch`));
 /** @param {string} id */
-export const resign = (id) => /** @type {Promise<Match>} */ (typed("POST", `/matches/${id}/resign`));
+export const resign = (id) => /** @type {Promise<Match>} */ (keyed("POST", `/matches/${id}/resign`));
 /**
  * @param {string} id
  * @param {Schemas["MatchTalkRequest"]["phrase"]} phrase
  */
 export const talk = (id, phrase) =>
-  /** @type {Promise<Schemas["TalkSaid"]>} */ (typed("POST", `/matches/${id}/talk`, { body: { phrase } }));
+  /** @type {Promise<Schemas["TalkSaid"]>} */ (keyed("POST", `/matches/${id}/talk`, { body: { phrase } }));
 /** @param {string} id */
 export const state = (id) => /** @type {Promise<State>} */ (typed("GET", `/matches/${id}/state`));
 /**
@@ -407,10 +441,10 @@ export const replay = (id, number) =>
 export const rulePresets = askedOnce(
   () => /** @type {Promise<Schemas["RulePreset"][]>} */ (typed("GET", "/rules/presets")));
 /** @param {Schemas["QueueJoinRequest"]} body */
-export const joinQueue = (body) => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue", { body }));
+export const joinQueue = (body) => /** @type {Promise<QueueEntry>} */ (keyed("POST", "/queue", { body }));
 /** The caller's quick-play entry, null when they never queued (204). */
 export const queue = () => /** @type {Promise<QueueEntry | null>} */ (typed("GET", "/queue"));
-export const leaveQueue = () => /** @type {Promise<QueueEntry>} */ (typed("POST", "/queue/leave"));
+export const leaveQueue = () => /** @type {Promise<QueueEntry>} */ (keyed("POST", "/queue/leave"));
 
 // ---- leaderboards and tournaments ----
 
@@ -435,25 +469,25 @@ export const standings = (id) =>
 export const standingsCsvUrl = (id) => `/api/v1/tournaments/${id}/standings.csv`;
 /** @param {Schemas["TournamentCreateRequest"]} body */
 export const createTournament = (body) =>
-  /** @type {Promise<Tournament>} */ (typed("POST", "/tournaments", { body }));
+  /** @type {Promise<Tournament>} */ (keyed("POST", "/tournaments", { body }));
 /** @param {string} id */
-export const startTournament = (id) => /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/start`));
+export const startTournament = (id) => /** @type {Promise<Tournament>} */ (keyed("POST", `/tournaments/${id}/start`));
 /** @param {string} id */
 export const cancelTournament = (id) =>
-  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/cancel`));
+  /** @type {Promise<Tournament>} */ (keyed("POST", `/tournaments/${id}/cancel`));
 /**
  * The organizer takes an entrant out of a draft tournament.
  * @param {string} id
  * @param {string} player
  */
 export const removeEntrant = (id, player) =>
-  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/entrants/remove`, { body: { player } }));
+  /** @type {Promise<Tournament>} */ (keyed("POST", `/tournaments/${id}/entrants/remove`, { body: { player } }));
 /** @param {string} id */
 export const acceptTournament = (id) =>
-  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/invitations/accept`));
+  /** @type {Promise<Tournament>} */ (keyed("POST", `/tournaments/${id}/invitations/accept`));
 /** @param {string} id */
 export const declineTournament = (id) =>
-  /** @type {Promise<Tournament>} */ (typed("POST", `/tournaments/${id}/invitations/decline`));
+  /** @type {Promise<Tournament>} */ (keyed("POST", `/tournaments/${id}/invitations/decline`));
 /** The drafts whose invitation to the caller awaits an answer. */
 export const tournamentInvitations = () =>
   /** @type {Promise<Schemas["PaginatedTournament"]>} */ (typed("GET", `/tournaments${query({ invited: true, limit: 50 })}`));

@@ -43,12 +43,6 @@ function duration(seconds) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
 }
 
-function newKey() {
-  return typeof crypto.randomUUID === "function"
-    ? crypto.randomUUID()
-    : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
-}
-
 /**
  * @param {HTMLElement} root
  * @param {string} matchId
@@ -309,7 +303,7 @@ export async function tableView(root, matchId) {
     const sentAt = view.version;
     try {
       const body = { ...move, version: view.version };
-      const key = newKey();
+      const key = api.newKey();
       let answer;
       for (let refused = 0; ; ) {
         try {
@@ -380,7 +374,7 @@ export async function tableView(root, matchId) {
     busy = true;
     table.dataset.busy = "true";
     try {
-      const answer = await deliver({ ...move, version: view.version }, newKey());
+      const answer = await deliver({ ...move, version: view.version }, api.newKey());
       // Taken after all (the view shown was older than the server's): the table goes on.
       hideError();
       const applied = apply(answer, true);
