@@ -519,16 +519,19 @@ def _push_keys() -> dict[str, str]:
 def test_signing_out_forgets_this_devices_push_subscription(web_client: str, pages: Any) -> None:
     """This browser's push subscription (the server's id of it, which the page keeps once
     notifications are on) is deleted on the server when the player signs out: the next person
-    to use the browser is not told the previous one's turns. Another device's stays."""
+    to use the browser is not told the previous one's turns. Another device's (registered by
+    its own session) stays."""
     person = Person(web_client)
+    other_device = login(web_client, person.name).json()["token"]
     rows = [
-        person.post(
-            "/api/v1/me/push-subscriptions",
-            {"endpoint": f"https://8.8.8.8/push/{device}", "keys": _push_keys()},
-            status=201,
+        http.post(
+            f"{web_client}/api/v1/me/push-subscriptions",
+            json={"endpoint": f"https://8.8.8.8/push/{device}", "keys": _push_keys()},
+            headers={"Authorization": f"Token {token}"},
         ).json()
-        for device in ("this", "other")
+        for device, token in (("this", person.token), ("other", other_device))
     ]
+    assert all("id" in row for row in rows), rows
     page = pages.new(375, 800)
     refused: list[str] = []
     page.on(
