@@ -162,7 +162,8 @@ def protocol_answers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing hook: the answers HTTP itself may give on a route, beside
     its own: `406 not_acceptable` where it answers JSON only and the `Accept` header asks for
     none of it, `415 unsupported_media_type` where a POST, PUT or PATCH is sent a body that is
-    not JSON (every one reads its body, even one that takes no field), and, on a
+    not JSON (every one reads its body, even one that takes no field), `422
+    idempotency_mismatch` where it takes an `Idempotency-Key` (pisyedili_api.keyed), and, on a
     GET, `304 Not Modified` to an `If-None-Match` that still holds its answer's `ETag`
     (pisyedili_api.middleware.ConditionalGetMiddleware; a per-seat answer has no ETag)."""
     for operations in result["paths"].values():
@@ -178,6 +179,12 @@ def protocol_answers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
                 responses["406"] = _protocol_error("not_acceptable")
             if method in ("post", "put", "patch") and "415" not in responses:
                 responses["415"] = _protocol_error("unsupported_media_type")
+            keyed = any(
+                p.get("in") == "header" and p.get("name") == "Idempotency-Key"
+                for p in operation.get("parameters", [])
+            )
+            if keyed and "422" not in responses:
+                responses["422"] = _protocol_error("idempotency_mismatch")
             if method == "get" and json_only and "304" not in responses:
                 responses["304"] = {
                     "description": "Not modified: the `If-None-Match` sent holds the answer's"
