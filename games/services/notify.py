@@ -571,9 +571,15 @@ def notices_send(people: list[tuple[str, dict[str, Any]]]) -> None:
         if player in concerned:
             by_player.setdefault(player, []).append(item)
     if push_enabled():
-        for sub_id, player_id in PushSubscription.objects.filter(
-            player_id__in=by_player
-        ).values_list("id", "player_id"):
+        # A session idle past TOKEN_IDLE_SECONDS no longer signs its device in (players.auth):
+        # nor is the device told the player's turns, though its token row waits for a login
+        # to be cleared.
+        idle = timezone.now() - timedelta(seconds=settings.TOKEN_IDLE_SECONDS)
+        for sub_id, player_id in (
+            PushSubscription.objects.filter(player_id__in=by_player)
+            .exclude(token__last_used__lt=idle)
+            .values_list("id", "player_id")
+        ):
             pushes += [
                 PushMessage(subscription_id=sub_id, payload=item)
                 for item in by_player[str(player_id)]

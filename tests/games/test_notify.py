@@ -548,6 +548,26 @@ def test_a_signed_out_device_and_a_browser_s_former_account_are_pushed_nothing(
     assert [path for path, _, _, _ in push.got] == ["/push/laptop"]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_device_whose_session_went_idle_is_pushed_nothing(
+    make_player, client_for, receiver, local_urls, vapid, settings
+):
+    """A session unused for TOKEN_IDLE_SECONDS no longer signs its device in: the device is
+    not told the player's turns either, though its token row stays until a login clears it."""
+    from players.models import ApiToken, token_digest
+
+    push = receiver([201])
+    ana, laptop = make_player()
+    phone = api_token_create(user_id=ana.user_id)
+    assert _subscribe(laptop, f"{push.url}/push/laptop").status_code == 201
+    assert _subscribe(phone, f"{push.url}/push/phone").status_code == 201
+    idle = timezone.now() - timedelta(seconds=settings.TOKEN_IDLE_SECONDS + 60)
+    ApiToken.objects.filter(digest=token_digest(phone)).update(last_used=idle)
+    _challenge(make_player, client_for, ana.username)
+    assert background_wait(20)
+    assert [path for path, _, _, _ in push.got] == ["/push/laptop"]
+
+
 # ---- webhooks ----
 
 
