@@ -75,7 +75,7 @@ ERROR_CODES: dict[str, tuple[int, Any]] = {
     "push_disabled": (409, _("Web Push is off on this server.")),
     "unsupported_media_type": (415, _("Send the body as application/json.")),
     "illegal_move": (422, _("The rules do not allow that move now.")),
-    "idempotency_mismatch": (422, _("This Idempotency-Key was used with a different body.")),
+    "idempotency_mismatch": (422, _("This Idempotency-Key was used with a different request.")),
     "throttled": (429, _("Too many requests; retry later.")),
     "too_many_tournaments": (409, _("You have too many tournaments in draft or running.")),
     "server_error": (500, _("Something went wrong on our side.")),

@@ -61,7 +61,10 @@ def write_hash(request: Request) -> str:
         if hasattr(data, "items")
         else data
     )
-    canonical = json.dumps({"path": request.path, "body": body}, sort_keys=True, default=str)
+    # The path as the route reads it: an id in any case is the same (docs/api.md, Conventions).
+    canonical = json.dumps(
+        {"path": request.path.lower(), "body": body}, sort_keys=True, default=str
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 

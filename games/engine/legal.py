@@ -169,6 +169,8 @@ def refusal(state: State, move: Move, legal: tuple[Move, ...]) -> IllegalMove:
                 "you hold a card you can play: play it", legal_moves=legal, rule="R-18"
             )
     else:
+        if state.phase == OPENING and has_play:
+            return IllegalMove("you hold a club: play it", legal_moves=legal, rule=opening_rule)
         if state.phase == OPENING:
             return IllegalMove(
                 "the first card must be a club: play one or draw until one comes",
@@ -182,8 +184,10 @@ def refusal(state: State, move: Move, legal: tuple[Move, ...]) -> IllegalMove:
                 rule="R-22",
             )
         if state.draws_this_turn == 0:
+            # R-17 says it of `free`; R-18's policies pass only after their draw too.
+            rule = "R-17" if state.rules.draw_policy == "free" else "R-18"
             return IllegalMove(
-                "a pass comes only after a draw this turn", legal_moves=legal, rule="R-17"
+                "a pass comes only after a draw this turn", legal_moves=legal, rule=rule
             )
         if state.rules.draw_policy == "until_playable":
             if has_play:

@@ -323,3 +323,26 @@ def test_a_dimmed_card_says_which_rule_forbids_it(web_client: str, pages: Any) -
     expect(banner).to_contain_text("(R-10)")
     assert len(wire.moves()) + len(wire.posts) == 1, (wire.moves(), wire.posts)
     assert person.state(match_id)["version"] == start["version"]
+
+
+def test_a_refusal_on_the_socket_is_in_the_pages_language_not_the_browsers(
+    web_client: str, pages: Any
+) -> None:
+    """A browser that speaks English, a page set to Turkish: the refusal of a dimmed card, which
+    the table's WebSocket answers, is said in Turkish, as the rest of the page is."""
+    person = Person(web_client)
+    match_id = person.create(2, ["random"])
+    start = person.state(match_id)
+    not_clubs = [card for card in start["hand"] if not card.endswith("C")]
+    assert start["phase"] == "opening" and not_clubs, start
+    page = pages.new(locale="en-US")
+    page.add_init_script("localStorage.setItem('pisyedili.lang', 'tr')")
+    wire = Wire(page)
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    expect(by_testid(page, "connection-status")).to_have_attribute("data-state", "live")
+    card = by_testid(page, "hand").locator(f'[data-testid="card"][data-card="{not_clubs[0]}"]')
+    card.click(force=True)
+    expect(by_testid(page, "error-banner")).to_have_text(
+        "Şu an olmaz: ilk kart sinek olmalı (R-10)."
+    )
+    assert len(wire.moves()) == 1 and not wire.posts, (wire.moves(), wire.posts)

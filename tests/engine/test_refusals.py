@@ -26,7 +26,12 @@ def test_r10_r11_the_opening_asks_for_a_club_and_its_jack_for_no_suit() -> None:
     error = refused(state, play("AD"))
     assert error.rule == "R-10" and error.message == "the first card must be a club"
     assert refused(state, DRAW_MOVE).rule == "R-10"
+    # Holding a club, a pass is told to play it, as a draw is (never "draw until one comes").
     assert refused(state, PASS_MOVE).rule == "R-10"
+    assert refused(state, PASS_MOVE).message == "you hold a club: play it"
+    clubless = deal_from_codes(["AD 2D", "3D 4C"], stock="KH QH")
+    error = refused(clubless, PASS_MOVE)
+    assert error.rule == "R-10" and "draw until one comes" in error.message
     assert refused(state, play("JC", "H")).rule == "R-11"
     assert refused(state, play("5S")).message == "5S is not in your hand"
 
@@ -72,6 +77,12 @@ def test_r17_r18_r22_r25_drawing_passing_and_the_sevens() -> None:
         rules=Rules(draw_policy="one_then_pass"),
     )
     assert refused(once, DRAW_MOVE).rule == "R-18"
+    # Before a draw a pass is refused by the policy in force: R-18's pass after its draw too.
+    for policy in ("one_then_pass", "until_playable"):
+        before = deal_from_codes(
+            ["5D 9C", "3D"], top="5H", stock="KH", phase="play", rules=Rules(draw_policy=policy)
+        )
+        assert refused(before, PASS_MOVE).rule == "R-18", policy
     until = Rules(draw_policy="until_playable")
     holding = deal_from_codes(["5D 9C", "3D"], top="5H", stock="KH", phase="play", rules=until)
     assert refused(holding, DRAW_MOVE).rule == "R-18"

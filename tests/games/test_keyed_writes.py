@@ -65,6 +65,9 @@ def test_a_cancel_sent_again_answers_as_the_first(make_player, client_for):
     assert first.status_code == again.status_code == 200
     assert again.content == first.content and first.json()["status"] == "cancelled"
     assert client.post(path).json()["code"] == "match_not_waiting"
+    # The match's id in upper case is the same route (ids are read in any case): the same answer.
+    upper = keyed(client, f"/api/v1/matches/{match['id'].upper()}/cancel", "cancel-1")
+    assert upper.status_code == 200 and upper.content == first.content
 
 
 def test_one_key_on_another_route_or_body_is_a_mismatch_that_changes_nothing(

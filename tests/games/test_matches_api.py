@@ -207,8 +207,8 @@ def test_an_illegal_move_names_the_rule_that_forbids_it(two_humans):
         english, turkish = "the first card must be a club (R-10).", "ilk kart sinek olmalı (R-10)."
     else:
         body, rule = {"action": "pass"}, "R-10"
-        english = "the first card must be a club: play one or draw until one comes (R-10)."
-        turkish = "ilk kart sinek olmalı: bir sinek oyna ya da biri gelene dek kart çek (R-10)."
+        english = "you hold a club: play it (R-10)."  # only clubs in hand: a pass is told so
+        turkish = "elinde sinek var: onu oyna (R-10)."
     r = post_move(client, mid, body, view["version"])
     assert r.status_code == 422, r.content
     assert r.json()["detail"] == {"legal_moves": view["legal_moves"], "rule": rule}

@@ -143,6 +143,10 @@ export async function render() {
   if (typeof stopCurrent === "function") stopCurrent();
   stopCurrent = undefined;
   document.documentElement.lang = getLang();
+  // The server's words in the page's language where no header can say it: a WebSocket's
+  // handshake and an event stream send the browser's Accept-Language, and Django's
+  // `django_language` cookie wins over it (docs/api.md, Conventions).
+  document.cookie = `django_language=${getLang()}; path=/; SameSite=Strict`;
   document.title = t("app.title");
   const shell = document.getElementById("app");
   if (!shell) return;
