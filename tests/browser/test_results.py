@@ -241,3 +241,24 @@ def test_a_deal_result_over_the_table_shows_the_totals_the_server_scored(
         row = overlay.locator(f'[data-testid="deal-seat"][data-seat="{seat}"]')
         expect(row.locator("td.total")).to_have_text(str(total))
     pages.shot(phone, "deal-result-totals")
+
+
+def test_a_deal_result_taken_in_hand_stays_until_continue(web_client: str, pages: Any) -> None:
+    """A deal's result over the table goes on by itself after its time (20 moves' time), unless
+    the player takes it in hand, by a key in it (Tab to its replay link, say): then it stays
+    until Continue or Escape, however long they read (WCAG 2.2.1)."""
+    person = Person(web_client)
+    match_id = person.create(2, ["greedy"], deals=2, rules={"hand_size": 3})
+    page = pages.new(pace=100)  # the result's own time: 20 moves of 100 ms, 2 s
+    sign_in(page, web_client, person, route=f"#/match/{match_id}")
+    overlay = by_testid(page, "deal-result").and_(page.locator(".overlay"))
+    deadline = time.monotonic() + 120
+    while not overlay.count():
+        assert time.monotonic() < deadline, "no deal's result was seen over the table"
+        if not take_turn(page):
+            page.wait_for_timeout(50)
+    page.keyboard.press("Tab")
+    page.wait_for_timeout(3000)  # past the result's own 2 s
+    expect(overlay).to_have_count(1, timeout=100)
+    page.keyboard.press("Escape")
+    expect(overlay).to_have_count(0)

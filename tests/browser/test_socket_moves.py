@@ -286,7 +286,8 @@ def test_a_refused_move_says_why_by_its_rule(web_client: str, pages: Any) -> Non
     )
     assert take_turn(page)
     banner = by_testid(page, "error-banner")
-    expect(banner).to_contain_text("the first card must be a club")
+    # The opener clicked a club, so holds one: a pass is told to play it.
+    expect(banner).to_contain_text("you hold a club: play it")
     expect(banner).to_contain_text("(R-10)")
     assert person.state(match_id)["version"] == start["version"]  # nothing was applied
     pages.shot(page, "refused-why")

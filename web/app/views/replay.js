@@ -69,6 +69,8 @@ export async function replayView(root, matchId, dealNumber) {
     effect: p.move?.effect ?? null,
   })));
   const words = describeMoves(moves, match, null);
+  // Said in words (suits named, not drawn), shown with the cards' symbols.
+  const spoken = describeMoves(moves, match, null, true);
 
   const fairness = h("p", { class: "fairness", testid: "fairness-status", "data-result": "" },
     t("fairness.checking"));
@@ -87,7 +89,9 @@ export async function replayView(root, matchId, dealNumber) {
     step.dataset.last = String(index === last);
     fill(step,
       index === 0 ? t("replay.start", { i: 1, n: positions.length }) : t("replay.step", { i: index + 1, n: positions.length }),
-      index > 0 ? h("span", { class: "replay-move" }, " — ", words[index - 1]) : null);
+      index > 0 ? h("span", { class: "replay-move" }, " — ",
+        h("span", { "aria-hidden": "true" }, words[index - 1]),
+        h("span", { class: "visually-hidden" }, spoken[index - 1])) : null);
     fill(stage,
       h("div", { class: "middle" },
         h("div", { class: "pile", testid: "replay-top", "data-card": s.top_card ?? "" },

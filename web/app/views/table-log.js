@@ -108,7 +108,9 @@ export function describeMoves(entries, match, view, aloud = false) {
  * @param {{ say: (text: string) => void }} speech the table's announcer (table-keys.js)
  */
 export function movesPanel(speech) {
-  const list = h("ol", { class: "move-log", testid: "move-log" });
+  // A scrolled list the keyboard can scroll too (focusable, named).
+  const list = h("ol", { class: "move-log", testid: "move-log", tabIndex: 0, role: "region",
+    "aria-label": t("table.log") });
   const panel = h("section", { class: "card-panel log-panel" }, h("h2", {}, t("table.log")), list);
   /** the last move read out: its deal and seq */
   let spoken = { deal: 0, seq: -1 };

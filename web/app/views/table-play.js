@@ -64,6 +64,8 @@ export class Playback {
     this.atOnce = 0;
     /** @type {(() => void) | null} ends the current wait early */
     this.wake = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} ends the current wait in time */
+    this.timer = undefined;
     /** @type {Animation[]} */
     this.flying = [];
     this.stopped = false;
@@ -86,6 +88,14 @@ export class Playback {
     this.queue.push(...frames);
     if (now) this.atOnce = this.queue.length;
     if (!this.running) this.run();
+  }
+
+  /**
+   * The current wait (a deal's result being read) ends only when skipped (its Continue), not
+   * in time: the player took it in hand (WCAG 2.2.1).
+   */
+  pin() {
+    clearTimeout(this.timer);
   }
 
   /** Every frame waiting now is shown at once, without travel (not those pushed later). */
@@ -130,6 +140,7 @@ export class Playback {
   wait(ms) {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      this.timer = timer;
       const self = this;
       function done() {
         clearTimeout(timer);

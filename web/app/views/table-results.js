@@ -86,9 +86,11 @@ function dialogKeys(event, close) {
  * Tab stays within it.
  * @param {{ match: api.Match, number: number, result: api.DealResult | null,
  *   summary: api.Match["deals"][number] | undefined, reveal: api.DealReveal | null,
- *   totals: number[] | null, you: number | null, overlay: boolean, onContinue?: () => void }} args
+ *   totals: number[] | null, you: number | null, overlay: boolean, onContinue?: () => void,
+ *   onStay?: () => void }} args `onStay`: the player took the dialog in hand (a key other than
+ *   Escape, a pointer): it waits for Continue
  */
-export function dealScreen({ match, number, result, summary, reveal, totals, you, overlay, onContinue }) {
+export function dealScreen({ match, number, result, summary, reveal, totals, you, overlay, onContinue, onStay }) {
   const winners = result?.winners ?? summary?.winners ?? [];
   const penalties = result?.penalties ?? summary?.penalties ?? [];
   const names = winners.map((w) => (w === you ? t("table.you") : nameOf(match, w))).join(", ");
@@ -105,7 +107,11 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
     testid: "deal-result", "data-deal": number, "data-multiplier": result?.multiplier ?? "",
     role: overlay ? "dialog" : "region", "aria-label": t("result.title", { n: number }),
     "aria-modal": overlay ? "true" : null,
-    onkeydown: overlay && onContinue ? (/** @type {KeyboardEvent} */ e) => dialogKeys(e, onContinue) : null,
+    onkeydown: overlay && onContinue ? (/** @type {KeyboardEvent} */ e) => {
+      if (e.key !== "Escape") onStay?.();
+      dialogKeys(e, onContinue);
+    } : null,
+    onpointerdown: overlay ? () => onStay?.() : null,
   },
   h("h2", {}, t("result.title", { n: number })),
   !result && withheld(summary)
@@ -320,9 +326,10 @@ export class MatchEnd {
   /**
    * @param {string} matchId
    * @param {"seat" | "spectator"} role
-   * @param {{ redraw: () => void, skip: () => void, stopped: () => boolean, focus: () => void,
-   *   holdsFocus: () => boolean, settled: (match: api.Match) => Promise<void> }} table
-   *   `focus`: the focus back on the table (a deal's result over it closed); `holdsFocus`: the
+   * @param {{ redraw: () => void, skip: () => void, pin: () => void, stopped: () => boolean,
+   *   focus: () => void, holdsFocus: () => boolean, settled: (match: api.Match) => Promise<void> }} table
+   *   `pin`: a deal's result stays until its Continue (the player reads it: a key or a pointer
+   *   in it); `focus`: the focus back on the table (a deal's result over it closed); `holdsFocus`: the
    *   focus is on the table (its hand, its heading); `settled`: the match read once its result
    *   is shown (see `awaitSettlement`), for the table to take and draw
    */
@@ -490,6 +497,7 @@ export class MatchEnd {
         totals: real && !ending ? v.totals : ending && scored ? /** @type {api.State} */ (latest).totals : null,
         you: v.you, overlay: ending && this.dismissed !== number,
         onContinue: () => { this.dismissed = number; this.table.skip(); this.table.redraw(); },
+        onStay: () => this.table.pin(),
       });
     }
     /** @type {HTMLElement | null} */

@@ -88,6 +88,7 @@ export async function tableView(root, matchId) {
   const end = new MatchEnd(matchId, role, {
     redraw: () => { if (real) draw(); },
     skip: () => playback.skip(),
+    pin: () => playback.pin(),
     stopped: () => stopped,
     focus: () => { if (!focusHand(board)) heading.focus(); },
     holdsFocus: () => document.activeElement === heading || board.contains(document.activeElement),
