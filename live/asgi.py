@@ -77,7 +77,7 @@ from starlette.types import Message, Receive, Scope, Send  # noqa: E402
 
 from pisyedili_api.errors import error_body  # noqa: E402
 from pisyedili_api.heap import freeze_startup_heap  # noqa: E402
-from pisyedili_api.logfilters import NoTickets  # noqa: E402
+from pisyedili_api.logfilters import NoQueries  # noqa: E402
 from pisyedili_api.tasks import embedded_start, embedded_stop  # noqa: E402
 
 from . import hub  # noqa: E402
@@ -95,11 +95,11 @@ from .transports import send_sse, send_ws, ws_refuse  # noqa: E402
 __all__ = ["WS_MAX_SIZE", "HttpProtocol", "WebSocketProtocol", "application"]
 
 logger = logging.getLogger(__name__)
-# No line of uvicorn's holds a stream ticket: it logs a WebSocket's path with its query string
-# (and its access log, where on, a stream's). A filter added here, in each web process, keeps
-# uvicorn's own handlers (a LOGGING entry would replace them).
+# No line of uvicorn's holds a query string (a stream ticket): it logs a WebSocket's path with
+# its query string (and its access log, where on, every request's). A filter added here, in
+# each web process, keeps uvicorn's own handlers (a LOGGING entry would replace them).
 for _name in ("uvicorn.error", "uvicorn.access"):
-    logging.getLogger(_name).addFilter(NoTickets())
+    logging.getLogger(_name).addFilter(NoQueries())
 
 # A WebSocket's Origin that the CORS settings do not allow (403 `forbidden`).
 _ORIGIN_REFUSED = gettext_noop("This origin may not open a WebSocket here (CORS_ALLOWED_ORIGINS).")

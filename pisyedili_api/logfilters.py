@@ -24,17 +24,19 @@ class OneLine(logging.Filter):
         return True
 
 
-_TICKET = re.compile(r"(\bticket=)[^&\s\"']+")
+# A path's query string, as uvicorn writes a request's path in its lines.
+_QUERY = re.compile(r"(/[^\s?\"']*)\?[^\s\"']*")
 
 
-class NoTickets(logging.Filter):
-    """A stream ticket (`…/events?ticket=…`, live.tickets) written as `ticket=…`: it opens its
-    stream for minutes (STREAM_TICKET_SECONDS), and uvicorn logs a WebSocket's path with its
-    query string at INFO, `--no-access-log` or not (and its access log, where on, an event
-    stream's)."""
+class NoQueries(logging.Filter):
+    """A path's query string written as `?…`: it may hold a stream ticket (`…/events?ticket=…`,
+    live.tickets), which opens its stream for minutes (STREAM_TICKET_SECONDS), in any spelling
+    a server decodes (`%74icket=`), or a client's token put there by mistake; and uvicorn logs a
+    WebSocket's path with its query string at INFO, `--no-access-log` or not (and its access
+    log, where on, every request's). The nginx access log of deploy/nginx.conf drops it too."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if "ticket=" in message:
-            record.msg, record.args = _TICKET.sub(r"\1…", message), None
+        if "?" in message:
+            record.msg, record.args = _QUERY.sub(r"\1?…", message), None
         return True

@@ -13,6 +13,7 @@ from django.middleware.http import ConditionalGetMiddleware as DjangoConditional
 from django.utils.cache import patch_vary_headers, set_response_etag
 from django.utils.translation import gettext as _
 
+from .caching import no_store
 from .errors import error_body
 
 
@@ -71,7 +72,8 @@ class ConditionalGetMiddleware(DjangoConditionalGetMiddleware):
     bytes, and the per-seat answers (`…/state`, the move log, the streams) are no-store and get
     none, nor does an error (no 304 ever answers for one). An API answer may depend on the
     caller's token and on the formats it accepts: it varies on `Authorization` and `Accept`, so
-    no cache hands one caller's body to another. A 304 repeats the `ETag` and `Vary` of the 200
+    no cache hands one caller's body to another. The answer to any other method than GET is
+    `no-store, private` (pisyedili_api.caching). A 304 repeats the `ETag` and `Vary` of the 200
     it stands for, compression's included (pisyedili_api.compression.validators_as_sent)."""
 
     def needs_etag(self, response: HttpResponseBase) -> bool:
@@ -82,6 +84,10 @@ class ConditionalGetMiddleware(DjangoConditionalGetMiddleware):
     ) -> HttpResponseBase:
         if request.path.startswith("/api/"):
             patch_vary_headers(response, ("Accept", "Authorization"))
+            # The answer to a write is the caller's (a token, a stream ticket, a webhook's
+            # secret, a join code): no cache keeps it, whatever it holds.
+            if request.method not in ("GET", "HEAD") and not response.has_header("Cache-Control"):
+                no_store(response)
         if request.method == "GET" and self.needs_etag(response):
             from .compression import validators_as_sent  # it imports this module
 

@@ -495,6 +495,9 @@ LOGGING = {
         # A refused request (4xx) is its client's to read, not a line each in the log; a
         # failure of the server's (5xx) is logged with its traceback.
         "django.request": {"level": "ERROR"},
+        # Its DEBUG lines name every URL a notice is POSTed to: a push endpoint is a device's
+        # capability, a webhook's URL may hold its receiver's credentials.
+        "urllib3": {"level": "WARNING"},
     },
 }
 

@@ -476,3 +476,10 @@ def test_nothing_refers_to_documents_outside_the_repository() -> None:
             if OUTSIDE_REFERENCES.search(line):
                 found.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()[:80]}")
     assert found == [], "\n".join(found)
+
+
+def test_operations_md_shows_the_nginx_config_as_it_is() -> None:
+    """docs/operations.md "Behind nginx" shows deploy/nginx.conf "as it is": the same text."""
+    shown = re.search(r"```nginx\n(.*?)```", OPERATIONS_MD.read_text(), re.S)
+    assert shown is not None, "docs/operations.md: no nginx config"
+    assert shown.group(1) == (REPO_ROOT / "deploy" / "nginx.conf").read_text()

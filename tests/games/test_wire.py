@@ -219,6 +219,32 @@ def big_list(make_player, client_for):
     return path, plain
 
 
+def test_the_answer_to_a_write_is_never_stored(make_player, client_for):
+    """A write's answer is the caller's (a token, a stream ticket, a join code, a webhook's
+    secret): `no-store, private`, whatever it holds."""
+    player, token = make_player()
+    anonymous = Client()
+    signed_up = anonymous.post(
+        "/api/v1/auth/register",
+        {"username": "nostore1", "password": "s3cret-pass-1"},
+        content_type="application/json",
+    )
+    signed_in = anonymous.post(
+        "/api/v1/auth/token",
+        {"username": "nostore1", "password": "s3cret-pass-1"},
+        content_type="application/json",
+    )
+    client = client_for(token)
+    private = client.post("/api/v1/matches", {"seats": 2, "private": True}, format="json")
+    ticket = client.post("/api/v1/auth/stream-ticket", {"path": "/api/v1/me/events"}, format="json")
+    for answer in (signed_up, signed_in, private, ticket):
+        assert 200 <= answer.status_code < 300, answer.content
+        cache = answer.get("Cache-Control", "")
+        assert "no-store" in cache and "private" in cache, (answer.request["PATH_INFO"], cache)
+        assert not answer.has_header("ETag")
+    assert private.json()["join_code"]
+
+
 @pytest.mark.parametrize(
     ("accept", "expected"),
     [

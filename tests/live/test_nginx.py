@@ -56,6 +56,10 @@ class Nginx:
         self.access_log = folder / "access.log"
         site, count = re.subn(r"/var/log/nginx/access\.log", str(self.access_log), site)
         assert count == 1, "deploy/nginx.conf: no access_log"
+        # The streams' own error log (errors only when critical: a request line holds a ticket).
+        self.stream_errors = folder / "stream-error.log"
+        site, count = re.subn(r"/var/log/nginx/error\.log crit", f"{self.stream_errors} crit", site)
+        assert count == 1, "deploy/nginx.conf: no error_log for the streams"
         (folder / "site.conf").write_text(site)
         user = "user root;\n" if os.geteuid() == 0 else ""
         temp = "".join(
@@ -346,3 +350,8 @@ def test_a_rolling_restart_under_play_loses_and_repeats_nothing(front: Any) -> N
     seqs = [int(e.id or 0) for e in mine.events]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs  # each `me` event once
     assert any(e.event == "your_turn" for e in mine.events)
+    # The streams that came back through nginx while a process was down wrote no ticket into
+    # its error logs (a request line is written whole into each error nginx logs).
+    for log in (nginx.log, nginx.stream_errors):
+        text = log.read_text(errors="replace") if log.exists() else ""
+        assert "ticket=" not in text, text[-2000:]
