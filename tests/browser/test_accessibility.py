@@ -126,3 +126,27 @@ def test_the_join_page_the_quick_play_wait_and_the_hand_to_assistive_technology(
     page.wait_for_load_state("networkidle")
     found["table, needing review"] = list(page.evaluate(PROHIBITED))
     assert not any(found.values()), "\n".join(f"{k}: {v}" for k, vs in found.items() for v in vs)
+
+
+def test_a_part_drawn_again_keeps_the_focus_where_it_was(web_client: str, pages: Any) -> None:
+    """A list refreshed or a chip removed (dom.js `fill`): the focus stays on the same control
+    where it is still there, else on the one now at its place; never lost to <body>."""
+    page = pages.new()
+    page.goto(f"{web_client}/")
+    kept = page.evaluate(
+        """async () => {
+          const { h, fill } = await import("/app/dom.js");
+          const box = h("div", {});
+          document.body.append(box);
+          const row = (id) => h("button", { testid: "join", "data-match-id": id }, id);
+          fill(box, row("a"), row("b"), row("c"));
+          box.querySelector('[data-match-id="b"]').focus();
+          fill(box, row("z"), row("a"), row("b"), row("c"));  // refreshed, a new row first
+          const same = document.activeElement?.dataset.matchId;
+          fill(box, row("z"), row("a"));  // b and c gone: the control now at b's place
+          const near = document.activeElement?.dataset.matchId;
+          box.remove();
+          return [same, near];
+        }"""
+    )
+    assert kept == ["b", "a"], kept

@@ -279,6 +279,12 @@ def test_a_declined_invitation_leaves_and_the_organizer_cancels(
     expect(by_testid(eda_page, "tournament-cancel")).to_be_focused()
     assert eda.get(f"/api/v1/tournaments/{tournament_id}")["status"] == "draft"
     expect(by_testid(eda_page, "tournament-head")).to_have_attribute("data-status", "draft")
+    # Escape is No too, as in Resign's confirm step.
+    by_testid(eda_page, "tournament-cancel").click()
+    expect(by_testid(eda_page, "tournament-cancel-no")).to_be_focused()
+    eda_page.keyboard.press("Escape")
+    expect(confirm).to_have_count(0)
+    expect(by_testid(eda_page, "tournament-cancel")).to_be_focused()
     by_testid(eda_page, "tournament-cancel").click()
     by_testid(eda_page, "tournament-cancel-yes").click()
     expect(by_testid(eda_page, "tournament-head")).to_have_attribute("data-status", "cancelled")

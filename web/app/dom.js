@@ -47,8 +47,37 @@ export function append(el, children) {
  * @param {...(Child | Child[])} children
  */
 export function fill(el, ...children) {
+  const active = document.activeElement;
+  const had = active instanceof HTMLElement && active !== el && el.contains(active) ? placeOf(el, active) : null;
   el.replaceChildren();
   append(el, children);
+  // The focus was in what is drawn again (a list refreshed, a chip removed): it stays there, on
+  // the same control where there is one, else on the one now at its place, not lost to <body>.
+  if (had && !el.contains(document.activeElement)) {
+    const all = focusables(el);
+    const same = all.filter((e) => keyOf(e) === had.key);
+    const target = same[Math.min(had.nth, same.length - 1)] ?? all[Math.min(had.index, all.length - 1)];
+    target?.focus({ preventScroll: true });
+  }
+}
+
+/** What can take the focus in `el`, in order. @param {Element} el @returns {HTMLElement[]} */
+function focusables(el) {
+  return /** @type {HTMLElement[]} */ (Array.from(el.querySelectorAll(
+    'a[href], button:not(:disabled), input:not(:disabled), select:not(:disabled), textarea, [tabindex]:not([tabindex="-1"])')));
+}
+
+/** A control's name across a redraw: its kind, test id and the id of what it stands for. @param {HTMLElement} e */
+function keyOf(e) {
+  const d = e.dataset;
+  return [e.tagName, d.testid ?? "", d.matchId ?? d.card ?? d.player ?? d.seat ?? d.id ?? e.id].join("|");
+}
+
+/** @param {Element} el @param {HTMLElement} active */
+function placeOf(el, active) {
+  const all = focusables(el);
+  const key = keyOf(active);
+  return { key, nth: all.filter((e) => keyOf(e) === key).indexOf(active), index: Math.max(0, all.indexOf(active)) };
 }
 
 /**

@@ -109,8 +109,7 @@ export function describeMoves(entries, match, view, aloud = false) {
  */
 export function movesPanel(speech) {
   // A scrolled list the keyboard can scroll too (focusable, named).
-  const list = h("ol", { class: "move-log", testid: "move-log", tabIndex: 0, role: "region",
-    "aria-label": t("table.log") });
+  const list = h("ol", { class: "move-log", testid: "move-log", tabIndex: 0, "aria-label": t("table.log") });
   const panel = h("section", { class: "card-panel log-panel" }, h("h2", {}, t("table.log")), list);
   /** the last move read out: its deal and seq */
   let spoken = { deal: 0, seq: -1 };

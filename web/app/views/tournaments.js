@@ -388,7 +388,13 @@ export async function tournamentView(root, id) {
    */
   function cancelConfirm(draft) {
     return h("div", { class: "confirm", testid: "tournament-cancel-confirm", role: "alertdialog",
-      "aria-labelledby": "tournament-cancel-ask" },
+      "aria-labelledby": "tournament-cancel-ask",
+      // Escape is its safe choice, as in Resign's confirm step.
+      onkeydown: (/** @type {KeyboardEvent} */ e) => {
+        if (e.key !== "Escape") return;
+        e.preventDefault();
+        askCancel(false);
+      } },
     h("p", { id: "tournament-cancel-ask", testid: "tournament-cancel-ask" },
       t(draft ? "tournaments.cancelAskDraft" : "tournaments.cancelAsk")),
     h("div", { class: "row" },
