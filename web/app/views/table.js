@@ -293,6 +293,20 @@ export async function tableView(root, matchId) {
     }
   }
 
+  /**
+   * The server's answer to a move the page sent: the table from now on (apply takes it before
+   * its first wait), and the page free for the next move while the match's summary and the
+   * log load, so a quick key is not lost.
+   * @param {api.State} answer
+   */
+  async function taken(answer) {
+    hideError();
+    const applied = apply(answer, true);
+    busy = false;
+    table.dataset.busy = "false";
+    await applied;
+  }
+
   /** @param {api.MoveBody} move */
   async function send(move) {
     if (busy || !view) return;
@@ -329,13 +343,7 @@ export async function tableView(root, matchId) {
         }
       }
       waiting.hidden = true;
-      hideError();
-      // The answer is the table from now on (apply takes it before its first wait): the next
-      // move may go while the match's summary and the log load, so a quick key is not lost.
-      const applied = apply(answer, true);
-      busy = false;
-      table.dataset.busy = "false";
-      await applied;
+      await taken(answer);
     } catch (error) {
       waiting.hidden = true;
       // A move that waited for the connection and was refused on its return as the table had
@@ -375,13 +383,8 @@ export async function tableView(root, matchId) {
     busy = true;
     table.dataset.busy = "true";
     try {
-      const answer = await deliver({ ...move, version: view.version }, api.newKey());
       // Taken after all (the view shown was older than the server's): the table goes on.
-      hideError();
-      const applied = apply(answer, true);
-      busy = false;
-      table.dataset.busy = "false";
-      await applied;
+      await taken(await deliver({ ...move, version: view.version }, api.newKey()));
     } catch (error) {
       if (error instanceof api.ApiError && error.code === "illegal_move" && error.detail?.rule) {
         const why = t("table.notAllowed", { why: error.message });
