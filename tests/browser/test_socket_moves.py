@@ -286,8 +286,12 @@ def test_a_refused_move_says_why_by_its_rule(web_client: str, pages: Any) -> Non
     )
     assert take_turn(page)
     banner = by_testid(page, "error-banner")
-    # The opener clicked a club, so holds one: a pass is told to play it.
-    expect(banner).to_contain_text("you hold a club: play it")
+    # Holding a club (clicked), a pass is told to play it; holding none (a draw clicked), to
+    # play one or draw until one comes.
+    clubs = any(card.endswith("C") for card in start["hand"])
+    expect(banner).to_contain_text(
+        "you hold a club: play it" if clubs else "the first card must be a club: play one or draw"
+    )
     expect(banner).to_contain_text("(R-10)")
     assert person.state(match_id)["version"] == start["version"]  # nothing was applied
     pages.shot(page, "refused-why")
