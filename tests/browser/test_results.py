@@ -257,6 +257,16 @@ def test_a_deal_result_taken_in_hand_stays_until_continue(web_client: str, pages
         assert time.monotonic() < deadline, "no deal's result was seen over the table"
         if not take_turn(page):
             page.wait_for_timeout(50)
+    # Its outcome is said with it (described by its headline), the cards in words.
+    described = page.evaluate(
+        """() => {
+          const box = document.querySelector('.overlay[data-testid="deal-result"]');
+          const line = document.getElementById(box.getAttribute("aria-describedby"));
+          return [line?.dataset.testid, line?.querySelector(".visually-hidden")?.textContent ?? ""];
+        }"""
+    )
+    assert described[0] == "deal-winners", described
+    assert not re.search("[♣♦♥♠]", described[1]), described
     page.keyboard.press("Tab")
     page.wait_for_timeout(3000)  # past the result's own 2 s
     expect(overlay).to_have_count(1, timeout=100)

@@ -9,7 +9,7 @@
  */
 
 import * as api from "../api.js";
-import { cardFace, cardText } from "../cards.js";
+import { cardFace, cardName, cardText } from "../cards.js";
 import { h, fill } from "../dom.js";
 import { decimal, t } from "../i18n.js";
 import { onMyEvent } from "../my-events.js";
@@ -48,14 +48,29 @@ function nameOf(match, seat) {
   return match.seats[seat] ? seatName(match.seats[seat]) : String(seat);
 }
 
-/** @param {api.DealResult} result */
-function why(result) {
+/** Deal screens drawn so far: each headline's id its own, where several are shown at once. */
+let screensDrawn = 0;
+
+/**
+ * @param {api.DealResult} result
+ * @param {(card: string) => string} [card] how a card is written (its symbol; `cardName`: said)
+ */
+function why(result, card = cardText) {
   if (result.reason === "stock_exhausted") return t("result.whyStock");
   // The multiplier is the server's (R-31): the words only name it and the card that made it.
   if (result.multiplier > 1 && result.last_card) {
-    return t("result.whyMultiplier", { card: cardText(result.last_card), m: result.multiplier });
+    return t("result.whyMultiplier", { card: card(result.last_card), m: result.multiplier });
   }
   return t("result.why1");
+}
+
+/**
+ * A line with a card in it, shown with the card's symbol and said in words ("3♠" is read out
+ * as "3 of spades", not as a symbol's name).
+ * @param {(card: (code: string) => string) => string} line
+ */
+function saidInWords(line) {
+  return [h("span", { "aria-hidden": "true" }, line(cardText)), h("span", { class: "visually-hidden" }, line(cardName))];
 }
 
 /**
@@ -102,11 +117,14 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
   // Another table still plays the deal: its cards left, and its replay, come once it is done
   // there too; its result only from the seat's own view of it (`result`), if the page has it.
   const later = withheld(summary) && !reveal?.result;
+  const headlineId = `deal-winners-${++screensDrawn}`;
   return h("section", {
     class: `card-panel deal-result result-screen${overlay ? " overlay" : ""}`,
     testid: "deal-result", "data-deal": number, "data-multiplier": result?.multiplier ?? "",
     role: overlay ? "dialog" : "region", "aria-label": t("result.title", { n: number }),
     "aria-modal": overlay ? "true" : null,
+    // Its outcome is said with its title (the focus goes to its Continue).
+    "aria-describedby": headlineId,
     onkeydown: overlay && onContinue ? (/** @type {KeyboardEvent} */ e) => {
       if (e.key !== "Escape") onStay?.();
       dialogKeys(e, onContinue);
@@ -115,12 +133,14 @@ export function dealScreen({ match, number, result, summary, reveal, totals, you
   },
   h("h2", {}, t("result.title", { n: number })),
   !result && withheld(summary)
-    ? h("p", { class: "result-headline", testid: "deal-winners" }, t("result.later"))
-    : h("p", { class: "result-headline", testid: "deal-winners" }, reason === "stock_exhausted"
+    ? h("p", { class: "result-headline", testid: "deal-winners", id: headlineId }, t("result.later"))
+    : h("p", { class: "result-headline", testid: "deal-winners", id: headlineId }, reason === "stock_exhausted"
       ? t(alone ? "result.stockYou" : "result.stock", { names })
-      : t(alone ? "result.shedYou" : "result.shed", { names, card: result?.last_card ? cardText(result.last_card) : "?" }),
+      : saidInWords((card) => t(alone ? "result.shedYou" : "result.shed",
+        { names, card: result?.last_card ? card(result.last_card) : "?" })),
     result && result.multiplier > 1 ? ` · ${t("result.multiplier", { m: result.multiplier })}` : ""),
-  result ? h("p", { class: "result-why", testid: "deal-why", "data-multiplier": multiplier }, why(result)) : null,
+  result ? h("p", { class: "result-why", testid: "deal-why", "data-multiplier": multiplier },
+    saidInWords((card) => why(result, card))) : null,
   h("table", { class: "result-table" },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, t("result.player")),
