@@ -31,6 +31,7 @@ from rest_framework.views import APIView
 
 from games.models import KeyedWrite
 
+from .caching import no_store
 from .errors import ApplicationError
 
 KEY_HEADER = "HTTP_IDEMPOTENCY_KEY"
@@ -115,9 +116,10 @@ def _record(player_id: Any, key: str) -> KeyedWrite | None:
 def _replay(stored: KeyedWrite, digest: str) -> HttpResponse:
     if stored.request_hash != digest:
         raise ApplicationError("idempotency_mismatch")
-    response = HttpResponse(stored.response, status=stored.status, content_type="application/json")
-    response["Cache-Control"] = "no-store, private"  # a caller's own answer
-    return response
+    # A caller's own answer, as every write's is (pisyedili_api.caching).
+    return no_store(
+        HttpResponse(stored.response, status=stored.status, content_type="application/json")
+    )
 
 
 def _rendered(view: APIView, request: Request, response: Response) -> str:
