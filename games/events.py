@@ -51,7 +51,8 @@ def me_events(
     finished or abandoned (a seat whose person resigned too: a bot played it out, or nobody
     plays it any more) or cancelled (a private
     match's pending `invitees` too, with no seat), or their turn, when it came to them (not
-    after their own move that leaves it with them, `mover`; a bot's turn concerns nobody)."""
+    after their own move that leaves it with them, `mover`; a bot's turn concerns nobody), with
+    the turn clock's deadline (`turn_deadline`, null without a clock)."""
     match_id, version = str(match.id), match.version
     people = [
         (seat, player)
@@ -72,7 +73,9 @@ def me_events(
         if status_changed and match.status == "cancelled":
             events.append((player, {"type": "match_cancelled", **base}))
         if turn == seat and mover != seat:
-            events.append((player, {"type": "your_turn", **base}))
+            deadline = match.turn_deadline  # the turn clock's (none without one)
+            at = deadline.isoformat().replace("+00:00", "Z") if deadline else None
+            events.append((player, {"type": "your_turn", **base, "turn_deadline": at}))
     if status_changed and match.status == "cancelled":
         base = {"match": match_id, "version": version, "seat": None}
         events += [(player, {"type": "match_cancelled", **base}) for player in invitees]

@@ -1108,7 +1108,7 @@ _SSE_EXAMPLE = (
 _ME_EXAMPLE = (
     'id: 4\nevent: ready\ndata: {"seq": 4}\n\n'
     'id: 5\nevent: your_turn\ndata: {"seq": 5, "type": "your_turn", "match": "…", '
-    '"version": 13, "seat": 0}\n\n'
+    '"version": 13, "seat": 0, "turn_deadline": null}\n\n'
 )
 
 _LOBBY_EXAMPLE = (

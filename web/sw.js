@@ -1,30 +1,9 @@
 // The web client's service worker (served at /sw.js, the whole site its scope): it shows each
-// Web Push notice the server sends (docs/api.md "Notifications": a kind, a match or tournament
-// id, a short text; never a card) as a notification in the browser's language, and a click on
-// it opens the match or the tournament. It caches nothing: the page works as without it.
+// Web Push notice the server sends as a notification in the browser's language (its words:
+// app/notices.js), and a click on it opens the match or the tournament. It caches nothing: the
+// page works as without it.
 
-import { preferredLang, strings } from "/app/i18n.js";
-
-const KEYS = {
-  your_turn: "notice.yourTurn",
-  challenge: "notice.challenge",
-  tournament_round: "notice.tournamentRound",
-  tournament_invitation: "notice.tournamentInvitation",
-};
-
-/** @param {{ type?: string, match?: string, tournament?: string, round?: number, text?: string }} notice */
-function shown(notice) {
-  const languages = self.navigator.languages?.length ? self.navigator.languages : ["en"];
-  const words = strings(preferredLang(languages));
-  const text = (words[KEYS[notice.type]] ?? notice.text ?? "").replace("{round}", String(notice.round ?? ""));
-  const tournament = notice.type === "tournament_round" || notice.type === "tournament_invitation";
-  return {
-    title: words["app.title"],
-    body: text,
-    url: tournament ? `/#/tournaments/${notice.tournament}` : `/#/match/${notice.match}`,
-    tag: tournament ? `tournament-${notice.tournament}` : `match-${notice.match}`,
-  };
-}
+import { noticeShown } from "/app/notices.js";
 
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
@@ -35,7 +14,8 @@ self.addEventListener("push", (event) => {
   } catch {
     notice = {};
   }
-  const { title, body, url, tag } = shown(notice);
+  const languages = self.navigator.languages?.length ? self.navigator.languages : ["en"];
+  const { title, body, url, tag } = noticeShown(notice, languages);
   event.waitUntil(self.registration.showNotification(title, { body, tag, renotify: true, data: { url } }));
 });
 

@@ -30,12 +30,13 @@ import hashlib
 import hmac
 import ipaddress
 import logging
+import math
 import secrets
 import socket
 import threading
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 from uuid import UUID
@@ -71,10 +72,11 @@ NOTICE_TEXTS = {
     "tournament_round": "A tournament round is dealt",
     "tournament_invitation": "You are invited to a tournament",
 }
-# What a notice copies of its event, by kind: ids and numbers, nothing else.
+# What a notice copies of its event, by kind: ids, numbers and the moment past which it is
+# moot (the turn clock's deadline, the challenge's expiry), nothing else.
 _NOTICE_FIELDS = {
-    "your_turn": ("match",),
-    "challenge": ("match",),
+    "your_turn": ("match", "turn_deadline"),
+    "challenge": ("match", "expires_at"),
     "tournament_round": ("tournament", "round"),
     "tournament_invitation": ("tournament",),
 }
@@ -356,9 +358,22 @@ def push_unsubscribe(*, player: Player, subscription_id: Any) -> None:
         raise ApplicationError("not_found", _("No such push subscription."))
 
 
+def _push_ttl(payload: dict[str, Any]) -> int | None:
+    """How long a push service may hold the notice `payload` for a browser that is off:
+    WEB_PUSH_TTL_SECONDS, or less, up to the moment past which the notice is moot (a turn's
+    clock deadline, a challenge's expiry); None once that has passed (the clock has played
+    the turn, the invitation has expired): not worth a buzz any more."""
+    moot = payload.get("turn_deadline") or payload.get("expires_at")
+    if not moot:
+        return int(settings.WEB_PUSH_TTL_SECONDS)
+    left = math.ceil((datetime.fromisoformat(moot) - timezone.now()).total_seconds())
+    return min(int(settings.WEB_PUSH_TTL_SECONDS), left) if left > 0 else None
+
+
 def push_send(*, message_id: str) -> bool:
     """Push the waiting message `message_id` to its subscription, unless its player has an
-    open stream now (dropped: they see the event live). Whether it was sent. A push service
+    open stream now (dropped: they see the event live) or its moment has passed (`_push_ttl`).
+    Whether it was sent. A push service
     that answers 404/410 (the subscription is gone) deletes the subscription; 429 or 5xx, or
     no answer, is RetryLater; any other refusal drops the message."""
     from pywebpush import WebPushException, webpush
@@ -369,7 +384,8 @@ def push_send(*, message_id: str) -> bool:
     if row is None:
         return False  # sent already, or given up
     subscription = row.subscription
-    if not push_enabled() or hub.player_streaming(str(subscription.player_id)):
+    ttl = _push_ttl(row.payload)
+    if not push_enabled() or ttl is None or hub.player_streaming(str(subscription.player_id)):
         row.delete()
         return False
     try:
@@ -388,7 +404,7 @@ def push_send(*, message_id: str) -> bool:
             data=orjson.dumps(row.payload).decode(),
             vapid_private_key=_vapid(settings.WEB_PUSH_VAPID_PRIVATE_KEY),
             vapid_claims={"sub": settings.WEB_PUSH_VAPID_SUBJECT},
-            ttl=settings.WEB_PUSH_TTL_SECONDS,
+            ttl=ttl,
             timeout=settings.NOTIFY_TIMEOUT_SECONDS,
             requests_session=outbound_session(),
         )

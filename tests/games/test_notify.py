@@ -35,7 +35,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from games.models import Match, PushMessage, PushSubscription, Webhook, WebhookDelivery
 from games.services import notice, push_subscribe
-from games.services.notify import webhook_deliver
+from games.services.notify import push_send, webhook_deliver
 from games.tasks import sweep, webhook_deliver_task
 from live import hub as events
 from pisyedili_api.errors import ApplicationError
@@ -145,12 +145,30 @@ def _challenge(make_player: Any, client_for: Any, invitee: str) -> dict[str, Any
 
 def test_a_notice_copies_ids_and_a_short_text_only():
     leaky = {"hand": ["7H", "JS"], "drawn": ["10C"], "top_card": "6C", "seed": "ab", "seat": 0}
-    turn = notice({"type": "your_turn", "match": "m1", "version": 3, **leaky})
-    assert turn == {"type": "your_turn", "match": "m1", "text": "Your turn"}
-    challenge = notice({"type": "challenge", "match": "m2", "by": "p", **leaky})
+    deadline = "2026-12-07T20:05:00Z"
+    turn = notice(
+        {"type": "your_turn", "match": "m1", "version": 3, "turn_deadline": deadline, **leaky}
+    )
+    assert turn == {
+        "type": "your_turn",
+        "match": "m1",
+        "turn_deadline": deadline,
+        "text": "Your turn",
+    }
+    untimed = notice({"type": "your_turn", "match": "m1", "version": 3, "turn_deadline": None})
+    assert untimed == {
+        "type": "your_turn",
+        "match": "m1",
+        "turn_deadline": None,
+        "text": "Your turn",
+    }
+    challenge = notice(
+        {"type": "challenge", "match": "m2", "by": "p", "expires_at": deadline, **leaky}
+    )
     assert challenge == {
         "type": "challenge",
         "match": "m2",
+        "expires_at": deadline,
         "text": "You are challenged to a match",
     }
     round_ = notice({"type": "tournament_round", "tournament": "t", "round": 2, **leaky})
@@ -274,13 +292,85 @@ def test_a_challenge_is_pushed_encrypted_and_without_a_card(
     payload = json.loads(
         http_ece.decrypt(body, private_key=private, auth_secret=auth, version="aes128gcm")
     )
+    (invitation,) = match["invitations"]
     assert payload == {
         "type": "challenge",
         "match": match["id"],
+        "expires_at": invitation["expires_at"],
         "text": "You are challenged to a match",
     }
+    # Held by the push service no longer than the invitation lasts.
+    assert 0 < int(headers["ttl"]) <= django_settings.PRIVATE_INVITATION_SECONDS
     assert _no_card(payload)
     assert not PushMessage.objects.exists()  # sent once: nothing waits
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_turn_s_notice_says_when_its_clock_plays_it_and_is_held_no_longer(
+    make_player, client_for, receiver, local_urls, vapid
+):
+    """Under a turn clock, `your_turn` carries the turn's deadline, and so does its notice (a
+    webhook's and a push's alike); a push service holds the push only until then."""
+    push, hook = receiver([201]), receiver([200])
+    _, ta = make_player()
+    bob, tb = make_player()
+    ca, cb = client_for(ta), client_for(tb)
+    private, auth, keys = _browser_keys()
+    endpoint = {"endpoint": f"{push.url}/push/bob", "keys": keys}
+    assert cb.post("/api/v1/me/push-subscriptions", endpoint, format="json").status_code == 201
+    made = cb.post("/api/v1/me/webhooks", {"url": f"{hook.url}/in"}, format="json")
+    assert made.status_code == 201, made.content
+    match = create_match(ca, turn_seconds=60)
+    assert cb.post(f"/api/v1/matches/{match['id']}/join").status_code == 200
+    while (view := state(ca, match["id"]))["turn"] != 1:
+        moved = post_move(ca, match["id"], view["legal_moves"][0], view["version"])
+        assert moved.status_code == 200, moved.content
+    deadline = state(cb, match["id"])["turn_deadline"]
+    assert deadline
+    assert background_wait(30)
+    told = [json.loads(body) for _, _, body, _ in hook.got]
+    assert told[-1]["type"] == "your_turn" and told[-1]["turn_deadline"] == deadline
+    _, headers, body, _ = push.got[-1]
+    payload = json.loads(
+        http_ece.decrypt(body, private_key=private, auth_secret=auth, version="aes128gcm")
+    )
+    assert payload == {
+        "type": "your_turn",
+        "match": match["id"],
+        "turn_deadline": deadline,
+        "text": "Your turn",
+    }
+    assert 0 < int(headers["ttl"]) <= 60
+
+
+@pytest.mark.django_db
+def test_a_push_whose_moment_has_passed_is_dropped_unsent(
+    make_player, client_for, receiver, local_urls, vapid
+):
+    """A turn the clock has played, a challenge expired: their pushes, still waiting (a push
+    service that answered 503, a worker that was down), are dropped, never sent late; a
+    notice without such a moment keeps the server's WEB_PUSH_TTL_SECONDS."""
+    push = receiver([201])
+    _, token = make_player()
+    _, _, keys = _browser_keys()
+    endpoint = {"endpoint": f"{push.url}/push/bob", "keys": keys}
+    made = client_for(token).post("/api/v1/me/push-subscriptions", endpoint, format="json")
+    assert made.status_code == 201, made.content
+    row = PushSubscription.objects.get(id=made.json()["id"])
+    past = (timezone.now() - timedelta(seconds=1)).isoformat().replace("+00:00", "Z")
+    for moot in (
+        {"type": "your_turn", "match": "m", "turn_deadline": past},
+        {"type": "challenge", "match": "m", "expires_at": past},
+    ):
+        waiting = PushMessage.objects.create(subscription=row, payload={**moot, "text": "x"})
+        assert push_send(message_id=str(waiting.id)) is False
+        assert not PushMessage.objects.filter(id=waiting.id).exists()
+    assert push.got == []
+    untimed = {"type": "tournament_round", "tournament": "t", "round": 2, "text": "x"}
+    waiting = PushMessage.objects.create(subscription=row, payload=untimed)
+    assert push_send(message_id=str(waiting.id)) is True
+    ((_, headers, _, _),) = push.got
+    assert int(headers["ttl"]) == django_settings.WEB_PUSH_TTL_SECONDS
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,6 +7,7 @@ import asyncio
 import functools
 import time
 import uuid
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -251,6 +252,7 @@ def test_me_events_of_a_version_change():
         seat_bots=["", "", "greedy", "greedy"],
         resigned=[3],
         totals=[0, 0, 0, 0],
+        turn_deadline=None,
     )
     started = events.me_events(match, status_changed=True)
     assert [(p, e["type"]) for p, e in started] == [
@@ -258,8 +260,13 @@ def test_me_events_of_a_version_change():
         ("p1", "match_started"),
         ("p1", "your_turn"),
     ]
+    assert started[-1][1]["turn_deadline"] is None  # no turn clock
     # The turn stays with p1 after their own move (a draw): not told again.
     assert events.me_events(match, status_changed=False, mover=1) == []
+    match.turn_deadline = datetime(2026, 12, 7, 20, 5, tzinfo=UTC)  # a turn clock's
+    ((_, told),) = events.me_events(match, status_changed=False, mover=0)
+    assert told["turn_deadline"] == "2026-12-07T20:05:00Z"
+    match.turn_deadline = None
     assert [e["type"] for _, e in events.me_events(match, status_changed=False, mover=0)] == [
         "your_turn"
     ]

@@ -79,7 +79,7 @@ def test_the_modules_are_sent_compressed_and_revalidated(client, encoding: str) 
 
 
 def test_the_service_worker_is_served_at_the_root(client) -> None:
-    """Its scope is the whole site only from there; it imports the words of the page."""
+    """Its scope is the whole site only from there; it imports its words from the page's."""
     response = client.get("/sw.js")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/javascript")
@@ -87,7 +87,7 @@ def test_the_service_worker_is_served_at_the_root(client) -> None:
     assert "default-src 'self'" in response["Content-Security-Policy"]
     source = (ROOT / "web" / "sw.js").read_text(encoding="utf-8")
     assert b"".join(response.streaming_content).decode() == source
-    assert 'from "/app/i18n.js"' in source
+    assert 'from "/app/notices.js"' in source
 
 
 @pytest.mark.parametrize(
