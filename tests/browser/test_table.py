@@ -152,9 +152,12 @@ def test_the_suit_to_play_reads_before_the_first_card(web_client: str, pages: An
 
 def test_the_jacks_suit_picker_is_all_on_a_phone_screen(web_client: str, pages: Any) -> None:
     """A Jack clicked on a phone: the suit picker opens on it, whole on the screen (scrolled to
-    where the hand ends below the fold), the four suits and Cancel on one line."""
+    where the hand ends below the fold), the four suits and Cancel on one line. The suit the
+    rules forbid now (here `jack_nomination: different_suit`: the suit in play) is dimmed, and
+    a click on it says why, playing nothing."""
     person = Person(web_client)
-    match_id = person.create(2, ["greedy"], deals=3, rules={"hand_size": 20, "max_players": 2})
+    rules = {"hand_size": 20, "max_players": 2, "jack_nomination": "different_suit"}
+    match_id = person.create(2, ["greedy"], deals=3, rules=rules)
     deadline = time.monotonic() + 60
     while True:
         assert time.monotonic() < deadline, "no Jack to play on turn"
@@ -189,4 +192,17 @@ def test_the_jacks_suit_picker_is_all_on_a_phone_screen(web_client: str, pages: 
     cancel = picker.locator("button").last.bounding_box()
     assert cancel and round(cancel["y"]) in tops, (cancel, tops)
     pages.shot(page, "suit-picker")
+    in_play = state["active_suit"]
+    for suit in "CDHS":
+        dimmed = by_testid(picker, f"suit-{suit}")
+        if suit == in_play:
+            expect(dimmed).to_have_attribute("aria-disabled", "true")
+        else:
+            expect(dimmed).not_to_have_attribute("aria-disabled", "true")
+    # A pointer's click on it (Playwright would wait for a dimmed control to be enabled).
+    by_testid(picker, f"suit-{in_play}").click(force=True)
+    banner = by_testid(page, "error-banner")
+    expect(banner).to_contain_text("a Jack must ask for a suit other than")
+    expect(banner).to_contain_text("(R-19)")
+    assert person.state(match_id)["version"] == state["version"]  # nothing was played
     person.post(f"/api/v1/matches/{match_id}/resign", status=200)

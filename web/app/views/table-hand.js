@@ -85,14 +85,18 @@ export function handPanel({ view: v, jack, confirming, act }) {
       })),
     jack ? h("div", { class: "suit-picker", testid: "suit-picker" },
       h("span", {}, t("table.pickSuit")),
-      SUITS.map((s) => h("button", {
-        type: "button",
-        testid: `suit-${s}`,
-        style: `color:${SUIT_COLOUR[s]}`,
-        "aria-label": suitName(s),
-        disabled: !legal("play", jack, s),
-        onclick: () => act.playJack(jack, s),
-      }, SUIT_SYMBOL[s])),
+      SUITS.map((s) => {
+        // A suit the rules forbid now (jack_nomination: different_suit) says why on a click.
+        const ok = legal("play", jack, s);
+        return h("button", {
+          type: "button",
+          testid: `suit-${s}`,
+          style: `color:${SUIT_COLOUR[s]}`,
+          "aria-label": suitName(s),
+          "aria-disabled": ok ? null : "true",
+          onclick: () => (ok ? act.playJack(jack, s) : act.explain({ action: "play", card: jack, suit: s })),
+        }, SUIT_SYMBOL[s]);
+      }),
       h("button", { type: "button", onclick: act.cancelJack }, t("table.cancelSuit")))
       : null,
     // Draw, pass and their keys while the match is played (a waiting table has no deal yet).

@@ -141,7 +141,7 @@ function moveButtons(board) {
 /** @param {ParentNode} board */
 function picker(board) {
   return /** @type {HTMLButtonElement[]} */ (
-    Array.from(board.querySelectorAll('[data-testid="suit-picker"] button:not(:disabled)'))
+    Array.from(board.querySelectorAll('[data-testid="suit-picker"] button:not([aria-disabled="true"])'))
   );
 }
 

@@ -374,7 +374,7 @@ export async function tableView(root, matchId) {
    */
   async function explain(move) {
     if (busy || !view || view.you === null || view.turn !== view.you || view.status !== "active") return;
-    const id = `${view.version} ${move.action} ${move.card ?? ""}`;
+    const id = `${view.version} ${move.action} ${move.card ?? ""} ${move.suit ?? ""}`;
     const known = refusals.get(id);
     if (known) {
       showError(known);
