@@ -41,7 +41,12 @@ from games.services import match_create, rules_from_options
 from pisyedili_api.errors import ApplicationError, invalid, translated
 from pisyedili_api.tasks import in_background
 from players.models import Player
-from players.services import bot_player_get_or_create, has_visible_character, plain_text_check
+from players.services import (
+    bot_player_get_or_create,
+    has_visible_character,
+    plain_text_check,
+    player_lock,
+)
 
 from . import pairing
 from .models import Entrant, Round, Table, Tournament
@@ -84,7 +89,7 @@ def tournament_create(
     # One transaction: the organizer's row lock makes the count and the insert one step (two
     # creates at once cannot both pass the limit), and bad input leaves no row behind (the bot
     # players of `bots` included).
-    Player.objects.select_for_update(no_key=True).filter(id=organizer.id).first()
+    player_lock(organizer)  # refused if the account was deleted meanwhile
     active = Tournament.objects.filter(organizer=organizer, status__in=ACTIVE).count()
     if active >= settings.MAX_ACTIVE_TOURNAMENTS_PER_PLAYER:
         raise ApplicationError(

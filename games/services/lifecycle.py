@@ -23,7 +23,7 @@ from games.engine.bots import BOTS
 from pisyedili_api.errors import ApplicationError, engine_message
 from pisyedili_api.tasks import send_on_commit
 from players.models import Player
-from players.services import bot_player_get_or_create
+from players.services import bot_player_get_or_create, player_lock
 
 from .. import clock, events
 from ..models import REMATCH_CONSTRAINT, Deal, Match, Seat
@@ -203,15 +203,12 @@ def _match_insert(match: Match, seats: list[Seat], *, limits_of: Player | None) 
 
 
 def _limits_check_locked(player: Player, *, bots_only: bool) -> None:
-    """Lock the creator's player row, then check their limits on matches going on at once.
-    Under READ COMMITTED each statement sees what committed before it began: the count runs
-    after the lock is held, so it sees every match a racing create of this player committed
-    (that create held the lock until its commit). Past a limit the caller's transaction
-    rolls back. FOR NO KEY UPDATE does not wait for, nor hold up, the foreign key checks of
-    that player's moves elsewhere (FOR KEY SHARE); SQLite has no row locks and serialises
-    writers itself."""
-    lock = Player.objects.select_for_update(no_key=True).filter(id=player.id).order_by()
-    list(lock.values_list("id"))
+    """Lock the creator's player row (players.services.player_lock: 401 for an account
+    deleted meanwhile), then check their limits on matches going on at once. Under READ
+    COMMITTED each statement sees what committed before it began: the count runs after the
+    lock is held, so it sees every match a racing create of this player committed (that
+    create held the lock until its commit). Past a limit the caller's transaction rolls back."""
+    player_lock(player)
     # A seat its person resigned is the reference bot's now: it holds no slot (match_resign).
     active = list(
         Seat.objects.filter(

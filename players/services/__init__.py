@@ -21,7 +21,7 @@ from .accounts import (
     request_device,
     username_check,
 )
-from .deletion import player_delete
+from .deletion import player_delete, player_lock
 from .standings import (
     SeatLuck,
     _rate,
@@ -47,6 +47,7 @@ __all__ = [
     "player_boards_luck_add",
     "player_deals_add",
     "player_delete",
+    "player_lock",
     "player_display_name_change",
     "player_luck_add",
     "player_password_change",

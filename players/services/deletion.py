@@ -38,6 +38,19 @@ _MOVED_ON = frozenset(
 )
 
 
+def player_lock(player: Player) -> None:
+    """Lock the row of `player`, as every write that gives them something going on does first
+    (a match created, joined or accepted, a quick-play entry, a tournament organized) and as
+    the deletion does before it ends all of that: a write that came first has committed and
+    is ended by it; one that waited behind it finds the account deleted, 401
+    `not_authenticated` (as its token's next request), and writes nothing. FOR NO KEY UPDATE
+    neither waits for nor holds up the foreign key checks (FOR KEY SHARE) of the player's
+    moves; SQLite has no row locks and serialises writers itself."""
+    lock = Player.objects.select_for_update(no_key=True).filter(id=player.id).order_by()
+    if any(deleted is not None for deleted in lock.values_list("deleted_at", flat=True)):
+        raise ApplicationError("not_authenticated")
+
+
 def deleted_username(player: Player) -> str:
     """The name a deleted player keeps: `deleted:` and its id, which registration refuses (a
     colon is no username character) and no two players share."""
@@ -67,6 +80,9 @@ def player_delete(*, request: HttpRequest, token: ApiToken, password: str) -> No
     _password_check(request, user, password, field="password")
     username = user.get_username()
     with transaction.atomic():
+        # The row lock of every write that gives the player something going on (player_lock):
+        # what such a write committed is read below, and one behind it is refused.
+        player_lock(player)
         # Out of the quick-play queue first: a pairing cannot seat them after this.
         _ended(queue_leave, player=player)
         seats = Seat.objects.filter(

@@ -5,16 +5,22 @@ matches it played and out of player search; a refusal changes nothing."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from rest_framework.test import APIClient
 
-from games.models import Match, Seat
+from games.models import Match, QueueEntry, Seat
+from games.services import match_create, queue_join
+from pisyedili_api.errors import ApplicationError
 from players.models import ApiToken, Player
 from players.services import player_register
 from tests.helpers import create_match, play_to_the_end
 from tournaments.models import Entrant, Tournament
+from tournaments.services import tournament_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("commits_in_place")]
 
@@ -195,3 +201,73 @@ def test_wrong_passwords_lock_the_username_as_logins_do(settings, monkeypatch):
 def test_deletion_needs_a_token():
     response = APIClient().post(URL, {"password": PASSWORD}, format="json")
     assert response.status_code == 401 and response.json()["code"] == "not_authenticated"
+
+
+# ---- a deletion raced by the same person's other devices ----
+
+
+def test_a_write_let_in_before_the_deletion_and_run_after_it_writes_nothing():
+    """A request of another device whose token was checked just before the deletion committed
+    and whose write runs just after it (a new match, a quick-play entry, a tournament) finds
+    the account deleted under the player's row lock: 401, as its token's next request, and
+    nothing is written for a player no one can play as any more."""
+    ana, _, ana_api = person("ana")
+    bo, _, _ = person("bo")
+    before = Player.objects.get(pk=ana.pk)  # the player as such a request holds it
+    assert delete(ana_api).status_code == 204
+    writes = {
+        "match": lambda: match_create(player=before, seats=3),
+        "queue": lambda: queue_join(player=before, seats=2, wait_seconds=60),
+        "tournament": lambda: tournament_create(
+            organizer=before, name="Cup", format="round_robin", table_size=2, players=[bo.id]
+        ),
+    }
+    for name, write in writes.items():
+        with pytest.raises(ApplicationError) as refused:
+            write()
+        assert refused.value.code == "not_authenticated", name
+    assert not Seat.objects.filter(player=ana).exists()
+    assert not QueueEntry.objects.filter(player=ana).exists()
+    assert not Tournament.objects.filter(organizer=ana).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_committing_while_the_deletion_starts_is_ended_by_it():
+    """Another device's new match is still being written when the deletion starts: the
+    deletion waits for it (the player's row lock) and then leaves it, so the lobby keeps no
+    table whose creator and seat 0 are a deleted player."""
+    ana, key, _ = person("ana")
+    writing, release = threading.Event(), threading.Event()
+    made: list[Match] = []
+
+    def create() -> None:
+        try:
+            with transaction.atomic():
+                made.append(match_create(player=Player.objects.get(pk=ana.pk), seats=3))
+                writing.set()
+                release.wait(20)
+        finally:
+            connection.close()
+
+    answers: list[int] = []
+
+    def remove() -> None:
+        try:
+            answers.append(delete(client(key)).status_code)
+        finally:
+            connection.close()
+
+    creator = threading.Thread(target=create)
+    creator.start()
+    assert writing.wait(20)
+    deleter = threading.Thread(target=remove)
+    deleter.start()
+    deleter.join(1.0)
+    waited = deleter.is_alive()  # behind the create's lock on the player's row
+    release.set()
+    creator.join(20)
+    deleter.join(30)
+    assert waited and answers == [204]
+    (match,) = made
+    assert Match.objects.get(id=match.id).status == Match.Status.CANCELLED
+    assert not Seat.objects.filter(player=ana, match__status__in=["waiting", "active"]).exists()
