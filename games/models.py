@@ -545,10 +545,8 @@ class PushSubscription(models.Model):
     token = models.ForeignKey(
         ApiToken,
         on_delete=models.CASCADE,
-        null=True,
-        blank=True,
         related_name="+",
-        help_text="The session that registered it (null: registered before sessions kept theirs).",
+        help_text="The session that registered it: it goes when that session ends.",
     )
     endpoint = models.CharField(max_length=2048)
     p256dh = models.CharField(max_length=128)

@@ -1,22 +1,21 @@
 from django.db import migrations
-from django.db.models import Count
+from django.db.models import F, Subquery, Window
+from django.db.models.functions import RowNumber
 
 
 def one_row_per_endpoint(apps, schema_editor):
     """An endpoint is one browser: where several players hold one, the last to register it
-    keeps it (the newest row); the others' rows go, their waiting messages with them."""
+    keeps it (the newest row); the others' rows go, their waiting messages with them. One
+    statement finds them all (each endpoint's rows numbered newest first), however many
+    endpoints are shared: a table of any size is read once, not once per endpoint."""
     PushSubscription = apps.get_model("games", "PushSubscription")
-    shared = (
-        PushSubscription.objects.order_by()
-        .values("endpoint")
-        .annotate(rows=Count("id"))
-        .filter(rows__gt=1)
-        .values_list("endpoint", flat=True)
+    newest_first = Window(
+        RowNumber(),
+        partition_by=[F("endpoint")],
+        order_by=[F("created_at").desc(), F("id").desc()],
     )
-    for endpoint in list(shared):
-        rows = PushSubscription.objects.filter(endpoint=endpoint).order_by("-created_at", "-id")
-        newest = rows.values_list("id", flat=True).first()
-        rows.exclude(id=newest).delete()
+    older = PushSubscription.objects.annotate(place=newest_first).filter(place__gt=1)
+    PushSubscription.objects.filter(id__in=Subquery(older.values("id"))).delete()
 
 
 class Migration(migrations.Migration):

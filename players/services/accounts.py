@@ -252,18 +252,22 @@ def api_token_create(*, user_id: int, device: str = "") -> str:
     (stored only as its digest). Each
     login makes one, so a user keeps at most TOKEN_MAX_PER_USER, the most recently used: older
     ones and idle-expired ones are deleted here."""
-    key = token_new_key()
     now = timezone.now()
     with transaction.atomic():
-        ApiToken.objects.create(
-            digest=token_digest(key), user_id=user_id, last_used=now, device=device
-        )
+        key = _token_insert(user_id=user_id, device=device, now=now)
         newest = ApiToken.objects.filter(user_id=user_id).order_by("-last_used", "-created_at")
         idle_before = now - timedelta(seconds=settings.TOKEN_IDLE_SECONDS)
         ApiToken.objects.filter(user_id=user_id).filter(
             ~Q(digest__in=Subquery(newest.values("digest")[: settings.TOKEN_MAX_PER_USER]))
             | Q(last_used__lte=idle_before)
         ).delete()
+    return key
+
+
+def _token_insert(*, user_id: int, device: str, now: Any) -> str:
+    """One new token row of the user; its key."""
+    key = token_new_key()
+    ApiToken.objects.create(digest=token_digest(key), user_id=user_id, last_used=now, device=device)
     return key
 
 
@@ -283,15 +287,12 @@ def api_token_rotate(*, token: ApiToken) -> str:
     row = ApiToken.objects.filter(digest=token.digest)
     with transaction.atomic():
         device = row.values_list("device", flat=True).first()
-        subscriptions = list(
-            PushSubscription.objects.filter(token_id=token.digest).values_list("id", flat=True)
-        )
-        PushSubscription.objects.filter(id__in=subscriptions).update(token=None)
-        deleted = row.delete()[0]
-        if not deleted:
-            raise ApplicationError("not_authenticated", "Invalid token.")
-        key = api_token_create(user_id=token.user_id, device=device or "")
-        PushSubscription.objects.filter(id__in=subscriptions).update(token_id=token_digest(key))
+        # The new token first, so that the subscriptions move to it before the old one goes
+        # (deleting it deletes what still names it); one in, one out: no other session goes.
+        key = _token_insert(user_id=token.user_id, device=device or "", now=timezone.now())
+        PushSubscription.objects.filter(token_id=token.digest).update(token_id=token_digest(key))
+        if not row.delete()[0]:
+            raise ApplicationError("not_authenticated", "Invalid token.")  # none of it stays
         return key
 
 
