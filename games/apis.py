@@ -31,6 +31,7 @@ from pisyedili_api.caching import no_store
 from pisyedili_api.cursors import SignedCursorPagination, cursor_field
 from pisyedili_api.errors import ApplicationError
 from pisyedili_api.keyed import IDEMPOTENCY_KEY_PARAMETER, key_check, keyed_write
+from pisyedili_api.logfilters import Repeated
 from pisyedili_api.openapi import error_responses
 from pisyedili_api.serializers import QuerySerializer, StrictSerializer, body_fields_check
 from players.auth import AuthenticatedRequest, DeferredPlayer, DeferredTokenAuthentication
@@ -479,6 +480,9 @@ def _counter(backend: str, location: str) -> MovingWindowRateLimiter:
     return MovingWindowRateLimiter(RedisStorage(location, pool, wrap_exceptions=True))
 
 
+_UNCOUNTED = Repeated(logger, "move throttle not counted: its Redis did not answer")
+
+
 class MoveRateThrottle(SimpleRateThrottle):
     """Moves, scope `match_move` (THROTTLE_MATCH_MOVE), per API token: `POST …/moves` and a
     match socket's `move` messages on one count. The move's caller is its token's, looked up by
@@ -508,7 +512,7 @@ class MoveRateThrottle(SimpleRateThrottle):
                 return True
             reset, _left = counts.get_window_stats(rate, prefix, self.scope, self.ident)
         except StorageError:
-            logger.warning("move throttle not counted: its Redis did not answer", exc_info=True)
+            _UNCOUNTED.warning(exc_info=True)
             return True
         self.retry = max(reset - time.time(), 0.0)
         return False

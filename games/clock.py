@@ -12,6 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from games import engine
@@ -44,3 +46,43 @@ def deadline_after_move(
     if same_turn and match.turn_deadline is not None:
         return match.turn_deadline  # type: ignore[no-any-return]
     return deadline_for(match, after, now)
+
+
+# ---- a clock that could not run gives the time back ----
+
+# A clock that has not run for longer than this (its database down, no worker, no beat) has
+# stood still: people could not move either (the web tier reads the same database), so every
+# running deadline moves on by the time it stood still, and this much more for their clients
+# to come back, before it plays anyone's turn.
+OUTAGE_SECONDS = 10.0
+
+
+def overdue_after_a_run(now: datetime) -> list[tuple[str, int]] | None:
+    """One run of the turn clock (games.expire_turns) at `now`: the turns past their deadline
+    (games.recovery.overdue_turns), its run marked (TurnClockRun); None while another run holds
+    the mark (this one does nothing). Where the last run was more than OUTAGE_SECONDS before,
+    every running deadline first moves on by that gap and OUTAGE_SECONDS more, and no turn is
+    overdue in this run."""
+    from .models import Match, TurnClockRun
+    from .recovery import overdue_turns
+
+    with transaction.atomic():
+        mark = TurnClockRun.objects.select_for_update(skip_locked=True).filter(id=1).first()
+        if mark is None:
+            if TurnClockRun.objects.filter(id=1).exists():
+                return None  # another run holds it
+            try:
+                with transaction.atomic():
+                    TurnClockRun.objects.create(id=1, ran_at=now)
+            except IntegrityError:
+                return None  # another run made it
+            return overdue_turns(now=now)
+        stood_still = now - mark.ran_at
+        mark.ran_at = now
+        mark.save(update_fields=["ran_at"])
+        if stood_still <= timedelta(seconds=OUTAGE_SECONDS):
+            return overdue_turns(now=now)
+        lost = stood_still + timedelta(seconds=OUTAGE_SECONDS)
+        running = Match.objects.filter(status=Match.Status.ACTIVE, turn_deadline__isnull=False)
+        running.update(turn_deadline=F("turn_deadline") + lost)
+        return []

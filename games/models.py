@@ -563,6 +563,18 @@ class PushSubscription(models.Model):
         return f"push subscription of {self.player_id}"
 
 
+class TurnClockRun(models.Model):
+    """When the turn clock (games.expire_turns) last ran: one row, locked by the run that
+    reads the overdue turns, so that runs at once do not overlap, and a run that finds the
+    clock stood still (games.clock.overdue_after_a_run) gives the time lost back first."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    ran_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"turn clock ran at {self.ran_at:%Y-%m-%d %H:%M:%S}"
+
+
 class PushMessage(models.Model):
     """One notice waiting to be pushed to one subscription (games.push_send): the row goes once
     it is sent or given up, so a task run twice sends it once. `attempts` failed so far;

@@ -47,7 +47,7 @@ from pisyedili_api.tasks import (  # noqa: F401  (in_background & co. re-exporte
     send,
 )
 
-from . import recovery, services
+from . import clock, recovery, services
 
 logger = logging.getLogger(__name__)
 
@@ -150,8 +150,10 @@ def sweep() -> dict[str, int]:
 
 @idempotent_task(name="games.expire_turns", retry=False)
 def expire_turns() -> int:
-    """Beat: send `games.match_play_overdue_turn` for every person's turn past its deadline."""
-    overdue = recovery.overdue_turns(now=timezone.now())
+    """Beat: send `games.match_play_overdue_turn` for every person's turn past its deadline
+    (after a while in which the clock could not run, it first gives the time lost back:
+    games.clock.overdue_after_a_run)."""
+    overdue = clock.overdue_after_a_run(timezone.now()) or []
     for match_id, version in overdue:
         send(match_play_overdue_turn_task, match_id, version)
     return len(overdue)

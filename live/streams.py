@@ -89,6 +89,7 @@ from pisyedili_api.errors import (
     exception_handler,
     invalid,
 )
+from pisyedili_api.logfilters import Repeated
 from pisyedili_api.parsers import BoundedJSONParser
 from pisyedili_api.renderers import JSONRenderer
 from players.auth import DeferredPlayer
@@ -150,8 +151,11 @@ _UNAVAILABLE = gettext_noop("Live events are unavailable for a moment; retry lat
 UNAVAILABLE_RETRY_AFTER = 5
 
 
+_REFUSED = Repeated(logger, "live tier: Redis is down; streams are refused (503)")
+
+
 def _unavailable() -> HttpResponse:
-    logger.warning("live tier: Redis is down; a stream was refused (503)", exc_info=True)
+    _REFUSED.warning()  # the hub logs the outage's traceback itself
     response = _error(ApplicationError("unavailable", _(_UNAVAILABLE)))
     response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
     return response

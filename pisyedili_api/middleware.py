@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.middleware.http import ConditionalGetMiddleware as DjangoConditionalGetMiddleware
 from django.utils.cache import patch_vary_headers, set_response_etag
+from django.utils.deprecation import MiddlewareMixin
 from django.utils.translation import gettext as _
 
 from .caching import no_store
 from .errors import error_body
+from .logfilters import Repeated
 
 
 class SyncAndAsyncMiddleware:
@@ -95,3 +99,26 @@ class ConditionalGetMiddleware(DjangoConditionalGetMiddleware):
                 set_response_etag(response)
             validators_as_sent(request, response)
         return super().process_response(request, response)
+
+
+class DatabaseUnavailableMiddleware(MiddlewareMixin):
+    """A request whose database does not answer (down, restarting, its connection pool out of
+    connections for its whole timeout): `503 unavailable` with Retry-After, in the API's error
+    shape, as `GET /health` answers then, not a `500 server_error`: the client retries it (a
+    write with its Idempotency-Key applies once), and the log says it once a minute, not with a
+    traceback a request."""
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        _DATABASE_DOWN.warning(exc_info=exception)
+        response = JsonResponse(error_body("unavailable"), status=503)
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER)
+        return no_store(response)
+
+
+# Seconds a client is asked to wait before it asks again while the database does not answer.
+DATABASE_RETRY_AFTER = 5
+_DATABASE_DOWN = Repeated(
+    logging.getLogger(__name__), "database unavailable: requests are answered 503"
+)

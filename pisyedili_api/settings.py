@@ -95,6 +95,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A view whose database does not answer: 503 `unavailable`, not 500.
+    "pisyedili_api.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "pisyedili_api.urls"
@@ -489,12 +491,16 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     # A request with a Host not in ALLOWED_HOSTS logs one short line, not its traceback.
-    "filters": {"one_line": {"()": "pisyedili_api.logfilters.OneLine"}},
+    "filters": {
+        "one_line": {"()": "pisyedili_api.logfilters.OneLine"},
+        "no_503": {"()": "pisyedili_api.logfilters.NoServiceUnavailable"},
+    },
     "loggers": {
         "django.security.DisallowedHost": {"filters": ["one_line"]},
         # A refused request (4xx) is its client's to read, not a line each in the log; a
-        # failure of the server's (5xx) is logged with its traceback.
-        "django.request": {"level": "ERROR"},
+        # failure of the server's (5xx) is logged with its traceback; a 503 said on purpose
+        # (a dependency down) is logged by what noticed it, once a minute.
+        "django.request": {"level": "ERROR", "filters": ["no_503"]},
         # Its DEBUG lines name every URL a notice is POSTed to: a push endpoint is a device's
         # capability, a webhook's URL may hold its receiver's credentials.
         "urllib3": {"level": "WARNING"},

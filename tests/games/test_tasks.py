@@ -12,7 +12,7 @@ from django.db import OperationalError, close_old_connections
 from django.utils import timezone
 
 from games import engine, tasks
-from games.models import Deal, Match, Move, ScoreEntry
+from games.models import Deal, Match, Move, ScoreEntry, TurnClockRun
 from games.recovery import overdue_turns, stuck_work
 from games.serializers import move_reply
 from games.services import (
@@ -211,6 +211,26 @@ def test_a_move_in_time_wins_over_the_overdue_task(make_player, parked):
     )
     assert match_play_overdue_turn(match_id=match.id, version=m.version) == 0
     assert not Move.objects.filter(match=match, by_bot=True).exists()
+
+
+def test_a_clock_that_stood_still_gives_the_time_back_before_it_plays(make_player, parked):
+    """The turn clock could not run for 100 s (its database was down: nobody could move):
+    its next run moves every running deadline on by the time lost (and OUTAGE_SECONDS more)
+    and plays no turn; the clock then runs on in time, gives nothing back twice, and plays a
+    turn past its deadline as ever."""
+    match, a, b = two_people(make_player, turn_seconds=60)
+    now = timezone.now()
+    Match.objects.filter(id=match.id).update(turn_deadline=now - timedelta(seconds=30))
+    TurnClockRun.objects.create(id=1, ran_at=now - timedelta(seconds=100))
+    assert tasks.expire_turns.apply().get() == 0
+    deadline = Match.objects.get(id=match.id).turn_deadline
+    assert timedelta(seconds=75) < deadline - timezone.now() < timedelta(seconds=81)
+    assert parked == []  # no overdue turn sent
+    assert tasks.expire_turns.apply().get() == 0  # in time now: nothing given back again
+    assert Match.objects.get(id=match.id).turn_deadline == deadline
+    Match.objects.filter(id=match.id).update(turn_deadline=timezone.now() - timedelta(seconds=1))
+    assert tasks.expire_turns.apply().get() == 1
+    assert [name for name, _, _ in parked] == ["games.match_play_overdue_turn"]
 
 
 def test_no_clock_no_deadline(make_player, parked):

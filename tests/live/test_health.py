@@ -1,6 +1,7 @@
 """`GET /api/v1/health` (pisyedili_api.health): 200 while the process serves, with its live
 tier's state; `"live": "waiting"` (still 200) while its Redis is down and `ok` once it is back;
-503 `unavailable` while its database does not answer and 200 once it does. The faults are a
+503 `unavailable` while its database does not answer (as every route that reads it) and 200
+once it does. The faults are a
 private Redis and a private PostgreSQL that these tests start and stop (never the suite's),
 under a uvicorn process of their own."""
 
@@ -80,7 +81,7 @@ def private_server(
 
 @pytest.mark.django_db
 def test_health_follows_redis_and_the_database_going_and_coming_back(
-    private_server: tuple[PrivatePostgres, PrivateRedis, str],
+    private_server: tuple[PrivatePostgres, PrivateRedis, str], tmp_path: Path
 ) -> None:
     postgres, redis, base = private_server
     _until(lambda: _health(base).json().get("live") == "ok", 10, "never listening")
@@ -105,6 +106,15 @@ def test_health_follows_redis_and_the_database_going_and_coming_back(
     started = time.monotonic()
     assert _health(base).status_code == 503
     assert time.monotonic() - started < 12  # within the pool's wait for a connection
+    # Every other route that reads the database answers so too, not 500 (a client retries a
+    # 503 as Retry-After says), and the log says it once, not a traceback a request.
+    for _ in range(3):
+        other = http.get(f"{base}/api/v1/matches", timeout=15)
+        assert other.status_code == 503, other.text
+        assert other.json()["code"] == "unavailable" and other.headers["retry-after"] == "5"
+    log = (tmp_path / "uvicorn0.log").read_text(errors="replace")
+    assert log.count("database unavailable: requests are answered 503") == 1, log[-3000:]
+    assert "Service Unavailable" not in log and "server_error" not in log
     postgres.start()
     _until(lambda: _health(base).status_code == 200, 30, "the database back unseen")
     assert _health(base).json() == {"status": "ok", "database": "ok", "live": "ok"}
