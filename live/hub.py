@@ -280,6 +280,12 @@ _sync_client: _SyncRedis | None = None
 _sync_lock = threading.Lock()
 
 
+def redis_ping() -> None:
+    """PING the live tier's Redis on the publishers' client (its short timeouts); one of
+    REDIS_DOWN where it does not answer."""
+    _redis().client.ping()
+
+
 def _redis() -> _SyncRedis:
     global _sync_client
     if _sync_client is None:

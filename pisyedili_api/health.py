@@ -37,11 +37,19 @@ RETRY_AFTER = 5
 
 def live_state() -> str:
     """`in_process` (no LIVE_REDIS_URL: the embedded default), `ok` (this process's hub is
-    subscribed to Redis) or `waiting` (it is not, or has no hub: new streams wait for it)."""
+    subscribed to Redis, and Redis answers a PING within the publishers' timeout) or `waiting`
+    (it is not, or has no hub, or Redis does not answer: a Redis that stopped answering, hung
+    or frozen, keeps its subscribers' connections open; new streams wait for it)."""
     if not settings.LIVE_REDIS_URL:
         return "in_process"
     found = hub.current()
-    return "ok" if found is not None and found.listening else "waiting"
+    if found is None or not found.listening:
+        return "waiting"
+    try:
+        hub.redis_ping()
+    except hub.REDIS_DOWN:
+        return "waiting"
+    return "ok"
 
 
 def database_answers() -> bool:

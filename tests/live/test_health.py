@@ -1,12 +1,13 @@
 """`GET /api/v1/health` (pisyedili_api.health): 200 while the process serves, with its live
-tier's state; `"live": "waiting"` (still 200) while its Redis is down and `ok` once it is back;
-503 `unavailable` while its database does not answer (as every route that reads it) and 200
-once it does. The faults are a
-private Redis and a private PostgreSQL that these tests start and stop (never the suite's),
-under a uvicorn process of their own."""
+tier's state; `"live": "waiting"` (still 200) while its Redis is down or hangs and `ok` once it
+is back; 503 `unavailable` while its database does not answer (as every route that reads it)
+and 200 once it does. The faults are a private Redis and a private PostgreSQL that these tests
+start and stop (never the suite's), under a uvicorn process of their own."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -94,6 +95,16 @@ def test_health_follows_redis_and_the_database_going_and_coming_back(
     assert response.json() == {"status": "ok", "database": "ok", "live": "waiting"}
     redis.start()
     _until(lambda: _health(base).json().get("live") == "ok", 15, "Redis back unseen")
+    # A Redis that hangs (here stopped by a signal) keeps the hub's connection open: it does
+    # not answer, and new streams wait for it; the health says so, then ok once it answers.
+    assert redis.process is not None
+    os.kill(redis.process.pid, signal.SIGSTOP)
+    try:
+        response = _health(base)
+        assert response.status_code == 200 and response.json()["live"] == "waiting", response.text
+    finally:
+        os.kill(redis.process.pid, signal.SIGCONT)
+    _until(lambda: _health(base).json().get("live") == "ok", 15, "Redis answering unseen")
 
     postgres.stop("immediate")
     response = _health(base)
