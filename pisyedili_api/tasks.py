@@ -24,6 +24,7 @@ tasks modules import the services (the import-linter contracts in pyproject.toml
 
 from __future__ import annotations
 
+import functools
 import logging
 import multiprocessing
 import os
@@ -46,6 +47,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .celery import app
+from .logfilters import Repeated
 
 logger = logging.getLogger(__name__)
 _local = threading.local()
@@ -79,7 +81,9 @@ def idempotent_task(
     """The task decorator of both apps: an explicit registered name, acks_late with
     reject_on_worker_lost, no result kept, and (unless `retry=False`) bounded retries of
     transient errors, and of RetryLater with `retry_later`. Time limits are the app's
-    (CELERY_TASK_*_TIME_LIMIT), never per task."""
+    (CELERY_TASK_*_TIME_LIMIT), never per task. A beat task (`retry=False`, run every few
+    seconds) that meets a transient error does nothing this time, and says so in a line a
+    minute (`Repeated`), not in a traceback a run: the next beat is its retry."""
     options: dict[str, Any] = {
         "acks_late": True,
         "reject_on_worker_lost": True,
@@ -88,7 +92,23 @@ def idempotent_task(
     }
     if retry and retry_later:
         options["autoretry_for"] = (*TRANSIENT_ERRORS, RetryLater)
-    return shared_task(name=name, **options)
+    if retry:
+        return shared_task(name=name, **options)
+
+    def beat(work: Callable[..., Any]) -> Task[Any, Any]:
+        down = Repeated(logger, f"{name}: the database or the broker does not answer; skipped")
+
+        @functools.wraps(work)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return work(*args, **kwargs)
+            except TRANSIENT_ERRORS:
+                down.warning(exc_info=True)
+                return None
+
+        return shared_task(name=name, **options)(run)  # type: ignore[no-any-return, no-untyped-call]
+
+    return beat
 
 
 def route(name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **kw: Any) -> Any:

@@ -4,6 +4,7 @@ are retried, others are not; the task options issue 4 asks for."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from datetime import timedelta
 
@@ -316,6 +317,24 @@ def test_transient_errors_are_retried_others_are_not(make_player, parked, monkey
     result = tasks.deal_score_task.apply(args=("m", 1), throw=False)
     assert result.state == "FAILURE" and isinstance(result.result, ValueError)
     assert len(calls) == 1
+
+
+def test_a_beat_task_that_meets_a_blip_skips_its_run_and_says_so_once(monkeypatch, caplog):
+    """The turn clock, the pairing and the sweepers run every second or few: while the
+    database does not answer each run is skipped (the next beat is its retry), and the worker's
+    log says so once, not with a traceback a second."""
+    import games.services
+
+    def down():
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(games.services, "queue_pair", down)
+    with caplog.at_level(logging.WARNING, logger="pisyedili_api.tasks"):
+        for _ in range(5):
+            result = tasks.queue_pair.apply(throw=False)
+            assert result.state == "SUCCESS" and result.result is None
+    lines = [r for r in caplog.records if "games.queue_pair" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].exc_info is not None
 
 
 def test_task_options(settings):
