@@ -342,11 +342,19 @@ CELERY_TASK_TIME_LIMIT = 30
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A message taken by a worker that vanished is delivered again after this long (Redis); the beat
 # sweeper re-sends stuck work much sooner, and the tasks are idempotent.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
-# Sending a task while Redis is down: give up within about a second (the move has committed;
-# the sweeper sends the work again) instead of blocking the response.
+# A Redis that hangs (frozen, or a network that drops its packets) times a send out after a
+# second instead of holding the request that sends it for as long as it hangs (a worker's
+# BRPOP is read only once its socket is readable: no timeout cuts it).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": 300,
+    "socket_timeout": 1,
+    "socket_connect_timeout": 1,
+}
+# Sending a task while Redis is down: give up within about a second (refused) or two (no
+# answer) (the move has committed; the sweeper sends the work again) instead of blocking the
+# response.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": 2,
+    "max_retries": 1,
     "interval_start": 0,
     "interval_step": 0.2,
     "interval_max": 0.5,
