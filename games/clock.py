@@ -18,6 +18,9 @@ from django.utils import timezone
 
 from games import engine
 
+from .models import Match, TurnClockRun
+from .recovery import overdue_turns
+
 # The strategy that moves for a person whose turn ran out.
 DEFAULT_MOVE_STRATEGY = "greedy"
 TURN_SECONDS_MIN = 1
@@ -63,9 +66,6 @@ def overdue_after_a_run(now: datetime) -> list[tuple[str, int]] | None:
     the mark (this one does nothing). Where the last run was more than OUTAGE_SECONDS before,
     every running deadline first moves on by that gap and OUTAGE_SECONDS more, and no turn is
     overdue in this run."""
-    from .models import Match, TurnClockRun
-    from .recovery import overdue_turns
-
     with transaction.atomic():
         mark = TurnClockRun.objects.select_for_update(skip_locked=True).filter(id=1).first()
         if mark is None:

@@ -34,6 +34,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from live import hub as live_hub
+from pisyedili_api.renderers import json_datetime
 
 from . import engine
 
@@ -74,7 +75,7 @@ def me_events(
             events.append((player, {"type": "match_cancelled", **base}))
         if turn == seat and mover != seat:
             deadline = match.turn_deadline  # the turn clock's (none without one)
-            at = deadline.isoformat().replace("+00:00", "Z") if deadline else None
+            at = json_datetime(deadline) if deadline else None
             events.append((player, {"type": "your_turn", **base, "turn_deadline": at}))
     if status_changed and match.status == "cancelled":
         base = {"match": match_id, "version": version, "seat": None}
@@ -274,7 +275,7 @@ def challenge_on_commit(match: Any, players: list[str], expires_at: Any) -> None
         "match": str(match.id),
         "version": match.version,
         "by": str(match.created_by_id),
-        "expires_at": expires_at.isoformat().replace("+00:00", "Z"),
+        "expires_at": json_datetime(expires_at),
     }
     events = [(player, dict(base)) for player in players]
     transaction.on_commit(lambda: publish(None, events), robust=True)

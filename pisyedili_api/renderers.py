@@ -8,6 +8,7 @@ DRF's `…Z` form), lazy translation strings, Decimals, querysets.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -20,6 +21,12 @@ from rest_framework.utils.encoders import JSONEncoder
 class JSONRenderer(ORJSONRenderer):
     options = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
     default = staticmethod(JSONEncoder().default)
+
+
+def json_datetime(value: datetime) -> str:
+    """`value` as every answer writes a datetime (DRF's encoder: ISO 8601, UTC as `…Z`), for a
+    payload built as a dict before it is sent (an event, a notice)."""
+    return str(JSONRenderer.default(value))
 
 
 class ErrorsAsJSON:

@@ -56,6 +56,7 @@ from urllib3.exceptions import NewConnectionError
 
 from pisyedili_api import rawsql
 from pisyedili_api.errors import ApplicationError, invalid
+from pisyedili_api.renderers import json_datetime
 from pisyedili_api.tasks import RetryLater, in_background, send
 from players.models import ApiToken, Player
 
@@ -494,7 +495,7 @@ def webhook_deliver(*, delivery_id: str) -> bool:
     body = orjson.dumps(
         {
             "id": str(row.id),
-            "created_at": row.created_at.isoformat().replace("+00:00", "Z"),
+            "created_at": json_datetime(row.created_at),
             "player": str(hook.player_id),
             **row.payload,
         }

@@ -34,6 +34,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from pisyedili_api.errors import ApplicationError, invalid
+from pisyedili_api.renderers import json_datetime
 from players.models import Player
 from players.services import bot_player_get_or_create
 
@@ -163,7 +164,7 @@ def queue_event(entry: QueueEntry) -> dict[str, Any]:
         "status": entry.status,
         "seats": entry.seats,
         "preset": entry.preset or None,
-        "deadline": entry.deadline.isoformat().replace("+00:00", "Z"),
+        "deadline": json_datetime(entry.deadline),
         "match": str(entry.match_id) if entry.match_id else None,
         "bot_seats": entry.bot_seats,
     }

@@ -13,6 +13,7 @@ from uuid import UUID
 from django.utils import timezone
 
 from pisyedili_api.errors import ApplicationError
+from pisyedili_api.renderers import json_datetime
 from players.models import Player
 
 from .. import events
@@ -40,7 +41,7 @@ def match_talk(*, match_id: UUID | str, player: Player, phrase: str) -> dict[str
         raise ApplicationError("not_seated")
     if match.status not in _TALKING:
         raise ApplicationError("match_not_active")
-    at = timezone.now().isoformat().replace("+00:00", "Z")
+    at = json_datetime(timezone.now())
     said = {"match": str(match.id), "seat": seat, "phrase": phrase, "at": at}
     events.match_talk(match, said)
     return said

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -264,7 +264,7 @@ def api_token_create(*, user_id: int, device: str = "") -> str:
     return key
 
 
-def _token_insert(*, user_id: int, device: str, now: Any) -> str:
+def _token_insert(*, user_id: int, device: str, now: datetime) -> str:
     """One new token row of the user; its key."""
     key = token_new_key()
     ApiToken.objects.create(digest=token_digest(key), user_id=user_id, last_used=now, device=device)
